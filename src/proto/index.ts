@@ -1,0 +1,51 @@
+// Loads the project's TensorFlow / TF Serving .proto files once, by reflection.
+// The .proto sources stay in src/proto (tsc does not copy them); compiled code
+// finds them relative to the package root.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** Folder holding `tensorflow/...` proto files, from src/proto or dist/src/proto. */
+export const PROTO_ROOT = here.includes(`${path.sep}dist${path.sep}`)
+  ? path.resolve(here, '../../../src/proto')
+  : here;
+
+const FILES = [
+  'tensorflow/core/protobuf/saved_model.proto',
+  'tensorflow/core/protobuf/tensor_bundle.proto',
+];
+
+let root: protobuf.Root | undefined;
+
+export function protoRoot(): protobuf.Root {
+  if (root) return root;
+  const r = new protobuf.Root();
+  r.resolvePath = (_origin, target) => {
+    // google/protobuf/*.proto are protobufjs' bundled common types.
+    if (target.startsWith('google/protobuf/')) return target;
+    return path.isAbsolute(target) ? target : path.join(PROTO_ROOT, target);
+  };
+  r.loadSync(FILES, { keepCase: false });
+  r.resolveAll();
+  root = r;
+  return r;
+}
+
+export function protoType(fullName: string): protobuf.Type {
+  return protoRoot().lookupType(fullName);
+}
+
+export function protoEnum(fullName: string): protobuf.Enum {
+  return protoRoot().lookupEnum(fullName);
+}
+
+/** Options giving plain JS objects: enums as names, int64 as numbers, bytes as Uint8Array. */
+export const TO_OBJECT: protobuf.IConversionOptions = {
+  enums: String,
+  longs: Number,
+  defaults: false,
+  arrays: true,
+  objects: true,
+  oneofs: true,
+};

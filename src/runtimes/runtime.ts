@@ -1,0 +1,46 @@
+// The contract every runtime (embedded WASM/CPU, tfjs-node, TF.js graph model) fulfils.
+// A Servable is one loaded model version inside one thread; it is not shared between threads.
+import type { HostTensor } from '../tensor/host_tensor.js';
+
+/** A signature's tensor as declared in the SignatureDef. */
+export interface TensorSpec {
+  /** Graph tensor name, e.g. `x:0`. */
+  name: string;
+  /** TF DataType name with any _REF stripped, e.g. DT_FLOAT. */
+  dtype: string;
+  /** Dimension sizes (-1 unknown), or null when the rank is unknown. */
+  shape: number[] | null;
+}
+
+export interface SignatureSpec {
+  key: string;
+  methodName: string;
+  inputs: Record<string, TensorSpec>;
+  outputs: Record<string, TensorSpec>;
+  /** SignatureDef.defaults: values used when a request omits the input. */
+  defaults: Record<string, HostTensor>;
+}
+
+export interface Servable {
+  /** Backend that actually runs the graph: 'wasm', 'cpu', 'tensorflow' … */
+  readonly backend: string;
+  readonly signatures: Record<string, SignatureSpec>;
+  /**
+   * Runs one signature. `inputs` are keyed by signature input key; `outputKeys` selects outputs
+   * (all when empty). Rejects with ServingError (INVALID_ARGUMENT for bad inputs).
+   * Not re-entrant: callers serialise calls on one Servable.
+   */
+  run(signatureKey: string, inputs: Record<string, HostTensor>, outputKeys?: string[]): Promise<Record<string, HostTensor>>;
+  dispose(): void;
+}
+
+export interface LoadOptions {
+  /** Tag set of the MetaGraphDef to load; TF Serving's default is ['serve']. */
+  tags: string[];
+}
+
+export interface Runtime {
+  readonly name: string;
+  /** Loads the version folder; rejects with a ServingError naming the file, op or name at fault. */
+  load(versionDir: string, options: LoadOptions): Promise<Servable>;
+}

@@ -1,0 +1,72 @@
+// HostTensor: a tensor held in plain JS memory, independent of any runtime.
+// It is what crosses module and thread boundaries (structured clone keeps typed arrays).
+import type { DType } from './dtype.js';
+
+/**
+ * Element storage per dtype:
+ * float32 Float32Array · float64 Float64Array · int32 Int32Array · int64 BigInt64Array ·
+ * uint64 BigUint64Array · uint32 Uint32Array · int16 Int16Array · uint16 Uint16Array ·
+ * int8 Int8Array · uint8 Uint8Array · bool Uint8Array (0/1) ·
+ * float16 / bfloat16 Uint16Array (raw bits) · string Uint8Array[] (raw bytes, TF strings are bytes).
+ */
+export type TensorValues =
+  | Float32Array
+  | Float64Array
+  | Int32Array
+  | BigInt64Array
+  | BigUint64Array
+  | Uint32Array
+  | Int16Array
+  | Uint16Array
+  | Int8Array
+  | Uint8Array
+  | Uint8Array[];
+
+export interface HostTensor {
+  dtype: DType;
+  /** Dimension sizes; [] is a scalar. */
+  shape: number[];
+  /** Row-major values; length equals the product of shape. */
+  values: TensorValues;
+}
+
+export function numElements(shape: readonly number[]): number {
+  let n = 1;
+  for (const d of shape) n *= d;
+  return n;
+}
+
+/** Allocates zero-filled storage of the right kind for dtype. */
+export function allocValues(dtype: DType, size: number): TensorValues {
+  switch (dtype) {
+    case 'float32':
+      return new Float32Array(size);
+    case 'float64':
+      return new Float64Array(size);
+    case 'int32':
+      return new Int32Array(size);
+    case 'int64':
+      return new BigInt64Array(size);
+    case 'uint64':
+      return new BigUint64Array(size);
+    case 'uint32':
+      return new Uint32Array(size);
+    case 'int16':
+      return new Int16Array(size);
+    case 'uint16':
+    case 'float16':
+    case 'bfloat16':
+      return new Uint16Array(size);
+    case 'int8':
+      return new Int8Array(size);
+    case 'uint8':
+    case 'bool':
+      return new Uint8Array(size);
+    case 'string':
+      return Array.from({ length: size }, () => new Uint8Array(0));
+  }
+}
+
+export function hostTensor(dtype: DType, shape: number[], values: TensorValues): HostTensor {
+  return { dtype, shape, values };
+}
