@@ -1,6 +1,7 @@
 // The contract every runtime (embedded WASM/CPU, tfjs-node, TF.js graph model) fulfils.
 // A Servable is one loaded model version inside one thread; it is not shared between threads.
 import type { HostTensor } from '../tensor/host_tensor.js';
+import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 
 /** A signature's tensor as declared in the SignatureDef. */
 export interface TensorSpec {
@@ -25,6 +26,10 @@ export interface Servable {
   /** Backend that actually runs the graph: 'wasm', 'cpu', 'tensorflow' … */
   readonly backend: string;
   readonly signatures: Record<string, SignatureSpec>;
+  /** The SignatureDefs as stored (for GetModelMetadata), including ones that cannot be served. */
+  readonly signatureDefs: Record<string, SignatureDefObject>;
+  /** Signature key → why it cannot be served (absent when all serve). */
+  readonly refusals: Record<string, string>;
   /**
    * Runs one signature. `inputs` are keyed by signature input key; `outputKeys` selects outputs
    * (all when empty). Rejects with ServingError (INVALID_ARGUMENT for bad inputs).

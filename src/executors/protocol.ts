@@ -1,0 +1,33 @@
+// Every message between the main thread and executor threads. Failures cross as data
+// (StatusData), since class identity does not survive postMessage.
+import type { StatusData } from '../core/status.js';
+import type { SignatureSpec } from '../runtimes/runtime.js';
+import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
+import type { HostTensor } from '../tensor/host_tensor.js';
+
+/** Given to each executor thread when the pool starts: which version to load, and how. */
+export interface ExecutorWorkerData {
+  versionDir: string;
+  tags: string[];
+  runtime: RuntimeName;
+}
+
+export type RuntimeName = 'auto' | 'wasm' | 'cpu' | 'tfjs-node';
+
+export type ExecutorTask =
+  | { kind: 'describe' }
+  | { kind: 'run'; signature: string; inputs: Record<string, HostTensor>; outputKeys: string[] };
+
+export interface ModelDescription {
+  backend: string;
+  signatures: Record<string, SignatureSpec>;
+  /** Signature key → why it cannot be served. */
+  refusals: Record<string, string>;
+  /** SignatureDefs as stored, for GetModelMetadata. */
+  signatureDefs: Record<string, SignatureDefObject>;
+}
+
+export type ExecutorReply =
+  | { ok: true; kind: 'describe'; description: ModelDescription }
+  | { ok: true; kind: 'run'; outputs: Record<string, HostTensor> }
+  | { ok: false; error: StatusData };

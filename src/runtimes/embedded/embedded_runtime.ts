@@ -1,0 +1,76 @@
+// The embedded runtime: SavedModel (or TF.js graph model) on disk → TF.js on WASM/CPU,
+// with no native code. Every servable signature is prepared at load time, so a version is
+// either fully usable or refused; a signature that cannot run (e.g. one that parses
+// tf.Example protos) is refused by name while the others serve. A version none of whose
+// signatures can run fails to load.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { loadGraphModelSync } from '@tensorflow/tfjs-converter';
+import { Code, ServingError, toStatusData } from '../../core/status.js';
+import { readMetaGraph } from '../../savedmodel/saved_model_reader.js';
+import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
+import { prepareSignatureGraph, type VariableReader } from '../../savedmodel/graph/prepare_signature_graph.js';
+import { readTensorBundle } from '../../savedmodel/tensor_bundle/index.js';
+import type { LoadOptions, Runtime, Servable, SignatureSpec } from '../runtime.js';
+import { initBackend, type BackendPreference } from './backend.js';
+import { toModelArtifacts } from './tfjs_artifacts.js';
+import { isTfjsSupportedOp } from './tfjs_ops.js';
+import { TfjsServable, type SignatureGraph } from './tfjs_servable.js';
+import { loadTfjsGraphModelDir, TFJS_MODEL_JSON } from './tfjs_graph_model_dir.js';
+
+const exists = (p: string) => fs.stat(p).then(() => true, () => false);
+
+async function openVariables(dir: string): Promise<VariableReader | null> {
+  const prefix = path.join(dir, 'variables', 'variables');
+  if (!(await exists(`${prefix}.index`))) return null;
+  return readTensorBundle(prefix);
+}
+
+export class EmbeddedRuntime implements Runtime {
+  readonly name = 'embedded';
+
+  constructor(
+    private readonly preference: BackendPreference = 'auto',
+    private readonly log: (msg: string) => void = () => {},
+  ) {}
+
+  async load(dir: string, options: LoadOptions): Promise<Servable> {
+    const backend = await initBackend(this.preference, this.log);
+    if (await exists(path.join(dir, TFJS_MODEL_JSON))) return loadTfjsGraphModelDir(dir, backend);
+
+    const mg = await readMetaGraph(dir, options.tags);
+    const variables = await openVariables(dir);
+    const graphs = new Map<string, SignatureGraph>();
+    const refused = new Map<string, { spec: SignatureSpec; error: ServingError }>();
+    for (const [key, def] of Object.entries(mg.signatureDef ?? {})) {
+      if (key === INIT_OP_SIGNATURE_KEY) continue;
+      try {
+        const prepared = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp });
+        const model = loadGraphModelSync(toModelArtifacts(prepared));
+        graphs.set(key, {
+          spec: prepared.signature,
+          model,
+          inputs: Object.fromEntries(Object.entries(prepared.inputs).map(([k, v]) => [k, v.placeholder])),
+          outputs: prepared.outputs,
+        });
+      } catch (e) {
+        const status = toStatusData(e);
+        // A missing variable or corrupt checkpoint spoils the whole version, not one signature.
+        if (status.code === Code.NOT_FOUND || status.code === Code.DATA_LOSS) throw new ServingError(status.code, `${dir}: ${status.message}`);
+        let spec: SignatureSpec;
+        try {
+          spec = signatureSpec(key, def);
+        } catch {
+          spec = { key, methodName: def.methodName ?? '', inputs: {}, outputs: {}, defaults: {} };
+        }
+        refused.set(key, { spec, error: new ServingError(status.code, status.message) });
+      }
+    }
+    if (graphs.size === 0) {
+      const reasons = [...refused].map(([k, r]) => `${k}: ${r.error.message}`).join('; ');
+      throw new ServingError(Code.FAILED_PRECONDITION, `${dir}: no signature can be served${reasons ? ` (${reasons})` : ''}`);
+    }
+    for (const [key, r] of refused) this.log(`${dir}: signature '${key}' is not served: ${r.error.message}`);
+    return new TfjsServable(backend, graphs, refused, mg.signatureDef ?? {});
+  }
+}

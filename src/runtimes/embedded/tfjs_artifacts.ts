@@ -1,0 +1,82 @@
+// PreparedGraph → the in-memory ModelArtifacts that tfjs-converter's GraphModel loads, the
+// same shape as the TF.js converter's model.json: a GraphDef in proto3 JSON form, with every
+// Const value moved into the weights buffer (the executor reads constants from there).
+import type * as tf from '@tensorflow/tfjs-core';
+import type { PreparedGraph } from '../../savedmodel/graph/prepare_signature_graph.js';
+import type { AttrValue, NodeDef } from '../../savedmodel/graph/types.js';
+import { hostTensorFromProto } from '../../savedmodel/tensor_proto.js';
+import { tfjsDtype, tfjsValues } from './tensor_convert.js';
+
+const TFJS_TF_TYPE = { float32: 'DT_FLOAT', int32: 'DT_INT32', bool: 'DT_BOOL', string: 'DT_STRING' } as const;
+
+/**
+ * proto3 JSON form of an AttrValue: bytes as base64 (tfjs-converter decodes `s` that way) and
+ * no empty repeated fields (tfjs picks the first non-missing list kind, so `f: []` would hide `i`).
+ */
+function jsonAttr(a: AttrValue): unknown {
+  const j: Record<string, unknown> = { ...a };
+  delete j.value; // protobufjs' oneof discriminator
+  if (a.s) j.s = Buffer.from(a.s).toString('base64');
+  if (a.list) {
+    const list: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(a.list)) {
+      if (!Array.isArray(v) || v.length === 0) continue;
+      list[k] = k === 's' ? (v as Uint8Array[]).map((s) => Buffer.from(s).toString('base64')) : v;
+    }
+    j.list = list;
+  }
+  return j;
+}
+
+function encodeStrings(values: Uint8Array[]): Uint8Array {
+  const total = values.reduce((n, v) => n + 4 + v.length, 0);
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  let off = 0;
+  for (const v of values) {
+    view.setUint32(off, v.length, true);
+    out.set(v, off + 4);
+    off += 4 + v.length;
+  }
+  return out;
+}
+
+export function toModelArtifacts(graph: PreparedGraph): tf.io.ModelArtifacts {
+  const weightSpecs: tf.io.WeightsManifestEntry[] = [];
+  const chunks: Uint8Array[] = [];
+  const nodes = graph.nodes.map((n: NodeDef) => {
+    const attr: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(n.attr ?? {})) {
+      // `_output_shapes`, `_class` …: TF-internal annotations the executor does not read.
+      if (!k.startsWith('_')) attr[k] = jsonAttr(v);
+    }
+    if (n.op === 'Const') {
+      const value = hostTensorFromProto(n.attr?.value?.tensor ?? {}, `constant ${n.name}`);
+      const dtype = tfjsDtype(value.dtype);
+      const data = tfjsValues(value, `constant ${n.name}`, true);
+      chunks.push(
+        dtype === 'string'
+          ? encodeStrings(data as Uint8Array[])
+          : new Uint8Array((data as Float32Array).buffer, (data as Float32Array).byteOffset, (data as Float32Array).byteLength),
+      );
+      weightSpecs.push({ name: n.name, shape: value.shape, dtype });
+      attr.dtype = { type: TFJS_TF_TYPE[dtype] };
+      attr.value = { tensor: { dtype: TFJS_TF_TYPE[dtype], tensorShape: { dim: value.shape.map((size) => ({ size })) } } };
+    }
+    return { name: n.name, op: n.op, input: n.input ?? [], attr };
+  });
+  const size = chunks.reduce((s, c) => s + c.byteLength, 0);
+  const weightData = new Uint8Array(size);
+  let off = 0;
+  for (const c of chunks) {
+    weightData.set(c, off);
+    off += c.byteLength;
+  }
+  return {
+    modelTopology: { node: nodes, versions: { producer: 1 } },
+    weightSpecs,
+    weightData: weightData.buffer,
+    format: 'graph-model',
+    generatedBy: 'tfgate',
+  };
+}

@@ -1,0 +1,83 @@
+// A version folder holding the TF.js converter's output (model.json + weight shards).
+// Its signature comes from model.json (`signature`, or `userDefinedMetadata.signature` in
+// older converters); without one, placeholders are the inputs and unconsumed nodes the outputs.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type * as tf from '@tensorflow/tfjs-core';
+import { loadGraphModelSync } from '@tensorflow/tfjs-converter';
+import { dataLoss, invalidArgument } from '../../core/status.js';
+import { signatureSpec } from '../../savedmodel/signature_spec.js';
+import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
+import type { NodeDef } from '../../savedmodel/graph/types.js';
+import { TfjsServable } from './tfjs_servable.js';
+
+export const TFJS_MODEL_JSON = 'model.json';
+export const DEFAULT_SIGNATURE_KEY = 'serving_default';
+
+interface ModelJson {
+  modelTopology?: { node?: NodeDef[] };
+  weightsManifest?: Array<{ paths: string[]; weights: tf.io.WeightsManifestEntry[] }>;
+  signature?: SignatureDefObject;
+  userDefinedMetadata?: { signature?: SignatureDefObject };
+}
+
+function inferSignature(nodes: NodeDef[]): SignatureDefObject {
+  const consumed = new Set(nodes.flatMap((n) => (n.input ?? []).map((i) => i.replace(/^\^/, '').split(':')[0])));
+  const info = (n: NodeDef) => ({ name: `${n.name}:0`, dtype: (n.attr?.dtype?.type as string | undefined) ?? (n.attr?.T?.type as string | undefined) ?? 'DT_FLOAT' });
+  return {
+    methodName: 'tensorflow/serving/predict',
+    inputs: Object.fromEntries(nodes.filter((n) => n.op === 'Placeholder').map((n) => [n.name, info(n)])),
+    outputs: Object.fromEntries(nodes.filter((n) => !consumed.has(n.name) && !['Const', 'NoOp', 'Placeholder'].includes(n.op)).map((n) => [n.name, info(n)])),
+  };
+}
+
+export async function loadTfjsGraphModelDir(dir: string, backend: string): Promise<TfjsServable> {
+  const file = path.join(dir, TFJS_MODEL_JSON);
+  let json: ModelJson;
+  try {
+    json = JSON.parse(await fs.readFile(file, 'utf8')) as ModelJson;
+  } catch (e) {
+    throw dataLoss(`Could not parse ${file}: ${(e as Error).message}`);
+  }
+  const nodes = json.modelTopology?.node;
+  if (!nodes) throw invalidArgument(`${file} is not a TF.js graph model (no modelTopology.node)`);
+  const weightSpecs: tf.io.WeightsManifestEntry[] = [];
+  const buffers: Buffer[] = [];
+  for (const group of json.weightsManifest ?? []) {
+    weightSpecs.push(...group.weights);
+    for (const p of group.paths) {
+      const shard = path.join(dir, p);
+      buffers.push(await fs.readFile(shard).catch(() => Promise.reject(dataLoss(`weight file ${shard} listed in ${file} cannot be read`))));
+    }
+  }
+  const data = Buffer.concat(buffers);
+  let model;
+  try {
+    model = loadGraphModelSync({
+      modelTopology: json.modelTopology,
+      weightSpecs,
+      weightData: data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength),
+    });
+  } catch (e) {
+    throw dataLoss(`${file}: ${(e as Error).message}`);
+  }
+  const def = json.signature ?? json.userDefinedMetadata?.signature ?? inferSignature(nodes);
+  const spec = signatureSpec(DEFAULT_SIGNATURE_KEY, { methodName: 'tensorflow/serving/predict', ...def });
+  const strip = (name: string) => name.replace(/:0$/, '');
+  return new TfjsServable(
+    backend,
+    new Map([
+      [
+        DEFAULT_SIGNATURE_KEY,
+        {
+          spec,
+          model,
+          inputs: Object.fromEntries(Object.entries(spec.inputs).map(([k, v]) => [k, strip(v.name)])),
+          outputs: Object.fromEntries(Object.entries(spec.outputs).map(([k, v]) => [k, v.name.includes(':') ? v.name : `${v.name}:0`])),
+        },
+      ],
+    ]),
+    new Map(),
+    { [DEFAULT_SIGNATURE_KEY]: { methodName: 'tensorflow/serving/predict', ...def } },
+  );
+}

@@ -1,0 +1,107 @@
+// A loaded model version executed by tfjs-converter's GraphModel: one GraphModel per
+// servable signature (each signature's graph is cut and frozen for its own feeds).
+import * as tf from '@tensorflow/tfjs-core';
+import type { GraphModel } from '@tensorflow/tfjs-converter';
+import { Code, ServingError, invalidArgument } from '../../core/status.js';
+import type { HostTensor } from '../../tensor/host_tensor.js';
+import type { Servable, SignatureSpec } from '../runtime.js';
+import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
+import { fromTfTensor, toTfTensor } from './tensor_convert.js';
+
+export interface SignatureGraph {
+  spec: SignatureSpec;
+  model: GraphModel<tf.io.IOHandlerSync>;
+  /** Input key → placeholder node name; null for inputs the outputs do not depend on (accepted, unused). */
+  inputs: Record<string, string | null>;
+  /** Output key → tensor name in the model ('node:idx'). */
+  outputs: Record<string, string>;
+}
+
+export class TfjsServable implements Servable {
+  readonly signatures: Record<string, SignatureSpec>;
+  readonly refusals: Record<string, string>;
+  private readonly asyncOnly = new Set<string>();
+
+  constructor(
+    readonly backend: string,
+    private readonly graphs: Map<string, SignatureGraph>,
+    /** Signatures that exist in the model but could not be prepared, with the reason. */
+    private readonly refused: Map<string, { spec: SignatureSpec; error: ServingError }>,
+    readonly signatureDefs: Record<string, SignatureDefObject>,
+  ) {
+    this.signatures = Object.fromEntries([
+      ...[...graphs].map(([k, g]) => [k, g.spec] as const),
+      ...[...refused].map(([k, r]) => [k, r.spec] as const),
+    ]);
+    this.refusals = Object.fromEntries([...refused].map(([k, r]) => [k, r.error.message]));
+  }
+
+  async run(key: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {
+    const graph = this.graphs.get(key);
+    if (!graph) {
+      const refused = this.refused.get(key);
+      if (refused) throw new ServingError(refused.error.code, refused.error.message);
+      throw new ServingError(Code.FAILED_PRECONDITION, `Serving signature key "${key}" not found.`);
+    }
+    for (const k of Object.keys(inputs)) {
+      if (!(k in graph.inputs)) {
+        throw invalidArgument(`input tensor alias not found in signature: ${k}. Inputs expected to be in the set {${Object.keys(graph.inputs).join(',')}}.`);
+      }
+    }
+    const keys = outputKeys.length ? outputKeys : Object.keys(graph.outputs);
+    for (const k of keys) {
+      if (!(k in graph.outputs)) {
+        throw invalidArgument(`output tensor alias not found in signature: ${k} Outputs expected to be in the set {${Object.keys(graph.outputs).join(',')}}.`);
+      }
+    }
+
+    const owned = new Set<tf.Tensor>();
+    try {
+      const feed: Record<string, tf.Tensor> = {};
+      for (const [k, placeholder] of Object.entries(graph.inputs)) {
+        const value = inputs[k] ?? graph.spec.defaults[k];
+        if (!value) throw invalidArgument(`Missing input tensor alias: ${k}`);
+        if (placeholder === null) continue;
+        const t = toTfTensor(value, `input '${k}'`);
+        owned.add(t);
+        feed[placeholder] = t;
+      }
+      const names = [...new Set(keys.map((k) => graph.outputs[k]))];
+      const results = await this.execute(key, graph, feed, names);
+      results.forEach((t) => owned.add(t));
+      const byName = new Map(names.map((n, i) => [n, results[i]]));
+      const out: Record<string, HostTensor> = {};
+      for (const k of keys) out[k] = await fromTfTensor(byName.get(graph.outputs[k])!, graph.spec.outputs[k].dtype);
+      return out;
+    } finally {
+      for (const t of owned) t.dispose();
+    }
+  }
+
+  private async execute(key: string, graph: SignatureGraph, feed: Record<string, tf.Tensor>, names: string[]): Promise<tf.Tensor[]> {
+    try {
+      if (!this.asyncOnly.has(key)) {
+        try {
+          return asArray(graph.model.execute(feed, names));
+        } catch (e) {
+          // Graphs with dynamic control flow must run through executeAsync.
+          if (!/executeAsync/.test((e as Error).message)) throw e;
+          this.asyncOnly.add(key);
+        }
+      }
+      return asArray(await graph.model.executeAsync(feed, names));
+    } catch (e) {
+      if (e instanceof ServingError) throw e;
+      // TF.js reports incompatible shapes and values as plain Errors: the request is at fault.
+      throw new ServingError(Code.INVALID_ARGUMENT, (e as Error).message);
+    }
+  }
+
+  dispose(): void {
+    for (const g of this.graphs.values()) g.model.dispose();
+  }
+}
+
+function asArray(t: tf.Tensor | tf.Tensor[]): tf.Tensor[] {
+  return Array.isArray(t) ? t : [t];
+}

@@ -1,0 +1,238 @@
+// One signature → one self-contained graph a graph executor can run:
+//   feeds cut the graph (a client may feed `x:0`, an Identity behind ParseExample),
+//   function calls are inlined, variables frozen into constants, and everything the
+//   signature's outputs do not need is dropped (save/restore, init ops, training paths).
+import { Code, ServingError, invalidArgument, failedPrecondition } from '../../core/status.js';
+import type { HostTensor } from '../../tensor/host_tensor.js';
+import { dtypeToTf } from '../../tensor/dtype.js';
+import type { SignatureSpec, TensorSpec } from '../../runtimes/runtime.js';
+import type { MetaGraphObject } from '../saved_model_reader.js';
+import { signatureSpec } from '../signature_spec.js';
+import { hostTensorToProto } from '../tensor_proto.js';
+import { GraphFlattener, parseTensorName } from './graph_flattener.js';
+import type { AttrValue, FunctionDef, NodeDef, OpDef } from './types.js';
+import { fallbackKey, sourceOf, variableRestoreMap } from './variable_restore_map.js';
+import { defaultAttrTable, withDefaultAttrs } from './default_attrs.js';
+
+/** Where variable values come from: the SavedModel's variables bundle. */
+export interface VariableReader {
+  has(key: string): boolean;
+  read(key: string): HostTensor;
+}
+
+export interface PreparedGraph {
+  signature: SignatureSpec;
+  /** Flat, call-free, variable-free nodes: inputs before consumers. */
+  nodes: NodeDef[];
+  /** Signature input key → placeholder node fed with it; null when the outputs do not need it. */
+  inputs: Record<string, { placeholder: string | null; spec: TensorSpec }>;
+  /** Signature output key → tensor ('node:idx') of the prepared graph. */
+  outputs: Record<string, string>;
+}
+
+export interface PrepareOptions {
+  /** Ops the executor can run; anything else makes preparation fail, naming the ops. */
+  isSupportedOp: (op: string) => boolean;
+}
+
+const FEED_PREFIX = '__tfgate_feed/';
+const STATEFUL_VARIABLE_OPS = new Set([
+  'Assign', 'AssignAdd', 'AssignSub', 'AssignVariableOp', 'AssignAddVariableOp', 'AssignSubVariableOp',
+  'ResourceApplyGradientDescent', 'ApplyGradientDescent', 'ResourceApplyAdam', 'ApplyAdam',
+  'ScatterUpdate', 'ResourceScatterUpdate', 'ResourceScatterAdd',
+]);
+
+export function functionLibrary(mg: MetaGraphObject): Map<string, FunctionDef> {
+  return new Map((mg.graphDef?.library?.function ?? []).map((f) => [f.signature.name, f]));
+}
+
+function opDefs(mg: MetaGraphObject): Map<string, OpDef> {
+  return new Map((mg.metaInfoDef?.strippedOpList?.op ?? []).map((o) => [o.name, o]));
+}
+
+function placeholderNode(name: string, spec: TensorSpec): NodeDef {
+  return { name, op: 'Placeholder', input: [], attr: { dtype: { type: spec.dtype }, shape: { shape: { unknownRank: true } } } };
+}
+
+function constNode(name: string, value: HostTensor): NodeDef {
+  return { name, op: 'Const', input: [], attr: { dtype: { type: dtypeToTf(value.dtype) }, value: { tensor: hostTensorToProto(value) } } };
+}
+
+class VariableValues {
+  private keys?: Map<string, string>;
+  private readonly cache = new Map<string, HostTensor>();
+  constructor(
+    private readonly mg: MetaGraphObject,
+    private readonly variables: VariableReader | null,
+  ) {}
+
+  value(node: NodeDef): HostTensor {
+    this.keys ??= variableRestoreMap(
+      new GraphFlattener(this.mg.graphDef?.node ?? [], functionLibrary(this.mg), opDefs(this.mg), { keepControlInputs: true }),
+      this.mg.saverDef?.restoreOpName,
+    );
+    const key = this.keys.get(node.name) ?? fallbackKey(node);
+    if (!this.variables) {
+      throw new ServingError(Code.NOT_FOUND, `variable '${node.name}' needs checkpoint key '${key}', but the SavedModel has no variables/ folder`);
+    }
+    if (!this.variables.has(key)) {
+      throw new ServingError(Code.NOT_FOUND, `Key ${key} not found in checkpoint (variable '${node.name}', variables/variables.index)`);
+    }
+    let value = this.cache.get(key);
+    if (!value) this.cache.set(key, (value = this.variables.read(key)));
+    return value;
+  }
+}
+
+function freezeNode(node: NodeDef, out: Map<string, NodeDef>, vars: VariableValues, extra: NodeDef[]): NodeDef {
+  switch (node.op) {
+    case 'VariableV2':
+    case 'Variable':
+      return constNode(node.name, vars.value(node));
+    case 'ReadVariableOp': {
+      const src = sourceOf(out, node.input?.[0] ?? '');
+      if (src?.node.op !== 'VarHandleOp') return node;
+      return constNode(node.name, vars.value(src.node));
+    }
+    case 'ResourceGather': {
+      // Embedding lookup on a resource variable: a GatherV2 on the frozen value.
+      const src = sourceOf(out, node.input?.[0] ?? '');
+      if (src?.node.op !== 'VarHandleOp') return node;
+      const params = constNode(`${node.name}/frozen_params`, vars.value(src.node));
+      const axis = constNode(`${node.name}/frozen_axis`, { dtype: 'int32', shape: [], values: new Int32Array([0]) });
+      extra.push(params, axis);
+      const attrs = node.attr ?? {};
+      return {
+        name: node.name,
+        op: 'GatherV2',
+        input: [`${params.name}:0`, node.input?.[1] ?? '', `${axis.name}:0`],
+        attr: { Tparams: attrs.dtype ?? {}, Tindices: attrs.Tindices ?? {}, Taxis: { type: 'DT_INT32' }, batch_dims: attrs.batch_dims ?? { i: 0 } },
+      };
+    }
+    default:
+      return node;
+  }
+}
+
+/** Nodes reachable from `roots` over data edges, in dependency order. */
+function pruneTo(roots: string[], nodes: Map<string, NodeDef>): NodeDef[] {
+  const order: NodeDef[] = [];
+  const state = new Map<string, 1 | 2>();
+  const stack: Array<[string, boolean]> = roots.map((t) => [parseTensorName(t)[0], false]);
+  while (stack.length) {
+    const [name, expanded] = stack.pop()!;
+    const node = nodes.get(name);
+    if (!node) continue;
+    if (expanded) {
+      if (state.get(name) !== 2) {
+        state.set(name, 2);
+        order.push(node);
+      }
+      continue;
+    }
+    if (state.has(name)) continue;
+    state.set(name, 1);
+    stack.push([name, true]);
+    for (const input of node.input ?? []) {
+      if (!input.startsWith('^')) stack.push([parseTensorName(input)[0], false]);
+    }
+  }
+  return order;
+}
+
+export function prepareSignatureGraph(
+  mg: MetaGraphObject,
+  signatureKey: string,
+  variables: VariableReader | null,
+  options: PrepareOptions,
+): PreparedGraph {
+  const def = mg.signatureDef?.[signatureKey];
+  if (!def) throw invalidArgument(`Serving signature key "${signatureKey}" not found.`);
+  const signature = signatureSpec(signatureKey, def);
+  const graphNodes = mg.graphDef?.node ?? [];
+  const byName = new Map(graphNodes.map((n) => [n.name, n]));
+
+  for (const [kind, infos] of [['input', def.inputs], ['output', def.outputs]] as const) {
+    for (const [key, info] of Object.entries(infos ?? {})) {
+      if (!info.name) throw failedPrecondition(`signature '${signatureKey}' ${kind} '${key}' is a sparse or composite tensor, which tfgate cannot serve yet`);
+      if (!byName.has(parseTensorName(info.name)[0])) {
+        throw invalidArgument(`signature '${signatureKey}' ${kind} '${key}' names tensor '${info.name}', which is not in the graph`);
+      }
+    }
+  }
+
+  // Feeds: keep a real Placeholder as is; any other fed tensor is replaced by a new placeholder.
+  const aliases = new Map<string, string>();
+  const inputs: PreparedGraph['inputs'] = {};
+  const feedNodes: NodeDef[] = [];
+  for (const [key, spec] of Object.entries(signature.inputs)) {
+    const [nodeName, index] = parseTensorName(spec.name);
+    const node = byName.get(nodeName)!;
+    let placeholder = nodeName;
+    if (node.op !== 'Placeholder' || index !== 0) {
+      placeholder = `${FEED_PREFIX}${key}`;
+      aliases.set(`${nodeName}:${index}`, `${placeholder}:0`);
+    }
+    feedNodes.push(placeholderNode(placeholder, spec));
+    inputs[key] = { placeholder, spec };
+  }
+
+  const flattener = new GraphFlattener(graphNodes, functionLibrary(mg), opDefs(mg), { keepControlInputs: false, aliases });
+  const outputs: Record<string, string> = {};
+  for (const [key, spec] of Object.entries(signature.outputs)) outputs[key] = flattener.resolveTensor(spec.name);
+
+  // Fed placeholders replace whatever the flattener copied (their shape check is tfgate's job).
+  const out = flattener.out;
+  for (const f of feedNodes) out.set(f.name, f);
+
+  const vars = new VariableValues(mg, variables);
+  const extra: NodeDef[] = [];
+  const defaults = defaultAttrTable(opDefs(mg));
+  for (const [name, node] of out) out.set(name, withDefaultAttrs(freezeNode(node, out, vars, extra), defaults));
+  for (const n of extra) out.set(n.name, n);
+
+  const nodes = pruneTo(Object.values(outputs), out);
+  const kept = new Set(nodes.map((n) => n.name));
+  for (const input of Object.values(inputs)) if (!kept.has(input.placeholder!)) input.placeholder = null;
+  checkNoSideEffects(mg, signature, aliases, signatureKey);
+  checkRunnable(nodes, new Set(feedNodes.map((f) => f.name)), signatureKey, options);
+  return { signature, nodes, inputs, outputs };
+}
+
+/**
+ * TF runs a signature's control dependencies too (in TF2 functions, every stateful op is one).
+ * Dropping them would silently skip a variable update, so look for updates along control
+ * edges as well and refuse such signatures.
+ */
+function checkNoSideEffects(mg: MetaGraphObject, signature: SignatureSpec, aliases: Map<string, string>, signatureKey: string): void {
+  const full = new GraphFlattener(mg.graphDef?.node ?? [], functionLibrary(mg), opDefs(mg), { keepControlInputs: true, aliases });
+  for (const spec of Object.values(signature.outputs)) full.require(parseTensorName(spec.name)[0]);
+  const updates = [...full.out.values()].filter((n) => STATEFUL_VARIABLE_OPS.has(n.op));
+  if (updates.length) {
+    throw new ServingError(
+      Code.UNIMPLEMENTED,
+      `signature '${signatureKey}' updates variables (${[...new Set(updates.map((n) => n.op))].join(', ')} at ${updates[0].name}); ` +
+        'the embedded runtime serves frozen, stateless graphs only',
+    );
+  }
+}
+
+function checkRunnable(nodes: NodeDef[], feeds: Set<string>, signatureKey: string, options: PrepareOptions): void {
+  const unsupported = new Map<string, string>();
+  for (const n of nodes) {
+    if (n.op === 'VarHandleOp') {
+      throw new ServingError(Code.UNIMPLEMENTED, `signature '${signatureKey}': resource variable '${n.name}' is used by an op tfgate cannot freeze`);
+    }
+    if (!options.isSupportedOp(n.op) && !unsupported.has(n.op)) unsupported.set(n.op, n.name);
+  }
+  if (unsupported.size) {
+    const list = [...unsupported].map(([op, node]) => `${op} (node ${node})`).join(', ');
+    throw new ServingError(Code.UNIMPLEMENTED, `signature '${signatureKey}' uses ops TF.js does not support: ${list}`);
+  }
+  const unfed = nodes.filter((n) => n.op === 'Placeholder' && !feeds.has(n.name));
+  if (unfed.length) {
+    throw invalidArgument(`signature '${signatureKey}' needs placeholder '${unfed[0].name}', which is not one of its inputs`);
+  }
+}
+
+export type { AttrValue };

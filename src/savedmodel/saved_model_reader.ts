@@ -1,0 +1,88 @@
+// Reads `<version>/saved_model.pb` and picks the MetaGraphDef whose tag set equals the
+// requested one (TF matches tag sets exactly: {train, serve} is not {serve}).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { protoType, TO_OBJECT } from '../proto/index.js';
+import { Code, ServingError, dataLoss } from '../core/status.js';
+import type { GraphDef, OpDef } from './graph/types.js';
+import type { TensorProtoObject, TensorShapeObject } from './tensor_proto.js';
+
+export interface TensorInfoObject {
+  name?: string;
+  cooSparse?: unknown;
+  compositeTensor?: unknown;
+  dtype?: string;
+  tensorShape?: TensorShapeObject;
+}
+
+export interface SignatureDefObject {
+  inputs?: Record<string, TensorInfoObject>;
+  outputs?: Record<string, TensorInfoObject>;
+  methodName?: string;
+  defaults?: Record<string, TensorProtoObject>;
+}
+
+export interface MetaGraphObject {
+  metaInfoDef?: { tags?: string[]; strippedOpList?: { op?: OpDef[] }; tensorflowVersion?: string };
+  graphDef?: GraphDef;
+  saverDef?: { filenameTensorName?: string; restoreOpName?: string; version?: string };
+  collectionDef?: Record<string, { nodeList?: { value?: string[] }; bytesList?: { value?: Uint8Array[] } }>;
+  signatureDef?: Record<string, SignatureDefObject>;
+  assetFileDef?: Array<{ tensorInfo?: TensorInfoObject; filename?: string }>;
+}
+
+export interface SavedModelObject {
+  savedModelSchemaVersion?: number;
+  metaGraphs?: MetaGraphObject[];
+}
+
+export const SAVED_MODEL_FILENAME = 'saved_model.pb';
+
+export async function isSavedModelDir(dir: string): Promise<boolean> {
+  return fs
+    .stat(path.join(dir, SAVED_MODEL_FILENAME))
+    .then((s) => s.isFile())
+    .catch(() => false);
+}
+
+/** Decodes saved_model.pb; DATA_LOSS naming the file when it is truncated or not a SavedModel. */
+export async function readSavedModelProto(dir: string): Promise<SavedModelObject> {
+  const file = path.join(dir, SAVED_MODEL_FILENAME);
+  let bytes: Buffer;
+  try {
+    bytes = await fs.readFile(file);
+  } catch {
+    throw new ServingError(Code.NOT_FOUND, `SavedModel not found in export directory: ${dir}`);
+  }
+  try {
+    const type = protoType('tensorflow.SavedModel');
+    const sm = type.toObject(type.decode(bytes), TO_OBJECT) as SavedModelObject;
+    if (!sm.metaGraphs?.length) throw new Error('it holds no MetaGraphDef');
+    return sm;
+  } catch (e) {
+    throw dataLoss(`Could not parse ${file} as a SavedModel: ${(e as Error).message}`);
+  }
+}
+
+function tagKey(tags: readonly string[]): string {
+  return [...new Set(tags)].sort().join(',');
+}
+
+export function selectMetaGraph(sm: SavedModelObject, tags: readonly string[]): MetaGraphObject {
+  const want = tagKey(tags);
+  const found = sm.metaGraphs?.find((mg) => tagKey(mg.metaInfoDef?.tags ?? []) === want);
+  if (!found) {
+    const available = (sm.metaGraphs ?? []).map((mg) => `{ ${(mg.metaInfoDef?.tags ?? []).join(' ')} }`).join(', ');
+    throw new ServingError(
+      Code.NOT_FOUND,
+      `Could not find meta graph def matching supplied tags: { ${tags.join(' ')} }. ` +
+        `To inspect available tag-sets in the SavedModel, please use the SavedModel CLI: \`saved_model_cli\` ` +
+        `(available: ${available})`,
+    );
+  }
+  return found;
+}
+
+export async function readMetaGraph(dir: string, tags: readonly string[]): Promise<MetaGraphObject> {
+  return selectMetaGraph(await readSavedModelProto(dir), tags);
+}

@@ -1,0 +1,140 @@
+// TensorProto (as decoded by protobufjs with TO_OBJECT) ↔ HostTensor.
+// TF fills a tensor either from tensor_content (raw little-endian bytes) or from the typed
+// *_val fields, where fewer values than elements means "repeat the last one" (a Const of
+// shape [1000] with float_val [0] is 1000 zeros).
+import { bytesPerElement, dtypeFromTf, dtypeToTf, type DType } from '../tensor/dtype.js';
+import { allocValues, numElements, type HostTensor, type TensorValues } from '../tensor/host_tensor.js';
+import { invalidArgument } from '../core/status.js';
+
+export interface TensorShapeObject {
+  dim?: Array<{ size?: number | string; name?: string }>;
+  unknownRank?: boolean;
+}
+
+export interface TensorProtoObject {
+  dtype?: string;
+  tensorShape?: TensorShapeObject;
+  tensorContent?: Uint8Array;
+  halfVal?: number[];
+  floatVal?: number[];
+  doubleVal?: number[];
+  intVal?: number[];
+  stringVal?: Uint8Array[];
+  int64Val?: Array<number | string>;
+  boolVal?: boolean[];
+  uint32Val?: number[];
+  uint64Val?: Array<number | string>;
+}
+
+/** Shape of a TensorShapeProto; null for unknown rank. */
+export function shapeFromProto(shape: TensorShapeObject | undefined | null): number[] | null {
+  if (!shape) return [];
+  if (shape.unknownRank) return null;
+  return (shape.dim ?? []).map((d) => Number(d.size ?? 0));
+}
+
+export function shapeToProto(shape: readonly number[] | null): TensorShapeObject {
+  if (shape === null) return { unknownRank: true };
+  return { dim: shape.map((size) => ({ size })) };
+}
+
+/** Reads little-endian raw bytes (tensor_content or a bundle entry) into typed storage. */
+export function valuesFromBytes(dtype: DType, bytes: Uint8Array, size: number): TensorValues {
+  const width = bytesPerElement(dtype);
+  if (dtype === 'string') throw invalidArgument('string tensors have no raw byte layout');
+  if (bytes.byteLength !== width * size) {
+    throw invalidArgument(`tensor of ${size} ${dtype} elements needs ${width * size} bytes, got ${bytes.byteLength}`);
+  }
+  // Copy so the result is aligned and owns its buffer (the source may be a view into a
+  // larger Buffer; Buffer#slice would share it, new Uint8Array(view) copies).
+  const copy = new Uint8Array(bytes).buffer;
+  switch (dtype) {
+    case 'float32':
+      return new Float32Array(copy);
+    case 'float64':
+      return new Float64Array(copy);
+    case 'int32':
+      return new Int32Array(copy);
+    case 'int64':
+      return new BigInt64Array(copy);
+    case 'uint64':
+      return new BigUint64Array(copy);
+    case 'uint32':
+      return new Uint32Array(copy);
+    case 'int16':
+      return new Int16Array(copy);
+    case 'uint16':
+    case 'float16':
+    case 'bfloat16':
+      return new Uint16Array(copy);
+    case 'int8':
+      return new Int8Array(copy);
+    case 'uint8':
+    case 'bool':
+      return new Uint8Array(copy);
+  }
+}
+
+function fillRepeated<T>(target: { length: number; [i: number]: T }, source: readonly T[]): void {
+  if (source.length === 0) return;
+  for (let i = 0; i < target.length; i++) target[i] = source[Math.min(i, source.length - 1)];
+}
+
+export function hostTensorFromProto(proto: TensorProtoObject, what = 'tensor'): HostTensor {
+  const tfType = proto.dtype ?? 'DT_INVALID';
+  const dtype = dtypeFromTf(tfType);
+  if (!dtype) throw invalidArgument(`${what}: unsupported dtype ${tfType}`);
+  const shape = shapeFromProto(proto.tensorShape) ?? [];
+  const size = numElements(shape);
+  if (proto.tensorContent && proto.tensorContent.length > 0 && dtype !== 'string') {
+    return { dtype, shape, values: valuesFromBytes(dtype, proto.tensorContent, size) };
+  }
+  const values = allocValues(dtype, size);
+  switch (dtype) {
+    case 'float32':
+      fillRepeated(values as Float32Array, proto.floatVal ?? []);
+      break;
+    case 'float64':
+      fillRepeated(values as Float64Array, proto.doubleVal ?? []);
+      break;
+    case 'int32':
+    case 'int16':
+    case 'int8':
+    case 'uint8':
+    case 'uint16':
+      fillRepeated(values as Int32Array, proto.intVal ?? []);
+      break;
+    case 'float16':
+    case 'bfloat16':
+      fillRepeated(values as Uint16Array, proto.halfVal ?? []);
+      break;
+    case 'uint32':
+      fillRepeated(values as Uint32Array, proto.uint32Val ?? []);
+      break;
+    case 'int64':
+      fillRepeated(values as BigInt64Array, (proto.int64Val ?? []).map((v) => BigInt(v)));
+      break;
+    case 'uint64':
+      fillRepeated(values as BigUint64Array, (proto.uint64Val ?? []).map((v) => BigInt(v)));
+      break;
+    case 'bool':
+      fillRepeated(values as Uint8Array, (proto.boolVal ?? []).map((b) => (b ? 1 : 0)));
+      break;
+    case 'string':
+      fillRepeated(values as Uint8Array[], proto.stringVal ?? []);
+      break;
+  }
+  return { dtype, shape, values };
+}
+
+/** HostTensor → TensorProto object using tensor_content for numbers and string_val for strings. */
+export function hostTensorToProto(t: HostTensor): TensorProtoObject {
+  const proto: TensorProtoObject = { dtype: dtypeToTf(t.dtype), tensorShape: shapeToProto(t.shape) };
+  if (t.dtype === 'string') {
+    proto.stringVal = t.values as Uint8Array[];
+  } else {
+    const v = t.values as Exclude<TensorValues, Uint8Array[]>;
+    proto.tensorContent = new Uint8Array(v.buffer, v.byteOffset, v.byteLength).slice();
+  }
+  return proto;
+}

@@ -1,0 +1,42 @@
+// Loads a model version onto its own executor threads; unloading drains them.
+import { ExecutorPool } from '../executors/executor_pool.js';
+import type { RuntimeName } from '../executors/protocol.js';
+import type { HostTensor } from '../tensor/host_tensor.js';
+import type { ServableVersion } from './servable_version.js';
+
+export interface ExecutorLoaderOptions {
+  tags: string[];
+  runtime: RuntimeName;
+  /** Executor threads per loaded version. */
+  threadsPerVersion: number;
+}
+
+export class ExecutorServableVersion implements ServableVersion {
+  constructor(readonly pool: ExecutorPool) {}
+
+  get description() {
+    return this.pool.description;
+  }
+
+  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[]): Promise<Record<string, HostTensor>> {
+    return this.pool.run(signature, inputs, outputKeys);
+  }
+}
+
+export class ExecutorVersionLoader {
+  constructor(private readonly options: ExecutorLoaderOptions) {}
+
+  async load(_modelName: string, _version: number, versionDir: string): Promise<ExecutorServableVersion> {
+    const pool = await ExecutorPool.open({
+      versionDir,
+      tags: this.options.tags,
+      runtime: this.options.runtime,
+      threads: this.options.threadsPerVersion,
+    });
+    return new ExecutorServableVersion(pool);
+  }
+
+  async unload(loaded: ExecutorServableVersion): Promise<void> {
+    await loaded.pool.close();
+  }
+}

@@ -1,0 +1,28 @@
+// What the services see of a loaded model version, and how they get hold of one.
+import type { HostTensor } from '../tensor/host_tensor.js';
+import type { ModelDescription } from '../executors/protocol.js';
+
+/** TF Serving's ModelSpec: a name and at most one of version / label. */
+export interface ModelSpec {
+  name: string;
+  version?: number;
+  label?: string;
+}
+
+/** A loaded version: its description and the executors that run it. */
+export interface ServableVersion {
+  readonly description: ModelDescription;
+  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[]): Promise<Record<string, HostTensor>>;
+}
+
+/** A version held for the duration of one request; unloading waits for release(). */
+export interface VersionHandle {
+  readonly version: number;
+  readonly servable: ServableVersion;
+  release(): void;
+}
+
+export interface VersionSource {
+  /** The version the spec names (latest available when it names none); NOT_FOUND otherwise. */
+  acquire(spec: ModelSpec): VersionHandle;
+}
