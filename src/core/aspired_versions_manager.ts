@@ -1,0 +1,266 @@
+// Loads the versions each model aspires to and unloads the others, keeping availability:
+// a version leaving the aspired set keeps serving until a newer aspired version is
+// AVAILABLE (or none is still loading), and unloading waits for requests holding it.
+// A version that fails to load ends in state END with its error, visible in status, while
+// the model's other versions keep serving. Generic over what a loaded version is (T).
+import { Code, ServingError, invalidArgument, notFound, toStatusData, type StatusData } from './status.js';
+
+export type ManagerState = 'START' | 'LOADING' | 'AVAILABLE' | 'UNLOADING' | 'END';
+
+export interface VersionLoader<T> {
+  load(modelName: string, version: number, path: string): Promise<T>;
+  unload(loaded: T): Promise<void>;
+}
+
+export interface ModelVersionStatus {
+  version: number;
+  state: ManagerState;
+  status: StatusData;
+}
+
+export interface ServableHandle<T> {
+  readonly modelName: string;
+  readonly version: number;
+  readonly servable: T;
+  release(): void;
+}
+
+export interface ServableRequest {
+  name: string;
+  version?: number;
+  label?: string;
+}
+
+export type ManagerEvent =
+  | { kind: 'loading' | 'available' | 'unloading' | 'unloaded'; model: string; version: number }
+  | { kind: 'load_failed'; model: string; version: number; error: StatusData };
+
+interface VersionEntry<T> {
+  version: number;
+  path: string;
+  state: ManagerState;
+  status: StatusData;
+  loaded?: T;
+  refs: number;
+  drained?: () => void;
+  aspired: boolean;
+}
+
+interface ModelEntry<T> {
+  versions: Map<number, VersionEntry<T>>;
+  labels: Record<string, number>;
+}
+
+export interface ManagerOptions {
+  allowVersionLabelsForUnavailableModels: boolean;
+  /** Retries after a failed load (TF Serving: --max_num_load_retries, default 5). */
+  maxNumLoadRetries: number;
+  /** Wait between load retries (--load_retry_interval_micros, default 60 s). */
+  loadRetryIntervalMs: number;
+  onEvent?: (e: ManagerEvent) => void;
+}
+
+const OK: StatusData = { code: Code.OK, message: '' };
+
+export class AspiredVersionsManager<T> {
+  private readonly models = new Map<string, ModelEntry<T>>();
+
+  constructor(
+    private readonly loader: VersionLoader<T>,
+    private readonly options: ManagerOptions,
+  ) {}
+
+  private emit(e: ManagerEvent): void {
+    this.options.onEvent?.(e);
+  }
+
+  modelNames(): string[] {
+    return [...this.models.keys()];
+  }
+
+  /**
+   * Sets the versions `model` should serve. New ones start loading now; versions no longer
+   * aspired are unloaded once that keeps the model available. Resolves when this round of
+   * loads and unloads has settled (tests and start-up wait on it; the server does not).
+   */
+  async setAspiredVersions(model: string, aspired: Array<{ version: number; path: string }>): Promise<void> {
+    let entry = this.models.get(model);
+    if (!entry) {
+      entry = { versions: new Map(), labels: {} };
+      this.models.set(model, entry);
+    }
+    const wanted = new Map(aspired.map((a) => [a.version, a.path]));
+    const loads: Promise<void>[] = [];
+    for (const v of entry.versions.values()) v.aspired = wanted.has(v.version) && v.state !== 'END' && v.state !== 'UNLOADING';
+    for (const [version, path] of wanted) {
+      const existing = entry.versions.get(version);
+      if (existing && existing.state !== 'END') continue;
+      // A failed version stays END with its error (its load retries already ran); an
+      // unloaded one (END, OK) that is aspired again loads again.
+      if (existing?.state === 'END' && existing.status.code !== Code.OK) continue;
+      const v: VersionEntry<T> = { version, path, state: 'LOADING', status: OK, refs: 0, aspired: true };
+      entry.versions.set(version, v);
+      loads.push(this.load(model, entry, v));
+    }
+    this.reconcile(model, entry);
+    await Promise.all(loads);
+    await this.unloadsSettled(entry);
+  }
+
+  private async load(model: string, entry: ModelEntry<T>, v: VersionEntry<T>): Promise<void> {
+    this.emit({ kind: 'loading', model, version: v.version });
+    try {
+      const loaded = await this.loadWithRetries(model, v);
+      if (!v.aspired) {
+        // Dropped from the aspired set while loading: never serve it.
+        v.state = 'END';
+        await this.loader.unload(loaded);
+        return;
+      }
+      v.loaded = loaded;
+      v.state = 'AVAILABLE';
+      this.emit({ kind: 'available', model, version: v.version });
+    } catch (e) {
+      v.state = 'END';
+      v.status = toStatusData(e);
+      this.emit({ kind: 'load_failed', model, version: v.version, error: v.status });
+    }
+    this.reconcile(model, entry);
+  }
+
+  private async loadWithRetries(model: string, v: VersionEntry<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.loader.load(model, v.version, v.path);
+      } catch (e) {
+        if (attempt >= this.options.maxNumLoadRetries || !v.aspired) throw e;
+        await new Promise((r) => setTimeout(r, this.options.loadRetryIntervalMs).unref());
+        if (!v.aspired) throw e;
+      }
+    }
+  }
+
+  /** Unloads versions that are no longer aspired, when doing so keeps the model available. */
+  private reconcile(model: string, entry: ModelEntry<T>): void {
+    const versions = [...entry.versions.values()];
+    const aspiredLoading = versions.some((v) => v.aspired && v.state === 'LOADING');
+    const aspiredAvailable = versions.some((v) => v.aspired && v.state === 'AVAILABLE');
+    for (const v of versions) {
+      if (v.aspired || v.state !== 'AVAILABLE') continue;
+      if (aspiredLoading && !aspiredAvailable) continue; // keep serving until the new version is up
+      void this.unload(model, v);
+    }
+  }
+
+  private pendingUnloads = new Set<Promise<void>>();
+
+  private unload(model: string, v: VersionEntry<T>): Promise<void> {
+    v.state = 'UNLOADING';
+    this.emit({ kind: 'unloading', model, version: v.version });
+    const p = (async () => {
+      if (v.refs > 0) await new Promise<void>((resolve) => (v.drained = resolve));
+      const loaded = v.loaded;
+      v.loaded = undefined;
+      try {
+        if (loaded !== undefined) await this.loader.unload(loaded);
+      } finally {
+        v.state = 'END';
+        this.emit({ kind: 'unloaded', model, version: v.version });
+      }
+    })();
+    this.pendingUnloads.add(p);
+    void p.finally(() => this.pendingUnloads.delete(p));
+    return p;
+  }
+
+  private async unloadsSettled(_entry: ModelEntry<T>): Promise<void> {
+    await Promise.allSettled([...this.pendingUnloads]);
+  }
+
+  /** Stops serving a model entirely (removed from the config). */
+  async removeModel(model: string): Promise<void> {
+    const entry = this.models.get(model);
+    if (!entry) return;
+    for (const v of entry.versions.values()) v.aspired = false;
+    const unloads = [...entry.versions.values()].filter((v) => v.state === 'AVAILABLE').map((v) => this.unload(model, v));
+    await Promise.allSettled(unloads);
+    this.models.delete(model);
+  }
+
+  /** Version labels for a model, checked as server_core does. */
+  setVersionLabels(model: string, labels: Record<string, number>): void {
+    const entry = this.models.get(model);
+    if (!entry) throw notFound(`Model ${model} is not served`);
+    for (const [label, version] of Object.entries(labels)) {
+      const v = entry.versions.get(version);
+      if (!this.options.allowVersionLabelsForUnavailableModels && v?.state !== 'AVAILABLE') {
+        throw new ServingError(Code.FAILED_PRECONDITION, `Request to assign label to version ${version} of model ${model}, which is not currently available for inference`);
+      }
+    }
+    entry.labels = { ...labels };
+  }
+
+  private describeRequest(req: ServableRequest, version?: number): string {
+    return version !== undefined ? `Specific(${req.name}, ${version})` : `Latest(${req.name})`;
+  }
+
+  /** The version a request names, held until release(); NOT_FOUND texts as TF Serving's. */
+  acquire(req: ServableRequest): ServableHandle<T> {
+    if (req.version !== undefined && req.label !== undefined) {
+      throw invalidArgument(`Both model version (${req.version}) and model version label (${req.label}) cannot be supplied.`);
+    }
+    const entry = this.models.get(req.name);
+    let version = req.version;
+    if (req.label !== undefined) {
+      version = entry?.labels[req.label];
+      if (version === undefined) throw invalidArgument(`Unrecognized servable version label: ${req.label}`);
+    }
+    let chosen: VersionEntry<T> | undefined;
+    if (entry) {
+      if (version !== undefined) {
+        const v = entry.versions.get(version);
+        if (v?.state === 'AVAILABLE') chosen = v;
+      } else {
+        for (const v of entry.versions.values()) if (v.state === 'AVAILABLE' && (!chosen || v.version > chosen.version)) chosen = v;
+      }
+    }
+    if (!chosen || chosen.loaded === undefined) throw notFound(`Servable not found for request: ${this.describeRequest(req, version)}`);
+    const held = chosen;
+    held.refs++;
+    let released = false;
+    return {
+      modelName: req.name,
+      version: held.version,
+      servable: held.loaded!,
+      release: () => {
+        if (released) return;
+        released = true;
+        held.refs--;
+        if (held.refs === 0 && held.drained) held.drained();
+      },
+    };
+  }
+
+  /** GetModelStatus: one model's versions (or one version), ordered by version descending as TF Serving lists them. */
+  status(req: ServableRequest): ModelVersionStatus[] {
+    const entry = this.models.get(req.name);
+    let version = req.version;
+    if (req.label !== undefined) {
+      version = entry?.labels[req.label];
+      if (version === undefined) throw invalidArgument(`Unrecognized servable version label: ${req.label}`);
+    }
+    const all = entry ? [...entry.versions.values()] : [];
+    if (version !== undefined) {
+      const v = entry?.versions.get(version);
+      if (!v) throw notFound(`Could not find version ${version} of model ${req.name}`);
+      return [{ version: v.version, state: v.state, status: v.status }];
+    }
+    if (!all.length) throw notFound(`Could not find any versions of model ${req.name}`);
+    return all.sort((a, b) => b.version - a.version).map((v) => ({ version: v.version, state: v.state, status: v.status }));
+  }
+
+  /** Unloads everything (shutdown). */
+  async stop(): Promise<void> {
+    await Promise.allSettled([...this.models.keys()].map((m) => this.removeModel(m)));
+  }
+}

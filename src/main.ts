@@ -1,0 +1,68 @@
+// Entry point of `tfgate` and `tensorflow_model_server`.
+import { readFileSync } from 'node:fs';
+import { FlagError, helpText, parseFlags } from './config/flags.js';
+import { ConfigError } from './config/text_format.js';
+import { runCommand, showCommand, RUN_USAGE, SHOW_USAGE } from './cli/saved_model_cli.js';
+import { UsageError } from './cli/cli_args.js';
+import { ModelServer } from './server/model_server.js';
+import { serverOptionsFromFlags } from './server/server_options.js';
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+const log = (msg: string) => process.stderr.write(`${new Date().toISOString()} tfgate: ${msg}\n`);
+
+async function subcommand(run: () => Promise<void>, usage: string): Promise<void> {
+  try {
+    await run();
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`${e.message}\n${usage}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`${(e as Error).message}\n`);
+    process.exit(1);
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const out = (s: string) => process.stdout.write(s);
+  if (argv[0] === 'show') return subcommand(() => showCommand(argv.slice(1), out), SHOW_USAGE);
+  if (argv[0] === 'run') return subcommand(() => runCommand(argv.slice(1), out), RUN_USAGE);
+
+  let server: ModelServer;
+  try {
+    const flags = parseFlags(argv);
+    if (flags.values.help) {
+      out(helpText());
+      return;
+    }
+    if (flags.values.version) {
+      out(`TensorFlow ModelServer: tfgate-${version()}\nTensorFlow Library: TF.js (embedded runtime)\n`);
+      return;
+    }
+    server = new ModelServer(serverOptionsFromFlags(flags), log);
+  } catch (e) {
+    if (e instanceof FlagError) {
+      process.stderr.write(`${e.message}\n\n${helpText()}`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const shutdown = async (signal: string) => {
+    log(`${signal} received: draining and unloading`);
+    await server.stop();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  try {
+    await server.start();
+  } catch (e) {
+    log(e instanceof ConfigError ? e.message : `failed to start: ${(e as Error).message}`);
+    await server.stop();
+    process.exit(1);
+  }
+}

@@ -1,0 +1,26 @@
+// Canonical code → HTTP status: the one table, as TF Serving's http_server.cc maps them.
+import { Code } from '../core/status.js';
+
+const HTTP_STATUS: Record<Code, number> = {
+  [Code.OK]: 200,
+  [Code.CANCELLED]: 499,
+  [Code.UNKNOWN]: 500,
+  [Code.INVALID_ARGUMENT]: 400,
+  [Code.DEADLINE_EXCEEDED]: 504,
+  [Code.NOT_FOUND]: 404,
+  [Code.ALREADY_EXISTS]: 409,
+  [Code.PERMISSION_DENIED]: 403,
+  [Code.RESOURCE_EXHAUSTED]: 429,
+  [Code.FAILED_PRECONDITION]: 400,
+  [Code.ABORTED]: 409,
+  [Code.OUT_OF_RANGE]: 400,
+  [Code.UNIMPLEMENTED]: 501,
+  [Code.INTERNAL]: 500,
+  [Code.UNAVAILABLE]: 503,
+  [Code.DATA_LOSS]: 500,
+  [Code.UNAUTHENTICATED]: 401,
+};
+
+export function httpStatusFor(code: Code): number {
+  return HTTP_STATUS[code] ?? 500;
+}

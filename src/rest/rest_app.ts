@@ -1,0 +1,102 @@
+// The REST transport: TF Serving's /v1 API on Hono. It parses, routes and answers; all
+// inference runs on executor threads behind PredictionService.
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { Code, ServingError, toStatusData, unimplemented } from '../core/status.js';
+import type { PredictionService } from '../services/prediction_service.js';
+import type { ModelSpec } from '../services/servable_version.js';
+import { httpStatusFor } from './http_status.js';
+import { checkModelRef, parseRestPath } from './rest_paths.js';
+import { parseJsonBody } from './json_parse.js';
+import { parsePredictRequest, predictResponseJson } from './json_tensor.js';
+
+export interface RestLimits {
+  maxBodyBytes: number;
+  jsonMaxDepth: number;
+  jsonMaxElements: number;
+}
+
+export interface RestDeps {
+  prediction: PredictionService;
+  /** GetModelStatus as TF Serving's JSON object. */
+  modelStatus(spec: ModelSpec): unknown;
+  /** GetModelMetadata as TF Serving's JSON object. */
+  modelMetadata(spec: ModelSpec): unknown;
+  limits: RestLimits;
+  /** --rest_api_timeout_in_ms: a call still running then is answered DEADLINE_EXCEEDED. */
+  timeoutMs: number;
+  enableCors: boolean;
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  if (!(ms > 0)) return work;
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ServingError(Code.DEADLINE_EXCEEDED, `Request timed out after ${ms} ms (--rest_api_timeout_in_ms)`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
+
+function jsonError(c: Context, e: unknown): Response {
+  const status = toStatusData(e);
+  return c.body(JSON.stringify({ error: status.message }, null, 4), httpStatusFor(status.code) as 400, JSON_HEADERS);
+}
+
+export function createRestApp(deps: RestDeps): Hono {
+  const app = new Hono();
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: deps.limits.maxBodyBytes,
+      onError: (c) => jsonError(c, new ServingError(Code.RESOURCE_EXHAUSTED, `Request body is larger than the limit of ${deps.limits.maxBodyBytes} bytes (--max_request_body_bytes)`)),
+    }),
+  );
+
+  if (deps.enableCors) {
+    app.use('*', async (c, next) => {
+      await next();
+      c.header('Access-Control-Allow-Origin', '*');
+      c.header('Access-Control-Allow-Methods', 'POST, GET');
+      c.header('Access-Control-Allow-Headers', 'Content-Type');
+    });
+  }
+
+  app.all('*', async (c) => {
+    const pathname = new URL(c.req.url).pathname;
+    if (!/^\/v1\//i.test(pathname)) return jsonError(c, new ServingError(Code.NOT_FOUND, `Not found: ${c.req.method} ${pathname}`));
+    try {
+      const call = parseRestPath(c.req.method, pathname);
+      checkModelRef(call.model);
+      switch (call.kind) {
+        case 'status':
+          return c.body(JSON.stringify(deps.modelStatus(call.model), null, 1), 200, JSON_HEADERS);
+        case 'metadata':
+          return c.body(JSON.stringify(deps.modelMetadata(call.model), null, 1), 200, JSON_HEADERS);
+        case 'classify':
+        case 'regress':
+          throw unimplemented(`:${call.kind} is not implemented yet in tfgate (REST :predict is)`);
+        case 'predict': {
+          const body = parseJsonBody(await c.req.text(), { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements });
+          let format: 'row' | 'columnar' = 'row';
+          const signatureName = typeof (body as { signature_name?: unknown })?.signature_name === 'string' ? (body as { signature_name: string }).signature_name : undefined;
+          const result = await withTimeout(
+            deps.prediction.predict(call.model, signatureName, (signature) => {
+              const parsed = parsePredictRequest(body, signature);
+              format = parsed.format;
+              return parsed;
+            }),
+            deps.timeoutMs,
+          );
+          return c.body(predictResponseJson(result.outputs, format), 200, JSON_HEADERS);
+        }
+      }
+    } catch (e) {
+      return jsonError(c, e);
+    }
+  });
+
+  return app;
+}

@@ -1,0 +1,155 @@
+// Wires the server: model list (config file, YAML, single model or ./model_repository) →
+// file-system polling → aspired-versions manager (versions on executor threads) → REST.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { AspiredVersionsManager, type ManagerEvent } from '../core/aspired_versions_manager.js';
+import { listVersions } from '../core/file_system_source.js';
+import { aspiredVersions } from '../core/version_policy.js';
+import { parseModelConfigText, parseModelConfigYaml, singleModelConfig, validateModelServerConfig, type ModelConfig, type ModelServerConfig } from '../config/model_server_config.js';
+import { ExecutorVersionLoader, type ExecutorServableVersion } from '../services/executor_version_loader.js';
+import { PredictionService } from '../services/prediction_service.js';
+import { createRestApp } from '../rest/rest_app.js';
+import { modelMetadataJson } from '../rest/model_metadata_json.js';
+import { modelStatusJson } from './model_status_json.js';
+import type { ServerOptions } from './server_options.js';
+
+export type Log = (msg: string) => void;
+
+export class ModelServer {
+  readonly manager: AspiredVersionsManager<ExecutorServableVersion>;
+  private config: ModelServerConfig = { models: [] };
+  private timers: NodeJS.Timeout[] = [];
+  private http?: ServerType;
+  private polling = new Map<string, Promise<void>>();
+  private stopped = false;
+
+  constructor(
+    private readonly options: ServerOptions,
+    private readonly log: Log,
+  ) {
+    const loader = new ExecutorVersionLoader({ tags: options.savedModelTags, runtime: options.runtime, threadsPerVersion: options.executorsPerVersion });
+    this.manager = new AspiredVersionsManager(loader, {
+      allowVersionLabelsForUnavailableModels: options.allowVersionLabelsForUnavailableModels,
+      maxNumLoadRetries: options.maxNumLoadRetries,
+      loadRetryIntervalMs: options.loadRetryIntervalMs,
+      onEvent: (e) => this.logEvent(e),
+    });
+  }
+
+  private logEvent(e: ManagerEvent): void {
+    if (e.kind === 'load_failed') this.log(`Loading servable: {name: ${e.model} version: ${e.version}} failed: ${e.error.message}`);
+    else if (e.kind === 'available') this.log(`Successfully loaded servable version {name: ${e.model} version: ${e.version}}`);
+    else if (e.kind === 'unloaded') this.log(`Unloaded servable version {name: ${e.model} version: ${e.version}}`);
+  }
+
+  private async readConfig(): Promise<ModelServerConfig> {
+    const src = this.options.modelSource;
+    switch (src.kind) {
+      case 'config_file':
+        return parseModelConfigText(await fs.readFile(src.file, 'utf8'), src.file);
+      case 'yaml':
+        return parseModelConfigYaml(await fs.readFile(src.file, 'utf8'), src.file);
+      case 'single':
+        return singleModelConfig(src.name, src.basePath);
+      case 'repository': {
+        const entries = await fs.readdir(src.dir, { withFileTypes: true });
+        const models: ModelConfig[] = entries
+          .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+          .map((e) => ({ name: e.name, basePath: path.join(src.dir, e.name), modelPlatform: 'tensorflow', versionPolicy: { latest: { numVersions: 1 } }, versionLabels: {} }));
+        return validateModelServerConfig({ models }, src.dir);
+      }
+    }
+  }
+
+  /** One poll of a model's base path: aspired versions → manager. */
+  private pollModel(m: ModelConfig): Promise<void> {
+    const running = this.polling.get(m.name);
+    if (running) return running; // a slow load must not stack polls
+    const p = (async () => {
+      let found: Awaited<ReturnType<typeof listVersions>>;
+      try {
+        found = await listVersions(m.basePath);
+      } catch {
+        this.log(`No versions of servable ${m.name} found under base path ${m.basePath}`);
+        found = [];
+      }
+      const wanted = new Set(aspiredVersions(found.map((f) => f.version), m.versionPolicy));
+      await this.manager.setAspiredVersions(m.name, found.filter((f) => wanted.has(f.version)));
+      if (Object.keys(m.versionLabels).length) {
+        try {
+          this.manager.setVersionLabels(m.name, m.versionLabels);
+        } catch (e) {
+          this.log(`version labels of ${m.name}: ${(e as Error).message}`);
+        }
+      }
+    })().finally(() => this.polling.delete(m.name));
+    this.polling.set(m.name, p);
+    return p;
+  }
+
+  private async applyConfig(config: ModelServerConfig): Promise<void> {
+    const names = new Set(config.models.map((m) => m.name));
+    for (const old of this.config.models) if (!names.has(old.name)) await this.manager.removeModel(old.name);
+    this.config = config;
+    await Promise.all(config.models.map((m) => this.pollModel(m)));
+  }
+
+  /** Loads the initial models (waits for their first loads), then starts polling and serving HTTP. */
+  async start(): Promise<{ restPort?: number }> {
+    await this.applyConfig(await this.readConfig());
+    const fsWait = this.options.fileSystemPollWaitSeconds;
+    if (fsWait > 0) {
+      this.timers.push(setInterval(() => this.config.models.forEach((m) => void this.pollModel(m)), fsWait * 1000));
+    }
+    const src = this.options.modelSource;
+    if ((src.kind === 'config_file' || src.kind === 'yaml') && src.pollWaitSeconds > 0) {
+      this.timers.push(
+        setInterval(async () => {
+          try {
+            await this.applyConfig(await this.readConfig());
+          } catch (e) {
+            this.log(`Failed to reload model config ${src.file}: ${(e as Error).message}`);
+          }
+        }, src.pollWaitSeconds * 1000),
+      );
+    }
+    if (this.options.grpcPort) this.log(`gRPC is not served by tfgate yet: --port=${this.options.grpcPort} is accepted and nothing listens on it`);
+    for (const f of this.options.notYetServed) this.log(`Not implemented yet, accepted and ignored: ${f}`);
+    if (!this.options.restApiPort) {
+      this.log('REST API is disabled (--rest_api_port=0) and gRPC is not served yet: nothing to listen on');
+      return {};
+    }
+    const app = createRestApp({
+      prediction: new PredictionService(this.manager),
+      modelStatus: (spec) => modelStatusJson(this.manager.status(spec)),
+      modelMetadata: (spec) => {
+        const handle = this.manager.acquire(spec);
+        try {
+          return modelMetadataJson(spec.name, handle.version, handle.servable.description.signatureDefs);
+        } finally {
+          handle.release();
+        }
+      },
+      limits: this.options.limits,
+      timeoutMs: this.options.restApiTimeoutMs,
+      enableCors: this.options.enableCors,
+    });
+    const port = await new Promise<number>((resolve, reject) => {
+      const server = serve({ fetch: app.fetch, port: this.options.restApiPort, hostname: this.options.restApiHost }, (info) => resolve(info.port));
+      server.once('error', reject);
+      this.http = server;
+    });
+    this.log(`Exporting HTTP/REST API at:${this.options.restApiHost}:${port} ...`);
+    return { restPort: port };
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.timers.forEach(clearInterval);
+    await new Promise<void>((resolve) => (this.http ? this.http.close(() => resolve()) : resolve()));
+    await Promise.allSettled([...this.polling.values()]);
+    await this.manager.stop();
+  }
+}
