@@ -114,6 +114,44 @@ function freezeNode(node: NodeDef, out: Map<string, NodeDef>, vars: VariableValu
   }
 }
 
+const IDENTITY_OPS = new Set(['Identity', 'Snapshot', 'StopGradient']);
+
+/**
+ * Rewires consumers of Identity nodes to the Identity's input (grappler does the same).
+ * Worth it: TF1 variables are read through `<var>/read` Identities, and the WASM backend's
+ * Identity copies its input, so every request would copy every weight.
+ */
+function bypassIdentities(out: Map<string, NodeDef>, keep: Set<string>): void {
+  const target = (tensor: string): string => {
+    for (let hops = 0; hops < 10000; hops++) {
+      const [name, index] = parseTensorName(tensor);
+      const node = out.get(name);
+      if (!node || index !== 0 || keep.has(name) || !IDENTITY_OPS.has(node.op) || !node.input?.[0]) return tensor;
+      tensor = node.input[0].includes(':') ? node.input[0] : `${node.input[0]}:0`;
+    }
+    return tensor;
+  };
+  for (const [name, node] of out) {
+    if (!node.input?.some((i) => !i.startsWith('^'))) continue;
+    out.set(name, { ...node, input: node.input.map((i) => (i.startsWith('^') ? i : target(i))) });
+  }
+}
+
+/**
+ * A signature output that is a constant or a fed input would be handed back as that very
+ * tensor (a model weight or the caller's input); an Identity in front gives a fresh tensor
+ * the runtime can dispose after the request.
+ */
+function guardOutputs(outputs: Record<string, string>, out: Map<string, NodeDef>): void {
+  for (const [key, tensor] of Object.entries(outputs)) {
+    const node = out.get(parseTensorName(tensor)[0]);
+    if (!node || !['Const', 'Placeholder', 'PlaceholderWithDefault'].includes(node.op)) continue;
+    const name = `__tfgate_output/${key}`;
+    out.set(name, { name, op: 'Identity', input: [tensor], attr: { T: node.attr?.dtype ?? { type: 'DT_FLOAT' } } });
+    outputs[key] = `${name}:0`;
+  }
+}
+
 /** Nodes reachable from `roots` over data edges, in dependency order. */
 function pruneTo(roots: string[], nodes: Map<string, NodeDef>): NodeDef[] {
   const order: NodeDef[] = [];
@@ -191,6 +229,8 @@ export function prepareSignatureGraph(
   for (const [name, node] of out) out.set(name, withDefaultAttrs(freezeNode(node, out, vars, extra), defaults));
   for (const n of extra) out.set(n.name, n);
 
+  guardOutputs(outputs, out);
+  bypassIdentities(out, new Set(Object.values(outputs).map((t) => parseTensorName(t)[0])));
   const nodes = pruneTo(Object.values(outputs), out);
   const kept = new Set(nodes.map((n) => n.name));
   for (const input of Object.values(inputs)) if (!kept.has(input.placeholder!)) input.placeholder = null;

@@ -1,0 +1,89 @@
+// Issue 2 bench: the embedded runtime (SavedModel → prepared graph → TF.js GraphModel) on a
+// writer-made MLP, next to the same computation written directly with TF.js ops, in the same
+// process and backend. Prints ms/batch, ms/item, GFLOP/s and the runtime's overhead per batch size.
+//   npm run bench:runtime [-- --iterations 200]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
+import { EmbeddedRuntime } from '../src/runtimes/embedded/embedded_runtime.js';
+import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
+import type { HostTensor } from '../src/tensor/host_tensor.js';
+
+const INPUT = 1024;
+const HIDDEN = [4096, 4096];
+const OUTPUT = 16;
+const BATCHES = [1, 2, 4, 8, 16, 32, 64];
+const arg = (name: string, def: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+const MIN_MS = arg('min-ms', 300); // time spent per measurement, per path
+const ROUNDS = arg('rounds', 3); // alternating runtime/direct rounds; the median of each is reported
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function timeIt(fn: () => Promise<void>): Promise<number> {
+  for (let i = 0; i < 3; i++) await fn(); // warm up kernels and allocations
+  let n = 0;
+  const t0 = process.hrtime.bigint();
+  let elapsed = 0;
+  while (elapsed < MIN_MS || n < 5) {
+    await fn();
+    n++;
+    elapsed = Number(process.hrtime.bigint() - t0) / 1e6;
+  }
+  return elapsed / n;
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-'));
+const version = path.join(dir, 'mlp', '1');
+const model = await writeMlpSavedModel(version, { inputDim: INPUT, hiddenSizes: HIDDEN, outputDim: OUTPUT, activation: 'relu', seed: 7 });
+const servable = await new EmbeddedRuntime('auto').load(version, { tags: ['serve'] });
+const layers = model.layers.map((l) => ({ w: tf.tensor(l.kernel, l.kernelShape), b: tf.tensor(l.bias, [l.bias.length]) }));
+
+function direct(x: tf.Tensor): tf.Tensor {
+  return tf.tidy(() => {
+    let h = x;
+    layers.forEach((l, i) => {
+      h = tf.add(tf.matMul(h, l.w), l.b);
+      if (i < layers.length - 1) h = tf.relu(h);
+    });
+    return h;
+  });
+}
+
+const flopsPerItem = 2 * [INPUT, ...HIDDEN, OUTPUT].slice(1).reduce((s, n, i, dims) => s + n * [INPUT, ...HIDDEN][i], 0);
+console.log(`backend ${servable.backend}; MLP ${INPUT}-${HIDDEN.join('-')}-${OUTPUT} relu; ${(flopsPerItem / 1e6).toFixed(2)} MFLOP per item`);
+console.log('| batch | runtime ms/batch | runtime ms/item | runtime GFLOP/s | direct TF.js ms/batch | overhead |');
+console.log('|---:|---:|---:|---:|---:|---:|');
+for (const batch of BATCHES) {
+  const values = Float32Array.from({ length: batch * INPUT }, (_, i) => Math.sin(i));
+  const input: HostTensor = { dtype: 'float32', shape: [batch, INPUT], values };
+  // Both paths include building the input tensor and reading the output back to JS memory.
+  const runtimeRuns: number[] = [];
+  const directRuns: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    runtimeRuns.push(
+      await timeIt(async () => {
+        await servable.run('serving_default', { x: input });
+      }),
+    );
+    directRuns.push(
+      await timeIt(async () => {
+        const x = tf.tensor(values, [batch, INPUT]);
+        const y = direct(x);
+        await y.data();
+        x.dispose();
+        y.dispose();
+      }),
+    );
+  }
+  const runtimeMs = median(runtimeRuns);
+  const directMs = median(directRuns);
+  const gflops = (flopsPerItem * batch) / (runtimeMs / 1e3) / 1e9;
+  const overhead = ((runtimeMs - directMs) / directMs) * 100;
+  console.log(`| ${batch} | ${runtimeMs.toFixed(3)} | ${(runtimeMs / batch).toFixed(4)} | ${gflops.toFixed(2)} | ${directMs.toFixed(3)} | ${overhead >= 0 ? '+' : ''}${overhead.toFixed(1)} % |`);
+}
+servable.dispose();
+fs.rmSync(dir, { recursive: true, force: true });
