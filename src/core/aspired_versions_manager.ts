@@ -91,7 +91,7 @@ export class AspiredVersionsManager<T> {
     }
     const wanted = new Map(aspired.map((a) => [a.version, a.path]));
     const loads: Promise<void>[] = [];
-    for (const v of entry.versions.values()) v.aspired = wanted.has(v.version) && v.state !== 'END' && v.state !== 'UNLOADING';
+    for (const v of entry.versions.values()) v.aspired = wanted.has(v.version);
     for (const [version, path] of wanted) {
       const existing = entry.versions.get(version);
       if (existing && existing.state !== 'END') continue;
@@ -140,15 +140,18 @@ export class AspiredVersionsManager<T> {
     }
   }
 
-  /** Unloads versions that are no longer aspired, when doing so keeps the model available. */
+  /**
+   * Unloads versions that are no longer aspired, when doing so keeps the model available:
+   * only once an aspired version is AVAILABLE, so a new version that is still loading, or
+   * that failed, leaves the old one serving. An empty aspired set unloads everything.
+   */
   private reconcile(model: string, entry: ModelEntry<T>): void {
     const versions = [...entry.versions.values()];
-    const aspiredLoading = versions.some((v) => v.aspired && v.state === 'LOADING');
+    const anyAspired = versions.some((v) => v.aspired);
     const aspiredAvailable = versions.some((v) => v.aspired && v.state === 'AVAILABLE');
+    if (anyAspired && !aspiredAvailable) return;
     for (const v of versions) {
-      if (v.aspired || v.state !== 'AVAILABLE') continue;
-      if (aspiredLoading && !aspiredAvailable) continue; // keep serving until the new version is up
-      void this.unload(model, v);
+      if (!v.aspired && v.state === 'AVAILABLE') void this.unload(model, v);
     }
   }
 

@@ -14,7 +14,8 @@ const NON_FINITE = /"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)/g;
 const SENTINEL = '\u0000tfgate:';
 
 function parseWithNonFinite(text: string): unknown {
-  const rewritten = text.replace(NON_FINITE, (m, bare: string | undefined) => (bare ? `"${SENTINEL}${bare}"` : m));
+  // The sentinel is written as the escape `\u0000` (a raw NUL is not allowed in JSON strings).
+  const rewritten = text.replace(NON_FINITE, (m, bare: string | undefined) => (bare ? `"\\u0000tfgate:${bare}"` : m));
   return JSON.parse(rewritten, (_k, v) => {
     if (typeof v === 'string' && v.startsWith(SENTINEL)) return Number(v.slice(SENTINEL.length));
     return v;

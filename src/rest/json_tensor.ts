@@ -207,7 +207,7 @@ function fromInstances(instances: Json[], inputs: Record<string, TensorSpec>): R
   return out;
 }
 
-function fromInputs(value: Json, inputs: Record<string, TensorSpec>): Record<string, HostTensor> {
+function fromInputs(value: Json, inputs: Record<string, TensorSpec>, defaults: Record<string, HostTensor>): Record<string, HostTensor> {
   const names = Object.keys(inputs).sort();
   if (!isElementObject(value)) {
     if (names.length > 1) {
@@ -218,7 +218,12 @@ function fromInputs(value: Json, inputs: Record<string, TensorSpec>): Record<str
   const obj = value as Record<string, Json>;
   const out: Record<string, HostTensor> = {};
   for (const name of names) {
-    if (!(name in obj)) throw invalidArgument(`Missing named input: ${name} in 'inputs' object.`);
+    if (!(name in obj)) {
+      // TF Serving's REST parser requires every input; tfgate lets SignatureDef.defaults fill
+      // one in, as its gRPC Predict does.
+      if (name in defaults) continue;
+      throw invalidArgument(`Missing named input: ${name} in 'inputs' object.`);
+    }
     out[name] = jsonToTensor(obj[name], inputs[name]).tensor;
   }
   for (const name of Object.keys(obj)) {
@@ -252,7 +257,7 @@ export function parsePredictRequest(body: unknown, signature: SignatureSpec): Pa
     if (instances.length === 0) throw invalidArgument(`JSON Value: ${debugString(doc)} No values in 'instances' array`);
     return { format: 'row', inputs: fromInstances(instances, signature.inputs) };
   }
-  if (hasInputs) return { format: 'columnar', inputs: fromInputs(doc.inputs, signature.inputs) };
+  if (hasInputs) return { format: 'columnar', inputs: fromInputs(doc.inputs, signature.inputs, signature.defaults) };
   throw invalidArgument("Missing 'inputs' or 'instances' key");
 }
 

@@ -8,6 +8,7 @@ import { dtypeFromTf } from '../../tensor/dtype.js';
 import { numElements, type HostTensor } from '../../tensor/host_tensor.js';
 import { shapeFromProto, valuesFromBytes, type TensorShapeObject } from '../tensor_proto.js';
 import { crc32c, unmaskCrc } from './crc32c.js';
+import { stringTensorChecksums } from './tensor_bundle_writer.js';
 import { ByteReader, readTable, TableFormatError } from './sstable_reader.js';
 
 export interface BundleEntry {
@@ -75,11 +76,14 @@ export class TensorBundle {
     const data = this.shard(id);
     if (offset + size > data.length) throw dataLoss(`${file}: tensor ${key} at bytes ${offset}..${offset + size} runs past the end of the file (${data.length} bytes)`);
     const bytes = data.subarray(offset, offset + size);
-    if (e.crc32c !== undefined && unmaskCrc(e.crc32c) !== crc32c(bytes)) {
-      throw dataLoss(`${file}: checksum does not match for tensor ${key}`);
-    }
     const count = numElements(shape);
-    if (dtype === 'string') return { dtype, shape, values: readStrings(bytes, count, key, file) };
+    const checksumFailed = () => dataLoss(`${file}: checksum does not match for tensor ${key}`);
+    if (dtype === 'string') {
+      const values = readStrings(bytes, count, key, file);
+      if (e.crc32c !== undefined && unmaskCrc(e.crc32c) !== stringTensorChecksums(values).entryCrc) throw checksumFailed();
+      return { dtype, shape, values };
+    }
+    if (e.crc32c !== undefined && unmaskCrc(e.crc32c) !== crc32c(bytes)) throw checksumFailed();
     try {
       return { dtype, shape, values: valuesFromBytes(dtype, bytes, count) };
     } catch (err) {

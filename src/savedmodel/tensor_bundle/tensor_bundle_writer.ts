@@ -18,29 +18,52 @@ function putVarint(out: number[], v: number): void {
   out.push(v);
 }
 
-/** A tensor's bytes in the data file (strings: varint lengths, their crc32c, then the bytes). */
-export function tensorBytes(t: HostTensor): Uint8Array {
+/**
+ * TF's string-tensor checksums: lengths are stored as varints, but summed as little-endian
+ * uint32s (uint64 past 4 GiB); the stored length checksum is the masked CRC of those; the
+ * entry's crc32c goes on over the 4 stored checksum bytes and then the string bytes.
+ */
+export function stringTensorChecksums(strings: Uint8Array[]): { lengthChecksum: number; entryCrc: number } {
+  let crc = 0;
+  const word = new DataView(new ArrayBuffer(8));
+  for (const s of strings) {
+    if (s.length <= 0xffffffff) {
+      word.setUint32(0, s.length, true);
+      crc = crc32c(new Uint8Array(word.buffer, 0, 4), crc);
+    } else {
+      word.setBigUint64(0, BigInt(s.length), true);
+      crc = crc32c(new Uint8Array(word.buffer, 0, 8), crc);
+    }
+  }
+  const lengthChecksum = maskCrc(crc);
+  word.setUint32(0, lengthChecksum, true);
+  crc = crc32c(new Uint8Array(word.buffer, 0, 4), crc);
+  for (const s of strings) crc = crc32c(s, crc);
+  return { lengthChecksum, entryCrc: crc };
+}
+
+/** A tensor's bytes in the data file and its (unmasked) crc32c. */
+export function tensorBytes(t: HostTensor): { bytes: Uint8Array; crc: number } {
   if (t.dtype !== 'string') {
     const v = t.values as Exclude<TensorValues, Uint8Array[]>;
-    return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+    const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+    return { bytes, crc: crc32c(bytes) };
   }
   const strings = t.values as Uint8Array[];
   const lengths: number[] = [];
   for (const s of strings) putVarint(lengths, s.length);
-  const lengthBytes = Uint8Array.from(lengths);
-  const total = lengthBytes.length + (strings.length ? 4 : 0) + strings.reduce((n, s) => n + s.length, 0);
+  const { lengthChecksum, entryCrc } = stringTensorChecksums(strings);
+  const total = lengths.length + 4 + strings.reduce((n, s) => n + s.length, 0);
   const out = new Uint8Array(total);
-  out.set(lengthBytes);
-  let off = lengthBytes.length;
-  if (strings.length) {
-    new DataView(out.buffer).setUint32(off, maskCrc(crc32c(lengthBytes)), true);
-    off += 4;
-  }
+  out.set(lengths);
+  let off = lengths.length;
+  new DataView(out.buffer).setUint32(off, lengthChecksum, true);
+  off += 4;
   for (const s of strings) {
     out.set(s, off);
     off += s.length;
   }
-  return out;
+  return { bytes: out, crc: entryCrc };
 }
 
 export async function writeTensorBundle(prefix: string, tensors: Array<[string, HostTensor]>): Promise<void> {
@@ -53,14 +76,14 @@ export async function writeTensorBundle(prefix: string, tensors: Array<[string, 
   ];
   let offset = 0;
   for (const [key, t] of sorted) {
-    const bytes = tensorBytes(t);
+    const { bytes, crc } = tensorBytes(t);
     const entry = entryType.fromObject({
       dtype: dtypeToTf(t.dtype),
       shape: { dim: t.shape.map((size) => ({ size })) },
       shardId: 0,
       offset,
       size: bytes.length,
-      crc32c: maskCrc(crc32c(bytes)),
+      crc32c: maskCrc(crc),
     });
     entries.push([key, entryType.encode(entry).finish()]);
     data.push(bytes);

@@ -1,0 +1,124 @@
+// Version policies (pure) and the manager's lifecycle, with an in-memory loader.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { aspiredVersions } from '../../src/core/version_policy.js';
+import { AspiredVersionsManager, type VersionLoader } from '../../src/core/aspired_versions_manager.js';
+import { listVersions } from '../../src/core/file_system_source.js';
+import { Code, ServingError } from '../../src/core/status.js';
+
+describe('version policy', () => {
+  const TABLE: Array<[number[], Parameters<typeof aspiredVersions>[1], number[]]> = [
+    [[1, 2, 3], { latest: { numVersions: 1 } }, [3]],
+    [[3, 1, 2], { latest: { numVersions: 2 } }, [2, 3]],
+    [[1], { latest: { numVersions: 5 } }, [1]],
+    [[], { latest: { numVersions: 1 } }, []],
+    [[1, 2, 3], { all: {} }, [1, 2, 3]],
+    [[1, 2, 3], { specific: { versions: [1, 3, 7] } }, [1, 3]],
+  ];
+  for (const [disk, policy, want] of TABLE) it(`${JSON.stringify(policy)} over ${disk} → ${want}`, () => assert.deepEqual(aspiredVersions(disk, policy), want));
+});
+
+describe('file system source', () => {
+  it('lists numeric folders only (leading zeros allowed), ignoring files and other folders', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-fs-'));
+    for (const d of ['00000123', '7', 'variables', 'tmp_1']) fs.mkdirSync(path.join(dir, d));
+    fs.writeFileSync(path.join(dir, 'saved_model.pb'), '');
+    fs.writeFileSync(path.join(dir, '9'), '');
+    assert.deepEqual((await listVersions(dir)).map((v) => v.version), [7, 123]);
+  });
+});
+
+class FakeLoader implements VersionLoader<string> {
+  pending = new Map<number, { resolve: (v: string) => void; reject: (e: Error) => void }>();
+  unloaded: string[] = [];
+  load(_m: string, version: number): Promise<string> {
+    return new Promise((resolve, reject) => this.pending.set(version, { resolve, reject }));
+  }
+  async unload(v: string): Promise<void> {
+    this.unloaded.push(v);
+  }
+}
+const tick = () => new Promise((r) => setImmediate(r));
+const manager = (loader: FakeLoader) => new AspiredVersionsManager(loader, { allowVersionLabelsForUnavailableModels: false, maxNumLoadRetries: 0, loadRetryIntervalMs: 0 });
+
+describe('aspired versions manager', () => {
+  it('keeps the old version serving until the new one is available, then unloads it', async () => {
+    const loader = new FakeLoader();
+    const m = manager(loader);
+    const first = m.setAspiredVersions('m', [{ version: 1, path: '/1' }]);
+    await tick();
+    loader.pending.get(1)!.resolve('v1');
+    await first;
+    const second = m.setAspiredVersions('m', [{ version: 2, path: '/2' }]);
+    await tick();
+    const h = m.acquire({ name: 'm' });
+    assert.equal(h.servable, 'v1', 'v2 still loading: v1 answers');
+    h.release();
+    loader.pending.get(2)!.resolve('v2');
+    await second;
+    assert.equal(m.acquire({ name: 'm' }).servable, 'v2');
+    assert.deepEqual(loader.unloaded, ['v1']);
+    assert.deepEqual(m.status({ name: 'm' }).map((s) => [s.version, s.state]), [[2, 'AVAILABLE'], [1, 'END']]);
+  });
+
+  it('a failed load ends in END with its error; the previous version keeps serving', async () => {
+    const loader = new FakeLoader();
+    const m = manager(loader);
+    const first = m.setAspiredVersions('m', [{ version: 1, path: '/1' }]);
+    await tick();
+    loader.pending.get(1)!.resolve('v1');
+    await first;
+    const second = m.setAspiredVersions('m', [{ version: 2, path: '/2' }]);
+    await tick();
+    loader.pending.get(2)!.reject(new ServingError(Code.DATA_LOSS, 'corrupt saved_model.pb'));
+    await second;
+    const [v2, v1] = m.status({ name: 'm' });
+    assert.deepEqual([v2.version, v2.state, v2.status.code, v2.status.message], [2, 'END', Code.DATA_LOSS, 'corrupt saved_model.pb']);
+    assert.equal(v1.state, 'AVAILABLE');
+    assert.equal(m.acquire({ name: 'm' }).servable, 'v1');
+  });
+
+  it('unloading waits for handles still held', async () => {
+    const loader = new FakeLoader();
+    const m = manager(loader);
+    const p = m.setAspiredVersions('m', [{ version: 1, path: '/1' }]);
+    await tick();
+    loader.pending.get(1)!.resolve('v1');
+    await p;
+    const h = m.acquire({ name: 'm', version: 1 });
+    const removed = m.removeModel('m');
+    await tick();
+    assert.deepEqual(loader.unloaded, [], 'held: not unloaded yet');
+    h.release();
+    await removed;
+    assert.deepEqual(loader.unloaded, ['v1']);
+  });
+
+  it('resolves versions and labels with TF Serving\'s errors', async () => {
+    const loader = new FakeLoader();
+    const m = manager(loader);
+    const p = m.setAspiredVersions('m', [{ version: 1, path: '/1' }, { version: 2, path: '/2' }]);
+    await tick();
+    loader.pending.get(1)!.resolve('v1');
+    loader.pending.get(2)!.resolve('v2');
+    await p;
+    m.setVersionLabels('m', { stable: 1 });
+    assert.equal(m.acquire({ name: 'm', label: 'stable' }).servable, 'v1');
+    const err = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return [(e as ServingError).code, (e as Error).message];
+      }
+      return undefined;
+    };
+    assert.deepEqual(err(() => m.acquire({ name: 'x' })), [Code.NOT_FOUND, 'Servable not found for request: Latest(x)']);
+    assert.deepEqual(err(() => m.acquire({ name: 'm', version: 9 })), [Code.NOT_FOUND, 'Servable not found for request: Specific(m, 9)']);
+    assert.deepEqual(err(() => m.acquire({ name: 'm', label: 'beta' })), [Code.INVALID_ARGUMENT, 'Unrecognized servable version label: beta']);
+    assert.deepEqual(err(() => m.status({ name: 'x' })), [Code.NOT_FOUND, 'Could not find any versions of model x']);
+    assert.deepEqual(err(() => m.setVersionLabels('m', { canary: 3 })), [Code.FAILED_PRECONDITION, 'Request to assign label to version 3 of model m, which is not currently available for inference']);
+  });
+});

@@ -1,0 +1,84 @@
+// Starts the real tfgate binary on a free loopback port and stops it after the test.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { REPO_ROOT } from './paths.js';
+
+export const TFGATE_BIN = path.join(REPO_ROOT, 'bin', 'tfgate');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningServer {
+  port: number;
+  url: (p: string) => string;
+  logs: () => string;
+  stop: () => Promise<number | null>;
+  proc: ChildProcess;
+}
+
+/** Spawns `tfgate <args> --rest_api_port=<free>` and waits until it answers HTTP. */
+export async function startServer(args: string[], opts: { cwd?: string; readyPath?: string; timeoutMs?: number } = {}): Promise<RunningServer> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, [TFGATE_BIN, ...args, `--rest_api_port=${port}`, '--rest_api_host=127.0.0.1', '--port=0'], {
+    cwd: opts.cwd ?? REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let logs = '';
+  proc.stdout!.on('data', (d) => (logs += d));
+  proc.stderr!.on('data', (d) => (logs += d));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const url = (p: string) => `http://127.0.0.1:${port}${p}`;
+  const deadline = Date.now() + (opts.timeoutMs ?? 30000);
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`tfgate exited with ${proc.exitCode}:\n${logs}`);
+    try {
+      await fetch(url(opts.readyPath ?? '/v1/models/__probe__'));
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        proc.kill('SIGKILL');
+        throw new Error(`tfgate did not start in time:\n${logs}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    port,
+    url,
+    logs: () => logs,
+    proc,
+    stop: async () => {
+      if (proc.exitCode === null) proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+export async function postJson(url: string, body: unknown | string): Promise<{ status: number; json: any; text: string }> {
+  const res = await fetch(url, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text };
+}
+
+export async function getJson(url: string): Promise<{ status: number; json: any }> {
+  const res = await fetch(url);
+  return { status: res.status, json: await res.json() };
+}
