@@ -74,7 +74,7 @@ export const FLAGS = {
   rest_api_host: acted('string', '0.0.0.0', 'tfgate: address the REST API binds to'),
   runtime: acted('string', 'auto', 'tfgate: auto | wasm | cpu | tfjs-node — the runtime that executes models'),
   config: acted('string', '', 'tfgate: a YAML file with the model config (same content as --model_config_file)'),
-  num_executors: acted('int', Math.min(cpus, 4), 'tfgate: executor threads per loaded model version'),
+  num_executors: acted('int', Math.max(1, Math.min(cpus - 1, 4)), 'tfgate: executor threads per loaded model version (default: one core left to the event loop, at most 4)'),
   max_request_body_bytes: acted('int', 64 * 1024 * 1024, 'tfgate: largest accepted request body (413 above it)'),
   json_max_depth: acted('int', 64, 'tfgate: deepest JSON nesting accepted in a request'),
   json_max_elements: acted('int', 16 * 1024 * 1024, 'tfgate: most JSON values (list items + object members) accepted in a request'),

@@ -14,9 +14,14 @@ export interface ExecutorWorkerData {
 
 export type RuntimeName = 'auto' | 'wasm' | 'cpu' | 'tfjs-node';
 
-export type ExecutorTask =
-  | { kind: 'describe' }
-  | { kind: 'run'; signature: string; inputs: Record<string, HostTensor>; outputKeys: string[] };
+export interface RunRequest {
+  signature: string;
+  inputs: Record<string, HostTensor>;
+  outputKeys: string[];
+}
+
+/** `runMany` carries the requests that arrived in one event-loop turn: one message, not N. */
+export type ExecutorTask = { kind: 'describe' } | ({ kind: 'run' } & RunRequest) | { kind: 'runMany'; requests: RunRequest[] };
 
 export interface ModelDescription {
   backend: string;
@@ -27,7 +32,9 @@ export interface ModelDescription {
   signatureDefs: Record<string, SignatureDefObject>;
 }
 
+export type RunReply = { ok: true; kind: 'run'; outputs: Record<string, HostTensor> } | { ok: false; error: StatusData };
+
 export type ExecutorReply =
   | { ok: true; kind: 'describe'; description: ModelDescription }
-  | { ok: true; kind: 'run'; outputs: Record<string, HostTensor> }
-  | { ok: false; error: StatusData };
+  | RunReply
+  | { ok: true; kind: 'runMany'; replies: RunReply[] };

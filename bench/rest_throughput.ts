@@ -1,0 +1,90 @@
+// Issue 3 bench, two figures measured in one run:
+//  1. :predict throughput on half_plus_two (batching off) against a bare Hono JSON echo
+//     route, same client, same request body, each server in its own process;
+//  2. p99 latency of GET /v1/models/{m} while a heavy model is saturated with predicts.
+//   npm run bench:rest [-- --seconds 8 --concurrency 16]
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
+import { percentile, runLoad, summary, type LoadResult } from './load/http_load.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(here, '..', '..');
+const arg = (name: string, def: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+const SECONDS = arg('seconds', 6);
+const CONCURRENCY = arg('concurrency', 16);
+
+async function startProcess(args: string[], ready: (line: string) => number | undefined): Promise<{ proc: ChildProcess; port: number }> {
+  const proc = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d;
+      for (const line of out.split('\n')) {
+        const port = ready(line);
+        if (port) return resolve({ proc, port });
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+}
+
+const tfgatePort = (line: string) => Number(/Exporting HTTP\/REST API at:[\d.]+:(\d+)/.exec(line)?.[1]) || undefined;
+
+async function main() {
+  const body = JSON.stringify({ instances: [1.0, 2.0, 5.0] });
+  const echo = await startProcess([path.join(here, 'load', 'echo_server.js')], (l) => Number(/listening (\d+)/.exec(l)?.[1]) || undefined);
+  const tfgate = await startProcess(
+    [path.join(REPO, 'bin', 'tfgate'), `--model_base_path=${path.join(REPO, 'model_repository', 'half_plus_two')}`, '--model_name=half_plus_two', '--rest_api_port=18501', '--rest_api_host=127.0.0.1', '--port=0'],
+    tfgatePort,
+  );
+  console.log(`client: ${CONCURRENCY} keep-alive connections, ${SECONDS} s per measurement, ${os.cpus().length} cores shared by client and server`);
+  // Alternate the two servers so that machine noise hits both alike; keep each one's best.
+  const echoRuns: LoadResult[] = [];
+  const predictRuns: LoadResult[] = [];
+  for (let round = 0; round < 2; round++) {
+    echoRuns.push(await runLoad({ url: `http://127.0.0.1:${echo.port}/echo`, method: 'POST', body, concurrency: CONCURRENCY, durationMs: SECONDS * 1000 }));
+    predictRuns.push(await runLoad({ url: `http://127.0.0.1:${tfgate.port}/v1/models/half_plus_two:predict`, method: 'POST', body, concurrency: CONCURRENCY, durationMs: SECONDS * 1000 }));
+  }
+  const best = (rs: LoadResult[]) => rs.reduce((a, b) => (b.rps > a.rps ? b : a));
+  const e = best(echoRuns);
+  const p = best(predictRuns);
+  console.log(`Hono JSON echo:          ${summary(e)}`);
+  console.log(`tfgate :predict (hp2):   ${summary(p)}`);
+  console.log(`ratio predict/echo: ${(p.rps / e.rps).toFixed(2)} (target ≥ 0.6)`);
+  echo.proc.kill();
+  tfgate.proc.kill();
+
+  // 2. A heavy model saturated with predicts; status requests must not wait behind inference.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-heavy-'));
+  // Heavy in compute (~0.6 GFLOP a request), light on the wire (8×256 floats in, 8×16 out).
+  await writeMlpSavedModel(path.join(dir, 'heavy', '1'), { inputDim: 256, hiddenSizes: [4096, 4096, 4096], outputDim: 16, activation: 'relu', seed: 1 });
+  const heavy = await startProcess(
+    [path.join(REPO, 'bin', 'tfgate'), `--model_base_path=${path.join(dir, 'heavy')}`, '--model_name=heavy', '--rest_api_port=18502', '--rest_api_host=127.0.0.1', '--port=0', `--num_executors=${arg('heavy-executors', 1)}`],
+    tfgatePort,
+  );
+  const batch = JSON.stringify({ instances: Array.from({ length: 8 }, (_, i) => Array.from({ length: 256 }, (_, j) => Math.sin(i + j))) });
+  const load = runLoad({ url: `http://127.0.0.1:${heavy.port}/v1/models/heavy:predict`, method: 'POST', body: batch, concurrency: 8, durationMs: SECONDS * 1000 + 1000 });
+  await new Promise((r) => setTimeout(r, 500));
+  const status = await runLoad({ url: `http://127.0.0.1:${heavy.port}/v1/models/heavy`, method: 'GET', concurrency: 1, durationMs: SECONDS * 1000, pauseMs: 20 });
+  const predicts = await load;
+  const s = [...status.latenciesMs].sort((a, b) => a - b);
+  console.log(`heavy :predict (8 rows, MLP 256-4096-4096-4096-16), 8 loops: ${summary(predicts)}`);
+  console.log(`GET /v1/models/heavy meanwhile: ${summary(status)}`);
+  console.log(`status p99 under saturation: ${percentile(s, 99).toFixed(2)} ms (target ≤ 10 ms)`);
+  heavy.proc.kill();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
