@@ -27,8 +27,11 @@ export interface RestDeps {
   enableCors: boolean;
 }
 
+/** A body over --max_request_body_bytes: RESOURCE_EXHAUSTED, answered 413 as HTTP has a status for it. */
+class BodyTooLarge extends ServingError {}
+
 function tooLarge(max: number): ServingError {
-  return new ServingError(Code.RESOURCE_EXHAUSTED, `Request body is larger than the limit of ${max} bytes (--max_request_body_bytes)`);
+  return new BodyTooLarge(Code.RESOURCE_EXHAUSTED, `Request body is larger than the limit of ${max} bytes (--max_request_body_bytes)`);
 }
 
 /**
@@ -72,7 +75,8 @@ const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
 function jsonError(c: Context, e: unknown): Response {
   const status = toStatusData(e);
-  return c.body(JSON.stringify({ error: status.message }, null, 4), httpStatusFor(status.code) as 400, JSON_HEADERS);
+  const http = e instanceof BodyTooLarge ? 413 : httpStatusFor(status.code);
+  return c.body(JSON.stringify({ error: status.message }, null, 4), http as 400, JSON_HEADERS);
 }
 
 export function createRestApp(deps: RestDeps): Hono {
