@@ -3,7 +3,7 @@
 // *_val fields, where fewer values than elements means "repeat the last one" (a Const of
 // shape [1000] with float_val [0] is 1000 zeros).
 import { bytesPerElement, dtypeFromTf, dtypeToTf, type DType } from '../tensor/dtype.js';
-import { allocValues, numElements, type HostTensor, type TensorValues } from '../tensor/host_tensor.js';
+import { allocValues, numElements, TYPED_ARRAY, type HostTensor, type TensorValues } from '../tensor/host_tensor.js';
 import { invalidArgument } from '../core/status.js';
 
 export interface TensorShapeObject {
@@ -47,32 +47,7 @@ export function valuesFromBytes(dtype: DType, bytes: Uint8Array, size: number): 
   }
   // Copy so the result is aligned and owns its buffer (the source may be a view into a
   // larger Buffer; Buffer#slice would share it, new Uint8Array(view) copies).
-  const copy = new Uint8Array(bytes).buffer;
-  switch (dtype) {
-    case 'float32':
-      return new Float32Array(copy);
-    case 'float64':
-      return new Float64Array(copy);
-    case 'int32':
-      return new Int32Array(copy);
-    case 'int64':
-      return new BigInt64Array(copy);
-    case 'uint64':
-      return new BigUint64Array(copy);
-    case 'uint32':
-      return new Uint32Array(copy);
-    case 'int16':
-      return new Int16Array(copy);
-    case 'uint16':
-    case 'float16':
-    case 'bfloat16':
-      return new Uint16Array(copy);
-    case 'int8':
-      return new Int8Array(copy);
-    case 'uint8':
-    case 'bool':
-      return new Uint8Array(copy);
-  }
+  return new TYPED_ARRAY[dtype](new Uint8Array(bytes).buffer);
 }
 
 function fillRepeated<T>(target: { length: number; [i: number]: T }, source: readonly T[]): void {

@@ -36,35 +36,39 @@ export function numElements(shape: readonly number[]): number {
   return n;
 }
 
+type NumericArrayConstructor =
+  | Float32ArrayConstructor
+  | Float64ArrayConstructor
+  | Int32ArrayConstructor
+  | BigInt64ArrayConstructor
+  | BigUint64ArrayConstructor
+  | Uint32ArrayConstructor
+  | Int16ArrayConstructor
+  | Uint16ArrayConstructor
+  | Int8ArrayConstructor
+  | Uint8ArrayConstructor;
+
+/** Storage class per numeric dtype (bool as 0/1 bytes, half types as their uint16 bits). */
+export const TYPED_ARRAY: Record<Exclude<DType, 'string'>, NumericArrayConstructor> = {
+  float32: Float32Array,
+  float64: Float64Array,
+  int32: Int32Array,
+  int64: BigInt64Array,
+  uint64: BigUint64Array,
+  uint32: Uint32Array,
+  int16: Int16Array,
+  uint16: Uint16Array,
+  float16: Uint16Array,
+  bfloat16: Uint16Array,
+  int8: Int8Array,
+  uint8: Uint8Array,
+  bool: Uint8Array,
+};
+
 /** Allocates zero-filled storage of the right kind for dtype. */
 export function allocValues(dtype: DType, size: number): TensorValues {
-  switch (dtype) {
-    case 'float32':
-      return new Float32Array(size);
-    case 'float64':
-      return new Float64Array(size);
-    case 'int32':
-      return new Int32Array(size);
-    case 'int64':
-      return new BigInt64Array(size);
-    case 'uint64':
-      return new BigUint64Array(size);
-    case 'uint32':
-      return new Uint32Array(size);
-    case 'int16':
-      return new Int16Array(size);
-    case 'uint16':
-    case 'float16':
-    case 'bfloat16':
-      return new Uint16Array(size);
-    case 'int8':
-      return new Int8Array(size);
-    case 'uint8':
-    case 'bool':
-      return new Uint8Array(size);
-    case 'string':
-      return Array.from({ length: size }, () => new Uint8Array(0));
-  }
+  if (dtype === 'string') return Array.from({ length: size }, () => new Uint8Array(0));
+  return new TYPED_ARRAY[dtype](size);
 }
 
 export function hostTensor(dtype: DType, shape: number[], values: TensorValues): HostTensor {

@@ -8,6 +8,7 @@ import { FlagError, FLAGS, helpText, parseFlags } from '../../src/config/flags.j
 import { parseModelConfigText, parseModelConfigYaml } from '../../src/config/model_server_config.js';
 import { ConfigError, parseTextFormat } from '../../src/config/text_format.js';
 import { FIXTURES } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp.js';
 
 const fixture = (f: string) => fs.readFileSync(path.join(FIXTURES, 'configs', f), 'utf8');
 
@@ -85,7 +86,7 @@ describe('models.config (text proto)', () => {
 
 describe('YAML config', () => {
   it('gives the same models as the text proto', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-yaml-'));
+    const dir = tempDir('tfgate-yaml-');
     const text = parseModelConfigText(`model_config_list { config { name: 'm' base_path: 'models/m' model_version_policy { latest { num_versions: 2 } } version_labels { key: 'stable' value: 1 } } }`, path.join(dir, 'models.config'));
     const yaml = parseModelConfigYaml(`model_config_list:\n  config:\n    - name: m\n      base_path: models/m\n      model_version_policy: {latest: {num_versions: 2}}\n      version_labels: {stable: 1}\n`, path.join(dir, 'tfgate.yaml'));
     assert.deepEqual(yaml.models, text.models);

@@ -8,6 +8,7 @@ import { aspiredVersions } from '../../src/core/version_policy.js';
 import { AspiredVersionsManager, type VersionLoader } from '../../src/core/aspired_versions_manager.js';
 import { listVersions } from '../../src/core/file_system_source.js';
 import { Code, ServingError } from '../../src/core/status.js';
+import { tempDir } from '../helpers/temp.js';
 
 describe('version policy', () => {
   const TABLE: Array<[number[], Parameters<typeof aspiredVersions>[1], number[]]> = [
@@ -23,7 +24,7 @@ describe('version policy', () => {
 
 describe('file system source', () => {
   it('lists numeric folders only (leading zeros allowed), ignoring files and other folders', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-fs-'));
+    const dir = tempDir('tfgate-fs-');
     for (const d of ['00000123', '7', 'variables', 'tmp_1']) fs.mkdirSync(path.join(dir, d));
     fs.writeFileSync(path.join(dir, 'saved_model.pb'), '');
     fs.writeFileSync(path.join(dir, '9'), '');
@@ -44,14 +45,20 @@ class FakeLoader implements VersionLoader<string> {
 const tick = () => new Promise((r) => setImmediate(r));
 const manager = (loader: FakeLoader) => new AspiredVersionsManager(loader, { allowVersionLabelsForUnavailableModels: false, maxNumLoadRetries: 0, loadRetryIntervalMs: 0 });
 
+/** A manager whose model 'm' has `versions` loaded and AVAILABLE. */
+async function loadedManager(versions: number[]) {
+  const loader = new FakeLoader();
+  const m = manager(loader);
+  const p = m.setAspiredVersions('m', versions.map((v) => ({ version: v, path: `/${v}` })));
+  await tick();
+  for (const v of versions) loader.pending.get(v)!.resolve(`v${v}`);
+  await p;
+  return { loader, m };
+}
+
 describe('aspired versions manager', () => {
   it('keeps the old version serving until the new one is available, then unloads it', async () => {
-    const loader = new FakeLoader();
-    const m = manager(loader);
-    const first = m.setAspiredVersions('m', [{ version: 1, path: '/1' }]);
-    await tick();
-    loader.pending.get(1)!.resolve('v1');
-    await first;
+    const { loader, m } = await loadedManager([1]);
     const second = m.setAspiredVersions('m', [{ version: 2, path: '/2' }]);
     await tick();
     const h = m.acquire({ name: 'm' });
@@ -65,12 +72,7 @@ describe('aspired versions manager', () => {
   });
 
   it('a failed load ends in END with its error; the previous version keeps serving', async () => {
-    const loader = new FakeLoader();
-    const m = manager(loader);
-    const first = m.setAspiredVersions('m', [{ version: 1, path: '/1' }]);
-    await tick();
-    loader.pending.get(1)!.resolve('v1');
-    await first;
+    const { loader, m } = await loadedManager([1]);
     const second = m.setAspiredVersions('m', [{ version: 2, path: '/2' }]);
     await tick();
     loader.pending.get(2)!.reject(new ServingError(Code.DATA_LOSS, 'corrupt saved_model.pb'));
@@ -82,12 +84,7 @@ describe('aspired versions manager', () => {
   });
 
   it('unloading waits for handles still held', async () => {
-    const loader = new FakeLoader();
-    const m = manager(loader);
-    const p = m.setAspiredVersions('m', [{ version: 1, path: '/1' }]);
-    await tick();
-    loader.pending.get(1)!.resolve('v1');
-    await p;
+    const { loader, m } = await loadedManager([1]);
     const h = m.acquire({ name: 'm', version: 1 });
     const removed = m.removeModel('m');
     await tick();
@@ -98,13 +95,7 @@ describe('aspired versions manager', () => {
   });
 
   it('resolves versions and labels with TF Serving\'s errors', async () => {
-    const loader = new FakeLoader();
-    const m = manager(loader);
-    const p = m.setAspiredVersions('m', [{ version: 1, path: '/1' }, { version: 2, path: '/2' }]);
-    await tick();
-    loader.pending.get(1)!.resolve('v1');
-    loader.pending.get(2)!.resolve('v2');
-    await p;
+    const { m } = await loadedManager([1, 2]);
     m.setVersionLabels('m', { stable: 1 });
     assert.equal(m.acquire({ name: 'm', label: 'stable' }).servable, 'v1');
     const err = (f: () => unknown) => {

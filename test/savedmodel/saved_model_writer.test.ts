@@ -11,8 +11,9 @@ import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js
 import { readSavedModelProto, readMetaGraph } from '../../src/savedmodel/saved_model_reader.js';
 import { readTable, readTensorBundle } from '../../src/savedmodel/tensor_bundle/index.js';
 import { fixtureModel } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp.js';
 
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-writer-'));
+const tmp = () => tempDir('tfgate-writer-');
 const runtime = new EmbeddedRuntime('auto');
 
 function assertRelClose(actual: Float32Array, expected: Float64Array, tol = 1e-4): void {

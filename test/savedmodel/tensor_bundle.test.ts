@@ -9,6 +9,7 @@ import { readTensorBundle, writeTensorBundle } from '../../src/savedmodel/tensor
 import { Code, ServingError } from '../../src/core/status.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { MODELS, fixtureModel } from '../helpers/paths.js';
+import { tempDir } from '../helpers/temp.js';
 
 const prefix = (model: string, version: string) => path.join(fixtureModel(model, version), 'variables', 'variables');
 const scalar = async (model: string, version: string, key: string) => Array.from((await readTensorBundle(prefix(model, version))).read(key).values as Float32Array);
@@ -53,7 +54,7 @@ describe('TensorBundle reader', () => {
   });
 
   it('round-trips what it writes, all dtypes, scalars, empty tensors and many keys', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bundle-'));
+    const dir = tempDir('tfgate-bundle-');
     const tensors: Array<[string, HostTensor]> = [
       ['f32', { dtype: 'float32', shape: [2, 2], values: Float32Array.of(1, 2, 3, 4) }],
       ['f64', { dtype: 'float64', shape: [], values: Float64Array.of(Math.PI) }],
@@ -76,7 +77,7 @@ describe('TensorBundle reader', () => {
   });
 
   function copyFixture(): string {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-corrupt-'));
+    const dir = tempDir('tfgate-corrupt-');
     for (const f of ['variables.index', 'variables.data-00000-of-00001']) fs.copyFileSync(path.join(fixtureModel('saved_model_half_plus_two_cpu', '00000123'), 'variables', f), path.join(dir, f));
     return path.join(dir, 'variables');
   }

@@ -3,17 +3,11 @@
 // keyed by each block's last key, an empty metaindex block and the 48-byte footer.
 import { crc32c, maskCrc } from './crc32c.js';
 import { FOOTER_SIZE, TABLE_MAGIC, type BlockHandle } from './sstable_reader.js';
+import { putVarint } from './varint.js';
 
 const BLOCK_SIZE = 4096;
 const RESTART_INTERVAL = 16;
 
-function putVarint(out: number[], v: number): void {
-  while (v >= 0x80) {
-    out.push((v % 0x80) | 0x80);
-    v = Math.floor(v / 0x80);
-  }
-  out.push(v);
-}
 
 class BlockBuilder {
   private bytes: number[] = [];

@@ -8,7 +8,7 @@ import { dtypeFromTf } from '../../tensor/dtype.js';
 import { numElements, type HostTensor } from '../../tensor/host_tensor.js';
 import { shapeFromProto, valuesFromBytes, type TensorShapeObject } from '../tensor_proto.js';
 import { crc32c, unmaskCrc } from './crc32c.js';
-import { stringTensorChecksums } from './tensor_bundle_writer.js';
+import { shardFileName, stringTensorChecksums } from './bundle_format.js';
 import { ByteReader, readTable, TableFormatError } from './sstable_reader.js';
 
 export interface BundleEntry {
@@ -21,10 +21,6 @@ export interface BundleEntry {
   slices?: unknown[];
 }
 
-export function shardFileName(prefix: string, shard: number, numShards: number): string {
-  const pad = (n: number) => String(n).padStart(5, '0');
-  return `${prefix}.data-${pad(shard)}-of-${pad(numShards)}`;
-}
 
 export class TensorBundle {
   private readonly shards = new Map<number, Uint8Array>();

@@ -7,40 +7,10 @@ import { protoType } from '../../proto/index.js';
 import { dtypeToTf } from '../../tensor/dtype.js';
 import type { HostTensor, TensorValues } from '../../tensor/host_tensor.js';
 import { crc32c, maskCrc } from './crc32c.js';
+import { shardFileName, stringTensorChecksums } from './bundle_format.js';
+import { putVarint } from './varint.js';
 import { writeTable } from './sstable_writer.js';
-import { shardFileName } from './tensor_bundle_reader.js';
 
-function putVarint(out: number[], v: number): void {
-  while (v >= 0x80) {
-    out.push((v % 0x80) | 0x80);
-    v = Math.floor(v / 0x80);
-  }
-  out.push(v);
-}
-
-/**
- * TF's string-tensor checksums: lengths are stored as varints, but summed as little-endian
- * uint32s (uint64 past 4 GiB); the stored length checksum is the masked CRC of those; the
- * entry's crc32c goes on over the 4 stored checksum bytes and then the string bytes.
- */
-export function stringTensorChecksums(strings: Uint8Array[]): { lengthChecksum: number; entryCrc: number } {
-  let crc = 0;
-  const word = new DataView(new ArrayBuffer(8));
-  for (const s of strings) {
-    if (s.length <= 0xffffffff) {
-      word.setUint32(0, s.length, true);
-      crc = crc32c(new Uint8Array(word.buffer, 0, 4), crc);
-    } else {
-      word.setBigUint64(0, BigInt(s.length), true);
-      crc = crc32c(new Uint8Array(word.buffer, 0, 8), crc);
-    }
-  }
-  const lengthChecksum = maskCrc(crc);
-  word.setUint32(0, lengthChecksum, true);
-  crc = crc32c(new Uint8Array(word.buffer, 0, 4), crc);
-  for (const s of strings) crc = crc32c(s, crc);
-  return { lengthChecksum, entryCrc: crc };
-}
 
 /** A tensor's bytes in the data file and its (unmasked) crc32c. */
 export function tensorBytes(t: HostTensor): { bytes: Uint8Array; crc: number } {
