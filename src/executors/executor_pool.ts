@@ -49,6 +49,9 @@ export class ExecutorPool {
       idleTimeout: Number.MAX_SAFE_INTEGER,
       concurrentTasksPerWorker: 8,
       recordTiming: false,
+      // Workers idle in their event loop, not in Atomics.wait: measured 1.3–1.5× the REST
+      // throughput on small models (messages are handled as they arrive).
+      atomics: 'disabled',
       // Executors run at a lower OS priority (nice +10, via piscina's optional @napi-rs/nice)
       // so that on a busy machine the event loop still gets the CPU to answer I/O.
       niceIncrement: EXECUTOR_NICE_INCREMENT,

@@ -1,0 +1,27 @@
+// Runs Debian's `wrk` (C, far lighter than a Node client) when it is installed: on a 2-core
+// machine the client's own CPU use otherwise decides the numbers.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export function hasWrk(): boolean {
+  return spawnSync('wrk', ['--version']).error === undefined;
+}
+
+export interface WrkResult {
+  rps: number;
+  latency: string;
+}
+
+export function runWrk(url: string, body: string, connections: number, seconds: number): WrkResult {
+  const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-wrk-')), 'post.lua');
+  fs.writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "application/json"\n`);
+  const r = spawnSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '-s', script, url], { encoding: 'utf8' });
+  fs.rmSync(path.dirname(script), { recursive: true, force: true });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.stdout)?.[1]);
+  if (!Number.isFinite(rps)) throw new Error(`wrk failed: ${r.stderr || r.stdout}`);
+  const latency = /Latency\s+(\S+)\s+(\S+)\s+(\S+)/.exec(r.stdout);
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(r.stdout)?.[1] ?? '0';
+  return { rps, latency: latency ? `mean ${latency[1]}, stdev ${latency[2]}, max ${latency[3]}, non-2xx ${non2xx}` : r.stdout };
+}
