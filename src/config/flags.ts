@@ -1,156 +1,360 @@
-// tensorflow_model_server's command line (main.cc's flag table), plus tfgate's own flags.
-// Every TF Serving flag is accepted in the forms TF's flag parser takes (--flag=value,
-// --flag value, bare --flag for booleans), so scripts that start TF Serving start tfgate.
-// Flags without meaning here (TPU, TFLite, ALTS, XLA, profiler …) are accepted and ignored.
-import os from 'node:os';
+// tensorflow_model_server's command line: every flag of main.cc's table, with the type and
+// default of server.h's Server::Options, plus tfgate's own flags. A script that starts TF
+// Serving starts tfgate. Flags that mean nothing here (TPU, TFLite, ALTS, XLA, profiler,
+// TF session threads …) are accepted and ignored; `--help` lists them apart.
+//
+// Forms accepted (TF's parser, tsl/util/command_line_flags.cc, takes the first and the last
+// two; `--flag value` is tfgate's addition):
+//   --flag=value            any type
+//   --flag value            non-boolean flags
+//   --flag                  booleans: true
+//   --flag=true|false|1|0   booleans (true/false in any case)
+// Not accepted, as in TF: `--noflag` (the error suggests --flag=false), single-dash flags,
+// positional arguments. A repeated flag: the last one wins. `--help` (or -h) asks for help.
+//
+// parseFlags() gives the raw values by flag name; resolveServerOptions() turns them into
+// the frozen ServerOptions the server runs with: camelCase keys, units in the names.
+//
+// Defaults that differ from TF Serving:
+// - rest_api_port: 8501 (TF Serving: 0 = REST off). REST is what tfgate serves, so a
+//   TF Serving command line without --rest_api_port would otherwise serve nothing.
+//   --rest_api_port=0 still means "REST off", as in TF Serving — and since tfgate does not
+//   serve gRPC yet, that is refused as serving nothing.
+// - No --model_config_file, --config or --model_base_path at all: tfgate serves every model
+//   folder under ./model_repository (TF Serving refuses to start); --model_name alone is
+//   still TF Serving's error.
+import path from 'node:path';
+import { cpuCount } from './batching_parameters.js';
 
-export class FlagError extends Error {}
-
-type FlagType = 'int' | 'float' | 'bool' | 'string';
-
-interface FlagSpec {
-  type: FlagType;
-  default: number | boolean | string;
-  help: string;
-  /** false: accepted for compatibility, no effect in tfgate. */
-  acted: boolean;
+/** A bad command line; the message names the flag. The CLI prints it and exits 2. */
+export class FlagError extends Error {
+  constructor(
+    message: string,
+    readonly flag?: string,
+  ) {
+    super(message);
+    this.name = 'FlagError';
+  }
 }
 
-const cpus = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
-type TypedSpec<T extends FlagType> = FlagSpec & { type: T };
-const acted = <T extends FlagType>(type: T, def: number | boolean | string, help: string): TypedSpec<T> => ({ type, default: def, help, acted: true });
-const ignored = <T extends FlagType>(type: T, def: number | boolean | string, help: string): TypedSpec<T> => ({ type, default: def, help, acted: false });
+export type FlagType = 'int32' | 'int64' | 'float' | 'bool' | 'string';
+type FlagDefault = number | boolean | string;
 
+export interface FlagSpec {
+  readonly type: FlagType;
+  readonly default: FlagDefault;
+  /** TF Serving's help text (tfgate's for its own flags). */
+  readonly help: string;
+  /** false: accepted for compatibility, no effect in tfgate. */
+  readonly acted: boolean;
+  /** tfgate's own flag (not in TF Serving). */
+  readonly own?: boolean;
+  /** What tfgate does differently / why it ignores the flag. */
+  readonly note?: string;
+}
+
+type Spec<T extends FlagType> = FlagSpec & { readonly type: T };
+const acted = <T extends FlagType>(type: T, def: FlagDefault, help: string, note?: string): Spec<T> => ({ type, default: def, help, acted: true, ...(note ? { note } : {}) });
+const ignored = <T extends FlagType>(type: T, def: FlagDefault, help: string, note: string): Spec<T> => ({ type, default: def, help, acted: false, note });
+const own = <T extends FlagType>(type: T, def: FlagDefault, help: string): Spec<T> => ({ type, default: def, help, acted: true, own: true });
+
+const cpus = cpuCount();
+export const DEFAULT_REST_API_PORT = 8501;
+export const DEFAULT_REPOSITORY_DIR = 'model_repository';
+export const RUNTIMES = ['auto', 'wasm', 'cpu', 'tfjs-node'] as const;
+export type RuntimeChoice = (typeof RUNTIMES)[number];
+
+/** The flag table, in main.cc's order, then tfgate's own flags. */
 export const FLAGS = {
-  port: acted('int', 8500, 'Port to listen on for gRPC API (gRPC is not served by tfgate yet; a start-up line says so)'),
-  grpc_socket_path: acted('string', '', 'If non-empty, listen to a UNIX socket for gRPC API on the given path (not served yet)'),
-  rest_api_port: acted('int', 0, 'Port to listen on for HTTP/REST API. 0 disables it, as in TF Serving; with no flags at all tfgate serves ./model_repository on 8501'),
-  rest_api_num_threads: ignored('int', 4 * cpus, 'Number of threads for HTTP/REST API processing (Node serves HTTP on its event loop)'),
-  rest_api_timeout_in_ms: acted('int', 30000, 'Timeout for HTTP/REST API calls'),
+  port: acted('int32', 8500, 'TCP port to listen on for gRPC/HTTP API. Disabled if port set to zero.', 'gRPC is not served by tfgate yet; the server says so at start-up'),
+  grpc_socket_path: acted('string', '', 'If non-empty, listen to a UNIX socket for gRPC API on the given path. Can be either relative or absolute path.', 'gRPC is not served yet'),
+  rest_api_port: acted('int32', DEFAULT_REST_API_PORT, 'Port to listen on for HTTP/REST API. If set to zero HTTP/REST API will not be exported. This port must be different than the one specified in --port.', 'tfgate default 8501 (TF Serving: 0)'),
+  rest_api_num_threads: ignored('int32', 4 * cpus, 'Number of threads for HTTP/REST API processing. If not set, will be auto set based on number of CPUs.', 'Node serves HTTP on its event loop; model execution threads are --num_executors'),
+  rest_api_timeout_in_ms: acted('int32', 30000, 'Timeout for HTTP/REST API calls.'),
   rest_api_enable_cors_support: acted('bool', false, 'Enable CORS headers in response'),
   enable_batching: acted('bool', false, 'enable batching'),
-  allow_version_labels_for_unavailable_models: acted('bool', false, 'If true, allows assigning unused version labels to models that are not available yet'),
-  batching_parameters_file: acted('string', '', 'If non-empty, read an ascii BatchingParameters protobuf from the supplied file name'),
-  enable_per_model_batching_parameters: acted('bool', false, 'Enables model specific batching params like batch sizes, timeouts, batching feature flags to be read from batching_params.pbtxt file inside the model version directory'),
-  model_config_file: acted('string', '', 'If non-empty, read an ascii ModelServerConfig protobuf from the supplied file name, and serve the models in that file'),
-  model_config_file_poll_wait_seconds: acted('int', 0, 'Interval in seconds between each poll of the filesystem for model_config_file. If unset or set to zero, poll will be done exactly once'),
+  allow_version_labels_for_unavailable_models: acted('bool', false, 'If true, allows assigning unused version labels to models that are not available yet.'),
+  batching_parameters_file: acted('string', '', 'If non-empty, read an ascii BatchingParameters protobuf from the supplied file name and use the contained values instead of the defaults.'),
+  enable_per_model_batching_parameters: acted(
+    'bool',
+    false,
+    'Enables model specific batching params like batch sizes, timeouts, batching feature flags to be read from `batching_params.pbtxt` file present in SavedModel dir of the model. Associated params in the global config from --batching_parameters_file are *ignored*. Only threadpool (name and size) related params are used from the global config, as this threadpool is shared across all the models that want to batch requests. This option is only applicable when --enable_batching flag is set.',
+  ),
+  model_config_file: acted(
+    'string',
+    '',
+    'If non-empty, read an ascii ModelServerConfig protobuf from the supplied file name, and serve the models in that file. This config file can be used to specify multiple models to serve and other advanced parameters including non-default version policy. (If used, --model_name, --model_base_path are ignored.)',
+    'relative base paths resolve against the file\'s folder',
+  ),
+  model_config_file_poll_wait_seconds: acted('int32', 0, 'Interval in seconds between each poll of the filesystem for model_config_file. If unset or set to zero, poll will be done exactly once and not periodically. Setting this to negative is reserved for testing purposes only.', 'also applies to --config'),
   model_name: acted('string', 'default', 'name of model (ignored if --model_config_file flag is set)'),
-  model_base_path: acted('string', '', 'path to export (ignored if --model_config_file flag is set, otherwise required)'),
-  num_load_threads: acted('int', 0, 'The number of threads in the thread-pool used to load servables. If set as 0, loads serially'),
-  num_unload_threads: ignored('int', 0, 'The number of threads in the thread-pool used to unload servables'),
-  max_num_load_retries: acted('int', 5, 'maximum number of times it retries loading a model after the first failure, before giving up'),
-  load_retry_interval_micros: acted('int', 60_000_000, 'The interval, in microseconds, between each servable load retry'),
-  file_system_poll_wait_seconds: acted('int', 1, 'Interval in seconds between each poll of the filesystem for new model version. If set to zero poll will be exactly done once and not periodically. Setting this to negative value will disable polling entirely'),
-  flush_filesystem_caches: ignored('bool', true, 'Flush filesystem caches after initial load'),
-  tensorflow_session_parallelism: ignored('int', 0, 'Number of threads to use for running a Tensorflow session'),
-  tensorflow_session_config_file: ignored('string', '', 'A file containing a ConfigProto for the TensorFlow session'),
-  tensorflow_intra_op_parallelism: ignored('int', 0, 'Number of threads to use to parallelize the execution of an individual op'),
-  tensorflow_inter_op_parallelism: ignored('int', 0, 'Controls the number of operators that can be executed simultaneously'),
-  use_alts_credentials: ignored('bool', false, 'Use Google ALTS credentials'),
-  ssl_config_file: ignored('string', '', 'If non-empty, read an ascii SSLConfig protobuf from the supplied file name'),
-  platform_config_file: ignored('string', '', 'If non-empty, read an ascii PlatformConfigMap protobuf'),
-  per_process_gpu_memory_fraction: ignored('float', 0, 'Fraction that each process occupies of the GPU memory space'),
-  saved_model_tags: acted('string', 'serve', 'Comma-separated set of tags corresponding to the meta graph def to load from SavedModel'),
-  grpc_channel_arguments: ignored('string', '', 'A comma separated list of arguments to be passed to the grpc server (until gRPC is served)'),
-  grpc_max_threads: ignored('int', 4 * cpus, 'Max grpc server threads to handle grpc messages'),
-  enable_model_warmup: acted('bool', true, 'Enables model warmup, which triggers lazy initializations (such as TF optimizations) at load time, to reduce first request latency'),
-  num_request_iterations_for_warmup: acted('int', 0, 'Number of times a request is iterated during warmup replay. This value is used only if > 0'),
+  model_base_path: acted('string', '', 'path to export (ignored if --model_config_file flag is set, otherwise required)', 'without any model flag tfgate serves ./model_repository'),
+  num_load_threads: acted('int32', 0, "The number of threads in the thread-pool used to load servables. If set as 0, we don't use a thread-pool, and servable loads are performed serially in the manager's main work loop, may casue the Serving request to be delayed. Default: 0"),
+  num_unload_threads: ignored('int32', 0, "The number of threads in the thread-pool used to unload servables. If set as 0, we don't use a thread-pool, and servable loads are performed serially in the manager's main work loop, may casue the Serving request to be delayed. Default: 0", 'unloading only releases executor threads'),
+  max_num_load_retries: acted('int32', 5, 'maximum number of times it retries loading a model after the first failure, before giving up. If set to 0, a load is attempted only once. Default: 5'),
+  load_retry_interval_micros: acted('int64', 60_000_000, "The interval, in microseconds, between each servable load retry. If set negative, it doesn't wait. Default: 1 minute"),
+  file_system_poll_wait_seconds: acted(
+    'int32',
+    1,
+    'Interval in seconds between each poll of the filesystem for new model version. If set to zero poll will be exactly done once and not periodically. Setting this to negative value will disable polling entirely causing ModelServer to indefinitely wait for a new model at startup. Negative values are reserved for testing purposes only.',
+  ),
+  flush_filesystem_caches: ignored('bool', true, 'If true (the default), filesystem caches will be flushed after the initial load of all servables, and after each subsequent individual servable reload (if the number of load threads is 1). This reduces memory consumption of the model server, at the potential cost of cache misses if model files are accessed after servables are loaded.', 'no TF filesystem caches'),
+  tensorflow_session_parallelism: ignored('int64', 0, 'Number of threads to use for running a Tensorflow session. Auto-configured by default.Note that this option is ignored if --platform_config_file is non-empty.', 'no TF session; see --num_executors'),
+  tensorflow_session_config_file: ignored('string', '', 'If non-empty, read an ascii TensorFlow Session ConfigProto protobuf from the supplied file name. Note, parts of the session config (threads, parallelism etc.) can be overridden if needed, via corresponding command line flags.', 'no TF session'),
+  tensorflow_intra_op_parallelism: ignored('int64', 0, 'Number of threads to use to parallelize the executionof an individual op. Auto-configured by default.Note that this option is ignored if --platform_config_file is non-empty.', 'no TF session; see --num_executors'),
+  tensorflow_inter_op_parallelism: ignored('int64', 0, 'Controls the number of operators that can be executed simultaneously. Auto-configured by default.Note that this option is ignored if --platform_config_file is non-empty.', 'no TF session; see --num_executors'),
+  use_alts_credentials: ignored('bool', false, 'Use Google ALTS credentials', 'gRPC only'),
+  ssl_config_file: ignored('string', '', 'If non-empty, read an ascii SSLConfig protobuf from the supplied file name and set up a secure gRPC channel', 'gRPC only'),
+  platform_config_file: ignored('string', '', 'If non-empty, read an ascii PlatformConfigMap protobuf from the supplied file name, and use that platform config instead of the Tensorflow platform. (If used, --enable_batching is ignored.)', 'tfgate has one platform, tensorflow'),
+  per_process_gpu_memory_fraction: ignored('float', 0, 'Fraction that each process occupies of the GPU memory space the value is between 0.0 and 1.0 (with 0.0 as the default) If 1.0, the server will allocate all the memory when the server starts, If 0.0, Tensorflow will automatically select a value.', 'no GPU'),
+  saved_model_tags: acted('string', 'serve', 'Comma-separated set of tags corresponding to the meta graph def to load from SavedModel.'),
+  grpc_channel_arguments: ignored('string', '', 'A comma separated list of arguments to be passed to the grpc server. (e.g. grpc.max_connection_age_ms=2000)', 'gRPC only'),
+  grpc_max_threads: ignored('int32', 4 * cpus, 'Max grpc server threads to handle grpc messages.', 'gRPC only'),
+  enable_model_warmup: acted('bool', true, 'Enables model warmup, which triggers lazy initializations (such as TF optimizations) at load time, to reduce first request latency.'),
+  num_request_iterations_for_warmup: acted('int32', 0, 'Number of times a request is iterated during warmup replay. This value is used only if > 0.'),
   version: acted('bool', false, 'Display version'),
   monitoring_config_file: acted('string', '', 'If non-empty, read an ascii MonitoringConfig protobuf from the supplied file name'),
-  remove_unused_fields_from_bundle_metagraph: ignored('bool', true, 'Removes unused fields from MetaGraphDef proto message to save memory'),
-  prefer_tflite_model: ignored('bool', false, 'EXPERIMENTAL; CAN BE REMOVED ANYTIME! Prefer TensorFlow Lite model from model.tflite file'),
-  num_tflite_pools: ignored('int', cpus, 'EXPERIMENTAL; number of TFLite interpreter pools'),
-  num_tflite_interpreters_per_pool: ignored('int', 1, 'EXPERIMENTAL; number of TFLite interpreters per pool'),
-  enable_signature_method_name_check: acted('bool', false, 'Enable method_name check for SignatureDef. Disable this if serving native TF2 regression/classification models'),
-  xla_cpu_compilation_enabled: ignored('bool', false, 'EXPERIMENTAL; enable XLA:CPU JIT'),
-  xla_gpu_compilation_enabled: ignored('bool', false, 'EXPERIMENTAL; enable XLA:GPU JIT'),
-  enable_profiler: ignored('bool', true, 'Enable profiler service'),
-  thread_pool_factory_config_file: ignored('string', '', 'If non-empty, read an ascii ThreadPoolConfig protobuf'),
-  mixed_precision: ignored('string', '', 'specify mixed_precision mode'),
-  skip_initialize_tpu: ignored('bool', false, 'Whether to skip auto initializing TPU'),
-  enable_grpc_healthcheck_service: ignored('bool', false, 'Enable the standard gRPC healthcheck service (with gRPC)'),
-  enable_serialization_as_tensor_content: ignored('bool', false, 'Enable serialization of predict response as tensor content (gRPC)'),
-  // tfgate's own
-  rest_api_host: acted('string', '0.0.0.0', 'tfgate: address the REST API binds to'),
-  runtime: acted('string', 'auto', 'tfgate: auto | wasm | cpu | tfjs-node — the runtime that executes models'),
-  config: acted('string', '', 'tfgate: a YAML file with the model config (same content as --model_config_file)'),
-  num_executors: acted('int', Math.max(1, Math.min(cpus - 1, 4)), 'tfgate: executor threads per loaded model version (default: one core left to the event loop, at most 4)'),
-  max_request_body_bytes: acted('int', 64 * 1024 * 1024, 'tfgate: largest accepted request body (413 above it)'),
-  json_max_depth: acted('int', 64, 'tfgate: deepest JSON nesting accepted in a request'),
-  json_max_elements: acted('int', 16 * 1024 * 1024, 'tfgate: most JSON values (list items + object members) accepted in a request'),
-  help: acted('bool', false, 'Print this help and exit'),
+  remove_unused_fields_from_bundle_metagraph: ignored('bool', true, 'Removes unused fields from MetaGraphDef proto message to save memory.', 'the graph is pruned at load anyway'),
+  prefer_tflite_model: ignored('bool', false, 'EXPERIMENTAL; CAN BE REMOVED ANYTIME! Prefer TensorFlow Lite model from `model.tflite` file in SavedModel directory, instead of the TensorFlow model from `saved_model.pb` file. If no TensorFlow Lite model found, fallback to TensorFlow model.', 'no TFLite'),
+  num_tflite_pools: ignored('int32', cpus, 'EXPERIMENTAL; CAN BE REMOVED ANYTIME! Number of TFLite interpreters in an interpreter pool of TfLiteSession. Typically there is one TfLiteSession for each TF Lite model that is loaded. If not set, will be auto set based on number of CPUs.', 'no TFLite'),
+  num_tflite_interpreters_per_pool: ignored('int32', 1, 'EXPERIMENTAL; CAN BE REMOVED ANYTIME! Number of TFLite interpreters in an interpreter pool of TfLiteSession. Typically there is one TfLiteSession for each TF Lite model that is loaded. If not set, will be 1.', 'no TFLite'),
+  enable_signature_method_name_check: acted('bool', false, 'Enable method_name check for SignatureDef. Disable this if serving native TF2 regression/classification models.'),
+  xla_cpu_compilation_enabled: ignored('bool', false, 'EXPERIMENTAL; CAN BE REMOVED ANYTIME! Enable XLA:CPU JIT (default is disabled). With XLA:CPU JIT disabled, models utilizing this feature will return bad Status on first compilation request.', 'no XLA'),
+  xla_gpu_compilation_enabled: ignored('bool', false, 'EXPERIMENTAL; CAN BE REMOVED ANYTIME! Enable both XLA:CPU JIT and XLA:GPU JIT (default is disabled).', 'no XLA'),
+  enable_profiler: ignored('bool', true, 'Enable profiler service.', 'no profiler service'),
+  thread_pool_factory_config_file: ignored('string', '', 'If non-empty, read an ascii ThreadPoolConfig protobuf from the supplied file name.', 'no TF thread pools'),
+  mixed_precision: ignored('string', '', 'specify mixed_precision mode', 'models run in the precision they were saved in'),
+  skip_initialize_tpu: ignored('bool', false, 'Whether to skip auto initializing TPU.', 'no TPU'),
+  enable_grpc_healthcheck_service: ignored('bool', false, 'Enable the standard gRPC healthcheck service.', 'gRPC only'),
+  enable_serialization_as_tensor_content: ignored('bool', false, 'Enable serialization of predict response as tensor content.', 'gRPC only (REST answers JSON)'),
+  // ---- tfgate's own ----
+  rest_api_host: own('string', '0.0.0.0', 'Address the HTTP/REST API binds to.'),
+  runtime: own('string', 'auto', 'Runtime that executes models: auto | wasm | cpu | tfjs-node.'),
+  config: own('string', '', 'A YAML file with the model config (the content of --model_config_file in YAML, plus optional batching: and monitoring_config: sections). Not together with --model_config_file.'),
+  num_executors: own('int32', Math.max(1, Math.min(cpus - 1, 4)), 'Executor threads per loaded model version (default: one core left to the event loop, at most 4).'),
+  max_request_body_bytes: own('int64', 64 * 1024 * 1024, 'Largest request body accepted (413 above it).'),
+  json_max_depth: own('int32', 64, 'Deepest JSON nesting accepted in a request (400 above it).'),
+  json_max_elements: own('int64', 16 * 1024 * 1024, 'Most JSON values (list items + object members) accepted in a request (400 above it).'),
+  help: own('bool', false, 'Print this help and exit.'),
 } satisfies Record<string, FlagSpec>;
 
 export type FlagName = keyof typeof FLAGS;
 type ValueOf<T extends FlagType> = T extends 'bool' ? boolean : T extends 'string' ? string : number;
-export type FlagValues = { [K in FlagName]: ValueOf<(typeof FLAGS)[K]['type']> };
+export type FlagValues = { readonly [K in FlagName]: ValueOf<(typeof FLAGS)[K]['type']> };
 
 export interface ParsedFlags {
-  values: FlagValues;
+  readonly values: FlagValues;
   /** Flags given explicitly on the command line. */
-  given: Set<FlagName>;
+  readonly given: ReadonlySet<FlagName>;
 }
 
-function convert(name: string, spec: FlagSpec, raw: string): number | boolean | string {
+const TABLE = FLAGS as Record<string, FlagSpec>;
+const hasFlag = (name: string): boolean => Object.prototype.hasOwnProperty.call(TABLE, name);
+
+const INT_LIMITS = { int32: [-(2 ** 31), 2 ** 31 - 1], int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] } as const;
+
+function convert(name: string, spec: FlagSpec, raw: string): FlagDefault {
+  const illegal = (kind: string, why = ''): never => {
+    throw new FlagError(`Illegal value '${raw}' specified for ${kind} flag '${name}'${why}`, name);
+  };
   switch (spec.type) {
     case 'bool':
-      if (['true', '1'].includes(raw)) return true;
-      if (['false', '0'].includes(raw)) return false;
-      throw new FlagError(`Illegal value '${raw}' specified for bool flag '${name}'`);
-    case 'int': {
-      if (!/^[-+]?\d+$/.test(raw.trim())) throw new FlagError(`Illegal value '${raw}' specified for int flag '${name}'`);
-      return Number(raw);
+      if (/^(true|1)$/i.test(raw)) return true;
+      if (/^(false|0)$/i.test(raw)) return false;
+      return illegal('bool');
+    case 'int32':
+    case 'int64': {
+      // sscanf("%d%c"): leading blanks and a sign allowed, nothing after the digits.
+      if (!/^\s*[-+]?\d+$/.test(raw)) return illegal('int');
+      const v = Number(raw.trim());
+      const [lo, hi] = INT_LIMITS[spec.type];
+      if (!(v >= lo && v <= hi)) illegal('int', ` (out of ${spec.type === 'int32' ? 'int32' : 'tfgate\'s int64'} range ${lo}..${hi})`);
+      return v;
     }
     case 'float': {
-      const v = Number(raw);
-      if (raw.trim() === '' || Number.isNaN(v)) throw new FlagError(`Illegal value '${raw}' specified for float flag '${name}'`);
-      return v;
+      if (!/^\s*[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|inf(inity)?|nan)$/i.test(raw)) return illegal('float');
+      const t = raw.trim().toLowerCase().replace(/^\+/, '');
+      if (/^-?inf/.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
+      return t.endsWith('nan') ? NaN : Number(t);
     }
     case 'string':
       return raw;
   }
 }
 
+/** Parses argv (without node and script) into flag values; throws FlagError naming the flag. */
 export function parseFlags(argv: readonly string[]): ParsedFlags {
-  const values = Object.fromEntries(Object.entries(FLAGS).map(([k, s]) => [k, s.default])) as Record<string, number | boolean | string>;
+  const values: Record<string, FlagDefault> = Object.fromEntries(Object.entries(TABLE).map(([k, s]) => [k, s.default]));
   const given = new Set<FlagName>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    const m = /^--?([A-Za-z0-9_]+)(?:=([\s\S]*))?$/.exec(arg);
-    if (!m) throw new FlagError(`Unknown command line argument: ${arg}`);
-    let name = m[1];
-    let raw = m[2];
-    let spec = (FLAGS as Record<string, FlagSpec>)[name];
-    if (!spec && name.startsWith('no') && raw === undefined && (FLAGS as Record<string, FlagSpec>)[name.slice(2)]?.type === 'bool') {
-      name = name.slice(2);
-      spec = (FLAGS as Record<string, FlagSpec>)[name];
-      raw = 'false';
+    if (arg === '-h') {
+      values.help = true;
+      given.add('help');
+      continue;
     }
-    if (!spec) throw new FlagError(`Unknown command line flag '${name}'`);
+    const m = /^--([A-Za-z0-9_]+)(?:=([\s\S]*))?$/.exec(arg);
+    if (!m) {
+      if (/^-[A-Za-z]/.test(arg)) throw new FlagError(`Unknown command line flag '${arg}': flags start with --`, arg.replace(/^-+/, '').split('=')[0]);
+      throw new FlagError(`Unexpected command line argument '${arg}'`);
+    }
+    const name = m[1];
+    let raw = m[2];
+    if (!hasFlag(name)) {
+      const negated = name.startsWith('no') && hasFlag(name.slice(2)) && TABLE[name.slice(2)].type === 'bool';
+      throw new FlagError(`Unknown command line flag '${name}'${negated ? ` (booleans are turned off with --${name.slice(2)}=false)` : ''}`, name);
+    }
+    const spec = TABLE[name];
     if (raw === undefined) {
-      if (spec.type === 'bool' && !(i + 1 < argv.length && ['true', 'false'].includes(argv[i + 1]))) raw = 'true';
-      else if (i + 1 < argv.length) raw = argv[++i];
-      else throw new FlagError(`Missing value for flag '${name}'`);
+      if (spec.type === 'bool') raw = 'true';
+      else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) raw = argv[++i];
+      else throw new FlagError(`Missing value for flag '${name}' (--${name}=VALUE or --${name} VALUE)`, name);
     }
     values[name] = convert(name, spec, raw);
     given.add(name as FlagName);
   }
-  return { values: values as FlagValues, given };
+  return Object.freeze({ values: Object.freeze(values) as unknown as FlagValues, given });
 }
 
+// ---- what the server runs with ----
+
+export type ModelSource =
+  | { readonly kind: 'model_config_file'; readonly file: string; readonly pollWaitSeconds: number }
+  | { readonly kind: 'yaml_config'; readonly file: string; readonly pollWaitSeconds: number }
+  | { readonly kind: 'single_model'; readonly name: string; readonly basePath: string }
+  /** No model flag at all: every folder of ./model_repository is a model (tfgate's default). */
+  | { readonly kind: 'default_repository'; readonly dir: string };
+
+/** The command line resolved: camelCase keys, units in the names, paths absolute. */
+export interface ServerOptions {
+  readonly restApiHost: string;
+  /** > 0 (0 is refused: nothing would be served). */
+  readonly restApiPort: number;
+  readonly restApiTimeoutMs: number;
+  readonly restApiEnableCors: boolean;
+  /** gRPC is not served yet; kept to report it. */
+  readonly grpcPort: number;
+  readonly grpcSocketPath: string;
+  readonly modelSource: ModelSource;
+  /** <= 0: poll once (0) or never (negative), as TF Serving. */
+  readonly fileSystemPollWaitSeconds: number;
+  readonly savedModelTags: readonly string[];
+  readonly numLoadThreads: number;
+  readonly maxNumLoadRetries: number;
+  /** Negative: retry without waiting. */
+  readonly loadRetryIntervalMicros: number;
+  readonly allowVersionLabelsForUnavailableModels: boolean;
+  readonly enableModelWarmup: boolean;
+  readonly numRequestIterationsForWarmup: number;
+  readonly enableSignatureMethodNameCheck: boolean;
+  readonly batching: {
+    readonly enabled: boolean;
+    /** Absolute path of --batching_parameters_file, or null for the defaults. */
+    readonly parametersFile: string | null;
+    readonly perModel: boolean;
+  };
+  /** Absolute path of --monitoring_config_file, or null. */
+  readonly monitoringConfigFile: string | null;
+  readonly runtime: RuntimeChoice;
+  readonly numExecutors: number;
+  readonly limits: { readonly maxRequestBodyBytes: number; readonly jsonMaxDepth: number; readonly jsonMaxElements: number };
+  /** Flags given that tfgate accepts and ignores, for a start-up line. */
+  readonly ignoredFlagsGiven: readonly FlagName[];
+}
+
+/** Applies how server.cc combines the flags, and tfgate's checks; throws FlagError naming the flag. */
+export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.cwd()): ServerOptions {
+  const v = flags.values;
+  const bad = (name: FlagName, why: string): never => {
+    throw new FlagError(`Illegal value '${String(v[name])}' for flag '${name}': ${why}`, name);
+  };
+  if (!(RUNTIMES as readonly string[]).includes(v.runtime)) bad('runtime', `expected ${RUNTIMES.join(', ')}`);
+  for (const name of ['port', 'rest_api_port'] as const) if (v[name] < 0 || v[name] > 65535) bad(name, 'not a port number');
+  if (v.rest_api_port === 0) bad('rest_api_port', '0 disables the HTTP/REST API, and tfgate does not serve gRPC yet: nothing would be served');
+  if (v.rest_api_timeout_in_ms <= 0) bad('rest_api_timeout_in_ms', 'must be positive');
+  for (const name of ['num_executors', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements'] as const) if (v[name] < 1) bad(name, 'must be at least 1');
+  for (const name of ['num_load_threads', 'max_num_load_retries', 'num_request_iterations_for_warmup'] as const) if (v[name] < 0) bad(name, 'must not be negative');
+
+  if (v.batching_parameters_file && !v.enable_batching) {
+    throw new FlagError('server_options.batching_parameters_file is set without setting server_options.enable_batching to true. (--batching_parameters_file needs --enable_batching)', 'batching_parameters_file');
+  }
+  if (v.model_config_file && v.config) throw new FlagError("Flags 'model_config_file' and 'config' both give the model config: use one", 'config');
+
+  const abs = (p: string) => path.resolve(cwd, p);
+  let modelSource: ModelSource;
+  if (v.model_config_file) modelSource = { kind: 'model_config_file', file: abs(v.model_config_file), pollWaitSeconds: v.model_config_file_poll_wait_seconds };
+  else if (v.config) modelSource = { kind: 'yaml_config', file: abs(v.config), pollWaitSeconds: v.model_config_file_poll_wait_seconds };
+  else if (v.model_base_path) modelSource = { kind: 'single_model', name: v.model_name, basePath: abs(v.model_base_path) };
+  else if (flags.given.has('model_name')) {
+    throw new FlagError('Both server_options.model_base_path and server_options.model_config_file are empty! (--model_name needs --model_base_path)', 'model_base_path');
+  } else modelSource = { kind: 'default_repository', dir: abs(DEFAULT_REPOSITORY_DIR) };
+
+  const savedModelTags = v.saved_model_tags.split(',').map((t) => t.trim()).filter(Boolean);
+  if (!savedModelTags.length) bad('saved_model_tags', 'no tag given');
+
+  return Object.freeze({
+    restApiHost: v.rest_api_host,
+    restApiPort: v.rest_api_port,
+    restApiTimeoutMs: v.rest_api_timeout_in_ms,
+    restApiEnableCors: v.rest_api_enable_cors_support,
+    grpcPort: v.port,
+    grpcSocketPath: v.grpc_socket_path && abs(v.grpc_socket_path),
+    modelSource: Object.freeze(modelSource),
+    fileSystemPollWaitSeconds: v.file_system_poll_wait_seconds,
+    savedModelTags: Object.freeze(savedModelTags),
+    numLoadThreads: v.num_load_threads,
+    maxNumLoadRetries: v.max_num_load_retries,
+    loadRetryIntervalMicros: v.load_retry_interval_micros,
+    allowVersionLabelsForUnavailableModels: v.allow_version_labels_for_unavailable_models,
+    enableModelWarmup: v.enable_model_warmup,
+    numRequestIterationsForWarmup: v.num_request_iterations_for_warmup,
+    enableSignatureMethodNameCheck: v.enable_signature_method_name_check,
+    batching: Object.freeze({ enabled: v.enable_batching, parametersFile: v.batching_parameters_file ? abs(v.batching_parameters_file) : null, perModel: v.enable_per_model_batching_parameters }),
+    monitoringConfigFile: v.monitoring_config_file ? abs(v.monitoring_config_file) : null,
+    runtime: v.runtime as RuntimeChoice,
+    numExecutors: v.num_executors,
+    limits: Object.freeze({ maxRequestBodyBytes: v.max_request_body_bytes, jsonMaxDepth: v.json_max_depth, jsonMaxElements: v.json_max_elements }),
+    ignoredFlagsGiven: Object.freeze([...flags.given].filter((n) => !TABLE[n].acted)),
+  });
+}
+
+/** parseFlags + resolveServerOptions. */
+export function parseServerOptions(argv: readonly string[], cwd: string = process.cwd()): ServerOptions {
+  return resolveServerOptions(parseFlags(argv), cwd);
+}
+
+// ---- --help ----
+
+function shownDefault(s: FlagSpec): string {
+  if (s.type === 'string') return JSON.stringify(s.default);
+  if (s.type === 'float') return (s.default as number).toFixed(6);
+  return String(s.default);
+}
+
+function usageLine(name: string, s: FlagSpec, text: string): string {
+  const flag = `--${name}=${shownDefault(s)}`;
+  return `\t${flag.padEnd(33)}\t${s.type}\t${text}`;
+}
+
+/** Help generated from the table, in the layout of TF's Flags::Usage. */
 export function helpText(): string {
-  const fmt = ([name, s]: [string, FlagSpec]) => `  --${name}=${JSON.stringify(s.default)}\t${s.type}\t${s.help}`;
-  const entries = Object.entries(FLAGS) as Array<[string, FlagSpec]>;
+  const entries = Object.entries(TABLE);
+  const line = ([name, s]: [string, FlagSpec]) => usageLine(name, s, s.note ? `${s.help} [tfgate: ${s.note}]` : s.help);
   return [
     'usage: tfgate [flags]            (also installed as tensorflow_model_server)',
     '       tfgate show --dir DIR [--all | --tag_set TAGS [--signature_def KEY]]',
     '       tfgate run --dir DIR --signature_def KEY --input_exprs "x=[1,2]"',
     '',
-    'Flags:',
-    ...entries.filter(([, s]) => s.acted).map(fmt),
+    'Flags are given as --flag=value or --flag value; booleans also as bare --flag.',
+    '',
+    "Flags (TensorFlow Serving's):",
+    ...entries.filter(([, s]) => s.acted && !s.own).map(line),
+    '',
+    "tfgate's own flags:",
+    ...entries.filter(([, s]) => s.own).map(line),
     '',
     'Accepted and ignored (no meaning for tfgate):',
-    ...entries.filter(([, s]) => !s.acted).map(fmt),
+    ...entries.filter(([, s]) => !s.acted).map(([name, s]) => usageLine(name, s, `(${s.note})`)),
     '',
   ].join('\n');
 }

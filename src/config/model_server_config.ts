@@ -1,176 +1,248 @@
-// ModelServerConfig (model_server_config.proto): which models to serve, from where, and
-// which versions. Read from --model_config_file (text proto), from --config (YAML), or
-// built from --model_name/--model_base_path. Parse → defaults → validate → freeze.
+// ModelServerConfig (tensorflow_serving/config/model_server_config.proto): which models to
+// serve, from where, which versions, with which version labels. Read from
+// --model_config_file (text proto), --config (YAML, yaml_config.ts) or built from
+// --model_name/--model_base_path. Parse → check → fill defaults → resolve paths → freeze.
+//
+// Where tfgate differs from TF Serving (documented, deliberate):
+// - model_platform may be left out: it defaults to "tensorflow" (TF Serving rejects a
+//   config that sets neither model_platform nor the deprecated model_type).
+// - a relative base_path resolves against the config file's folder (TF Serving requires
+//   absolute paths: "Expected model X to have an absolute path or URI; got base_path()=…").
+//   An empty base_path is still refused with TF Serving's message.
+// - version labels must be REST-addressable words ([a-zA-Z0-9_]+, as serving_config.md
+//   restricts them), since REST is what tfgate serves.
+// - int64 versions are JavaScript numbers: at most 2^53-1.
 import path from 'node:path';
-import { parseDocument, isMap, isSeq, isScalar, LineCounter, type Node as YamlNode } from 'yaml';
-import { ConfigError, parseTextFormat, TextReader } from './text_format.js';
+import {
+  AnySchema,
+  deepFreeze,
+  enumField,
+  fail,
+  mapField,
+  message,
+  positionOf,
+  scalar,
+  withDefaults,
+  type MessageSchema,
+  type ProtoMessage,
+} from './schema.js';
+import { parseTextProto } from './text_format.js';
 
-export type VersionPolicy = { latest: { numVersions: number } } | { all: Record<string, never> } | { specific: { versions: number[] } };
+// ---- descriptors (field names and types as in the .proto files) ----
+
+const Latest: MessageSchema = {
+  name: 'tensorflow.serving.FileSystemStoragePathSourceConfig.ServableVersionPolicy.Latest',
+  fields: { num_versions: scalar('uint32') },
+};
+const All: MessageSchema = { name: 'tensorflow.serving.FileSystemStoragePathSourceConfig.ServableVersionPolicy.All', fields: {} };
+const Specific: MessageSchema = {
+  name: 'tensorflow.serving.FileSystemStoragePathSourceConfig.ServableVersionPolicy.Specific',
+  fields: { versions: scalar('int64', { repeated: true }) },
+};
+export const ServableVersionPolicySchema: MessageSchema = {
+  name: 'tensorflow.serving.FileSystemStoragePathSourceConfig.ServableVersionPolicy',
+  fields: { latest: message(Latest), all: message(All), specific: message(Specific) },
+  oneofs: { policy_choice: ['latest', 'all', 'specific'] },
+};
+
+const LogCollectorConfigSchema: MessageSchema = {
+  name: 'tensorflow.serving.LogCollectorConfig',
+  fields: { type: scalar('string'), filename_prefix: scalar('string') },
+};
+const PerTaskSamplingConfigSchema: MessageSchema = {
+  name: 'tensorflow.serving.PerTaskSamplingConfig',
+  fields: { dc: scalar('string'), task_index: scalar('int32', { optional: true }), sampling_rate: scalar('double') },
+};
+const SamplingConfigSchema: MessageSchema = {
+  name: 'tensorflow.serving.SamplingConfig',
+  fields: {
+    sampling_rate: scalar('double'),
+    per_task_sampling_configs: message(PerTaskSamplingConfigSchema, { repeated: true }),
+    attributes: scalar('int32'),
+  },
+};
+export const LoggingConfigSchema: MessageSchema = {
+  name: 'tensorflow.serving.LoggingConfig',
+  fields: {
+    log_collector_config: message(LogCollectorConfigSchema),
+    sampling_config: message(SamplingConfigSchema),
+    custom_logging_config: message(AnySchema),
+  },
+};
+
+const ModelType = { name: 'tensorflow.serving.ModelType', values: { MODEL_TYPE_UNSPECIFIED: 0, TENSORFLOW: 1, OTHER: 2 } };
+
+export const ModelConfigSchema: MessageSchema = {
+  name: 'tensorflow.serving.ModelConfig',
+  fields: {
+    name: scalar('string'),
+    base_path: scalar('string'),
+    model_type: enumField(ModelType),
+    model_platform: scalar('string'),
+    model_version_policy: message(ServableVersionPolicySchema),
+    version_labels: mapField('string', 'int64'),
+    logging_config: message(LoggingConfigSchema),
+  },
+};
+export const ModelConfigListSchema: MessageSchema = {
+  name: 'tensorflow.serving.ModelConfigList',
+  fields: { config: message(ModelConfigSchema, { repeated: true }) },
+};
+export const ModelServerConfigSchema: MessageSchema = {
+  name: 'tensorflow.serving.ModelServerConfig',
+  fields: { model_config_list: message(ModelConfigListSchema), custom_model_config: message(AnySchema) },
+  oneofs: { config: ['model_config_list', 'custom_model_config'] },
+};
+
+// ---- the checked, defaulted, frozen result ----
+
+export type VersionPolicy =
+  | { readonly latest: { readonly num_versions: number } }
+  | { readonly all: Readonly<Record<string, never>> }
+  | { readonly specific: { readonly versions: readonly number[] } };
+
+export interface LoggingConfig {
+  readonly log_collector_config?: { readonly type: string; readonly filename_prefix: string };
+  readonly sampling_config?: {
+    readonly sampling_rate: number;
+    readonly per_task_sampling_configs: readonly { readonly dc: string; readonly task_index?: number; readonly sampling_rate: number }[];
+    readonly attributes: number;
+  };
+  readonly custom_logging_config?: { readonly type_url: string; readonly value: string };
+}
 
 export interface ModelConfig {
-  name: string;
-  basePath: string;
-  modelPlatform: string;
-  versionPolicy: VersionPolicy;
-  versionLabels: Record<string, number>;
+  readonly name: string;
+  /** Absolute (resolved against the config file's folder when written relative), or a URI as written. */
+  readonly base_path: string;
+  /** "tensorflow" unless the file says otherwise (only "tensorflow" is accepted). */
+  readonly model_platform: string;
+  /** Default: latest { num_versions: 1 }; num_versions 0 means 1, as in TF Serving. */
+  readonly model_version_policy: VersionPolicy;
+  readonly version_labels: Readonly<Record<string, number>>;
+  /** Parsed and kept; tfgate does not log requests. */
+  readonly logging_config?: LoggingConfig;
 }
 
 export interface ModelServerConfig {
-  models: ModelConfig[];
+  readonly model_config_list: { readonly config: readonly ModelConfig[] };
 }
 
-export const DEFAULT_POLICY: VersionPolicy = Object.freeze({ latest: Object.freeze({ numVersions: 1 }) });
+export const DEFAULT_VERSION_POLICY: VersionPolicy = deepFreeze({ latest: { num_versions: 1 } });
+export const TENSORFLOW_PLATFORM = 'tensorflow';
+const LABEL_RE = /^[a-zA-Z0-9_]+$/;
+const URI_RE = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//;
 
-function deepFreeze<T>(o: T): T {
-  if (o && typeof o === 'object') {
-    Object.values(o).forEach(deepFreeze);
-    Object.freeze(o);
+export interface ModelConfigOptions {
+  /** Folder relative base paths resolve against; default: the folder of `file`. */
+  baseDir?: string;
+}
+
+function resolveBasePath(base: string, baseDir: string): string {
+  if (URI_RE.test(base) || path.isAbsolute(base)) return base;
+  return path.resolve(baseDir, base);
+}
+
+function versionPolicyFrom(raw: ProtoMessage | undefined): VersionPolicy {
+  if (!raw) return { latest: { num_versions: 1 } };
+  if (raw.all) return { all: {} };
+  if (raw.specific) return { specific: { versions: [...(((raw.specific as ProtoMessage).versions as number[] | undefined) ?? [])] } };
+  if (raw.latest) return { latest: { num_versions: Math.max(1, ((raw.latest as ProtoMessage).num_versions as number | undefined) ?? 0) } };
+  // An empty model_version_policy {}: TF Serving's source serves the latest version.
+  return { latest: { num_versions: 1 } };
+}
+
+/**
+ * One parsed ModelConfig message (text proto or YAML, fields as written) → checked
+ * ModelConfig. Errors point at the offending field.
+ */
+export function modelConfigFromProto(raw: ProtoMessage, file: string, baseDir: string): ModelConfig {
+  const name = (raw.name as string | undefined) ?? '';
+  if (!name) fail(file, positionOf(raw), 'A model config has no name', 'name');
+  const base = (raw.base_path as string | undefined) ?? '';
+  if (!base) fail(file, positionOf(raw, 'base_path') ?? positionOf(raw), `Expected model ${name} to have an absolute path or URI; got base_path()=`, 'base_path');
+
+  const modelType = raw.model_type as string | undefined;
+  let platform = raw.model_platform as string | undefined;
+  if (modelType && modelType !== 'MODEL_TYPE_UNSPECIFIED') {
+    if (platform) {
+      fail(file, positionOf(raw, 'model_type'), `Illegal setting both ModelServerConfig::model_type (deprecated) and ModelServerConfig::model_platform, model name is ${name}`, 'model_type');
+    }
+    if (modelType !== 'TENSORFLOW') fail(file, positionOf(raw, 'model_type'), `ModelServerConfig::model_type choice ${ModelType.values[modelType as keyof typeof ModelType.values]} not supported.`, 'model_type');
+    platform = TENSORFLOW_PLATFORM;
   }
-  return o;
+  platform ||= TENSORFLOW_PLATFORM;
+  if (platform !== TENSORFLOW_PLATFORM) fail(file, positionOf(raw, 'model_platform'), `Model ${name} requests unsupported platform ${platform}`, 'model_platform');
+
+  const labels = (raw.version_labels as Record<string, number> | undefined) ?? {};
+  for (const label of Object.keys(labels)) {
+    if (!LABEL_RE.test(label)) {
+      fail(file, positionOf(labels, label) ?? positionOf(raw, 'version_labels'), `Version label "${label}" of model ${name} must match [a-zA-Z0-9_]+ (the REST API addresses labels as /v1/models/${name}/labels/<label>)`, 'version_labels');
+    }
+  }
+
+  const out: { -readonly [K in keyof ModelConfig]: ModelConfig[K] } = {
+    name,
+    base_path: resolveBasePath(base, baseDir),
+    model_platform: platform,
+    model_version_policy: versionPolicyFrom(raw.model_version_policy as ProtoMessage | undefined),
+    version_labels: { ...labels },
+  };
+  if (raw.logging_config) out.logging_config = withDefaults(LoggingConfigSchema, raw.logging_config as ProtoMessage) as LoggingConfig;
+  return out;
 }
 
-/** Checks TF Serving applies to a model list, with its messages where it has them. */
+/** A parsed ModelServerConfig message → checked, defaulted, frozen ModelServerConfig. */
+export function modelServerConfigFromProto(raw: ProtoMessage, file: string, options: ModelConfigOptions = {}): ModelServerConfig {
+  if (raw.custom_model_config) fail(file, positionOf(raw, 'custom_model_config'), 'ModelServer does not yet support custom model config.', 'custom_model_config');
+  const baseDir = options.baseDir ?? path.dirname(path.resolve(file));
+  const list = (raw.model_config_list as ProtoMessage | undefined) ?? {};
+  const raws = (list.config as ProtoMessage[] | undefined) ?? [];
+  const seen = new Set<string>();
+  const config = raws.map((c) => {
+    const m = modelConfigFromProto(c, file, baseDir);
+    if (seen.has(m.name)) fail(file, positionOf(c, 'name') ?? positionOf(c), `Illegal to list model ${m.name} multiple times in config list`, 'name');
+    seen.add(m.name);
+    return m;
+  });
+  return deepFreeze({ model_config_list: { config } });
+}
+
+/**
+ * Parses a models.config text proto (--model_config_file). Relative base paths resolve
+ * against the folder of `file` (or options.baseDir). Throws ConfigError `file:line:col: …`.
+ */
+export function parseModelConfigText(text: string, file: string, options: ModelConfigOptions = {}): ModelServerConfig {
+  return modelServerConfigFromProto(parseTextProto(text, file, ModelServerConfigSchema), file, options);
+}
+
+/** What --model_name/--model_base_path mean (server.cc BuildSingleModelConfig): one model, latest version. */
+export function singleModelConfig(name: string, basePath: string, cwd: string = process.cwd()): ModelServerConfig {
+  return validateModelServerConfig(
+    { model_config_list: { config: [{ name, base_path: basePath && resolveBasePath(basePath, cwd), model_platform: TENSORFLOW_PLATFORM, model_version_policy: DEFAULT_VERSION_POLICY, version_labels: {} }] } },
+    '--model_base_path',
+  );
+}
+
+/**
+ * Checks a ModelServerConfig built in code (e.g. one model per folder of a repository)
+ * with the same rules as a parsed one, and freezes it. `where` prefixes error messages.
+ */
 export function validateModelServerConfig(config: ModelServerConfig, where: string): ModelServerConfig {
-  const names = new Set<string>();
-  for (const m of config.models) {
-    if (!m.name) throw new ConfigError(`${where}: a model config has no name`);
-    if (!m.basePath) throw new ConfigError(`${where}: model ${m.name} has no base_path`);
-    if (names.has(m.name)) throw new ConfigError(`${where}: Illegal to list model ${m.name} multiple times in config list`);
-    names.add(m.name);
-    if (m.modelPlatform !== 'tensorflow') throw new ConfigError(`${where}: model ${m.name}: unsupported model_platform "${m.modelPlatform}" (tfgate serves "tensorflow")`);
-    if ('latest' in m.versionPolicy && m.versionPolicy.latest.numVersions < 1) {
-      throw new ConfigError(`${where}: model ${m.name}: latest.num_versions must be at least 1`);
+  const seen = new Set<string>();
+  for (const m of config.model_config_list.config) {
+    if (!m.name) fail(where, undefined, 'A model config has no name', 'name');
+    if (!m.base_path) fail(where, undefined, `Expected model ${m.name} to have an absolute path or URI; got base_path()=`, 'base_path');
+    if (seen.has(m.name)) fail(where, undefined, `Illegal to list model ${m.name} multiple times in config list`, 'name');
+    seen.add(m.name);
+    if (m.model_platform !== TENSORFLOW_PLATFORM) fail(where, undefined, `Model ${m.name} requests unsupported platform ${m.model_platform}`, 'model_platform');
+    const p = m.model_version_policy;
+    if ('latest' in p && !(Number.isInteger(p.latest.num_versions) && p.latest.num_versions >= 1)) {
+      fail(where, undefined, `Model ${m.name}: latest.num_versions must be a positive integer; was ${p.latest.num_versions}`, 'num_versions');
+    }
+    for (const label of Object.keys(m.version_labels)) {
+      if (!LABEL_RE.test(label)) fail(where, undefined, `Version label "${label}" of model ${m.name} must match [a-zA-Z0-9_]+`, 'version_labels');
     }
   }
   return deepFreeze(config);
-}
-
-const resolveBase = (base: string, configFile: string) => (path.isAbsolute(base) ? base : path.resolve(path.dirname(configFile), base));
-
-function policyFromText(r: TextReader | undefined): VersionPolicy {
-  if (!r) return { latest: { numVersions: 1 } };
-  r.checkKnown(['latest', 'all', 'specific']);
-  const set = ['latest', 'all', 'specific'].filter((k) => r.all(k).length);
-  if (set.length > 1) r.fail(r.all(set[1])[0].pos, `model_version_policy sets more than one of latest, all, specific`);
-  const latest = r.message('latest', 'tensorflow.serving.FileSystemStoragePathSourceConfig.ServableVersionPolicy.Latest');
-  if (latest) {
-    latest.checkKnown(['num_versions']);
-    return { latest: { numVersions: latest.int('num_versions') ?? 1 } };
-  }
-  const all = r.message('all', 'tensorflow.serving.FileSystemStoragePathSourceConfig.ServableVersionPolicy.All');
-  if (all) {
-    all.checkKnown([]);
-    return { all: {} };
-  }
-  const specific = r.message('specific', 'tensorflow.serving.FileSystemStoragePathSourceConfig.ServableVersionPolicy.Specific');
-  if (specific) {
-    specific.checkKnown(['versions']);
-    return { specific: { versions: specific.ints('versions') } };
-  }
-  return { latest: { numVersions: 1 } };
-}
-
-export function parseModelConfigText(text: string, file: string): ModelServerConfig {
-  const root = new TextReader(parseTextFormat(text, file), file, 'tensorflow.serving.ModelServerConfig');
-  root.checkKnown(['model_config_list', 'custom_model_config']);
-  if (root.all('custom_model_config').length) root.fail(root.all('custom_model_config')[0].pos, 'custom_model_config is not supported');
-  const list = root.message('model_config_list', 'tensorflow.serving.ModelConfigList');
-  const models: ModelConfig[] = [];
-  if (list) {
-    list.checkKnown(['config']);
-    for (const c of list.messages('config', 'tensorflow.serving.ModelConfig')) {
-      c.checkKnown(['name', 'base_path', 'model_type', 'model_platform', 'model_version_policy', 'version_labels', 'logging_config']);
-      const labels: Record<string, number> = {};
-      for (const l of c.messages('version_labels', 'tensorflow.serving.ModelConfig.VersionLabelsEntry')) {
-        l.checkKnown(['key', 'value']);
-        labels[l.string('key') ?? ''] = l.int('value') ?? 0;
-      }
-      const base = c.string('base_path') ?? '';
-      models.push({
-        name: c.string('name') ?? '',
-        basePath: base && resolveBase(base, file),
-        modelPlatform: c.string('model_platform') ?? 'tensorflow',
-        versionPolicy: policyFromText(c.message('model_version_policy', 'tensorflow.serving.FileSystemStoragePathSourceConfig.ServableVersionPolicy')),
-        versionLabels: labels,
-      });
-    }
-  }
-  return validateModelServerConfig({ models }, file);
-}
-
-/** --model_name / --model_base_path: one model, latest version. */
-export function singleModelConfig(name: string, basePath: string): ModelServerConfig {
-  return validateModelServerConfig({ models: [{ name, basePath: path.resolve(basePath), modelPlatform: 'tensorflow', versionPolicy: { latest: { numVersions: 1 } }, versionLabels: {} }] }, '--model_base_path');
-}
-
-// ---- YAML: the same content, keys as in the text format ----
-
-function yamlError(file: string, lc: LineCounter, node: YamlNode | undefined, msg: string): never {
-  const offset = node?.range?.[0] ?? 0;
-  const { line, col } = lc.linePos(offset);
-  throw new ConfigError(`${file}:${line}:${col}: ${msg}`);
-}
-
-export function parseModelConfigYaml(text: string, file: string): ModelServerConfig & { raw: unknown } {
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
-  if (doc.errors.length) {
-    const e = doc.errors[0];
-    const { line, col } = lc.linePos(e.pos[0]);
-    throw new ConfigError(`${file}:${line}:${col}: ${e.message.split('\n')[0]}`);
-  }
-  const fail = (node: YamlNode | undefined, msg: string): never => yamlError(file, lc, node, msg);
-  const root = doc.contents as YamlNode | null;
-  if (!root) return { ...validateModelServerConfig({ models: [] }, file), raw: {} };
-  if (!isMap(root)) fail(root, 'the top level must be a mapping');
-  const listNode = (root as import('yaml').YAMLMap).get('model_config_list', true) as YamlNode | undefined;
-  const models: ModelConfig[] = [];
-  if (listNode) {
-    if (!isMap(listNode)) fail(listNode, 'model_config_list must be a mapping with a `config` list');
-    const configs = (listNode as import('yaml').YAMLMap).get('config', true) as YamlNode | undefined;
-    if (configs && !isSeq(configs)) fail(configs, 'model_config_list.config must be a list');
-    for (const item of (configs as import('yaml').YAMLSeq | undefined)?.items ?? []) {
-      if (!isMap(item)) fail(item as YamlNode, 'each config must be a mapping');
-      const m = item as import('yaml').YAMLMap;
-      for (const pair of m.items) {
-        const key = isScalar(pair.key) ? String(pair.key.value) : '';
-        if (!['name', 'base_path', 'model_platform', 'model_version_policy', 'version_labels', 'batching'].includes(key)) {
-          fail(pair.key as YamlNode, `Message type "tensorflow.serving.ModelConfig" has no field named "${key}".`);
-        }
-      }
-      const str = (k: string) => {
-        const n = m.get(k, true) as YamlNode | undefined;
-        if (n === undefined) return undefined;
-        if (!isScalar(n) || typeof n.value !== 'string') fail(n, `${k} must be a string`);
-        return (n as import('yaml').Scalar).value as string;
-      };
-      const policyNode = m.get('model_version_policy', true) as YamlNode | undefined;
-      let versionPolicy: VersionPolicy = { latest: { numVersions: 1 } };
-      if (policyNode) {
-        const p = policyNode.toJSON() as Record<string, unknown>;
-        const keys = Object.keys(p ?? {});
-        if (keys.length !== 1 || !['latest', 'all', 'specific'].includes(keys[0])) fail(policyNode, 'model_version_policy must have exactly one of latest, all, specific');
-        if (keys[0] === 'latest') versionPolicy = { latest: { numVersions: Number((p.latest as { num_versions?: number } | null)?.num_versions ?? 1) } };
-        else if (keys[0] === 'all') versionPolicy = { all: {} };
-        else {
-          const versions = (p.specific as { versions?: unknown } | null)?.versions;
-          const list = Array.isArray(versions) ? versions : versions === undefined ? [] : [versions];
-          if (!list.every((v) => Number.isInteger(v))) fail(policyNode, 'specific.versions must be integers');
-          versionPolicy = { specific: { versions: list as number[] } };
-        }
-      }
-      const labelsNode = m.get('version_labels', true) as YamlNode | undefined;
-      const labels: Record<string, number> = {};
-      if (labelsNode) {
-        const l = labelsNode.toJSON() as Record<string, unknown>;
-        for (const [k, v] of Object.entries(l ?? {})) {
-          if (!Number.isInteger(v)) fail(labelsNode, `version label ${k} must map to an integer version`);
-          labels[k] = v as number;
-        }
-      }
-      const base = str('base_path') ?? '';
-      models.push({ name: str('name') ?? '', basePath: base && resolveBase(base, file), modelPlatform: str('model_platform') ?? 'tensorflow', versionPolicy, versionLabels: labels });
-    }
-  }
-  return { ...validateModelServerConfig({ models }, file), raw: doc.toJSON() };
 }

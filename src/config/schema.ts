@@ -216,21 +216,18 @@ export class MessageBuilder {
   /** Stores one occurrence of a field (one element, for repeated fields). */
   add(name: string, f: FieldSchema, v: ProtoValue, pos: Position): void {
     const repeated = f.kind === 'map' || ('repeated' in f && f.repeated);
+    this.checkOneof(name, pos);
     if (!repeated) {
       if (name in this.value) fail(this.file, pos, `Non-repeated field "${name}" is specified multiple times.`, name);
-      for (const [oneof, members] of Object.entries(this.schema.oneofs ?? {})) {
-        if (!members.includes(name)) continue;
-        const other = members.find((m) => m !== name && m in this.value);
-        if (other) fail(this.file, pos, `Field "${name}" is specified along with field "${other}", another member of oneof "${oneof}".`, name);
-      }
       this.value[name] = v;
     } else if (f.kind === 'map') {
       const entry = v as ProtoMessage;
       const key = String(entry.key);
+      const keyPos = positionOf(entry, 'key') ?? pos;
       const map = (this.value[name] ??= {}) as Record<string, ProtoValue>;
-      if (Object.prototype.hasOwnProperty.call(map, key)) fail(this.file, pos, `Map field "${name}" has key "${key}" more than once.`, name);
+      if (Object.prototype.hasOwnProperty.call(map, key)) fail(this.file, keyPos, `Map field "${name}" has key "${key}" more than once.`, name);
       map[key] = entry.value;
-      recordPosition(map, key, pos);
+      recordPosition(map, key, keyPos);
     } else {
       ((this.value[name] ??= []) as ProtoValue[]).push(v);
     }
@@ -238,10 +235,18 @@ export class MessageBuilder {
   }
 
   /** A repeated field written as an empty list still counts as written. */
+  private checkOneof(name: string, pos: Position): void {
+    for (const [oneof, members] of Object.entries(this.schema.oneofs ?? {})) {
+      if (!members.includes(name)) continue;
+      const other = members.find((m) => m !== name && m in this.value);
+      if (other) fail(this.file, pos, `Field "${name}" is specified along with field "${other}", another member of oneof "${oneof}".`, name);
+    }
+  }
+
   touch(name: string, f: FieldSchema, pos: Position): void {
+    this.checkOneof(name, pos);
     if (f.kind === 'map') this.value[name] ??= {};
     else this.value[name] ??= [];
-    recordPosition(this.value, name, pos);
   }
 }
 
@@ -287,9 +292,9 @@ export function withDefaults(schema: MessageSchema, msg: ProtoMessage): ProtoMes
 
 /** Freezes an object graph in place and returns it. */
 export function deepFreeze<T>(o: T): T {
-  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
-    Object.freeze(o);
+  if (o && typeof o === 'object') {
     for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
   }
   return o;
 }

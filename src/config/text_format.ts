@@ -1,268 +1,220 @@
-// Protobuf text format, parsed into a generic tree and then read through small schemas.
-// Enough of the format for TF Serving's config files: `#` comments, `field: value`,
-// `field { … }`, `field: { … }`, `field < … >`, optional `,`/`;` separators, `[a, b]` lists,
-// quoted strings with C escapes (adjacent ones concatenated), identifiers for enums/bools.
-// Errors carry file:line:col.
+// Protobuf text format (what TF Serving's ParseProtoTextFile reads), driven by the
+// descriptors in schema.ts. Covers what TF Serving's config files use and a little more:
+//   # comments; `field: value`; `field { … }`, `field: { … }`, `field < … >`;
+//   `,` or `;` after any field; repeated fields as repeated entries or `field: [a, b]`
+//   (also lists of messages); map fields as repeated `{ key: … value: … }` entries;
+//   strings in '…' or "…" with C escapes (\n \t \\ \' \" \ooo \xHH \uXXXX …), adjacent
+//   strings concatenated; enums by name or number; ints (decimal, 0x…, 0…octal),
+//   floats (1, 1.5, 1e3, 1.5f, inf, nan), bools (true/false/t/f/True/False/1/0).
+// Errors are ConfigErrors `file:line:col: …` naming the field, in libprotobuf's words
+// where it has them ("Message type "X" has no field named "y".").
+import {
+  completeMapEntry,
+  ConfigError,
+  convertEnum,
+  convertScalar,
+  fail,
+  mapEntrySchema,
+  MessageBuilder,
+  type FieldSchema,
+  type MessageSchema,
+  type Position,
+  type ProtoMessage,
+  type ProtoValue,
+  type RawScalar,
+} from './schema.js';
 
-export class ConfigError extends Error {}
-
-export interface Position {
-  line: number;
-  col: number;
-}
-
-export type TextScalar = { kind: 'string'; value: string; pos: Position } | { kind: 'number' | 'ident'; value: string; pos: Position };
-export interface TextMessage {
-  kind: 'message';
-  fields: Array<{ name: string; value: TextScalar | TextMessage; pos: Position }>;
-  pos: Position;
-}
+export { ConfigError, positionOf, type Position } from './schema.js';
 
 interface Token {
   type: 'ident' | 'number' | 'string' | 'punct' | 'eof';
+  /** As written. */
   text: string;
+  /** Decoded value of a string token. */
   value: string;
   pos: Position;
 }
 
+const SIMPLE_ESCAPES: Record<string, number> = { n: 10, t: 9, r: 13, '\\': 92, "'": 39, '"': 34, a: 7, b: 8, f: 12, v: 11, '?': 63 };
+const utf8 = new TextEncoder();
+
 function tokenize(text: string, file: string): Token[] {
   const tokens: Token[] = [];
-  let i = 0;
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let line = 1;
-  let lineStart = 0;
-  const pos = (): Position => ({ line, col: i - lineStart + 1 });
-  const fail = (msg: string): never => {
-    throw new ConfigError(`${file}:${line}:${i - lineStart + 1}: ${msg}`);
-  };
+  let lineStart = i;
+  const pos = (at = i): Position => ({ line, col: at - lineStart + 1 });
+  const failAt = (at: number, msg: string): never => fail(file, pos(at), msg);
   while (i < text.length) {
     const c = text[i];
     if (c === '\n') {
       i++;
       line++;
       lineStart = i;
-    } else if (/\s/.test(c)) i++;
+    } else if (c === ' ' || c === '\t' || c === '\r' || c === '\f' || c === '\v') i++;
     else if (c === '#') while (i < text.length && text[i] !== '\n') i++;
     else if (/[A-Za-z_]/.test(c)) {
-      const p = pos();
-      const m = /^[A-Za-z_][A-Za-z0-9_.]*/.exec(text.slice(i))![0];
-      tokens.push({ type: 'ident', text: m, value: m, pos: p });
+      const m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(i, i + 1024))![0];
+      tokens.push({ type: 'ident', text: m, value: m, pos: pos() });
       i += m.length;
-    } else if (/[-+0-9.]/.test(c)) {
-      const p = pos();
-      const m = /^[-+]?(0[xX][0-9a-fA-F]+|(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fF]?|inf|nan)/i.exec(text.slice(i));
-      if (!m) fail(`invalid number`);
-      tokens.push({ type: 'number', text: m![0], value: m![0].replace(/[fF]$/, ''), pos: p });
-      i += m![0].length;
+    } else if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(text[i + 1] ?? ''))) {
+      const m = /^(0[xX][0-9a-fA-F]+|(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?[fF]?)/.exec(text.slice(i, i + 1024))![0];
+      const next = text[i + m.length] ?? '';
+      if (/[A-Za-z0-9_.]/.test(next)) failAt(i, `Invalid number: ${text.slice(i, i + m.length + 1)}…`);
+      tokens.push({ type: 'number', text: m, value: m, pos: pos() });
+      i += m.length;
     } else if (c === '"' || c === "'") {
-      const p = pos();
+      const start = i;
+      const bytes: number[] = [];
       let j = i + 1;
-      let out = '';
-      while (j < text.length && text[j] !== c) {
-        if (text[j] === '\n') fail('unterminated string');
-        if (text[j] === '\\') {
-          const e = text[j + 1];
-          const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', v: '\v', '?': '?' };
-          if (e in simple) {
-            out += simple[e];
-            j += 2;
-          } else if (/[0-7]/.test(e)) {
-            const m = /^[0-7]{1,3}/.exec(text.slice(j + 1))![0];
-            out += String.fromCharCode(parseInt(m, 8));
-            j += 1 + m.length;
-          } else if (e === 'x') {
-            const m = /^[0-9a-fA-F]{1,2}/.exec(text.slice(j + 2));
-            if (!m) fail('bad \\x escape');
-            out += String.fromCharCode(parseInt(m![0], 16));
-            j += 2 + m![0].length;
-          } else fail(`bad escape \\${e}`);
-        } else out += text[j++];
+      for (;;) {
+        if (j >= text.length || text[j] === '\n') failAt(start, 'String literal is not terminated on its line.');
+        const ch = text[j];
+        if (ch === c) break;
+        if (ch !== '\\') {
+          const cp = text.codePointAt(j)!;
+          bytes.push(...utf8.encode(String.fromCodePoint(cp)));
+          j += cp > 0xffff ? 2 : 1;
+          continue;
+        }
+        const e = text[j + 1] ?? '';
+        let m: RegExpExecArray | null;
+        if (e in SIMPLE_ESCAPES) {
+          bytes.push(SIMPLE_ESCAPES[e]);
+          j += 2;
+        } else if ((m = /^[0-7]{1,3}/.exec(text.slice(j + 1, j + 4)))) {
+          bytes.push(parseInt(m[0], 8) & 0xff);
+          j += 1 + m[0].length;
+        } else if (e === 'x' && (m = /^[0-9a-fA-F]{1,2}/.exec(text.slice(j + 2, j + 4)))) {
+          bytes.push(parseInt(m[0], 16));
+          j += 2 + m[0].length;
+        } else if ((e === 'u' && (m = /^[0-9a-fA-F]{4}/.exec(text.slice(j + 2, j + 6)))) || (e === 'U' && (m = /^[0-9a-fA-F]{8}/.exec(text.slice(j + 2, j + 10))))) {
+          const cp = parseInt(m[0], 16);
+          if (cp > 0x10ffff) failAt(j, `Invalid escape sequence in string literal: \\${e}${m[0]}`);
+          bytes.push(...utf8.encode(String.fromCodePoint(cp)));
+          j += 2 + m[0].length;
+        } else failAt(j, `Invalid escape sequence in string literal: \\${e}`);
       }
-      if (j >= text.length) fail('unterminated string');
-      tokens.push({ type: 'string', text: text.slice(i, j + 1), value: out, pos: p });
+      const value = new TextDecoder('utf-8', { fatal: false }).decode(new Uint8Array(bytes));
+      tokens.push({ type: 'string', text: text.slice(start, j + 1), value, pos: pos(start) });
       i = j + 1;
-    } else if ('{}<>[]:,;'.includes(c)) {
+    } else if ('{}<>[]:,;-'.includes(c)) {
       tokens.push({ type: 'punct', text: c, value: c, pos: pos() });
       i++;
-    } else fail(`unexpected character '${c}'`);
+    } else failAt(i, `Unexpected character '${c}'`);
   }
   tokens.push({ type: 'eof', text: '', value: '', pos: pos() });
   return tokens;
 }
 
-export function parseTextFormat(text: string, file: string): TextMessage {
-  const tokens = tokenize(text, file);
-  let k = 0;
-  const peek = () => tokens[k];
-  const fail = (t: Token, msg: string): never => {
-    throw new ConfigError(`${file}:${t.pos.line}:${t.pos.col}: ${msg}`);
-  };
-  const expect = (text: string) => {
-    const t = tokens[k++];
-    if (t.text !== text) fail(t, `expected '${text}' but found ${t.type === 'eof' ? 'end of file' : `'${t.text}'`}`);
-  };
+const describe = (t: Token) => (t.type === 'eof' ? 'end of file' : t.type === 'string' ? t.text : `"${t.text}"`);
 
-  function parseScalar(): TextScalar {
-    const t = tokens[k++];
-    if (t.type === 'string') {
-      let value = t.value;
-      while (peek().type === 'string') value += tokens[k++].value;
-      return { kind: 'string', value, pos: t.pos };
-    }
-    if (t.type === 'number') return { kind: 'number', value: t.value, pos: t.pos };
-    if (t.type === 'ident') return { kind: 'ident', value: t.value, pos: t.pos };
-    return fail(t, `expected a value but found ${t.type === 'eof' ? 'end of file' : `'${t.text}'`}`);
-  }
-
-  function parseFields(end: string | null, pos: Position): TextMessage {
-    const msg: TextMessage = { kind: 'message', fields: [], pos };
-    for (;;) {
-      const t = peek();
-      if (end === null ? t.type === 'eof' : t.text === end) {
-        k++;
-        return msg;
-      }
-      if (t.type === 'eof') fail(t, `expected '${end}' but found end of file`);
-      if (t.type !== 'ident') fail(t, `expected a field name but found '${t.text}'`);
-      k++;
-      const name = t.value;
-      let colon = false;
-      if (peek().text === ':') {
-        k++;
-        colon = true;
-      }
-      const open = peek().text;
-      if (open === '{' || open === '<') {
-        k++;
-        msg.fields.push({ name, value: parseFields(open === '{' ? '}' : '>', t.pos), pos: t.pos });
-      } else if (open === '[') {
-        k++;
-        if (!colon) fail(peek(), `expected ':' before list for field '${name}'`);
-        while (peek().text !== ']') {
-          const p = peek();
-          const value = p.text === '{' || p.text === '<' ? (k++, parseFields(p.text === '{' ? '}' : '>', p.pos)) : parseScalar();
-          msg.fields.push({ name, value, pos: t.pos });
-          if (peek().text === ',') k++;
-          else if (peek().text !== ']') fail(peek(), `expected ',' or ']' in list for field '${name}'`);
-        }
-        k++;
-      } else {
-        if (!colon) fail(peek(), `expected ':' after field '${name}'`);
-        msg.fields.push({ name, value: parseScalar(), pos: t.pos });
-      }
-      if (peek().text === ',' || peek().text === ';') k++;
-    }
-  }
-
-  return parseFields(null, { line: 1, col: 1 });
-}
-
-/** Reading a TextMessage against expectations, with positioned errors. */
-export class TextReader {
+class TextParser {
+  private k = 0;
   constructor(
-    readonly msg: TextMessage,
-    readonly file: string,
-    readonly typeName: string,
+    private readonly tokens: Token[],
+    private readonly file: string,
   ) {}
 
-  fail(pos: Position, message: string): never {
-    throw new ConfigError(`${this.file}:${pos.line}:${pos.col}: ${message}`);
+  private peek(): Token {
+    return this.tokens[this.k];
+  }
+  private next(): Token {
+    return this.tokens[this.k++];
+  }
+  private tryConsume(text: string): boolean {
+    const t = this.peek();
+    if (t.type !== 'punct' || t.text !== text) return false;
+    this.k++;
+    return true;
   }
 
-  /** Rejects fields not in `known` (TF's parser rejects unknown fields). */
-  checkKnown(known: string[]): void {
-    for (const f of this.msg.fields) {
-      if (!known.includes(f.name)) this.fail(f.pos, `Message type "${this.typeName}" has no field named "${f.name}".`);
+  /** Fields up to `end` ('}' or '>'), or to end of file for the top level. */
+  parseMessage(schema: MessageSchema, pos: Position, end: { close: string; name: string; open: Position } | null): ProtoMessage {
+    const b = new MessageBuilder(schema, this.file, pos);
+    for (;;) {
+      const t = this.peek();
+      if (end ? t.type === 'punct' && t.text === end.close : t.type === 'eof') {
+        this.k++;
+        return b.value;
+      }
+      if (t.type === 'eof') {
+        fail(this.file, t.pos, `Expected "${end!.close}" to close field "${end!.name}" opened at ${end!.open.line}:${end!.open.col}, found end of file.`, end!.name);
+      }
+      if (t.type === 'punct' && t.text === '[') fail(this.file, t.pos, 'Extension and Any-expansion fields ([…]) are not supported.');
+      if (t.type !== 'ident') fail(this.file, t.pos, `Expected a field name, found ${describe(t)}.`);
+      this.k++;
+      const f = b.field(t.text, t.pos);
+      this.parseField(b, t.text, f, t.pos);
+      if (!this.tryConsume(';')) this.tryConsume(',');
     }
   }
 
-  all(name: string) {
-    return this.msg.fields.filter((f) => f.name === name);
+  private parseField(b: MessageBuilder, name: string, f: FieldSchema, namePos: Position): void {
+    const isMessage = f.kind === 'message' || f.kind === 'map';
+    const colon = this.tryConsume(':');
+    if (!colon && !isMessage) fail(this.file, this.peek().pos, `Expected ":" after field "${name}", found ${describe(this.peek())}.`, name);
+    const repeated = f.kind === 'map' || ('repeated' in f && f.repeated);
+    if (this.peek().type === 'punct' && this.peek().text === '[') {
+      if (!repeated) fail(this.file, this.peek().pos, `Field "${name}" is not repeated; a [list] is not allowed.`, name);
+      this.k++;
+      b.touch(name, f, namePos);
+      if (this.tryConsume(']')) return;
+      for (;;) {
+        this.parseValue(b, name, f, this.peek().pos);
+        if (this.tryConsume(']')) return;
+        if (!this.tryConsume(',')) fail(this.file, this.peek().pos, `Expected "," or "]" in the list of field "${name}", found ${describe(this.peek())}.`, name);
+      }
+    }
+    this.parseValue(b, name, f, namePos);
   }
 
-  private single(name: string) {
-    const all = this.all(name);
-    if (all.length > 1) this.fail(all[1].pos, `Non-repeated field "${name}" is specified multiple times.`);
-    return all[0];
+  private parseValue(b: MessageBuilder, name: string, f: FieldSchema, namePos: Position): void {
+    const t = this.peek();
+    if (f.kind === 'message' || f.kind === 'map') {
+      if (t.type !== 'punct' || (t.text !== '{' && t.text !== '<')) fail(this.file, t.pos, `Expected "{" to open message field "${name}", found ${describe(t)}.`, name);
+      this.k++;
+      const end = { close: t.text === '{' ? '}' : '>', name, open: t.pos };
+      if (f.kind === 'message') {
+        b.add(name, f, this.parseMessage(f.message, namePos, end), namePos);
+      } else {
+        const entry = this.parseMessage(mapEntrySchema(b.schema, name, f), namePos, end);
+        b.add(name, f, completeMapEntry(f, entry), namePos);
+      }
+      return;
+    }
+    const raw = this.scalar(name);
+    const v: ProtoValue = f.kind === 'enum' ? convertEnum(this.file, name, f.enum, raw) : convertScalar(this.file, name, f.type, raw, false);
+    b.add(name, f, v, namePos);
   }
 
-  message(name: string, typeName: string): TextReader | undefined {
-    const f = this.single(name);
-    if (!f) return undefined;
-    if (f.value.kind !== 'message') this.fail(f.pos, `field "${name}" must be a message ({ … })`);
-    return new TextReader(f.value as TextMessage, this.file, typeName);
+  private scalar(field: string): RawScalar {
+    const t = this.next();
+    if (t.type === 'string') {
+      let str = t.value;
+      let text = t.text;
+      while (this.peek().type === 'string') {
+        const s = this.next();
+        str += s.value;
+        text += ` ${s.text}`;
+      }
+      return { kind: 'string', text, str, pos: t.pos };
+    }
+    if (t.type === 'punct' && t.text === '-') {
+      const n = this.next();
+      if (n.type === 'number' || n.type === 'ident') return { kind: n.type, text: `-${n.text}`, pos: t.pos };
+      fail(this.file, n.pos, `Expected a number after "-" for field "${field}", found ${describe(n)}.`, field);
+    }
+    if (t.type === 'number' || t.type === 'ident') return { kind: t.type, text: t.text, pos: t.pos };
+    return fail(this.file, t.pos, `Expected a value for field "${field}", found ${describe(t)}.`, field);
   }
+}
 
-  messages(name: string, typeName: string): TextReader[] {
-    return this.all(name).map((f) => {
-      if (f.value.kind !== 'message') this.fail(f.pos, `field "${name}" must be a message ({ … })`);
-      return new TextReader(f.value as TextMessage, this.file, typeName);
-    });
-  }
-
-  private scalarOf(f: { name: string; value: TextScalar | TextMessage; pos: Position }): TextScalar {
-    if (f.value.kind === 'message') this.fail(f.pos, `field "${f.name}" takes a value, not a message`);
-    return f.value as TextScalar;
-  }
-
-  string(name: string): string | undefined {
-    const f = this.single(name);
-    if (!f) return undefined;
-    const v = this.scalarOf(f);
-    if (v.kind !== 'string') this.fail(v.pos, `Expected string for field "${name}", got ${v.value}`);
-    return v.value;
-  }
-
-  int(name: string): number | undefined {
-    const f = this.single(name);
-    return f ? this.intOf(f) : undefined;
-  }
-
-  ints(name: string): number[] {
-    return this.all(name).map((f) => this.intOf(f));
-  }
-
-  private intOf(f: { name: string; value: TextScalar | TextMessage; pos: Position }): number {
-    const v = this.scalarOf(f);
-    if (v.kind !== 'number' || !/^[-+]?(\d+|0[xX][0-9a-fA-F]+)$/.test(v.value)) this.fail(v.pos, `Expected integer for field "${f.name}", got ${v.value}`);
-    return Number(v.value);
-  }
-
-  float(name: string): number | undefined {
-    const f = this.single(name);
-    if (!f) return undefined;
-    const v = this.scalarOf(f);
-    if (v.kind !== 'number' && !['inf', 'nan'].includes(v.value.toLowerCase())) this.fail(v.pos, `Expected double for field "${name}", got ${v.value}`);
-    return Number(v.value);
-  }
-
-  bool(name: string): boolean | undefined {
-    const f = this.single(name);
-    if (!f) return undefined;
-    const v = this.scalarOf(f);
-    if (['true', 't', '1'].includes(v.value)) return true;
-    if (['false', 'f', '0'].includes(v.value)) return false;
-    return this.fail(v.pos, `Invalid value for boolean field "${name}". Value: "${v.value}".`);
-  }
-
-  /** A google.protobuf.*Value wrapper written as `field { value: N }`. */
-  wrappedInt(name: string): number | undefined {
-    const m = this.message(name, 'google.protobuf.Int64Value');
-    if (!m) return undefined;
-    m.checkKnown(['value']);
-    return m.int('value') ?? 0;
-  }
-
-  wrappedBool(name: string): boolean | undefined {
-    const m = this.message(name, 'google.protobuf.BoolValue');
-    if (!m) return undefined;
-    m.checkKnown(['value']);
-    return m.bool('value') ?? false;
-  }
-
-  wrappedString(name: string): string | undefined {
-    const m = this.message(name, 'google.protobuf.StringValue');
-    if (!m) return undefined;
-    m.checkKnown(['value']);
-    return m.string('value') ?? '';
-  }
+/**
+ * Parses `text` as a text-format `schema` message. `file` names the source in errors.
+ * The result holds only the fields written (no defaults); positionOf() tells where each was.
+ */
+export function parseTextProto(text: string, file: string, schema: MessageSchema): ProtoMessage {
+  const tokens = tokenize(text, file);
+  return new TextParser(tokens, file).parseMessage(schema, { line: 1, col: 1 }, null);
 }

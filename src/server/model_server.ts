@@ -5,8 +5,8 @@ import path from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { AspiredVersionsManager, type ManagerEvent } from '../core/aspired_versions_manager.js';
 import { listVersions } from '../core/file_system_source.js';
-import { aspiredVersions } from '../core/version_policy.js';
-import { parseModelConfigText, parseModelConfigYaml, singleModelConfig, validateModelServerConfig, type ModelConfig, type ModelServerConfig } from '../config/model_server_config.js';
+import { aspiredVersions, type VersionPolicy as CorePolicy } from '../core/version_policy.js';
+import { parseModelConfigText, parseModelConfigYaml, singleModelConfig, validateModelServerConfig, type ModelConfig, type ModelServerConfig, type VersionPolicy } from '../config/index.js';
 import { ExecutorVersionLoader, type ExecutorServableVersion } from '../services/executor_version_loader.js';
 import { PredictionService } from '../services/prediction_service.js';
 import { createRestApp } from '../rest/rest_app.js';
@@ -16,9 +16,12 @@ import type { ServerOptions } from './server_options.js';
 
 export type Log = (msg: string) => void;
 
+const corePolicy = (p: VersionPolicy): CorePolicy =>
+  'latest' in p ? { latest: { numVersions: p.latest.num_versions } } : 'all' in p ? { all: {} } : { specific: { versions: [...p.specific.versions] } };
+
 export class ModelServer {
   readonly manager: AspiredVersionsManager<ExecutorServableVersion>;
-  private config: ModelServerConfig = { models: [] };
+  private config: ModelServerConfig = { model_config_list: { config: [] } };
   private timers: NodeJS.Timeout[] = [];
   private http?: ServerType;
   private polling = new Map<string, Promise<void>>();
@@ -54,10 +57,10 @@ export class ModelServer {
         return singleModelConfig(src.name, src.basePath);
       case 'repository': {
         const entries = await fs.readdir(src.dir, { withFileTypes: true });
-        const models: ModelConfig[] = entries
+        const config: ModelConfig[] = entries
           .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
-          .map((e) => ({ name: e.name, basePath: path.join(src.dir, e.name), modelPlatform: 'tensorflow', versionPolicy: { latest: { numVersions: 1 } }, versionLabels: {} }));
-        return validateModelServerConfig({ models }, src.dir);
+          .map((e) => ({ name: e.name, base_path: path.join(src.dir, e.name), model_platform: 'tensorflow', model_version_policy: { latest: { num_versions: 1 } }, version_labels: {} }));
+        return validateModelServerConfig({ model_config_list: { config } }, src.dir);
       }
     }
   }
@@ -69,16 +72,16 @@ export class ModelServer {
     const p = (async () => {
       let found: Awaited<ReturnType<typeof listVersions>>;
       try {
-        found = await listVersions(m.basePath);
+        found = await listVersions(m.base_path);
       } catch {
-        this.log(`No versions of servable ${m.name} found under base path ${m.basePath}`);
+        this.log(`No versions of servable ${m.name} found under base path ${m.base_path}`);
         found = [];
       }
-      const wanted = new Set(aspiredVersions(found.map((f) => f.version), m.versionPolicy));
+      const wanted = new Set(aspiredVersions(found.map((f) => f.version), corePolicy(m.model_version_policy)));
       await this.manager.setAspiredVersions(m.name, found.filter((f) => wanted.has(f.version)));
-      if (Object.keys(m.versionLabels).length) {
+      if (Object.keys(m.version_labels).length) {
         try {
-          this.manager.setVersionLabels(m.name, m.versionLabels);
+          this.manager.setVersionLabels(m.name, { ...m.version_labels });
         } catch (e) {
           this.log(`version labels of ${m.name}: ${(e as Error).message}`);
         }
@@ -89,10 +92,10 @@ export class ModelServer {
   }
 
   private async applyConfig(config: ModelServerConfig): Promise<void> {
-    const names = new Set(config.models.map((m) => m.name));
-    for (const old of this.config.models) if (!names.has(old.name)) await this.manager.removeModel(old.name);
+    const names = new Set(config.model_config_list.config.map((m) => m.name));
+    for (const old of this.config.model_config_list.config) if (!names.has(old.name)) await this.manager.removeModel(old.name);
     this.config = config;
-    await Promise.all(config.models.map((m) => this.pollModel(m)));
+    await Promise.all(config.model_config_list.config.map((m) => this.pollModel(m)));
   }
 
   /** Loads the initial models (waits for their first loads), then starts polling and serving HTTP. */
@@ -100,7 +103,7 @@ export class ModelServer {
     await this.applyConfig(await this.readConfig());
     const fsWait = this.options.fileSystemPollWaitSeconds;
     if (fsWait > 0) {
-      this.timers.push(setInterval(() => this.config.models.forEach((m) => void this.pollModel(m)), fsWait * 1000));
+      this.timers.push(setInterval(() => this.config.model_config_list.config.forEach((m) => void this.pollModel(m)), fsWait * 1000));
     }
     const src = this.options.modelSource;
     if ((src.kind === 'config_file' || src.kind === 'yaml') && src.pollWaitSeconds > 0) {

@@ -1,0 +1,210 @@
+// TF Serving's shared batch scheduler, by its documented semantics (batch_scheduler.h,
+// shared_batch_scheduler.h): `numBatchThreads` executors are shared by every queue (one queue
+// per model/version/signature); each queue has one open batch whose timer starts with its
+// first task; a batch may run when it is full, timed out, or closed (a task that did not fit
+// closed it); executors pull the next runnable batch round-robin over the queues, so batches
+// keep growing while every executor is busy, and a zero timeout runs whatever has gathered.
+// The scheduler knows sizes and tasks, not models: `processBatch` is injected.
+import { Code, ServingError, invalidArgument } from '../core/status.js';
+import { systemClock, type Clock } from './clock.js';
+
+export interface QueueOptions {
+  maxBatchSize: number;
+  batchTimeoutMicros: number;
+  maxEnqueuedBatches: number;
+  /** Sizes a batch is padded up to (ascending; the last equals the largest batch). Empty: no padding. */
+  allowedBatchSizes: readonly number[];
+  enableLargeBatchSplitting: boolean;
+  /** Largest batch run at once when splitting is enabled (defaults to maxBatchSize). */
+  maxExecutionBatchSize?: number;
+}
+
+/** One task, or a contiguous slice of it when splitting spread it over batches. */
+export interface TaskPiece<T> {
+  task: T;
+  /** First row of the task in this piece. */
+  offset: number;
+  size: number;
+  /** The task's full size; a piece with size < taskSize is part of a split. */
+  taskSize: number;
+}
+
+export interface Batch<T> {
+  pieces: TaskPiece<T>[];
+  /** Rows of real work. */
+  size: number;
+  /** Rows after padding to the next allowed batch size. */
+  paddedSize: number;
+  /** When the first task entered (clock ms). */
+  openedAt: number;
+}
+
+export type ProcessBatch<T> = (queue: BatchQueue<T>, batch: Batch<T>) => Promise<void>;
+
+export function queueFullMessage(enqueued: number, max: number): string {
+  return `The batch scheduling queue to which this task was submitted is full; currently ${enqueued} batches enqueued and max_enqueued_batches is ${max}`;
+}
+
+export function oversizeMessage(size: number, max: number): string {
+  return `Task size ${size} is larger than maximum input batch size ${max}`;
+}
+
+export class BatchQueue<T> {
+  /** Closed batches waiting for an executor, oldest first. */
+  private readonly closed: Batch<T>[] = [];
+  private open: Batch<T> | undefined;
+  private timer: unknown;
+  private stopped = false;
+
+  constructor(
+    readonly name: string,
+    readonly options: QueueOptions,
+    private readonly scheduler: SharedBatchScheduler<T>,
+  ) {}
+
+  /** Largest batch this queue runs at once. */
+  get executionBatchSize(): number {
+    return this.options.enableLargeBatchSplitting ? this.options.maxExecutionBatchSize ?? this.options.maxBatchSize : this.options.maxBatchSize;
+  }
+
+  /** Batches enqueued: waiting closed ones plus a non-empty open one. */
+  get enqueuedBatches(): number {
+    return this.closed.length + (this.open ? 1 : 0);
+  }
+
+  /**
+   * Adds a task of `size` rows. Throws INVALID_ARGUMENT for a task larger than the batch
+   * size (without splitting) and UNAVAILABLE when the queue is full; TF Serving's texts.
+   */
+  schedule(task: T, size: number): void {
+    if (this.stopped) throw new ServingError(Code.UNAVAILABLE, `batch queue ${this.name} is closed`);
+    if (size < 1) throw invalidArgument(`Task size ${size} must be at least 1`);
+    const max = this.options.maxBatchSize;
+    if (size > max && !this.options.enableLargeBatchSplitting) throw invalidArgument(oversizeMessage(size, max));
+    const cap = this.executionBatchSize;
+    const room = this.open ? cap - this.open.size : 0;
+    // Batches this task would add beyond the open one; checked before anything changes.
+    const spill = this.options.enableLargeBatchSplitting ? Math.max(0, size - room) : size <= room ? 0 : size;
+    const newBatches = spill === 0 ? 0 : Math.ceil(spill / cap);
+    if (newBatches > 0 && this.closed.length + (this.open ? 1 : 0) + newBatches > this.options.maxEnqueuedBatches) {
+      throw new ServingError(Code.UNAVAILABLE, queueFullMessage(this.enqueuedBatches, this.options.maxEnqueuedBatches));
+    }
+    let offset = 0;
+    if (this.options.enableLargeBatchSplitting) {
+      while (offset < size) {
+        if (!this.open || this.open.size === cap) this.startBatch();
+        const take = Math.min(size - offset, cap - this.open!.size);
+        this.add({ task, offset, size: take, taskSize: size });
+        offset += take;
+      }
+    } else {
+      if (!this.open || this.open.size + size > cap) this.startBatch();
+      this.add({ task, offset: 0, size, taskSize: size });
+    }
+    this.scheduler.pump();
+  }
+
+  private startBatch(): void {
+    if (this.open) this.closeOpen();
+    this.open = { pieces: [], size: 0, paddedSize: 0, openedAt: this.scheduler.clock.now() };
+    const ms = this.options.batchTimeoutMicros / 1000;
+    if (ms > 0) {
+      const batch = this.open;
+      this.timer = this.scheduler.clock.setTimer(ms, () => {
+        if (this.open === batch) this.scheduler.pump();
+      });
+    }
+  }
+
+  private add(piece: TaskPiece<T>): void {
+    this.open!.pieces.push(piece);
+    this.open!.size += piece.size;
+  }
+
+  private closeOpen(): void {
+    if (!this.open) return;
+    this.scheduler.clock.clearTimer(this.timer);
+    this.closed.push(this.open);
+    this.open = undefined;
+  }
+
+  /** The next batch an idle executor may run, or undefined. */
+  take(): Batch<T> | undefined {
+    let batch = this.closed.shift();
+    if (!batch && this.open) {
+      const full = this.open.size >= this.executionBatchSize;
+      const timedOut = this.scheduler.clock.now() - this.open.openedAt >= this.options.batchTimeoutMicros / 1000;
+      if (full || timedOut || this.stopped) {
+        batch = this.open;
+        this.scheduler.clock.clearTimer(this.timer);
+        this.open = undefined;
+      }
+    }
+    if (batch) batch.paddedSize = paddedSize(batch.size, this.options.allowedBatchSizes);
+    return batch;
+  }
+
+  /** Stops accepting tasks; what is enqueued still runs (open batch included, at once). */
+  close(): void {
+    this.stopped = true;
+    this.closeOpen();
+    this.scheduler.pump();
+  }
+}
+
+/** The smallest allowed size that holds `size` rows (no allowed sizes: no padding). */
+export function paddedSize(size: number, allowed: readonly number[]): number {
+  for (const a of allowed) if (a >= size) return a;
+  return size;
+}
+
+export class SharedBatchScheduler<T> {
+  private readonly queues: BatchQueue<T>[] = [];
+  private next = 0;
+  private busy = 0;
+
+  constructor(
+    private readonly numBatchThreads: number,
+    private readonly processBatch: ProcessBatch<T>,
+    readonly clock: Clock = systemClock,
+  ) {}
+
+  addQueue(name: string, options: QueueOptions): BatchQueue<T> {
+    const q = new BatchQueue(name, options, this);
+    this.queues.push(q);
+    return q;
+  }
+
+  removeQueue(q: BatchQueue<T>): void {
+    q.close();
+    const i = this.queues.indexOf(q);
+    if (i >= 0) this.queues.splice(i, 1);
+  }
+
+  /** Executors busy now. */
+  get busyThreads(): number {
+    return this.busy;
+  }
+
+  /** Hands runnable batches to free executors, visiting queues round-robin. */
+  pump(): void {
+    while (this.busy < this.numBatchThreads && this.queues.length) {
+      let batch: Batch<T> | undefined;
+      let queue: BatchQueue<T> | undefined;
+      for (let k = 0; k < this.queues.length && !batch; k++) {
+        queue = this.queues[(this.next + k) % this.queues.length];
+        batch = queue.take();
+        if (batch) this.next = (this.next + k + 1) % this.queues.length;
+      }
+      if (!batch || !queue) return;
+      this.busy++;
+      const q = queue;
+      void this.processBatch(q, batch)
+        .catch(() => {})
+        .finally(() => {
+          this.busy--;
+          this.pump();
+        });
+    }
+  }
+}
