@@ -49,6 +49,10 @@ export async function main(argv: string[]): Promise<void> {
       process.stderr.write(`${e.message}\n\n${helpText()}`);
       process.exit(2);
     }
+    if (e instanceof ConfigError) {
+      log(e.message);
+      process.exit(1);
+    }
     throw e;
   }
   const shutdown = async (signal: string) => {

@@ -37,6 +37,8 @@ export interface Batch<T> {
   paddedSize: number;
   /** When the first task entered (clock ms). */
   openedAt: number;
+  /** Set by the batch's timer: it has waited batch_timeout_micros. */
+  timedOut?: boolean;
 }
 
 export type ProcessBatch<T> = (queue: BatchQueue<T>, batch: Batch<T>) => Promise<void>;
@@ -110,7 +112,10 @@ export class BatchQueue<T> {
     const ms = this.options.batchTimeoutMicros / 1000;
     if (ms > 0) {
       const batch = this.open;
+      // The timer firing is the timeout: timers and clocks differ in granularity, so
+      // comparing clock readings could find it "not yet due" and never look again.
       this.timer = this.scheduler.clock.setTimer(ms, () => {
+        batch.timedOut = true;
         if (this.open === batch) this.scheduler.pump();
       });
     }
@@ -133,7 +138,7 @@ export class BatchQueue<T> {
     let batch = this.closed.shift();
     if (!batch && this.open) {
       const full = this.open.size >= this.executionBatchSize;
-      const timedOut = this.scheduler.clock.now() - this.open.openedAt >= this.options.batchTimeoutMicros / 1000;
+      const timedOut = this.open.timedOut || this.options.batchTimeoutMicros <= 0;
       if (full || timedOut || this.stopped) {
         batch = this.open;
         this.scheduler.clock.clearTimer(this.timer);

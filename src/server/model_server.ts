@@ -7,7 +7,10 @@ import { AspiredVersionsManager, type ManagerEvent } from '../core/aspired_versi
 import { listVersions } from '../core/file_system_source.js';
 import { aspiredVersions, type VersionPolicy as CorePolicy } from '../core/version_policy.js';
 import { parseModelConfigText, parseModelConfigYaml, singleModelConfig, validateModelServerConfig, type ModelConfig, type ModelServerConfig, type VersionPolicy } from '../config/index.js';
+import { readFileSync } from 'node:fs';
 import { ExecutorVersionLoader, type ExecutorServableVersion } from '../services/executor_version_loader.js';
+import { defaultBatchingParameters, MODEL_SERVER_THREAD_POOL_NAME, parseBatchingParametersText, type BatchingParameters } from '../config/batching_parameters.js';
+import { BatchingVersionLoader, type LoadedVersion } from '../batching/batching_version_loader.js';
 import { PredictionService } from '../services/prediction_service.js';
 import { createRestApp } from '../rest/rest_app.js';
 import { modelMetadataJson } from '../rest/model_metadata_json.js';
@@ -20,7 +23,7 @@ const corePolicy = (p: VersionPolicy): CorePolicy =>
   'latest' in p ? { latest: { numVersions: p.latest.num_versions } } : 'all' in p ? { all: {} } : { specific: { versions: [...p.specific.versions] } };
 
 export class ModelServer {
-  readonly manager: AspiredVersionsManager<ExecutorServableVersion>;
+  readonly manager: AspiredVersionsManager<LoadedVersion<ExecutorServableVersion>>;
   private config: ModelServerConfig = { model_config_list: { config: [] } };
   private timers: NodeJS.Timeout[] = [];
   private http?: ServerType;
@@ -31,13 +34,22 @@ export class ModelServer {
     private readonly options: ServerOptions,
     private readonly log: Log,
   ) {
-    const loader = new ExecutorVersionLoader({ tags: options.savedModelTags, runtime: options.runtime, threadsPerVersion: options.executorsPerVersion });
+    const executors = new ExecutorVersionLoader({ tags: options.savedModelTags, runtime: options.runtime, threadsPerVersion: options.executorsPerVersion });
+    const loader = new BatchingVersionLoader(executors, ModelServer.batchingParameters(options));
     this.manager = new AspiredVersionsManager(loader, {
       allowVersionLabelsForUnavailableModels: options.allowVersionLabelsForUnavailableModels,
       maxNumLoadRetries: options.maxNumLoadRetries,
       loadRetryIntervalMs: options.loadRetryIntervalMs,
       onEvent: (e) => this.logEvent(e),
     });
+  }
+
+  /** --enable_batching: the file's parameters, else TF Serving's defaults; start-up fails on a bad file. */
+  private static batchingParameters(options: ServerOptions): BatchingParameters | undefined {
+    const b = options.batching;
+    if (!b.enabled) return undefined;
+    if (!b.parametersFile) return defaultBatchingParameters({ thread_pool_name: MODEL_SERVER_THREAD_POOL_NAME });
+    return parseBatchingParametersText(readFileSync(b.parametersFile, 'utf8'), b.parametersFile);
   }
 
   private logEvent(e: ManagerEvent): void {

@@ -1,0 +1,131 @@
+// Batching in front of a loaded version, as TF Serving's batching session does it: requests
+// for the same signature, output filter and non-batch input shapes share a queue; a batch's
+// inputs are stacked along dimension 0, padded to the next allowed batch size with the first
+// row of the last task, run once, and the outputs sliced back (padded rows reach nobody).
+// A request split over several batches (large-batch splitting) is reassembled in order.
+import { invalidArgument, ServingError } from '../core/status.js';
+import type { HostTensor } from '../tensor/host_tensor.js';
+import { concatRows, padRows, sliceRows } from '../tensor/rows.js';
+import type { ServableVersion } from '../services/servable_version.js';
+import type { Batch, BatchQueue, QueueOptions, SharedBatchScheduler } from './batch_scheduler.js';
+
+export interface BatchTask {
+  /** The loaded version that runs the batch. */
+  target: ServableVersion;
+  signature: string;
+  outputKeys: string[];
+  inputs: Record<string, HostTensor>;
+  size: number;
+  /** Output slices by the row offset they start at (several when the task was split). */
+  parts: Map<number, Record<string, HostTensor>>;
+  received: number;
+  done: boolean;
+  resolve: (outputs: Record<string, HostTensor>) => void;
+  reject: (e: Error) => void;
+}
+
+/** Rows in a request: the 0th dimension all its inputs share. */
+export function taskSize(inputs: Record<string, HostTensor>): number {
+  let size: number | undefined;
+  for (const t of Object.values(inputs)) {
+    if (t.shape.length === 0) throw invalidArgument('Batching session requires all inputs to have a batch (0th) dimension; got a scalar');
+    if (size !== undefined && t.shape[0] !== size) throw invalidArgument('Batching session requires all inputs to have the same 0th-dimension size');
+    size = t.shape[0];
+  }
+  if (!size) throw invalidArgument('Batching session requires a non-empty batch dimension');
+  return size;
+}
+
+/** Requests batch together only when this key is equal. */
+function queueKey(signature: string, outputKeys: string[], inputs: Record<string, HostTensor>): string {
+  const shapes = Object.keys(inputs)
+    .sort()
+    .map((k) => `${k}:${inputs[k].dtype}[${inputs[k].shape.slice(1)}]`);
+  return `${signature}|${[...outputKeys].sort()}|${shapes}`;
+}
+
+function finish(task: BatchTask): void {
+  if (task.done) return;
+  task.done = true;
+  const offsets = [...task.parts.keys()].sort((a, b) => a - b);
+  if (offsets.length === 1) return task.resolve(task.parts.get(offsets[0])!);
+  const keys = Object.keys(task.parts.get(offsets[0])!);
+  task.resolve(Object.fromEntries(keys.map((k) => [k, concatRows(offsets.map((o) => task.parts.get(o)![k]))])));
+}
+
+export class BatchingSession implements ServableVersion {
+  private readonly queues = new Map<string, BatchQueue<BatchTask>>();
+
+  constructor(
+    private readonly name: string,
+    private readonly inner: ServableVersion,
+    private readonly scheduler: SharedBatchScheduler<BatchTask>,
+    private readonly options: QueueOptions,
+  ) {}
+
+  get description() {
+    return this.inner.description;
+  }
+
+  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[]): Promise<Record<string, HostTensor>> {
+    const size = taskSize(inputs);
+    const key = queueKey(signature, outputKeys, inputs);
+    let queue = this.queues.get(key);
+    if (!queue) {
+      queue = this.scheduler.addQueue(`${this.name}/${key}`, this.options);
+      this.queues.set(key, queue);
+    }
+    return new Promise((resolve, reject) => {
+      const task: BatchTask = { target: this.inner, signature, outputKeys, inputs, size, parts: new Map(), received: 0, done: false, resolve, reject };
+      queue.schedule(task, size);
+    });
+  }
+
+  close(): void {
+    for (const q of this.queues.values()) this.scheduler.removeQueue(q);
+    this.queues.clear();
+  }
+}
+
+function failAll(batch: Batch<BatchTask>, e: Error): void {
+  for (const p of batch.pieces) {
+    if (p.task.done) continue;
+    p.task.done = true;
+    p.task.reject(e);
+  }
+}
+
+/** Runs one batch: stack, pad, run on the version's executors, slice the outputs back. */
+export async function processBatch(_queue: BatchQueue<BatchTask>, batch: Batch<BatchTask>): Promise<void> {
+  const pieces = batch.pieces;
+  const first = pieces[0].task;
+  const last = pieces[pieces.length - 1];
+  // Padding rows repeat the first row of the last task, at its row in the stacked batch.
+  const padRow = batch.size - last.size;
+  let outputs: Record<string, HostTensor>;
+  try {
+    const stacked = Object.fromEntries(
+      Object.keys(first.inputs).map((n) => {
+        const rows = concatRows(pieces.map((p) => (p.size === p.taskSize ? p.task.inputs[n] : sliceRows(p.task.inputs[n], p.offset, p.size))));
+        return [n, padRows(rows, batch.paddedSize, padRow)];
+      }),
+    );
+    outputs = await first.target.run(first.signature, stacked, first.outputKeys);
+    for (const [k, t] of Object.entries(outputs)) {
+      if (t.shape[0] !== batch.paddedSize) {
+        throw invalidArgument(`Batched output tensor '${k}' has 0th dimension ${t.shape[0] ?? 'none'}, but the batch has ${batch.paddedSize} rows: the signature cannot be batched`);
+      }
+    }
+  } catch (e) {
+    failAll(batch, e instanceof Error ? e : new ServingError(2, String(e)));
+    return;
+  }
+  let row = 0;
+  for (const p of pieces) {
+    const slice = Object.fromEntries(Object.entries(outputs).map(([k, t]) => [k, sliceRows(t, row, p.size)]));
+    row += p.size;
+    p.task.parts.set(p.offset, slice);
+    p.task.received += p.size;
+    if (p.task.received === p.task.size) finish(p.task);
+  }
+}

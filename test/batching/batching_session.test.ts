@@ -1,0 +1,111 @@
+// Batching in front of a version: stacking, padding with the first row of the last task,
+// slicing results back, split requests reassembled in order; then over HTTP on a real model.
+import { describe, it, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import fs from 'node:fs';
+import { ManualClock } from '../../src/batching/clock.js';
+import { SharedBatchScheduler } from '../../src/batching/batch_scheduler.js';
+import { BatchingSession, processBatch, type BatchTask } from '../../src/batching/batching_session.js';
+import type { ServableVersion } from '../../src/services/servable_version.js';
+import type { HostTensor } from '../../src/tensor/host_tensor.js';
+import { concatRows, padRows, sliceRows } from '../../src/tensor/rows.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { postJson, startServer, type RunningServer } from '../helpers/server_process.js';
+import { tempDir } from '../helpers/temp.js';
+
+const col = (...v: number[]): HostTensor => ({ dtype: 'float32', shape: [v.length, 1], values: Float32Array.from(v) });
+const rows = (t: HostTensor) => Array.from(t.values as Float32Array);
+
+/** A version computing y = 10·x that records the batches it ran. */
+function recordingVersion() {
+  const seen: number[][] = [];
+  const version: ServableVersion = {
+    description: { backend: 'fake', signatures: {}, refusals: {}, signatureDefs: {} },
+    run: async (_sig, inputs) => {
+      seen.push(rows(inputs.x));
+      return { y: { dtype: 'float32', shape: inputs.x.shape, values: Float32Array.from(inputs.x.values as Float32Array, (v) => v * 10) } };
+    },
+  };
+  return { seen, version };
+}
+
+describe('row operations', () => {
+  it('concat, slice and pad along dimension 0 (strings too)', () => {
+    assert.deepEqual(rows(concatRows([col(1, 2), col(3)])), [1, 2, 3]);
+    assert.deepEqual(rows(sliceRows(col(1, 2, 3, 4), 1, 2)), [2, 3]);
+    assert.deepEqual(rows(padRows(col(1, 2, 3), 5, 1)), [1, 2, 3, 2, 2]);
+    const s: HostTensor = { dtype: 'string', shape: [2], values: [Buffer.from('a'), Buffer.from('b')] };
+    assert.deepEqual((concatRows([s, s]).values as Uint8Array[]).map((b) => Buffer.from(b).toString()), ['a', 'b', 'a', 'b']);
+    assert.throws(() => concatRows([col(1), { dtype: 'float32', shape: [1, 2], values: Float32Array.of(1, 2) }]), /cannot batch tensors of shapes/);
+  });
+});
+
+describe('batching session', () => {
+  it('stacks requests, pads with the first row of the last task, and slices each answer back', async () => {
+    const clock = new ManualClock();
+    const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);
+    const { seen, version } = recordingVersion();
+    const session = new BatchingSession('m/1', version, scheduler, { maxBatchSize: 8, batchTimeoutMicros: 1000, maxEnqueuedBatches: 10, allowedBatchSizes: [4, 8], enableLargeBatchSplitting: false });
+    const a = session.run('serving_default', { x: col(1) }, []);
+    const b = session.run('serving_default', { x: col(2, 3) }, []);
+    clock.advance(1);
+    assert.deepEqual(rows((await a).y), [10]);
+    assert.deepEqual(rows((await b).y), [20, 30]);
+    assert.deepEqual(seen, [[1, 2, 3, 2]], 'one batch of 3 rows padded to 4 with row 2 (first row of the last task)');
+  });
+
+  it('requests with other non-batch shapes go to another queue', async () => {
+    const clock = new ManualClock();
+    const scheduler = new SharedBatchScheduler<BatchTask>(2, processBatch, clock);
+    const { seen, version } = recordingVersion();
+    const session = new BatchingSession('m/1', version, scheduler, { maxBatchSize: 8, batchTimeoutMicros: 1000, maxEnqueuedBatches: 10, allowedBatchSizes: [], enableLargeBatchSplitting: false });
+    const a = session.run('serving_default', { x: col(1) }, []);
+    const b = session.run('serving_default', { x: { dtype: 'float32', shape: [1, 2], values: Float32Array.of(5, 6) } }, []);
+    clock.advance(1);
+    await Promise.all([a, b]);
+    assert.equal(seen.length, 2);
+  });
+
+  it('a request split over batches comes back whole and in order', async () => {
+    const clock = new ManualClock();
+    const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);
+    const { seen, version } = recordingVersion();
+    const session = new BatchingSession('m/1', version, scheduler, { maxBatchSize: 16, maxExecutionBatchSize: 4, batchTimeoutMicros: 0, maxEnqueuedBatches: 10, allowedBatchSizes: [], enableLargeBatchSplitting: true });
+    const out = await session.run('serving_default', { x: col(1, 2, 3, 4, 5, 6, 7, 8, 9, 10) }, []);
+    assert.deepEqual(rows(out.y), [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+    assert.deepEqual(seen.map((b) => b.length), [4, 4, 2]);
+  });
+
+  it('a failing batch fails every request in it, and only those', async () => {
+    const clock = new ManualClock();
+    const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);
+    const failing: ServableVersion = { description: { backend: 'fake', signatures: {}, refusals: {}, signatureDefs: {} }, run: async () => Promise.reject(new Error('boom')) };
+    const session = new BatchingSession('m/1', failing, scheduler, { maxBatchSize: 8, batchTimeoutMicros: 0, maxEnqueuedBatches: 10, allowedBatchSizes: [], enableLargeBatchSplitting: false });
+    await assert.rejects(session.run('s', { x: col(1) }, []), /boom/);
+  });
+});
+
+describe('batching over HTTP (real server, real model)', () => {
+  let server: RunningServer;
+  before(async () => {
+    const dir = tempDir('tfgate-batching-');
+    const cfg = path.join(dir, 'batching.cfg');
+    fs.writeFileSync(cfg, 'max_batch_size { value: 8 }\nbatch_timeout_micros { value: 20000 }\nmax_enqueued_batches { value: 100 }\nnum_batch_threads { value: 1 }\nallowed_batch_sizes: 4\nallowed_batch_sizes: 8\n');
+    server = await startServer([`--model_base_path=${path.join(REPO_ROOT, 'model_repository', 'half_plus_two')}`, '--model_name=hp2', '--enable_batching', `--batching_parameters_file=${cfg}`, '--num_executors=1']);
+  });
+  after(async () => assert.equal(await server.stop(), 0));
+
+  it('concurrent requests each get their own answer', async () => {
+    const xs = [1, 2, 3, 4, 5, 6, 7];
+    const answers = await Promise.all(xs.map((x) => postJson(server.url('/v1/models/hp2:predict'), { instances: [[x]] })));
+    for (const a of answers) assert.equal(a.status, 200, a.text);
+    assert.deepEqual(answers.map((a) => a.json.predictions[0][0]), xs.map((x) => 0.5 * x + 2));
+  });
+
+  it('a request larger than max_batch_size is a 400 with TF Serving\'s text', async () => {
+    const r = await postJson(server.url('/v1/models/hp2:predict'), { instances: new Array(9).fill([1.0]) });
+    assert.equal(r.status, 400);
+    assert.equal(r.json.error, 'Task size 9 is larger than maximum input batch size 8');
+  });
+});
