@@ -6,7 +6,7 @@
 import { invalidArgument, ServingError } from '../core/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import { concatRows, padRows, sliceRows } from '../tensor/rows.js';
-import type { ServableVersion } from '../services/servable_version.js';
+import type { RunStats, ServableVersion } from '../services/servable_version.js';
 import type { Batch, BatchQueue, QueueOptions, SharedBatchScheduler } from './batch_scheduler.js';
 
 export interface BatchTask {
@@ -20,6 +20,9 @@ export interface BatchTask {
   parts: Map<number, Record<string, HostTensor>>;
   received: number;
   done: boolean;
+  /** When it was scheduled (performance.now()), and where its stats go. */
+  enqueuedAt: number;
+  stats?: RunStats;
   resolve: (outputs: Record<string, HostTensor>) => void;
   reject: (e: Error) => void;
 }
@@ -67,7 +70,7 @@ export class BatchingSession implements ServableVersion {
     return this.inner.description;
   }
 
-  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[]): Promise<Record<string, HostTensor>> {
+  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], stats?: RunStats): Promise<Record<string, HostTensor>> {
     const size = taskSize(inputs);
     const key = queueKey(signature, outputKeys, inputs);
     let queue = this.queues.get(key);
@@ -76,7 +79,7 @@ export class BatchingSession implements ServableVersion {
       this.queues.set(key, queue);
     }
     return new Promise((resolve, reject) => {
-      const task: BatchTask = { target: this.inner, signature, outputKeys, inputs, size, parts: new Map(), received: 0, done: false, resolve, reject };
+      const task: BatchTask = { target: this.inner, signature, outputKeys, inputs, size, parts: new Map(), received: 0, done: false, enqueuedAt: performance.now(), stats, resolve, reject };
       queue.schedule(task, size);
     });
   }
@@ -103,6 +106,13 @@ export async function processBatch(_queue: BatchQueue<BatchTask>, batch: Batch<B
   // Padding rows repeat the first row of the last task, at its row in the stacked batch.
   const padRow = batch.size - last.size;
   let outputs: Record<string, HostTensor>;
+  const started = performance.now();
+  for (const p of pieces) {
+    if (!p.task.stats) continue;
+    p.task.stats.queueMs = Math.max(p.task.stats.queueMs ?? 0, started - p.task.enqueuedAt);
+    p.task.stats.batchSize = batch.size;
+    p.task.stats.paddedBatchSize = batch.paddedSize;
+  }
   try {
     const stacked = Object.fromEntries(
       Object.keys(first.inputs).map((n) => {
@@ -111,6 +121,8 @@ export async function processBatch(_queue: BatchQueue<BatchTask>, batch: Batch<B
       }),
     );
     outputs = await first.target.run(first.signature, stacked, first.outputKeys);
+    const inferMs = performance.now() - started;
+    for (const p of pieces) if (p.task.stats) p.task.stats.inferMs = (p.task.stats.inferMs ?? 0) + inferMs;
     for (const [k, t] of Object.entries(outputs)) {
       if (t.shape[0] !== batch.paddedSize) {
         throw invalidArgument(`Batched output tensor '${k}' has 0th dimension ${t.shape[0] ?? 'none'}, but the batch has ${batch.paddedSize} rows: the signature cannot be batched`);

@@ -3,7 +3,7 @@
 import type { BatchingParameters } from '../config/batching_parameters.js';
 import type { VersionLoader } from '../core/aspired_versions_manager.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { ServableVersion } from '../services/servable_version.js';
+import type { RunStats, ServableVersion } from '../services/servable_version.js';
 import { SharedBatchScheduler, type QueueOptions } from './batch_scheduler.js';
 import { BatchingSession, processBatch, type BatchTask } from './batching_session.js';
 
@@ -31,8 +31,8 @@ class Batched<T extends ServableVersion> implements LoadedVersion<T> {
   get description() {
     return this.loaded.description;
   }
-  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[]) {
-    return (this.session ?? this.loaded).run(signature, inputs, outputKeys);
+  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], stats?: RunStats) {
+    return (this.session ?? this.loaded).run(signature, inputs, outputKeys, stats);
   }
 }
 

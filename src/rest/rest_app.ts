@@ -3,7 +3,7 @@
 import { Hono, type Context } from 'hono';
 import { Code, ServingError, toStatusData, unimplemented } from '../core/status.js';
 import type { PredictionService } from '../services/prediction_service.js';
-import type { ModelSpec } from '../services/servable_version.js';
+import type { ModelSpec, RunStats } from '../services/servable_version.js';
 import { httpStatusFor } from './http_status.js';
 import { checkModelRef, parseRestPath } from './rest_paths.js';
 import { parseJsonBody } from './json_parse.js';
@@ -62,6 +62,15 @@ async function readBody(c: Context, max: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** `Server-Timing: queue;dur=0.8, infer;dur=2.1, batch;desc="7/8"` (rows / rows after padding). */
+export function serverTiming(s: RunStats): string {
+  const parts: string[] = [];
+  if (s.queueMs !== undefined) parts.push(`queue;dur=${s.queueMs.toFixed(3)}`);
+  if (s.inferMs !== undefined) parts.push(`infer;dur=${s.inferMs.toFixed(3)}`);
+  if (s.batchSize !== undefined) parts.push(`batch;desc="${s.batchSize}/${s.paddedBatchSize ?? s.batchSize}"`);
+  return parts.join(', ');
+}
+
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   if (!(ms > 0)) return work;
   let timer: NodeJS.Timeout;
@@ -117,7 +126,7 @@ export function createRestApp(deps: RestDeps): Hono {
             }),
             deps.timeoutMs,
           );
-          return c.body(predictResponseJson(result.outputs, format), 200, JSON_HEADERS);
+          return c.body(predictResponseJson(result.outputs, format), 200, { ...JSON_HEADERS, 'Server-Timing': serverTiming(result.stats) });
         }
       }
     } catch (e) {

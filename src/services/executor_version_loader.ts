@@ -2,7 +2,7 @@
 import { ExecutorPool } from '../executors/executor_pool.js';
 import type { RuntimeName } from '../executors/protocol.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { ServableVersion } from './servable_version.js';
+import type { RunStats, ServableVersion } from './servable_version.js';
 
 export interface ExecutorLoaderOptions {
   tags: string[];
@@ -18,8 +18,11 @@ export class ExecutorServableVersion implements ServableVersion {
     return this.pool.description;
   }
 
-  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[]): Promise<Record<string, HostTensor>> {
-    return this.pool.run(signature, inputs, outputKeys);
+  async run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], stats?: RunStats): Promise<Record<string, HostTensor>> {
+    const t0 = performance.now();
+    const outputs = await this.pool.run(signature, inputs, outputKeys);
+    if (stats) stats.inferMs = performance.now() - t0;
+    return outputs;
   }
 }
 

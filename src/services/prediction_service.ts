@@ -3,7 +3,7 @@
 import { invalidArgument, ServingError, Code } from '../core/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureSpec } from '../runtimes/runtime.js';
-import type { ModelSpec, ServableVersion, VersionSource } from './servable_version.js';
+import type { ModelSpec, RunStats, ServableVersion, VersionSource } from './servable_version.js';
 
 export const DEFAULT_SIGNATURE_KEY = 'serving_default';
 
@@ -11,6 +11,7 @@ export interface PredictResult {
   version: number;
   signatureName: string;
   outputs: Record<string, HostTensor>;
+  stats: RunStats;
 }
 
 /** The input-count check of TF Serving's predict_util.cc, with its message. */
@@ -52,8 +53,9 @@ export class PredictionService {
       if (refusal) throw new ServingError(Code.UNIMPLEMENTED, `signature "${name}" of model ${spec.name} version ${handle.version} cannot be served: ${refusal}`);
       const { inputs, outputFilter = [] } = fill(signature, version);
       verifyRequestInputsSize(signature, inputs);
-      const outputs = await version.run(name, inputs, outputFilter);
-      return { version: handle.version, signatureName: name, outputs };
+      const stats: RunStats = {};
+      const outputs = await version.run(name, inputs, outputFilter, stats);
+      return { version: handle.version, signatureName: name, outputs, stats };
     } finally {
       handle.release();
     }

@@ -9,10 +9,21 @@ export interface ModelSpec {
   label?: string;
 }
 
+/** Where a request's time went; filled in by the layers it passes (for Server-Timing). */
+export interface RunStats {
+  /** Waiting in a batch queue. */
+  queueMs?: number;
+  /** Running on an executor (the whole batch, when batched). */
+  inferMs?: number;
+  /** Rows of the batch it ran in, and after padding. */
+  batchSize?: number;
+  paddedBatchSize?: number;
+}
+
 /** A loaded version: its description and the executors that run it. */
 export interface ServableVersion {
   readonly description: ModelDescription;
-  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[]): Promise<Record<string, HostTensor>>;
+  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], stats?: RunStats): Promise<Record<string, HostTensor>>;
 }
 
 /** A version held for the duration of one request; unloading waits for release(). */

@@ -101,6 +101,10 @@ describe('batching over HTTP (real server, real model)', () => {
     const answers = await Promise.all(xs.map((x) => postJson(server.url('/v1/models/hp2:predict'), { instances: [[x]] })));
     for (const a of answers) assert.equal(a.status, 200, a.text);
     assert.deepEqual(answers.map((a) => a.json.predictions[0][0]), xs.map((x) => 0.5 * x + 2));
+    // Server-Timing tells each client the batch it ran in: rows / rows after padding.
+    const batches = answers.map((a) => /batch;desc="(\d+)\/(\d+)"/.exec(a.headers.get('server-timing') ?? ''));
+    assert.ok(batches.every((m) => m && [4, 8].includes(Number(m[2]))), 'padded to an allowed size');
+    assert.ok(batches.some((m) => Number(m![1]) > 1), 'requests that arrived together ran as one batch');
   });
 
   it('a request larger than max_batch_size is a 400 with TF Serving\'s text', async () => {

@@ -66,7 +66,7 @@ export async function startServer(args: string[], opts: { cwd?: string; readyPat
   };
 }
 
-export async function postJson(url: string, body: unknown | string): Promise<{ status: number; json: any; text: string }> {
+export async function postJson(url: string, body: unknown | string): Promise<{ status: number; json: any; text: string; headers: Headers }> {
   const res = await fetch(url, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
   const text = await res.text();
   let json: unknown;
@@ -75,7 +75,7 @@ export async function postJson(url: string, body: unknown | string): Promise<{ s
   } catch {
     json = undefined;
   }
-  return { status: res.status, json, text };
+  return { status: res.status, json, text, headers: res.headers };
 }
 
 export async function getJson(url: string): Promise<{ status: number; json: any }> {

@@ -76,6 +76,11 @@ model_config_list {
     assert.deepEqual((await postJson(server.url('/v1/models/half_plus_three:predict'), { instances: [1.0, 2.0, 5.0] })).json, { predictions: [3.5, 4.0, 5.5] });
   });
 
+  it('predict answers carry Server-Timing with the inference time', async () => {
+    const r = await postJson(server.url('/v1/models/default:predict'), { instances: [1.0] });
+    assert.match(r.headers.get('server-timing') ?? '', /^infer;dur=\d+\.\d+$/);
+  });
+
   it('predict: bare NaN / Infinity in the body, as TF Serving\'s parser accepts', async () => {
     const r = await postJson(server.url('/v1/models/default:predict'), '{"instances": [NaN, Infinity, -Infinity, 0.1]}');
     assert.equal(r.status, 200);
