@@ -1,6 +1,8 @@
 // Puts a BatchingSession in front of every loaded version when --enable_batching is on; all
 // versions of all models share one scheduler (TF Serving's shared batch thread pool).
-import type { BatchingParameters } from '../config/batching_parameters.js';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseBatchingParametersText, type BatchingParameters } from '../config/batching_parameters.js';
 import type { VersionLoader } from '../core/aspired_versions_manager.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { RunStats, ServableVersion } from '../services/servable_version.js';
@@ -36,19 +38,44 @@ class Batched<T extends ServableVersion> implements LoadedVersion<T> {
   }
 }
 
+export const PER_MODEL_BATCHING_FILE = 'batching_params.pbtxt';
+
+export interface BatchingSetup {
+  /** The global parameters (--batching_parameters_file or defaults); their thread pool is shared. */
+  global: BatchingParameters;
+  /** --enable_per_model_batching_parameters: a version folder's batching_params.pbtxt replaces them. */
+  perVersionFiles: boolean;
+  /** Per-model parameters from the YAML config, looked up at each load. */
+  perModel: () => Readonly<Record<string, BatchingParameters>>;
+}
+
 export class BatchingVersionLoader<T extends ServableVersion> implements VersionLoader<LoadedVersion<T>> {
   private readonly scheduler: SharedBatchScheduler<BatchTask> | undefined;
 
   constructor(
     private readonly inner: VersionLoader<T>,
-    private readonly params: BatchingParameters | undefined,
+    private readonly setup: BatchingSetup | undefined,
   ) {
-    this.scheduler = params ? new SharedBatchScheduler<BatchTask>(params.num_batch_threads, processBatch) : undefined;
+    this.scheduler = setup ? new SharedBatchScheduler<BatchTask>(setup.global.num_batch_threads, processBatch) : undefined;
+  }
+
+  /** Which parameters a version batches with: its own file, its model's YAML section, or the global ones. */
+  private async paramsFor(modelName: string, versionDir: string): Promise<BatchingParameters | undefined> {
+    const s = this.setup;
+    if (!s) return undefined;
+    if (s.perVersionFiles) {
+      const file = join(versionDir, PER_MODEL_BATCHING_FILE);
+      const text = await readFile(file, 'utf8').catch(() => undefined);
+      // Only the thread pool (name and size) comes from the global config, as in TF Serving.
+      if (text !== undefined) return { ...parseBatchingParametersText(text, file), num_batch_threads: s.global.num_batch_threads, thread_pool_name: s.global.thread_pool_name };
+    }
+    return s.perModel()[modelName] ?? s.global;
   }
 
   async load(modelName: string, version: number, path: string): Promise<LoadedVersion<T>> {
+    const params = await this.paramsFor(modelName, path);
     const loaded = await this.inner.load(modelName, version, path);
-    const session = this.scheduler && this.params ? new BatchingSession(`${modelName}/${version}`, loaded, this.scheduler, queueOptions(this.params)) : undefined;
+    const session = this.scheduler && params ? new BatchingSession(`${modelName}/${version}`, loaded, this.scheduler, queueOptions(params)) : undefined;
     return new Batched(loaded, session);
   }
 

@@ -6,7 +6,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { AspiredVersionsManager, type ManagerEvent } from '../core/aspired_versions_manager.js';
 import { listVersions } from '../core/file_system_source.js';
 import { aspiredVersions, type VersionPolicy as CorePolicy } from '../core/version_policy.js';
-import { parseModelConfigText, parseModelConfigYaml, singleModelConfig, validateModelServerConfig, type ModelConfig, type ModelServerConfig, type VersionPolicy } from '../config/index.js';
+import { parseModelConfigText, parseYamlConfig, singleModelConfig, validateModelServerConfig, type ModelConfig, type ModelServerConfig, type VersionPolicy } from '../config/index.js';
 import { readFileSync } from 'node:fs';
 import { ExecutorVersionLoader, type ExecutorServableVersion } from '../services/executor_version_loader.js';
 import { defaultBatchingParameters, MODEL_SERVER_THREAD_POOL_NAME, parseBatchingParametersText, type BatchingParameters } from '../config/batching_parameters.js';
@@ -29,13 +29,19 @@ export class ModelServer {
   private http?: ServerType;
   private polling = new Map<string, Promise<void>>();
   private stopped = false;
+  /** Per-model `batching:` sections of the YAML config, as last read. */
+  private modelBatching: Readonly<Record<string, BatchingParameters>> = {};
 
   constructor(
     private readonly options: ServerOptions,
     private readonly log: Log,
   ) {
     const executors = new ExecutorVersionLoader({ tags: options.savedModelTags, runtime: options.runtime, threadsPerVersion: options.executorsPerVersion });
-    const loader = new BatchingVersionLoader(executors, ModelServer.batchingParameters(options));
+    const global = ModelServer.batchingParameters(options);
+    const loader = new BatchingVersionLoader(
+      executors,
+      global && { global, perVersionFiles: options.batching.perModelFiles, perModel: () => this.modelBatching },
+    );
     this.manager = new AspiredVersionsManager(loader, {
       allowVersionLabelsForUnavailableModels: options.allowVersionLabelsForUnavailableModels,
       maxNumLoadRetries: options.maxNumLoadRetries,
@@ -63,8 +69,11 @@ export class ModelServer {
     switch (src.kind) {
       case 'config_file':
         return parseModelConfigText(await fs.readFile(src.file, 'utf8'), src.file);
-      case 'yaml':
-        return parseModelConfigYaml(await fs.readFile(src.file, 'utf8'), src.file);
+      case 'yaml': {
+        const yaml = parseYamlConfig(await fs.readFile(src.file, 'utf8'), src.file);
+        this.modelBatching = yaml.model_batching;
+        return yaml.model_server_config;
+      }
       case 'single':
         return singleModelConfig(src.name, src.basePath);
       case 'repository': {

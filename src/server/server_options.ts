@@ -26,7 +26,7 @@ export interface ServerOptions {
   loadRetryIntervalMs: number;
   allowVersionLabelsForUnavailableModels: boolean;
   limits: { maxBodyBytes: number; jsonMaxDepth: number; jsonMaxElements: number };
-  batching: { enabled: boolean; parametersFile: string };
+  batching: { enabled: boolean; parametersFile: string; perModelFiles: boolean };
   /** Flags accepted but not acted on yet, to be reported at start-up. */
   notYetServed: string[];
 }
@@ -54,7 +54,6 @@ export function serverOptionsFromFlags(flags: ParsedFlags, cwd = process.cwd()):
   }
 
   const notYetServed: string[] = [];
-  if (v.enable_batching && v.enable_per_model_batching_parameters) notYetServed.push('--enable_per_model_batching_parameters (the global batching parameters apply)');
   if (!v.enable_batching && v.batching_parameters_file) notYetServed.push('--batching_parameters_file without --enable_batching (as TF Serving: no batching)');
   if (v.monitoring_config_file) notYetServed.push('--monitoring_config_file');
 
@@ -73,7 +72,7 @@ export function serverOptionsFromFlags(flags: ParsedFlags, cwd = process.cwd()):
     loadRetryIntervalMs: v.load_retry_interval_micros / 1000,
     allowVersionLabelsForUnavailableModels: v.allow_version_labels_for_unavailable_models,
     limits: { maxBodyBytes: v.max_request_body_bytes, jsonMaxDepth: v.json_max_depth, jsonMaxElements: v.json_max_elements },
-    batching: { enabled: v.enable_batching, parametersFile: v.batching_parameters_file ? path.resolve(cwd, v.batching_parameters_file) : '' },
+    batching: { enabled: v.enable_batching, parametersFile: v.batching_parameters_file ? path.resolve(cwd, v.batching_parameters_file) : '', perModelFiles: v.enable_per_model_batching_parameters },
     notYetServed,
   });
 }

@@ -12,6 +12,7 @@ import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { concatRows, padRows, sliceRows } from '../../src/tensor/rows.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { postJson, startServer, type RunningServer } from '../helpers/server_process.js';
+import { writeHalfPlusTwoSavedModel } from '../../src/savedmodel/model_zoo.js';
 import { tempDir } from '../helpers/temp.js';
 
 const col = (...v: number[]): HostTensor => ({ dtype: 'float32', shape: [v.length, 1], values: Float32Array.from(v) });
@@ -111,5 +112,34 @@ describe('batching over HTTP (real server, real model)', () => {
     const r = await postJson(server.url('/v1/models/hp2:predict'), { instances: new Array(9).fill([1.0]) });
     assert.equal(r.status, 400);
     assert.equal(r.json.error, 'Task size 9 is larger than maximum input batch size 8');
+  });
+});
+
+describe('per-model batching parameters (real server)', () => {
+  let server: RunningServer;
+  before(async () => {
+    const dir = tempDir('tfgate-permodel-');
+    await writeHalfPlusTwoSavedModel(path.join(dir, 'by_file', '1'));
+    await writeHalfPlusTwoSavedModel(path.join(dir, 'by_yaml', '1'));
+    await writeHalfPlusTwoSavedModel(path.join(dir, 'global', '1'));
+    fs.writeFileSync(path.join(dir, 'by_file', '1', 'batching_params.pbtxt'), 'max_batch_size { value: 2 }\n');
+    fs.writeFileSync(path.join(dir, 'batching.cfg'), 'max_batch_size { value: 8 }\nnum_batch_threads { value: 1 }\n');
+    fs.writeFileSync(
+      path.join(dir, 'tfgate.yaml'),
+      'model_config_list:\n  config:\n    - {name: by_file, base_path: by_file}\n    - {name: global, base_path: global}\n    - name: by_yaml\n      base_path: by_yaml\n      batching: {max_batch_size: 3}\n',
+    );
+    server = await startServer([`--config=${path.join(dir, 'tfgate.yaml')}`, '--enable_batching', `--batching_parameters_file=${path.join(dir, 'batching.cfg')}`, '--enable_per_model_batching_parameters', '--num_executors=1']);
+  });
+  after(async () => assert.equal(await server.stop(), 0));
+
+  const sizeError = async (model: string, rows: number) =>
+    (await postJson(server.url(`/v1/models/${model}:predict`), { instances: new Array(rows).fill([1.0]) })).json.error as string | undefined;
+
+  it("a version's batching_params.pbtxt, a model's YAML section, else the global file", async () => {
+    assert.equal(await sizeError('by_file', 3), 'Task size 3 is larger than maximum input batch size 2');
+    assert.equal(await sizeError('by_yaml', 4), 'Task size 4 is larger than maximum input batch size 3');
+    assert.equal(await sizeError('by_yaml', 3), undefined);
+    assert.equal(await sizeError('global', 8), undefined);
+    assert.equal(await sizeError('global', 9), 'Task size 9 is larger than maximum input batch size 8');
   });
 });
