@@ -17,6 +17,8 @@ export interface QueueOptions {
   enableLargeBatchSplitting: boolean;
   /** Largest batch run at once when splitting is enabled (defaults to maxBatchSize). */
   maxExecutionBatchSize?: number;
+  /** pad_variable_length_inputs: requests whose inputs differ beyond dimension 0 may share a batch, zero-padded to the largest. */
+  padVariableLengthInputs?: boolean;
 }
 
 /** One task, or a contiguous slice of it when splitting spread it over batches. */

@@ -5,7 +5,7 @@
 // A request split over several batches (large-batch splitting) is reassembled in order.
 import { invalidArgument, ServingError } from '../core/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import { concatRows, padRows, sliceRows } from '../tensor/rows.js';
+import { concatRows, padDims, padRows, sliceRows } from '../tensor/rows.js';
 import type { RunStats, ServableVersion } from '../services/servable_version.js';
 import type { Batch, BatchQueue, QueueOptions, SharedBatchScheduler } from './batch_scheduler.js';
 
@@ -39,11 +39,15 @@ export function taskSize(inputs: Record<string, HostTensor>): number {
   return size;
 }
 
-/** Requests batch together only when this key is equal. */
-function queueKey(signature: string, outputKeys: string[], inputs: Record<string, HostTensor>): string {
+/**
+ * Requests batch together only when this key is equal: same signature and outputs, same
+ * inputs with the same dtypes and non-batch shapes (only the same ranks when variable-length
+ * inputs are padded).
+ */
+function queueKey(signature: string, outputKeys: string[], inputs: Record<string, HostTensor>, padVariable: boolean): string {
   const shapes = Object.keys(inputs)
     .sort()
-    .map((k) => `${k}:${inputs[k].dtype}[${inputs[k].shape.slice(1)}]`);
+    .map((k) => `${k}:${inputs[k].dtype}[${padVariable ? inputs[k].shape.length : inputs[k].shape.slice(1)}]`);
   return `${signature}|${[...outputKeys].sort()}|${shapes}`;
 }
 
@@ -72,7 +76,7 @@ export class BatchingSession implements ServableVersion {
 
   run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], stats?: RunStats): Promise<Record<string, HostTensor>> {
     const size = taskSize(inputs);
-    const key = queueKey(signature, outputKeys, inputs);
+    const key = queueKey(signature, outputKeys, inputs, this.options.padVariableLengthInputs ?? false);
     let queue = this.queues.get(key);
     if (!queue) {
       queue = this.scheduler.addQueue(`${this.name}/${key}`, this.options);
@@ -88,6 +92,13 @@ export class BatchingSession implements ServableVersion {
     for (const q of this.queues.values()) this.scheduler.removeQueue(q);
     this.queues.clear();
   }
+}
+
+/** Zero-pads every part to the largest size in each non-batch dimension (no-op when they agree). */
+function padToLargest(parts: HostTensor[]): HostTensor[] {
+  const rank = parts[0].shape.length;
+  const target = Array.from({ length: rank }, (_, d) => Math.max(...parts.map((p) => p.shape[d])));
+  return parts.map((p) => (p.shape.every((s, d) => d === 0 || s === target[d]) ? p : padDims(p, [p.shape[0], ...target.slice(1)])));
 }
 
 function failAll(batch: Batch<BatchTask>, e: Error): void {
@@ -116,7 +127,8 @@ export async function processBatch(_queue: BatchQueue<BatchTask>, batch: Batch<B
   try {
     const stacked = Object.fromEntries(
       Object.keys(first.inputs).map((n) => {
-        const rows = concatRows(pieces.map((p) => (p.size === p.taskSize ? p.task.inputs[n] : sliceRows(p.task.inputs[n], p.offset, p.size))));
+        const parts = pieces.map((p) => (p.size === p.taskSize ? p.task.inputs[n] : sliceRows(p.task.inputs[n], p.offset, p.size)));
+        const rows = concatRows(padToLargest(parts));
         return [n, padRows(rows, batch.paddedSize, padRow)];
       }),
     );

@@ -17,6 +17,7 @@ export function queueOptions(p: BatchingParameters): QueueOptions {
     allowedBatchSizes: p.allowed_batch_sizes,
     enableLargeBatchSplitting: p.enable_large_batch_splitting,
     maxExecutionBatchSize: p.max_execution_batch_size,
+    padVariableLengthInputs: p.pad_variable_length_inputs,
   };
 }
 

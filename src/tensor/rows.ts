@@ -54,3 +54,21 @@ export function padRows(t: HostTensor, rows: number, padRow: number): HostTensor
   for (let r = have; r < rows; r++) copyRows(t, padRow, values, r, 1, width);
   return { dtype: t.dtype, shape: [rows, ...t.shape.slice(1)], values };
 }
+
+/** t zero-padded (empty strings for strings) at the end of each dimension up to `shape`. */
+export function padDims(t: HostTensor, shape: number[]): HostTensor {
+  const values = allocValues(t.dtype, numElements(shape));
+  const size = numElements(t.shape);
+  const index = new Array(t.shape.length).fill(0);
+  for (let i = 0; i < size; i++) {
+    // Row-major offset of the same index in the padded shape.
+    let off = 0;
+    for (let d = 0; d < shape.length; d++) off = off * shape[d] + index[d];
+    (values as unknown[])[off] = (t.values as unknown as unknown[])[i];
+    for (let d = t.shape.length - 1; d >= 0; d--) {
+      if (++index[d] < t.shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return { dtype: t.dtype, shape, values };
+}

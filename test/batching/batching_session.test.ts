@@ -9,7 +9,7 @@ import { SharedBatchScheduler } from '../../src/batching/batch_scheduler.js';
 import { BatchingSession, processBatch, type BatchTask } from '../../src/batching/batching_session.js';
 import type { ServableVersion } from '../../src/services/servable_version.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
-import { concatRows, padRows, sliceRows } from '../../src/tensor/rows.js';
+import { concatRows, padDims, padRows, sliceRows } from '../../src/tensor/rows.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { postJson, startServer, type RunningServer } from '../helpers/server_process.js';
 import { writeHalfPlusTwoSavedModel } from '../../src/savedmodel/model_zoo.js';
@@ -40,6 +40,10 @@ describe('row operations', () => {
     assert.deepEqual((concatRows([s, s]).values as Uint8Array[]).map((b) => Buffer.from(b).toString()), ['a', 'b', 'a', 'b']);
     assert.throws(() => concatRows([col(1), { dtype: 'float32', shape: [1, 2], values: Float32Array.of(1, 2) }]), /cannot batch tensors of shapes/);
   });
+  it('pads non-batch dimensions with zeros at their end', () => {
+    const t: HostTensor = { dtype: 'float32', shape: [2, 2], values: Float32Array.of(1, 2, 3, 4) };
+    assert.deepEqual(rows(padDims(t, [2, 3])), [1, 2, 0, 3, 4, 0]);
+  });
 });
 
 describe('batching session', () => {
@@ -66,6 +70,27 @@ describe('batching session', () => {
     clock.advance(1);
     await Promise.all([a, b]);
     assert.equal(seen.length, 2);
+  });
+
+  it('pad_variable_length_inputs: inputs of other lengths share a batch, zero-padded to the longest', async () => {
+    const clock = new ManualClock();
+    const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);
+    const seen: number[][][] = [];
+    const version: ServableVersion = {
+      description: { backend: 'fake', signatures: {}, refusals: {}, signatureDefs: {} },
+      run: async (_s, inputs) => {
+        const x = inputs.x;
+        seen.push([x.shape, rows(x)]);
+        return { y: x };
+      },
+    };
+    const session = new BatchingSession('m/1', version, scheduler, { maxBatchSize: 8, batchTimeoutMicros: 1000, maxEnqueuedBatches: 10, allowedBatchSizes: [], enableLargeBatchSplitting: false, padVariableLengthInputs: true });
+    const a = session.run('s', { x: { dtype: 'float32', shape: [1, 2], values: Float32Array.of(1, 2) } }, []);
+    const b = session.run('s', { x: { dtype: 'float32', shape: [1, 3], values: Float32Array.of(3, 4, 5) } }, []);
+    clock.advance(1);
+    await Promise.all([a, b]);
+    assert.deepEqual(seen, [[[2, 3], [1, 2, 0, 3, 4, 5]]]);
+    assert.deepEqual(rows((await a).y), [1, 2, 0]);
   });
 
   it('a request split over batches comes back whole and in order', async () => {
