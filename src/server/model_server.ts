@@ -50,12 +50,20 @@ export class ModelServer {
     });
   }
 
-  /** --enable_batching: the file's parameters, else TF Serving's defaults; start-up fails on a bad file. */
+  /**
+   * --enable_batching: --batching_parameters_file, else the YAML config's top-level
+   * `batching:` section, else TF Serving's defaults. Start-up fails on a bad file.
+   */
   private static batchingParameters(options: ServerOptions): BatchingParameters | undefined {
     const b = options.batching;
     if (!b.enabled) return undefined;
-    if (!b.parametersFile) return defaultBatchingParameters({ thread_pool_name: MODEL_SERVER_THREAD_POOL_NAME });
-    return parseBatchingParametersText(readFileSync(b.parametersFile, 'utf8'), b.parametersFile);
+    if (b.parametersFile) return parseBatchingParametersText(readFileSync(b.parametersFile, 'utf8'), b.parametersFile);
+    const src = options.modelSource;
+    if (src.kind === 'yaml') {
+      const yaml = parseYamlConfig(readFileSync(src.file, 'utf8'), src.file);
+      if (yaml.batching) return yaml.batching;
+    }
+    return defaultBatchingParameters({ thread_pool_name: MODEL_SERVER_THREAD_POOL_NAME });
   }
 
   private logEvent(e: ManagerEvent): void {

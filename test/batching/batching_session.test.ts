@@ -140,6 +140,21 @@ describe('batching over HTTP (real server, real model)', () => {
   });
 });
 
+describe('YAML top-level batching section (real server)', () => {
+  it('sets the global parameters when no --batching_parameters_file is given', async () => {
+    const dir = tempDir('tfgate-yamlbatch-');
+    await writeHalfPlusTwoSavedModel(path.join(dir, 'm', '1'));
+    fs.writeFileSync(path.join(dir, 'tfgate.yaml'), 'batching: {max_batch_size: 2}\nmodel_config_list:\n  config:\n    - {name: m, base_path: m}\n');
+    const server = await startServer([`--config=${path.join(dir, 'tfgate.yaml')}`, '--enable_batching', '--num_executors=1']);
+    try {
+      const r = await postJson(server.url('/v1/models/m:predict'), { instances: [[1.0], [2.0], [3.0]] });
+      assert.equal(r.json.error, 'Task size 3 is larger than maximum input batch size 2');
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+});
+
 describe('per-model batching parameters (real server)', () => {
   let server: RunningServer;
   before(async () => {
