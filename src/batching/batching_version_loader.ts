@@ -6,7 +6,7 @@ import { parseBatchingParametersText, type BatchingParameters } from '../config/
 import type { VersionLoader } from '../core/aspired_versions_manager.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { RunStats, ServableVersion } from '../services/servable_version.js';
-import { SharedBatchScheduler, type QueueOptions } from './batch_scheduler.js';
+import { SharedBatchScheduler, type Batch, type QueueOptions } from './batch_scheduler.js';
 import { BatchingSession, processBatch, type BatchTask } from './batching_session.js';
 
 export function queueOptions(p: BatchingParameters): QueueOptions {
@@ -48,6 +48,8 @@ export interface BatchingSetup {
   perVersionFiles: boolean;
   /** Per-model parameters from the YAML config, looked up at each load. */
   perModel: () => Readonly<Record<string, BatchingParameters>>;
+  /** Sees every batch as it starts (metrics). */
+  onBatch?: (modelName: string, batch: Batch<BatchTask>) => void;
 }
 
 export class BatchingVersionLoader<T extends ServableVersion> implements VersionLoader<LoadedVersion<T>> {
@@ -57,7 +59,14 @@ export class BatchingVersionLoader<T extends ServableVersion> implements Version
     private readonly inner: VersionLoader<T>,
     private readonly setup: BatchingSetup | undefined,
   ) {
-    this.scheduler = setup ? new SharedBatchScheduler<BatchTask>(setup.global.num_batch_threads, processBatch) : undefined;
+    const onBatch = setup?.onBatch;
+    this.scheduler = setup
+      ? new SharedBatchScheduler<BatchTask>(setup.global.num_batch_threads, (queue, batch) => {
+          // Queue names are `<model>/<version>/…`; model names hold no '/'.
+          onBatch?.(queue.name.slice(0, queue.name.indexOf('/')), batch);
+          return processBatch(queue, batch);
+        })
+      : undefined;
   }
 
   /** Which parameters a version batches with: its own file, its model's YAML section, or the global ones. */

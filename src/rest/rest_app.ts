@@ -4,6 +4,7 @@ import { Hono, type Context } from 'hono';
 import { Code, ServingError, toStatusData, unimplemented } from '../core/status.js';
 import type { PredictionService } from '../services/prediction_service.js';
 import type { ModelSpec, RunStats } from '../services/servable_version.js';
+import type { Metrics } from '../monitoring/metrics.js';
 import { httpStatusFor } from './http_status.js';
 import { checkModelRef, parseRestPath } from './rest_paths.js';
 import { parseJsonBody } from './json_parse.js';
@@ -25,6 +26,10 @@ export interface RestDeps {
   /** --rest_api_timeout_in_ms: a call still running then is answered DEADLINE_EXCEEDED. */
   timeoutMs: number;
   enableCors: boolean;
+  /** Request counts and latencies are recorded here. */
+  metrics: Metrics;
+  /** Where Prometheus scrapes (MonitoringConfig.prometheus_config.path); none when disabled. */
+  metricsPath?: string;
 }
 
 /** A body over --max_request_body_bytes: RESOURCE_EXHAUSTED, answered 413 as HTTP has a status for it. */
@@ -88,6 +93,35 @@ function jsonError(c: Context, e: unknown): Response {
   return c.body(JSON.stringify({ error: status.message }, null, 4), http as 400, JSON_HEADERS);
 }
 
+/** POST …:predict: parse against the signature, run, answer; counted and timed as TF Serving does. */
+async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promise<Response> {
+  const started = performance.now();
+  const record = (status: string) => {
+    deps.metrics.requestCount.labels(spec.name, status).inc();
+    deps.metrics.requestLatency.labels(spec.name, 'predict', 'REST').observe((performance.now() - started) * 1000);
+  };
+  try {
+    const body = parseJsonBody(await readBody(c, deps.limits.maxBodyBytes), { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements });
+    let format: 'row' | 'columnar' = 'row';
+    const signatureName = typeof (body as { signature_name?: unknown })?.signature_name === 'string' ? (body as { signature_name: string }).signature_name : undefined;
+    const result = await withTimeout(
+      deps.prediction.predict(spec, signatureName, (signature) => {
+        const parsed = parsePredictRequest(body, signature);
+        format = parsed.format;
+        return parsed;
+      }),
+      deps.timeoutMs,
+    );
+    const text = predictResponseJson(result.outputs, format);
+    if (result.stats.inferMs !== undefined) deps.metrics.runtimeLatency.labels(spec.name, 'Predict', 'TF.js').observe(result.stats.inferMs * 1000);
+    record('OK');
+    return c.body(text, 200, { ...JSON_HEADERS, 'Server-Timing': serverTiming(result.stats) });
+  } catch (e) {
+    record(Code[toStatusData(e).code]);
+    throw e;
+  }
+}
+
 export function createRestApp(deps: RestDeps): Hono {
   const app = new Hono();
 
@@ -98,6 +132,11 @@ export function createRestApp(deps: RestDeps): Hono {
       c.header('Access-Control-Allow-Methods', 'POST, GET');
       c.header('Access-Control-Allow-Headers', 'Content-Type');
     });
+  }
+
+  if (deps.metricsPath) {
+    const metrics = deps.metrics;
+    app.get(deps.metricsPath, async (c) => c.body(await metrics.text(), 200, { 'Content-Type': metrics.registry.contentType }));
   }
 
   app.all('*', async (c) => {
@@ -114,20 +153,8 @@ export function createRestApp(deps: RestDeps): Hono {
         case 'classify':
         case 'regress':
           throw unimplemented(`:${call.kind} is not implemented yet in tfgate (REST :predict is)`);
-        case 'predict': {
-          const body = parseJsonBody(await readBody(c, deps.limits.maxBodyBytes), { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements });
-          let format: 'row' | 'columnar' = 'row';
-          const signatureName = typeof (body as { signature_name?: unknown })?.signature_name === 'string' ? (body as { signature_name: string }).signature_name : undefined;
-          const result = await withTimeout(
-            deps.prediction.predict(call.model, signatureName, (signature) => {
-              const parsed = parsePredictRequest(body, signature);
-              format = parsed.format;
-              return parsed;
-            }),
-            deps.timeoutMs,
-          );
-          return c.body(predictResponseJson(result.outputs, format), 200, { ...JSON_HEADERS, 'Server-Timing': serverTiming(result.stats) });
-        }
+        case 'predict':
+          return await handlePredict(c, call.model, deps);
       }
     } catch (e) {
       return jsonError(c, e);

@@ -11,6 +11,8 @@ import { readFileSync } from 'node:fs';
 import { ExecutorVersionLoader, type ExecutorServableVersion } from '../services/executor_version_loader.js';
 import { defaultBatchingParameters, MODEL_SERVER_THREAD_POOL_NAME, parseBatchingParametersText, type BatchingParameters } from '../config/batching_parameters.js';
 import { BatchingVersionLoader, type LoadedVersion } from '../batching/batching_version_loader.js';
+import { Metrics } from '../monitoring/metrics.js';
+import { parseMonitoringConfigText } from '../config/monitoring_config.js';
 import { PredictionService } from '../services/prediction_service.js';
 import { createRestApp } from '../rest/rest_app.js';
 import { modelMetadataJson } from '../rest/model_metadata_json.js';
@@ -29,6 +31,7 @@ export class ModelServer {
   private http?: ServerType;
   private polling = new Map<string, Promise<void>>();
   private stopped = false;
+  readonly metrics = new Metrics();
   /** Per-model `batching:` sections of the YAML config, as last read. */
   private modelBatching: Readonly<Record<string, BatchingParameters>> = {};
 
@@ -40,7 +43,17 @@ export class ModelServer {
     const global = ModelServer.batchingParameters(options);
     const loader = new BatchingVersionLoader(
       executors,
-      global && { global, perVersionFiles: options.batching.perModelFiles, perModel: () => this.modelBatching },
+      global && {
+        global,
+        perVersionFiles: options.batching.perModelFiles,
+        perModel: () => this.modelBatching,
+        onBatch: (model, batch) => {
+          this.metrics.batchSize.labels(model).observe(batch.size);
+          if (batch.paddedSize > batch.size) this.metrics.paddingRows.labels(model).inc(batch.paddedSize - batch.size);
+          const now = performance.now();
+          for (const p of batch.pieces) this.metrics.queuingLatency.labels(global.thread_pool_name).observe((now - p.task.enqueuedAt) * 1000);
+        },
+      },
     );
     this.manager = new AspiredVersionsManager(loader, {
       allowVersionLabelsForUnavailableModels: options.allowVersionLabelsForUnavailableModels,
@@ -67,6 +80,12 @@ export class ModelServer {
   }
 
   private logEvent(e: ManagerEvent): void {
+    if (e.kind === 'available') {
+      this.metrics.modelLoads.labels(e.model, 'available').inc();
+      this.metrics.availableVersions.labels(e.model).inc();
+    } else if (e.kind === 'load_failed') this.metrics.modelLoads.labels(e.model, 'failed').inc();
+    else if (e.kind === 'unloaded') this.metrics.modelLoads.labels(e.model, 'unloaded').inc();
+    else if (e.kind === 'unloading') this.metrics.availableVersions.labels(e.model).dec();
     if (e.kind === 'load_failed') this.log(`Loading servable: {name: ${e.model} version: ${e.version}} failed: ${e.error.message}`);
     else if (e.kind === 'available') this.log(`Successfully loaded servable version {name: ${e.model} version: ${e.version}}`);
     else if (e.kind === 'unloaded') this.log(`Unloaded servable version {name: ${e.model} version: ${e.version}}`);
@@ -127,6 +146,16 @@ export class ModelServer {
     await Promise.all(config.model_config_list.config.map((m) => this.pollModel(m)));
   }
 
+  /** MonitoringConfig's Prometheus path when --monitoring_config_file enables it. */
+  private async prometheusPath(): Promise<string | undefined> {
+    const file = this.options.monitoringConfigFile;
+    if (!file) return undefined;
+    const config = parseMonitoringConfigText(await fs.readFile(file, 'utf8'), file);
+    if (!config.prometheus_config.enable) return undefined;
+    this.log(`Prometheus metrics at ${config.prometheus_config.path}`);
+    return config.prometheus_config.path;
+  }
+
   /** Loads the initial models (waits for their first loads), then starts polling and serving HTTP. */
   async start(): Promise<{ restPort?: number }> {
     await this.applyConfig(await this.readConfig());
@@ -165,6 +194,8 @@ export class ModelServer {
       },
       limits: this.options.limits,
       timeoutMs: this.options.restApiTimeoutMs,
+      metrics: this.metrics,
+      metricsPath: await this.prometheusPath(),
       enableCors: this.options.enableCors,
     });
     const port = await new Promise<number>((resolve, reject) => {

@@ -27,6 +27,8 @@ export interface ServerOptions {
   allowVersionLabelsForUnavailableModels: boolean;
   limits: { maxBodyBytes: number; jsonMaxDepth: number; jsonMaxElements: number };
   batching: { enabled: boolean; parametersFile: string; perModelFiles: boolean };
+  /** --monitoring_config_file (absolute), or '' for none. */
+  monitoringConfigFile: string;
   /** Flags accepted but not acted on yet, to be reported at start-up. */
   notYetServed: string[];
 }
@@ -55,7 +57,6 @@ export function serverOptionsFromFlags(flags: ParsedFlags, cwd = process.cwd()):
 
   const notYetServed: string[] = [];
   if (!v.enable_batching && v.batching_parameters_file) notYetServed.push('--batching_parameters_file without --enable_batching (as TF Serving: no batching)');
-  if (v.monitoring_config_file) notYetServed.push('--monitoring_config_file');
 
   return Object.freeze({
     restApiHost: v.rest_api_host,
@@ -73,6 +74,7 @@ export function serverOptionsFromFlags(flags: ParsedFlags, cwd = process.cwd()):
     allowVersionLabelsForUnavailableModels: v.allow_version_labels_for_unavailable_models,
     limits: { maxBodyBytes: v.max_request_body_bytes, jsonMaxDepth: v.json_max_depth, jsonMaxElements: v.json_max_elements },
     batching: { enabled: v.enable_batching, parametersFile: v.batching_parameters_file ? path.resolve(cwd, v.batching_parameters_file) : '', perModelFiles: v.enable_per_model_batching_parameters },
+    monitoringConfigFile: v.monitoring_config_file ? path.resolve(cwd, v.monitoring_config_file) : '',
     notYetServed,
   });
 }

@@ -118,7 +118,8 @@ describe('batching over HTTP (real server, real model)', () => {
     const dir = tempDir('tfgate-batching-');
     const cfg = path.join(dir, 'batching.cfg');
     fs.writeFileSync(cfg, 'max_batch_size { value: 8 }\nbatch_timeout_micros { value: 20000 }\nmax_enqueued_batches { value: 100 }\nnum_batch_threads { value: 1 }\nallowed_batch_sizes: 4\nallowed_batch_sizes: 8\n');
-    server = await startServer([`--model_base_path=${path.join(REPO_ROOT, 'model_repository', 'half_plus_two')}`, '--model_name=hp2', '--enable_batching', `--batching_parameters_file=${cfg}`, '--num_executors=1']);
+    fs.writeFileSync(path.join(dir, 'monitoring.config'), 'prometheus_config { enable: true }\n');
+    server = await startServer([`--model_base_path=${path.join(REPO_ROOT, 'model_repository', 'half_plus_two')}`, '--model_name=hp2', '--enable_batching', `--batching_parameters_file=${cfg}`, '--num_executors=1', `--monitoring_config_file=${path.join(dir, 'monitoring.config')}`]);
   });
   after(async () => assert.equal(await server.stop(), 0));
 
@@ -131,6 +132,13 @@ describe('batching over HTTP (real server, real model)', () => {
     const batches = answers.map((a) => /batch;desc="(\d+)\/(\d+)"/.exec(a.headers.get('server-timing') ?? ''));
     assert.ok(batches.every((m) => m && [4, 8].includes(Number(m[2]))), 'padded to an allowed size');
     assert.ok(batches.some((m) => Number(m![1]) > 1), 'requests that arrived together ran as one batch');
+  });
+
+  it('batch metrics: sizes, padding rows and queuing latency', async () => {
+    const text = await (await fetch(server.url('/monitoring/prometheus/metrics'))).text();
+    assert.match(text, /^tfgate_batch_size_count\{model_name="hp2"\} [1-9]\d*$/m);
+    assert.match(text, /^tfgate_batch_padding_rows_total\{model_name="hp2"\} [1-9]\d*$/m);
+    assert.match(text, /^:tensorflow:serving:batching_session:queuing_latency_count\{thread_pool_name="batch_threads"\} [1-9]\d*$/m);
   });
 
   it('a request larger than max_batch_size is a 400 with TF Serving\'s text', async () => {

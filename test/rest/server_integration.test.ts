@@ -45,7 +45,7 @@ model_config_list {
   config { name: "live" base_path: "live" }
 }`;
     fs.writeFileSync(path.join(root, 'models.config'), config);
-    server = await startServer([`--model_config_file=${path.join(root, 'models.config')}`, '--file_system_poll_wait_seconds=1', '--num_executors=1', '--max_num_load_retries=0']);
+    server = await startServer([`--model_config_file=${path.join(root, 'models.config')}`, '--file_system_poll_wait_seconds=1', '--num_executors=1', '--max_num_load_retries=0', `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`]);
   });
 
   after(async () => {
@@ -193,6 +193,18 @@ model_config_list {
       assert.match(json.error, c.error);
     });
   }
+
+  it('Prometheus metrics at the monitoring config\'s path, with TF Serving\'s names and labels', async () => {
+    const res = await fetch(server.url('/monitoring/prometheus/metrics'));
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    assert.match(text, /^:tensorflow:serving:request_count\{model_name="default",status="OK"\} \d+$/m);
+    assert.match(text, /^:tensorflow:serving:request_count\{model_name="nope",status="NOT_FOUND"\} 1$/m);
+    assert.match(text, /^:tensorflow:serving:request_latency_bucket\{le="10",model_name="default",API="predict",entrypoint="REST"\} \d+$/m);
+    assert.match(text, /^:tensorflow:serving:runtime_latency_count\{model_name="default",API="Predict",runtime="TF\.js"\} \d+$/m);
+    assert.match(text, /^tfgate_model_version_loads_total\{model_name="live",outcome="failed"\} 1$/m);
+    assert.match(text, /^nodejs_eventloop_lag_seconds \d/m);
+  });
 
   it('still serves everyone after all of that', async () => {
     assert.deepEqual((await postJson(server.url('/v1/models/default:predict'), { instances: [1.0] })).json, { predictions: [2.5] });
