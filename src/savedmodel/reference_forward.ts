@@ -1,5 +1,7 @@
-// Plain-JS forward passes (no TF.js) of the model zoo's models: the independent reference
-// the runtime tests compare against.
+// Plain-JS forward passes (no TF.js) of the model zoo's models, in float64: the independent
+// reference runtime tests compare against. Semantics follow TF's kernels: row-major
+// NHWC tensors, HWIO filters, SAME padding with the extra row/column at the bottom/right,
+// MaxPool 2×2 stride 2 VALID, numerically stable softmax over the last axis.
 import type { ConvDescription, DenseLayer, MlpDescription } from './model_zoo.js';
 
 function activate(v: Float64Array, cols: number, fn: DenseLayer['activation']): void {
@@ -19,8 +21,10 @@ function activate(v: Float64Array, cols: number, fn: DenseLayer['activation']): 
   }
 }
 
-function dense(x: Float64Array, rows: number, layer: DenseLayer): Float64Array {
+/** x [rows, in] · kernel [in, out] + bias, then the layer's activation. */
+export function denseForward(x: ArrayLike<number>, rows: number, layer: DenseLayer): Float64Array {
   const [inDim, outDim] = layer.kernelShape;
+  if (x.length !== rows * inDim) throw new RangeError(`dense input has ${x.length} values, expected ${rows}×${inDim}`);
   const out = new Float64Array(rows * outDim);
   for (let r = 0; r < rows; r++) {
     for (let o = 0; o < outDim; o++) {
@@ -33,21 +37,25 @@ function dense(x: Float64Array, rows: number, layer: DenseLayer): Float64Array {
   return out;
 }
 
-export function mlpForward(model: MlpDescription, x: Float32Array, rows: number): Float64Array {
-  let h: Float64Array = Float64Array.from(x);
-  for (const layer of model.layers) h = dense(h, rows, layer);
-  return h;
+/** y for a batch of `rows` inputs (row-major [rows, inputDim]). */
+export function mlpForward(model: MlpDescription, x: ArrayLike<number>, rows: number): Float64Array {
+  let h: ArrayLike<number> = x;
+  for (const layer of model.layers) h = denseForward(h, rows, layer);
+  return Float64Array.from(h);
 }
 
-export function convForward(model: ConvDescription, x: Float32Array, batch: number): Float64Array {
+/** Class probabilities for a batch of NHWC images. */
+export function convForward(model: ConvDescription, x: ArrayLike<number>, batch: number): Float64Array {
   let [H, W, C] = model.inputShape;
-  let act: Float64Array = Float64Array.from(x);
+  if (x.length !== batch * H * W * C) throw new RangeError(`conv input has ${x.length} values, expected ${batch}×${H}×${W}×${C}`);
+  let act: ArrayLike<number> = x;
   for (const layer of model.convs) {
-    const [kh, kw, , F] = layer.kernelShape;
+    const [kh, kw, cin, F] = layer.kernelShape;
+    if (cin !== C) throw new RangeError(`conv layer expects ${cin} input channels, has ${C}`);
     const same = layer.padding === 'SAME';
     const OH = same ? H : H - kh + 1;
     const OW = same ? W : W - kw + 1;
-    // TF's SAME padding puts the extra row/column at the bottom/right.
+    // TF's SAME padding (stride 1): pad_total = k - 1, pad_before = floor(pad_total / 2).
     const padTop = same ? Math.floor((kh - 1) / 2) : 0;
     const padLeft = same ? Math.floor((kw - 1) / 2) : 0;
     const conv = new Float64Array(batch * OH * OW * F);
@@ -65,7 +73,7 @@ export function convForward(model: ConvDescription, x: Float32Array, batch: numb
                 for (let c = 0; c < C; c++) s += act[((b * H + iy) * W + ix) * C + c] * layer.kernel[((ky * kw + kx) * C + c) * F + f];
               }
             }
-            conv[((b * OH + oy) * OW + ox) * F + f] = Math.max(0, s);
+            conv[((b * OH + oy) * OW + ox) * F + f] = Math.max(0, s); // BiasAdd + Relu
           }
     const PH = Math.floor(OH / 2);
     const PW = Math.floor(OW / 2);
@@ -81,5 +89,5 @@ export function convForward(model: ConvDescription, x: Float32Array, batch: numb
     [H, W, C] = [PH, PW, F];
     act = pooled;
   }
-  return dense(act, batch, model.dense);
+  return denseForward(act, batch, model.dense);
 }

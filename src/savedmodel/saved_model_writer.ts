@@ -1,70 +1,182 @@
-// Writes a TF1-style SavedModel folder TensorFlow can load: saved_model.pb (one MetaGraphDef
-// tagged `serve`, the GraphDef, a sharded V2 SaverDef and the SignatureDefs) and the
-// variables bundle that the saver's restore graph reads.
+// Writes a TF1-style SavedModel folder that TensorFlow itself can load, laid out as
+// `tf.compat.v1.saved_model.Builder.add_meta_graph_and_variables` writes it:
+//
+//   <dir>/saved_model.pb          SavedModel { saved_model_schema_version: 1, meta_graphs: [
+//                                   MetaGraphDef { meta_info_def { tags, tensorflow_version,
+//                                     tensorflow_git_version, stripped_op_list },
+//                                   graph_def { node …, versions { producer } },
+//                                   saver_def, collection_def { variables,
+//                                   trainable_variables }, signature_def { … } } ] }
+//   <dir>/variables/variables.{index,data-00000-of-00001}   the TensorBundle the saver's
+//                                   restore graph reads (omitted when there are no variables)
+//
+// The graph is the GraphBuilder's plus a non-sharded V2 Saver (writer/saver.ts). Map fields
+// are written in sorted key order, as TF's deterministic serialization does.
+//
+// Nodes carry every attr of the TF 2.15 op registry (WRITER_TF_VERSION), as tf.compat.v1
+// writes them there. A TF older than an attr (MaxPool explicit_paddings, say) rejects the
+// NodeDef in C++; TF's Python importer drops such attrs when they hold the default recorded
+// in stripped_op_list.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { protoType } from '../proto/index.js';
+import { internal, invalidArgument } from '../core/status.js';
+import { dtypeToTf, type DType } from '../tensor/dtype.js';
+import type { HostTensor } from '../tensor/host_tensor.js';
 import { writeTensorBundle } from './tensor_bundle/index.js';
-import { addSaver, type GraphBuilder } from './writer/graph_builder.js';
+import { compareBytes } from './tensor_bundle/coding.js';
+import { Tensor, validateGraph, type GraphBuilder } from './writer/graph_builder.js';
+import { addSaver } from './writer/saver.js';
 import { strippedOpList } from './writer/op_defs.js';
+import { shapeProto } from './writer/tensor_value.js';
+import { encodeVariableDef } from './writer/variable_def.js';
 import { SAVED_MODEL_FILENAME } from './saved_model_reader.js';
 
+export { SAVED_MODEL_FILENAME };
+export const VARIABLES_DIRECTORY = 'variables';
+export const VARIABLES_PREFIX = 'variables';
+
+/**
+ * The TF release whose op registry (op_defs.ts) and GraphDef producer version the written
+ * graphs follow; producer 1645 is what TF 2.15.0 stamps (as in the keras2_churn fixture).
+ */
+export const WRITER_TF_VERSION = '2.15.0';
+export const WRITER_GRAPH_PRODUCER = 1645;
+
+export const PREDICT_METHOD_NAME = 'tensorflow/serving/predict';
+
 export interface WriterTensorInfo {
+  /** `node:index` */
   name: string;
+  /** TF DataType name (DT_FLOAT) or tfgate dtype ('float32'). */
   dtype: string;
+  /** -1 for unknown dims; null for unknown rank. */
   shape: number[] | null;
 }
 
 export interface WriterSignature {
   methodName?: string;
-  inputs: Record<string, WriterTensorInfo>;
-  outputs: Record<string, WriterTensorInfo>;
+  inputs: Record<string, Tensor | WriterTensorInfo>;
+  outputs: Record<string, Tensor | WriterTensorInfo>;
 }
 
-const tensorInfo = (t: WriterTensorInfo) => ({
-  name: t.name,
-  dtype: t.dtype,
-  tensorShape: t.shape === null ? { unknownRank: true } : { dim: t.shape.map((size) => ({ size })) },
-});
+export interface SavedModelWriterOptions {
+  tags?: string[];
+  tensorflowVersion?: string;
+  /** Informational; TF writes its build's git describe here. */
+  tensorflowGitVersion?: string;
+  producer?: number;
+  /** MetaInfoDef.meta_graph_version; TF's SavedModelBuilder leaves it empty, so it is omitted unless given. */
+  metaGraphVersion?: string;
+}
 
-/** TF's graph producer version of the era this layout follows (TF 1.15 writes 134). */
-const GRAPH_PRODUCER = 134;
+const utf8 = new TextEncoder();
+/** Bytewise order of the UTF-8 encodings (C++ std::string / Python str order). */
+export const compareKeys = (a: string, b: string): number => compareBytes(utf8.encode(a), utf8.encode(b));
 
-export async function writeSavedModel(dir: string, graph: GraphBuilder, signatures: Record<string, WriterSignature>, tags = ['serve']): Promise<void> {
-  const saverDef = addSaver(graph);
-  const savedModel = {
-    savedModelSchemaVersion: 1,
-    metaGraphs: [
-      {
-        metaInfoDef: {
-          metaGraphVersion: 'v1.15.0',
-          strippedOpList: strippedOpList(graph.nodes.map((n) => n.op)),
-          tags,
-          tensorflowVersion: '1.15.0',
-          tensorflowGitVersion: 'tfgate',
-        },
-        graphDef: { node: graph.nodes, versions: { producer: GRAPH_PRODUCER } },
-        saverDef,
-        signatureDef: Object.fromEntries(
-          Object.entries(signatures).map(([key, s]) => [
-            key,
-            {
-              inputs: Object.fromEntries(Object.entries(s.inputs).map(([k, t]) => [k, tensorInfo(t)])),
-              outputs: Object.fromEntries(Object.entries(s.outputs).map(([k, t]) => [k, tensorInfo(t)])),
-              methodName: s.methodName ?? 'tensorflow/serving/predict',
-            },
-          ]),
-        ),
-      },
-    ],
+function sortedRecord<T>(r: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(r).sort(([a], [b]) => compareKeys(a, b)));
+}
+
+function tensorInfo(t: Tensor | WriterTensorInfo): Record<string, unknown> {
+  const dtype = t instanceof Tensor ? dtypeToTf(t.dtype) : t.dtype.startsWith('DT_') ? t.dtype : dtypeToTf(t.dtype as DType);
+  if (!dtype) throw invalidArgument(`signature tensor ${t.name} has unknown dtype ${String(t.dtype)}`);
+  return { name: t.name, dtype, tensorShape: shapeProto(t.shape) };
+}
+
+export interface BuiltSavedModel {
+  /** protobufjs-ready tensorflow.SavedModel object. */
+  savedModel: Record<string, unknown>;
+  /** Checkpoint contents in the order SaveV2 writes them (its tensor_names order). */
+  variables: Array<[string, HostTensor]>;
+}
+
+const finalized = new WeakSet<GraphBuilder>();
+
+/** Adds the saver to `graph` (once) and assembles the SavedModel proto object. */
+export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, WriterSignature>, options: SavedModelWriterOptions = {}): BuiltSavedModel {
+  if (finalized.has(graph)) throw invalidArgument('this GraphBuilder was already written as a SavedModel; build a new graph');
+  finalized.add(graph);
+  const saverDef = graph.variables.length ? addSaver(graph) : undefined;
+
+  const problems = validateGraph(graph.nodes);
+  if (problems.length) throw internal(`SavedModel writer built an invalid graph:\n  ${problems.join('\n  ')}`);
+  const nodeNames = new Set(graph.nodes.map((n) => n.name));
+  const signatureDef: Record<string, unknown> = {};
+  for (const [key, s] of Object.entries(signatures)) {
+    const side = (m: Record<string, Tensor | WriterTensorInfo>) => {
+      for (const t of Object.values(m)) {
+        const node = t.name.replace(/:\d+$/, '');
+        if (!nodeNames.has(node)) throw invalidArgument(`signature ${key} refers to ${t.name}, which is not in the graph`);
+      }
+      return sortedRecord(Object.fromEntries(Object.entries(m).map(([k, t]) => [k, tensorInfo(t)])));
+    };
+    signatureDef[key] = { inputs: side(s.inputs), outputs: side(s.outputs), methodName: s.methodName ?? PREDICT_METHOD_NAME };
+  }
+
+  const metaInfoDef: Record<string, unknown> = {
+    strippedOpList: strippedOpList(graph.nodes.map((n) => n.op)),
+    tags: options.tags ?? ['serve'],
+    tensorflowVersion: options.tensorflowVersion ?? WRITER_TF_VERSION,
+    tensorflowGitVersion: options.tensorflowGitVersion ?? 'tfgate',
   };
+  if (options.metaGraphVersion) metaInfoDef.metaGraphVersion = options.metaGraphVersion;
+
+  const metaGraph: Record<string, unknown> = {
+    metaInfoDef,
+    graphDef: {
+      node: graph.nodes.map((n) => ({ ...n, attr: sortedRecord(n.attr) })),
+      versions: { producer: options.producer ?? WRITER_GRAPH_PRODUCER },
+    },
+    signatureDef: sortedRecord(signatureDef),
+  };
+  if (saverDef) {
+    metaGraph.saverDef = saverDef;
+    const defs = (vs: typeof graph.variables) => ({ bytesList: { value: vs.map(encodeVariableDef) } });
+    const trainable = graph.variables.filter((v) => v.trainable);
+    metaGraph.collectionDef = sortedRecord({
+      variables: defs(graph.variables),
+      ...(trainable.length ? { trainable_variables: defs(trainable) } : {}),
+    });
+  }
+  const variables = [...graph.variables]
+    .sort((a, b) => compareKeys(a.name, b.name))
+    .map((v): [string, HostTensor] => [v.name, v.value]);
+  return { savedModel: { savedModelSchemaVersion: 1, metaGraphs: [metaGraph] }, variables };
+}
+
+export function encodeSavedModelProto(savedModel: Record<string, unknown>): Uint8Array {
   const type = protoType('tensorflow.SavedModel');
-  const err = type.verify(type.fromObject(savedModel));
-  if (err) throw new Error(`SavedModel writer built an invalid proto: ${err}`);
-  await fs.mkdir(path.join(dir, 'variables'), { recursive: true });
-  await fs.writeFile(path.join(dir, SAVED_MODEL_FILENAME), type.encode(type.fromObject(savedModel)).finish());
-  await writeTensorBundle(
-    path.join(dir, 'variables', 'variables'),
-    graph.variables.map((v) => [v.name, v.value]),
-  );
+  const message = type.fromObject(savedModel);
+  const err = type.verify(message);
+  if (err) throw internal(`SavedModel writer built an invalid proto: ${err}`);
+  return type.encode(message).finish();
+}
+
+async function writeFileAtomically(file: string, bytes: Uint8Array): Promise<void> {
+  const temp = `${file}.tmp${process.pid}${Math.floor(Math.random() * 1e9)}`;
+  try {
+    await fs.writeFile(temp, bytes);
+    await fs.rename(temp, file);
+  } catch (e) {
+    await fs.rm(temp, { force: true });
+    throw e;
+  }
+}
+
+/**
+ * Writes `graph` (plus its saver) with `signatures` as a SavedModel in `dir`
+ * (e.g. `<base>/<version>`): variables bundle first, then saved_model.pb.
+ */
+export async function writeSavedModel(
+  dir: string,
+  graph: GraphBuilder,
+  signatures: Record<string, WriterSignature>,
+  options: SavedModelWriterOptions = {},
+): Promise<void> {
+  const { savedModel, variables } = buildSavedModel(graph, signatures, options);
+  const pb = encodeSavedModelProto(savedModel);
+  await fs.mkdir(dir, { recursive: true });
+  if (variables.length) await writeTensorBundle(path.join(dir, VARIABLES_DIRECTORY, VARIABLES_PREFIX), variables);
+  await writeFileAtomically(path.join(dir, SAVED_MODEL_FILENAME), pb);
 }

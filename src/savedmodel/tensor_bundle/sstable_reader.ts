@@ -1,104 +1,139 @@
-// Reads the LevelDB table format TF's checkpoint index (`variables.index`) is written in:
-// data blocks of prefix-compressed key/value entries, an index block pointing at them, and a
-// 48-byte footer ending in a magic number. Blocks may be Snappy compressed (trailer type 1).
+// Reads a LevelDB-format table held in memory (TF's checkpoint index `variables.index`).
+// Every block's trailer CRC is verified (TF's ReadBlock always does), Snappy blocks are
+// decompressed with snappyjs, and the block/index structure is checked so that a corrupt
+// file fails loudly instead of yielding wrong entries. Errors are FormatError without a
+// file name; the bundle reader adds it.
 import snappy from 'snappyjs';
+import { ByteReader, FormatError, compareBytes, readFixed32 } from './coding.js';
 import { crc32c, unmaskCrc } from './crc32c.js';
+import { parseBlock, type BlockEntry } from './block.js';
+import { BLOCK_TRAILER_SIZE, CompressionType, FOOTER_SIZE, MAX_HANDLES_SIZE, TABLE_MAGIC, decodeBlockHandle, type BlockHandle } from './sstable_format.js';
 
-export const TABLE_MAGIC = 0xdb4775248b80fb57n;
-export const FOOTER_SIZE = 48;
-const BLOCK_TRAILER_SIZE = 5;
+export { FormatError as TableFormatError } from './coding.js';
 
-export class TableFormatError extends Error {}
-
-export interface BlockHandle {
-  offset: number;
-  size: number;
+export interface TableFooter {
+  metaindex: BlockHandle;
+  index: BlockHandle;
+  magic: bigint;
 }
 
-export class ByteReader {
-  pos = 0;
-  constructor(readonly bytes: Uint8Array) {}
-
-  varint(): number {
-    let result = 0;
-    let shift = 0;
-    for (;;) {
-      if (this.pos >= this.bytes.length) throw new TableFormatError('truncated varint');
-      const b = this.bytes[this.pos++];
-      result += (b & 0x7f) * 2 ** shift;
-      if (!(b & 0x80)) return result;
-      shift += 7;
-      if (shift > 63) throw new TableFormatError('varint too long');
-    }
-  }
-
-  take(n: number): Uint8Array {
-    if (this.pos + n > this.bytes.length) throw new TableFormatError('truncated entry');
-    const out = this.bytes.subarray(this.pos, this.pos + n);
-    this.pos += n;
-    return out;
-  }
+export interface TableBlockInfo {
+  kind: 'data' | 'metaindex' | 'index';
+  handle: BlockHandle;
+  /** Trailer type byte: 0 none, 1 Snappy. */
+  compression: number;
+  /** Stored (masked) crc32c from the trailer. */
+  maskedCrc: number;
+  /** Restart-point count of the (decompressed) block. */
+  numRestarts: number;
+  numEntries: number;
 }
 
-function readHandle(r: ByteReader): BlockHandle {
-  return { offset: r.varint(), size: r.varint() };
-}
-
-/** Block contents with the trailer checked and compression undone. */
-function readBlock(file: Uint8Array, handle: BlockHandle): Uint8Array {
+/** Block contents after the trailer check and decompression. */
+export function readBlock(file: Uint8Array, handle: BlockHandle, what: string): { contents: Uint8Array; compression: number; maskedCrc: number } {
   const end = handle.offset + handle.size;
-  if (end + BLOCK_TRAILER_SIZE > file.length) throw new TableFormatError(`block at ${handle.offset} runs past the end of the file`);
-  const contents = file.subarray(handle.offset, end);
+  if (!Number.isSafeInteger(end) || end + BLOCK_TRAILER_SIZE > file.length - FOOTER_SIZE) {
+    throw new FormatError(`${what} at offset ${handle.offset} (${handle.size} bytes) runs past the end of the table`);
+  }
   const type = file[end];
-  const stored = new DataView(file.buffer, file.byteOffset + end + 1, 4).getUint32(0, true);
+  const maskedCrc = readFixed32(file, end + 1);
   const actual = crc32c(file.subarray(handle.offset, end + 1));
-  if (unmaskCrc(stored) !== actual) throw new TableFormatError(`block at ${handle.offset}: checksum mismatch`);
-  if (type === 0) return contents;
-  if (type === 1) {
-    try {
-      return snappy.uncompress(contents.slice());
-    } catch (e) {
-      throw new TableFormatError(`block at ${handle.offset}: bad Snappy data (${(e as Error).message})`);
-    }
-  }
-  throw new TableFormatError(`block at ${handle.offset}: unknown compression type ${type}`);
-}
-
-/** All key/value entries of one block, in order. */
-function* blockEntries(block: Uint8Array): Generator<[Uint8Array, Uint8Array]> {
-  if (block.length < 4) throw new TableFormatError('block too short');
-  const numRestarts = new DataView(block.buffer, block.byteOffset + block.length - 4, 4).getUint32(0, true);
-  const limit = block.length - 4 - 4 * numRestarts;
-  if (limit < 0) throw new TableFormatError('bad restart count');
-  const r = new ByteReader(block.subarray(0, limit));
-  let key = new Uint8Array(0);
-  while (r.pos < limit) {
-    const shared = r.varint();
-    const nonShared = r.varint();
-    const valueLength = r.varint();
-    if (shared > key.length) throw new TableFormatError('bad key prefix');
-    const next = new Uint8Array(shared + nonShared);
-    next.set(key.subarray(0, shared));
-    next.set(r.take(nonShared), shared);
-    key = next;
-    yield [key, r.take(valueLength)];
+  if (unmaskCrc(maskedCrc) !== actual) throw new FormatError(`${what} at offset ${handle.offset}: block checksum mismatch`);
+  const raw = file.subarray(handle.offset, end);
+  switch (type) {
+    case CompressionType.None:
+      return { contents: raw, compression: type, maskedCrc };
+    case CompressionType.Snappy:
+      try {
+        return { contents: snappy.uncompress(raw.slice()), compression: type, maskedCrc };
+      } catch (e) {
+        throw new FormatError(`${what} at offset ${handle.offset}: corrupted compressed block contents (${(e as Error).message})`);
+      }
+    default:
+      throw new FormatError(`${what} at offset ${handle.offset}: bad block type ${type}`);
   }
 }
 
-/** Every entry of the table, in key order. */
-export function readTable(file: Uint8Array): Array<[string, Uint8Array]> {
-  if (file.length < FOOTER_SIZE) throw new TableFormatError(`file of ${file.length} bytes is shorter than a table footer`);
+export function readFooter(file: Uint8Array): TableFooter {
+  if (file.length < FOOTER_SIZE) throw new FormatError(`file of ${file.length} bytes is too short to be an sstable`);
   const footer = file.subarray(file.length - FOOTER_SIZE);
-  const magic = new DataView(footer.buffer, footer.byteOffset + 40, 8).getBigUint64(0, true);
-  if (magic !== TABLE_MAGIC) throw new TableFormatError('bad table magic number (not a TensorBundle index?)');
-  const fr = new ByteReader(footer);
-  readHandle(fr); // metaindex: unused by TF bundles
-  const indexHandle = readHandle(fr);
-  const decoder = new TextDecoder();
-  const entries: Array<[string, Uint8Array]> = [];
-  for (const [, handleBytes] of blockEntries(readBlock(file, indexHandle))) {
-    const handle = readHandle(new ByteReader(handleBytes));
-    for (const [k, v] of blockEntries(readBlock(file, handle))) entries.push([decoder.decode(k), v]);
+  const magic = new DataView(footer.buffer, footer.byteOffset + MAX_HANDLES_SIZE, 8).getBigUint64(0, true);
+  if (magic !== TABLE_MAGIC) throw new FormatError('not an sstable (bad magic number)');
+  const r = new ByteReader(footer, 0, MAX_HANDLES_SIZE);
+  return { metaindex: decodeBlockHandle(r), index: decodeBlockHandle(r), magic };
+}
+
+/** A parsed, fully validated table. */
+export class SSTable {
+  private constructor(
+    readonly footer: TableFooter,
+    readonly blocks: TableBlockInfo[],
+    readonly indexEntries: Array<{ key: Uint8Array; handle: BlockHandle }>,
+    readonly metaindexEntries: BlockEntry[],
+    private readonly all: BlockEntry[],
+  ) {}
+
+  static open(file: Uint8Array): SSTable {
+    const footer = readFooter(file);
+    const blocks: TableBlockInfo[] = [];
+    const load = (kind: TableBlockInfo['kind'], handle: BlockHandle) => {
+      const { contents, compression, maskedCrc } = readBlock(file, handle, `${kind} block`);
+      let parsed;
+      try {
+        parsed = parseBlock(contents);
+      } catch (e) {
+        throw new FormatError(`${kind} block at offset ${handle.offset}: ${(e as Error).message}`);
+      }
+      blocks.push({ kind, handle, compression, maskedCrc, numRestarts: parsed.restarts.length, numEntries: parsed.entries.length });
+      return parsed.entries;
+    };
+    const metaindexEntries = load('metaindex', footer.metaindex);
+    const indexEntries = load('index', footer.index).map(({ key, value }) => {
+      const r = new ByteReader(value);
+      const handle = decodeBlockHandle(r);
+      if (r.remaining !== 0) throw new FormatError('index entry has trailing bytes after its block handle');
+      return { key, handle };
+    });
+    const all: BlockEntry[] = [];
+    let prevIndexKey: Uint8Array | undefined;
+    for (const { key: indexKey, handle } of indexEntries) {
+      const entries = load('data', handle);
+      for (const e of entries) {
+        // Index key i is ≥ every key of block i and < every key of block i+1.
+        if (compareBytes(e.key, indexKey) > 0) throw new FormatError(`data block at offset ${handle.offset} holds a key beyond its index key`);
+        if (prevIndexKey && compareBytes(e.key, prevIndexKey) <= 0) throw new FormatError(`data block at offset ${handle.offset} holds a key out of order`);
+        all.push(e);
+      }
+      prevIndexKey = indexKey;
+    }
+    blocks.sort((a, b) => a.handle.offset - b.handle.offset);
+    return new SSTable(footer, blocks, indexEntries, metaindexEntries, all);
   }
-  return entries;
+
+  /** Every key/value pair in key order. */
+  entries(): readonly BlockEntry[] {
+    return this.all;
+  }
+
+  get(key: Uint8Array): Uint8Array | undefined {
+    let lo = 0;
+    let hi = this.all.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = compareBytes(this.all[mid].key, key);
+      if (c === 0) return this.all[mid].value;
+      if (c < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
+  }
+}
+
+const utf8 = new TextDecoder();
+
+/** Every entry of the table in key order, keys decoded as UTF-8. */
+export function readTable(file: Uint8Array): Array<[string, Uint8Array]> {
+  return SSTable.open(file)
+    .entries()
+    .map(({ key, value }) => [utf8.decode(key), value]);
 }

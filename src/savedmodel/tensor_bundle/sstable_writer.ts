@@ -1,110 +1,155 @@
-// Writes a LevelDB-format table as TF's checkpoint index uses it: uncompressed data blocks
-// (~4 KiB, a restart point every 16 keys, as TF's table_options defaults), an index block
-// keyed by each block's last key, an empty metaindex block and the 48-byte footer.
+// Writes a LevelDB-format table the way TF's table::TableBuilder does
+// (tensorflow/core/lib/io/table_builder.cc):
+// * a data block is cut when its size estimate reaches block_size (262144 by default), or
+//   before an entry of at least 2 × block_size;
+// * the index entry for a block is written once the next key is known, under the shortest
+//   separator between the block's last key and that next key (the last block: the shortest
+//   successor of its last key); the index block has a restart point at every entry;
+// * an empty metaindex block, the index block, then the footer;
+// * Snappy is used only when it saves at least 1/8 of the block (TF's rule); the bundle
+//   writer, like TF's BundleWriter, writes uncompressed tables.
+import snappy from 'snappyjs';
+import { ByteSink, compareBytes } from './coding.js';
 import { crc32c, maskCrc } from './crc32c.js';
-import { FOOTER_SIZE, TABLE_MAGIC, type BlockHandle } from './sstable_reader.js';
-import { putVarint } from './varint.js';
+import { BlockBuilder } from './block.js';
+import {
+  CompressionType,
+  DEFAULT_BLOCK_SIZE,
+  DEFAULT_RESTART_INTERVAL,
+  FOOTER_SIZE,
+  MAX_HANDLES_SIZE,
+  TABLE_MAGIC,
+  encodeBlockHandle,
+  type BlockHandle,
+} from './sstable_format.js';
 
-const BLOCK_SIZE = 4096;
-const RESTART_INTERVAL = 16;
+export interface TableOptions {
+  /** Approximate uncompressed bytes per data block (TF default 262144). */
+  blockSize?: number;
+  /** Keys between restart points in data blocks (TF default 16). */
+  blockRestartInterval?: number;
+  /** TF's table default is Snappy; BundleWriter uses none. */
+  compression?: 'none' | 'snappy';
+}
 
+/** table_builder.cc FindShortestSeparator: a short key in [start, limit). */
+function shortestSeparator(start: Uint8Array, limit: Uint8Array): Uint8Array {
+  const min = Math.min(start.length, limit.length);
+  let i = 0;
+  while (i < min && start[i] === limit[i]) i++;
+  if (i >= min) return start; // one is a prefix of the other
+  const b = start[i];
+  if (b < 0xff && b + 1 < limit[i]) {
+    const out = start.slice(0, i + 1);
+    out[i] = b + 1;
+    return out;
+  }
+  return start;
+}
 
-class BlockBuilder {
-  private bytes: number[] = [];
-  private restarts: number[] = [0];
-  private counter = 0;
-  private lastKey: Uint8Array = new Uint8Array(0);
-  entries = 0;
-
-  add(key: Uint8Array, value: Uint8Array): void {
-    let shared = 0;
-    if (this.counter < RESTART_INTERVAL) {
-      const max = Math.min(this.lastKey.length, key.length);
-      while (shared < max && this.lastKey[shared] === key[shared]) shared++;
-    } else {
-      this.restarts.push(this.bytes.length);
-      this.counter = 0;
+/** table_builder.cc FindShortSuccessor: a short key ≥ key. */
+function shortSuccessor(key: Uint8Array): Uint8Array {
+  for (let i = 0; i < key.length; i++) {
+    if (key[i] !== 0xff) {
+      const out = key.slice(0, i + 1);
+      out[i] = key[i] + 1;
+      return out;
     }
-    putVarint(this.bytes, shared);
-    putVarint(this.bytes, key.length - shared);
-    putVarint(this.bytes, value.length);
-    for (let i = shared; i < key.length; i++) this.bytes.push(key[i]);
-    for (const b of value) this.bytes.push(b);
-    this.lastKey = key;
-    this.counter++;
-    this.entries++;
+  }
+  return key;
+}
+
+export class TableBuilder {
+  private readonly blockSize: number;
+  private readonly compression: CompressionType;
+  private readonly dataBlock: BlockBuilder;
+  private readonly indexBlock = new BlockBuilder(1);
+  private readonly out = new ByteSink(4096);
+  private lastKey: Uint8Array = new Uint8Array(0);
+  private pendingHandle: BlockHandle | undefined;
+  private closed = false;
+  numEntries = 0;
+
+  constructor(private readonly options: TableOptions = {}) {
+    this.blockSize = options.blockSize ?? DEFAULT_BLOCK_SIZE;
+    this.compression = options.compression === 'snappy' ? CompressionType.Snappy : CompressionType.None;
+    this.dataBlock = new BlockBuilder(options.blockRestartInterval ?? DEFAULT_RESTART_INTERVAL);
   }
 
-  estimatedSize(): number {
-    return this.bytes.length + 4 * this.restarts.length + 4;
+  /** REQUIRES: key is after every key added so far (bytewise). */
+  add(key: Uint8Array, value: Uint8Array): void {
+    if (this.closed) throw new Error('TableBuilder.add after finish');
+    if (this.numEntries > 0) {
+      if (compareBytes(key, this.lastKey) <= 0) throw new RangeError('table keys must be added in strictly increasing order');
+      if (key.length + value.length >= 2 * this.blockSize) this.flush();
+    }
+    if (this.pendingHandle) {
+      this.indexBlock.add(shortestSeparator(this.lastKey, key), encodeBlockHandle(this.pendingHandle).finish());
+      this.pendingHandle = undefined;
+    }
+    this.lastKey = key.slice();
+    this.numEntries++;
+    this.dataBlock.add(key, value);
+    if (this.dataBlock.currentSizeEstimate() >= this.blockSize) this.flush();
+  }
+
+  private flush(): void {
+    if (this.dataBlock.empty) return;
+    this.pendingHandle = this.writeBlock(this.dataBlock);
+  }
+
+  private writeBlock(block: BlockBuilder): BlockHandle {
+    const raw = block.finish();
+    let contents = raw;
+    let type = CompressionType.None;
+    if (this.compression === CompressionType.Snappy) {
+      const compressed = snappy.compress(raw);
+      if (compressed.length < raw.length - Math.floor(raw.length / 8)) {
+        contents = compressed;
+        type = CompressionType.Snappy;
+      }
+    }
+    block.reset();
+    return this.writeRawBlock(contents, type);
+  }
+
+  private writeRawBlock(contents: Uint8Array, type: CompressionType): BlockHandle {
+    const handle = { offset: this.out.length, size: contents.length };
+    this.out.bytes(contents).byte(type);
+    const crc = crc32c(Uint8Array.of(type), crc32c(contents));
+    this.out.fixed32(maskCrc(crc));
+    return handle;
   }
 
   finish(): Uint8Array {
-    const out = new Uint8Array(this.bytes.length + 4 * this.restarts.length + 4);
-    out.set(this.bytes);
-    const view = new DataView(out.buffer);
-    let off = this.bytes.length;
-    for (const r of this.restarts) {
-      view.setUint32(off, r, true);
-      off += 4;
+    this.flush();
+    this.closed = true;
+    const metaindex = this.writeBlock(new BlockBuilder(this.options.blockRestartInterval ?? DEFAULT_RESTART_INTERVAL));
+    if (this.pendingHandle) {
+      this.indexBlock.add(shortSuccessor(this.lastKey), encodeBlockHandle(this.pendingHandle).finish());
+      this.pendingHandle = undefined;
     }
-    view.setUint32(off, this.restarts.length, true);
-    return out;
+    const index = this.writeBlock(this.indexBlock);
+    const handles = encodeBlockHandle(index, encodeBlockHandle(metaindex)).finish();
+    const footer = new Uint8Array(FOOTER_SIZE);
+    footer.set(handles);
+    new DataView(footer.buffer).setBigUint64(MAX_HANDLES_SIZE, TABLE_MAGIC, true);
+    this.out.bytes(footer);
+    return this.out.finish();
   }
 }
 
-export function writeTable(entries: Array<[string, Uint8Array]>): Uint8Array {
-  const enc = new TextEncoder();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const emit = (contents: Uint8Array): BlockHandle => {
-    const handle = { offset: size, size: contents.length };
-    const trailer = new Uint8Array(5);
-    trailer[0] = 0; // no compression
-    const withType = new Uint8Array(contents.length + 1);
-    withType.set(contents);
-    new DataView(trailer.buffer).setUint32(1, maskCrc(crc32c(withType)), true);
-    chunks.push(contents, trailer);
-    size += contents.length + 5;
-    return handle;
-  };
-  const handleBytes = (h: BlockHandle) => {
-    const b: number[] = [];
-    putVarint(b, h.offset);
-    putVarint(b, h.size);
-    return Uint8Array.from(b);
-  };
+const utf8 = new TextEncoder();
 
-  const index = new BlockBuilder();
-  let block = new BlockBuilder();
-  let lastKey: Uint8Array = new Uint8Array(0);
-  const flush = () => {
-    if (!block.entries) return;
-    index.add(lastKey, handleBytes(emit(block.finish())));
-    block = new BlockBuilder();
-  };
-  for (const [k, v] of [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const key = enc.encode(k);
-    block.add(key, v);
-    lastKey = key;
-    if (block.estimatedSize() >= BLOCK_SIZE) flush();
+/** A table of the given entries, sorted bytewise by key; duplicate keys are an error. */
+export function writeTable(entries: Iterable<[string | Uint8Array, Uint8Array]>, options: TableOptions = {}): Uint8Array {
+  const sorted = [...entries]
+    .map(([k, v]) => [typeof k === 'string' ? utf8.encode(k) : k, v] as const)
+    .sort(([a], [b]) => compareBytes(a, b));
+  const builder = new TableBuilder(options);
+  for (let i = 0; i < sorted.length; i++) {
+    if (i > 0 && compareBytes(sorted[i - 1][0], sorted[i][0]) === 0) throw new RangeError(`duplicate table key ${JSON.stringify(new TextDecoder().decode(sorted[i][0]))}`);
+    builder.add(sorted[i][0], sorted[i][1]);
   }
-  flush();
-  const metaindex = emit(new BlockBuilder().finish());
-  const indexHandle = emit(index.finish());
-
-  const footer = new Uint8Array(FOOTER_SIZE);
-  const hb = [...handleBytes(metaindex), ...handleBytes(indexHandle)];
-  footer.set(hb);
-  new DataView(footer.buffer).setBigUint64(40, TABLE_MAGIC, true);
-  chunks.push(footer);
-  size += FOOTER_SIZE;
-
-  const out = new Uint8Array(size);
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.length;
-  }
-  return out;
+  return builder.finish();
 }

@@ -1,19 +1,62 @@
-// TensorBundle (TF checkpoint V2) reader: `<prefix>.index` maps each key to a
-// BundleEntryProto (dtype, shape, shard, offset, size, crc32c); the tensor bytes live in
-// `<prefix>.data-0000K-of-0000N`. Key "" holds the BundleHeaderProto.
+// TensorBundle (TF checkpoint V2) reader, following BundleReader
+// (tensorflow/core/util/tensor_bundle/tensor_bundle.cc):
+// * the index is read and validated whole at open (table structure, block CRCs, header,
+//   every entry parseable with a valid shape); every data shard the header announces must
+//   exist;
+// * tensor bytes are read on demand with positioned reads, their size checked against dtype
+//   and shape, their crc32c verified, and big-endian bundles byte-swapped;
+// * partitioned (sliced) variables and dtypes tfgate cannot hold are refused by key.
+// Missing files are NOT_FOUND; anything malformed is DATA_LOSS; both name the file.
 import fs from 'node:fs';
 import { protoType, TO_OBJECT } from '../../proto/index.js';
-import { Code, ServingError, dataLoss } from '../../core/status.js';
-import { dtypeFromTf } from '../../tensor/dtype.js';
-import { numElements, type HostTensor } from '../../tensor/host_tensor.js';
-import { shapeFromProto, valuesFromBytes, type TensorShapeObject } from '../tensor_proto.js';
+import { ServingError, dataLoss, invalidArgument, notFound, unimplemented } from '../../core/status.js';
+import { bytesPerElement, dtypeFromTf, type DType } from '../../tensor/dtype.js';
+import { TYPED_ARRAY, type HostTensor, type TensorValues } from '../../tensor/host_tensor.js';
+import { FormatError } from './coding.js';
 import { crc32c, unmaskCrc } from './crc32c.js';
-import { shardFileName, stringTensorChecksums } from './bundle_format.js';
-import { ByteReader, readTable, TableFormatError } from './sstable_reader.js';
+import { SSTable } from './sstable_reader.js';
+import {
+  TENSOR_BUNDLE_MIN_PRODUCER,
+  TENSOR_BUNDLE_VERSION,
+  decodeStringTensor,
+  indexFileName,
+  shardFileName,
+  swapBytes,
+} from './bundle_format.js';
 
+export { shardFileName } from './bundle_format.js';
+
+/** A BundleEntryProto, decoded. */
 export interface BundleEntry {
+  /** TF DataType name, e.g. DT_FLOAT. */
   dtype: string;
-  shape: TensorShapeObject;
+  /** Dimension sizes; [] for a scalar. */
+  shape: number[];
+  shardId: number;
+  offset: number;
+  size: number;
+  /** Masked crc32c as stored. */
+  crc32c: number;
+  /** Number of TensorSliceProtos: > 0 for a partitioned variable's full-tensor entry. */
+  slices: number;
+}
+
+export interface BundleHeader {
+  numShards: number;
+  endianness: 'LITTLE' | 'BIG';
+  version: { producer: number; minConsumer: number; badConsumers: number[] };
+}
+
+/** Largest tensor rank TF accepts (TensorShape::MaxDimensions). */
+const MAX_DIMENSIONS = 254;
+
+interface RawShape {
+  dim?: Array<{ size?: number }>;
+  unknownRank?: boolean;
+}
+interface RawEntry {
+  dtype?: string | number;
+  shape?: RawShape;
   shardId?: number;
   offset?: number;
   size?: number;
@@ -21,16 +64,36 @@ export interface BundleEntry {
   slices?: unknown[];
 }
 
+/** TensorShape::IsValid for a stored (fully defined) shape; the dims or an error text. */
+function validShape(shape: RawShape | undefined): number[] | string {
+  if (shape?.unknownRank) return 'unknown rank';
+  const dims = (shape?.dim ?? []).map((d) => Number(d.size ?? 0));
+  if (dims.length > MAX_DIMENSIONS) return `rank ${dims.length} exceeds ${MAX_DIMENSIONS}`;
+  let n = 1;
+  for (const d of dims) {
+    if (!Number.isSafeInteger(d) || d < 0) return `dimension ${d}`;
+    n *= d;
+    if (!Number.isSafeInteger(n)) return 'too many elements';
+  }
+  return dims;
+}
 
 export class TensorBundle {
-  private readonly shards = new Map<number, Uint8Array>();
+  readonly indexFile: string;
 
   constructor(
     readonly prefix: string,
-    readonly numShards: number,
+    readonly header: BundleHeader,
     private readonly entries: Map<string, BundleEntry>,
-  ) {}
+  ) {
+    this.indexFile = indexFileName(prefix);
+  }
 
+  get numShards(): number {
+    return this.header.numShards;
+  }
+
+  /** Tensor keys in the index's (bytewise) order, without the header entry. */
   keys(): string[] {
     return [...this.entries.keys()];
   }
@@ -41,97 +104,204 @@ export class TensorBundle {
 
   entry(key: string): BundleEntry {
     const e = this.entries.get(key);
-    if (!e) throw new ServingError(Code.NOT_FOUND, `Key ${key} not found in checkpoint ${this.prefix}.index`);
+    if (!e) throw notFound(`Key ${key} not found in checkpoint ${this.indexFile}`);
     return e;
-  }
-
-  private shard(id: number): Uint8Array {
-    let data = this.shards.get(id);
-    if (!data) {
-      const file = shardFileName(this.prefix, id, this.numShards);
-      try {
-        data = fs.readFileSync(file);
-      } catch {
-        throw new ServingError(Code.NOT_FOUND, `checkpoint data file ${file} is missing or unreadable`);
-      }
-      this.shards.set(id, data);
-    }
-    return data;
   }
 
   read(key: string): HostTensor {
     const e = this.entry(key);
-    if (e.slices?.length) throw new ServingError(Code.UNIMPLEMENTED, `checkpoint key ${key} is stored as partitioned slices, which tfgate does not read`);
+    if (e.slices > 0) {
+      throw unimplemented(`checkpoint key '${key}' in ${this.indexFile} is a partitioned variable stored as ${e.slices} slices; tfgate does not assemble sliced tensors`);
+    }
     const dtype = dtypeFromTf(e.dtype);
-    if (!dtype) throw new ServingError(Code.UNIMPLEMENTED, `checkpoint key ${key} has dtype ${e.dtype}, which tfgate does not read`);
-    const shape = shapeFromProto(e.shape) ?? [];
-    const id = e.shardId ?? 0;
-    const file = shardFileName(this.prefix, id, this.numShards);
-    const offset = e.offset ?? 0;
-    const size = e.size ?? 0;
-    const data = this.shard(id);
-    if (offset + size > data.length) throw dataLoss(`${file}: tensor ${key} at bytes ${offset}..${offset + size} runs past the end of the file (${data.length} bytes)`);
-    const bytes = data.subarray(offset, offset + size);
-    const count = numElements(shape);
-    const checksumFailed = () => dataLoss(`${file}: checksum does not match for tensor ${key}`);
+    if (!dtype) throw unimplemented(`checkpoint key '${key}' in ${this.indexFile} has dtype ${e.dtype}, which tfgate does not read`);
+    const count = e.shape.reduce((n, d) => n * d, 1);
     if (dtype === 'string') {
-      const values = readStrings(bytes, count, key, file);
-      if (e.crc32c !== undefined && unmaskCrc(e.crc32c) !== stringTensorChecksums(values).entryCrc) throw checksumFailed();
-      return { dtype, shape, values };
+      if (e.size < count) throw dataLoss(`${this.indexFile}: invalid size in bundle entry: key ${key}; stored size ${e.size}; expected size is at least ${count}`);
+    } else if (e.size !== count * bytesPerElement(dtype)) {
+      throw dataLoss(`${this.indexFile}: invalid size in bundle entry: key ${key}; stored size ${e.size}; expected size ${count * bytesPerElement(dtype)}`);
     }
-    if (e.crc32c !== undefined && unmaskCrc(e.crc32c) !== crc32c(bytes)) throw checksumFailed();
-    try {
-      return { dtype, shape, values: valuesFromBytes(dtype, bytes, count) };
-    } catch (err) {
-      throw dataLoss(`${file}: tensor ${key}: ${(err as Error).message}`);
+    const file = shardFileName(this.prefix, e.shardId, this.header.numShards);
+    const bytes = readRange(file, e.offset, e.size, key);
+    const bigEndian = this.header.endianness === 'BIG';
+    const mismatch = (actual: number) =>
+      dataLoss(`${file}: checksum does not match for tensor ${key} (${e.size} bytes at offset ${e.offset}): stored ${unmaskCrc(e.crc32c)} vs. calculated on the restored bytes ${actual}`);
+    if (dtype === 'string') {
+      let decoded;
+      try {
+        decoded = decodeStringTensor(bytes, count, bigEndian);
+      } catch (err) {
+        throw dataLoss(`${file}: string tensor ${key}: ${(err as Error).message}`);
+      }
+      if (decoded.crc !== unmaskCrc(e.crc32c)) throw mismatch(decoded.crc);
+      return { dtype, shape: e.shape, values: decoded.strings };
     }
+    const actual = crc32c(bytes);
+    if (actual !== unmaskCrc(e.crc32c)) throw mismatch(actual);
+    if (bigEndian) swapBytes(bytes, bytesPerElement(dtype));
+    return { dtype, shape: e.shape, values: typedValues(dtype, bytes) };
   }
 }
 
-/** String tensors: n varint64 lengths, a masked crc32c of them (4 bytes), then the bytes. */
-function readStrings(bytes: Uint8Array, count: number, key: string, file: string): Uint8Array[] {
+/** Typed storage over a freshly read (so aligned, unshared) buffer. */
+function typedValues(dtype: Exclude<DType, 'string'>, bytes: Uint8Array): TensorValues {
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return new TYPED_ARRAY[dtype](whole ? (bytes.buffer as ArrayBuffer) : bytes.slice().buffer);
+}
+
+function readRange(file: string, offset: number, size: number, key: string): Uint8Array {
+  let fd: number;
   try {
-    const r = new ByteReader(bytes);
-    const lengths = Array.from({ length: count }, () => r.varint());
-    if (count > 0) r.take(4);
-    return lengths.map((n) => r.take(n).slice());
+    fd = fs.openSync(file, 'r');
   } catch (e) {
-    throw dataLoss(`${file}: string tensor ${key} is malformed (${(e as Error).message})`);
+    throw fileError(e, file, 'checkpoint data file');
+  }
+  try {
+    const fileSize = fs.fstatSync(fd).size;
+    if (offset + size > fileSize) {
+      throw dataLoss(`${file}: tensor ${key} at bytes ${offset}..${offset + size} runs past the end of the file (${fileSize} bytes); the file is truncated`);
+    }
+    const out = new Uint8Array(size);
+    let done = 0;
+    while (done < size) {
+      const n = fs.readSync(fd, out, done, size - done, offset + done);
+      if (n === 0) throw dataLoss(`${file}: unexpected end of file reading tensor ${key}`);
+      done += n;
+    }
+    return out;
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
-export async function readTensorBundle(prefix: string): Promise<TensorBundle> {
-  const indexFile = `${prefix}.index`;
-  let bytes: Uint8Array;
+function fileError(e: unknown, file: string, what: string): ServingError {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return notFound(`${what} ${file} not found`);
+  return dataLoss(`${what} ${file} could not be read: ${(e as Error).message}`);
+}
+
+const utf8 = new TextDecoder();
+
+/** Parses and validates an index file's bytes. */
+export function parseTensorBundleIndex(prefix: string, bytes: Uint8Array): TensorBundle {
+  const indexFile = indexFileName(prefix);
+  let table: SSTable;
   try {
-    bytes = await fs.promises.readFile(indexFile);
-  } catch {
-    throw new ServingError(Code.NOT_FOUND, `checkpoint index ${indexFile} is missing or unreadable`);
-  }
-  let table: Array<[string, Uint8Array]>;
-  try {
-    table = readTable(bytes);
+    table = SSTable.open(bytes);
   } catch (e) {
-    if (e instanceof TableFormatError) throw dataLoss(`${indexFile} is corrupt: ${e.message}`);
+    if (e instanceof FormatError) throw dataLoss(`${indexFile} is corrupt or not a checkpoint index: ${e.message}`);
     throw e;
+  }
+  const all = table.entries();
+  if (all.length === 0 || all[0].key.length !== 0) {
+    // The header lives under "" (HEADER_ENTRY_KEY), which sorts before every other key.
+    throw dataLoss(`${indexFile} is corrupt: failed to seek to header entry (no entry under key "")`);
   }
   const headerType = protoType('tensorflow.BundleHeaderProto');
   const entryType = protoType('tensorflow.BundleEntryProto');
-  const entries = new Map<string, BundleEntry>();
-  let numShards = 1;
+  let rawHeader: { numShards?: number; endianness?: string; version?: { producer?: number; minConsumer?: number; badConsumers?: number[] } };
   try {
-    for (const [key, value] of table) {
-      if (key === '') {
-        const header = headerType.toObject(headerType.decode(value), TO_OBJECT) as { numShards?: number; endianness?: string };
-        if (header.endianness === 'BIG') throw dataLoss(`${indexFile}: big-endian bundles are not supported`);
-        numShards = header.numShards ?? 1;
-      } else {
-        entries.set(key, entryType.toObject(entryType.decode(value), TO_OBJECT) as BundleEntry);
+    rawHeader = headerType.toObject(headerType.decode(all[0].value), TO_OBJECT);
+  } catch (e) {
+    throw dataLoss(`${indexFile} is corrupt: unable to parse header (${(e as Error).message})`);
+  }
+  const header: BundleHeader = {
+    numShards: rawHeader.numShards ?? 0,
+    endianness: rawHeader.endianness === 'BIG' ? 'BIG' : 'LITTLE',
+    version: {
+      producer: rawHeader.version?.producer ?? 0,
+      minConsumer: rawHeader.version?.minConsumer ?? 0,
+      badConsumers: rawHeader.version?.badConsumers ?? [],
+    },
+  };
+  if (rawHeader.endianness !== undefined && rawHeader.endianness !== 'LITTLE' && rawHeader.endianness !== 'BIG') {
+    throw dataLoss(`${indexFile}: unknown endianness ${rawHeader.endianness} in header`);
+  }
+  if (!(header.numShards >= 1)) throw dataLoss(`${indexFile}: header announces ${header.numShards} data shards`);
+  // CheckVersions(header.version, kTensorBundleVersion, kTensorBundleMinProducer, "Checkpoint").
+  const v = header.version;
+  if (v.producer < TENSOR_BUNDLE_MIN_PRODUCER) {
+    throw invalidArgument(`${indexFile}: checkpoint producer version ${v.producer} below min producer ${TENSOR_BUNDLE_MIN_PRODUCER} supported by tfgate`);
+  }
+  if (v.minConsumer > TENSOR_BUNDLE_VERSION) {
+    throw invalidArgument(`${indexFile}: checkpoint min consumer version ${v.minConsumer} above current version ${TENSOR_BUNDLE_VERSION} for checkpoint`);
+  }
+  if (v.badConsumers.includes(TENSOR_BUNDLE_VERSION)) {
+    throw invalidArgument(`${indexFile}: checkpoint disallows consumer version ${TENSOR_BUNDLE_VERSION}`);
+  }
+
+  const entries = new Map<string, BundleEntry>();
+  for (let i = 1; i < all.length; i++) {
+    const key = utf8.decode(all[i].key);
+    let raw: RawEntry;
+    try {
+      raw = entryType.toObject(entryType.decode(all[i].value), TO_OBJECT) as RawEntry;
+    } catch (e) {
+      throw dataLoss(`${indexFile}: entry for key ${key} not parseable (${(e as Error).message})`);
+    }
+    const shape = validShape(raw.shape);
+    if (typeof shape === 'string') throw dataLoss(`${indexFile}: invalid tensor shape for key ${key}: ${shape}`);
+    const entry: BundleEntry = {
+      dtype: typeof raw.dtype === 'string' ? raw.dtype : `DataType(${raw.dtype ?? 0})`,
+      shape,
+      shardId: raw.shardId ?? 0,
+      offset: raw.offset ?? 0,
+      size: raw.size ?? 0,
+      crc32c: raw.crc32c ?? 0,
+      slices: raw.slices?.length ?? 0,
+    };
+    if (!entry.slices) {
+      if (entry.shardId < 0 || entry.shardId >= header.numShards) {
+        throw dataLoss(`${indexFile}: key ${key} is in data shard ${entry.shardId}, but the header announces ${header.numShards} shards`);
+      }
+      if (entry.offset < 0 || entry.size < 0 || !Number.isSafeInteger(entry.offset + entry.size)) {
+        throw dataLoss(`${indexFile}: key ${key} has an invalid byte range (offset ${entry.offset}, size ${entry.size})`);
       }
     }
-  } catch (e) {
-    if (e instanceof ServingError) throw e;
-    throw dataLoss(`${indexFile}: bad bundle entry (${(e as Error).message})`);
+    entries.set(key, entry);
   }
-  return new TensorBundle(prefix, numShards, entries);
+  return new TensorBundle(prefix, header, entries);
+}
+
+function checkShards(bundle: TensorBundle): void {
+  for (let k = 0; k < bundle.numShards; k++) {
+    const file = shardFileName(bundle.prefix, k, bundle.numShards);
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(file);
+    } catch (e) {
+      throw fileError(e, file, 'checkpoint data file');
+    }
+    if (!st.isFile()) throw dataLoss(`checkpoint data file ${file} is not a regular file`);
+  }
+}
+
+/**
+ * Opens the bundle at `prefix` (e.g. `<version>/variables/variables`): reads and validates
+ * `<prefix>.index` and checks that every data shard exists. Tensors are read by `read(key)`.
+ */
+export async function readTensorBundle(prefix: string): Promise<TensorBundle> {
+  const indexFile = indexFileName(prefix);
+  let bytes: Uint8Array;
+  try {
+    bytes = await fs.promises.readFile(indexFile);
+  } catch (e) {
+    throw fileError(e, indexFile, 'checkpoint index');
+  }
+  const bundle = parseTensorBundleIndex(prefix, bytes);
+  checkShards(bundle);
+  return bundle;
+}
+
+export function readTensorBundleSync(prefix: string): TensorBundle {
+  const indexFile = indexFileName(prefix);
+  let bytes: Uint8Array;
+  try {
+    bytes = fs.readFileSync(indexFile);
+  } catch (e) {
+    throw fileError(e, indexFile, 'checkpoint index');
+  }
+  const bundle = parseTensorBundleIndex(prefix, bytes);
+  checkShards(bundle);
+  return bundle;
 }

@@ -1,36 +1,199 @@
-// OpDefs for MetaInfoDef.stripped_op_list of writer-made graphs: the argument and attr
-// declarations of TF's op registry (tensorflow/core/ops/*.cc) for the ops the writer emits.
-type Arg = { name: string; typeAttr?: string; type?: string; numberAttr?: string; typeListAttr?: string; isRef?: boolean };
-type AttrDef = { name: string; type: string };
-const T = (name: string): Arg => ({ name, typeAttr: 'T' });
-const tAttr: AttrDef = { name: 'T', type: 'type' };
+// OpDefs of the ops the writer emits, as TF's op registry declares them
+// (tensorflow/core/ops/{array,math,nn,state,io,no}_ops.cc) in the TF release the writer
+// imitates (WRITER_TF_VERSION), stripped as MetaGraphDef.meta_info_def.stripped_op_list
+// holds them: docs removed, defaults and allowed values kept. They serve two purposes:
+// * stripped_op_list, which lets TF's importer drop attrs an older consumer does not know
+//   when they hold the producer's default (forward compatibility);
+// * validating the graphs tfgate writes (every attr without a default present, no unknown
+//   attr, the right number of inputs).
+// Values were checked against the stripped_op_list of real exports in the fixtures.
 
-const OPS: Record<string, { inputArg: Arg[]; outputArg: Arg[]; attr: AttrDef[]; isStateful?: boolean }> = {
-  Const: { inputArg: [], outputArg: [{ name: 'output', typeAttr: 'dtype' }], attr: [{ name: 'value', type: 'tensor' }, { name: 'dtype', type: 'type' }] },
-  Placeholder: { inputArg: [], outputArg: [{ name: 'output', typeAttr: 'dtype' }], attr: [{ name: 'dtype', type: 'type' }, { name: 'shape', type: 'shape' }] },
-  VariableV2: { inputArg: [], outputArg: [{ name: 'ref', typeAttr: 'dtype', isRef: true }], attr: [{ name: 'shape', type: 'shape' }, { name: 'dtype', type: 'type' }, { name: 'container', type: 'string' }, { name: 'shared_name', type: 'string' }], isStateful: true },
-  Assign: { inputArg: [{ name: 'ref', typeAttr: 'T', isRef: true }, T('value')], outputArg: [{ name: 'output_ref', typeAttr: 'T', isRef: true }], attr: [tAttr, { name: 'validate_shape', type: 'bool' }, { name: 'use_locking', type: 'bool' }] },
-  Mul: { inputArg: [T('x'), T('y')], outputArg: [T('z')], attr: [tAttr] },
-  Add: { inputArg: [T('x'), T('y')], outputArg: [T('z')], attr: [tAttr] },
-  Identity: { inputArg: [T('input')], outputArg: [T('output')], attr: [tAttr] },
-  MatMul: { inputArg: [T('a'), T('b')], outputArg: [T('product')], attr: [{ name: 'transpose_a', type: 'bool' }, { name: 'transpose_b', type: 'bool' }, tAttr] },
-  BiasAdd: { inputArg: [T('value'), T('bias')], outputArg: [T('output')], attr: [tAttr, { name: 'data_format', type: 'string' }] },
-  Relu: { inputArg: [T('features')], outputArg: [T('activations')], attr: [tAttr] },
-  Tanh: { inputArg: [T('x')], outputArg: [T('y')], attr: [tAttr] },
-  Sigmoid: { inputArg: [T('x')], outputArg: [T('y')], attr: [tAttr] },
-  Softmax: { inputArg: [T('logits')], outputArg: [T('softmax')], attr: [tAttr] },
-  Conv2D: { inputArg: [T('input'), T('filter')], outputArg: [T('output')], attr: [tAttr, { name: 'strides', type: 'list(int)' }, { name: 'use_cudnn_on_gpu', type: 'bool' }, { name: 'padding', type: 'string' }, { name: 'explicit_paddings', type: 'list(int)' }, { name: 'data_format', type: 'string' }, { name: 'dilations', type: 'list(int)' }] },
-  MaxPool: { inputArg: [T('input')], outputArg: [T('output')], attr: [tAttr, { name: 'ksize', type: 'list(int)' }, { name: 'strides', type: 'list(int)' }, { name: 'padding', type: 'string' }, { name: 'explicit_paddings', type: 'list(int)' }, { name: 'data_format', type: 'string' }] },
-  Reshape: { inputArg: [T('tensor'), { name: 'shape', typeAttr: 'Tshape' }], outputArg: [T('output')], attr: [tAttr, { name: 'Tshape', type: 'type' }] },
-  NoOp: { inputArg: [], outputArg: [], attr: [] },
-  StringJoin: { inputArg: [{ name: 'inputs', type: 'DT_STRING', numberAttr: 'N' }], outputArg: [{ name: 'output', type: 'DT_STRING' }], attr: [{ name: 'N', type: 'int' }, { name: 'separator', type: 'string' }] },
-  ShardedFilename: { inputArg: [{ name: 'basename', type: 'DT_STRING' }, { name: 'shard', type: 'DT_INT32' }, { name: 'num_shards', type: 'DT_INT32' }], outputArg: [{ name: 'filename', type: 'DT_STRING' }], attr: [] },
-  SaveV2: { inputArg: [{ name: 'prefix', type: 'DT_STRING' }, { name: 'tensor_names', type: 'DT_STRING' }, { name: 'shape_and_slices', type: 'DT_STRING' }, { name: 'tensors', typeListAttr: 'dtypes' }], outputArg: [], attr: [{ name: 'dtypes', type: 'list(type)' }], isStateful: true },
-  RestoreV2: { inputArg: [{ name: 'prefix', type: 'DT_STRING' }, { name: 'tensor_names', type: 'DT_STRING' }, { name: 'shape_and_slices', type: 'DT_STRING' }], outputArg: [{ name: 'tensors', typeListAttr: 'dtypes' }], attr: [{ name: 'dtypes', type: 'list(type)' }], isStateful: true },
-  Pack: { inputArg: [{ name: 'values', typeAttr: 'T', numberAttr: 'N' }], outputArg: [T('output')], attr: [{ name: 'N', type: 'int' }, tAttr, { name: 'axis', type: 'int' }] },
-  MergeV2Checkpoints: { inputArg: [{ name: 'checkpoint_prefixes', type: 'DT_STRING' }, { name: 'destination_prefix', type: 'DT_STRING' }], outputArg: [], attr: [{ name: 'delete_old_dirs', type: 'bool' }], isStateful: true },
-};
+export interface ArgDefInit {
+  name: string;
+  type?: string;
+  typeAttr?: string;
+  numberAttr?: string;
+  typeListAttr?: string;
+  isRef?: boolean;
+}
 
-export function strippedOpList(ops: Iterable<string>) {
-  return { op: [...new Set(ops)].sort().map((name) => ({ name, ...(OPS[name] ?? { inputArg: [], outputArg: [], attr: [] }) })) };
+export interface AttrDefInit {
+  name: string;
+  type: string;
+  defaultValue?: Record<string, unknown>;
+  allowedValues?: { list: { s?: Uint8Array[]; type?: string[] } };
+  hasMinimum?: boolean;
+  minimum?: number;
+}
+
+export interface OpDefInit {
+  name: string;
+  inputArg?: ArgDefInit[];
+  outputArg?: ArgDefInit[];
+  attr?: AttrDefInit[];
+  isCommutative?: boolean;
+  isAggregate?: boolean;
+  isStateful?: boolean;
+  allowsUninitializedInput?: boolean;
+}
+
+const enc = new TextEncoder();
+const arg = (name: string, typeAttr = 'T'): ArgDefInit => ({ name, typeAttr });
+const fixed = (name: string, type: string): ArgDefInit => ({ name, type });
+const types = (...t: string[]) => ({ list: { type: t.map((x) => `DT_${x}`) } });
+const strings = (...s: string[]) => ({ list: { s: s.map((x) => enc.encode(x)) } });
+const typeAttr = (name: string, allowed?: string[], dflt?: string): AttrDefInit => ({
+  name,
+  type: 'type',
+  ...(dflt ? { defaultValue: { type: `DT_${dflt}` } } : {}),
+  ...(allowed ? { allowedValues: types(...allowed) } : {}),
+});
+const boolAttr = (name: string, dflt: boolean): AttrDefInit => ({ name, type: 'bool', defaultValue: { b: dflt } });
+const dataFormat = (...formats: string[]): AttrDefInit => ({ name: 'data_format', type: 'string', defaultValue: { s: enc.encode('NHWC') }, allowedValues: strings(...formats) });
+const padding = (...p: string[]): AttrDefInit => ({ name: 'padding', type: 'string', allowedValues: strings(...p) });
+const explicitPaddings: AttrDefInit = { name: 'explicit_paddings', type: 'list(int)', defaultValue: { list: {} } };
+const unaryComplex = (name: string): OpDefInit => ({
+  name,
+  inputArg: [arg('x')],
+  outputArg: [arg('y')],
+  attr: [typeAttr('T', ['BFLOAT16', 'HALF', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128'])],
+});
+const dtypesList: AttrDefInit = { name: 'dtypes', type: 'list(type)', hasMinimum: true, minimum: 1 };
+
+const DEFS: OpDefInit[] = [
+  // array_ops.cc
+  { name: 'Const', outputArg: [arg('output', 'dtype')], attr: [{ name: 'value', type: 'tensor' }, typeAttr('dtype')] },
+  {
+    name: 'Placeholder',
+    outputArg: [arg('output', 'dtype')],
+    attr: [typeAttr('dtype'), { name: 'shape', type: 'shape', defaultValue: { shape: { unknownRank: true } } }],
+  },
+  { name: 'PlaceholderWithDefault', inputArg: [arg('input', 'dtype')], outputArg: [arg('output', 'dtype')], attr: [typeAttr('dtype'), { name: 'shape', type: 'shape' }] },
+  { name: 'Identity', inputArg: [arg('input')], outputArg: [arg('output')], attr: [typeAttr('T')] },
+  {
+    name: 'Reshape',
+    inputArg: [arg('tensor'), arg('shape', 'Tshape')],
+    outputArg: [arg('output')],
+    attr: [typeAttr('T'), typeAttr('Tshape', ['INT32', 'INT64'], 'INT32')],
+  },
+  // math_ops.cc
+  {
+    name: 'MatMul',
+    inputArg: [arg('a'), arg('b')],
+    outputArg: [arg('product')],
+    attr: [
+      boolAttr('transpose_a', false),
+      boolAttr('transpose_b', false),
+      typeAttr('T', ['BFLOAT16', 'HALF', 'FLOAT', 'DOUBLE', 'INT32', 'INT64', 'UINT8', 'UINT16', 'UINT32', 'UINT64', 'COMPLEX64', 'COMPLEX128']),
+    ],
+  },
+  {
+    name: 'Mul',
+    inputArg: [arg('x'), arg('y')],
+    outputArg: [arg('z')],
+    attr: [typeAttr('T', ['BFLOAT16', 'HALF', 'FLOAT', 'DOUBLE', 'UINT8', 'INT8', 'UINT16', 'INT16', 'INT32', 'UINT32', 'UINT64', 'INT64', 'COMPLEX64', 'COMPLEX128'])],
+    isCommutative: true,
+  },
+  {
+    name: 'AddV2',
+    inputArg: [arg('x'), arg('y')],
+    outputArg: [arg('z')],
+    attr: [typeAttr('T', ['BFLOAT16', 'HALF', 'FLOAT', 'DOUBLE', 'UINT8', 'UINT16', 'UINT32', 'UINT64', 'INT8', 'INT16', 'INT32', 'INT64', 'COMPLEX64', 'COMPLEX128'])],
+    isAggregate: true,
+    isCommutative: true,
+  },
+  unaryComplex('Tanh'),
+  unaryComplex('Sigmoid'),
+  // nn_ops.cc
+  {
+    name: 'BiasAdd',
+    inputArg: [arg('value'), arg('bias')],
+    outputArg: [arg('output')],
+    attr: [
+      typeAttr('T', ['FLOAT', 'DOUBLE', 'INT32', 'UINT8', 'INT16', 'INT8', 'COMPLEX64', 'INT64', 'QINT8', 'QUINT8', 'QINT32', 'BFLOAT16', 'QINT16', 'QUINT16', 'UINT16', 'COMPLEX128', 'HALF', 'UINT32', 'UINT64']),
+      dataFormat('NHWC', 'NCHW'),
+    ],
+  },
+  {
+    name: 'Relu',
+    inputArg: [arg('features')],
+    outputArg: [arg('activations')],
+    attr: [typeAttr('T', ['FLOAT', 'DOUBLE', 'INT32', 'UINT8', 'INT16', 'INT8', 'INT64', 'BFLOAT16', 'UINT16', 'HALF', 'UINT32', 'UINT64', 'QINT8'])],
+  },
+  { name: 'Softmax', inputArg: [arg('logits')], outputArg: [arg('softmax')], attr: [typeAttr('T', ['HALF', 'BFLOAT16', 'FLOAT', 'DOUBLE'])] },
+  {
+    name: 'Conv2D',
+    inputArg: [arg('input'), arg('filter')],
+    outputArg: [arg('output')],
+    attr: [
+      typeAttr('T', ['HALF', 'BFLOAT16', 'FLOAT', 'DOUBLE', 'INT32']),
+      { name: 'strides', type: 'list(int)' },
+      boolAttr('use_cudnn_on_gpu', true),
+      padding('SAME', 'VALID', 'EXPLICIT'),
+      explicitPaddings,
+      dataFormat('NHWC', 'NCHW'),
+      { name: 'dilations', type: 'list(int)', defaultValue: { list: { i: [1, 1, 1, 1] } } },
+    ],
+  },
+  {
+    name: 'MaxPool',
+    inputArg: [arg('input')],
+    outputArg: [arg('output')],
+    attr: [
+      typeAttr('T', ['HALF', 'BFLOAT16', 'FLOAT', 'DOUBLE', 'INT32', 'INT64', 'UINT8', 'INT16', 'INT8', 'UINT16', 'QINT8'], 'FLOAT'),
+      { name: 'ksize', type: 'list(int)', hasMinimum: true, minimum: 4 },
+      { name: 'strides', type: 'list(int)', hasMinimum: true, minimum: 4 },
+      padding('SAME', 'VALID', 'EXPLICIT'),
+      explicitPaddings,
+      dataFormat('NHWC', 'NCHW', 'NCHW_VECT_C'),
+    ],
+  },
+  // state_ops.cc
+  {
+    name: 'VariableV2',
+    outputArg: [{ name: 'ref', typeAttr: 'dtype', isRef: true }],
+    attr: [
+      { name: 'shape', type: 'shape' },
+      typeAttr('dtype'),
+      { name: 'container', type: 'string', defaultValue: { s: new Uint8Array(0) } },
+      { name: 'shared_name', type: 'string', defaultValue: { s: new Uint8Array(0) } },
+    ],
+    isStateful: true,
+  },
+  {
+    name: 'Assign',
+    inputArg: [{ name: 'ref', typeAttr: 'T', isRef: true }, arg('value')],
+    outputArg: [{ name: 'output_ref', typeAttr: 'T', isRef: true }],
+    attr: [typeAttr('T'), boolAttr('validate_shape', true), boolAttr('use_locking', true)],
+    allowsUninitializedInput: true,
+  },
+  // io_ops.cc
+  {
+    name: 'SaveV2',
+    inputArg: [fixed('prefix', 'DT_STRING'), fixed('tensor_names', 'DT_STRING'), fixed('shape_and_slices', 'DT_STRING'), { name: 'tensors', typeListAttr: 'dtypes' }],
+    attr: [dtypesList],
+    isStateful: true,
+  },
+  {
+    name: 'RestoreV2',
+    inputArg: [fixed('prefix', 'DT_STRING'), fixed('tensor_names', 'DT_STRING'), fixed('shape_and_slices', 'DT_STRING')],
+    outputArg: [{ name: 'tensors', typeListAttr: 'dtypes' }],
+    attr: [dtypesList],
+    isStateful: true,
+  },
+  // no_op.cc
+  { name: 'NoOp' },
+];
+
+export const OP_DEFS: ReadonlyMap<string, OpDefInit> = new Map(DEFS.map((d) => [d.name, d]));
+
+export function opDef(name: string): OpDefInit {
+  const d = OP_DEFS.get(name);
+  if (!d) throw new Error(`the SavedModel writer has no OpDef for op ${name}`);
+  return d;
+}
+
+/** MetaInfoDef.stripped_op_list for a graph using `ops`: one OpDef per op, sorted by name (as TF does). */
+export function strippedOpList(ops: Iterable<string>): { op: OpDefInit[] } {
+  return { op: [...new Set(ops)].sort().map(opDef) };
 }

@@ -1,0 +1,95 @@
+// HostTensor → TensorProto the way TF's Python `tensor_util.make_tensor_proto` fills it
+// (what `tf.constant` stores in a Const node's `value` attr):
+// * numeric tensors with more than one element: raw little-endian `tensor_content`;
+// * zero or one element: the typed repeated field (float_val, int_val, …);
+// * strings: always `string_val`.
+import { dtypeToTf, type DType } from '../../tensor/dtype.js';
+import type { HostTensor, TensorValues } from '../../tensor/host_tensor.js';
+import { numElements } from '../../tensor/host_tensor.js';
+
+/** Plain object ready for protobufjs `fromObject` on tensorflow.TensorProto. */
+export type TensorProtoInit = Record<string, unknown>;
+
+export function shapeProto(shape: readonly number[] | null): Record<string, unknown> {
+  if (shape === null) return { unknownRank: true };
+  // A dim of size 0 is serialized by C++ as an empty Dim message; keep that byte-for-byte.
+  return { dim: shape.map((size) => (size === 0 ? {} : { size })) };
+}
+
+export function makeTensorProto(t: HostTensor): TensorProtoInit {
+  const count = numElements(t.shape);
+  if (t.values.length !== count) throw new RangeError(`tensor of shape [${t.shape.join(',')}] has ${t.values.length} values`);
+  const proto: TensorProtoInit = { dtype: dtypeToTf(t.dtype), tensorShape: shapeProto(t.shape) };
+  if (t.dtype === 'string') {
+    proto.stringVal = t.values as Uint8Array[];
+    return proto;
+  }
+  const v = t.values as Exclude<TensorValues, Uint8Array[]>;
+  if (count > 1) {
+    proto.tensorContent = new Uint8Array(v.buffer, v.byteOffset, v.byteLength).slice();
+    return proto;
+  }
+  if (count === 0) return proto;
+  const x = v[0];
+  switch (t.dtype) {
+    case 'float32':
+      proto.floatVal = [x];
+      break;
+    case 'float64':
+      proto.doubleVal = [x];
+      break;
+    case 'int32':
+    case 'int16':
+    case 'int8':
+    case 'uint8':
+    case 'uint16':
+      proto.intVal = [x];
+      break;
+    case 'int64':
+      proto.int64Val = [String(x)];
+      break;
+    case 'uint32':
+      proto.uint32Val = [x];
+      break;
+    case 'uint64':
+      proto.uint64Val = [String(x)];
+      break;
+    case 'bool':
+      proto.boolVal = [x !== 0];
+      break;
+    case 'float16':
+    case 'bfloat16':
+      proto.halfVal = [x];
+      break;
+  }
+  return proto;
+}
+
+/** Field holding one element of each dtype when tensor_content is not used. */
+const VAL_FIELD: Record<DType, string> = {
+  float32: 'floatVal',
+  float64: 'doubleVal',
+  int32: 'intVal',
+  int16: 'intVal',
+  int8: 'intVal',
+  uint8: 'intVal',
+  uint16: 'intVal',
+  int64: 'int64Val',
+  uint32: 'uint32Val',
+  uint64: 'uint64Val',
+  bool: 'boolVal',
+  float16: 'halfVal',
+  bfloat16: 'halfVal',
+  string: 'stringVal',
+};
+
+/**
+ * An all-zeros (empty-string, false) tensor stored in one element, which TF repeats to fill
+ * the shape: what `tf.constant(0, shape=…)` writes.
+ */
+export function zerosTensorProto(dtype: DType, shape: readonly number[]): TensorProtoInit {
+  const zero = dtype === 'string' ? new Uint8Array(0) : dtype === 'bool' ? false : dtype === 'int64' || dtype === 'uint64' ? '0' : 0;
+  const proto: TensorProtoInit = { dtype: dtypeToTf(dtype), tensorShape: shapeProto(shape) };
+  if (numElements(shape) > 0) proto[VAL_FIELD[dtype]] = [zero];
+  return proto;
+}
