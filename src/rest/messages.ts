@@ -1,0 +1,124 @@
+// TF Serving's REST error texts, word for word, in one place. Sources (tensorflow/serving @
+// 9d981c5c): util/json_tensor.cc (request and response codec) and RapidJSON 1.1.0's
+// error/en.h (parse errors, which json_tensor.cc wraps as "JSON Parse error: <text> at offset: N").
+// Where a text is a function, `dbg` is a JSON value printed as json_tensor.cc's
+// JsonValueToDebugString prints it (see debugJson in json_tensor.ts).
+// Texts that tfgate adds (limits, which TF Serving does not have) are marked as such.
+
+/** RapidJSON's GetParseError_En texts, by error. Each ends with a full stop, as RapidJSON's do. */
+export const RAPIDJSON = {
+  documentEmpty: 'The document is empty.',
+  rootNotSingular: 'The document root must not be followed by other values.',
+  valueInvalid: 'Invalid value.',
+  objectMissName: 'Missing a name for object member.',
+  objectMissColon: 'Missing a colon after a name of object member.',
+  objectMissCommaOrCurlyBracket: "Missing a comma or '}' after an object member.",
+  arrayMissCommaOrSquareBracket: "Missing a comma or ']' after an array element.",
+  stringUnicodeEscapeInvalidHex: 'Incorrect hex digit after \\u escape in string.',
+  stringUnicodeSurrogateInvalid: 'The surrogate pair in string is invalid.',
+  stringEscapeInvalid: 'Invalid escape character in string.',
+  stringMissQuotationMark: 'Missing a closing quotation mark in string.',
+  stringInvalidEncoding: 'Invalid encoding in string.',
+  numberTooBig: 'Number too big to be stored in double.',
+  numberMissFraction: 'Miss fraction part in number.',
+  numberMissExponent: 'Miss exponent in number.',
+} as const;
+
+/** ParseJson: a zero-length body (checked before RapidJSON runs, hence no full stop and no offset). */
+export const JSON_DOCUMENT_EMPTY = 'JSON Parse error: The document is empty';
+
+/** ParseJson: RapidJSON rejected the body; `offset` is a byte offset into the UTF-8 body. */
+export const jsonParseError = (rapidjsonText: string, offset: number) => `JSON Parse error: ${rapidjsonText} at offset: ${offset}`;
+
+/** tfgate's own limit (flag --json_max_depth); TF Serving has none. */
+export const jsonTooDeep = (maxDepth: number) => `JSON nesting is deeper than the limit of ${maxDepth} (--json_max_depth)`;
+
+/** tfgate's own limit (flag --json_max_elements); TF Serving has none. */
+export const jsonTooManyElements = (maxElements: number) =>
+  `JSON has more than the limit of ${maxElements} elements (--json_max_elements)`;
+
+// ---- FillPredictRequestFromJson ------------------------------------------------------------
+
+/** ParseJson: the root is not an object. */
+export const isNotObject = (dbg: string) => `JSON Value: ${dbg} Is not object`;
+
+/** FormatSignatureError: "signature_name" present but not a string. */
+export const signatureNameNotString = (dbg: string) =>
+  `JSON Value: ${dbg} not formatted correctly. 'signature_name' key must be a string value.`;
+
+/** The signature has no inputs. */
+export const failedToGetInputMap = (signatureName: string) =>
+  `Failed to get input map for signature: ${signatureName === '' ? 'DEFAULT' : signatureName}`;
+
+/** Both "instances" and "inputs" (note the trailing space, as TF Serving writes it). */
+export const bothInstancesAndInputs = (dbg: string) =>
+  `JSON Value: ${dbg} Not formatted correctly expecting only one of 'inputs' or 'instances' keys to exist `;
+
+export const instancesNotList = (dbg: string) => `JSON Value: ${dbg} Expecting 'instances' to be an list/array`;
+
+export const instancesEmpty = (dbg: string) => `JSON Value: ${dbg} No values in 'instances' array`;
+
+export const MISSING_INPUTS_OR_INSTANCES = "Missing 'inputs' or 'instances' key";
+
+export const INSTANCES_PLAIN_LIST_FOR_MANY_INPUTS =
+  'instances is a plain list, but expecting list of objects as multiple input tensors required as per tensorinfo_map';
+
+export const expectingObjectGotList = (item: number) => `Expecting object but got list at item ${item} of input list`;
+
+export const expectingValueGotObject = (item: number) => `Expecting value/list but got object at item ${item} of input list`;
+
+/** `status` is the inner error as absl's Status::ToString prints it: "INVALID_ARGUMENT: …". */
+export const failedToProcessElementKey = (item: number, key: string, status: string) =>
+  `Failed to process element: ${item} key: ${key} of 'instances' list. Error: ${status}`;
+
+export const failedToProcessElement = (item: number, status: string) =>
+  `Failed to process element: ${item} of 'instances' list. Error: ${status}`;
+
+export const instanceKeysMismatch = (item: number, dbg: string, names: readonly string[]) =>
+  `Failed to process element: ${item} of 'instances' list. JSON object: ${dbg} keys must be equal to: ${names.join(',')}`;
+
+export const noNamedInput = (name: string) => `JSON object: does not have named input: ${name}`;
+
+export const expectingTensorSize = (expected: number, got: number) => `Expecting tensor size: ${expected} but got: ${got}`;
+
+/** Shapes as ShapeToString prints them: "[2,3]". */
+export const expectingShape = (expected: string, got: string) => `Expecting shape ${expected} but got: ${got}`;
+
+export const INPUTS_PLAIN_VALUE_FOR_MANY_INPUTS =
+  'inputs is a plain value/list, but expecting an object as multiple input tensors required as per tensorinfo_map';
+
+export const missingNamedInput = (name: string) => `Missing named input: ${name} in 'inputs' object.`;
+
+/** TypeError: `jsonType` as JsonTypeString (Null, False, True, Object, Array, String, Number), `dtype` as DataTypeString (float, int32 …). */
+export const notOfExpectedType = (dbg: string, jsonType: string, dtype: string) =>
+  `JSON Value: ${dbg} Type: ${jsonType} is not of expected type: ${dtype}`;
+
+export const base64FormatError = (dbg: string) => `JSON Value: ${dbg} not formatted correctly for base64 data`;
+
+export const UNABLE_TO_BASE64_DECODE = 'Unable to base64 decode';
+
+/** UNIMPLEMENTED: an input dtype the JSON codec cannot fill (half, complex64 …). */
+export const conversionUnimplemented = (dbg: string, dtype: string) => `Conversion of JSON Value: ${dbg} to type: ${dtype}`;
+
+/** `level` is already 1-based, as TF Serving prints level + 1. */
+export const valueAtIncorrectLevel = (dbg: string, level: number, rank: number) =>
+  `JSON Value: ${dbg} found at incorrect level: ${level} in the JSON DOM. Expected at level: ${rank}`;
+
+export const listAtUnexpectedLevel = (level: number, rank: number) => `Encountered list at unexpected level: ${level} expected < ${rank}`;
+
+export const listAtUnexpectedSize = (size: number, level: number, expected: number) =>
+  `Encountered list at unexpected size: ${size} at level: ${level} expected size: ${expected}`;
+
+// ---- MakeJsonFromTensors ---------------------------------------------------------------------
+
+export const EMPTY_TENSOR_MAP = 'Cannot convert empty tensor map to JSON';
+
+export const INVALID_REQUEST_FORMAT = 'Invalid request format';
+
+/** Row format: an output of rank 0 (note the trailing space, as TF Serving writes it). */
+export const noShapeInformation = (name: string) => `Tensor name: ${name} has no shape information `;
+
+export const inconsistentBatchSize = (name: string, got: number, expected: number) =>
+  `Tensor name: ${name} has inconsistent batch size: ${got} expecting: ${expected}`;
+
+export const failedToWriteJsonValue = (dtype: string) => `Failed to write JSON value for tensor type: ${dtype}`;
