@@ -10,13 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
 import { EmbeddedRuntime } from '../src/runtimes/embedded/embedded_runtime.js';
 import { runLoad, summary } from './load/http_load.js';
+import { numberArg } from './load/args.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(here, '..', '..');
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
+const arg = numberArg;
 const SECONDS = arg('seconds', 5);
 const CLIENTS = arg('clients', 64);
 const INPUT = 1024;

@@ -11,13 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
 import { percentile, runLoad, summary, type LoadResult } from './load/http_load.js';
 import { hasWrk, runWrk } from './load/wrk.js';
+import { numberArg } from './load/args.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(here, '..', '..');
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
+const arg = numberArg;
 const SECONDS = arg('seconds', 6);
 const CONCURRENCY = arg('concurrency', 64);
 

@@ -9,15 +9,13 @@ import * as tf from '@tensorflow/tfjs-core';
 import { EmbeddedRuntime } from '../src/runtimes/embedded/embedded_runtime.js';
 import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
 import type { HostTensor } from '../src/tensor/host_tensor.js';
+import { numberArg } from './load/args.js';
 
 const INPUT = 1024;
 const HIDDEN = [4096, 4096];
 const OUTPUT = 16;
 const BATCHES = [1, 2, 4, 8, 16, 32, 64];
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
+const arg = numberArg;
 const MIN_MS = arg('min-ms', 300); // time spent per measurement, per path
 const ROUNDS = arg('rounds', 3); // alternating runtime/direct rounds; the median of each is reported
 

@@ -17,6 +17,7 @@ import { protoType, TO_OBJECT } from '../../src/proto/index.js';
 import { Code, ServingError } from '../../src/core/status.js';
 import { MODELS, fixtureModel } from '../helpers/paths.js';
 import { tempDir } from '../helpers/temp.js';
+import { wireFields } from '../helpers/wire_fields.js';
 
 const REAL_TF1 = fixtureModel('saved_model_half_plus_two_2_versions', '00000123');
 /** TF 1.14 export: has the PlaceholderWithDefault filename nodes newer savers add. */
@@ -47,37 +48,6 @@ function readPb(dir: string): { bytes: Uint8Array; mg: MetaGraph; schema: number
 }
 
 /** Field number → raw values (length-delimited payloads as bytes), from the wire format. */
-function wireFields(bytes: Uint8Array): Map<number, Uint8Array[]> {
-  const out = new Map<number, Uint8Array[]>();
-  let p = 0;
-  const varint = () => {
-    let v = 0;
-    let scale = 1;
-    for (;;) {
-      const b = bytes[p++];
-      if (b === undefined) throw new Error('truncated protobuf');
-      v += (b & 0x7f) * scale;
-      if (!(b & 0x80)) return v;
-      scale *= 128;
-    }
-  };
-  while (p < bytes.length) {
-    const tag = varint();
-    const field = Math.floor(tag / 8);
-    const wire = tag & 7;
-    let value: Uint8Array = new Uint8Array(0);
-    if (wire === 0) varint();
-    else if (wire === 1) p += 8;
-    else if (wire === 5) p += 4;
-    else if (wire === 2) {
-      const n = varint();
-      value = bytes.subarray(p, p + n);
-      p += n;
-    } else throw new Error(`wire type ${wire}`);
-    out.set(field, [...(out.get(field) ?? []), value]);
-  }
-  return out;
-}
 const numbers = (bytes: Uint8Array) => [...wireFields(bytes).keys()].sort((a, b) => a - b);
 /** The field numbers present in each named sub-message along a path of field numbers. */
 function sub(bytes: Uint8Array, ...pathFields: number[]): Uint8Array {

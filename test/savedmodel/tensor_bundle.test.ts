@@ -29,6 +29,7 @@ import { Code, ServingError } from '../../src/core/status.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { MODELS, fixtureModel } from '../helpers/paths.js';
 import { tempDir } from '../helpers/temp.js';
+import { wireFields } from '../helpers/wire_fields.js';
 
 const enc = new TextEncoder();
 const prefixOf = (model: string, version: string) => path.join(fixtureModel(model, version), 'variables', 'variables');
@@ -60,36 +61,7 @@ const SNAPPY_MODELS = [
 ];
 
 /** Top-level field numbers of a protobuf message (wire format walk). */
-function fieldNumbers(bytes: Uint8Array): number[] {
-  const out: number[] = [];
-  let p = 0;
-  const varint = () => {
-    let v = 0;
-    let scale = 1;
-    for (;;) {
-      const b = bytes[p++];
-      if (b === undefined) throw new Error('truncated protobuf');
-      v += (b & 0x7f) * scale;
-      if (!(b & 0x80)) return v;
-      scale *= 128;
-    }
-  };
-  while (p < bytes.length) {
-    const tag = varint();
-    const wire = tag & 7;
-    out.push(Math.floor(tag / 8));
-    if (wire === 0) varint();
-    else if (wire === 1) p += 8;
-    else if (wire === 2) {
-      const n = varint();
-      p += n;
-    }
-    else if (wire === 5) p += 4;
-    else throw new Error(`wire type ${wire}`);
-    if (p > bytes.length) throw new Error('truncated protobuf');
-  }
-  return out;
-}
+const fieldNumbers = (bytes: Uint8Array): number[] => [...wireFields(bytes).keys()];
 
 const isError = (code: Code, re: RegExp) => (e: unknown) => {
   assert.ok(e instanceof ServingError, `expected a ServingError, got ${String(e)}`);
