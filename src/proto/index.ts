@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-/** Folder holding `tensorflow/...` proto files, from src/proto or dist/src/proto. */
+/** Folder holding `tensorflow/...` and `tensorflow_serving/...` proto files, from src/proto or dist/src/proto. */
 export const PROTO_ROOT = here.includes(`${path.sep}dist${path.sep}`)
   ? path.resolve(here, '../../../src/proto')
   : here;
@@ -14,6 +14,11 @@ export const PROTO_ROOT = here.includes(`${path.sep}dist${path.sep}`)
 const FILES = [
   'tensorflow/core/protobuf/saved_model.proto',
   'tensorflow/core/protobuf/tensor_bundle.proto',
+  'tensorflow/core/example/example.proto',
+  // TF Serving's APIs: gRPC services, and PredictionLog for warmup records.
+  'tensorflow_serving/apis/prediction_service.proto',
+  'tensorflow_serving/apis/model_service.proto',
+  'tensorflow_serving/apis/prediction_log.proto',
 ];
 
 let root: protobuf.Root | undefined;
