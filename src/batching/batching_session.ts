@@ -6,7 +6,7 @@
 import { invalidArgument, ServingError } from '../core/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import { concatRows, padDims, padRows, sliceRows } from '../tensor/rows.js';
-import type { RunStats, ServableVersion } from '../services/servable_version.js';
+import type { RunOptions, RunStats, ServableVersion } from '../services/servable_version.js';
 import type { Batch, BatchQueue, QueueOptions, SharedBatchScheduler } from './batch_scheduler.js';
 
 export interface BatchTask {
@@ -23,6 +23,8 @@ export interface BatchTask {
   /** When it was scheduled (performance.now()), and where its stats go. */
   enqueuedAt: number;
   stats?: RunStats;
+  /** performance.now() ms after which the caller no longer waits. */
+  deadline?: number;
   resolve: (outputs: Record<string, HostTensor>) => void;
   reject: (e: Error) => void;
 }
@@ -74,7 +76,7 @@ export class BatchingSession implements ServableVersion {
     return this.inner.description;
   }
 
-  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], stats?: RunStats): Promise<Record<string, HostTensor>> {
+  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options: RunOptions = {}): Promise<Record<string, HostTensor>> {
     const size = taskSize(inputs);
     const key = queueKey(signature, outputKeys, inputs, this.options.padVariableLengthInputs ?? false);
     let queue = this.queues.get(key);
@@ -83,7 +85,7 @@ export class BatchingSession implements ServableVersion {
       this.queues.set(key, queue);
     }
     return new Promise((resolve, reject) => {
-      const task: BatchTask = { target: this.inner, signature, outputKeys, inputs, size, parts: new Map(), received: 0, done: false, enqueuedAt: performance.now(), stats, resolve, reject };
+      const task: BatchTask = { target: this.inner, signature, outputKeys, inputs, size, parts: new Map(), received: 0, done: false, enqueuedAt: performance.now(), stats: options.stats, deadline: options.deadline, resolve, reject };
       queue.schedule(task, size);
     });
   }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parseBatchingParametersText, type BatchingParameters } from '../config/batching_parameters.js';
 import type { VersionLoader } from '../core/aspired_versions_manager.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { RunStats, ServableVersion } from '../services/servable_version.js';
+import type { RunOptions, ServableVersion } from '../services/servable_version.js';
 import { SharedBatchScheduler, type Batch, type QueueOptions } from './batch_scheduler.js';
 import { BatchingSession, processBatch, type BatchTask } from './batching_session.js';
 
@@ -34,8 +34,8 @@ class Batched<T extends ServableVersion> implements LoadedVersion<T> {
   get description() {
     return this.loaded.description;
   }
-  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], stats?: RunStats) {
-    return (this.session ?? this.loaded).run(signature, inputs, outputKeys, stats);
+  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options?: RunOptions) {
+    return (this.session ?? this.loaded).run(signature, inputs, outputKeys, options);
   }
 }
 

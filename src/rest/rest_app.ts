@@ -109,7 +109,7 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
         const parsed = parsePredictRequest(body, signature);
         format = parsed.format;
         return parsed;
-      }),
+      }, { deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined }),
       deps.timeoutMs,
     );
     const text = predictResponseJson(result.outputs, format);

@@ -2,7 +2,7 @@
 import { ExecutorPool } from '../executors/executor_pool.js';
 import type { RuntimeName } from '../executors/protocol.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { RunStats, ServableVersion } from './servable_version.js';
+import type { RunOptions, ServableVersion } from './servable_version.js';
 
 export interface ExecutorLoaderOptions {
   tags: string[];
@@ -18,10 +18,10 @@ export class ExecutorServableVersion implements ServableVersion {
     return this.pool.description;
   }
 
-  async run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], stats?: RunStats): Promise<Record<string, HostTensor>> {
+  async run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options: RunOptions = {}): Promise<Record<string, HostTensor>> {
     const t0 = performance.now();
     const outputs = await this.pool.run(signature, inputs, outputKeys);
-    if (stats) stats.inferMs = performance.now() - t0;
+    if (options.stats) options.stats.inferMs = performance.now() - t0;
     return outputs;
   }
 }

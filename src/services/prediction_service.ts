@@ -5,6 +5,11 @@ import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureSpec } from '../runtimes/runtime.js';
 import type { ModelSpec, RunStats, ServableVersion, VersionSource } from './servable_version.js';
 
+/** How long the caller waits: performance.now() ms (see RunOptions.deadline). */
+export interface CallOptions {
+  deadline?: number;
+}
+
 export const DEFAULT_SIGNATURE_KEY = 'serving_default';
 
 export interface PredictResult {
@@ -42,6 +47,7 @@ export class PredictionService {
     spec: ModelSpec,
     signatureName: string | undefined,
     fill: (signature: SignatureSpec, version: ServableVersion) => { inputs: Record<string, HostTensor>; outputFilter?: string[] },
+    call: CallOptions = {},
   ): Promise<PredictResult> {
     const handle = this.versions.acquire(spec);
     try {
@@ -54,7 +60,7 @@ export class PredictionService {
       const { inputs, outputFilter = [] } = fill(signature, version);
       verifyRequestInputsSize(signature, inputs);
       const stats: RunStats = {};
-      const outputs = await version.run(name, inputs, outputFilter, stats);
+      const outputs = await version.run(name, inputs, outputFilter, { stats, deadline: call.deadline });
       return { version: handle.version, signatureName: name, outputs, stats };
     } finally {
       handle.release();

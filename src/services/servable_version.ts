@@ -20,10 +20,21 @@ export interface RunStats {
   paddedBatchSize?: number;
 }
 
+/** What travels with one request through batching and executors. */
+export interface RunOptions {
+  /** Filled in by the layers the request passes (Server-Timing, metrics). */
+  stats?: RunStats;
+  /**
+   * When the caller stops waiting, in performance.now() milliseconds: the REST timeout or a
+   * gRPC deadline. Work not started by then is answered DEADLINE_EXCEEDED and never run.
+   */
+  deadline?: number;
+}
+
 /** A loaded version: its description and the executors that run it. */
 export interface ServableVersion {
   readonly description: ModelDescription;
-  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], stats?: RunStats): Promise<Record<string, HostTensor>>;
+  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options?: RunOptions): Promise<Record<string, HostTensor>>;
 }
 
 /** A version held for the duration of one request; unloading waits for release(). */
