@@ -1,7 +1,7 @@
 // Issue 2 bench: the embedded runtime (SavedModel → prepared graph → TF.js GraphModel) on a
 // writer-made MLP, next to the same computation written directly with TF.js ops, in the same
 // process and backend. Prints ms/batch, ms/item, GFLOP/s and the runtime's overhead per batch size.
-//   npm run bench:runtime [-- --iterations 200]
+//   npm run bench:runtime [-- --min-ms 900]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,22 +16,32 @@ const HIDDEN = [4096, 4096];
 const OUTPUT = 16;
 const BATCHES = [1, 2, 4, 8, 16, 32, 64];
 const arg = numberArg;
-const MIN_MS = arg('min-ms', 300); // time spent per measurement, per path
-const ROUNDS = arg('rounds', 3); // alternating runtime/direct rounds; the median of each is reported
+const MIN_MS = arg('min-ms', 900); // time spent per batch size, both paths together
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function timeIt(fn: () => Promise<void>): Promise<number> {
-  for (let i = 0; i < 3; i++) await fn(); // warm up kernels and allocations
-  let n = 0;
-  const t0 = process.hrtime.bigint();
-  let elapsed = 0;
-  while (elapsed < MIN_MS || n < 5) {
-    await fn();
-    n++;
-    elapsed = Number(process.hrtime.bigint() - t0) / 1e6;
+/**
+ * Times two paths call by call, alternating A, B, A, B…: on a shared, noisy machine a slow
+ * spell then hits both paths alike instead of whichever ran during it. Returns each path's
+ * median ms per call.
+ */
+async function timeAlternating(a: () => Promise<void>, b: () => Promise<void>): Promise<[number, number]> {
+  for (let i = 0; i < 3; i++) {
+    await a(); // warm up kernels and allocations
+    await b();
   }
-  return elapsed / n;
+  const ta: number[] = [];
+  const tb: number[] = [];
+  const t0 = performance.now();
+  while (performance.now() - t0 < MIN_MS || ta.length < 11) {
+    let t = performance.now();
+    await a();
+    ta.push(performance.now() - t);
+    t = performance.now();
+    await b();
+    tb.push(performance.now() - t);
+  }
+  return [median(ta), median(tb)];
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-'));
@@ -59,26 +69,18 @@ for (const batch of BATCHES) {
   const values = Float32Array.from({ length: batch * INPUT }, (_, i) => Math.sin(i));
   const input: HostTensor = { dtype: 'float32', shape: [batch, INPUT], values };
   // Both paths include building the input tensor and reading the output back to JS memory.
-  const runtimeRuns: number[] = [];
-  const directRuns: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    runtimeRuns.push(
-      await timeIt(async () => {
-        await servable.run('serving_default', { x: input });
-      }),
-    );
-    directRuns.push(
-      await timeIt(async () => {
-        const x = tf.tensor(values, [batch, INPUT]);
-        const y = direct(x);
-        await y.data();
-        x.dispose();
-        y.dispose();
-      }),
-    );
-  }
-  const runtimeMs = median(runtimeRuns);
-  const directMs = median(directRuns);
+  const [runtimeMs, directMs] = await timeAlternating(
+    async () => {
+      await servable.run('serving_default', { x: input });
+    },
+    async () => {
+      const x = tf.tensor(values, [batch, INPUT]);
+      const y = direct(x);
+      await y.data();
+      x.dispose();
+      y.dispose();
+    },
+  );
   const gflops = (flopsPerItem * batch) / (runtimeMs / 1e3) / 1e9;
   const overhead = ((runtimeMs - directMs) / directMs) * 100;
   console.log(`| ${batch} | ${runtimeMs.toFixed(3)} | ${(runtimeMs / batch).toFixed(4)} | ${gflops.toFixed(2)} | ${directMs.toFixed(3)} | ${overhead >= 0 ? '+' : ''}${overhead.toFixed(1)} % |`);
