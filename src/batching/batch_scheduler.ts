@@ -5,7 +5,10 @@
 // closed it); executors pull the next runnable batch round-robin over the queues, so batches
 // keep growing while every executor is busy, and a zero timeout runs whatever has gathered.
 // The scheduler knows sizes and tasks, not models: `processBatch` is injected.
+// A queue with `adaptive` options replaces the fixed timeout with tfgate's adaptive policy
+// (adaptive_batch_policy.ts); without them every decision is TF Serving's.
 import { Code, ServingError, invalidArgument } from '../core/status.js';
+import { AdaptiveBatchPolicy, type AdaptiveOptions } from './adaptive_batch_policy.js';
 import { systemClock, type Clock } from './clock.js';
 
 export interface QueueOptions {
@@ -19,6 +22,8 @@ export interface QueueOptions {
   maxExecutionBatchSize?: number;
   /** pad_variable_length_inputs: requests whose inputs differ beyond dimension 0 may share a batch, zero-padded to the largest. */
   padVariableLengthInputs?: boolean;
+  /** tfgate's adaptive batching: batchTimeoutMicros is then ignored. */
+  adaptive?: AdaptiveOptions;
 }
 
 /** One task, or a contiguous slice of it when splitting spread it over batches. */
@@ -53,22 +58,37 @@ export function oversizeMessage(size: number, max: number): string {
   return `Task size ${size} is larger than maximum input batch size ${max}`;
 }
 
+export function latencyTargetMessage(predictedMs: number, targetMs: number): string {
+  return `The request would miss the model's latency target: about ${Math.round(predictedMs)} ms predicted for the work queued ahead of it, target ${targetMs} ms; retry later`;
+}
+
 export class BatchQueue<T> {
   /** Closed batches waiting for an executor, oldest first. */
   private readonly closed: Batch<T>[] = [];
   private open: Batch<T> | undefined;
   private timer: unknown;
   private stopped = false;
+  /** Adaptive mode: the policy, and the timer that wakes the scheduler when a wait ends. */
+  readonly policy: AdaptiveBatchPolicy | undefined;
+  private wakeTimer: unknown;
 
   constructor(
     readonly name: string,
     readonly options: QueueOptions,
     private readonly scheduler: SharedBatchScheduler<T>,
-  ) {}
+  ) {
+    if (options.adaptive) this.policy = new AdaptiveBatchPolicy(options.adaptive, scheduler.numBatchThreads);
+  }
 
-  /** Largest batch this queue runs at once. */
+  /** Largest batch this queue runs at once (adaptive with a latency target: maybe fewer rows). */
   get executionBatchSize(): number {
-    return this.options.enableLargeBatchSplitting ? this.options.maxExecutionBatchSize ?? this.options.maxBatchSize : this.options.maxBatchSize;
+    const max = this.options.enableLargeBatchSplitting ? this.options.maxExecutionBatchSize ?? this.options.maxBatchSize : this.options.maxBatchSize;
+    return this.policy ? this.policy.batchCap(max) : max;
+  }
+
+  /** Rows waiting: closed batches and the open one. */
+  get queuedRows(): number {
+    return this.closed.reduce((s, b) => s + b.size, 0) + (this.open?.size ?? 0);
   }
 
   /** Batches enqueued: waiting closed ones plus a non-empty open one. */
@@ -93,6 +113,13 @@ export class BatchQueue<T> {
     if (newBatches > 0 && this.closed.length + (this.open ? 1 : 0) + newBatches > this.options.maxEnqueuedBatches) {
       throw new ServingError(Code.UNAVAILABLE, queueFullMessage(this.enqueuedBatches, this.options.maxEnqueuedBatches));
     }
+    if (this.policy) {
+      const miss = this.policy.predictedMiss(size, this.queuedRows, cap);
+      if (miss) {
+        throw new ServingError(Code.UNAVAILABLE, latencyTargetMessage(miss.predictedMs, miss.targetMs), { retryAfterMs: miss.predictedMs - miss.targetMs });
+      }
+      this.policy.recordArrival(this.scheduler.clock.now(), size);
+    }
     let offset = 0;
     if (this.options.enableLargeBatchSplitting) {
       while (offset < size) {
@@ -112,7 +139,7 @@ export class BatchQueue<T> {
     if (this.open) this.closeOpen();
     this.open = { pieces: [], size: 0, paddedSize: 0, openedAt: this.scheduler.clock.now() };
     const ms = this.options.batchTimeoutMicros / 1000;
-    if (ms > 0) {
+    if (ms > 0 && !this.policy) {
       const batch = this.open;
       // The timer firing is the timeout: timers and clocks differ in granularity, so
       // comparing clock readings could find it "not yet due" and never look again.
@@ -140,7 +167,7 @@ export class BatchQueue<T> {
     let batch = this.closed.shift();
     if (!batch && this.open) {
       const full = this.open.size >= this.executionBatchSize;
-      const timedOut = this.open.timedOut || this.options.batchTimeoutMicros <= 0;
+      const timedOut = this.policy ? this.adaptiveRunsNow(this.open) : this.open.timedOut || this.options.batchTimeoutMicros <= 0;
       if (full || timedOut || this.stopped) {
         batch = this.open;
         this.scheduler.clock.clearTimer(this.timer);
@@ -151,9 +178,30 @@ export class BatchQueue<T> {
     return batch;
   }
 
+  /** Adaptive mode: whether a free executor should run the open batch now; if not, wake it later. */
+  private adaptiveRunsNow(open: Batch<T>): boolean {
+    const clock = this.scheduler.clock;
+    clock.clearTimer(this.wakeTimer);
+    if (open.timedOut) return true;
+    const decision = this.policy!.decide(clock.now(), open.size, open.openedAt, this.executionBatchSize);
+    if (decision.run) return true;
+    this.wakeTimer = clock.setTimer(decision.wakeAt - clock.now(), () => {
+      // The wait is over: the decision depends on the clock, so a late check must not say "not yet".
+      open.timedOut = true;
+      if (this.open === open) this.scheduler.pump();
+    });
+    return false;
+  }
+
+  /** A batch of this queue finished after `ms` (what the adaptive policy learns from). */
+  batchDone(batch: Batch<T>, ms: number): void {
+    this.policy?.recordBatch(batch.paddedSize, ms);
+  }
+
   /** Stops accepting tasks; what is enqueued still runs (open batch included, at once). */
   close(): void {
     this.stopped = true;
+    this.scheduler.clock.clearTimer(this.wakeTimer);
     this.closeOpen();
     this.scheduler.pump();
   }
@@ -171,7 +219,7 @@ export class SharedBatchScheduler<T> {
   private busy = 0;
 
   constructor(
-    private readonly numBatchThreads: number,
+    readonly numBatchThreads: number,
     private readonly processBatch: ProcessBatch<T>,
     readonly clock: Clock = systemClock,
   ) {}
@@ -206,10 +254,13 @@ export class SharedBatchScheduler<T> {
       if (!batch || !queue) return;
       this.busy++;
       const q = queue;
-      void this.processBatch(q, batch)
+      const b = batch;
+      const started = this.clock.now();
+      void this.processBatch(q, b)
         .catch(() => {})
         .finally(() => {
           this.busy--;
+          q.batchDone(b, this.clock.now() - started);
           this.pump();
         });
     }

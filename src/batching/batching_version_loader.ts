@@ -2,15 +2,27 @@
 // versions of all models share one scheduler (TF Serving's shared batch thread pool).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseBatchingParametersText, type BatchingParameters } from '../config/batching_parameters.js';
+import { parseBatchingParametersText, type BatchingMode, type BatchingParameters } from '../config/batching_parameters.js';
 import type { VersionLoader } from '../core/aspired_versions_manager.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { RunOptions, ServableVersion } from '../services/servable_version.js';
 import { SharedBatchScheduler, type Batch, type QueueOptions } from './batch_scheduler.js';
 import { BatchingSession, processBatch, type BatchTask } from './batching_session.js';
 
-export function queueOptions(p: BatchingParameters): QueueOptions {
+/** tfgate's flags for parameters that set no mode / latency target of their own. */
+export interface BatchingDefaults {
+  mode: BatchingMode;
+  /** 0: no target. */
+  latencyTargetMs: number;
+}
+
+const FIXED: BatchingDefaults = { mode: 'fixed', latencyTargetMs: 0 };
+
+export function queueOptions(p: BatchingParameters, defaults: BatchingDefaults = FIXED): QueueOptions {
+  const adaptive = (p.mode ?? defaults.mode) === 'adaptive';
+  const target = p.latency_target_ms ?? (defaults.latencyTargetMs > 0 ? defaults.latencyTargetMs : undefined);
   return {
+    ...(adaptive && { adaptive: target === undefined ? {} : { latencyTargetMs: target } }),
     maxBatchSize: p.max_batch_size,
     batchTimeoutMicros: p.batch_timeout_micros,
     maxEnqueuedBatches: p.max_enqueued_batches,
@@ -48,6 +60,8 @@ export interface BatchingSetup {
   perVersionFiles: boolean;
   /** Per-model parameters from the YAML config, looked up at each load. */
   perModel: () => Readonly<Record<string, BatchingParameters>>;
+  /** --batching_mode / --batching_latency_target_ms (default: fixed, no target). */
+  defaults?: BatchingDefaults;
   /** Sees every batch as it starts (metrics). */
   onBatch?: (modelName: string, batch: Batch<BatchTask>) => void;
 }
@@ -85,7 +99,7 @@ export class BatchingVersionLoader<T extends ServableVersion> implements Version
   async load(modelName: string, version: number, path: string): Promise<LoadedVersion<T>> {
     const params = await this.paramsFor(modelName, path);
     const loaded = await this.inner.load(modelName, version, path);
-    const session = this.scheduler && params ? new BatchingSession(`${modelName}/${version}`, loaded, this.scheduler, queueOptions(params)) : undefined;
+    const session = this.scheduler && params ? new BatchingSession(`${modelName}/${version}`, loaded, this.scheduler, queueOptions(params, this.setup?.defaults)) : undefined;
     return new Batched(loaded, session);
   }
 

@@ -45,6 +45,19 @@ export const BatchingParametersSchema: MessageSchema = {
   },
 };
 
+/** tfgate's own batching modes: TF Serving's fixed timeout, or the adaptive policy. */
+export type BatchingMode = 'fixed' | 'adaptive';
+export const BATCHING_MODES: readonly BatchingMode[] = ['fixed', 'adaptive'];
+
+/**
+ * tfgate's fields, only in the YAML config's `batching:` sections (TF Serving's text files
+ * keep TF Serving's schema): `mode: adaptive` and an optional `latency_target_ms`.
+ */
+export const TfgateBatchingSchema: MessageSchema = {
+  name: 'tfgate.BatchingParameters',
+  fields: { ...BatchingParametersSchema.fields, mode: scalar('string'), latency_target_ms: scalar('int64') },
+};
+
 export interface BatchingParameters {
   readonly max_batch_size: number;
   readonly batch_timeout_micros: number;
@@ -56,6 +69,10 @@ export interface BatchingParameters {
   readonly max_execution_batch_size: number;
   readonly allowed_batch_sizes: readonly number[];
   readonly pad_variable_length_inputs: boolean;
+  /** tfgate: set by a YAML section; unset means the --batching_mode default. */
+  readonly mode?: BatchingMode;
+  /** tfgate: adaptive mode's per-request latency target (ms); unset means none or the flag's. */
+  readonly latency_target_ms?: number;
 }
 
 /** port::MaxParallelism(): the CPUs this process may run on. */
@@ -94,7 +111,13 @@ export function resolveBatchingParameters(input: BatchingParametersInput, file: 
     max_execution_batch_size: splitting ? (input.max_execution_batch_size ?? maxBatchSize) : maxBatchSize,
     allowed_batch_sizes: [...(input.allowed_batch_sizes ?? [])],
     pad_variable_length_inputs: input.pad_variable_length_inputs ?? false,
+    ...(input.mode !== undefined && { mode: input.mode }),
+    ...(input.latency_target_ms !== undefined && { latency_target_ms: input.latency_target_ms }),
   };
+  if (p.mode !== undefined && !BATCHING_MODES.includes(p.mode)) bad('mode', `mode must be one of ${BATCHING_MODES.join(', ')}; was ${p.mode}`);
+  if (p.latency_target_ms !== undefined && !(Number.isSafeInteger(p.latency_target_ms) && p.latency_target_ms > 0)) {
+    bad('latency_target_ms', `latency_target_ms must be a positive integer; was ${p.latency_target_ms}`);
+  }
   for (const k of ['max_batch_size', 'batch_timeout_micros', 'max_enqueued_batches', 'num_batch_threads', 'max_execution_batch_size'] as const) {
     if (!Number.isSafeInteger(p[k])) bad(k, `${k} must be an integer; was ${p[k]}`);
   }
@@ -139,6 +162,8 @@ export function batchingParametersFromProto(raw: ProtoMessage, file: string, ove
     max_execution_batch_size: unwrap('max_execution_batch_size', 0),
     allowed_batch_sizes: raw.allowed_batch_sizes as number[] | undefined,
     pad_variable_length_inputs: raw.pad_variable_length_inputs as boolean | undefined,
+    mode: raw.mode as BatchingMode | undefined,
+    latency_target_ms: raw.latency_target_ms as number | undefined,
   };
   for (const k of Object.keys(input) as (keyof BatchingParametersInput)[]) if (input[k] === undefined) delete input[k];
   return resolveBatchingParameters({ ...input, ...overrides }, file, (field, index) => {

@@ -131,6 +131,8 @@ export const FLAGS = {
   rest_api_host: own('string', '0.0.0.0', 'Address the HTTP/REST API binds to.'),
   runtime: own('string', 'auto', 'Runtime that executes models: auto | wasm | cpu | tfjs-node.'),
   config: own('string', '', 'A YAML file with the model config (the content of --model_config_file in YAML, plus optional batching: and monitoring_config: sections). Not together with --model_config_file.'),
+  batching_mode: own('string', 'fixed', "Batching mode of models whose batching parameters do not set one: fixed (TF Serving's batch_timeout_micros) or adaptive (tfgate learns the batch cost and waits only when it pays)."),
+  batching_latency_target_ms: own('int64', 0, 'Adaptive batching: per-request latency target (ms) of models that do not set latency_target_ms; requests predicted to miss it get 503 with Retry-After. 0: none.'),
   num_executors: own('int32', Math.max(1, Math.min(cpus - 1, 4)), 'Executor threads per loaded model version (default: one core left to the event loop, at most 4).'),
   max_request_body_bytes: own('int64', 64 * 1024 * 1024, 'Largest request body accepted (413 above it).'),
   json_max_depth: own('int32', 64, 'Deepest JSON nesting accepted in a request (400 above it).'),

@@ -9,6 +9,7 @@
 //         model_version_policy: {latest: {num_versions: 2}}   # or {all: {}} / {specific: {versions: [1, 2]}}
 //         version_labels: {stable: 1, canary: 2}             # or [{key: stable, value: 1}]
 //         batching: {max_batch_size: 32, allowed_batch_sizes: [8, 32]}   # per model (optional)
+//         # tfgate's own, in any batching: section: mode: adaptive, latency_target_ms: 50
 //   batching:                       # BatchingParameters (--batching_parameters_file's content)
 //     max_batch_size: 128           # wrapper fields: bare values or {value: 128}
 //     num_batch_threads: 8
@@ -21,7 +22,7 @@
 // top-level section and may not be set per model.
 // Errors are ConfigErrors `file:line:col: …` from the yaml package's positions.
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode, type Scalar } from 'yaml';
-import { batchingParametersFromProto, BatchingParametersSchema, defaultBatchingParameters, type BatchingParameters } from './batching_parameters.js';
+import { batchingParametersFromProto, defaultBatchingParameters, TfgateBatchingSchema, type BatchingParameters } from './batching_parameters.js';
 import { ModelConfigListSchema, ModelConfigSchema, modelServerConfigFromProto, type ModelConfigOptions, type ModelServerConfig } from './model_server_config.js';
 import { monitoringConfigFromProto, MonitoringConfigSchema, type MonitoringConfig } from './monitoring_config.js';
 import {
@@ -189,7 +190,7 @@ export function parseYamlProto(text: string, file: string, schema: MessageSchema
 
 const YamlModelConfigSchema: MessageSchema = {
   ...ModelConfigSchema,
-  fields: { ...ModelConfigSchema.fields, batching: message(BatchingParametersSchema) },
+  fields: { ...ModelConfigSchema.fields, batching: message(TfgateBatchingSchema) },
 };
 export const TfgateConfigSchema: MessageSchema = {
   name: 'tfgate.Config',
@@ -197,7 +198,7 @@ export const TfgateConfigSchema: MessageSchema = {
     model_config_list: message({ ...ModelConfigListSchema, fields: { config: message(YamlModelConfigSchema, { repeated: true }) } }),
     custom_model_config: message(AnySchema),
     models: message(YamlModelConfigSchema, { repeated: true }),
-    batching: message(BatchingParametersSchema),
+    batching: message(TfgateBatchingSchema),
     monitoring_config: message(MonitoringConfigSchema),
   },
   oneofs: { config: ['model_config_list', 'custom_model_config', 'models'] },

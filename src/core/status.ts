@@ -27,10 +27,17 @@ export interface StatusData {
   message: string;
 }
 
+/** Advice that travels with an error to the transport (REST: a Retry-After header). */
+export interface ErrorHints {
+  /** The client should not retry sooner (an overloaded queue's estimate). */
+  retryAfterMs?: number;
+}
+
 export class ServingError extends Error {
   constructor(
     readonly code: Code,
     message: string,
+    readonly hints: ErrorHints = {},
   ) {
     super(message);
     this.name = 'ServingError';

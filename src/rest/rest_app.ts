@@ -90,7 +90,10 @@ const JSON_HEADERS = { 'Content-Type': 'application/json' };
 function jsonError(c: Context, e: unknown): Response {
   const status = toStatusData(e);
   const http = e instanceof BodyTooLarge ? 413 : httpStatusFor(status.code);
-  return c.body(JSON.stringify({ error: status.message }, null, 4), http as 400, JSON_HEADERS);
+  const retryAfterMs = e instanceof ServingError ? e.hints.retryAfterMs : undefined;
+  // Retry-After counts whole seconds (RFC 9110); an estimate under one second still says 1.
+  const headers = retryAfterMs === undefined ? JSON_HEADERS : { ...JSON_HEADERS, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) };
+  return c.body(JSON.stringify({ error: status.message }, null, 4), http as 400, headers);
 }
 
 /** POST …:predict: parse against the signature, run, answer; counted and timed as TF Serving does. */

@@ -46,6 +46,7 @@ export class ModelServer {
       global && {
         global,
         perVersionFiles: options.batching.perModelFiles,
+        defaults: { mode: options.batching.mode, latencyTargetMs: options.batching.latencyTargetMs },
         perModel: () => this.modelBatching,
         onBatch: (model, batch) => {
           this.metrics.batchSize.labels(model).observe(batch.size);

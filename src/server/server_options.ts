@@ -5,6 +5,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { FlagError, type ParsedFlags } from '../config/flags.js';
 import type { RuntimeName } from '../executors/protocol.js';
+import { BATCHING_MODES, type BatchingMode } from '../config/batching_parameters.js';
 
 export interface ServerOptions {
   restApiHost: string;
@@ -26,7 +27,15 @@ export interface ServerOptions {
   loadRetryIntervalMs: number;
   allowVersionLabelsForUnavailableModels: boolean;
   limits: { maxBodyBytes: number; jsonMaxDepth: number; jsonMaxElements: number };
-  batching: { enabled: boolean; parametersFile: string; perModelFiles: boolean };
+  batching: {
+    enabled: boolean;
+    parametersFile: string;
+    perModelFiles: boolean;
+    /** --batching_mode: the mode of models whose parameters set none. */
+    mode: BatchingMode;
+    /** --batching_latency_target_ms; 0: none. */
+    latencyTargetMs: number;
+  };
   /** --monitoring_config_file (absolute), or '' for none. */
   monitoringConfigFile: string;
   /** Flags accepted but not acted on yet, to be reported at start-up. */
@@ -43,6 +52,8 @@ export function serverOptionsFromFlags(flags: ParsedFlags, cwd = process.cwd()):
   for (const name of ['rest_api_port', 'port'] as const) {
     if (v[name] < 0 || v[name] > 65535) throw new FlagError(`Illegal value '${v[name]}' for flag '${name}': not a port number`);
   }
+  if (!BATCHING_MODES.includes(v.batching_mode as BatchingMode)) throw new FlagError(`Illegal value '${v.batching_mode}' for flag 'batching_mode': expected ${BATCHING_MODES.join(' or ')}`, 'batching_mode');
+  if (v.batching_latency_target_ms < 0) throw new FlagError(`Illegal value '${v.batching_latency_target_ms}' for flag 'batching_latency_target_ms': must not be negative`, 'batching_latency_target_ms');
   if (v.num_executors < 1) throw new FlagError(`Illegal value '${v.num_executors}' for flag 'num_executors': must be at least 1`);
 
   let modelSource: ServerOptions['modelSource'];
@@ -73,7 +84,13 @@ export function serverOptionsFromFlags(flags: ParsedFlags, cwd = process.cwd()):
     loadRetryIntervalMs: v.load_retry_interval_micros / 1000,
     allowVersionLabelsForUnavailableModels: v.allow_version_labels_for_unavailable_models,
     limits: { maxBodyBytes: v.max_request_body_bytes, jsonMaxDepth: v.json_max_depth, jsonMaxElements: v.json_max_elements },
-    batching: { enabled: v.enable_batching, parametersFile: v.batching_parameters_file ? path.resolve(cwd, v.batching_parameters_file) : '', perModelFiles: v.enable_per_model_batching_parameters },
+    batching: {
+      enabled: v.enable_batching,
+      parametersFile: v.batching_parameters_file ? path.resolve(cwd, v.batching_parameters_file) : '',
+      perModelFiles: v.enable_per_model_batching_parameters,
+      mode: v.batching_mode as BatchingMode,
+      latencyTargetMs: v.batching_latency_target_ms,
+    },
     monitoringConfigFile: v.monitoring_config_file ? path.resolve(cwd, v.monitoring_config_file) : '',
     notYetServed,
   });

@@ -1,0 +1,181 @@
+// tfgate's adaptive batching: instead of a fixed batch_timeout_micros, a queue learns what a
+// batch costs and how fast requests arrive, and waits for more only when waiting pays.
+//
+// The cost of a batch of b rows is modelled as τ(b) = c + a·b (c: what every batch pays
+// whatever its size — dispatch, kernel launches, reading the weights; a: the cost per row),
+// refitted by least squares over the last batches. With requests arriving at λ rows/ms over
+// k executors, an executor that runs a batch every τ(b) keeps up when it collects the rows
+// that arrived meanwhile: b = (λ/k)·τ(b), so b* = (λ/k)·c / (1 − (λ/k)·a). A free executor
+// runs the open batch at once when it holds b* rows; otherwise it waits for the rows still
+// missing, but never longer than c after the batch opened — merging two batches saves one c,
+// so waiting longer than that costs the waiting rows more than it can save.
+//
+// Worked example: c = 6 ms, a = 0.5 ms, λ = 0.4 rows/ms, k = 2 → λ/k = 0.2, b* = 1.2/0.9 ≈ 1.3:
+// a lone request waits at most (1.3 − 1)/0.4 ≈ 0.8 ms for a partner. One closed-loop user makes
+// λ tiny, so b* < 1 and nothing ever waits; at saturation the executors are never free and
+// batches fill as with any pull-based scheduler.
+//
+// With a latency target, batches are capped at the size whose run fits in half the target,
+// and a request whose predicted latency (the batches queued ahead of it, over k executors)
+// exceeds the target is refused at once, with a Retry-After, instead of queueing to fail;
+// one that would run in the first round is always admitted.
+
+export interface AdaptiveOptions {
+  /** Per-request latency the queue aims for (ms); undefined: none. */
+  latencyTargetMs?: number;
+}
+
+/** Recent (rows, ms) pairs → τ(b) = c + a·b. */
+export class BatchCostModel {
+  private readonly rows: number[] = [];
+  private readonly ms: number[] = [];
+  private fit: { c: number; a: number } | undefined;
+
+  constructor(private readonly window = 64) {}
+
+  record(rows: number, ms: number): void {
+    if (!(rows > 0) || !(ms >= 0)) return;
+    this.rows.push(rows);
+    this.ms.push(ms);
+    if (this.rows.length > this.window) {
+      this.rows.shift();
+      this.ms.shift();
+    }
+    this.fit = undefined;
+  }
+
+  get samples(): number {
+    return this.rows.length;
+  }
+
+  /** { c, a } in ms and ms/row; both ≥ 0. Zeros before any batch ran. */
+  coefficients(): { c: number; a: number } {
+    if (this.fit) return this.fit;
+    const n = this.rows.length;
+    if (n === 0) return { c: 0, a: 0 };
+    const mb = this.rows.reduce((s, x) => s + x, 0) / n;
+    const mt = this.ms.reduce((s, x) => s + x, 0) / n;
+    let cov = 0;
+    let varb = 0;
+    for (let i = 0; i < n; i++) {
+      cov += (this.rows[i] - mb) * (this.ms[i] - mt);
+      varb += (this.rows[i] - mb) ** 2;
+    }
+    // One batch size seen so far: the split between c and a is unknown, and taking it all as
+    // per-row cost (c = 0) makes the policy greedy until sizes vary — the safe side.
+    let a = varb > 1e-9 ? cov / varb : mt / mb;
+    let c = mt - a * mb;
+    if (a < 0) {
+      a = 0;
+      c = mt;
+    }
+    if (c < 0) {
+      c = 0;
+      a = mt / mb;
+    }
+    this.fit = { c, a };
+    return this.fit;
+  }
+
+  predict(rows: number): number {
+    const { c, a } = this.coefficients();
+    return c + a * rows;
+  }
+}
+
+/** Rows per ms over the last arrivals, decaying as the time since the newest grows. */
+export class ArrivalRate {
+  private readonly at: number[] = [];
+  private readonly rows: number[] = [];
+
+  constructor(private readonly window = 64) {}
+
+  record(now: number, rows: number): void {
+    this.at.push(now);
+    this.rows.push(rows);
+    if (this.at.length > this.window) {
+      this.at.shift();
+      this.rows.shift();
+    }
+  }
+
+  rowsPerMs(now: number): number {
+    if (this.at.length < 2) return 0;
+    const span = now - this.at[0];
+    if (span <= 0) return 0;
+    // The oldest arrival opens the interval; the rows after it arrived within it.
+    let rows = 0;
+    for (let i = 1; i < this.rows.length; i++) rows += this.rows[i];
+    return rows / span;
+  }
+}
+
+export type Decision = { run: true } | { run: false; wakeAt: number };
+
+export class AdaptiveBatchPolicy {
+  readonly cost = new BatchCostModel();
+  readonly arrivals = new ArrivalRate();
+
+  constructor(
+    private readonly options: AdaptiveOptions,
+    /** Executors sharing the work (the scheduler's num_batch_threads). */
+    private readonly executors: number,
+  ) {}
+
+  recordArrival(now: number, rows: number): void {
+    this.arrivals.record(now, rows);
+  }
+
+  recordBatch(rows: number, ms: number): void {
+    this.cost.record(rows, ms);
+  }
+
+  /** Largest batch to form: `max`, or less when a latency target bounds a batch's run time. */
+  batchCap(max: number): number {
+    const target = this.options.latencyTargetMs;
+    if (target === undefined || this.cost.samples < 2) return max;
+    const { c, a } = this.cost.coefficients();
+    if (a <= 0) return max;
+    return Math.max(1, Math.min(max, Math.floor((target / 2 - c) / a)));
+  }
+
+  /** Rows a batch should hold before a free executor runs it (may be < 1: run anything). */
+  targetRows(now: number, cap: number): number {
+    const { c, a } = this.cost.coefficients();
+    const perExecutor = this.arrivals.rowsPerMs(now) / this.executors;
+    if (c <= 0 || perExecutor <= 0) return 0;
+    if (perExecutor * a >= 1) return cap;
+    return Math.min(cap, (perExecutor * c) / (1 - perExecutor * a));
+  }
+
+  /** A free executor asks: run the open batch of `rows` (opened at `openedAt`) now, or wait? */
+  decide(now: number, rows: number, openedAt: number, cap: number): Decision {
+    if (rows >= cap) return { run: true };
+    const want = this.targetRows(now, cap);
+    if (rows >= want) return { run: true };
+    const { c } = this.cost.coefficients();
+    const rate = this.arrivals.rowsPerMs(now);
+    let wakeAt = Math.min(openedAt + c, now + (want - rows) / rate);
+    const target = this.options.latencyTargetMs;
+    if (target !== undefined) wakeAt = Math.min(wakeAt, openedAt + target - this.cost.predict(Math.ceil(want)));
+    return wakeAt <= now ? { run: true } : { run: false, wakeAt };
+  }
+
+  /**
+   * With a latency target: the predicted latency of a task of `rows` joining a queue holding
+   * `queuedRows`, if it exceeds the target (undefined: admit). Predicts nothing until a few
+   * batches have taught the cost model.
+   */
+  predictedMiss(rows: number, queuedRows: number, cap: number): { predictedMs: number; targetMs: number } | undefined {
+    const target = this.options.latencyTargetMs;
+    if (target === undefined || this.cost.samples < 4) return undefined;
+    const size = this.batchCap(cap);
+    const batchesUntilOurs = Math.floor(queuedRows / size) + Math.ceil(rows / size);
+    const rounds = Math.ceil(batchesUntilOurs / this.executors);
+    // A request that runs in the first round cannot be served sooner anywhere: admit it, so
+    // a target below the model's own run time slows nobody down to zero.
+    if (rounds <= 1) return undefined;
+    const predictedMs = rounds * this.cost.predict(size);
+    return predictedMs > target ? { predictedMs, targetMs: target } : undefined;
+  }
+}
