@@ -1,26 +1,45 @@
-// Issue 4 bench (first figures): on an MLP whose per-item cost falls with batch size, the
-// server at saturation with one-row requests — batching off vs TF Serving-style batching
-// (max_batch_size 32, timeout 0) — against the model's offline throughput at batch 32.
-//   npm run bench:batching [-- --seconds 5 --clients 64]
+// Issue 4 bench: batching on a model whose per-item cost falls steeply with batch size (a deep,
+// narrow MLP: per-op dispatch dominates at batch 1, as kernel launches do on a GPU).
+//  1. the model's offline T(batch) curve, in this process;
+//  2. closed-loop users at light, medium and saturating load against tfgate with batching
+//     off, TF Serving-style fixed batch_timeout_micros (a sweep) and tfgate's adaptive mode;
+//  3. the issue's targets: saturated throughput ≥ 0.9 × offline throughput at max_batch_size;
+//     adaptive at one user ≤ batch-1 latency + 2 ms; adaptive mean ≤ 1.1 × the best fixed
+//     timeout at each load.
+// Every server is a separate tfgate process with one executor and num_batch_threads 1; the
+// clients run in this process.
+//   npm run bench:batching [-- --seconds 5 --depth 16 --width 512]
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
 import { EmbeddedRuntime } from '../src/runtimes/embedded/embedded_runtime.js';
-import { runLoad, summary } from './load/http_load.js';
+import { runLoad, percentile, type LoadResult } from './load/http_load.js';
 import { numberArg } from './load/args.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(here, '..', '..');
-const arg = numberArg;
-const SECONDS = arg('seconds', 5);
-const CLIENTS = arg('clients', 64);
-const INPUT = 1024;
+const SECONDS = numberArg('seconds', 5);
+const INPUT = numberArg('input', 256);
+const WIDTH = numberArg('width', 512);
+const DEPTH = numberArg('depth', 16);
 const MAX_BATCH = 32;
+const SATURATING_CLIENTS = 64;
 
-function start(args: string[]): Promise<{ proc: ChildProcess; port: number }> {
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function start(args: string[]): Promise<{ proc: ChildProcess; port: number }> {
+  args = [...args, `--rest_api_port=${await freePort()}`];
   const proc = spawn(process.execPath, [path.join(REPO, 'bin', 'tfgate'), ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let out = '';
@@ -35,44 +54,119 @@ function start(args: string[]): Promise<{ proc: ChildProcess; port: number }> {
   });
 }
 
+async function waitAvailable(port: number): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    const r = await fetch(`http://127.0.0.1:${port}/v1/models/mlp`).catch(() => undefined);
+    if (r?.ok && (await r.json()).model_version_status?.[0]?.state === 'AVAILABLE') return;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error('model not available');
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+
+interface Load {
+  label: string;
+  users: number;
+  thinkMs?: [number, number];
+}
+
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-batching-'));
   const version = path.join(dir, 'mlp', '1');
-  await writeMlpSavedModel(version, { inputDim: INPUT, hiddenSizes: [4096, 4096], outputDim: 16, activation: 'relu', seed: 3 });
+  await writeMlpSavedModel(version, { inputDim: INPUT, hiddenSizes: new Array(DEPTH).fill(WIDTH), outputDim: 16, activation: 'relu', seed: 3 });
 
-  // Offline: the model alone, batch 1 and batch 32, in this process.
+  // 1. Offline T(batch), the model alone in this process.
   const servable = await new EmbeddedRuntime('auto').load(version, { tags: ['serve'] });
-  const offline = async (batch: number) => {
-    const x = { dtype: 'float32' as const, shape: [batch, INPUT], values: new Float32Array(batch * INPUT).fill(0.5) };
-    for (let i = 0; i < 3; i++) await servable.run('serving_default', { x });
+  const T = new Map<number, number>();
+  for (const b of [1, 2, 4, 8, 16, 32]) {
+    const x = { dtype: 'float32' as const, shape: [b, INPUT], values: new Float32Array(b * INPUT).fill(0.5) };
+    for (let i = 0; i < 5; i++) await servable.run('serving_default', { x });
     const t0 = performance.now();
     let n = 0;
-    while (performance.now() - t0 < 2000) {
+    while (performance.now() - t0 < 1500) {
       await servable.run('serving_default', { x });
       n++;
     }
-    return (n * batch) / ((performance.now() - t0) / 1000);
-  };
-  const offline1 = await offline(1);
-  const offline32 = await offline(MAX_BATCH);
+    T.set(b, (performance.now() - t0) / n);
+  }
   servable.dispose();
-  console.log(`offline (in-process, WASM): batch 1 ${offline1.toFixed(0)} items/s, batch ${MAX_BATCH} ${offline32.toFixed(0)} items/s`);
+  const t1 = T.get(1)!;
+  const offlineMax = MAX_BATCH / T.get(MAX_BATCH)!;
+  console.log(`model: MLP ${INPUT}-${WIDTH}×${DEPTH}-16 relu, backend WASM, one thread`);
+  console.log('| batch | T(batch) ms | ms per item | per item ÷ batch 1 |');
+  console.log('|---:|---:|---:|---:|');
+  for (const [b, ms] of T) console.log(`| ${b} | ${ms.toFixed(3)} | ${(ms / b).toFixed(3)} | ${(ms / b / t1).toFixed(3)} |`);
+  console.log(`offline throughput at batch ${MAX_BATCH}: ${offlineMax.toFixed(0)} items/s; at batch 1: ${(1000 / t1).toFixed(0)} items/s\n`);
 
-  fs.writeFileSync(path.join(dir, 'batching.cfg'), `max_batch_size { value: ${MAX_BATCH} }\nbatch_timeout_micros { value: 0 }\nmax_enqueued_batches { value: 1000 }\nnum_batch_threads { value: 1 }\n`);
-  const body = JSON.stringify({ instances: [new Array(INPUT).fill(0.5)] });
-  const common = [`--model_base_path=${path.join(dir, 'mlp')}`, '--model_name=mlp', '--rest_api_port=18531', '--rest_api_host=127.0.0.1', '--port=0', '--num_executors=1'];
-  for (const [label, extra] of [
-    ['batching off', []],
-    [`batching (max ${MAX_BATCH}, timeout 0)`, ['--enable_batching', `--batching_parameters_file=${path.join(dir, 'batching.cfg')}`]],
-  ] as const) {
-    const s = await start([...common, ...extra]);
-    await runLoad({ url: `http://127.0.0.1:${s.port}/v1/models/mlp:predict`, method: 'POST', body, concurrency: CLIENTS, durationMs: 1000 });
-    const r = await runLoad({ url: `http://127.0.0.1:${s.port}/v1/models/mlp:predict`, method: 'POST', body, concurrency: CLIENTS, durationMs: SECONDS * 1000 });
-    console.log(`${label}, ${CLIENTS} closed-loop clients of 1 row: ${summary(r)}; ${(r.rps / offline32).toFixed(2)} × offline batch-${MAX_BATCH} throughput`);
-    s.proc.kill();
-    await new Promise((res) => s.proc.once('exit', res));
+  // 2. Set-ups × loads. Timeouts are scaled to the model: fractions and multiples of T(1).
+  const timeoutsMicros = [0, 0.25, 0.5, 1, 2].map((f) => Math.round(f * t1 * 1000));
+  const setups: Array<{ label: string; args: string[]; fixedTimeout?: number; adaptive?: boolean }> = [
+    { label: 'batching off', args: [] },
+    ...timeoutsMicros.map((t) => ({ label: `fixed timeout ${t} µs`, args: ['--enable_batching', `--batching_parameters_file=${cfg(dir, t)}`], fixedTimeout: t })),
+    { label: 'adaptive', args: ['--enable_batching', `--batching_parameters_file=${cfg(dir, 0)}`, '--batching_mode=adaptive'], adaptive: true },
+  ];
+  // Think time so that `users` offer about the given share of batch-1 capacity, 10 % spread.
+  const think = (users: number, load: number): [number, number] => {
+    const m = (users * t1) / load;
+    return [0.9 * m, 1.1 * m];
+  };
+  const loads: Load[] = [
+    { label: '1 user', users: 1, thinkMs: think(1, 0.1) },
+    { label: 'light (8 users, ~40 % of batch-1 capacity)', users: 8, thinkMs: think(8, 0.4) },
+    { label: 'medium (32 users, ~150 % of batch-1 capacity)', users: 32, thinkMs: think(32, 1.5) },
+    { label: `saturating (${SATURATING_CLIENTS} users, no think time)`, users: SATURATING_CLIENTS },
+  ];
+  const body = JSON.stringify({ instances: [Array.from({ length: INPUT }, (_, i) => Math.sin(i))] });
+  const results = new Map<string, Map<string, LoadResult>>();
+  for (const s of setups) {
+    const server = await start([`--model_base_path=${path.join(dir, 'mlp')}`, '--model_name=mlp', '--rest_api_host=127.0.0.1', '--port=0', '--num_executors=1', ...s.args]);
+    await waitAvailable(server.port);
+    const url = `http://127.0.0.1:${server.port}/v1/models/mlp:predict`;
+    await runLoad({ url, method: 'POST', body, concurrency: 8, durationMs: 1000 }); // warm up
+    const byLoad = new Map<string, LoadResult>();
+    for (const l of loads) byLoad.set(l.label, await runLoad({ url, method: 'POST', body, concurrency: l.users, durationMs: SECONDS * 1000, thinkMs: l.thinkMs }));
+    results.set(s.label, byLoad);
+    server.proc.kill();
+    await new Promise((res) => server.proc.once('exit', res));
+    process.stderr.write(`measured: ${s.label}\n`);
+  }
+
+  console.log(`closed-loop users, ${SECONDS} s per cell; mean / p99 latency in ms (req/s; errors)`);
+  console.log(`| set-up | ${loads.map((l) => l.label).join(' | ')} |`);
+  console.log(`|---|${loads.map(() => '---:').join('|')}|`);
+  for (const [label, byLoad] of results) {
+    const cells = loads.map((l) => {
+      const r = byLoad.get(l.label)!;
+      const sorted = [...r.latenciesMs].sort((a, b) => a - b);
+      return `${mean(r.latenciesMs).toFixed(2)} / ${percentile(sorted, 99).toFixed(2)} (${r.rps.toFixed(0)}; ${r.errors})`;
+    });
+    console.log(`| ${label} | ${cells.join(' | ')} |`);
+  }
+
+  // 3. Targets.
+  console.log('\ntargets:');
+  const adaptive = results.get('adaptive')!;
+  const saturating = loads[loads.length - 1].label;
+  const satRps = adaptive.get(saturating)!.rps;
+  console.log(`- saturated throughput (adaptive): ${satRps.toFixed(0)} req/s = ${(satRps / offlineMax).toFixed(2)} × offline batch-${MAX_BATCH} (target ≥ 0.9)`);
+  const bestFixedSat = Math.max(...timeoutsMicros.map((t) => results.get(`fixed timeout ${t} µs`)!.get(saturating)!.rps));
+  console.log(`- saturated throughput (best fixed timeout): ${bestFixedSat.toFixed(0)} req/s = ${(bestFixedSat / offlineMax).toFixed(2)} × offline`);
+  const oneUser = mean(adaptive.get(loads[0].label)!.latenciesMs);
+  console.log(`- adaptive at 1 user: ${oneUser.toFixed(2)} ms vs batch-1 latency ${t1.toFixed(2)} ms: +${(oneUser - t1).toFixed(2)} ms (target ≤ +2 ms)`);
+  for (const l of loads) {
+    const fixed = timeoutsMicros.map((t) => [t, mean(results.get(`fixed timeout ${t} µs`)!.get(l.label)!.latenciesMs)] as const);
+    const [bestT, best] = fixed.reduce((a, b) => (b[1] < a[1] ? b : a));
+    const a = mean(adaptive.get(l.label)!.latenciesMs);
+    console.log(`- ${l.label}: adaptive mean ${a.toFixed(2)} ms, best fixed (${bestT} µs) ${best.toFixed(2)} ms: ratio ${(a / best).toFixed(2)} (target ≤ 1.1)`);
   }
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+function cfg(dir: string, timeoutMicros: number): string {
+  const file = path.join(dir, `batching_${timeoutMicros}.cfg`);
+  fs.writeFileSync(file, `max_batch_size { value: ${MAX_BATCH} }\nbatch_timeout_micros { value: ${timeoutMicros} }\nmax_enqueued_batches { value: 1000 }\nnum_batch_threads { value: 1 }\n`);
+  return file;
 }
 
 main().catch((e) => {

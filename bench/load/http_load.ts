@@ -30,6 +30,8 @@ export interface LoadOptions {
   durationMs: number;
   /** Pause between a loop's requests (ms), to send at a modest rate instead of flat out. */
   pauseMs?: number;
+  /** Think time between a loop's requests, uniform in [min, max] ms (Locust's between(a, b)); overrides pauseMs. */
+  thinkMs?: [number, number];
 }
 
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
@@ -59,7 +61,8 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
         const ok = await once();
         latencies.push(performance.now() - t0);
         if (!ok) errors++;
-        if (o.pauseMs) await new Promise((r) => setTimeout(r, o.pauseMs));
+        const pause = o.thinkMs ? o.thinkMs[0] + Math.random() * (o.thinkMs[1] - o.thinkMs[0]) : o.pauseMs;
+        if (pause) await new Promise((r) => setTimeout(r, pause));
       }
     }),
   );

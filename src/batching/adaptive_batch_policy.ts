@@ -8,7 +8,8 @@
 // that arrived meanwhile: b = (λ/k)·τ(b), so b* = (λ/k)·c / (1 − (λ/k)·a). A free executor
 // runs the open batch at once when it holds b* rows; otherwise it waits for the rows still
 // missing, but never longer than c after the batch opened — merging two batches saves one c,
-// so waiting longer than that costs the waiting rows more than it can save.
+// so waiting longer than that costs the waiting rows more than it can save. When arrivals
+// outpace even full batches ((λ/k)·a ≥ 1) nothing waits: an idle executor is lost capacity.
 //
 // Worked example: c = 6 ms, a = 0.5 ms, λ = 0.4 rows/ms, k = 2 → λ/k = 0.2, b* = 1.2/0.9 ≈ 1.3:
 // a lone request waits at most (1.3 − 1)/0.4 ≈ 0.8 ms for a partner. One closed-loop user makes
@@ -139,12 +140,13 @@ export class AdaptiveBatchPolicy {
     return Math.max(1, Math.min(max, Math.floor((target / 2 - c) / a)));
   }
 
-  /** Rows a batch should hold before a free executor runs it (may be < 1: run anything). */
+  /** Rows a batch should hold before a free executor runs it (< 1: run anything; Infinity: saturated). */
   targetRows(now: number, cap: number): number {
     const { c, a } = this.cost.coefficients();
     const perExecutor = this.arrivals.rowsPerMs(now) / this.executors;
+    // Batches cost c measured on the executor thread, where the main thread's own delays do not count.
     if (c <= 0 || perExecutor <= 0) return 0;
-    if (perExecutor * a >= 1) return cap;
+    if (perExecutor * a >= 1) return Infinity; // saturated: see decide()
     return Math.min(cap, (perExecutor * c) / (1 - perExecutor * a));
   }
 
@@ -152,7 +154,9 @@ export class AdaptiveBatchPolicy {
   decide(now: number, rows: number, openedAt: number, cap: number): Decision {
     if (rows >= cap) return { run: true };
     const want = this.targetRows(now, cap);
-    if (rows >= want) return { run: true };
+    // Saturated (arrivals outpace even full batches): an idle executor is lost capacity, and
+    // in a closed loop the rows it would wait for are the replies it is holding back.
+    if (rows >= want || want === Infinity) return { run: true };
     const { c } = this.cost.coefficients();
     const rate = this.arrivals.rowsPerMs(now);
     let wakeAt = Math.min(openedAt + c, now + (want - rows) / rate);

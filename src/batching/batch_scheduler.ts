@@ -46,6 +46,8 @@ export interface Batch<T> {
   openedAt: number;
   /** Set by the batch's timer: it has waited batch_timeout_micros. */
   timedOut?: boolean;
+  /** What running it cost the executor (ms), when processBatch learns it. */
+  costMs?: number;
 }
 
 export type ProcessBatch<T> = (queue: BatchQueue<T>, batch: Batch<T>) => Promise<void>;
@@ -260,7 +262,7 @@ export class SharedBatchScheduler<T> {
         .catch(() => {})
         .finally(() => {
           this.busy--;
-          q.batchDone(b, this.clock.now() - started);
+          q.batchDone(b, b.costMs ?? this.clock.now() - started);
           this.pump();
         });
     }

@@ -134,7 +134,9 @@ export async function processBatch(_queue: BatchQueue<BatchTask>, batch: Batch<B
         return [n, padRows(rows, batch.paddedSize, padRow)];
       }),
     );
-    outputs = await first.target.run(first.signature, stacked, first.outputKeys);
+    const batchStats: RunStats = {};
+    outputs = await first.target.run(first.signature, stacked, first.outputKeys, { stats: batchStats });
+    batch.costMs = batchStats.computeMs;
     const inferMs = performance.now() - started;
     for (const p of pieces) if (p.task.stats) p.task.stats.inferMs = (p.task.stats.inferMs ?? 0) + inferMs;
     for (const [k, t] of Object.entries(outputs)) {

@@ -23,6 +23,8 @@ const MAX_REQUESTS_PER_MESSAGE = 32;
 
 interface Waiting {
   request: RunRequest;
+  /** Receives the executor thread's own compute time. */
+  timing?: { computeMs?: number };
   resolve: (outputs: Record<string, HostTensor>) => void;
   reject: (e: Error) => void;
 }
@@ -80,9 +82,9 @@ export class ExecutorPool {
    * turn travel in one message (each still runs on its own, unbatched): under load this
    * removes most of the per-request cost of crossing threads.
    */
-  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {
+  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[] = [], timing?: { computeMs?: number }): Promise<Record<string, HostTensor>> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ request: { signature, inputs, outputKeys }, resolve, reject });
+      this.waiting.push({ request: { signature, inputs, outputKeys }, timing, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -125,7 +127,10 @@ export class ExecutorPool {
     }
     group.forEach((w, i) => {
       const r = reply.replies[i] as RunReply;
-      if (r.ok) w.resolve(r.outputs);
+      if (r.ok) {
+        if (w.timing) w.timing.computeMs = r.computeMs;
+        w.resolve(r.outputs);
+      }
       else w.reject(ServingError.fromData(r.error));
     });
   }

@@ -13,7 +13,9 @@ loading.catch(() => {});
 
 async function runOne(servable: Servable, r: RunRequest): Promise<RunReply> {
   try {
-    return { ok: true, kind: 'run', outputs: await servable.run(r.signature, r.inputs, r.outputKeys) };
+    const t0 = performance.now();
+    const outputs = await servable.run(r.signature, r.inputs, r.outputKeys);
+    return { ok: true, kind: 'run', outputs, computeMs: performance.now() - t0 };
   } catch (e) {
     return { ok: false, error: toStatusData(e) };
   }

@@ -32,7 +32,8 @@ export interface ModelDescription {
   signatureDefs: Record<string, SignatureDefObject>;
 }
 
-export type RunReply = { ok: true; kind: 'run'; outputs: Record<string, HostTensor> } | { ok: false; error: StatusData };
+/** computeMs: the run's own time on the executor thread (what adaptive batching learns from). */
+export type RunReply = { ok: true; kind: 'run'; outputs: Record<string, HostTensor>; computeMs: number } | { ok: false; error: StatusData };
 
 export type ExecutorReply =
   | { ok: true; kind: 'describe'; description: ModelDescription }

@@ -13,8 +13,10 @@ export interface ModelSpec {
 export interface RunStats {
   /** Waiting in a batch queue. */
   queueMs?: number;
-  /** Running on an executor (the whole batch, when batched). */
+  /** Running on an executor (the whole batch, when batched), as the main thread sees it. */
   inferMs?: number;
+  /** The executor thread's own compute time for the run. */
+  computeMs?: number;
   /** Rows of the batch it ran in, and after padding. */
   batchSize?: number;
   paddedBatchSize?: number;

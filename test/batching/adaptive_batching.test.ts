@@ -75,11 +75,12 @@ describe('arrival rate', () => {
 });
 
 describe('adaptive policy decisions', () => {
-  it('b* = (λ/k)·c / (1 − (λ/k)·a); full load (λa/k ≥ 1) asks for a full batch', () => {
+  it('b* = (λ/k)·c / (1 − (λ/k)·a); saturated ((λ/k)·a ≥ 1) an idle executor runs whatever waits', () => {
     const saturated = new AdaptiveBatchPolicy({}, 2);
     for (const b of [1, 2, 4, 8]) saturated.recordBatch(b, 6 + 0.5 * b);
     for (let t = 0; t <= 10; t++) saturated.recordArrival(t, 4); // 4 rows/ms over 2 executors: (λ/k)·a = 1
-    assert.equal(saturated.targetRows(10, 64), 64);
+    assert.equal(saturated.targetRows(10, 64), Infinity);
+    assert.deepEqual(saturated.decide(10, 3, 9, 64), { run: true });
     const q = new AdaptiveBatchPolicy({}, 2);
     for (const b of [1, 2, 4, 8]) q.recordBatch(b, 6 + 0.5 * b);
     for (let t = 0; t <= 10; t++) q.recordArrival(t, 0.4); // 0.4 rows/ms (the first arrival opens the window)
@@ -149,6 +150,18 @@ describe('adaptive batching in the shared scheduler', () => {
     await settle();
     assert.equal(h.queue.policy!.cost.samples, 1);
     assert.equal(h.queue.policy!.cost.predict(1), 7);
+  });
+
+  it("prefers the executor's own compute time when the batch reports it", async () => {
+    const clock = new ManualClock();
+    const done: Array<() => void> = [];
+    const scheduler = new SharedBatchScheduler<string>(1, (_q, b) => new Promise<void>((finish) => done.push(() => ((b.costMs = 2), finish()))), clock);
+    const q = scheduler.addQueue('q', { maxBatchSize: 4, batchTimeoutMicros: 0, maxEnqueuedBatches: 10, allowedBatchSizes: [], enableLargeBatchSplitting: false, adaptive: {} });
+    q.schedule('a', 1);
+    clock.advance(9); // the main thread saw 9 ms; the executor computed for 2
+    done[0]();
+    await settle();
+    assert.equal(q.policy!.cost.predict(1), 2);
   });
 
   it('at saturation batches grow to the maximum while the executor is busy (pull-based)', async () => {
