@@ -6,9 +6,12 @@
 //  3. the issue's targets: saturated throughput ≥ 0.9 × offline throughput at max_batch_size;
 //     adaptive at one user ≤ batch-1 latency + 2 ms; adaptive mean ≤ 1.1 × the best fixed
 //     timeout at each load.
-// Every server is a separate tfgate process with one executor and num_batch_threads 1; the
-// clients run in this process.
-//   npm run bench:batching [-- --seconds 5 --depth 16 --width 512]
+// Every server is a separate tfgate process with one executor and num_batch_threads 1, all
+// started up front (an idle server costs nothing) so that rounds can interleave them: a noisy
+// spell on this shared machine then hits every set-up, not whichever ran during it. Each
+// cell is the mean over rounds. Closed-loop clients run in this process; the saturating
+// load uses wrk (C, far lighter) when it is installed.
+//   npm run bench:batching [-- --seconds 3 --rounds 3 --depth 16 --width 512]
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -18,11 +21,13 @@ import { fileURLToPath } from 'node:url';
 import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
 import { EmbeddedRuntime } from '../src/runtimes/embedded/embedded_runtime.js';
 import { runLoad, percentile, type LoadResult } from './load/http_load.js';
+import { hasWrk, runWrk } from './load/wrk.js';
 import { numberArg } from './load/args.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(here, '..', '..');
-const SECONDS = numberArg('seconds', 5);
+const SECONDS = numberArg('seconds', 3);
+const ROUNDS = numberArg('rounds', 3);
 const INPUT = numberArg('input', 256);
 const WIDTH = numberArg('width', 512);
 const DEPTH = numberArg('depth', 16);
@@ -92,7 +97,7 @@ async function main() {
   }
   servable.dispose();
   const t1 = T.get(1)!;
-  const offlineMax = MAX_BATCH / T.get(MAX_BATCH)!;
+  const offlineMax = (MAX_BATCH * 1000) / T.get(MAX_BATCH)!; // items/s
   console.log(`model: MLP ${INPUT}-${WIDTH}×${DEPTH}-16 relu, backend WASM, one thread`);
   console.log('| batch | T(batch) ms | ms per item | per item ÷ batch 1 |');
   console.log('|---:|---:|---:|---:|');
@@ -106,10 +111,10 @@ async function main() {
     ...timeoutsMicros.map((t) => ({ label: `fixed timeout ${t} µs`, args: ['--enable_batching', `--batching_parameters_file=${cfg(dir, t)}`], fixedTimeout: t })),
     { label: 'adaptive', args: ['--enable_batching', `--batching_parameters_file=${cfg(dir, 0)}`, '--batching_mode=adaptive'], adaptive: true },
   ];
-  // Think time so that `users` offer about the given share of batch-1 capacity, 10 % spread.
+  // Think time so that `users` offer about the given share of batch-1 capacity, ±50 % spread.
   const think = (users: number, load: number): [number, number] => {
     const m = (users * t1) / load;
-    return [0.9 * m, 1.1 * m];
+    return [0.5 * m, 1.5 * m];
   };
   const loads: Load[] = [
     { label: '1 user', users: 1, thinkMs: think(1, 0.1) },
@@ -118,28 +123,49 @@ async function main() {
     { label: `saturating (${SATURATING_CLIENTS} users, no think time)`, users: SATURATING_CLIENTS },
   ];
   const body = JSON.stringify({ instances: [Array.from({ length: INPUT }, (_, i) => Math.sin(i))] });
-  const results = new Map<string, Map<string, LoadResult>>();
+  const useWrk = hasWrk();
+  const servers = new Map<string, { proc: ChildProcess; url: string }>();
   for (const s of setups) {
     const server = await start([`--model_base_path=${path.join(dir, 'mlp')}`, '--model_name=mlp', '--rest_api_host=127.0.0.1', '--port=0', '--num_executors=1', ...s.args]);
     await waitAvailable(server.port);
     const url = `http://127.0.0.1:${server.port}/v1/models/mlp:predict`;
-    await runLoad({ url, method: 'POST', body, concurrency: 8, durationMs: 1000 }); // warm up
-    const byLoad = new Map<string, LoadResult>();
-    for (const l of loads) byLoad.set(l.label, await runLoad({ url, method: 'POST', body, concurrency: l.users, durationMs: SECONDS * 1000, thinkMs: l.thinkMs }));
-    results.set(s.label, byLoad);
-    server.proc.kill();
-    await new Promise((res) => server.proc.once('exit', res));
-    process.stderr.write(`measured: ${s.label}\n`);
+    await runLoad({ url, method: 'POST', body, concurrency: 8, durationMs: 500 }); // warm up
+    servers.set(s.label, { proc: server.proc, url });
   }
+  // results[setup][load] = one LoadResult per round (wrk: rps and mean only).
+  const results = new Map<string, Map<string, LoadResult[]>>(setups.map((s) => [s.label, new Map(loads.map((l) => [l.label, []]))]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const l of loads) {
+      for (const s of setups) {
+        const { url } = servers.get(s.label)!;
+        let r: LoadResult;
+        if (l.thinkMs === undefined && useWrk) {
+          const w = runWrk(url, body, l.users, SECONDS);
+          r = { requests: Math.round(w.rps * SECONDS), errors: w.non2xx, seconds: SECONDS, rps: w.rps, latenciesMs: [w.meanMs], p99Ms: w.p99Ms };
+        } else {
+          r = await runLoad({ url, method: 'POST', body, concurrency: l.users, durationMs: SECONDS * 1000, thinkMs: l.thinkMs });
+        }
+        results.get(s.label)!.get(l.label)!.push(r);
+      }
+      process.stderr.write(`round ${round + 1}/${ROUNDS}: ${l.label} measured on every set-up\n`);
+    }
+  }
+  for (const { proc } of servers.values()) {
+    proc.kill();
+    await new Promise((res) => proc.once('exit', res));
+  }
+  const meanLatency = (rs: LoadResult[]) => mean(rs.map((r) => mean(r.latenciesMs)));
+  const p99 = (rs: LoadResult[]) => mean(rs.map((r) => r.p99Ms ?? percentile([...r.latenciesMs].sort((a, b) => a - b), 99)));
+  const rps = (rs: LoadResult[]) => mean(rs.map((r) => r.rps));
+  const errors = (rs: LoadResult[]) => rs.reduce((n, r) => n + r.errors, 0);
 
-  console.log(`closed-loop users, ${SECONDS} s per cell; mean / p99 latency in ms (req/s; errors)`);
+  console.log(`closed-loop users (uniform think time ±50 %), ${SECONDS} s per cell and round, ${ROUNDS} rounds interleaved; mean / p99 latency in ms (req/s; errors)${useWrk ? '; saturating load by wrk' : ''}`);
   console.log(`| set-up | ${loads.map((l) => l.label).join(' | ')} |`);
   console.log(`|---|${loads.map(() => '---:').join('|')}|`);
   for (const [label, byLoad] of results) {
     const cells = loads.map((l) => {
-      const r = byLoad.get(l.label)!;
-      const sorted = [...r.latenciesMs].sort((a, b) => a - b);
-      return `${mean(r.latenciesMs).toFixed(2)} / ${percentile(sorted, 99).toFixed(2)} (${r.rps.toFixed(0)}; ${r.errors})`;
+      const rs = byLoad.get(l.label)!;
+      return `${meanLatency(rs).toFixed(2)} / ${p99(rs).toFixed(2)} (${rps(rs).toFixed(0)}; ${errors(rs)})`;
     });
     console.log(`| ${label} | ${cells.join(' | ')} |`);
   }
@@ -148,16 +174,16 @@ async function main() {
   console.log('\ntargets:');
   const adaptive = results.get('adaptive')!;
   const saturating = loads[loads.length - 1].label;
-  const satRps = adaptive.get(saturating)!.rps;
+  const satRps = rps(adaptive.get(saturating)!);
   console.log(`- saturated throughput (adaptive): ${satRps.toFixed(0)} req/s = ${(satRps / offlineMax).toFixed(2)} × offline batch-${MAX_BATCH} (target ≥ 0.9)`);
-  const bestFixedSat = Math.max(...timeoutsMicros.map((t) => results.get(`fixed timeout ${t} µs`)!.get(saturating)!.rps));
+  const bestFixedSat = Math.max(...timeoutsMicros.map((t) => rps(results.get(`fixed timeout ${t} µs`)!.get(saturating)!)));
   console.log(`- saturated throughput (best fixed timeout): ${bestFixedSat.toFixed(0)} req/s = ${(bestFixedSat / offlineMax).toFixed(2)} × offline`);
-  const oneUser = mean(adaptive.get(loads[0].label)!.latenciesMs);
+  const oneUser = meanLatency(adaptive.get(loads[0].label)!);
   console.log(`- adaptive at 1 user: ${oneUser.toFixed(2)} ms vs batch-1 latency ${t1.toFixed(2)} ms: +${(oneUser - t1).toFixed(2)} ms (target ≤ +2 ms)`);
   for (const l of loads) {
-    const fixed = timeoutsMicros.map((t) => [t, mean(results.get(`fixed timeout ${t} µs`)!.get(l.label)!.latenciesMs)] as const);
+    const fixed = timeoutsMicros.map((t) => [t, meanLatency(results.get(`fixed timeout ${t} µs`)!.get(l.label)!)] as const);
     const [bestT, best] = fixed.reduce((a, b) => (b[1] < a[1] ? b : a));
-    const a = mean(adaptive.get(l.label)!.latenciesMs);
+    const a = meanLatency(adaptive.get(l.label)!);
     console.log(`- ${l.label}: adaptive mean ${a.toFixed(2)} ms, best fixed (${bestT} µs) ${best.toFixed(2)} ms: ratio ${(a / best).toFixed(2)} (target ≤ 1.1)`);
   }
   fs.rmSync(dir, { recursive: true, force: true });

@@ -9,6 +9,8 @@ export interface LoadResult {
   seconds: number;
   rps: number;
   latenciesMs: number[];
+  /** Set when only a summary is known (wrk), instead of every latency. */
+  p99Ms?: number;
 }
 
 export function percentile(sorted: number[], p: number): number {

@@ -12,16 +12,33 @@ export function hasWrk(): boolean {
 export interface WrkResult {
   rps: number;
   latency: string;
+  meanMs: number;
+  p99Ms: number;
+  non2xx: number;
+}
+
+/** wrk's durations: `812.00us`, `3.21ms`, `1.02s`. */
+function toMs(text: string | undefined): number {
+  const m = /^([\d.]+)(us|ms|s|m)$/.exec(text ?? '');
+  if (!m) return NaN;
+  return Number(m[1]) * { us: 1e-3, ms: 1, s: 1e3, m: 60e3 }[m[2] as 'us' | 'ms' | 's' | 'm'];
 }
 
 export function runWrk(url: string, body: string, connections: number, seconds: number): WrkResult {
   const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-wrk-')), 'post.lua');
   fs.writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "application/json"\n`);
-  const r = spawnSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '-s', script, url], { encoding: 'utf8' });
+  const r = spawnSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
   fs.rmSync(path.dirname(script), { recursive: true, force: true });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.stdout)?.[1]);
   if (!Number.isFinite(rps)) throw new Error(`wrk failed: ${r.stderr || r.stdout}`);
   const latency = /Latency\s+(\S+)\s+(\S+)\s+(\S+)/.exec(r.stdout);
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(r.stdout)?.[1] ?? '0';
-  return { rps, latency: latency ? `mean ${latency[1]}, stdev ${latency[2]}, max ${latency[3]}, non-2xx ${non2xx}` : r.stdout };
+  const p99 = /^\s+99%\s+(\S+)/m.exec(r.stdout)?.[1];
+  return {
+    rps,
+    latency: latency ? `mean ${latency[1]}, stdev ${latency[2]}, max ${latency[3]}, non-2xx ${non2xx}` : r.stdout,
+    meanMs: toMs(latency?.[1]),
+    p99Ms: toMs(p99),
+    non2xx: Number(non2xx),
+  };
 }

@@ -180,6 +180,14 @@ export class BatchQueue<T> {
     return batch;
   }
 
+  /** Adaptive mode, executors all busy: the next batch if it is full (it cannot grow by waiting). */
+  takeFullAhead(): Batch<T> | undefined {
+    if (!this.policy) return undefined;
+    const cap = this.executionBatchSize;
+    if (this.closed.length ? this.closed[0].size < cap : !this.open || this.open.size < cap) return undefined;
+    return this.take();
+  }
+
   /** Adaptive mode: whether a free executor should run the open batch now; if not, wake it later. */
   private adaptiveRunsNow(open: Batch<T>): boolean {
     const clock = this.scheduler.clock;
@@ -243,14 +251,21 @@ export class SharedBatchScheduler<T> {
     return this.busy;
   }
 
-  /** Hands runnable batches to free executors, visiting queues round-robin. */
+  /**
+   * Hands runnable batches to free executors, visiting queues round-robin. Adaptive queues
+   * may also hand one full batch ahead to busy executors, so that it starts the moment one
+   * frees instead of after the main thread has answered the last batch and formed the next:
+   * that turnaround would otherwise idle the executor on every batch at saturation.
+   */
   pump(): void {
-    while (this.busy < this.numBatchThreads && this.queues.length) {
+    for (;;) {
+      const free = this.busy < this.numBatchThreads;
+      if (!this.queues.length || (!free && this.busy >= this.numBatchThreads + 1)) return;
       let batch: Batch<T> | undefined;
       let queue: BatchQueue<T> | undefined;
       for (let k = 0; k < this.queues.length && !batch; k++) {
         queue = this.queues[(this.next + k) % this.queues.length];
-        batch = queue.take();
+        batch = free ? queue.take() : queue.takeFullAhead();
         if (batch) this.next = (this.next + k + 1) % this.queues.length;
       }
       if (!batch || !queue) return;

@@ -180,21 +180,19 @@ describe('adaptive batching in the shared scheduler', () => {
     teach(h, 6, 0.5, [1, 2, 4, 8]);
     // (20/2 − 6) / 0.5 = 8 rows.
     assert.equal(h.queue.executionBatchSize, 8);
-    const busy = h.runs.length;
     h.queue.schedule('first', 1);
-    for (let i = 0; i < 8; i++) h.queue.schedule(`f${i}`, 1);
-    assert.equal(h.runs.length, busy + 1);
-    h.runs.at(-1)!.finish();
-    await settle();
-    assert.equal(h.runs.at(-1)!.size, 8, 'the next batch is full at 8 rows');
+    for (let i = 0; i < 12; i++) h.queue.schedule(`f${i}`, 1);
+    assert.deepEqual(h.runs.map((r) => r.size), [1, 8], 'a batch is full at 8 rows (and goes ahead to the busy executor)');
   });
 
   it('a request predicted to miss the latency target is refused at once: 503 (UNAVAILABLE) with a retry hint', async () => {
     const h = harness(1, { maxBatchSize: 32, adaptive: { latencyTargetMs: 20 } });
     teach(h, 6, 0.5, [1, 2, 4, 8]);
     h.queue.schedule('running', 1); // occupies the executor
-    // Each batch of 8 takes 10 ms; one executor: the third batch ahead would end after 30 ms.
-    for (let i = 0; i < 16; i++) h.queue.schedule(`q${i}`, 1);
+    // Batches of 8 take 10 ms each. One full batch goes ahead to the busy executor; behind it
+    // 16 rows wait, so a new request would run in the third batch from now: after 30 ms.
+    for (let i = 0; i < 24; i++) h.queue.schedule(`q${i}`, 1);
+    assert.deepEqual(h.runs.map((r) => r.size), [1, 8]);
     let refused: unknown;
     try {
       h.queue.schedule('late', 1);
@@ -222,5 +220,33 @@ describe('latency target admission', () => {
     assert.equal(p.predictedMiss(1, 0, 32), undefined);
     assert.equal(p.predictedMiss(1, 1, 32), undefined, 'two executors: the second batch also runs at once');
     assert.deepEqual(p.predictedMiss(1, 2, 32), { predictedMs: 13, targetMs: 1 });
+  });
+});
+
+describe('adaptive mode hands a full batch ahead to a busy executor', () => {
+  it('one full batch waits at the executor while it runs another; a partial one keeps growing', async () => {
+    const h = harness(1, { maxBatchSize: 4 });
+    h.queue.schedule('x', 1); // runs at once: the executor is busy from here on
+    for (const t of ['a', 'b', 'c']) h.queue.schedule(t, 1);
+    assert.deepEqual(h.runs.map((r) => r.size), [1], 'a partial batch waits');
+    h.queue.schedule('d', 1);
+    assert.deepEqual(h.runs.map((r) => r.size), [1, 4], 'full: it went ahead');
+    for (const t of ['e', 'f', 'g', 'h', 'i']) h.queue.schedule(t, 1);
+    assert.equal(h.runs.length, 2, 'only one batch ahead');
+    h.runs[0].finish();
+    await settle();
+    assert.deepEqual(h.runs.map((r) => r.size), [1, 4, 4], 'a slot freed: the next full batch goes ahead');
+    h.runs[1].finish();
+    await settle();
+    assert.equal(h.runs.length, 3, 'the partial batch (i) is not handed ahead');
+    h.runs[2].finish();
+    await settle();
+    assert.deepEqual(h.runs.map((r) => r.size), [1, 4, 4, 1], 'and runs once an executor is free');
+  });
+
+  it('fixed mode keeps TF Serving\'s num_batch_threads batches in flight', () => {
+    const h = harness(1, { maxBatchSize: 4, adaptive: undefined, batchTimeoutMicros: 0 });
+    for (const t of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) h.queue.schedule(t, 1);
+    assert.deepEqual(h.runs.map((r) => r.size), [1]);
   });
 });
