@@ -246,6 +246,11 @@ export class SharedBatchScheduler<T> {
     if (i >= 0) this.queues.splice(i, 1);
   }
 
+  /** Rows waiting, by queue name. */
+  queuedRows(): Map<string, number> {
+    return new Map(this.queues.map((q) => [q.name, q.queuedRows]));
+  }
+
   /** Executors busy now. */
   get busyThreads(): number {
     return this.busy;

@@ -53,6 +53,9 @@ class Batched<T extends ServableVersion> implements LoadedVersion<T> {
 
 export const PER_MODEL_BATCHING_FILE = 'batching_params.pbtxt';
 
+/** Queue names are `<model>/<version>/…`; model names hold no '/'. */
+const modelOf = (queueName: string) => queueName.slice(0, queueName.indexOf('/'));
+
 export interface BatchingSetup {
   /** The global parameters (--batching_parameters_file or defaults); their thread pool is shared. */
   global: BatchingParameters;
@@ -62,8 +65,9 @@ export interface BatchingSetup {
   perModel: () => Readonly<Record<string, BatchingParameters>>;
   /** --batching_mode / --batching_latency_target_ms (default: fixed, no target). */
   defaults?: BatchingDefaults;
-  /** Sees every batch as it starts (metrics). */
+  /** Sees every batch as it starts, and as it ends (metrics). */
   onBatch?: (modelName: string, batch: Batch<BatchTask>) => void;
+  onBatchDone?: (modelName: string, batch: Batch<BatchTask>) => void;
 }
 
 export class BatchingVersionLoader<T extends ServableVersion> implements VersionLoader<LoadedVersion<T>> {
@@ -74,13 +78,22 @@ export class BatchingVersionLoader<T extends ServableVersion> implements Version
     private readonly setup: BatchingSetup | undefined,
   ) {
     const onBatch = setup?.onBatch;
+    const onBatchDone = setup?.onBatchDone;
     this.scheduler = setup
-      ? new SharedBatchScheduler<BatchTask>(setup.global.num_batch_threads, (queue, batch) => {
-          // Queue names are `<model>/<version>/…`; model names hold no '/'.
-          onBatch?.(queue.name.slice(0, queue.name.indexOf('/')), batch);
-          return processBatch(queue, batch);
+      ? new SharedBatchScheduler<BatchTask>(setup.global.num_batch_threads, async (queue, batch) => {
+          const model = modelOf(queue.name);
+          onBatch?.(model, batch);
+          await processBatch(queue, batch);
+          onBatchDone?.(model, batch);
         })
       : undefined;
+  }
+
+  /** Rows waiting in batch queues, by model (empty without batching). */
+  queuedRowsByModel(): Map<string, number> {
+    const byModel = new Map<string, number>();
+    for (const [name, rows] of this.scheduler?.queuedRows() ?? []) byModel.set(modelOf(name), (byModel.get(modelOf(name)) ?? 0) + rows);
+    return byModel;
   }
 
   /** Which parameters a version batches with: its own file, its model's YAML section, or the global ones. */

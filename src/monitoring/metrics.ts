@@ -56,6 +56,39 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly batchQueuingDelay = new Histogram({
+    name: 'tfgate_batch_queuing_delay_seconds',
+    help: 'Time a request waited in its batch queue before its batch started, by model.',
+    labelNames: ['model_name'] as const,
+    buckets: exponentialBuckets(0.0001, 2, 16),
+    registers: [this.registry],
+  });
+
+  readonly executorBusy = new Counter({
+    name: 'tfgate_executor_busy_seconds_total',
+    help: "Executor-thread compute time spent on batches, by model (its rate over the executor count is the executors' utilisation).",
+    labelNames: ['model_name'] as const,
+    registers: [this.registry],
+  });
+
+  /** Where batch queue depths are read at scrape time (the batch scheduler). */
+  private queuedRows: () => Map<string, number> = () => new Map();
+
+  readonly batchQueueRows = new Gauge({
+    name: 'tfgate_batch_queue_rows',
+    help: 'Rows waiting in batch queues (open and closed batches), by model.',
+    labelNames: ['model_name'] as const,
+    registers: [this.registry],
+    collect: () => {
+      this.batchQueueRows.reset();
+      for (const [model, rows] of this.queuedRows()) this.batchQueueRows.labels(model).set(rows);
+    },
+  });
+
+  readQueuedRowsFrom(source: () => Map<string, number>): void {
+    this.queuedRows = source;
+  }
+
   readonly modelLoads = new Counter({
     name: 'tfgate_model_version_loads_total',
     help: 'Model version loads by outcome (available, failed) and unloads (unloaded).',

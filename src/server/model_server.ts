@@ -52,10 +52,17 @@ export class ModelServer {
           this.metrics.batchSize.labels(model).observe(batch.size);
           if (batch.paddedSize > batch.size) this.metrics.paddingRows.labels(model).inc(batch.paddedSize - batch.size);
           const now = performance.now();
-          for (const p of batch.pieces) this.metrics.queuingLatency.labels(global.thread_pool_name).observe((now - p.task.enqueuedAt) * 1000);
+          for (const p of batch.pieces) {
+            this.metrics.queuingLatency.labels(global.thread_pool_name).observe((now - p.task.enqueuedAt) * 1000);
+            this.metrics.batchQueuingDelay.labels(model).observe((now - p.task.enqueuedAt) / 1000);
+          }
+        },
+        onBatchDone: (model, batch) => {
+          if (batch.costMs !== undefined) this.metrics.executorBusy.labels(model).inc(batch.costMs / 1000);
         },
       },
     );
+    this.metrics.readQueuedRowsFrom(() => loader.queuedRowsByModel());
     this.manager = new AspiredVersionsManager(loader, {
       allowVersionLabelsForUnavailableModels: options.allowVersionLabelsForUnavailableModels,
       maxNumLoadRetries: options.maxNumLoadRetries,

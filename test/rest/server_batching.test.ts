@@ -6,7 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fixtureModel } from '../helpers/paths.js';
+import { FIXTURES, fixtureModel } from '../helpers/paths.js';
 import { postJson, startServer, type RunningServer } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
 import { writeConvSavedModel } from '../../src/savedmodel/model_zoo.js';
@@ -42,7 +42,7 @@ batching:
   num_batch_threads: 1
 `;
     fs.writeFileSync(path.join(root, 'tfgate.yaml'), config);
-    server = await startServer([`--config=${path.join(root, 'tfgate.yaml')}`, '--enable_batching', '--num_executors=1'], { readyPath: '/v1/models/conv_adaptive' });
+    server = await startServer([`--config=${path.join(root, 'tfgate.yaml')}`, '--enable_batching', '--num_executors=1', `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`], { readyPath: '/v1/models/conv_adaptive' });
     for (const m of ['hp2', 'hp2_split', 'conv', 'conv_adaptive']) {
       for (let i = 0; i < 100; i++) {
         const r = await fetch(server.url(`/v1/models/${m}`));
@@ -118,5 +118,15 @@ batching:
       assert.match(a.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
     }
     assert.equal((await predict('conv_adaptive', convBody)).status, 200, 'a lone request is served again');
+  });
+
+  it('batching figures by model in the Prometheus metrics: batch sizes, padding, queueing delay, executor time, queue depth', async () => {
+    const text = await (await fetch(server.url('/monitoring/prometheus/metrics'))).text();
+    const value = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN);
+    assert.ok(value(/^tfgate_batch_size_count\{model_name="hp2"\} (\d+)$/m) >= 1);
+    assert.ok(value(/^tfgate_batch_padding_rows_total\{model_name="hp2"\} (\d+)$/m) >= 1, 'the 3-row batch was padded to 4');
+    assert.ok(value(/^tfgate_batch_queuing_delay_seconds_count\{model_name="conv"\} (\d+)$/m) >= 1);
+    assert.ok(value(/^tfgate_executor_busy_seconds_total\{model_name="conv_adaptive"\} ([\d.e-]+)$/m) > 0);
+    assert.equal(value(/^tfgate_batch_queue_rows\{model_name="conv"\} (\d+)$/m), 0, 'nothing waits now');
   });
 });
