@@ -75,6 +75,9 @@ describe('server flags', () => {
     const bad = tfgate('--rest_api_port=eighty');
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /Illegal value 'eighty' specified for int flag 'rest_api_port'/);
+    const mode = tfgate('--batching_mode=eager');
+    assert.equal(mode.status, 2);
+    assert.match(mode.stderr, /Illegal value 'eager' for flag 'batching_mode': expected fixed or adaptive/);
   });
   it('--help lists acted and ignored flags; --version answers', () => {
     const help = tfgate('--help');
