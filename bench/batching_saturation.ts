@@ -180,6 +180,8 @@ async function main() {
   console.log(`- saturated throughput (best fixed timeout): ${bestFixedSat.toFixed(0)} req/s = ${(bestFixedSat / offlineMax).toFixed(2)} × offline`);
   const oneUser = meanLatency(adaptive.get(loads[0].label)!);
   console.log(`- adaptive at 1 user: ${oneUser.toFixed(2)} ms vs batch-1 latency ${t1.toFixed(2)} ms: +${(oneUser - t1).toFixed(2)} ms (target ≤ +2 ms)`);
+  const offOneUser = meanLatency(results.get('batching off')!.get(loads[0].label)!);
+  console.log(`  (the same request with batching off, i.e. the server's own batch-1 latency over HTTP: ${offOneUser.toFixed(2)} ms; adaptive adds ${(oneUser - offOneUser).toFixed(2)} ms)`);
   for (const l of loads) {
     const fixed = timeoutsMicros.map((t) => [t, meanLatency(results.get(`fixed timeout ${t} µs`)!.get(l.label)!)] as const);
     const [bestT, best] = fixed.reduce((a, b) => (b[1] < a[1] ? b : a));
