@@ -1,11 +1,10 @@
 // Entry point of `tfgate` and `tensorflow_model_server`.
 import { readFileSync } from 'node:fs';
-import { FlagError, helpText, parseFlags } from './config/flags.js';
+import { FlagError, helpText, parseFlags, resolveServerOptions } from './config/flags.js';
 import { ConfigError } from './config/text_format.js';
 import { runCommand, showCommand, RUN_USAGE, SHOW_USAGE } from './cli/saved_model_cli.js';
 import { UsageError } from './cli/cli_args.js';
 import { ModelServer } from './server/model_server.js';
-import { serverOptionsFromFlags } from './server/server_options.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -43,7 +42,7 @@ export async function main(argv: string[]): Promise<void> {
       out(`TensorFlow ModelServer: tfgate-${version()}\nTensorFlow Library: TF.js (embedded runtime)\n`);
       return;
     }
-    server = new ModelServer(serverOptionsFromFlags(flags), log);
+    server = new ModelServer(resolveServerOptions(flags), log);
   } catch (e) {
     if (e instanceof FlagError) {
       process.stderr.write(`${e.message}\n\n${helpText()}`);

@@ -24,7 +24,7 @@
 //   folder under ./model_repository (TF Serving refuses to start); --model_name alone is
 //   still TF Serving's error.
 import path from 'node:path';
-import { cpuCount } from './batching_parameters.js';
+import { BATCHING_MODES, cpuCount, type BatchingMode } from './batching_parameters.js';
 
 /** A bad command line; the message names the flag. The CLI prints it and exits 2. */
 export class FlagError extends Error {
@@ -254,6 +254,10 @@ export interface ServerOptions {
     /** Absolute path of --batching_parameters_file, or null for the defaults. */
     readonly parametersFile: string | null;
     readonly perModel: boolean;
+    /** --batching_mode: the mode of models whose parameters set none. */
+    readonly mode: BatchingMode;
+    /** --batching_latency_target_ms; 0: none. */
+    readonly latencyTargetMs: number;
   };
   /** Absolute path of --monitoring_config_file, or null. */
   readonly monitoringConfigFile: string | null;
@@ -271,6 +275,8 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
     throw new FlagError(`Illegal value '${String(v[name])}' for flag '${name}': ${why}`, name);
   };
   if (!(RUNTIMES as readonly string[]).includes(v.runtime)) bad('runtime', `expected ${RUNTIMES.join(', ')}`);
+  if (!(BATCHING_MODES as readonly string[]).includes(v.batching_mode)) bad('batching_mode', `expected ${BATCHING_MODES.join(' or ')}`);
+  if (v.batching_latency_target_ms < 0) bad('batching_latency_target_ms', 'must not be negative');
   for (const name of ['port', 'rest_api_port'] as const) if (v[name] < 0 || v[name] > 65535) bad(name, 'not a port number');
   if (v.rest_api_port === 0) bad('rest_api_port', '0 disables the HTTP/REST API, and tfgate does not serve gRPC yet: nothing would be served');
   if (v.rest_api_timeout_in_ms <= 0) bad('rest_api_timeout_in_ms', 'must be positive');
@@ -311,7 +317,13 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
     enableModelWarmup: v.enable_model_warmup,
     numRequestIterationsForWarmup: v.num_request_iterations_for_warmup,
     enableSignatureMethodNameCheck: v.enable_signature_method_name_check,
-    batching: Object.freeze({ enabled: v.enable_batching, parametersFile: v.batching_parameters_file ? abs(v.batching_parameters_file) : null, perModel: v.enable_per_model_batching_parameters }),
+    batching: Object.freeze({
+      enabled: v.enable_batching,
+      parametersFile: v.batching_parameters_file ? abs(v.batching_parameters_file) : null,
+      perModel: v.enable_per_model_batching_parameters,
+      mode: v.batching_mode as BatchingMode,
+      latencyTargetMs: v.batching_latency_target_ms,
+    }),
     monitoringConfigFile: v.monitoring_config_file ? abs(v.monitoring_config_file) : null,
     runtime: v.runtime as RuntimeChoice,
     numExecutors: v.num_executors,

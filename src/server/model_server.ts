@@ -17,7 +17,7 @@ import { PredictionService } from '../services/prediction_service.js';
 import { createRestApp } from '../rest/rest_app.js';
 import { modelMetadataJson } from '../rest/model_metadata_json.js';
 import { modelStatusJson } from './model_status_json.js';
-import type { ServerOptions } from './server_options.js';
+import type { ServerOptions } from '../config/flags.js';
 
 export type Log = (msg: string) => void;
 
@@ -39,13 +39,13 @@ export class ModelServer {
     private readonly options: ServerOptions,
     private readonly log: Log,
   ) {
-    const executors = new ExecutorVersionLoader({ tags: options.savedModelTags, runtime: options.runtime, threadsPerVersion: options.executorsPerVersion });
+    const executors = new ExecutorVersionLoader({ tags: [...options.savedModelTags], runtime: options.runtime, threadsPerVersion: options.numExecutors });
     const global = ModelServer.batchingParameters(options);
     const loader = new BatchingVersionLoader(
       executors,
       global && {
         global,
-        perVersionFiles: options.batching.perModelFiles,
+        perVersionFiles: options.batching.perModel,
         defaults: { mode: options.batching.mode, latencyTargetMs: options.batching.latencyTargetMs },
         perModel: () => this.modelBatching,
         onBatch: (model, batch) => {
@@ -66,7 +66,7 @@ export class ModelServer {
     this.manager = new AspiredVersionsManager(loader, {
       allowVersionLabelsForUnavailableModels: options.allowVersionLabelsForUnavailableModels,
       maxNumLoadRetries: options.maxNumLoadRetries,
-      loadRetryIntervalMs: options.loadRetryIntervalMs,
+      loadRetryIntervalMs: options.loadRetryIntervalMicros / 1000,
       onEvent: (e) => this.logEvent(e),
     });
   }
@@ -80,7 +80,7 @@ export class ModelServer {
     if (!b.enabled) return undefined;
     if (b.parametersFile) return parseBatchingParametersText(readFileSync(b.parametersFile, 'utf8'), b.parametersFile);
     const src = options.modelSource;
-    if (src.kind === 'yaml') {
+    if (src.kind === 'yaml_config') {
       const yaml = parseYamlConfig(readFileSync(src.file, 'utf8'), src.file);
       if (yaml.batching) return yaml.batching;
     }
@@ -102,17 +102,19 @@ export class ModelServer {
   private async readConfig(): Promise<ModelServerConfig> {
     const src = this.options.modelSource;
     switch (src.kind) {
-      case 'config_file':
+      case 'model_config_file':
         return parseModelConfigText(await fs.readFile(src.file, 'utf8'), src.file);
-      case 'yaml': {
+      case 'yaml_config': {
         const yaml = parseYamlConfig(await fs.readFile(src.file, 'utf8'), src.file);
         this.modelBatching = yaml.model_batching;
         return yaml.model_server_config;
       }
-      case 'single':
+      case 'single_model':
         return singleModelConfig(src.name, src.basePath);
-      case 'repository': {
-        const entries = await fs.readdir(src.dir, { withFileTypes: true });
+      case 'default_repository': {
+        const entries = await fs.readdir(src.dir, { withFileTypes: true }).catch(() => {
+          throw new Error(`Both server_model_config and model_base_path are empty! (and ${src.dir}, served when no model flag is given, does not exist)`);
+        });
         const config: ModelConfig[] = entries
           .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
           .map((e) => ({ name: e.name, base_path: path.join(src.dir, e.name), model_platform: 'tensorflow', model_version_policy: { latest: { num_versions: 1 } }, version_labels: {} }));
@@ -172,7 +174,7 @@ export class ModelServer {
       this.timers.push(setInterval(() => this.config.model_config_list.config.forEach((m) => void this.pollModel(m)), fsWait * 1000));
     }
     const src = this.options.modelSource;
-    if ((src.kind === 'config_file' || src.kind === 'yaml') && src.pollWaitSeconds > 0) {
+    if ((src.kind === 'model_config_file' || src.kind === 'yaml_config') && src.pollWaitSeconds > 0) {
       this.timers.push(
         setInterval(async () => {
           try {
@@ -184,11 +186,7 @@ export class ModelServer {
       );
     }
     if (this.options.grpcPort) this.log(`gRPC is not served by tfgate yet: --port=${this.options.grpcPort} is accepted and nothing listens on it`);
-    for (const f of this.options.notYetServed) this.log(`Not implemented yet, accepted and ignored: ${f}`);
-    if (!this.options.restApiPort) {
-      this.log('REST API is disabled (--rest_api_port=0) and gRPC is not served yet: nothing to listen on');
-      return {};
-    }
+    for (const f of this.options.ignoredFlagsGiven) this.log(`--${f} is accepted and ignored (see --help)`);
     const app = createRestApp({
       prediction: new PredictionService(this.manager),
       modelStatus: (spec) => modelStatusJson(this.manager.status(spec)),
@@ -200,11 +198,11 @@ export class ModelServer {
           handle.release();
         }
       },
-      limits: this.options.limits,
+      limits: { maxBodyBytes: this.options.limits.maxRequestBodyBytes, jsonMaxDepth: this.options.limits.jsonMaxDepth, jsonMaxElements: this.options.limits.jsonMaxElements },
       timeoutMs: this.options.restApiTimeoutMs,
       metrics: this.metrics,
       metricsPath: await this.prometheusPath(),
-      enableCors: this.options.enableCors,
+      enableCors: this.options.restApiEnableCors,
     });
     const port = await new Promise<number>((resolve, reject) => {
       const server = serve({ fetch: app.fetch, port: this.options.restApiPort, hostname: this.options.restApiHost }, (info) => resolve(info.port));

@@ -151,7 +151,7 @@ describe('resolveServerOptions', () => {
     assert.equal(o.maxNumLoadRetries, 5);
     assert.deepEqual(o.savedModelTags, ['serve']);
     assert.equal(o.enableModelWarmup, true);
-    assert.deepEqual(o.batching, { enabled: false, parametersFile: null, perModel: false });
+    assert.deepEqual(o.batching, { enabled: false, parametersFile: null, perModel: false, mode: 'fixed', latencyTargetMs: 0 });
     assert.equal(o.monitoringConfigFile, null);
     assert.equal(o.runtime, 'auto');
     assert.deepEqual(o.limits, { maxRequestBodyBytes: 64 * 1024 * 1024, jsonMaxDepth: 64, jsonMaxElements: 16 * 1024 * 1024 });
@@ -163,7 +163,8 @@ describe('resolveServerOptions', () => {
     assert.deepEqual(o.modelSource, { kind: 'single_model', name: 'm', basePath: '/work/models/m' });
     assert.equal(o.restApiPort, 8501);
     assert.deepEqual(o.savedModelTags, ['serve', 'gpu']);
-    assert.deepEqual(o.batching, { enabled: true, parametersFile: '/work/b.cfg', perModel: false });
+    assert.deepEqual(o.batching, { enabled: true, parametersFile: '/work/b.cfg', perModel: false, mode: 'fixed', latencyTargetMs: 0 });
+    assert.deepEqual(parseServerOptions(['--enable_batching', '--batching_mode=adaptive', '--batching_latency_target_ms=40'], '/w').batching, { enabled: true, parametersFile: null, perModel: false, mode: 'adaptive', latencyTargetMs: 40 });
     assert.equal(o.monitoringConfigFile, '/etc/mon.cfg');
     assert.deepEqual(o.ignoredFlagsGiven, ['use_alts_credentials']);
     assert.equal(parseServerOptions(['--model_base_path=/m', '--rest_api_port=9001']).restApiPort, 9001);
@@ -185,6 +186,8 @@ describe('resolveServerOptions', () => {
     ['model_name without base path', ['--model_name=m'], 'model_base_path', /Both server_options\.model_base_path and server_options\.model_config_file are empty!/],
     ['no saved_model_tags', ['--saved_model_tags=,'], 'saved_model_tags', /no tag given/],
     ['timeout 0', ['--rest_api_timeout_in_ms=0'], 'rest_api_timeout_in_ms', /must be positive/],
+    ['unknown batching mode', ['--batching_mode=eager'], 'batching_mode', /Illegal value 'eager' for flag 'batching_mode': expected fixed or adaptive/],
+    ['negative latency target', ['--batching_latency_target_ms=-1'], 'batching_latency_target_ms', /must not be negative/],
   ];
   for (const [what, argv, flag, re] of BAD) {
     it(`refuses: ${what}`, () => assert.throws(() => resolveServerOptions(parseFlags(argv), '/w'), flagError(flag, re)));
