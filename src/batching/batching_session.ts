@@ -3,11 +3,11 @@
 // inputs are stacked along dimension 0, padded to the next allowed batch size with the first
 // row of the last task, run once, and the outputs sliced back (padded rows reach nobody).
 // A request split over several batches (large-batch splitting) is reassembled in order.
-import { invalidArgument, ServingError } from '../core/status.js';
+import { invalidArgument, queuedPastDeadline, ServingError } from '../core/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import { concatRows, padDims, padRows, sliceRows } from '../tensor/rows.js';
 import type { RunOptions, RunStats, ServableVersion } from '../services/servable_version.js';
-import type { Batch, BatchQueue, QueueOptions, SharedBatchScheduler } from './batch_scheduler.js';
+import { paddedSize, type Batch, type BatchQueue, type QueueOptions, type SharedBatchScheduler } from './batch_scheduler.js';
 
 export interface BatchTask {
   /** The loaded version that runs the batch. */
@@ -111,9 +111,31 @@ function failAll(batch: Batch<BatchTask>, e: Error): void {
   }
 }
 
+/**
+ * Takes out of the batch the tasks nobody waits for any more: those past their deadline
+ * (answered DEADLINE_EXCEEDED; they never run) and the rest of split tasks that already
+ * failed. The batch shrinks, and is padded anew.
+ */
+function dropUnwanted(queue: BatchQueue<BatchTask>, batch: Batch<BatchTask>): void {
+  const now = performance.now();
+  for (const p of batch.pieces) {
+    if (!p.task.done && p.task.deadline !== undefined && p.task.deadline <= now) {
+      p.task.done = true;
+      p.task.reject(queuedPastDeadline());
+    }
+  }
+  const live = batch.pieces.filter((p) => !p.task.done);
+  if (live.length === batch.pieces.length) return;
+  batch.pieces = live;
+  batch.size = live.reduce((n, p) => n + p.size, 0);
+  batch.paddedSize = paddedSize(batch.size, queue.options.allowedBatchSizes);
+}
+
 /** Runs one batch: stack, pad, run on the version's executors, slice the outputs back. */
-export async function processBatch(_queue: BatchQueue<BatchTask>, batch: Batch<BatchTask>): Promise<void> {
+export async function processBatch(queue: BatchQueue<BatchTask>, batch: Batch<BatchTask>): Promise<void> {
+  dropUnwanted(queue, batch);
   const pieces = batch.pieces;
+  if (!pieces.length) return;
   const first = pieces[0].task;
   const last = pieces[pieces.length - 1];
   // Padding rows repeat the first row of the last task, at its row in the stacked batch.
@@ -135,7 +157,10 @@ export async function processBatch(_queue: BatchQueue<BatchTask>, batch: Batch<B
       }),
     );
     const batchStats: RunStats = {};
-    outputs = await first.target.run(first.signature, stacked, first.outputKeys, { stats: batchStats });
+    // The batch is wanted while any of its tasks is: until the last deadline (none if one has none).
+    const deadlines = pieces.map((p) => p.task.deadline);
+    const deadline = deadlines.includes(undefined) ? undefined : Math.max(...(deadlines as number[]));
+    outputs = await first.target.run(first.signature, stacked, first.outputKeys, { stats: batchStats, deadline });
     batch.costMs = batchStats.computeMs;
     const inferMs = performance.now() - started;
     for (const p of pieces) if (p.task.stats) p.task.stats.inferMs = (p.task.stats.inferMs ?? 0) + inferMs;

@@ -53,6 +53,10 @@ export class ServingError extends Error {
 }
 
 export const invalidArgument = (m: string) => new ServingError(Code.INVALID_ARGUMENT, m);
+
+/** A request whose caller stopped waiting (REST timeout, gRPC deadline) before it could run. */
+export const QUEUED_PAST_DEADLINE = 'Deadline exceeded while the request waited to run; it was not run';
+export const queuedPastDeadline = () => new ServingError(Code.DEADLINE_EXCEEDED, QUEUED_PAST_DEADLINE);
 export const notFound = (m: string) => new ServingError(Code.NOT_FOUND, m);
 export const failedPrecondition = (m: string) => new ServingError(Code.FAILED_PRECONDITION, m);
 export const unimplemented = (m: string) => new ServingError(Code.UNIMPLEMENTED, m);

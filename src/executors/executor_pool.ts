@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { ServingError, internal } from '../core/status.js';
+import { ServingError, internal, queuedPastDeadline } from '../core/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, ModelDescription, RunReply, RunRequest } from './protocol.js';
 
@@ -25,6 +25,8 @@ interface Waiting {
   request: RunRequest;
   /** Receives the executor thread's own compute time. */
   timing?: { computeMs?: number };
+  /** performance.now() ms after which nobody waits for the answer: then it is not sent. */
+  deadline?: number;
   resolve: (outputs: Record<string, HostTensor>) => void;
   reject: (e: Error) => void;
 }
@@ -82,9 +84,14 @@ export class ExecutorPool {
    * turn travel in one message (each still runs on its own, unbatched): under load this
    * removes most of the per-request cost of crossing threads.
    */
-  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[] = [], timing?: { computeMs?: number }): Promise<Record<string, HostTensor>> {
+  run(
+    signature: string,
+    inputs: Record<string, HostTensor>,
+    outputKeys: string[] = [],
+    options: { timing?: { computeMs?: number }; deadline?: number } = {},
+  ): Promise<Record<string, HostTensor>> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ request: { signature, inputs, outputKeys }, timing, resolve, reject });
+      this.waiting.push({ request: { signature, inputs, outputKeys }, timing: options.timing, deadline: options.deadline, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -101,7 +108,13 @@ export class ExecutorPool {
     this.flushScheduled = false;
     const maxInFlight = this.threads * 2;
     while (this.waiting.length && this.inFlight < maxInFlight) {
-      const group = this.waiting.splice(0, MAX_REQUESTS_PER_MESSAGE);
+      const now = performance.now();
+      const group = this.waiting.splice(0, MAX_REQUESTS_PER_MESSAGE).filter((w) => {
+        if (w.deadline === undefined || w.deadline > now) return true;
+        w.reject(queuedPastDeadline());
+        return false;
+      });
+      if (!group.length) continue;
       this.inFlight++;
       void this.send(group).finally(() => {
         this.inFlight--;

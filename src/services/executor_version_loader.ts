@@ -20,7 +20,7 @@ export class ExecutorServableVersion implements ServableVersion {
 
   async run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options: RunOptions = {}): Promise<Record<string, HostTensor>> {
     const t0 = performance.now();
-    const outputs = await this.pool.run(signature, inputs, outputKeys, options.stats);
+    const outputs = await this.pool.run(signature, inputs, outputKeys, { timing: options.stats, deadline: options.deadline });
     if (options.stats) options.stats.inferMs = performance.now() - t0;
     return outputs;
   }

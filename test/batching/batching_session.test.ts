@@ -14,6 +14,7 @@ import { REPO_ROOT } from '../helpers/paths.js';
 import { postJson, startServer, type RunningServer } from '../helpers/server_process.js';
 import { writeHalfPlusTwoSavedModel } from '../../src/savedmodel/model_zoo.js';
 import { tempDir } from '../helpers/temp.js';
+import { Code, QUEUED_PAST_DEADLINE, ServingError } from '../../src/core/status.js';
 
 const col = (...v: number[]): HostTensor => ({ dtype: 'float32', shape: [v.length, 1], values: Float32Array.from(v) });
 const rows = (t: HostTensor) => Array.from(t.values as Float32Array);
@@ -47,6 +48,21 @@ describe('row operations', () => {
 });
 
 describe('batching session', () => {
+  it('a task past its deadline when its batch starts is answered DEADLINE_EXCEEDED and never runs; the rest of the batch runs', async () => {
+    const clock = new ManualClock();
+    const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);
+    const { seen, version } = recordingVersion();
+    const session = new BatchingSession('m/1', version, scheduler, { maxBatchSize: 8, batchTimeoutMicros: 1000, maxEnqueuedBatches: 10, allowedBatchSizes: [2, 4, 8], enableLargeBatchSplitting: false });
+    const late = session.run('serving_default', { x: col(1, 2) }, [], { deadline: performance.now() - 1 });
+    const live = session.run('serving_default', { x: col(3) }, [], { deadline: performance.now() + 60_000 });
+    const open = session.run('serving_default', { x: col(4) }, []);
+    clock.advance(1);
+    await assert.rejects(late, (e: unknown) => e instanceof ServingError && e.code === Code.DEADLINE_EXCEEDED && e.message === QUEUED_PAST_DEADLINE);
+    assert.deepEqual(rows((await live).y), [30]);
+    assert.deepEqual(rows((await open).y), [40]);
+    assert.deepEqual(seen, [[3, 4]], 'the late rows left the batch, which was padded anew (2 rows: no padding)');
+  });
+
   it('stacks requests, pads with the first row of the last task, and slices each answer back', async () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);

@@ -1,0 +1,39 @@
+// The executor pool on a real model version: requests run on executor threads, report their
+// compute time, and are not sent at all once their caller has stopped waiting.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { ExecutorPool } from '../../src/executors/executor_pool.js';
+import { writeHalfPlusTwoSavedModel } from '../../src/savedmodel/model_zoo.js';
+import { Code, QUEUED_PAST_DEADLINE, ServingError } from '../../src/core/status.js';
+import { tempDir } from '../helpers/temp.js';
+
+const x = (...v: number[]) => ({ x: { dtype: 'float32' as const, shape: [v.length, 1], values: Float32Array.from(v) } });
+
+describe('executor pool', () => {
+  let pool: ExecutorPool;
+  before(async () => {
+    const dir = path.join(tempDir(), '1');
+    await writeHalfPlusTwoSavedModel(dir);
+    pool = await ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'auto', threads: 1 });
+  });
+  after(async () => {
+    await pool.close();
+  });
+
+  it('runs a request on an executor thread and reports its compute time', async () => {
+    const timing: { computeMs?: number } = {};
+    const out = await pool.run('serving_default', x(1, 2), [], { timing, deadline: performance.now() + 60_000 });
+    assert.deepEqual(Array.from(out.y.values as Float32Array), [2.5, 3]);
+    assert.ok(typeof timing.computeMs === 'number' && timing.computeMs >= 0);
+  });
+
+  it('a request whose deadline passed before it left the queue is answered DEADLINE_EXCEEDED and not sent', async () => {
+    const timing: { computeMs?: number } = {};
+    const late = pool.run('serving_default', x(1), [], { timing, deadline: performance.now() - 1 });
+    const onTime = pool.run('serving_default', x(5), []);
+    await assert.rejects(late, (e: unknown) => e instanceof ServingError && e.code === Code.DEADLINE_EXCEEDED && e.message === QUEUED_PAST_DEADLINE);
+    assert.equal(timing.computeMs, undefined, 'it never ran');
+    assert.deepEqual(Array.from((await onTime).y.values as Float32Array), [4.5]);
+  });
+});
