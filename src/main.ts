@@ -1,6 +1,6 @@
 // Entry point of `tfgate` and `tensorflow_model_server`.
 import { readFileSync } from 'node:fs';
-import { FlagError, helpText, parseFlags, resolveServerOptions } from './config/flags.js';
+import { FlagError, helpText, parseFlags, resolveServerOptions, type ServerOptions } from './config/flags.js';
 import { ConfigError } from './config/text_format.js';
 import { runCommand, showCommand, RUN_USAGE, SHOW_USAGE } from './cli/saved_model_cli.js';
 import { UsageError } from './cli/cli_args.js';
@@ -32,6 +32,7 @@ export async function main(argv: string[]): Promise<void> {
   if (argv[0] === 'run') return subcommand(() => runCommand(argv.slice(1), out), RUN_USAGE);
 
   let server: ModelServer;
+  let options: ServerOptions;
   try {
     const flags = parseFlags(argv);
     if (flags.values.help) {
@@ -42,7 +43,8 @@ export async function main(argv: string[]): Promise<void> {
       out(`TensorFlow ModelServer: tfgate-${version()}\nTensorFlow Library: TF.js (embedded runtime)\n`);
       return;
     }
-    server = new ModelServer(resolveServerOptions(flags), log);
+    options = resolveServerOptions(flags);
+    server = new ModelServer(options, log);
   } catch (e) {
     if (e instanceof FlagError) {
       process.stderr.write(`${e.message}\n\n${helpText()}`);
@@ -54,8 +56,14 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw e;
   }
+  // The first signal drains: no new connections, answers for every request already received,
+  // then models unload. A second signal finds no handler left (once) and ends the process at once.
   const shutdown = async (signal: string) => {
-    log(`${signal} received: draining and unloading`);
+    log(`${signal} received: draining (at most ${options.shutdownDrainSeconds} s) and unloading`);
+    setTimeout(() => {
+      log(`drain took longer than --shutdown_drain_seconds=${options.shutdownDrainSeconds}: exiting`);
+      process.exit(1);
+    }, options.shutdownDrainSeconds * 1000).unref();
     await server.stop();
     process.exit(0);
   };

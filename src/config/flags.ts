@@ -133,6 +133,7 @@ export const FLAGS = {
   config: own('string', '', 'A YAML file with the model config (the content of --model_config_file in YAML, plus optional batching: and monitoring_config: sections). Not together with --model_config_file.'),
   batching_mode: own('string', 'fixed', "Batching mode of models whose batching parameters do not set one: fixed (TF Serving's batch_timeout_micros) or adaptive (tfgate learns the batch cost and waits only when it pays)."),
   batching_latency_target_ms: own('int64', 0, 'Adaptive batching: per-request latency target (ms) of models that do not set latency_target_ms; requests predicted to miss it get 503 with Retry-After. 0: none.'),
+  shutdown_drain_seconds: own('int32', 30, 'On SIGTERM/SIGINT: how long requests already received may take to be answered before tfgate exits anyway (a second signal exits at once).'),
   num_executors: own('int32', Math.max(1, Math.min(cpus - 1, 4)), 'Executor threads per loaded model version (default: one core left to the event loop, at most 4).'),
   max_request_body_bytes: own('int64', 64 * 1024 * 1024, 'Largest request body accepted (413 above it).'),
   json_max_depth: own('int32', 64, 'Deepest JSON nesting accepted in a request (400 above it).'),
@@ -263,6 +264,8 @@ export interface ServerOptions {
   readonly monitoringConfigFile: string | null;
   readonly runtime: RuntimeChoice;
   readonly numExecutors: number;
+  /** SIGTERM/SIGINT: the longest drain before exiting anyway. */
+  readonly shutdownDrainSeconds: number;
   readonly limits: { readonly maxRequestBodyBytes: number; readonly jsonMaxDepth: number; readonly jsonMaxElements: number };
   /** Flags given that tfgate accepts and ignores, for a start-up line. */
   readonly ignoredFlagsGiven: readonly FlagName[];
@@ -281,7 +284,7 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
   if (v.rest_api_port === 0) bad('rest_api_port', '0 disables the HTTP/REST API, and tfgate does not serve gRPC yet: nothing would be served');
   if (v.rest_api_timeout_in_ms <= 0) bad('rest_api_timeout_in_ms', 'must be positive');
   for (const name of ['num_executors', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements'] as const) if (v[name] < 1) bad(name, 'must be at least 1');
-  for (const name of ['num_load_threads', 'max_num_load_retries', 'num_request_iterations_for_warmup'] as const) if (v[name] < 0) bad(name, 'must not be negative');
+  for (const name of ['num_load_threads', 'max_num_load_retries', 'num_request_iterations_for_warmup', 'shutdown_drain_seconds'] as const) if (v[name] < 0) bad(name, 'must not be negative');
 
   if (v.batching_parameters_file && !v.enable_batching) {
     throw new FlagError('server_options.batching_parameters_file is set without setting server_options.enable_batching to true. (--batching_parameters_file needs --enable_batching)', 'batching_parameters_file');
@@ -327,6 +330,7 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
     monitoringConfigFile: v.monitoring_config_file ? abs(v.monitoring_config_file) : null,
     runtime: v.runtime as RuntimeChoice,
     numExecutors: v.num_executors,
+    shutdownDrainSeconds: v.shutdown_drain_seconds,
     limits: Object.freeze({ maxRequestBodyBytes: v.max_request_body_bytes, jsonMaxDepth: v.json_max_depth, jsonMaxElements: v.json_max_elements }),
     ignoredFlagsGiven: Object.freeze([...flags.given].filter((n) => !TABLE[n].acted)),
   });
