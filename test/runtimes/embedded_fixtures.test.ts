@@ -10,6 +10,7 @@ import type { Servable } from '../../src/runtimes/runtime.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { FIXTURES, fixtureModel } from '../helpers/paths.js';
 import { Code, ServingError } from '../../src/core/status.js';
+import { protoType } from '../../src/proto/index.js';
 
 const runtime = new EmbeddedRuntime('auto');
 const f32 = (shape: number[], values: number[]): HostTensor => ({ dtype: 'float32', shape, values: Float32Array.from(values) });
@@ -33,6 +34,19 @@ function mnistImage(file: string): number[] {
   return (body.instances.flat(4) as number[]).map(Number);
 }
 
+const ExampleType = protoType('tensorflow.Example');
+/** A serialized tf.Example; numbers as float lists, bigint arrays as int64 lists, strings as bytes. */
+function example(features: Record<string, number[] | string[] | { int64: number[] }>): Uint8Array {
+  const feature = Object.fromEntries(
+    Object.entries(features).map(([k, v]) => [
+      k,
+      Array.isArray(v) ? (typeof v[0] === 'string' ? { bytesList: { value: (v as string[]).map((x) => Buffer.from(x)) } } : { floatList: { value: v } }) : { int64List: { value: v.int64 } },
+    ]),
+  );
+  return ExampleType.encode(ExampleType.fromObject({ features: { feature } })).finish();
+}
+const strings = (...values: Uint8Array[]): HostTensor => ({ dtype: 'string', shape: [values.length], values });
+
 const HALF_PLUS_TWO_TF1 = [
   ['saved_model_half_plus_two_cpu', '00000123'],
   ['saved_model_half_plus_two_2_versions', '00000123'],
@@ -47,14 +61,18 @@ const HALF_PLUS_TWO_TF1 = [
 
 describe('embedded runtime on TF Serving test models', () => {
   for (const [name, version] of HALF_PLUS_TWO_TF1) {
-    it(`${name}/${version}: y = 0.5x + 2 through x:0, y3 = 0.5x2 + 3, classify refused by name`, async () => {
+    it(`${name}/${version}: y = 0.5x + 2 through x:0, y3 = 0.5x2 + 3, classify and regress through ParseExample`, async () => {
       const s = await load(name, version);
       const { y } = await s.run('serving_default', { x: f32([3, 1], [1, 2, 5]) });
       assertClose(y, [2.5, 3, 4.5], [3, 1]);
       const { outputs } = await s.run('regress_x2_to_y3', { inputs: f32([1, 1], [2]) });
       // mkl's y3 is a [1,10,10,1] conv output (all zeros) plus 0.5·x2 + 3, broadcast.
       assertClose(outputs, new Array(outputs.values.length).fill(4));
-      await assertRefused(s, 'classify_x_to_y', /ParseExample/);
+      // One example each: mkl's outputs broadcast against a [1,10,10,1] conv, as in TF.
+      const { scores } = await s.run('classify_x_to_y', { inputs: strings(example({ x: [20] })) });
+      assertClose(scores, new Array(scores.values.length).fill(12));
+      const { outputs: y2 } = await s.run('regress_x_to_y2', { inputs: strings(example({ x: [80] })) });
+      assertClose(y2, new Array(y2.values.length).fill(43));
       s.dispose();
     });
   }
@@ -72,7 +90,6 @@ describe('embedded runtime on TF Serving test models', () => {
     assertClose((await s.run('serving_default', {})).y, [2]);
     assertClose((await s.run('regress_x2_to_y3', { inputs: f32([1], [2]) })).outputs, [4]);
     assertClose((await s.run('classify_x2_to_y3', { inputs: f32([1], [2]) })).scores, [4]);
-    await assertRefused(s, 'regress_x_to_y', /ParseExampleV2/);
   });
 
   it('matrix_half_plus_two: constants only, no variables folder', async () => {
@@ -243,5 +260,29 @@ describe('embedded runtime on TF.js graph models (model.json)', () => {
     const [key] = Object.keys(s.signatures.serving_default.inputs);
     const out = Object.values(await s.run('serving_default', { [key]: f32([2, 10], [...new Array(10).fill(1), 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]) }))[0];
     assertClose(out, [0.9954263, -2.3041925]);
+  });
+});
+
+describe('ParseExample / ParseExampleV2 in the embedded runtime', () => {
+  it('TF2 (ParseExampleV2) and half_plus_three (a DT_FLOAT-declared string input) regress through tf.Example', async () => {
+    const tf2 = await load('saved_model_half_plus_two_tf2_cpu', '00000123');
+    assertClose((await tf2.run('regress_x_to_y', { inputs: strings(example({ x: [2] })) })).outputs, [3], [1, 1]);
+    assertClose((await tf2.run('classify_x_to_y', { inputs: strings(example({ x: [20] }), example({ x: [10] })) })).scores, [12, 7], [2, 1]);
+    tf2.dispose();
+    const three = await load('saved_model_half_plus_three', '00000123');
+    assertClose((await three.run('tensorflow/serving/regress', { inputs: strings(example({ x: [1] }), example({ x: [2] })) })).outputs, [3.5, 4]);
+    three.dispose();
+  });
+
+  it("refuses examples as TF's parser does: missing feature, wrong kind, wrong count, not a proto", async () => {
+    const s = await load('saved_model_half_plus_two_cpu', '00000123');
+    const run = (e: Uint8Array) => s.run('regress_x_to_y', { inputs: strings(e) });
+    const rejects = (e: Uint8Array, re: RegExp) => assert.rejects(run(e), (err: unknown) => err instanceof ServingError && err.code === Code.INVALID_ARGUMENT && re.test(err.message));
+    await rejects(example({ y: [1] }), /^Name: <unknown>, Feature: x \(data type: float\) is required but could not be found\.$/);
+    await rejects(example({ x: { int64: [2] } }), /^Name: <unknown>, Feature: x\.  Data types don't match\. Data type: int64 but expected type: float$/);
+    await rejects(example({ x: [1, 2] }), /^Name: <unknown>, Key: x, Index: 0\.  Number of float values != expected\.  values size: 2 but output shape: \[1\]$/);
+    await rejects(Uint8Array.from([0x0a, 0xff, 0xff]), /^Could not parse example input/);
+    assertClose((await run(example({ x: [2] }))).outputs, [3], [1, 1], 1e-6);
+    s.dispose();
   });
 });

@@ -14,9 +14,14 @@ import { readTensorBundle } from '../../savedmodel/tensor_bundle/index.js';
 import type { LoadOptions, Runtime, Servable, SignatureSpec } from '../runtime.js';
 import { initBackend, type BackendPreference } from './backend.js';
 import { toModelArtifacts } from './tfjs_artifacts.js';
-import { isTfjsSupportedOp } from './tfjs_ops.js';
+import { isTfjsSupportedOp, registerCustomOp } from './tfjs_ops.js';
+import { parseExample, parseExampleV2 } from './parse_example_op.js';
 import { TfjsServable, type SignatureGraph } from './tfjs_servable.js';
 import { loadTfjsGraphModelDir, TFJS_MODEL_JSON } from './tfjs_graph_model_dir.js';
+
+// Classify/regress signatures parse tf.Example protos in the graph; TF.js has no op for that.
+registerCustomOp('ParseExample', parseExample);
+registerCustomOp('ParseExampleV2', parseExampleV2);
 
 const exists = (p: string) => fs.stat(p).then(() => true, () => false);
 

@@ -211,7 +211,10 @@ export function prepareSignatureGraph(
       placeholder = `${FEED_PREFIX}${key}`;
       aliases.set(`${nodeName}:${index}`, `${placeholder}:0`);
     }
-    feedNodes.push(placeholderNode(placeholder, spec));
+    // A real placeholder keeps its own dtype: half_plus_three's regress signature declares
+    // DT_FLOAT for a DT_STRING placeholder, and TF runs it by the graph, not the declaration.
+    const ownDtype = node.op === 'Placeholder' && index === 0 ? node.attr?.dtype?.type : undefined;
+    feedNodes.push(placeholderNode(placeholder, ownDtype ? { ...spec, dtype: ownDtype } : spec));
     inputs[key] = { placeholder, spec };
   }
 
