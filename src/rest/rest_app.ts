@@ -1,14 +1,16 @@
 // The REST transport: TF Serving's /v1 API on Hono. It parses, routes and answers; all
 // inference runs on executor threads behind PredictionService.
 import { Hono, type Context } from 'hono';
-import { Code, ServingError, toStatusData, unimplemented } from '../core/status.js';
+import { Code, ServingError, toStatusData } from '../core/status.js';
+import { runExamples, type Classification, type ExampleApi } from '../services/example_inference.js';
+import { parseExampleRequest } from './json_examples.js';
 import type { PredictionService } from '../services/prediction_service.js';
 import type { ModelSpec, RunStats } from '../services/servable_version.js';
 import type { Metrics } from '../monitoring/metrics.js';
 import { httpStatusFor } from './http_status.js';
 import { checkModelRef, parseRestPath } from './rest_paths.js';
 import { parseJsonBody } from './json_parse.js';
-import { parsePredictRequest, predictResponseJson } from './json_tensor.js';
+import { formatFloat32, parsePredictRequest, predictResponseJson, rapidjsonString } from './json_tensor.js';
 
 export interface RestLimits {
   maxBodyBytes: number;
@@ -30,6 +32,8 @@ export interface RestDeps {
   metrics: Metrics;
   /** Where Prometheus scrapes (MonitoringConfig.prometheus_config.path); none when disabled. */
   metricsPath?: string;
+  /** --enable_signature_method_name_check: :classify / :regress need the matching method_name. */
+  checkMethodName?: boolean;
 }
 
 /** A body over --max_request_body_bytes: RESOURCE_EXHAUSTED, answered 413 as HTTP has a status for it. */
@@ -125,6 +129,40 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
   }
 }
 
+/** `{"results": …}`: classify [[[label, score], …], …], regress [v, …] (TF Serving's key, though api_rest.md says "result"). */
+function examplesResponseJson(api: ExampleApi, results: Classification[] | number[]): string {
+  const body =
+    api === 'regress'
+      ? (results as number[]).map(formatFloat32).join(', ')
+      : (results as Classification[]).map((row) => `[${row.map(([l, s]) => `[${rapidjsonString(l)}, ${formatFloat32(s)}]`).join(', ')}]`).join(', ');
+  return `{\n    "results": [${body}]\n}`;
+}
+
+/** POST …:classify / …:regress: JSON examples → tf.Example protos → the signature → results. */
+async function handleExamples(c: Context, api: ExampleApi, spec: ModelSpec, deps: RestDeps): Promise<Response> {
+  const started = performance.now();
+  const record = (status: string) => {
+    deps.metrics.requestCount.labels(spec.name, status).inc();
+    deps.metrics.requestLatency.labels(spec.name, api, 'REST').observe((performance.now() - started) * 1000);
+  };
+  try {
+    const body = parseJsonBody(await readBody(c, deps.limits.maxBodyBytes), { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements });
+    const request = parseExampleRequest(body);
+    const result = await withTimeout(
+      runExamples(deps.prediction, api, spec, request.signatureName, request.serialized, {
+        deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
+        checkMethodName: deps.checkMethodName,
+      }),
+      deps.timeoutMs,
+    );
+    record('OK');
+    return c.body(examplesResponseJson(api, result.results), 200, JSON_HEADERS);
+  } catch (e) {
+    record(Code[toStatusData(e).code]);
+    throw e;
+  }
+}
+
 export function createRestApp(deps: RestDeps): Hono {
   const app = new Hono();
 
@@ -155,7 +193,7 @@ export function createRestApp(deps: RestDeps): Hono {
           return c.body(JSON.stringify(deps.modelMetadata(call.model), null, 1), 200, JSON_HEADERS);
         case 'classify':
         case 'regress':
-          throw unimplemented(`:${call.kind} is not implemented yet in tfgate (REST :predict is)`);
+          return await handleExamples(c, call.kind, call.model, deps);
         case 'predict':
           return await handlePredict(c, call.model, deps);
       }

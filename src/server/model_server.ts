@@ -203,6 +203,7 @@ export class ModelServer {
       metrics: this.metrics,
       metricsPath: await this.prometheusPath(),
       enableCors: this.options.restApiEnableCors,
+      checkMethodName: this.options.enableSignatureMethodNameCheck,
     });
     const port = await new Promise<number>((resolve, reject) => {
       const server = serve({ fetch: app.fetch, port: this.options.restApiPort, hostname: this.options.restApiHost }, (info) => resolve(info.port));

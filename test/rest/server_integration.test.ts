@@ -183,7 +183,7 @@ model_config_list {
     { what: 'GET on :predict', method: 'GET', path: '/v1/models/default:predict', status: 400, error: /^Malformed request: GET \/v1\/models\/default:predict$/ },
     { what: 'status of an unknown model', method: 'GET', path: '/v1/models/nope', status: 404, error: /^Could not find any versions of model nope$/ },
     { what: 'status of an unknown version', method: 'GET', path: '/v1/models/default/versions/9', status: 404, error: /^Could not find version 9 of model default$/ },
-    { what: 'classify (its own issue)', path: '/v1/models/default:classify', body: '{"examples": [{"x": 2.0}]}', status: 501, error: /classify/ },
+    { what: 'classify on a signature without classification outputs', path: '/v1/models/default:classify', body: '{"signature_name": "regress_x_to_y", "examples": [{"x": 2.0}]}', status: 400, error: /^Expected classification signature outputs to contain at least one of classes or scores\. Signature was: regress_x_to_y$/ },
     { what: 'a string that is no tf.Example, fed to a signature that parses them', path: '/v1/models/default:predict', body: '{"signature_name": "classify_x_to_y", "instances": ["a"]}', status: 400, error: /^Could not parse example input, value: 'a'$/ },
   ];
   for (const c of BAD) {

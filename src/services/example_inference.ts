@@ -1,0 +1,93 @@
+// TF Serving's Classify and Regress over serialized tf.Example inputs, shared by transports:
+// which signature, which input and output keys (classifier.cc / regressor.cc's rules), and the
+// results read back from the output tensors.
+import { Code, ServingError, invalidArgument } from '../core/status.js';
+import type { HostTensor } from '../tensor/host_tensor.js';
+import type { SignatureSpec } from '../runtimes/runtime.js';
+import type { CallOptions, PredictionService } from './prediction_service.js';
+import type { ModelSpec } from './servable_version.js';
+
+export const CLASSIFY_METHOD_NAME = 'tensorflow/serving/classify';
+export const REGRESS_METHOD_NAME = 'tensorflow/serving/regress';
+const INPUTS = 'inputs';
+
+export type ExampleApi = 'classify' | 'regress';
+
+/** One example's classes: [label, score] pairs ("" when the model has no classes output). */
+export type Classification = Array<[string, number]>;
+
+export interface ExampleResult {
+  version: number;
+  results: Classification[] | number[];
+}
+
+function checkSignature(api: ExampleApi, name: string, signature: SignatureSpec, checkMethodName: boolean): { outputs: string[] } {
+  const method = api === 'classify' ? CLASSIFY_METHOD_NAME : REGRESS_METHOD_NAME;
+  // TF2 exports label every signature "predict"; TF Serving checks the method name only on request.
+  if (checkMethodName && signature.methodName !== method) {
+    throw invalidArgument(`Expected ${api === 'classify' ? 'classification' : 'regression'} signature method_name to be ${method}. Was: ${signature.methodName}`);
+  }
+  const inputs = Object.keys(signature.inputs);
+  if (inputs.length !== 1) throw invalidArgument(`Expected one input Tensor.`);
+  if (!(INPUTS in signature.inputs)) throw invalidArgument(`No ${api === 'classify' ? 'classification' : 'regression'} inputs found in SignatureDef: ${name}`);
+  if (api === 'classify') {
+    const outputs = ['classes', 'scores'].filter((k) => k in signature.outputs);
+    if (!outputs.length) throw invalidArgument(`Expected classification signature outputs to contain at least one of classes or scores. Signature was: ${name}`);
+    return { outputs };
+  }
+  if (!('outputs' in signature.outputs)) throw invalidArgument(`No regression outputs found in SignatureDef: ${name}`);
+  return { outputs: ['outputs'] };
+}
+
+/** Rows of a [batch] or [batch, k] tensor. */
+function rowsOf(t: HostTensor, batch: number, what: string): { width: number } {
+  if (t.shape[0] !== batch || t.shape.length > 2) {
+    throw new ServingError(Code.INVALID_ARGUMENT, `Expected ${what} Tensor of shape [${batch}] or [${batch}, k]; got [${t.shape.join(',')}]`);
+  }
+  return { width: t.shape.length === 2 ? t.shape[1] : 1 };
+}
+
+function label(v: unknown): string {
+  return typeof v === 'string' ? v : new TextDecoder().decode(v as Uint8Array);
+}
+
+export async function runExamples(
+  prediction: PredictionService,
+  api: ExampleApi,
+  spec: ModelSpec,
+  signatureName: string | undefined,
+  serialized: Uint8Array[],
+  options: CallOptions & { checkMethodName?: boolean } = {},
+): Promise<ExampleResult> {
+  let outputKeys: string[] = [];
+  const result = await prediction.predict(
+    spec,
+    signatureName,
+    (signature) => {
+      outputKeys = checkSignature(api, signatureName ?? 'serving_default', signature, options.checkMethodName ?? false).outputs;
+      return { inputs: { [INPUTS]: { dtype: 'string', shape: [serialized.length], values: serialized } }, outputFilter: outputKeys };
+    },
+    options,
+  );
+  const batch = serialized.length;
+  if (api === 'regress') {
+    const out = result.outputs.outputs;
+    const { width } = rowsOf(out, batch, 'output');
+    if (width !== 1) throw invalidArgument(`Expected output Tensor shape to be either [batch_size] or [batch_size, 1] but got [${out.shape.join(',')}]`);
+    return { version: result.version, results: Array.from(out.values as ArrayLike<number>, Number) };
+  }
+  const scores = result.outputs.scores;
+  const classes = result.outputs.classes;
+  const width = scores ? rowsOf(scores, batch, 'scores').width : rowsOf(classes, batch, 'classes').width;
+  if (scores && classes && rowsOf(classes, batch, 'classes').width !== width) throw invalidArgument('Tensors class and score should match in shape.');
+  const results: Classification[] = [];
+  for (let b = 0; b < batch; b++) {
+    const row: Classification = [];
+    for (let k = 0; k < width; k++) {
+      const i = b * width + k;
+      row.push([classes ? label((classes.values as ArrayLike<unknown>)[i]) : '', scores ? Number((scores.values as ArrayLike<number>)[i]) : 0]);
+    }
+    results.push(row);
+  }
+  return { version: result.version, results };
+}
