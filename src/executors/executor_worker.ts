@@ -1,13 +1,35 @@
 // Entry of an executor thread: loads one model version once, then runs tasks on it.
 // Inference happens here, never on the main thread's event loop.
 import { workerData } from 'node:worker_threads';
-import { toStatusData } from '../core/status.js';
+import path from 'node:path';
+import { ServingError, toStatusData } from '../core/status.js';
+import { readWarmupRuns, WARMUP_FILE } from '../savedmodel/warmup_requests.js';
 import { createRuntime } from '../runtimes/index.js';
 import type { Servable } from '../runtimes/runtime.js';
 import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, RunReply, RunRequest } from './protocol.js';
 
 const data = workerData as ExecutorWorkerData;
-const loading: Promise<Servable> = (async () => createRuntime(data.runtime).load(data.versionDir, { tags: data.tags }))();
+let warmupRecords = 0;
+// Every thread loads the version and replays its warmup records before answering anything,
+// so the version is AVAILABLE only once all its executors are warm.
+const loading: Promise<Servable> = (async () => {
+  const servable = await createRuntime(data.runtime).load(data.versionDir, { tags: data.tags });
+  if (data.warmupIterations) {
+    const records = (await readWarmupRuns(data.versionDir)) ?? [];
+    for (const [i, runs] of records.entries()) {
+      for (let k = 0; k < data.warmupIterations; k++) {
+        for (const r of runs) {
+          await servable.run(r.signature, r.inputs, r.outputKeys).catch((e: unknown) => {
+            const status = toStatusData(e);
+            throw new ServingError(status.code, `Warmup failed: ${path.join(data.versionDir, WARMUP_FILE)} record ${i} (signature ${r.signature}): ${status.message}`);
+          });
+        }
+      }
+    }
+    warmupRecords = records.length;
+  }
+  return servable;
+})();
 // Keep a load failure from becoming an unhandled rejection; tasks report it.
 loading.catch(() => {});
 
@@ -26,7 +48,7 @@ export default async function handle(task: ExecutorTask): Promise<ExecutorReply>
     const servable = await loading;
     if (task.kind === 'describe') {
       const { backend, signatures, refusals, signatureDefs } = servable;
-      return { ok: true, kind: 'describe', description: { backend, signatures, refusals, signatureDefs } };
+      return { ok: true, kind: 'describe', description: { backend, signatures, refusals, signatureDefs, warmupRecords } };
     }
     if (task.kind === 'runMany') {
       const replies: RunReply[] = [];

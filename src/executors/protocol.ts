@@ -10,6 +10,8 @@ export interface ExecutorWorkerData {
   versionDir: string;
   tags: string[];
   runtime: RuntimeName;
+  /** --enable_model_warmup: times each warmup record is replayed on this thread (0: off). */
+  warmupIterations?: number;
 }
 
 export type RuntimeName = 'auto' | 'wasm' | 'cpu' | 'tfjs-node';
@@ -30,6 +32,8 @@ export interface ModelDescription {
   refusals: Record<string, string>;
   /** SignatureDefs as stored, for GetModelMetadata. */
   signatureDefs: Record<string, SignatureDefObject>;
+  /** Warmup records replayed on the thread that answered (0 without a warmup file). */
+  warmupRecords: number;
 }
 
 /** computeMs: the run's own time on the executor thread (what adaptive batching learns from). */

@@ -39,7 +39,12 @@ export class ModelServer {
     private readonly options: ServerOptions,
     private readonly log: Log,
   ) {
-    const executors = new ExecutorVersionLoader({ tags: [...options.savedModelTags], runtime: options.runtime, threadsPerVersion: options.numExecutors });
+    const executors = new ExecutorVersionLoader({
+      tags: [...options.savedModelTags],
+      runtime: options.runtime,
+      threadsPerVersion: options.numExecutors,
+      warmupIterations: options.enableModelWarmup ? Math.max(1, options.numRequestIterationsForWarmup) : 0,
+    });
     const global = ModelServer.batchingParameters(options);
     const loader = new BatchingVersionLoader(
       executors,

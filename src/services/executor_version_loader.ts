@@ -9,6 +9,8 @@ export interface ExecutorLoaderOptions {
   runtime: RuntimeName;
   /** Executor threads per loaded version. */
   threadsPerVersion: number;
+  /** Warmup replays per record on every thread (0: --enable_model_warmup=false). */
+  warmupIterations?: number;
 }
 
 export class ExecutorServableVersion implements ServableVersion {
@@ -35,6 +37,7 @@ export class ExecutorVersionLoader {
       tags: this.options.tags,
       runtime: this.options.runtime,
       threads: this.options.threadsPerVersion,
+      warmupIterations: this.options.warmupIterations ?? 0,
     });
     return new ExecutorServableVersion(pool);
   }
