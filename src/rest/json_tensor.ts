@@ -430,7 +430,7 @@ function typeError(v: JsonValue, marked: boolean, type: InputType): ServingError
 }
 
 /** JsonTypeString. */
-function jsonTypeString(v: JsonValue): string {
+export function jsonTypeString(v: JsonValue): string {
   if (v === null) return 'Null';
   if (v === true) return 'True';
   if (v === false) return 'False';
@@ -451,7 +451,7 @@ function isPlainObject(v: unknown): v is JsonObject {
 }
 
 /** IsValBase64Object: an object whose only member is "b64" holding a string. */
-function isBase64Object(v: unknown): v is { b64: string } {
+export function isBase64Object(v: unknown): v is { b64: string } {
   if (!isPlainObject(v) || typeof v[B64_KEY] !== 'string' || !hasOwn(v, B64_KEY)) return false;
   let members = 0;
   for (const k in v) if (hasOwn(v, k) && ++members > 1) return false;
@@ -474,7 +474,7 @@ function statusString(e: unknown): string {
 }
 
 /** JsonDecodeBase64Object with absl::Base64Unescape's rules. */
-function decodeBase64Object(v: JsonObject): Uint8Array {
+export function decodeBase64Object(v: JsonObject): Uint8Array {
   if (!isBase64Object(v)) throw invalidArgument(MSG.base64FormatError(debugJson(v)));
   const bytes = base64Unescape(v.b64);
   if (bytes === undefined) throw invalidArgument(MSG.UNABLE_TO_BASE64_DECODE);

@@ -122,3 +122,15 @@ export const inconsistentBatchSize = (name: string, got: number, expected: numbe
   `Tensor name: ${name} has inconsistent batch size: ${got} expecting: ${expected}`;
 
 export const failedToWriteJsonValue = (dtype: string) => `Failed to write JSON value for tensor type: ${dtype}`;
+
+// ---- FillClassifyRegressRequestFromJson ---------------------------------------------------
+
+/** Both verbs: TF Serving's template says "classify" for :regress too. */
+export const examplesMissing = (dbg: string) => `JSON Value: ${dbg} When method is classify, key 'examples' is expected and was not found`;
+export const examplesNotList = (dbg: string) => `JSON Value: ${dbg} Expecting 'examples' value to be an list/array`;
+export const examplesEmpty = (dbg: string) => `JSON Value: ${dbg} 'examples' value is an empty array`;
+export const exampleNotObject = (jsonType: string) => `Example must be JSON object but got JSON ${jsonType}`;
+export const featureUnexpectedJsonType = (feature: string, jsonType: string) => `Feature: ${feature} has element with unexpected JSON type: ${jsonType}`;
+/** A list element of another kind than the ones before it (bytes, float, int64). */
+export const featureUnexpectedElementType = (feature: string, kind: string) => `Unexpected element type in feature: ${feature} expecting type: ${kind}`;
+export const featureUint64 = (feature: string) => `Feature: ${feature} has uint64 element. Only int64 is supported.`;

@@ -58,8 +58,8 @@ describe(':classify and :regress (real process)', () => {
     const cases: Array<[string, string, string, number, RegExp]> = [
       ['default', 'regress', '{"signature_name": "regress_x_to_y", "examples": [{"x": 2}]}', 400, /^Name: <unknown>, Feature: x\.  Data types don't match\. Data type: int64 but expected type: float$/],
       ['default', 'regress', '{"signature_name": "regress_x_to_y", "examples": [{"y": 2.0}]}', 400, /^Name: <unknown>, Feature: x \(data type: float\) is required but could not be found\.$/],
-      ['default', 'regress', '{"signature_name": "regress_x_to_y", "examples": [{"x": [1.0, "a"]}]}', 400, /mixes strings and numbers/],
-      ['default', 'regress', '{"signature_name": "regress_x_to_y"}', 400, /'examples' key/],
+      ['default', 'regress', '{"signature_name": "regress_x_to_y", "examples": [{"x": [1.0, "a"]}]}', 400, /^Unexpected element type in feature: x expecting type: float$/],
+      ['default', 'regress', '{"signature_name": "regress_x_to_y"}', 400, /When method is classify, key 'examples' is expected and was not found$/],
       ['default', 'regress', '{"signature_name": "serving_default", "examples": [{"x": 2.0}]}', 400, /^No regression inputs found in SignatureDef: serving_default$/],
       ['default', 'regress', '{"signature_name": "nope", "examples": [{"x": 2.0}]}', 400, /^Serving signature name: "nope" not found in signature def$/],
       ['nope', 'classify', '{"examples": [{"x": 2.0}]}', 404, /Servable not found for request: Latest\(nope\)/],
