@@ -129,13 +129,16 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
   }
 }
 
-/** `{"results": …}`: classify [[[label, score], …], …], regress [v, …] (TF Serving's key, though api_rest.md says "result"). */
+/**
+ * `{"results": …}`: classify [[[label, score], …], …], regress [v, …] (TF Serving's key,
+ * though api_rest.md says "result"), laid out as TF Serving's RapidJSON PrettyWriter does:
+ * regress on one line; classify with each example's classes on one line and the closing
+ * bracket of the list on its own line, as its format option is reset before it.
+ */
 function examplesResponseJson(api: ExampleApi, results: Classification[] | number[]): string {
-  const body =
-    api === 'regress'
-      ? (results as number[]).map(formatFloat32).join(', ')
-      : (results as Classification[]).map((row) => `[${row.map(([l, s]) => `[${rapidjsonString(l)}, ${formatFloat32(s)}]`).join(', ')}]`).join(', ');
-  return `{\n    "results": [${body}]\n}`;
+  if (api === 'regress') return `{\n    "results": [${(results as number[]).map(formatFloat32).join(', ')}]\n}`;
+  const rows = (results as Classification[]).map((row) => `[${row.map(([l, s]) => `[${rapidjsonString(l)}, ${formatFloat32(s)}]`).join(', ')}]`);
+  return `{\n    "results": [${rows.join(', ')}\n    ]\n}`;
 }
 
 /** POST …:classify / …:regress: JSON examples → tf.Example protos → the signature → results. */

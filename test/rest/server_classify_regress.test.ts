@@ -46,7 +46,9 @@ describe(':classify and :regress (real process)', () => {
     const three = await call('three', 'regress', '{"signature_name": "tensorflow/serving/regress", "examples": [{"x": 1.0}, {"x": 2.0}]}');
     assert.equal(three.status, 200);
     assert.deepEqual(three.json, { results: [3.5, 4] });
-    assert.match(three.text, /"results": \[3\.5, 4\.0\]/, 'floats written as TF Serving writes them');
+    assert.equal(three.text, '{\n    "results": [3.5, 4.0]\n}', "TF Serving's layout and number format");
+    const classified = await call('default', 'classify', '{"signature_name": "classify_x_to_y", "examples": [{"x": 20.0}, {"x": 10.0}]}');
+    assert.equal(classified.text, '{\n    "results": [[["", 12.0]], [["", 7.0]]\n    ]\n}');
   });
 
   it("context is merged into every example; an example's own feature wins", async () => {
