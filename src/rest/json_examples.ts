@@ -10,11 +10,12 @@
 import { invalidArgument } from '../core/status.js';
 import { protoType } from '../proto/index.js';
 import { isFloatMember, numberIsFloat, type JsonObject, type JsonValue } from './json_parse.js';
-import { debugJson, decodeBase64Object, isBase64Object, jsonTypeString } from './json_tensor.js';
+import { debugJson, decodeBase64Object, formatFloat64, isBase64Object, jsonTypeString } from './json_tensor.js';
 import * as MSG from './messages.js';
 
 const INT64_MAX = 2n ** 63n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;
+const FLOAT32_MAX = 3.4028234663852886e38;
 
 export interface ExampleRequest {
   signatureName?: string;
@@ -45,7 +46,11 @@ function addValue(name: string, f: FeatureBuilder, v: JsonValue, container: obje
     if (!isBase64Object(v)) throw invalidArgument(MSG.featureUnexpectedJsonType(name, jsonTypeString(v)));
     return add('bytes', decodeBase64Object(v));
   }
-  if (numberIsFloat(v, isFloatMember(container, key))) return add('float', Number(v));
+  if (numberIsFloat(v, isFloatMember(container, key))) {
+    const d = Number(v);
+    if (Number.isFinite(d) && Math.abs(d) > FLOAT32_MAX) throw invalidArgument(MSG.lossyDecimal(formatFloat64(d), 'float'));
+    return add('float', d);
+  }
   const big = BigInt(v);
   if (big > UINT64_MAX) return add('float', Number(v)); // RapidJSON holds it as a double
   if (big > INT64_MAX) throw invalidArgument(MSG.featureUint64(name));

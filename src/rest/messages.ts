@@ -133,4 +133,6 @@ export const exampleNotObject = (jsonType: string) => `Example must be JSON obje
 export const featureUnexpectedJsonType = (feature: string, jsonType: string) => `Feature: ${feature} has element with unexpected JSON type: ${jsonType}`;
 /** A list element of another kind than the ones before it (bytes, float, int64). */
 export const featureUnexpectedElementType = (feature: string, kind: string) => `Unexpected element type in feature: ${feature} expecting type: ${kind}`;
+/** LossyDecimalError: a finite number beyond float's range. `dbg` as JsonValueToString writes it. */
+export const lossyDecimal = (dbg: string, target: string) => `Cannot convert JSON value: ${dbg} to ${target} without loss of precision.`;
 export const featureUint64 = (feature: string) => `Feature: ${feature} has uint64 element. Only int64 is supported.`;

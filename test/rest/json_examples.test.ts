@@ -47,6 +47,8 @@ describe('JSON → tf.Example', () => {
       ['{"examples": [{"x": {"a": 1}}]}', 'Feature: x has element with unexpected JSON type: Object'],
       ['{"examples": [{"x": 18446744073709551615}]}', 'Feature: x has uint64 element. Only int64 is supported.'],
       ['{"examples": [3]}', 'Example must be JSON object but got JSON Number'],
+      ['{"examples": [{"x": 1.7976931348623157e308}]}', 'Cannot convert JSON value: 1.7976931348623157e+308 to float without loss of precision.'],
+      ['{"examples": [{"names": [10, 10.0]}]}', 'Unexpected element type in feature: names expecting type: int64'],
       ['{"context": [1], "examples": [{}]}', 'Example must be JSON object but got JSON Array'],
       ['{"instances": [1]}', `JSON Value: {\n    "instances": [1]\n} When method is classify, key 'examples' is expected and was not found`],
       ['{"examples": 1}', `JSON Value: {\n    "examples": 1\n} Expecting 'examples' value to be an list/array`],
@@ -54,5 +56,9 @@ describe('JSON → tf.Example', () => {
     ] as const) {
       assert.throws(() => parse(json), (e: unknown) => e instanceof ServingError && e.code === Code.INVALID_ARGUMENT && e.message === text, json);
     }
+    assert.throws(
+      () => parse('{"signature_name": ["hello"], "examples": [{"names": ["foo", "bar"]}]}'),
+      (e: unknown) => e instanceof ServingError && /^JSON Value: \{[^]*\} not formatted correctly\. 'signature_name' key must be a string value\.$/.test(e.message),
+    );
   });
 });
