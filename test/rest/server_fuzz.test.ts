@@ -1,0 +1,109 @@
+// Bad input at scale against the real server, for a bounded time: mutated valid requests,
+// random bytes, deep nesting, huge shapes, invalid UTF-8 and wrong content types. A client
+// error must never be answered 5xx, the process must survive, and good requests keep
+// working. The counts are printed (node:test diagnostics).
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { MODELS } from '../helpers/paths.js';
+import { startServer, type RunningServer } from '../helpers/server_process.js';
+
+const SECONDS = 8;
+
+/** A small deterministic PRNG, so a failure can be replayed from its seed. */
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const VALID = [
+  '{"instances": [1.0, 2.0, 5.0]}',
+  '{"inputs": {"x": [[1.0], [2.0]]}}',
+  '{"signature_name": "serving_default", "instances": [[1.0]]}',
+  '{"signature_name": "regress_x_to_y", "examples": [{"x": 2.0}]}',
+  '{"signature_name": "classify_x_to_y", "context": {"x": 1.0}, "examples": [{}]}',
+];
+const PATHS = ['/v1/models/default:predict', '/v1/models/default:regress', '/v1/models/default:classify', '/v1/models/default/versions/123:predict', '/v1/models/default/labels/x:predict'];
+const TOKENS = ['[', ']', '{', '}', ',', ':', '"', 'NaN', '-Infinity', '1e999', '-0', '18446744073709551616', 'null', 'true', '"b64"', '{"b64": "@@"}', '\\u0000', '\uFFFF', '"\\ud800"'];
+
+function mutate(rand: () => number, s: string): string {
+  const ops = 1 + Math.floor(rand() * 4);
+  for (let i = 0; i < ops; i++) {
+    const at = Math.floor(rand() * (s.length + 1));
+    const r = rand();
+    if (r < 0.3) s = s.slice(0, at) + s.slice(at + 1 + Math.floor(rand() * 3));
+    else if (r < 0.7) s = s.slice(0, at) + TOKENS[Math.floor(rand() * TOKENS.length)] + s.slice(at);
+    else s = s.slice(0, at) + s.slice(at, at + 8).repeat(1 + Math.floor(rand() * 3)) + s.slice(at);
+  }
+  return s;
+}
+
+type Body = { body: Uint8Array | string; contentType?: string; what: string };
+
+function generate(rand: () => number): Body {
+  const k = rand();
+  if (k < 0.45) return { body: mutate(rand, VALID[Math.floor(rand() * VALID.length)]), contentType: 'application/json', what: 'mutated' };
+  if (k < 0.6) return { body: Uint8Array.from({ length: Math.floor(rand() * 300) }, () => Math.floor(rand() * 256)), contentType: 'application/json', what: 'random bytes' };
+  if (k < 0.7) {
+    const depth = 50 + Math.floor(rand() * 5000);
+    return { body: `{"instances": ${'['.repeat(depth)}1${']'.repeat(depth)}}`, what: 'deep nesting' };
+  }
+  if (k < 0.8) {
+    const n = 1 + Math.floor(rand() * 3);
+    const rows = Array.from({ length: n }, () => `[${new Array(1 + Math.floor(rand() * 20000)).fill('1.0').join(',')}]`);
+    return { body: `{"instances": [${rows.join(',')}]}`, what: 'huge or ragged shapes' };
+  }
+  if (k < 0.9) {
+    const bad = Uint8Array.from([...Buffer.from('{"instances": ["'), 0xc3, 0x28, 0xff, 0xfe, 0xed, 0xa0, 0x80, ...Buffer.from('"]}')]);
+    return { body: bad, contentType: 'application/json', what: 'invalid UTF-8' };
+  }
+  const types = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream'];
+  return { body: VALID[Math.floor(rand() * VALID.length)], contentType: types[Math.floor(rand() * types.length)], what: 'wrong content type' };
+}
+
+describe('fuzzing the REST API (real process)', () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await startServer([`--model_base_path=${path.join(MODELS, 'saved_model_half_plus_two_cpu')}`, '--model_name=default', '--num_executors=1', '--json_max_depth=64']);
+    for (let i = 0; i < 100 && (await (await fetch(server.url('/v1/models/default'))).json()).model_version_status?.[0]?.state !== 'AVAILABLE'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+  after(async () => {
+    assert.equal(await server.stop(), 0, 'the server survived and drained');
+  });
+
+  it(`${SECONDS} s of bad requests: no 5xx, no crash, good requests still answered`, async (t) => {
+    const seed = 20261124;
+    const rand = prng(seed);
+    const counts = new Map<string, number>();
+    const statuses = new Map<number, number>();
+    const serverErrors: string[] = [];
+    const end = Date.now() + SECONDS * 1000;
+    let sent = 0;
+    const worker = async () => {
+      while (Date.now() < end) {
+        const b = generate(rand);
+        const url = server.url(PATHS[Math.floor(rand() * PATHS.length)]);
+        const res = await fetch(url, { method: 'POST', body: typeof b.body === 'string' ? b.body : Buffer.from(b.body), headers: b.contentType ? { 'content-type': b.contentType } : {} });
+        const text = await res.text();
+        sent++;
+        counts.set(b.what, (counts.get(b.what) ?? 0) + 1);
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        if (res.status >= 500) serverErrors.push(`${b.what} → ${res.status} ${text.slice(0, 200)} body: ${Buffer.from(b.body).toString('utf8').slice(0, 200)}`);
+      }
+    };
+    await Promise.all([worker(), worker(), worker(), worker()]);
+    t.diagnostic(`seed ${seed}: ${sent} requests; by kind ${JSON.stringify(Object.fromEntries(counts))}; by status ${JSON.stringify(Object.fromEntries(statuses))}`);
+    assert.deepEqual(serverErrors.slice(0, 5), [], `${serverErrors.length} answers were 5xx`);
+    assert.ok(sent > 100, `only ${sent} requests in ${SECONDS} s`);
+    const good = await fetch(server.url('/v1/models/default:predict'), { method: 'POST', body: '{"instances": [1.0, 2.0, 5.0]}' });
+    assert.deepEqual(await good.json(), { predictions: [2.5, 3, 4.5] });
+  });
+});
