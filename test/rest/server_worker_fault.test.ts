@@ -1,0 +1,56 @@
+// An executor thread that dies mid-request (fault injected through a test-only environment
+// variable) fails only the requests it held, with a 500; the pool replaces the thread and
+// the model keeps serving.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { MODELS } from '../helpers/paths.js';
+import { postJson, startServer, type RunningServer } from '../helpers/server_process.js';
+
+const POISON = 13;
+
+describe('executor thread faults (real process)', () => {
+  let server: RunningServer;
+  before(async () => {
+    process.env.TFGATE_TEST_EXECUTOR_EXIT_ON_VALUE = String(POISON);
+    try {
+      server = await startServer([`--model_base_path=${path.join(MODELS, 'saved_model_half_plus_two_cpu')}`, '--model_name=default', '--num_executors=2']);
+    } finally {
+      delete process.env.TFGATE_TEST_EXECUTOR_EXIT_ON_VALUE;
+    }
+    for (let i = 0; i < 100 && (await (await fetch(server.url('/v1/models/default'))).json()).model_version_status?.[0]?.state !== 'AVAILABLE'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+  after(async () => {
+    assert.equal(await server.stop(), 0);
+  });
+
+  const predict = (x: number) => postJson(server.url('/v1/models/default:predict'), `{"instances": [${x.toFixed(1)}]}`);
+
+  it('the request that kills its thread gets 500 INTERNAL; the next ones are served', async () => {
+    assert.deepEqual((await predict(2)).json, { predictions: [3] });
+    const killed = await predict(POISON);
+    assert.equal(killed.status, 500);
+    assert.match(killed.json.error, /^executor thread failed: /);
+    for (let i = 0; i < 10; i++) assert.deepEqual((await predict(i)).json, { predictions: [0.5 * i + 2] });
+  });
+
+  it('under load only the message that carried the poisoned request fails; then all are served', async () => {
+    const xs = Array.from({ length: 40 }, (_, i) => 100 + i); // none of them the poison
+    const answers = await Promise.all([...xs.slice(0, 20).map(predict), predict(POISON), ...xs.slice(20).map(predict)]);
+    const poisoned = answers[20];
+    assert.equal(poisoned.status, 500);
+    const normal = answers.filter((_, i) => i !== 20);
+    normal.forEach((a, i) => {
+      if (a.status === 200) assert.deepEqual(a.json, { predictions: [0.5 * xs[i] + 2] });
+      else assert.equal(a.status, 500, a.text);
+    });
+    // Requests that arrive in one event-loop turn travel to a thread in one message (at most
+    // 32): that message is what the dying thread takes down, nothing queued behind it.
+    const failed = normal.filter((a) => a.status !== 200).length;
+    assert.ok(failed < 32, `${failed} of 40 failed with it`);
+    const after = await Promise.all(xs.map(predict));
+    assert.deepEqual(after.map((a) => a.status), xs.map(() => 200));
+  });
+});
