@@ -51,7 +51,9 @@ export class ExecutorPool {
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: Number.MAX_SAFE_INTEGER,
-      concurrentTasksPerWorker: 8,
+      // One message at a time per thread: the rest wait in piscina's queue on the main thread, so a
+      // thread that dies loses only the message it was running, not those queued behind it.
+      concurrentTasksPerWorker: 1,
       recordTiming: false,
       // Workers idle in their event loop, not in Atomics.wait: measured 1.3–1.5× the REST
       // throughput on small models (messages are handled as they arrive).
