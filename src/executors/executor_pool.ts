@@ -37,6 +37,10 @@ export class ExecutorPool {
   private flushScheduled = false;
   /** Messages sent and not yet answered. */
   private inFlight = 0;
+  /** Executor threads that died (each replaced by piscina). */
+  threadDeaths = 0;
+  /** Told of each death (metrics, logs). */
+  onThreadDeath?: (error: Error) => void;
 
   private constructor(
     private readonly pool: Piscina,
@@ -132,6 +136,8 @@ export class ExecutorPool {
     } catch (e) {
       // The thread died (out of memory, abort): only these requests fail; piscina replaces the thread.
       const err = internal(`executor thread failed: ${(e as Error).message}`);
+      this.threadDeaths++;
+      this.onThreadDeath?.(err);
       for (const w of group) w.reject(err);
       return;
     }

@@ -89,6 +89,13 @@ export class Metrics {
     this.queuedRows = source;
   }
 
+  readonly executorThreadDeaths = new Counter({
+    name: 'tfgate_executor_thread_deaths_total',
+    help: 'Executor threads that died and were replaced (their in-flight requests failed with INTERNAL), by model.',
+    labelNames: ['model_name'] as const,
+    registers: [this.registry],
+  });
+
   readonly modelLoads = new Counter({
     name: 'tfgate_model_version_loads_total',
     help: 'Model version loads by outcome (available, failed) and unloads (unloaded).',

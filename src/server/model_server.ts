@@ -44,6 +44,10 @@ export class ModelServer {
       runtime: options.runtime,
       threadsPerVersion: options.numExecutors,
       warmupIterations: options.enableModelWarmup ? Math.max(1, options.numRequestIterationsForWarmup) : 0,
+      onThreadDeath: (model, version, e) => {
+        this.metrics.executorThreadDeaths.labels(model).inc();
+        this.log(`an executor thread of {name: ${model} version: ${version}} died and is replaced: ${e.message}`);
+      },
     });
     const global = ModelServer.batchingParameters(options);
     const loader = new BatchingVersionLoader(

@@ -11,6 +11,8 @@ export interface ExecutorLoaderOptions {
   threadsPerVersion: number;
   /** Warmup replays per record on every thread (0: --enable_model_warmup=false). */
   warmupIterations?: number;
+  /** An executor thread of this version died (it is replaced; its message's requests failed). */
+  onThreadDeath?: (modelName: string, version: number, error: Error) => void;
 }
 
 export class ExecutorServableVersion implements ServableVersion {
@@ -31,7 +33,7 @@ export class ExecutorServableVersion implements ServableVersion {
 export class ExecutorVersionLoader {
   constructor(private readonly options: ExecutorLoaderOptions) {}
 
-  async load(_modelName: string, _version: number, versionDir: string): Promise<ExecutorServableVersion> {
+  async load(modelName: string, version: number, versionDir: string): Promise<ExecutorServableVersion> {
     const pool = await ExecutorPool.open({
       versionDir,
       tags: this.options.tags,
@@ -39,6 +41,8 @@ export class ExecutorVersionLoader {
       threads: this.options.threadsPerVersion,
       warmupIterations: this.options.warmupIterations ?? 0,
     });
+    const onDeath = this.options.onThreadDeath;
+    if (onDeath) pool.onThreadDeath = (e) => onDeath(modelName, version, e);
     return new ExecutorServableVersion(pool);
   }
 

@@ -4,7 +4,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { MODELS } from '../helpers/paths.js';
+import { FIXTURES, MODELS } from '../helpers/paths.js';
 import { postJson, startServer, type RunningServer } from '../helpers/server_process.js';
 
 const POISON = 13;
@@ -14,7 +14,7 @@ describe('executor thread faults (real process)', () => {
   before(async () => {
     process.env.TFGATE_TEST_EXECUTOR_EXIT_ON_VALUE = String(POISON);
     try {
-      server = await startServer([`--model_base_path=${path.join(MODELS, 'saved_model_half_plus_two_cpu')}`, '--model_name=default', '--num_executors=2']);
+      server = await startServer([`--model_base_path=${path.join(MODELS, 'saved_model_half_plus_two_cpu')}`, '--model_name=default', '--num_executors=2', `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`]);
     } finally {
       delete process.env.TFGATE_TEST_EXECUTOR_EXIT_ON_VALUE;
     }
@@ -34,6 +34,9 @@ describe('executor thread faults (real process)', () => {
     assert.equal(killed.status, 500);
     assert.match(killed.json.error, /^executor thread failed: /);
     for (let i = 0; i < 10; i++) assert.deepEqual((await predict(i)).json, { predictions: [0.5 * i + 2] });
+    const metrics = await (await fetch(server.url('/monitoring/prometheus/metrics'))).text();
+    assert.match(metrics, /^tfgate_executor_thread_deaths_total\{model_name="default"\} 1$/m);
+    assert.match(server.logs(), /an executor thread of \{name: default version: 123\} died and is replaced: executor thread failed/);
   });
 
   it('under load only the message that carried the poisoned request fails; then all are served', async () => {
