@@ -5,13 +5,14 @@ import { ConfigError } from './config/text_format.js';
 import { runCommand, showCommand, RUN_USAGE, SHOW_USAGE } from './cli/saved_model_cli.js';
 import { UsageError } from './cli/cli_args.js';
 import { ModelServer } from './server/model_server.js';
+import { createLog } from './server/logger.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
 
-const log = (msg: string) => process.stderr.write(`${new Date().toISOString()} tfgate: ${msg}\n`);
+const log = createLog();
 
 async function subcommand(run: () => Promise<void>, usage: string): Promise<void> {
   try {
@@ -51,7 +52,7 @@ export async function main(argv: string[]): Promise<void> {
       process.exit(2);
     }
     if (e instanceof ConfigError) {
-      log(e.message);
+      log(e.message, 'error');
       process.exit(1);
     }
     throw e;
@@ -61,7 +62,7 @@ export async function main(argv: string[]): Promise<void> {
   const shutdown = async (signal: string) => {
     log(`${signal} received: draining (at most ${options.shutdownDrainSeconds} s) and unloading`);
     setTimeout(() => {
-      log(`drain took longer than --shutdown_drain_seconds=${options.shutdownDrainSeconds}: exiting`);
+      log(`drain took longer than --shutdown_drain_seconds=${options.shutdownDrainSeconds}: exiting`, 'warn');
       process.exit(1);
     }, options.shutdownDrainSeconds * 1000).unref();
     await server.stop();
@@ -72,7 +73,7 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await server.start();
   } catch (e) {
-    log(e instanceof ConfigError ? e.message : `failed to start: ${(e as Error).message}`);
+    log(e instanceof ConfigError ? e.message : `failed to start: ${(e as Error).message}`, 'error');
     await server.stop();
     process.exit(1);
   }

@@ -133,6 +133,7 @@ export const FLAGS = {
   config: own('string', '', 'A YAML file with the model config (the content of --model_config_file in YAML, plus optional batching: and monitoring_config: sections). Not together with --model_config_file.'),
   batching_mode: own('string', 'fixed', "Batching mode of models whose batching parameters do not set one: fixed (TF Serving's batch_timeout_micros) or adaptive (tfgate learns the batch cost and waits only when it pays)."),
   batching_latency_target_ms: own('int64', 0, 'Adaptive batching: per-request latency target (ms) of models that do not set latency_target_ms; requests predicted to miss it get 503 with Retry-After. 0: none.'),
+  access_log: own('bool', false, 'Log every HTTP request (method, path, status, milliseconds) as a JSON line on stderr.'),
   shutdown_drain_seconds: own('int32', 30, 'On SIGTERM/SIGINT: how long requests already received may take to be answered before tfgate exits anyway (a second signal exits at once).'),
   num_executors: own('int32', Math.max(1, Math.min(cpus - 1, 4)), 'Executor threads per loaded model version (default: one core left to the event loop, at most 4).'),
   max_request_body_bytes: own('int64', 64 * 1024 * 1024, 'Largest request body accepted (413 above it).'),
@@ -264,6 +265,8 @@ export interface ServerOptions {
   readonly monitoringConfigFile: string | null;
   readonly runtime: RuntimeChoice;
   readonly numExecutors: number;
+  /** --access_log: one log line per HTTP request. */
+  readonly accessLog: boolean;
   /** SIGTERM/SIGINT: the longest drain before exiting anyway. */
   readonly shutdownDrainSeconds: number;
   readonly limits: { readonly maxRequestBodyBytes: number; readonly jsonMaxDepth: number; readonly jsonMaxElements: number };
@@ -331,6 +334,7 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
     runtime: v.runtime as RuntimeChoice,
     numExecutors: v.num_executors,
     shutdownDrainSeconds: v.shutdown_drain_seconds,
+    accessLog: v.access_log,
     limits: Object.freeze({ maxRequestBodyBytes: v.max_request_body_bytes, jsonMaxDepth: v.json_max_depth, jsonMaxElements: v.json_max_elements }),
     ignoredFlagsGiven: Object.freeze([...flags.given].filter((n) => !TABLE[n].acted)),
   });

@@ -34,6 +34,8 @@ export interface RestDeps {
   metricsPath?: string;
   /** --enable_signature_method_name_check: :classify / :regress need the matching method_name. */
   checkMethodName?: boolean;
+  /** --access_log: told of every request once answered. */
+  accessLog?: (entry: { method: string; path: string; status: number; ms: number }) => void;
 }
 
 /** A body over --max_request_body_bytes: RESOURCE_EXHAUSTED, answered 413 as HTTP has a status for it. */
@@ -168,6 +170,15 @@ async function handleExamples(c: Context, api: ExampleApi, spec: ModelSpec, deps
 
 export function createRestApp(deps: RestDeps): Hono {
   const app = new Hono();
+
+  const accessLog = deps.accessLog;
+  if (accessLog) {
+    app.use('*', async (c, next) => {
+      const started = performance.now();
+      await next();
+      accessLog({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - started) * 1000) / 1000 });
+    });
+  }
 
   if (deps.enableCors) {
     app.use('*', async (c, next) => {

@@ -19,7 +19,8 @@ import { modelMetadataJson } from '../rest/model_metadata_json.js';
 import { modelStatusJson } from './model_status_json.js';
 import type { ServerOptions } from '../config/flags.js';
 
-export type Log = (msg: string) => void;
+import type { Log } from './logger.js';
+export type { Log };
 
 const corePolicy = (p: VersionPolicy): CorePolicy =>
   'latest' in p ? { latest: { numVersions: p.latest.num_versions } } : 'all' in p ? { all: {} } : { specific: { versions: [...p.specific.versions] } };
@@ -46,7 +47,7 @@ export class ModelServer {
       warmupIterations: options.enableModelWarmup ? Math.max(1, options.numRequestIterationsForWarmup) : 0,
       onThreadDeath: (model, version, e) => {
         this.metrics.executorThreadDeaths.labels(model).inc();
-        this.log(`an executor thread of {name: ${model} version: ${version}} died and is replaced: ${e.message}`);
+        this.log(`an executor thread of {name: ${model} version: ${version}} died and is replaced: ${e.message}`, 'error', { model, version });
       },
     });
     const global = ModelServer.batchingParameters(options);
@@ -103,9 +104,10 @@ export class ModelServer {
     } else if (e.kind === 'load_failed') this.metrics.modelLoads.labels(e.model, 'failed').inc();
     else if (e.kind === 'unloaded') this.metrics.modelLoads.labels(e.model, 'unloaded').inc();
     else if (e.kind === 'unloading') this.metrics.availableVersions.labels(e.model).dec();
-    if (e.kind === 'load_failed') this.log(`Loading servable: {name: ${e.model} version: ${e.version}} failed: ${e.error.message}`);
-    else if (e.kind === 'available') this.log(`Successfully loaded servable version {name: ${e.model} version: ${e.version}}`);
-    else if (e.kind === 'unloaded') this.log(`Unloaded servable version {name: ${e.model} version: ${e.version}}`);
+    const fields = { model: e.model, version: e.version, event: e.kind };
+    if (e.kind === 'load_failed') this.log(`Loading servable: {name: ${e.model} version: ${e.version}} failed: ${e.error.message}`, 'error', fields);
+    else if (e.kind === 'available') this.log(`Successfully loaded servable version {name: ${e.model} version: ${e.version}}`, 'info', fields);
+    else if (e.kind === 'unloaded') this.log(`Unloaded servable version {name: ${e.model} version: ${e.version}}`, 'info', fields);
   }
 
   private async readConfig(): Promise<ModelServerConfig> {
@@ -141,7 +143,7 @@ export class ModelServer {
       try {
         found = await listVersions(m.base_path);
       } catch {
-        this.log(`No versions of servable ${m.name} found under base path ${m.base_path}`);
+        this.log(`No versions of servable ${m.name} found under base path ${m.base_path}`, 'warn', { model: m.name });
         found = [];
       }
       const wanted = new Set(aspiredVersions(found.map((f) => f.version), corePolicy(m.model_version_policy)));
@@ -150,7 +152,7 @@ export class ModelServer {
         try {
           this.manager.setVersionLabels(m.name, { ...m.version_labels });
         } catch (e) {
-          this.log(`version labels of ${m.name}: ${(e as Error).message}`);
+          this.log(`version labels of ${m.name}: ${(e as Error).message}`, 'warn', { model: m.name });
         }
       }
     })().finally(() => this.polling.delete(m.name));
@@ -189,7 +191,7 @@ export class ModelServer {
           try {
             await this.applyConfig(await this.readConfig());
           } catch (e) {
-            this.log(`Failed to reload model config ${src.file}: ${(e as Error).message}`);
+            this.log(`Failed to reload model config ${src.file}: ${(e as Error).message}`, 'error', { event: 'config_reload_failed' });
           }
         }, src.pollWaitSeconds * 1000),
       );
@@ -213,6 +215,7 @@ export class ModelServer {
       metricsPath: await this.prometheusPath(),
       enableCors: this.options.restApiEnableCors,
       checkMethodName: this.options.enableSignatureMethodNameCheck,
+      accessLog: this.options.accessLog ? (entry) => this.log('request', 'info', entry) : undefined,
     });
     const port = await new Promise<number>((resolve, reject) => {
       const server = serve({ fetch: app.fetch, port: this.options.restApiPort, hostname: this.options.restApiHost }, (info) => resolve(info.port));
