@@ -140,8 +140,8 @@ describe('parseFlags', () => {
 
 describe('resolveServerOptions', () => {
   it('defaults: ./model_repository on 8501, TF Serving values elsewhere', () => {
-    const o = parseServerOptions([], '/work');
-    assert.deepEqual(o.modelSource, { kind: 'default_repository', dir: '/work/model_repository' });
+    const o = parseServerOptions([], '/srv');
+    assert.deepEqual(o.modelSource, { kind: 'default_repository', dir: '/srv/model_repository' });
     assert.equal(o.restApiPort, 8501);
     assert.equal(o.restApiHost, '0.0.0.0');
     assert.equal(o.restApiTimeoutMs, 30000);
@@ -159,11 +159,11 @@ describe('resolveServerOptions', () => {
     assert.ok(Object.isFrozen(o) && Object.isFrozen(o.modelSource) && Object.isFrozen(o.limits) && Object.isFrozen(o.savedModelTags));
   });
   it('a TF Serving command line: single model, paths against cwd, REST still on 8501 unless given', () => {
-    const o = parseServerOptions(['--model_name=m', '--model_base_path=models/m', '--saved_model_tags=serve, gpu', '--enable_batching', '--batching_parameters_file=b.cfg', '--monitoring_config_file=/etc/mon.cfg', '--use_alts_credentials'], '/work');
-    assert.deepEqual(o.modelSource, { kind: 'single_model', name: 'm', basePath: '/work/models/m' });
+    const o = parseServerOptions(['--model_name=m', '--model_base_path=models/m', '--saved_model_tags=serve, gpu', '--enable_batching', '--batching_parameters_file=b.cfg', '--monitoring_config_file=/etc/mon.cfg', '--use_alts_credentials'], '/srv');
+    assert.deepEqual(o.modelSource, { kind: 'single_model', name: 'm', basePath: '/srv/models/m' });
     assert.equal(o.restApiPort, 8501);
     assert.deepEqual(o.savedModelTags, ['serve', 'gpu']);
-    assert.deepEqual(o.batching, { enabled: true, parametersFile: '/work/b.cfg', perModel: false, mode: 'fixed', latencyTargetMs: 0 });
+    assert.deepEqual(o.batching, { enabled: true, parametersFile: '/srv/b.cfg', perModel: false, mode: 'fixed', latencyTargetMs: 0 });
     assert.deepEqual(parseServerOptions(['--enable_batching', '--batching_mode=adaptive', '--batching_latency_target_ms=40'], '/w').batching, { enabled: true, parametersFile: null, perModel: false, mode: 'adaptive', latencyTargetMs: 40 });
     assert.equal(o.monitoringConfigFile, '/etc/mon.cfg');
     assert.deepEqual(o.ignoredFlagsGiven, ['use_alts_credentials']);

@@ -112,8 +112,8 @@ describe('models.config content', () => {
 
 describe('model configs built in code', () => {
   it('singleModelConfig: --model_name/--model_base_path, relative to cwd', () => {
-    const c = singleModelConfig('m', 'rel/m', '/work');
-    assert.deepEqual(c, { model_config_list: { config: [{ name: 'm', base_path: '/work/rel/m', model_platform: 'tensorflow', model_version_policy: { latest: { num_versions: 1 } }, version_labels: {} }] } });
+    const c = singleModelConfig('m', 'rel/m', '/srv');
+    assert.deepEqual(c, { model_config_list: { config: [{ name: 'm', base_path: '/srv/rel/m', model_platform: 'tensorflow', model_version_policy: { latest: { num_versions: 1 } }, version_labels: {} }] } });
     assert.ok(Object.isFrozen(models(c)[0]));
   });
   it('validateModelServerConfig applies the same checks, prefixing `where`', () => {

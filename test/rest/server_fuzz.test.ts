@@ -7,20 +7,9 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { MODELS } from '../helpers/paths.js';
 import { startServer, type RunningServer } from '../helpers/server_process.js';
+import { seededRandom } from '../../src/savedmodel/model_zoo.js';
 
 const SECONDS = 8;
-
-/** A small deterministic PRNG, so a failure can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VALID = [
   '{"instances": [1.0, 2.0, 5.0]}',
@@ -81,7 +70,7 @@ describe('fuzzing the REST API (real process)', () => {
 
   it(`${SECONDS} s of bad requests: no 5xx, no crash, good requests still answered`, async (t) => {
     const seed = 20261124;
-    const rand = prng(seed);
+    const rand = seededRandom(seed); // replayable from the seed
     const counts = new Map<string, number>();
     const statuses = new Map<number, number>();
     const serverErrors: string[] = [];
