@@ -71,15 +71,41 @@ export class BatchQueue<T> {
   private timer: unknown;
   private stopped = false;
   /** Adaptive mode: the policy, and the timer that wakes the scheduler when a wait ends. */
-  readonly policy: AdaptiveBatchPolicy | undefined;
+  private adaptivePolicy: AdaptiveBatchPolicy | undefined;
   private wakeTimer: unknown;
+  private current: QueueOptions;
 
   constructor(
     readonly name: string,
-    readonly options: QueueOptions,
+    options: QueueOptions,
     private readonly scheduler: SharedBatchScheduler<T>,
   ) {
-    if (options.adaptive) this.policy = new AdaptiveBatchPolicy(options.adaptive, scheduler.numBatchThreads);
+    this.current = options;
+    if (options.adaptive) this.adaptivePolicy = new AdaptiveBatchPolicy(options.adaptive, scheduler.numBatchThreads);
+  }
+
+  get options(): QueueOptions {
+    return this.current;
+  }
+
+  get policy(): AdaptiveBatchPolicy | undefined {
+    return this.adaptivePolicy;
+  }
+
+  /**
+   * New parameters (a batching.cfg edit) for the batches formed from now on. Nothing queued
+   * is dropped: closed batches run as they are, and an open batch the new size cannot hold
+   * is closed as it stands. An adaptive policy keeps what it learned unless its options change.
+   */
+  reconfigure(options: QueueOptions): void {
+    const adaptiveChanged = JSON.stringify(options.adaptive) !== JSON.stringify(this.current.adaptive);
+    this.current = options;
+    if (adaptiveChanged) {
+      this.scheduler.clock.clearTimer(this.wakeTimer);
+      this.adaptivePolicy = options.adaptive ? new AdaptiveBatchPolicy(options.adaptive, this.scheduler.numBatchThreads) : undefined;
+    }
+    if (this.open && this.open.size >= this.executionBatchSize) this.closeOpen();
+    this.scheduler.pump();
   }
 
   /** Largest batch this queue runs at once (adaptive with a latency target: maybe fewer rows). */
@@ -182,7 +208,7 @@ export class BatchQueue<T> {
 
   /** Adaptive mode, executors all busy: the next batch if it is full (it cannot grow by waiting). */
   takeFullAhead(): Batch<T> | undefined {
-    if (!this.policy) return undefined;
+    if (!this.adaptivePolicy) return undefined;
     const cap = this.executionBatchSize;
     if (this.closed.length ? this.closed[0].size < cap : !this.open || this.open.size < cap) return undefined;
     return this.take();
@@ -229,10 +255,20 @@ export class SharedBatchScheduler<T> {
   private busy = 0;
 
   constructor(
-    readonly numBatchThreads: number,
+    private threads: number,
     private readonly processBatch: ProcessBatch<T>,
     readonly clock: Clock = systemClock,
   ) {}
+
+  get numBatchThreads(): number {
+    return this.threads;
+  }
+
+  /** num_batch_threads changed: more executors start at once; fewer take effect as batches end. */
+  setNumBatchThreads(n: number): void {
+    this.threads = n;
+    this.pump();
+  }
 
   addQueue(name: string, options: QueueOptions): BatchQueue<T> {
     const q = new BatchQueue(name, options, this);

@@ -69,8 +69,14 @@ export class BatchingSession implements ServableVersion {
     private readonly name: string,
     private readonly inner: ServableVersion,
     private readonly scheduler: SharedBatchScheduler<BatchTask>,
-    private readonly options: QueueOptions,
+    private options: QueueOptions,
   ) {}
+
+  /** New batching parameters for this version's queues, present and future. */
+  reconfigure(options: QueueOptions): void {
+    this.options = options;
+    for (const q of this.queues.values()) q.reconfigure(options);
+  }
 
   get description() {
     return this.inner.description;

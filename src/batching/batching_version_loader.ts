@@ -72,6 +72,8 @@ export interface BatchingSetup {
 
 export class BatchingVersionLoader<T extends ServableVersion> implements VersionLoader<LoadedVersion<T>> {
   private readonly scheduler: SharedBatchScheduler<BatchTask> | undefined;
+  /** Sessions batching with the global parameters: a batching.cfg edit reaches them. */
+  private readonly globalSessions = new Set<BatchingSession>();
 
   constructor(
     private readonly inner: VersionLoader<T>,
@@ -97,27 +99,43 @@ export class BatchingVersionLoader<T extends ServableVersion> implements Version
   }
 
   /** Which parameters a version batches with: its own file, its model's YAML section, or the global ones. */
-  private async paramsFor(modelName: string, versionDir: string): Promise<BatchingParameters | undefined> {
+  private async paramsFor(modelName: string, versionDir: string): Promise<{ params: BatchingParameters; global: boolean } | undefined> {
     const s = this.setup;
     if (!s) return undefined;
     if (s.perVersionFiles) {
       const file = join(versionDir, PER_MODEL_BATCHING_FILE);
       const text = await readFile(file, 'utf8').catch(() => undefined);
       // Only the thread pool (name and size) comes from the global config, as in TF Serving.
-      if (text !== undefined) return { ...parseBatchingParametersText(text, file), num_batch_threads: s.global.num_batch_threads, thread_pool_name: s.global.thread_pool_name };
+      if (text !== undefined) return { params: { ...parseBatchingParametersText(text, file), num_batch_threads: s.global.num_batch_threads, thread_pool_name: s.global.thread_pool_name }, global: false };
     }
-    return s.perModel()[modelName] ?? s.global;
+    const own = s.perModel()[modelName];
+    return own ? { params: own, global: false } : { params: s.global, global: true };
   }
 
   async load(modelName: string, version: number, path: string): Promise<LoadedVersion<T>> {
-    const params = await this.paramsFor(modelName, path);
+    const chosen = await this.paramsFor(modelName, path);
     const loaded = await this.inner.load(modelName, version, path);
-    const session = this.scheduler && params ? new BatchingSession(`${modelName}/${version}`, loaded, this.scheduler, queueOptions(params, this.setup?.defaults)) : undefined;
+    const session = this.scheduler && chosen ? new BatchingSession(`${modelName}/${version}`, loaded, this.scheduler, queueOptions(chosen.params, this.setup?.defaults)) : undefined;
+    if (session && chosen?.global) this.globalSessions.add(session);
     return new Batched(loaded, session);
   }
 
   async unload(v: LoadedVersion<T>): Promise<void> {
-    (v as Batched<T>).session?.close();
+    const session = (v as Batched<T>).session;
+    if (session) this.globalSessions.delete(session);
+    session?.close();
     await this.inner.unload(v.loaded);
+  }
+
+  /**
+   * New global parameters (the --batching_parameters_file was edited): versions batching with
+   * them form their next batches with the new ones; requests already queued stay queued.
+   */
+  reloadGlobal(params: BatchingParameters): void {
+    if (!this.setup || !this.scheduler) return;
+    this.setup.global = params;
+    this.scheduler.setNumBatchThreads(params.num_batch_threads);
+    const options = queueOptions(params, this.setup.defaults);
+    for (const session of this.globalSessions) session.reconfigure(options);
   }
 }
