@@ -10,9 +10,13 @@ COPY src ./src
 COPY test ./test
 COPY bench ./bench
 COPY bin ./bin
-# npm ci runs `prepare` (the TypeScript build). tfjs-node is optional: its install needs
-# libtensorflow from the network; without it tfgate runs on its embedded WASM runtime.
-RUN npm ci && npm prune --omit=dev
+# npm ci runs `prepare` (the TypeScript build). The optional libtensorflow packages are
+# left out here, then only the CPU one is tried: its install downloads libtensorflow, and
+# where that fails the image still works on tfgate's embedded WASM runtime (--runtime=auto
+# logs which runtime it took and why).
+RUN npm ci --omit=optional && npm prune --omit=dev --omit=optional \
+ && (npm install --no-save --omit=dev @tensorflow/tfjs-node@4.22.0 \
+     || echo "tfjs-node did not install: the image runs on the embedded runtime")
 
 FROM node:20-slim
 ENV NODE_ENV=production \

@@ -6,6 +6,7 @@ import { runCommand, showCommand, RUN_USAGE, SHOW_USAGE } from './cli/saved_mode
 import { UsageError } from './cli/cli_args.js';
 import { ModelServer } from './server/model_server.js';
 import { createLog } from './server/logger.js';
+import { RuntimeUnavailableError, selectRuntime } from './runtimes/runtime_selection.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -45,14 +46,24 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     options = resolveServerOptions(flags);
-    server = new ModelServer(options, log);
+    const selection = await selectRuntime(options.runtime);
+    log(`Runtime: ${selection.runtime}: ${selection.reason}`, 'info', { event: 'runtime_selected', runtime: selection.runtime });
+    server = new ModelServer(options, log, selection.runtime);
+    if (options.dryRun) {
+      out(`${JSON.stringify(await server.checkConfig(), null, 2)}\n`);
+      return;
+    }
   } catch (e) {
     if (e instanceof FlagError) {
       process.stderr.write(`${e.message}\n\n${helpText()}`);
       process.exit(2);
     }
-    if (e instanceof ConfigError) {
+    if (e instanceof ConfigError || e instanceof RuntimeUnavailableError) {
       log(e.message, 'error');
+      process.exit(1);
+    }
+    if (options! && options.dryRun) {
+      log(`dry run: ${(e as Error).message}`, 'error');
       process.exit(1);
     }
     throw e;

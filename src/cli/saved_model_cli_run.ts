@@ -11,7 +11,7 @@ export interface RunOptions {
   signature: string;
   tags: string[];
   inputExprs: string;
-  runtime: 'auto' | 'wasm' | 'cpu';
+  runtime: 'embedded' | 'wasm' | 'cpu';
 }
 
 function parseInputExprs(exprs: string): Record<string, unknown> {
@@ -30,7 +30,7 @@ function parseInputExprs(exprs: string): Record<string, unknown> {
 }
 
 export async function runSavedModel(o: RunOptions): Promise<string> {
-  const servable = await createRuntime(o.runtime).load(o.dir, { tags: o.tags });
+  const servable = await (await createRuntime(o.runtime)).load(o.dir, { tags: o.tags });
   try {
     const spec = servable.signatures[o.signature];
     if (!spec) throw new UsageError(`signature '${o.signature}' not found; the SavedModel has: ${Object.keys(servable.signatures).join(', ')}`);

@@ -61,7 +61,7 @@ const own = <T extends FlagType>(type: T, def: FlagDefault, help: string): Spec<
 const cpus = cpuCount();
 export const DEFAULT_REST_API_PORT = 8501;
 export const DEFAULT_REPOSITORY_DIR = 'model_repository';
-export const RUNTIMES = ['auto', 'wasm', 'cpu', 'tfjs-node'] as const;
+export const RUNTIMES = ['auto', 'wasm', 'cpu', 'tfjs-node', 'tfjs-node-gpu'] as const;
 export type RuntimeChoice = (typeof RUNTIMES)[number];
 
 /** The flag table, in main.cc's order, then tfgate's own flags. */
@@ -129,10 +129,12 @@ export const FLAGS = {
   enable_serialization_as_tensor_content: ignored('bool', false, 'Enable serialization of predict response as tensor content.', 'gRPC only (REST answers JSON)'),
   // ---- tfgate's own ----
   rest_api_host: own('string', '0.0.0.0', 'Address the HTTP/REST API binds to.'),
-  runtime: own('string', 'auto', 'Runtime that executes models: auto | wasm | cpu | tfjs-node.'),
+  runtime: own('string', 'auto', 'Runtime that executes models: auto (tfjs-node-gpu, else tfjs-node, else wasm) | wasm | cpu (the embedded runtime) | tfjs-node | tfjs-node-gpu (libtensorflow).'),
   config: own('string', '', 'A YAML file with the model config (the content of --model_config_file in YAML, plus optional batching: and monitoring_config: sections). Not together with --model_config_file.'),
   batching_mode: own('string', 'fixed', "Batching mode of models whose batching parameters do not set one: fixed (TF Serving's batch_timeout_micros) or adaptive (tfgate learns the batch cost and waits only when it pays)."),
   batching_latency_target_ms: own('int64', 0, 'Adaptive batching: per-request latency target (ms) of models that do not set latency_target_ms; requests predicted to miss it get 503 with Retry-After. 0: none.'),
+  dry_run: own('bool', false, 'Parse the flags, read every config file (model config, batching parameters, monitoring config), pick the runtime, print the resulting settings as JSON on stdout and exit: 0 when the server would start, 1 (config) or 2 (flags) when it would not. Loads no model.'),
+  batching_parameters_poll_wait_seconds: own('int32', 1, 'How often (seconds) --batching_parameters_file is checked for edits; an edit applies to the next batches without a restart, a bad edit is logged and refused. 0: read once at start-up.'),
   access_log: own('bool', false, 'Log every HTTP request (method, path, status, milliseconds) as a JSON line on stderr.'),
   shutdown_drain_seconds: own('int32', 30, 'On SIGTERM/SIGINT: how long requests already received may take to be answered before tfgate exits anyway (a second signal exits at once).'),
   num_executors: own('int32', Math.max(1, Math.min(cpus - 1, 4)), 'Executor threads per loaded model version (default: one core left to the event loop, at most 4).'),
@@ -260,6 +262,8 @@ export interface ServerOptions {
     readonly mode: BatchingMode;
     /** --batching_latency_target_ms; 0: none. */
     readonly latencyTargetMs: number;
+    /** --batching_parameters_poll_wait_seconds: how often the file is checked for edits (0: never). */
+    readonly pollWaitSeconds: number;
   };
   /** Absolute path of --monitoring_config_file, or null. */
   readonly monitoringConfigFile: string | null;
@@ -267,6 +271,8 @@ export interface ServerOptions {
   readonly numExecutors: number;
   /** --access_log: one log line per HTTP request. */
   readonly accessLog: boolean;
+  /** --dry_run: check the configuration and exit. */
+  readonly dryRun: boolean;
   /** SIGTERM/SIGINT: the longest drain before exiting anyway. */
   readonly shutdownDrainSeconds: number;
   readonly limits: { readonly maxRequestBodyBytes: number; readonly jsonMaxDepth: number; readonly jsonMaxElements: number };
@@ -287,7 +293,7 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
   if (v.rest_api_port === 0) bad('rest_api_port', '0 disables the HTTP/REST API, and tfgate does not serve gRPC yet: nothing would be served');
   if (v.rest_api_timeout_in_ms <= 0) bad('rest_api_timeout_in_ms', 'must be positive');
   for (const name of ['num_executors', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements'] as const) if (v[name] < 1) bad(name, 'must be at least 1');
-  for (const name of ['num_load_threads', 'max_num_load_retries', 'num_request_iterations_for_warmup', 'shutdown_drain_seconds'] as const) if (v[name] < 0) bad(name, 'must not be negative');
+  for (const name of ['num_load_threads', 'max_num_load_retries', 'num_request_iterations_for_warmup', 'shutdown_drain_seconds', 'batching_parameters_poll_wait_seconds'] as const) if (v[name] < 0) bad(name, 'must not be negative');
 
   if (v.batching_parameters_file && !v.enable_batching) {
     throw new FlagError('server_options.batching_parameters_file is set without setting server_options.enable_batching to true. (--batching_parameters_file needs --enable_batching)', 'batching_parameters_file');
@@ -329,12 +335,14 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
       perModel: v.enable_per_model_batching_parameters,
       mode: v.batching_mode as BatchingMode,
       latencyTargetMs: v.batching_latency_target_ms,
+      pollWaitSeconds: v.batching_parameters_poll_wait_seconds,
     }),
     monitoringConfigFile: v.monitoring_config_file ? abs(v.monitoring_config_file) : null,
     runtime: v.runtime as RuntimeChoice,
     numExecutors: v.num_executors,
     shutdownDrainSeconds: v.shutdown_drain_seconds,
     accessLog: v.access_log,
+    dryRun: v.dry_run,
     limits: Object.freeze({ maxRequestBodyBytes: v.max_request_body_bytes, jsonMaxDepth: v.json_max_depth, jsonMaxElements: v.json_max_elements }),
     ignoredFlagsGiven: Object.freeze([...flags.given].filter((n) => !TABLE[n].acted)),
   });

@@ -2,6 +2,7 @@
 // (StatusData), since class identity does not survive postMessage.
 import type { StatusData } from '../core/status.js';
 import type { SignatureSpec } from '../runtimes/runtime.js';
+import type { ResolvedRuntime } from '../runtimes/runtime_selection.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 
@@ -14,7 +15,8 @@ export interface ExecutorWorkerData {
   warmupIterations?: number;
 }
 
-export type RuntimeName = 'auto' | 'wasm' | 'cpu' | 'tfjs-node';
+/** A runtime already resolved on the main thread (never 'auto'). */
+export type RuntimeName = ResolvedRuntime;
 
 export interface RunRequest {
   signature: string;

@@ -1,19 +1,25 @@
-// Picks the runtime for a --runtime value. tfjs-node (libtensorflow) is an optional
-// dependency that cannot install on machines without access to its download; 'auto'
-// therefore means the embedded runtime until the tfjs-node runtime lands.
-import { unimplemented } from '../core/status.js';
+// Creates the runtime an executor thread was told to use (resolved once on the main thread
+// by runtime_selection.ts). The tfjs-node packages are imported only here, only when chosen.
 import { EmbeddedRuntime } from './embedded/embedded_runtime.js';
 import type { Runtime } from './runtime.js';
+import { importPackage, TFJS_NODE_PACKAGES, type PackageImporter, type ResolvedRuntime } from './runtime_selection.js';
+import { TfjsNodeRuntime } from './tfjs_node/tfjs_node_runtime.js';
+import type { TfjsNodeModule } from './tfjs_node/tfjs_node_module.js';
 
 export type { Runtime, Servable, SignatureSpec, TensorSpec, LoadOptions } from './runtime.js';
 
-export function createRuntime(name: 'auto' | 'wasm' | 'cpu' | 'tfjs-node', log?: (msg: string) => void): Runtime {
+export async function createRuntime(name: ResolvedRuntime, log?: (msg: string) => void, importer: PackageImporter = importPackage): Promise<Runtime> {
   switch (name) {
-    case 'auto':
+    case 'embedded':
+      return new EmbeddedRuntime('auto', log);
     case 'wasm':
     case 'cpu':
       return new EmbeddedRuntime(name, log);
     case 'tfjs-node':
-      throw unimplemented('--runtime=tfjs-node is not available in this build: @tensorflow/tfjs-node is not installed');
+    case 'tfjs-node-gpu': {
+      const mod = (await importer(TFJS_NODE_PACKAGES[name])) as TfjsNodeModule & { default?: TfjsNodeModule };
+      // The packages are CommonJS: `import()` may put the API under `default`.
+      return new TfjsNodeRuntime(mod.node ? mod : mod.default!, name);
+    }
   }
 }

@@ -18,6 +18,7 @@ import { createRestApp } from '../rest/rest_app.js';
 import { modelMetadataJson } from '../rest/model_metadata_json.js';
 import { modelStatusJson } from './model_status_json.js';
 import type { ServerOptions } from '../config/flags.js';
+import type { ResolvedRuntime } from '../runtimes/runtime_selection.js';
 
 import type { Log } from './logger.js';
 export type { Log };
@@ -36,13 +37,19 @@ export class ModelServer {
   /** Per-model `batching:` sections of the YAML config, as last read. */
   private modelBatching: Readonly<Record<string, BatchingParameters>> = {};
 
+  private readonly batchingLoader: BatchingVersionLoader<ExecutorServableVersion>;
+  /** The global batching parameters in force (undefined without --enable_batching). */
+  private batching: BatchingParameters | undefined;
+
   constructor(
     private readonly options: ServerOptions,
     private readonly log: Log,
+    /** The runtime --runtime resolved to (runtime_selection.ts), used by every executor thread. */
+    readonly runtime: ResolvedRuntime = 'embedded',
   ) {
     const executors = new ExecutorVersionLoader({
       tags: [...options.savedModelTags],
-      runtime: options.runtime,
+      runtime,
       threadsPerVersion: options.numExecutors,
       warmupIterations: options.enableModelWarmup ? Math.max(1, options.numRequestIterationsForWarmup) : 0,
       onThreadDeath: (model, version, e) => {
@@ -51,6 +58,7 @@ export class ModelServer {
       },
     });
     const global = ModelServer.batchingParameters(options);
+    this.batching = global;
     const loader = new BatchingVersionLoader(
       executors,
       global && {
@@ -72,6 +80,7 @@ export class ModelServer {
         },
       },
     );
+    this.batchingLoader = loader;
     this.metrics.readQueuedRowsFrom(() => loader.queuedRowsByModel());
     this.manager = new AspiredVersionsManager(loader, {
       allowVersionLabelsForUnavailableModels: options.allowVersionLabelsForUnavailableModels,
@@ -196,6 +205,7 @@ export class ModelServer {
         }, src.pollWaitSeconds * 1000),
       );
     }
+    this.watchBatchingParameters();
     if (this.options.grpcPort) this.log(`gRPC is not served by tfgate yet: --port=${this.options.grpcPort} is accepted and nothing listens on it`);
     for (const f of this.options.ignoredFlagsGiven) this.log(`--${f} is accepted and ignored (see --help)`);
     const app = createRestApp({
@@ -224,6 +234,57 @@ export class ModelServer {
     });
     this.log(`Exporting HTTP/REST API at:${this.options.restApiHost}:${port} ...`);
     return { restPort: port };
+  }
+
+  /**
+   * --batching_parameters_file is polled (stat, as for --model_config_file: editors replace
+   * files and container mounts miss inotify events): an edit applies to the batches formed
+   * after it; a file that does not parse is refused and the parameters in force stay.
+   */
+  private watchBatchingParameters(): void {
+    const file = this.options.batching.parametersFile;
+    const every = this.options.batching.pollWaitSeconds;
+    if (!file || !this.batching || every <= 0) return;
+    let last = readFileSync(file, 'utf8');
+    let unreadable = false;
+    const check = async () => {
+      let text: string;
+      try {
+        text = await fs.readFile(file, 'utf8');
+        unreadable = false;
+      } catch (e) {
+        // Said once, not every poll, while the file stays missing.
+        if (!unreadable) this.log(`Cannot read batching parameters ${file}: ${(e as Error).message}; keeping the previous parameters`, 'error', { event: 'batching_reload_failed' });
+        unreadable = true;
+        return;
+      }
+      if (text === last) return;
+      last = text;
+      let params: BatchingParameters;
+      try {
+        params = parseBatchingParametersText(text, file);
+      } catch (e) {
+        this.log(`Rejected the edit of batching parameters ${file}: ${(e as Error).message}; keeping the previous parameters`, 'error', { event: 'batching_reload_failed' });
+        return;
+      }
+      this.batching = params;
+      this.batchingLoader.reloadGlobal(params);
+      this.log(`Batching parameters reloaded from ${file}: ${JSON.stringify(params)}`, 'info', { event: 'batching_reloaded' });
+    };
+    this.timers.push(setInterval(() => void check(), every * 1000));
+  }
+
+  /** --dry_run: what the server would serve with, read from every config file; loads no model. */
+  async checkConfig(): Promise<Record<string, unknown>> {
+    const config = await this.readConfig();
+    return {
+      runtime: this.runtime,
+      rest_api: `${this.options.restApiHost}:${this.options.restApiPort}`,
+      grpc_port: this.options.grpcPort,
+      models: config.model_config_list.config.map((m) => ({ name: m.name, base_path: m.base_path, model_version_policy: m.model_version_policy, version_labels: m.version_labels })),
+      batching: this.batching ?? null,
+      monitoring_path: (await this.prometheusPath()) ?? null,
+    };
   }
 
   async stop(): Promise<void> {

@@ -24,7 +24,7 @@ describe('flag table', () => {
   it("has every flag of main.cc, in its order, then tfgate's own", () => {
     const names = Object.keys(FLAGS);
     assert.deepEqual(names.filter((n) => !FLAGS[n as FlagName].own), TF_FLAGS);
-    assert.deepEqual(names.filter((n) => FLAGS[n as FlagName].own), ['rest_api_host', 'runtime', 'config', 'batching_mode', 'batching_latency_target_ms', 'access_log', 'shutdown_drain_seconds', 'num_executors', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'help']);
+    assert.deepEqual(names.filter((n) => FLAGS[n as FlagName].own), ['rest_api_host', 'runtime', 'config', 'batching_mode', 'batching_latency_target_ms', 'dry_run', 'batching_parameters_poll_wait_seconds', 'access_log', 'shutdown_drain_seconds', 'num_executors', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'help']);
   });
   it("keeps TF Serving's types and defaults (server.h), except rest_api_port", () => {
     const expect: Array<[FlagName, string, unknown]> = [
@@ -151,7 +151,7 @@ describe('resolveServerOptions', () => {
     assert.equal(o.maxNumLoadRetries, 5);
     assert.deepEqual(o.savedModelTags, ['serve']);
     assert.equal(o.enableModelWarmup, true);
-    assert.deepEqual(o.batching, { enabled: false, parametersFile: null, perModel: false, mode: 'fixed', latencyTargetMs: 0 });
+    assert.deepEqual(o.batching, { enabled: false, parametersFile: null, perModel: false, mode: 'fixed', latencyTargetMs: 0, pollWaitSeconds: 1 });
     assert.equal(o.monitoringConfigFile, null);
     assert.equal(o.runtime, 'auto');
     assert.deepEqual(o.limits, { maxRequestBodyBytes: 64 * 1024 * 1024, jsonMaxDepth: 64, jsonMaxElements: 16 * 1024 * 1024 });
@@ -163,8 +163,8 @@ describe('resolveServerOptions', () => {
     assert.deepEqual(o.modelSource, { kind: 'single_model', name: 'm', basePath: '/srv/models/m' });
     assert.equal(o.restApiPort, 8501);
     assert.deepEqual(o.savedModelTags, ['serve', 'gpu']);
-    assert.deepEqual(o.batching, { enabled: true, parametersFile: '/srv/b.cfg', perModel: false, mode: 'fixed', latencyTargetMs: 0 });
-    assert.deepEqual(parseServerOptions(['--enable_batching', '--batching_mode=adaptive', '--batching_latency_target_ms=40'], '/w').batching, { enabled: true, parametersFile: null, perModel: false, mode: 'adaptive', latencyTargetMs: 40 });
+    assert.deepEqual(o.batching, { enabled: true, parametersFile: '/srv/b.cfg', perModel: false, mode: 'fixed', latencyTargetMs: 0, pollWaitSeconds: 1 });
+    assert.deepEqual(parseServerOptions(['--enable_batching', '--batching_mode=adaptive', '--batching_latency_target_ms=40'], '/w').batching, { enabled: true, parametersFile: null, perModel: false, mode: 'adaptive', latencyTargetMs: 40, pollWaitSeconds: 1 });
     assert.equal(o.monitoringConfigFile, '/etc/mon.cfg');
     assert.deepEqual(o.ignoredFlagsGiven, ['use_alts_credentials']);
     assert.equal(parseServerOptions(['--model_base_path=/m', '--rest_api_port=9001']).restApiPort, 9001);
@@ -188,6 +188,8 @@ describe('resolveServerOptions', () => {
     ['timeout 0', ['--rest_api_timeout_in_ms=0'], 'rest_api_timeout_in_ms', /must be positive/],
     ['unknown batching mode', ['--batching_mode=eager'], 'batching_mode', /Illegal value 'eager' for flag 'batching_mode': expected fixed or adaptive/],
     ['negative latency target', ['--batching_latency_target_ms=-1'], 'batching_latency_target_ms', /must not be negative/],
+    ['unknown runtime', ['--runtime=tpu'], 'runtime', /expected auto, wasm, cpu, tfjs-node, tfjs-node-gpu/],
+    ['negative batching poll', ['--batching_parameters_poll_wait_seconds=-1'], 'batching_parameters_poll_wait_seconds', /must not be negative/],
   ];
   for (const [what, argv, flag, re] of BAD) {
     it(`refuses: ${what}`, () => assert.throws(() => resolveServerOptions(parseFlags(argv), '/w'), flagError(flag, re)));

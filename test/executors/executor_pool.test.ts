@@ -15,7 +15,7 @@ describe('executor pool', () => {
   before(async () => {
     const dir = path.join(tempDir(), '1');
     await writeHalfPlusTwoSavedModel(dir);
-    pool = await ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'auto', threads: 1 });
+    pool = await ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'embedded', threads: 1 });
   });
   after(async () => {
     await pool.close();

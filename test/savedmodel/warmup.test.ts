@@ -58,7 +58,7 @@ describe('TFRecord', () => {
 
 describe('warmup on the executor threads', () => {
   it('the real file replays on every thread before the pool opens', async () => {
-    const pool = await ExecutorPool.open({ versionDir: fixtureModel('keras2_traffic_sign_cnn_warmup', '1'), tags: ['serve'], runtime: 'auto', threads: 2, warmupIterations: 1 });
+    const pool = await ExecutorPool.open({ versionDir: fixtureModel('keras2_traffic_sign_cnn_warmup', '1'), tags: ['serve'], runtime: 'embedded', threads: 2, warmupIterations: 1 });
     assert.equal(pool.description.warmupRecords, 1);
     await pool.close();
   });
@@ -70,10 +70,10 @@ describe('warmup on the executor threads', () => {
     fs.writeFileSync(path.join(dir, WARMUP_FILE), writeTfRecords([predictLog([1, 2]), predictLog([5])]));
     const runs = (await readWarmupRuns(dir))!;
     assert.deepEqual(runs.map((r) => r.map((x) => [x.signature, Array.from(x.inputs.x.values as Float32Array)])), [[['serving_default', [1, 2]]], [['serving_default', [5]]]]);
-    const pool = await ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'auto', threads: 1, warmupIterations: 3 });
+    const pool = await ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'embedded', threads: 1, warmupIterations: 3 });
     assert.equal(pool.description.warmupRecords, 2);
     await pool.close();
-    const cold = await ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'auto', threads: 1, warmupIterations: 0 });
+    const cold = await ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'embedded', threads: 1, warmupIterations: 0 });
     assert.equal(cold.description.warmupRecords, 0);
     await cold.close();
   });
@@ -83,7 +83,7 @@ describe('warmup on the executor threads', () => {
     fs.cpSync(fixtureModel('saved_model_half_plus_two_cpu', '00000123'), dir, { recursive: true });
     fs.mkdirSync(path.join(dir, 'assets.extra'), { recursive: true });
     fs.writeFileSync(path.join(dir, WARMUP_FILE), writeTfRecords([regressLog(2)]));
-    const pool = await ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'auto', threads: 1, warmupIterations: 1 });
+    const pool = await ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'embedded', threads: 1, warmupIterations: 1 });
     assert.equal(pool.description.warmupRecords, 1);
     await pool.close();
   });
@@ -96,12 +96,12 @@ describe('warmup on the executor threads', () => {
     const bytes = fs.readFileSync(file);
     bytes[100] ^= 0xff;
     fs.writeFileSync(file, bytes);
-    await assert.rejects(ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'auto', threads: 1, warmupIterations: 1 }), isError(Code.DATA_LOSS, /tf_serving_warmup_requests: record 0: corrupted record data/));
+    await assert.rejects(ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'embedded', threads: 1, warmupIterations: 1 }), isError(Code.DATA_LOSS, /tf_serving_warmup_requests: record 0: corrupted record data/));
 
     const hp2 = path.join(tempDir(), '1');
     await writeHalfPlusTwoSavedModel(hp2);
     fs.mkdirSync(path.join(hp2, 'assets.extra'));
     fs.writeFileSync(path.join(hp2, WARMUP_FILE), writeTfRecords([predictLog([1], 'nope')]));
-    await assert.rejects(ExecutorPool.open({ versionDir: hp2, tags: ['serve'], runtime: 'auto', threads: 1, warmupIterations: 1 }), (e: unknown) => e instanceof ServingError && /^Warmup failed: .*tf_serving_warmup_requests record 0 \(signature nope\)/.test(e.message));
+    await assert.rejects(ExecutorPool.open({ versionDir: hp2, tags: ['serve'], runtime: 'embedded', threads: 1, warmupIterations: 1 }), (e: unknown) => e instanceof ServingError && /^Warmup failed: .*tf_serving_warmup_requests record 0 \(signature nope\)/.test(e.message));
   });
 });

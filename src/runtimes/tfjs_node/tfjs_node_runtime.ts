@@ -1,0 +1,122 @@
+// The production runtime: SavedModels run by libtensorflow through @tensorflow/tfjs-node or
+// @tensorflow/tfjs-node-gpu (tf.node.loadSavedModel), in executor threads like the embedded
+// runtime. Signatures, dtypes and defaults come from tfgate's own SavedModel reader, so the
+// REST and metadata layers see exactly what they see with the embedded runtime.
+import { Code, ServingError, invalidArgument, toStatusData } from '../../core/status.js';
+import { readMetaGraph, type SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
+import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
+import type { HostTensor } from '../../tensor/host_tensor.js';
+import type { LoadOptions, Runtime, Servable, SignatureSpec } from '../runtime.js';
+import { fromTfTensor, tfjsDtype, tfjsValues } from '../embedded/tensor_convert.js';
+import type { NodeSavedModel, NodeTensor, NodeTensorMap, TfjsNodeModule } from './tfjs_node_module.js';
+import type * as tf from '@tensorflow/tfjs-core';
+
+export class TfjsNodeRuntime implements Runtime {
+  constructor(
+    private readonly tfnode: TfjsNodeModule,
+    /** 'tfjs-node' or 'tfjs-node-gpu': reported as the servable's backend. */
+    readonly name: string,
+  ) {}
+
+  async load(dir: string, options: LoadOptions): Promise<Servable> {
+    const mg = await readMetaGraph(dir, options.tags);
+    const defs = mg.signatureDef ?? {};
+    const models = new Map<string, { spec: SignatureSpec; model: NodeSavedModel }>();
+    const refused = new Map<string, { spec: SignatureSpec; error: ServingError }>();
+    try {
+      for (const [key, def] of Object.entries(defs)) {
+        if (key === INIT_OP_SIGNATURE_KEY) continue;
+        const spec = signatureSpec(key, def);
+        try {
+          // tfjs-node shares one libtensorflow session per (path, tags) between signatures.
+          models.set(key, { spec, model: await this.tfnode.node.loadSavedModel(dir, options.tags, key) });
+        } catch (e) {
+          refused.set(key, { spec, error: new ServingError(Code.FAILED_PRECONDITION, firstLine(e)) });
+        }
+      }
+    } catch (e) {
+      for (const m of models.values()) m.model.dispose();
+      throw e;
+    }
+    if (models.size === 0) {
+      const reasons = [...refused].map(([k, r]) => `${k}: ${r.error.message}`).join('; ');
+      throw new ServingError(Code.FAILED_PRECONDITION, `${dir}: no signature can be served by libtensorflow${reasons ? ` (${reasons})` : ''}`);
+    }
+    return new TfjsNodeServable(this.tfnode, this.name, models, refused, defs);
+  }
+}
+
+function firstLine(e: unknown): string {
+  return toStatusData(e).message.split('\n')[0];
+}
+
+class TfjsNodeServable implements Servable {
+  readonly signatures: Record<string, SignatureSpec>;
+  readonly refusals: Record<string, string>;
+
+  constructor(
+    private readonly tfnode: TfjsNodeModule,
+    readonly backend: string,
+    private readonly models: Map<string, { spec: SignatureSpec; model: NodeSavedModel }>,
+    private readonly refused: Map<string, { spec: SignatureSpec; error: ServingError }>,
+    readonly signatureDefs: Record<string, SignatureDefObject>,
+  ) {
+    this.signatures = Object.fromEntries([...[...models].map(([k, m]) => [k, m.spec] as const), ...[...refused].map(([k, r]) => [k, r.spec] as const)]);
+    this.refusals = Object.fromEntries([...refused].map(([k, r]) => [k, r.error.message]));
+  }
+
+  async run(key: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {
+    const entry = this.models.get(key);
+    if (!entry) {
+      const refused = this.refused.get(key);
+      if (refused) throw new ServingError(refused.error.code, refused.error.message);
+      throw new ServingError(Code.FAILED_PRECONDITION, `Serving signature key "${key}" not found.`);
+    }
+    const { spec, model } = entry;
+    for (const k of Object.keys(inputs)) {
+      if (!(k in spec.inputs)) throw invalidArgument(`input tensor alias not found in signature: ${k}. Inputs expected to be in the set {${Object.keys(spec.inputs).join(',')}}.`);
+    }
+    const keys = outputKeys.length ? outputKeys : Object.keys(spec.outputs);
+    for (const k of keys) {
+      if (!(k in spec.outputs)) throw invalidArgument(`output tensor alias not found in signature: ${k} Outputs expected to be in the set {${Object.keys(spec.outputs).join(',')}}.`);
+    }
+    const owned: NodeTensor[] = [];
+    try {
+      // TFSavedModel.predict wants every signature input, by key; SignatureDef defaults fill gaps.
+      const feed: NodeTensorMap = {};
+      for (const k of Object.keys(spec.inputs)) {
+        const value = inputs[k] ?? spec.defaults[k];
+        if (!value) throw invalidArgument(`Missing input tensor alias: ${k}`);
+        // int64 inputs travel as int32: tfjs-node widens them for DT_INT64 placeholders.
+        const t = this.tfnode.tensor(tfjsValues(value, `input '${k}'`), value.shape, tfjsDtype(value.dtype));
+        owned.push(t);
+        feed[k] = t;
+      }
+      let result: NodeTensor | NodeTensor[] | NodeTensorMap;
+      try {
+        result = model.predict(feed);
+      } catch (e) {
+        // libtensorflow reports bad shapes and values of the request as plain Errors.
+        throw new ServingError(Code.INVALID_ARGUMENT, firstLine(e));
+      }
+      const byKey = outputsByKey(result, Object.keys(spec.outputs));
+      owned.push(...Object.values(byKey));
+      const out: Record<string, HostTensor> = {};
+      for (const k of keys) out[k] = await fromTfTensor(byKey[k] as unknown as tf.Tensor, spec.outputs[k].dtype);
+      return out;
+    } finally {
+      for (const t of owned) t.dispose();
+    }
+  }
+
+  dispose(): void {
+    for (const m of this.models.values()) m.model.dispose();
+  }
+}
+
+/** predict() answers a map for named inputs, but a lone tensor or list in older releases. */
+function outputsByKey(result: NodeTensor | NodeTensor[] | NodeTensorMap, keys: string[]): NodeTensorMap {
+  if (Array.isArray(result)) return Object.fromEntries(keys.map((k, i) => [k, result[i]]));
+  if (typeof (result as NodeTensor).dispose === 'function' && 'shape' in result) return { [keys[0]]: result as NodeTensor };
+  return result as NodeTensorMap;
+}
