@@ -34,6 +34,8 @@ export interface RestDeps {
   metricsPath?: string;
   /** --enable_signature_method_name_check: :classify / :regress need the matching method_name. */
   checkMethodName?: boolean;
+  /** tfgate's own status page (GET /monitoring/tfgate/status). */
+  serverStatus?: () => unknown;
   /** --access_log: told of every request once answered. */
   accessLog?: (entry: { method: string; path: string; status: number; ms: number }) => void;
 }
@@ -92,6 +94,8 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
+
+export const SERVER_STATUS_PATH = '/monitoring/tfgate/status';
 
 function jsonError(c: Context, e: unknown): Response {
   const status = toStatusData(e);
@@ -193,6 +197,9 @@ export function createRestApp(deps: RestDeps): Hono {
     const metrics = deps.metrics;
     app.get(deps.metricsPath, async (c) => c.body(await metrics.text(), 200, { 'Content-Type': metrics.registry.contentType }));
   }
+
+  const serverStatus = deps.serverStatus;
+  if (serverStatus) app.get(SERVER_STATUS_PATH, (c) => c.body(JSON.stringify(serverStatus(), null, 1), 200, JSON_HEADERS));
 
   app.all('*', async (c) => {
     const pathname = c.req.path;

@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
-import { AspiredVersionsManager, type ManagerEvent } from '../core/aspired_versions_manager.js';
+import { AspiredVersionsManager, type ManagerEvent, type ModelVersionStatus } from '../core/aspired_versions_manager.js';
 import { listVersions } from '../core/file_system_source.js';
 import { aspiredVersions, type VersionPolicy as CorePolicy } from '../core/version_policy.js';
 import { parseModelConfigText, parseYamlConfig, singleModelConfig, validateModelServerConfig, type ModelConfig, type ModelServerConfig, type VersionPolicy } from '../config/index.js';
@@ -17,6 +17,7 @@ import { PredictionService } from '../services/prediction_service.js';
 import { createRestApp } from '../rest/rest_app.js';
 import { modelMetadataJson } from '../rest/model_metadata_json.js';
 import { modelStatusJson } from './model_status_json.js';
+import { ExecutorHealth, serverStatusJson } from './server_status.js';
 import type { ServerOptions } from '../config/flags.js';
 import type { ResolvedRuntime } from '../runtimes/runtime_selection.js';
 
@@ -38,6 +39,7 @@ export class ModelServer {
   private modelBatching: Readonly<Record<string, BatchingParameters>> = {};
 
   private readonly batchingLoader: BatchingVersionLoader<ExecutorServableVersion>;
+  private readonly executorHealth = new ExecutorHealth();
   /** The global batching parameters in force (undefined without --enable_batching). */
   private batching: BatchingParameters | undefined;
 
@@ -54,6 +56,7 @@ export class ModelServer {
       warmupIterations: options.enableModelWarmup ? Math.max(1, options.numRequestIterationsForWarmup) : 0,
       onThreadDeath: (model, version, e) => {
         this.metrics.executorThreadDeaths.labels(model).inc();
+        this.executorHealth.recordDeath(model, version, e.message);
         this.log(`an executor thread of {name: ${model} version: ${version}} died and is replaced: ${e.message}`, 'error', { model, version });
       },
     });
@@ -225,6 +228,11 @@ export class ModelServer {
       metricsPath: await this.prometheusPath(),
       enableCors: this.options.restApiEnableCors,
       checkMethodName: this.options.enableSignatureMethodNameCheck,
+      serverStatus: () => {
+        const queued = this.batchingLoader.queuedRowsByModel();
+        const models = this.config.model_config_list.config.map((m) => ({ name: m.name, versions: this.safeStatus(m.name), queuedRows: queued.get(m.name) ?? 0 }));
+        return serverStatusJson(models, this.executorHealth, this.runtime);
+      },
       accessLog: this.options.accessLog ? (entry) => this.log('request', 'info', entry) : undefined,
     });
     const port = await new Promise<number>((resolve, reject) => {
@@ -272,6 +280,15 @@ export class ModelServer {
       this.log(`Batching parameters reloaded from ${file}: ${JSON.stringify(params)}`, 'info', { event: 'batching_reloaded' });
     };
     this.timers.push(setInterval(() => void check(), every * 1000));
+  }
+
+  /** A model's version states; none yet (not found) while its first poll runs. */
+  private safeStatus(name: string): ModelVersionStatus[] {
+    try {
+      return this.manager.status({ name });
+    } catch {
+      return [];
+    }
   }
 
   /** --dry_run: what the server would serve with, read from every config file; loads no model. */

@@ -4,6 +4,7 @@
 // working. The counts are printed (node:test diagnostics).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { MODELS } from '../helpers/paths.js';
 import { startServer, type RunningServer } from '../helpers/server_process.js';
@@ -56,6 +57,14 @@ function generate(rand: () => number): Body {
   return { body: VALID[Math.floor(rand() * VALID.length)], contentType: types[Math.floor(rand() * types.length)], what: 'wrong content type' };
 }
 
+/** Memory the server may keep after the fuzz (heap growth V8 holds on to, JIT code). */
+const RSS_SLACK_BYTES = 64 * 2 ** 20;
+
+function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
 describe('fuzzing the REST API (real process)', () => {
   let server: RunningServer;
   before(async () => {
@@ -76,6 +85,11 @@ describe('fuzzing the REST API (real process)', () => {
     const serverErrors: string[] = [];
     const end = Date.now() + SECONDS * 1000;
     let sent = 0;
+    for (let i = 0; i < 20; i++) await fetch(server.url('/v1/models/default:predict'), { method: 'POST', body: '{"instances": [1.0]}' }).then((r) => r.text());
+    const pid = server.proc.pid!;
+    const baseline = rssBytes(pid);
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 100);
     const worker = async () => {
       while (Date.now() < end) {
         const b = generate(rand);
@@ -89,7 +103,17 @@ describe('fuzzing the REST API (real process)', () => {
       }
     };
     await Promise.all([worker(), worker(), worker(), worker()]);
-    t.diagnostic(`seed ${seed}: ${sent} requests; by kind ${JSON.stringify(Object.fromEntries(counts))}; by status ${JSON.stringify(Object.fromEntries(statuses))}`);
+    clearInterval(sampler);
+    // Memory back to baseline: whatever the bad requests made is garbage once answered.
+    // RSS is what the operator sees; V8 returns idle heap pages over a few seconds.
+    let settled = rssBytes(pid);
+    for (let i = 0; i < 50 && settled - baseline > RSS_SLACK_BYTES; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      settled = rssBytes(pid);
+    }
+    const mb = (b: number) => (b / 2 ** 20).toFixed(0);
+    t.diagnostic(`seed ${seed}: ${sent} requests; by kind ${JSON.stringify(Object.fromEntries(counts))}; by status ${JSON.stringify(Object.fromEntries(statuses))}; RSS ${mb(baseline)} MB before, peak ${mb(peak)} MB, ${mb(settled)} MB after`);
+    assert.ok(settled - baseline <= RSS_SLACK_BYTES, `RSS ${mb(baseline)} MB before the fuzz, ${mb(settled)} MB after it`);
     assert.deepEqual(serverErrors.slice(0, 5), [], `${serverErrors.length} answers were 5xx`);
     assert.ok(sent > 100, `only ${sent} requests in ${SECONDS} s`);
     const good = await fetch(server.url('/v1/models/default:predict'), { method: 'POST', body: '{"instances": [1.0, 2.0, 5.0]}' });

@@ -37,6 +37,15 @@ describe('executor thread faults (real process)', () => {
     const metrics = await (await fetch(server.url('/monitoring/prometheus/metrics'))).text();
     assert.match(metrics, /^tfgate_executor_thread_deaths_total\{model_name="default"\} 1$/m);
     assert.match(server.logs(), /an executor thread of \{name: default version: 123\} died and is replaced: executor thread failed/);
+    // tfgate's status page tells the operator which version loses threads, and why.
+    const status = await (await fetch(server.url('/monitoring/tfgate/status'))).json();
+    const v = status.models.find((m: { name: string }) => m.name === 'default').versions[0];
+    assert.equal(v.version, '123');
+    assert.equal(v.state, 'AVAILABLE');
+    assert.equal(v.executor_thread_deaths, 1);
+    assert.match(v.last_executor_thread_death.message, /^executor thread failed: /);
+    // TF Serving's own status answer stays exactly TF Serving's.
+    assert.deepEqual(Object.keys((await (await fetch(server.url('/v1/models/default'))).json()).model_version_status[0]), ['version', 'state', 'status']);
   });
 
   it('under load only the message that carried the poisoned request fails; then all are served', async () => {
@@ -55,5 +64,7 @@ describe('executor thread faults (real process)', () => {
     assert.ok(failed < 32, `${failed} of 40 failed with it`);
     const after = await Promise.all(xs.map(predict));
     assert.deepEqual(after.map((a) => a.status), xs.map(() => 200));
+    const status = await (await fetch(server.url('/monitoring/tfgate/status'))).json();
+    assert.equal(status.models[0].versions[0].executor_thread_deaths, 2, 'repeated deaths are counted');
   });
 });

@@ -1,0 +1,46 @@
+// tfgate's own status page, GET /monitoring/tfgate/status: every model's versions with their
+// state, and the health of their executor threads (deaths, the last one's message). TF
+// Serving's GetModelStatus JSON is left exactly as TF Serving answers it, since strict
+// protobuf-JSON clients refuse fields they do not know.
+import { Code } from '../core/status.js';
+import type { ModelVersionStatus } from '../core/aspired_versions_manager.js';
+
+export interface ThreadDeaths {
+  count: number;
+  last: { at: string; message: string };
+}
+
+/** Executor thread deaths by model and version, as reported by the executor pools. */
+export class ExecutorHealth {
+  private readonly deaths = new Map<string, ThreadDeaths>();
+
+  recordDeath(model: string, version: number, message: string): void {
+    const key = `${model}/${version}`;
+    const prev = this.deaths.get(key);
+    this.deaths.set(key, { count: (prev?.count ?? 0) + 1, last: { at: new Date().toISOString(), message } });
+  }
+
+  of(model: string, version: number): ThreadDeaths | undefined {
+    return this.deaths.get(`${model}/${version}`);
+  }
+}
+
+export function serverStatusJson(models: { name: string; versions: ModelVersionStatus[]; queuedRows: number }[], health: ExecutorHealth, runtime: string) {
+  return {
+    runtime,
+    models: models.map((m) => ({
+      name: m.name,
+      queued_rows: m.queuedRows,
+      versions: m.versions.map((v) => {
+        const deaths = health.of(m.name, v.version);
+        return {
+          version: String(v.version),
+          state: v.state,
+          status: { error_code: Code[v.status.code], error_message: v.status.message },
+          executor_thread_deaths: deaths?.count ?? 0,
+          ...(deaths && { last_executor_thread_death: deaths.last }),
+        };
+      }),
+    })),
+  };
+}
