@@ -122,7 +122,7 @@ function failAll(batch: Batch<BatchTask>, e: Error): void {
  * (answered DEADLINE_EXCEEDED; they never run) and the rest of split tasks that already
  * failed. The batch shrinks, and is padded anew.
  */
-function dropUnwanted(queue: BatchQueue<BatchTask>, batch: Batch<BatchTask>): void {
+export function dropUnwanted(queue: BatchQueue<BatchTask>, batch: Batch<BatchTask>): void {
   const now = performance.now();
   for (const p of batch.pieces) {
     if (!p.task.done && p.task.deadline !== undefined && p.task.deadline <= now) {

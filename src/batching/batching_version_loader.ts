@@ -7,7 +7,7 @@ import type { VersionLoader } from '../core/aspired_versions_manager.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { RunOptions, ServableVersion } from '../services/servable_version.js';
 import { SharedBatchScheduler, type Batch, type QueueOptions } from './batch_scheduler.js';
-import { BatchingSession, processBatch, type BatchTask } from './batching_session.js';
+import { BatchingSession, dropUnwanted, processBatch, type BatchTask } from './batching_session.js';
 
 /** tfgate's flags for parameters that set no mode / latency target of their own. */
 export interface BatchingDefaults {
@@ -84,6 +84,9 @@ export class BatchingVersionLoader<T extends ServableVersion> implements Version
     this.scheduler = setup
       ? new SharedBatchScheduler<BatchTask>(setup.global.num_batch_threads, async (queue, batch) => {
           const model = modelOf(queue.name);
+          // Tasks past their deadline leave first: metrics see only batches that run.
+          dropUnwanted(queue, batch);
+          if (!batch.size) return;
           onBatch?.(model, batch);
           await processBatch(queue, batch);
           onBatchDone?.(model, batch);

@@ -18,8 +18,8 @@
 // Defaults that differ from TF Serving:
 // - rest_api_port: 8501 (TF Serving: 0 = REST off). REST is what tfgate serves, so a
 //   TF Serving command line without --rest_api_port would otherwise serve nothing.
-//   --rest_api_port=0 still means "REST off", as in TF Serving — and since tfgate does not
-//   serve gRPC yet, that is refused as serving nothing.
+//   --rest_api_port=0 still means "REST off", as in TF Serving (refused only when gRPC is
+//   off too: nothing would be served).
 // - No --model_config_file, --config or --model_base_path at all: tfgate serves every model
 //   folder under ./model_repository (TF Serving refuses to start); --model_name alone is
 //   still TF Serving's error.
@@ -66,8 +66,8 @@ export type RuntimeChoice = (typeof RUNTIMES)[number];
 
 /** The flag table, in main.cc's order, then tfgate's own flags. */
 export const FLAGS = {
-  port: acted('int32', 8500, 'TCP port to listen on for gRPC/HTTP API. Disabled if port set to zero.', 'gRPC is not served by tfgate yet; the server says so at start-up'),
-  grpc_socket_path: acted('string', '', 'If non-empty, listen to a UNIX socket for gRPC API on the given path. Can be either relative or absolute path.', 'gRPC is not served yet'),
+  port: acted('int32', 8500, 'TCP port to listen on for gRPC/HTTP API. Disabled if port set to zero.', 'gRPC: PredictionService, ModelService (and Health with --enable_grpc_healthcheck_service)'),
+  grpc_socket_path: acted('string', '', 'If non-empty, listen to a UNIX socket for gRPC API on the given path. Can be either relative or absolute path.'),
   rest_api_port: acted('int32', DEFAULT_REST_API_PORT, 'Port to listen on for HTTP/REST API. If set to zero HTTP/REST API will not be exported. This port must be different than the one specified in --port.', 'tfgate default 8501 (TF Serving: 0)'),
   rest_api_num_threads: ignored('int32', 4 * cpus, 'Number of threads for HTTP/REST API processing. If not set, will be auto set based on number of CPUs.', 'Node serves HTTP on its event loop; model execution threads are --num_executors'),
   rest_api_timeout_in_ms: acted('int32', 30000, 'Timeout for HTTP/REST API calls.'),
@@ -108,8 +108,8 @@ export const FLAGS = {
   platform_config_file: ignored('string', '', 'If non-empty, read an ascii PlatformConfigMap protobuf from the supplied file name, and use that platform config instead of the Tensorflow platform. (If used, --enable_batching is ignored.)', 'tfgate has one platform, tensorflow'),
   per_process_gpu_memory_fraction: ignored('float', 0, 'Fraction that each process occupies of the GPU memory space the value is between 0.0 and 1.0 (with 0.0 as the default) If 1.0, the server will allocate all the memory when the server starts, If 0.0, Tensorflow will automatically select a value.', 'no GPU'),
   saved_model_tags: acted('string', 'serve', 'Comma-separated set of tags corresponding to the meta graph def to load from SavedModel.'),
-  grpc_channel_arguments: ignored('string', '', 'A comma separated list of arguments to be passed to the grpc server. (e.g. grpc.max_connection_age_ms=2000)', 'gRPC only'),
-  grpc_max_threads: ignored('int32', 4 * cpus, 'Max grpc server threads to handle grpc messages.', 'gRPC only'),
+  grpc_channel_arguments: acted('string', '', 'A comma separated list of arguments to be passed to the grpc server. (e.g. grpc.max_connection_age_ms=2000)', 'key=value pairs given to @grpc/grpc-js (integers as numbers), e.g. grpc.max_receive_message_length'),
+  grpc_max_threads: ignored('int32', 4 * cpus, 'Max grpc server threads to handle grpc messages.', 'grpc-js handles messages on the event loop; inference runs on executor threads'),
   enable_model_warmup: acted('bool', true, 'Enables model warmup, which triggers lazy initializations (such as TF optimizations) at load time, to reduce first request latency.'),
   num_request_iterations_for_warmup: acted('int32', 0, 'Number of times a request is iterated during warmup replay. This value is used only if > 0.'),
   version: acted('bool', false, 'Display version'),
@@ -125,8 +125,8 @@ export const FLAGS = {
   thread_pool_factory_config_file: ignored('string', '', 'If non-empty, read an ascii ThreadPoolConfig protobuf from the supplied file name.', 'no TF thread pools'),
   mixed_precision: ignored('string', '', 'specify mixed_precision mode', 'models run in the precision they were saved in'),
   skip_initialize_tpu: ignored('bool', false, 'Whether to skip auto initializing TPU.', 'no TPU'),
-  enable_grpc_healthcheck_service: ignored('bool', false, 'Enable the standard gRPC healthcheck service.', 'gRPC only'),
-  enable_serialization_as_tensor_content: ignored('bool', false, 'Enable serialization of predict response as tensor content.', 'gRPC only (REST answers JSON)'),
+  enable_grpc_healthcheck_service: acted('bool', false, 'Enable the standard gRPC healthcheck service.'),
+  enable_serialization_as_tensor_content: acted('bool', false, 'Enable serialization of predict response as tensor content.', 'gRPC PredictResponse outputs (REST answers JSON)'),
   // ---- tfgate's own ----
   rest_api_host: own('string', '0.0.0.0', 'Address the HTTP/REST API binds to.'),
   runtime: own('string', 'auto', 'Runtime that executes models: auto (tfjs-node-gpu, else tfjs-node, else wasm) | wasm | cpu (the embedded runtime) | tfjs-node | tfjs-node-gpu (libtensorflow).'),
@@ -241,6 +241,11 @@ export interface ServerOptions {
   /** gRPC is not served yet; kept to report it. */
   readonly grpcPort: number;
   readonly grpcSocketPath: string;
+  /** --grpc_channel_arguments as grpc-js server options. */
+  readonly grpcChannelArguments: Readonly<Record<string, string | number>>;
+  readonly enableGrpcHealthcheck: boolean;
+  /** --enable_serialization_as_tensor_content: gRPC outputs as raw bytes, not typed *_val fields. */
+  readonly serializeAsTensorContent: boolean;
   readonly modelSource: ModelSource;
   /** <= 0: poll once (0) or never (negative), as TF Serving. */
   readonly fileSystemPollWaitSeconds: number;
@@ -290,7 +295,8 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
   if (!(BATCHING_MODES as readonly string[]).includes(v.batching_mode)) bad('batching_mode', `expected ${BATCHING_MODES.join(' or ')}`);
   if (v.batching_latency_target_ms < 0) bad('batching_latency_target_ms', 'must not be negative');
   for (const name of ['port', 'rest_api_port'] as const) if (v[name] < 0 || v[name] > 65535) bad(name, 'not a port number');
-  if (v.rest_api_port === 0) bad('rest_api_port', '0 disables the HTTP/REST API, and tfgate does not serve gRPC yet: nothing would be served');
+  if (v.rest_api_port === 0 && v.port === 0 && !v.grpc_socket_path) bad('rest_api_port', '0 disables the HTTP/REST API, and --port=0 with no --grpc_socket_path disables gRPC: nothing would be served');
+  const grpcChannelArguments = parseChannelArguments(v.grpc_channel_arguments, bad);
   if (v.rest_api_timeout_in_ms <= 0) bad('rest_api_timeout_in_ms', 'must be positive');
   for (const name of ['num_executors', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements'] as const) if (v[name] < 1) bad(name, 'must be at least 1');
   for (const name of ['num_load_threads', 'max_num_load_retries', 'num_request_iterations_for_warmup', 'shutdown_drain_seconds', 'batching_parameters_poll_wait_seconds'] as const) if (v[name] < 0) bad(name, 'must not be negative');
@@ -319,6 +325,9 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
     restApiEnableCors: v.rest_api_enable_cors_support,
     grpcPort: v.port,
     grpcSocketPath: v.grpc_socket_path && abs(v.grpc_socket_path),
+    grpcChannelArguments: Object.freeze(grpcChannelArguments),
+    enableGrpcHealthcheck: v.enable_grpc_healthcheck_service,
+    serializeAsTensorContent: v.enable_serialization_as_tensor_content,
     modelSource: Object.freeze(modelSource),
     fileSystemPollWaitSeconds: v.file_system_poll_wait_seconds,
     savedModelTags: Object.freeze(savedModelTags),
@@ -346,6 +355,19 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
     limits: Object.freeze({ maxRequestBodyBytes: v.max_request_body_bytes, jsonMaxDepth: v.json_max_depth, jsonMaxElements: v.json_max_elements }),
     ignoredFlagsGiven: Object.freeze([...flags.given].filter((n) => !TABLE[n].acted)),
   });
+}
+
+/** `a=1,b=x` → {a: 1, b: 'x'}: integers become numbers, as TF Serving's server.cc sets them. */
+function parseChannelArguments(text: string, bad: (name: FlagName, why: string) => never): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) bad('grpc_channel_arguments', `expected key=value, got '${part}'`);
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    out[key] = /^-?\d+$/.test(value) ? Number(value) : value;
+  }
+  return out;
 }
 
 /** parseFlags + resolveServerOptions. */

@@ -19,6 +19,7 @@ const FILES = [
   'tensorflow_serving/apis/prediction_service.proto',
   'tensorflow_serving/apis/model_service.proto',
   'tensorflow_serving/apis/prediction_log.proto',
+  'grpc/health/v1/health.proto',
 ];
 
 let root: protobuf.Root | undefined;

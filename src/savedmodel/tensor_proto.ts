@@ -113,3 +113,43 @@ export function hostTensorToProto(t: HostTensor): TensorProtoObject {
   }
   return proto;
 }
+
+/**
+ * HostTensor → TensorProto with the typed *_val fields, as TF's Tensor::AsProtoField writes
+ * them (what TF Serving answers gRPC Predict with unless --enable_serialization_as_tensor_content).
+ */
+export function hostTensorToProtoFields(t: HostTensor): TensorProtoObject {
+  const proto: TensorProtoObject = { dtype: dtypeToTf(t.dtype), tensorShape: shapeToProto(t.shape) };
+  const v = t.values;
+  switch (t.dtype) {
+    case 'string':
+      proto.stringVal = v as Uint8Array[];
+      break;
+    case 'float32':
+      proto.floatVal = Array.from(v as Float32Array);
+      break;
+    case 'float64':
+      proto.doubleVal = Array.from(v as Float64Array);
+      break;
+    case 'float16':
+    case 'bfloat16':
+      proto.halfVal = Array.from(v as Uint16Array);
+      break;
+    case 'int64':
+      // Strings keep all 64 bits through protobufjs.
+      proto.int64Val = Array.from(v as BigInt64Array, (x) => x.toString());
+      break;
+    case 'uint64':
+      proto.uint64Val = Array.from(v as BigUint64Array, (x) => x.toString());
+      break;
+    case 'uint32':
+      proto.uint32Val = Array.from(v as Uint32Array);
+      break;
+    case 'bool':
+      proto.boolVal = Array.from(v as Uint8Array, (x) => x !== 0);
+      break;
+    default:
+      proto.intVal = Array.from(v as Int32Array);
+  }
+  return proto;
+}

@@ -19,6 +19,11 @@ import { modelMetadataJson } from '../rest/model_metadata_json.js';
 import { modelStatusJson } from './model_status_json.js';
 import { ExecutorHealth, serverStatusJson } from './server_status.js';
 import type { ServerOptions } from '../config/flags.js';
+import { modelServerConfigFromProto } from '../config/model_server_config.js';
+import type { ProtoMessage } from '../config/schema.js';
+import { invalidArgument } from '../core/status.js';
+import { GrpcServer } from '../grpc/grpc_server.js';
+import type { ServingStatus } from '../grpc/health_grpc.js';
 import type { ResolvedRuntime } from '../runtimes/runtime_selection.js';
 
 import type { Log } from './logger.js';
@@ -32,6 +37,7 @@ export class ModelServer {
   private config: ModelServerConfig = { model_config_list: { config: [] } };
   private timers: NodeJS.Timeout[] = [];
   private http?: ServerType;
+  private grpc?: GrpcServer;
   private polling = new Map<string, Promise<void>>();
   private stopped = false;
   readonly metrics = new Metrics();
@@ -190,7 +196,7 @@ export class ModelServer {
   }
 
   /** Loads the initial models (waits for their first loads), then starts polling and serving HTTP. */
-  async start(): Promise<{ restPort?: number }> {
+  async start(): Promise<{ restPort?: number; grpcPort?: number }> {
     await this.applyConfig(await this.readConfig());
     const fsWait = this.options.fileSystemPollWaitSeconds;
     if (fsWait > 0) {
@@ -209,10 +215,10 @@ export class ModelServer {
       );
     }
     this.watchBatchingParameters();
-    if (this.options.grpcPort) this.log(`gRPC is not served by tfgate yet: --port=${this.options.grpcPort} is accepted and nothing listens on it`);
     for (const f of this.options.ignoredFlagsGiven) this.log(`--${f} is accepted and ignored (see --help)`);
+    const prediction = new PredictionService(this.manager);
     const app = createRestApp({
-      prediction: new PredictionService(this.manager),
+      prediction,
       modelStatus: (spec) => modelStatusJson(this.manager.status(spec)),
       modelMetadata: (spec) => {
         const handle = this.manager.acquire(spec);
@@ -241,7 +247,58 @@ export class ModelServer {
       this.http = server;
     });
     this.log(`Exporting HTTP/REST API at:${this.options.restApiHost}:${port} ...`);
-    return { restPort: port };
+    const grpcPort = await this.startGrpc(prediction);
+    return { restPort: port, grpcPort };
+  }
+
+  /** gRPC on --port / --grpc_socket_path, over the same services as REST. */
+  private async startGrpc(prediction: PredictionService): Promise<number | undefined> {
+    const o = this.options;
+    if (!(o.grpcPort > 0) && !o.grpcSocketPath) return undefined;
+    const grpc = new GrpcServer(
+      { host: '0.0.0.0', port: o.grpcPort, socketPath: o.grpcSocketPath, channelArguments: o.grpcChannelArguments, health: o.enableGrpcHealthcheck },
+      {
+        prediction,
+        metrics: this.metrics,
+        serializeAsTensorContent: o.serializeAsTensorContent,
+        checkMethodName: o.enableSignatureMethodNameCheck,
+        signatureDefs: (spec) => {
+          const handle = this.manager.acquire(spec);
+          try {
+            return { version: handle.version, defs: handle.servable.description.signatureDefs };
+          } finally {
+            handle.release();
+          }
+        },
+        status: (spec) => this.manager.status(spec),
+        reloadConfig: (raw) => this.reloadConfig(raw),
+        statusOf: (service) => this.healthOf(service),
+      },
+    );
+    this.grpc = grpc;
+    const port = await grpc.start();
+    for (const address of grpc.addresses) this.log(`Running gRPC ModelServer at ${address} ...`);
+    return port || undefined;
+  }
+
+  /** HandleReloadConfigRequest: a ModelServerConfig applied as a changed --model_config_file is. */
+  private async reloadConfig(raw: ProtoMessage): Promise<void> {
+    let config: ModelServerConfig;
+    try {
+      config = modelServerConfigFromProto(raw, 'HandleReloadConfigRequest', { baseDir: process.cwd() });
+    } catch (e) {
+      throw invalidArgument((e as Error).message);
+    }
+    this.log(`Reloading the model config from HandleReloadConfigRequest: ${config.model_config_list.config.map((m) => m.name).join(', ')}`, 'info', { event: 'config_reload' });
+    await this.applyConfig(config);
+  }
+
+  /** grpc.health.v1: the server, or one model by name. */
+  private healthOf(service: string): ServingStatus {
+    if (this.stopped) return 'NOT_SERVING';
+    if (!service) return 'SERVING';
+    if (!this.config.model_config_list.config.some((m) => m.name === service)) return 'SERVICE_UNKNOWN';
+    return this.safeStatus(service).some((v) => v.state === 'AVAILABLE') ? 'SERVING' : 'NOT_SERVING';
   }
 
   /**
@@ -308,7 +365,7 @@ export class ModelServer {
     if (this.stopped) return;
     this.stopped = true;
     this.timers.forEach(clearInterval);
-    await new Promise<void>((resolve) => (this.http ? this.http.close(() => resolve()) : resolve()));
+    await Promise.all([new Promise<void>((resolve) => (this.http ? this.http.close(() => resolve()) : resolve())), this.grpc?.stop()]);
     await Promise.allSettled([...this.polling.values()]);
     await this.manager.stop();
   }

@@ -129,6 +129,14 @@ describe('parseFlags', () => {
     ['missing value at the end', ['--model_name'], 'model_name', /^Missing value for flag 'model_name'/],
     ['missing value before another flag', ['--model_name', '--port=1'], 'model_name', /^Missing value for flag 'model_name'/],
   ];
+  it('REST off is fine while gRPC serves', () => {
+    const o = parseServerOptions(['--rest_api_port=0', '--grpc_channel_arguments=grpc.max_receive_message_length=1024,grpc.primary_user_agent=x'], '/w');
+    assert.equal(o.restApiPort, 0);
+    assert.equal(o.grpcPort, 8500);
+    assert.deepEqual(o.grpcChannelArguments, { 'grpc.max_receive_message_length': 1024, 'grpc.primary_user_agent': 'x' });
+    assert.throws(() => parseServerOptions(['--grpc_channel_arguments=novalue'], '/w'), flagError('grpc_channel_arguments', /expected key=value, got 'novalue'/));
+  });
+
   for (const [what, argv, flag, re] of BAD) {
     it(`refuses: ${what}`, () => assert.throws(() => parseFlags(argv), flagError(flag, re)));
   }
@@ -176,7 +184,7 @@ describe('resolveServerOptions', () => {
   });
 
   const BAD: Array<[string, string[], string, RegExp]> = [
-    ['REST off, nothing served', ['--rest_api_port=0'], 'rest_api_port', /0 disables the HTTP\/REST API, and tfgate does not serve gRPC yet/],
+    ['REST off, nothing served', ['--rest_api_port=0', '--port=0'], 'rest_api_port', /0 disables the HTTP\/REST API, and --port=0 with no --grpc_socket_path disables gRPC/],
     ['port above 65535', ['--rest_api_port=70000'], 'rest_api_port', /not a port number/],
     ['unknown runtime', ['--runtime=gpu'], 'runtime', /Illegal value 'gpu' for flag 'runtime': expected auto, wasm, cpu, tfjs-node/],
     ['num_executors 0', ['--num_executors=0'], 'num_executors', /must be at least 1/],

@@ -28,7 +28,9 @@ export interface RunningServer {
 /** Spawns `tfgate <args> --rest_api_port=<free>` and waits until it answers HTTP. */
 export async function startServer(args: string[], opts: { cwd?: string; readyPath?: string; timeoutMs?: number } = {}): Promise<RunningServer> {
   const port = await freePort();
-  const proc = spawn(process.execPath, [TFGATE_BIN, ...args, `--rest_api_port=${port}`, '--rest_api_host=127.0.0.1', '--port=0'], {
+  // gRPC stays off unless the test gives its own --port.
+  const grpcOff = args.some((a) => a.startsWith('--port=')) ? [] : ['--port=0'];
+  const proc = spawn(process.execPath, [TFGATE_BIN, ...args, `--rest_api_port=${port}`, '--rest_api_host=127.0.0.1', ...grpcOff], {
     cwd: opts.cwd ?? REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

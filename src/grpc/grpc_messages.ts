@@ -1,0 +1,56 @@
+// TF Serving's gRPC messages as plain objects (camelCase, as service_definitions.ts decodes
+// them), and the conversions between them and tfgate's service layer.
+import { invalidArgument } from '../core/status.js';
+import type { ModelSpec } from '../services/servable_version.js';
+import type { TensorProtoObject } from '../savedmodel/tensor_proto.js';
+
+export interface ModelSpecMessage {
+  name?: string;
+  version?: { value?: string | number };
+  versionLabel?: string;
+  signatureName?: string;
+}
+
+/** ModelSpec → what the version manager resolves; TF Serving's "Missing ModelSpec" when absent. */
+export function modelSpecFrom(m: ModelSpecMessage | undefined | null): { spec: ModelSpec; signatureName?: string } {
+  if (!m) throw invalidArgument('Missing ModelSpec');
+  const spec: ModelSpec = { name: m.name ?? '' };
+  if (m.version) spec.version = Number(m.version.value ?? 0);
+  else if (m.versionLabel) spec.label = m.versionLabel;
+  return { spec, signatureName: m.signatureName || undefined };
+}
+
+/** The ModelSpec a response echoes: the model, the version that served, the signature used. */
+export function modelSpecMessage(name: string, version: number, signatureName: string): ModelSpecMessage {
+  return { name, version: { value: version }, signatureName };
+}
+
+export interface PredictRequestMessage {
+  modelSpec?: ModelSpecMessage;
+  inputs?: Record<string, TensorProtoObject>;
+  outputFilter?: string[];
+}
+
+export interface ExampleMessage {
+  features?: unknown;
+}
+
+export interface InputMessage {
+  exampleList?: { examples?: ExampleMessage[] };
+  exampleListWithContext?: { examples?: ExampleMessage[]; context?: ExampleMessage };
+}
+
+export interface ExampleRequestMessage {
+  modelSpec?: ModelSpecMessage;
+  input?: InputMessage;
+}
+
+export interface MultiInferenceRequestMessage {
+  tasks?: { modelSpec?: ModelSpecMessage; methodName?: string }[];
+  input?: InputMessage;
+}
+
+export interface GetModelMetadataRequestMessage {
+  modelSpec?: ModelSpecMessage;
+  metadataField?: string[];
+}

@@ -1,0 +1,37 @@
+// grpc.health.v1.Health (--enable_grpc_healthcheck_service): the server as a whole ("") is
+// SERVING while it accepts requests; a model name is SERVING once a version of it is
+// AVAILABLE, NOT_SERVING while none is, and unknown names are NOT_FOUND (Check) or
+// SERVICE_UNKNOWN (Watch), as the protocol says.
+import { status as GrpcStatus, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
+
+export type ServingStatus = 'SERVING' | 'NOT_SERVING' | 'SERVICE_UNKNOWN';
+
+export interface HealthDeps {
+  /** Status of "" (the server) or of a model name. */
+  statusOf(service: string): ServingStatus;
+}
+
+export function healthImplementation(deps: HealthDeps, pollMs = 1000): UntypedServiceImplementation {
+  return {
+    Check(call: ServerUnaryCall<{ service?: string }, object>, callback: sendUnaryData<object>) {
+      const status = deps.statusOf(call.request.service ?? '');
+      if (status === 'SERVICE_UNKNOWN') callback({ code: GrpcStatus.NOT_FOUND, details: `unknown service ${call.request.service}` });
+      else callback(null, { status });
+    },
+    // Sends the status now and again whenever it changes, until the client goes away.
+    Watch(call: ServerWritableStream<{ service?: string }, object>) {
+      let last: ServingStatus | undefined;
+      const send = () => {
+        const status = deps.statusOf(call.request.service ?? '');
+        if (status !== last) call.write({ status });
+        last = status;
+      };
+      send();
+      const timer = setInterval(send, pollMs);
+      const stop = () => clearInterval(timer);
+      call.on('cancelled', stop);
+      call.on('close', stop);
+      call.on('error', stop);
+    },
+  };
+}

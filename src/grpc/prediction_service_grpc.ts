@@ -1,0 +1,175 @@
+// tensorflow.serving.PredictionService over gRPC: Predict, Classify, Regress, MultiInference
+// and GetModelMetadata on the same service layer as REST (prediction_service.ts,
+// example_inference.ts), so batching, executors, deadlines and errors are the same.
+import type { sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Code, ServingError, invalidArgument } from '../core/status.js';
+import type { PredictionService } from '../services/prediction_service.js';
+import { CLASSIFY_METHOD_NAME, REGRESS_METHOD_NAME, runExamples, type Classification, type ExampleApi } from '../services/example_inference.js';
+import type { ModelSpec } from '../services/servable_version.js';
+import { hostTensorFromProto, hostTensorToProto, hostTensorToProtoFields } from '../savedmodel/tensor_proto.js';
+import { dtypeFromTf, type DType } from '../tensor/dtype.js';
+import type { HostTensor } from '../tensor/host_tensor.js';
+import type { SignatureSpec } from '../runtimes/runtime.js';
+import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
+import { protoType } from '../proto/index.js';
+import type { Metrics } from '../monitoring/metrics.js';
+import { grpcError } from './grpc_status.js';
+import { serializedExamples } from './example_input.js';
+import {
+  modelSpecFrom,
+  modelSpecMessage,
+  type ExampleRequestMessage,
+  type GetModelMetadataRequestMessage,
+  type MultiInferenceRequestMessage,
+  type PredictRequestMessage,
+} from './grpc_messages.js';
+
+export interface PredictionGrpcDeps {
+  prediction: PredictionService;
+  /** The version a spec resolves to and its SignatureDefs as stored (GetModelMetadata). */
+  signatureDefs(spec: ModelSpec): { version: number; defs: Record<string, SignatureDefObject> };
+  /** --enable_serialization_as_tensor_content. */
+  serializeAsTensorContent: boolean;
+  /** --enable_signature_method_name_check for Classify / Regress. */
+  checkMethodName: boolean;
+  metrics: Metrics;
+}
+
+/** TF's DataTypeString names, used in its type-mismatch message. */
+const TF_TYPE_NAMES: Partial<Record<DType, string>> = { float32: 'float', float64: 'double', float16: 'half' };
+const typeName = (d: DType) => TF_TYPE_NAMES[d] ?? d;
+
+/** PredictRequest.inputs → HostTensors checked against the signature's dtypes (TF's session text). */
+function predictInputs(request: PredictRequestMessage, signature: SignatureSpec): Record<string, HostTensor> {
+  const inputs: Record<string, HostTensor> = {};
+  const order = Object.keys(signature.inputs);
+  for (const [alias, proto] of Object.entries(request.inputs ?? {})) {
+    let t: HostTensor;
+    try {
+      t = hostTensorFromProto(proto, `input '${alias}'`);
+    } catch (e) {
+      throw invalidArgument(`tensor parsing error: ${alias} (${(e as Error).message})`);
+    }
+    const declared = signature.inputs[alias] && dtypeFromTf(signature.inputs[alias].dtype);
+    if (declared && declared !== t.dtype) {
+      throw invalidArgument(`Expects arg[${order.indexOf(alias)}] to be ${typeName(declared)} but ${typeName(t.dtype)} is provided`);
+    }
+    inputs[alias] = t;
+  }
+  return inputs;
+}
+
+/** A gRPC deadline as a performance.now() instant (what the batch queues compare against). */
+function deadlineOf(call: ServerUnaryCall<unknown, unknown>): number | undefined {
+  const d = call.getDeadline();
+  const at = d instanceof Date ? d.getTime() : Number(d);
+  if (!Number.isFinite(at)) return undefined;
+  return performance.now() + (at - Date.now());
+}
+
+/** Wraps a handler: resolves to the response, or fails with the canonical code and message. */
+function unary<Req, Res>(api: string, deps: PredictionGrpcDeps, handle: (request: Req, call: ServerUnaryCall<Req, Res>) => Promise<{ model: string; response: Res }>) {
+  return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
+    const started = performance.now();
+    const model = (call.request as { modelSpec?: { name?: string }; tasks?: { modelSpec?: { name?: string } }[] })?.modelSpec?.name ?? (call.request as { tasks?: { modelSpec?: { name?: string } }[] }).tasks?.[0]?.modelSpec?.name ?? '';
+    const record = (status: string) => {
+      deps.metrics.requestCount.labels(model, status).inc();
+      deps.metrics.requestLatency.labels(model, api, 'GRPC').observe((performance.now() - started) * 1000);
+    };
+    handle(call.request, call).then(
+      ({ response }) => {
+        record('OK');
+        callback(null, response);
+      },
+      (e: unknown) => {
+        const err = grpcError(e);
+        record(Code[err.code as number] ?? 'UNKNOWN');
+        callback(err);
+      },
+    );
+  };
+}
+
+function classificationResult(results: Classification[]) {
+  return { classifications: results.map((row) => ({ classes: row.map(([label, score]) => ({ label, score })) })) };
+}
+
+function regressionResult(results: number[]) {
+  return { regressions: results.map((value) => ({ value })) };
+}
+
+export function predictionServiceImplementation(deps: PredictionGrpcDeps): UntypedServiceImplementation {
+  const toProto = deps.serializeAsTensorContent ? hostTensorToProto : hostTensorToProtoFields;
+
+  const examples = (api: ExampleApi) =>
+    unary<ExampleRequestMessage, object>(api === 'classify' ? 'classify' : 'regress', deps, async (request, call) => {
+      const { spec, signatureName } = modelSpecFrom(request.modelSpec);
+      const serialized = serializedExamples(request.input);
+      const r = await runExamples(deps.prediction, api, spec, signatureName, serialized, { deadline: deadlineOf(call), checkMethodName: deps.checkMethodName });
+      const result = api === 'classify' ? classificationResult(r.results as Classification[]) : regressionResult(r.results as number[]);
+      return { model: spec.name, response: { modelSpec: modelSpecMessage(spec.name, r.version, signatureName ?? 'serving_default'), result } };
+    });
+
+  return {
+    Predict: unary<PredictRequestMessage, object>('predict', deps, async (request, call) => {
+      const { spec, signatureName } = modelSpecFrom(request.modelSpec);
+      const result = await deps.prediction.predict(spec, signatureName, (signature) => ({ inputs: predictInputs(request, signature), outputFilter: request.outputFilter ?? [] }), { deadline: deadlineOf(call) });
+      const outputs = Object.fromEntries(Object.entries(result.outputs).map(([k, t]) => [k, toProto(t)]));
+      return { model: spec.name, response: { modelSpec: modelSpecMessage(spec.name, result.version, result.signatureName), outputs } };
+    }),
+
+    Classify: examples('classify'),
+    Regress: examples('regress'),
+
+    MultiInference: unary<MultiInferenceRequestMessage, object>('multi_inference', deps, async (request, call) => {
+      const tasks = request.tasks ?? [];
+      // multi_inference.cc's checks, in its order and words.
+      let modelName = '';
+      const signatures = new Set<string>();
+      for (const task of tasks) {
+        const name = task.modelSpec?.name ?? '';
+        if (!name) throw invalidArgument('Found ModelSpec with an empty model name.');
+        if (!modelName) modelName = name;
+        else if (name !== modelName) throw invalidArgument('All ModelSpecs in a MultiInferenceRequest must access the same model name.');
+        const signature = task.modelSpec?.signatureName || 'serving_default';
+        if (signatures.has(signature)) throw invalidArgument(`Duplicate evaluation of signature: ${signature}`);
+        signatures.add(signature);
+        if (task.methodName !== CLASSIFY_METHOD_NAME && task.methodName !== REGRESS_METHOD_NAME) {
+          throw new ServingError(Code.UNIMPLEMENTED, `Unsupported signature method_name: ${task.methodName ?? ''}`);
+        }
+      }
+      const serialized = serializedExamples(request.input);
+      const deadline = deadlineOf(call);
+      // Each task runs its signature through the batch queues (TF runs one session call over
+      // the union of outputs; the answers are the same).
+      const results = await Promise.all(
+        tasks.map(async (task) => {
+          const { spec, signatureName } = modelSpecFrom(task.modelSpec);
+          const api: ExampleApi = task.methodName === CLASSIFY_METHOD_NAME ? 'classify' : 'regress';
+          const r = await runExamples(deps.prediction, api, spec, signatureName, serialized, { deadline, checkMethodName: true });
+          const modelSpec = modelSpecMessage(spec.name, r.version, signatureName ?? 'serving_default');
+          return api === 'classify' ? { modelSpec, classificationResult: classificationResult(r.results as Classification[]) } : { modelSpec, regressionResult: regressionResult(r.results as number[]) };
+        }),
+      );
+      return { model: modelName, response: { results } };
+    }),
+
+    GetModelMetadata: unary<GetModelMetadataRequestMessage, object>('get_model_metadata', deps, async (request) => {
+      const { spec } = modelSpecFrom(request.modelSpec);
+      const fields = request.metadataField ?? [];
+      if (!fields.length) throw invalidArgument('GetModelMetadataRequest must specify at least one metadata_field');
+      for (const f of fields) if (f !== 'signature_def') throw invalidArgument(`Metadata field ${f} is not supported`);
+      const { version, defs } = deps.signatureDefs(spec);
+      const SignatureDefMap = protoType('tensorflow.serving.SignatureDefMap');
+      const value = SignatureDefMap.encode(SignatureDefMap.fromObject({ signatureDef: defs })).finish();
+      return {
+        model: spec.name,
+        response: {
+          modelSpec: modelSpecMessage(spec.name, version, ''),
+          // protobufjs' bundled Any keeps the .proto's field names (type_url), unlike our camelCase root.
+          metadata: { signature_def: { type_url: 'type.googleapis.com/tensorflow.serving.SignatureDefMap', value } },
+        },
+      };
+    }),
+  };
+}

@@ -1,0 +1,61 @@
+// A TF Serving gRPC client as users generate one: @grpc/grpc-js + @grpc/proto-loader over the
+// same .proto files (snake_case fields, int64 as strings, enums as names). It shares nothing
+// with the server's encoding path but the .proto text.
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import path from 'node:path';
+import { REPO_ROOT } from '../helpers/paths.js';
+
+const PROTO_ROOT = path.join(REPO_ROOT, 'src', 'proto');
+
+const definition = protoLoader.loadSync(['tensorflow_serving/apis/prediction_service.proto', 'tensorflow_serving/apis/model_service.proto', 'grpc/health/v1/health.proto'], {
+  includeDirs: [PROTO_ROOT],
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: false,
+  oneofs: false,
+});
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const loaded = grpc.loadPackageDefinition(definition) as any;
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+export type Message = any;
+
+export interface Clients {
+  prediction: grpc.Client & Record<string, any>;
+  model: grpc.Client & Record<string, any>;
+  health: grpc.Client & Record<string, any>;
+  close(): void;
+}
+
+export function connect(address: string, options: grpc.ChannelOptions = {}): Clients {
+  const creds = grpc.credentials.createInsecure();
+  const prediction = new loaded.tensorflow.serving.PredictionService(address, creds, options);
+  const model = new loaded.tensorflow.serving.ModelService(address, creds, options);
+  const health = new loaded.grpc.health.v1.Health(address, creds, options);
+  return {
+    prediction,
+    model,
+    health,
+    close: () => [prediction, model, health].forEach((c) => c.close()),
+  };
+}
+
+/** Calls a unary method; resolves with the response or rejects with the grpc ServiceError. */
+export function call(client: Record<string, any>, method: string, request: Message, deadlineMs = 30_000): Promise<Message> {
+  return new Promise((resolve, reject) => {
+    client[method](request, { deadline: new Date(Date.now() + deadlineMs) }, (err: grpc.ServiceError | null, res: Message) => (err ? reject(err) : resolve(res)));
+  });
+}
+
+export function isGrpcError(code: grpc.status, details: RegExp) {
+  return (e: unknown) => {
+    const err = e as grpc.ServiceError;
+    if (err.code !== code) throw new Error(`expected ${grpc.status[code]}, got ${grpc.status[err.code]}: ${err.details}`);
+    if (!details.test(err.details)) throw new Error(`details ${JSON.stringify(err.details)} do not match ${details}`);
+    return true;
+  };
+}
+
+export { grpc };
