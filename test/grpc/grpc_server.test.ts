@@ -46,6 +46,7 @@ describe('gRPC API (real process)', () => {
   config:
     - {name: hp2, base_path: ${HP2}}
     - {name: hp2_tf2, base_path: ${HP2_TF2}}
+    - {name: saved_model_half_plus_two_2_versions, base_path: ${path.join(MODELS, 'saved_model_half_plus_two_2_versions')}, model_version_policy: {all: {}}}
     - name: conv
       base_path: ${path.join(root, 'conv')}
       batching: {max_batch_size: 1, batch_timeout_micros: 0, max_enqueued_batches: 1}
@@ -56,7 +57,7 @@ batching:
     const port = await freePort();
     server = await startServer([`--port=${port}`, `--config=${path.join(root, 'tfgate.yaml')}`, '--enable_grpc_healthcheck_service', '--num_executors=1', '--enable_batching', `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`], { readyPath: '/v1/models/conv' });
     clients = connect(`127.0.0.1:${port}`);
-    for (const m of ['hp2', 'hp2_tf2', 'conv']) {
+    for (const m of ['hp2', 'hp2_tf2', 'conv', 'saved_model_half_plus_two_2_versions']) {
       for (let i = 0; i < 100; i++) {
         const r = await fetch(server.url(`/v1/models/${m}`));
         if (r.ok && (await r.json()).model_version_status?.[0]?.state === 'AVAILABLE') break;
@@ -144,6 +145,11 @@ batching:
     const expected = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'configs', 'half_plus_two_model_metadata.json'), 'utf8'));
     assert.deepEqual(withoutNulls(decoded), expected.metadata.signature_def);
     assert.deepEqual(res.model_spec, { name: 'hp2', version: { value: '123' }, signature_name: '' }, 'as TF Serving: the signature name is empty');
+    // The two-version model, asked for the version TF Serving's answer was recorded from.
+    const expectedTwo = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'configs', 'saved_model_half_plus_two_2_versions_metadata.json'), 'utf8'));
+    const two = await call(clients.prediction, 'GetModelMetadata', { model_spec: { name: 'saved_model_half_plus_two_2_versions', version: { value: expectedTwo.model_spec.version } }, metadata_field: ['signature_def'] });
+    assert.deepEqual(withoutNulls(SignatureDefMap.toObject(SignatureDefMap.decode(two.metadata.signature_def.value), { longs: String, enums: String, defaults: true, oneofs: false })), expectedTwo.metadata.signature_def);
+    assert.equal(two.model_spec.version.value, expectedTwo.model_spec.version);
     await assert.rejects(call(clients.prediction, 'GetModelMetadata', { model_spec: { name: 'hp2' } }), isGrpcError(grpc.status.INVALID_ARGUMENT, /^GetModelMetadataRequest must specify at least one metadata_field$/));
     await assert.rejects(call(clients.prediction, 'GetModelMetadata', { model_spec: { name: 'hp2' }, metadata_field: ['graph'] }), isGrpcError(grpc.status.INVALID_ARGUMENT, /^Metadata field graph is not supported$/));
   });
@@ -230,3 +236,33 @@ function withoutNulls(v: unknown): unknown {
   if (v && typeof v === 'object' && !(v instanceof Uint8Array)) return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, withoutNulls(x)]));
   return v;
 }
+
+describe('gRPC on a Unix socket, with channel arguments (real process)', () => {
+  let server: RunningServer;
+  let clients: Clients;
+  let socket: string;
+
+  before(async () => {
+    socket = path.join(tempDir(), 'tfgate.sock');
+    server = await startServer(['--port=0', `--grpc_socket_path=${socket}`, `--model_base_path=${HP2}`, '--model_name=hp2', '--grpc_channel_arguments=grpc.max_receive_message_length=4096'], { readyPath: '/v1/models/hp2' });
+    clients = connect(`unix:${socket}`);
+    for (let i = 0; i < 100; i++) {
+      const r = await fetch(server.url('/v1/models/hp2'));
+      if (r.ok && (await r.json()).model_version_status?.[0]?.state === 'AVAILABLE') break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  });
+
+  after(async () => {
+    clients?.close();
+    assert.equal(await server?.stop(), 0);
+  });
+
+  it('serves Predict on the socket, and refuses a message over grpc.max_receive_message_length with RESOURCE_EXHAUSTED', async () => {
+    assert.match(server.logs(), new RegExp(`Running gRPC ModelServer at unix:${socket.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
+    const res = await call(clients.prediction, 'Predict', { model_spec: { name: 'hp2' }, inputs: { x: tensor([2, 1], [0, 2], true) } });
+    assert.deepEqual(floatsOf(res.outputs.y), [2, 3]);
+    const big = Array.from({ length: 2048 }, (_, i) => i);
+    await assert.rejects(call(clients.prediction, 'Predict', { model_spec: { name: 'hp2' }, inputs: { x: tensor([2048, 1], big, true) } }), (e: unknown) => (e as grpc.ServiceError).code === grpc.status.RESOURCE_EXHAUSTED);
+  });
+});
