@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import protobuf from 'protobufjs';
 import { FIXTURES, MODELS, REPO_ROOT } from '../helpers/paths.js';
-import { freePort, startServer, type RunningServer } from '../helpers/server_process.js';
+import { freePort, startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
 import { writeConvSavedModel } from '../../src/savedmodel/model_zoo.js';
 import { call, connect, grpc, isGrpcError, type Clients, type Message } from './grpc_client.js';
@@ -57,13 +57,7 @@ batching:
     const port = await freePort();
     server = await startServer([`--port=${port}`, `--config=${path.join(root, 'tfgate.yaml')}`, '--enable_grpc_healthcheck_service', '--num_executors=1', '--enable_batching', `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`], { readyPath: '/v1/models/conv' });
     clients = connect(`127.0.0.1:${port}`);
-    for (const m of ['hp2', 'hp2_tf2', 'conv', 'saved_model_half_plus_two_2_versions']) {
-      for (let i = 0; i < 100; i++) {
-        const r = await fetch(server.url(`/v1/models/${m}`));
-        if (r.ok && (await r.json()).model_version_status?.[0]?.state === 'AVAILABLE') break;
-        await new Promise((res) => setTimeout(res, 100));
-      }
-    }
+    await waitAvailable(server, ['hp2', 'hp2_tf2', 'conv', 'saved_model_half_plus_two_2_versions']);
   });
 
   after(async () => {
@@ -246,11 +240,7 @@ describe('gRPC on a Unix socket, with channel arguments (real process)', () => {
     socket = path.join(tempDir(), 'tfgate.sock');
     server = await startServer(['--port=0', `--grpc_socket_path=${socket}`, `--model_base_path=${HP2}`, '--model_name=hp2', '--grpc_channel_arguments=grpc.max_receive_message_length=4096'], { readyPath: '/v1/models/hp2' });
     clients = connect(`unix:${socket}`);
-    for (let i = 0; i < 100; i++) {
-      const r = await fetch(server.url('/v1/models/hp2'));
-      if (r.ok && (await r.json()).model_version_status?.[0]?.state === 'AVAILABLE') break;
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    await waitAvailable(server, ['hp2']);
   });
 
   after(async () => {

@@ -84,3 +84,16 @@ export async function getJson(url: string): Promise<{ status: number; json: any 
   const res = await fetch(url);
   return { status: res.status, json: await res.json() };
 }
+
+/** Waits until a version of each model is AVAILABLE (the server answers before its first loads end). */
+export async function waitAvailable(server: RunningServer, models: string[], timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (const m of models) {
+    for (;;) {
+      const r = await fetch(server.url(`/v1/models/${m}`));
+      if (r.ok && ((await r.json()) as { model_version_status?: { state: string }[] }).model_version_status?.some((v) => v.state === 'AVAILABLE')) break;
+      if (Date.now() > deadline) throw new Error(`${m} not AVAILABLE in time:\n${server.logs()}`);
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  }
+}

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FIXTURES, fixtureModel } from '../helpers/paths.js';
-import { postJson, startServer, type RunningServer } from '../helpers/server_process.js';
+import { postJson, startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
 import { writeConvSavedModel } from '../../src/savedmodel/model_zoo.js';
 
@@ -43,13 +43,7 @@ batching:
 `;
     fs.writeFileSync(path.join(root, 'tfgate.yaml'), config);
     server = await startServer([`--config=${path.join(root, 'tfgate.yaml')}`, '--enable_batching', '--num_executors=1', `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`], { readyPath: '/v1/models/conv_adaptive' });
-    for (const m of ['hp2', 'hp2_split', 'conv', 'conv_adaptive']) {
-      for (let i = 0; i < 100; i++) {
-        const r = await fetch(server.url(`/v1/models/${m}`));
-        if (r.ok && (await r.json()).model_version_status?.[0]?.state === 'AVAILABLE') break;
-        await new Promise((res) => setTimeout(res, 100));
-      }
-    }
+    await waitAvailable(server, ['hp2', 'hp2_split', 'conv', 'conv_adaptive']);
   });
 
   after(async () => {

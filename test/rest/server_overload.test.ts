@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { startServer, type RunningServer } from '../helpers/server_process.js';
+import { startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
 import { writeConvSavedModel } from '../../src/savedmodel/model_zoo.js';
 
@@ -33,11 +33,7 @@ describe('overload at 10x the queue capacity (real process)', () => {
     fs.writeFileSync(path.join(root, 'batching.cfg'), `max_batch_size { value: ${MAX_BATCH} }\nbatch_timeout_micros { value: 0 }\nmax_enqueued_batches { value: ${MAX_BATCHES} }\nnum_batch_threads { value: 1 }\n`);
     body = JSON.stringify({ instances: [Array.from({ length: HW }, (_, i) => Array.from({ length: HW }, (_, j) => [((i + j) % 5) / 5]))] });
     server = await startServer(['--model_name=conv', `--model_base_path=${path.join(root, 'conv')}`, '--enable_batching', `--batching_parameters_file=${path.join(root, 'batching.cfg')}`, '--num_executors=1'], { readyPath: '/v1/models/conv' });
-    for (let i = 0; i < 100; i++) {
-      const r = await fetch(server.url('/v1/models/conv'));
-      if ((await r.json()).model_version_status?.[0]?.state === 'AVAILABLE') break;
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    await waitAvailable(server, ['conv']);
   });
 
   after(async () => {

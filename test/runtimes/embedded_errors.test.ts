@@ -9,18 +9,11 @@ import { writeMlpSavedModel } from '../../src/savedmodel/model_zoo.js';
 import { protoType } from '../../src/proto/index.js';
 import { Code, ServingError } from '../../src/core/status.js';
 import { tempDir } from '../helpers/temp.js';
+import { isError } from '../helpers/errors.js';
 
 const runtime = new EmbeddedRuntime('auto');
 const load = (dir: string, tags = ['serve']) => runtime.load(dir, { tags });
 
-function isError(code: Code, pattern: RegExp) {
-  return (e: unknown) => {
-    assert.ok(e instanceof ServingError, `not a ServingError: ${e}`);
-    assert.equal(Code[e.code], Code[code], e.message);
-    assert.match(e.message, pattern);
-    return true;
-  };
-}
 
 /** Rewrites a version's saved_model.pb through the protobuf schema. */
 function editSavedModel(dir: string, edit: (sm: { metaGraphs: { graphDef: { node: { name: string; op: string }[] } }[] }) => void): void {

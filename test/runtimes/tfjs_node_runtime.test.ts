@@ -14,6 +14,7 @@ import type { NodeSavedModel, NodeTensor, NodeTensorMap, TfjsNodeModule } from '
 import { Code, ServingError } from '../../src/core/status.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { fixtureModel } from '../helpers/paths.js';
+import { isError } from '../helpers/errors.js';
 
 const HALF_PLUS_TWO = fixtureModel('saved_model_half_plus_two_cpu', '00000123');
 const HALF_PLUS_TWO_TF2 = fixtureModel('saved_model_half_plus_two_tf2_cpu', '00000123');
@@ -118,14 +119,6 @@ function standInTfjsNode(): TfjsNodeModule & { loads: string[] } {
 
 const floats = (shape: number[], values: number[]): HostTensor => ({ dtype: 'float32', shape, values: Float32Array.from(values) });
 
-function isError(code: Code, pattern: RegExp) {
-  return (e: unknown) => {
-    assert.ok(e instanceof ServingError, `not a ServingError: ${e}`);
-    assert.equal(Code[e.code], Code[code], e.message);
-    assert.match(e.message, pattern);
-    return true;
-  };
-}
 
 describe('tfjs-node runtime adapter (stand-in module)', () => {
   before(async () => {

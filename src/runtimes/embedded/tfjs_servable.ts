@@ -7,6 +7,7 @@ import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { Servable, SignatureSpec } from '../runtime.js';
 import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
 import { fromTfTensor, toTfTensor } from './tensor_convert.js';
+import { checkAliases, servableSignature } from '../signature_checks.js';
 
 export interface SignatureGraph {
   spec: SignatureSpec;
@@ -37,23 +38,8 @@ export class TfjsServable implements Servable {
   }
 
   async run(key: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {
-    const graph = this.graphs.get(key);
-    if (!graph) {
-      const refused = this.refused.get(key);
-      if (refused) throw new ServingError(refused.error.code, refused.error.message);
-      throw new ServingError(Code.FAILED_PRECONDITION, `Serving signature key "${key}" not found.`);
-    }
-    for (const k of Object.keys(inputs)) {
-      if (!(k in graph.inputs)) {
-        throw invalidArgument(`input tensor alias not found in signature: ${k}. Inputs expected to be in the set {${Object.keys(graph.inputs).join(',')}}.`);
-      }
-    }
-    const keys = outputKeys.length ? outputKeys : Object.keys(graph.outputs);
-    for (const k of keys) {
-      if (!(k in graph.outputs)) {
-        throw invalidArgument(`output tensor alias not found in signature: ${k} Outputs expected to be in the set {${Object.keys(graph.outputs).join(',')}}.`);
-      }
-    }
+    const graph = servableSignature(key, this.graphs, this.refused);
+    const keys = checkAliases(Object.keys(graph.inputs), Object.keys(graph.outputs), inputs, outputKeys);
 
     const owned = new Set<tf.Tensor>();
     try {

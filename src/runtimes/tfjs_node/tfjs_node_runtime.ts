@@ -8,6 +8,7 @@ import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { LoadOptions, Runtime, Servable, SignatureSpec } from '../runtime.js';
 import { fromTfTensor, tfjsDtype, tfjsValues } from '../embedded/tensor_convert.js';
+import { checkAliases, servableSignature } from '../signature_checks.js';
 import type { NodeSavedModel, NodeTensor, NodeTensorMap, TfjsNodeModule } from './tfjs_node_module.js';
 import type * as tf from '@tensorflow/tfjs-core';
 
@@ -66,20 +67,8 @@ class TfjsNodeServable implements Servable {
   }
 
   async run(key: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {
-    const entry = this.models.get(key);
-    if (!entry) {
-      const refused = this.refused.get(key);
-      if (refused) throw new ServingError(refused.error.code, refused.error.message);
-      throw new ServingError(Code.FAILED_PRECONDITION, `Serving signature key "${key}" not found.`);
-    }
-    const { spec, model } = entry;
-    for (const k of Object.keys(inputs)) {
-      if (!(k in spec.inputs)) throw invalidArgument(`input tensor alias not found in signature: ${k}. Inputs expected to be in the set {${Object.keys(spec.inputs).join(',')}}.`);
-    }
-    const keys = outputKeys.length ? outputKeys : Object.keys(spec.outputs);
-    for (const k of keys) {
-      if (!(k in spec.outputs)) throw invalidArgument(`output tensor alias not found in signature: ${k} Outputs expected to be in the set {${Object.keys(spec.outputs).join(',')}}.`);
-    }
+    const { spec, model } = servableSignature(key, this.models, this.refused);
+    const keys = checkAliases(Object.keys(spec.inputs), Object.keys(spec.outputs), inputs, outputKeys);
     const owned: NodeTensor[] = [];
     try {
       // TFSavedModel.predict wants every signature input, by key; SignatureDef defaults fill gaps.
