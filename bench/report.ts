@@ -1,0 +1,137 @@
+// One command for the whole bench report (issue 5):
+//   1. the bench model's offline T(batch) curve;
+//   2. the seed article's experiment, time-scaled, against five server set-ups;
+//   3. the event-loop experiment (a few-ms model, inline vs tfgate);
+//   4. serving overhead (tiny model vs a bare Hono echo);
+// then bench/results/<name>.json, the charts, and bench/RESULTS.md (a --quick smoke run
+// writes bench/results/quick.md instead, leaving the committed report alone).
+//   npm run bench:report [-- --quick] [--name full] [--rounds 2] [--seconds 8] [--render bench/results/full.json]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
+import { flagArg, numberArg, stringArg } from './load/args.js';
+import { measureCurve, mlpFlopsPerItem } from './report/model_curve.js';
+import { describeSetups, startSetup, MAX_BATCH, MODEL_NAME, type SetupContext, type StartedSetup } from './report/setups.js';
+import { runSeedExperiment } from './report/seed_experiment.js';
+import { runEventLoopExperiment } from './report/event_loop_experiment.js';
+import { runOverheadExperiment } from './report/overhead_experiment.js';
+import { REPO, alone, stopProcess } from './report/processes.js';
+import { evaluateTargets } from './report/targets.js';
+import { writeReport } from './report/results_markdown.js';
+import type { BenchResults } from './report/results.js';
+
+const QUICK = flagArg('quick');
+const NAME = stringArg('name', QUICK ? 'quick' : 'full');
+const ROUNDS = numberArg('rounds', QUICK ? 1 : 2);
+const CELL_SECONDS = numberArg('seconds', QUICK ? 3 : 8);
+const WIDTH = numberArg('width', 512);
+// Deep enough that batch-1 latency (~9 ms here) dwarfs the HTTP round trip; --quick halves it.
+const FAST_DEPTH = 48;
+const DEPTH = numberArg('depth', QUICK ? FAST_DEPTH : 96);
+const INPUT = 256;
+/** The seed's model time and think time (Locust between(1, 3)). */
+const SEED_MODEL_MS = 300;
+const SEED_THINK_MS: [number, number] = [1000, 3000];
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function main() {
+  // --render FILE: write the Markdown and charts again from a results JSON, measuring nothing.
+  const render = stringArg('render', '');
+  if (render) {
+    const results = JSON.parse(fs.readFileSync(render, 'utf8')) as BenchResults;
+    results.targets = evaluateTargets(results);
+    const written = await writeReport(results, path.join(REPO, 'bench'));
+    log(`wrote ${written.map((f) => path.relative(REPO, f)).join(', ')}`);
+    return;
+  }
+  const started = performance.now();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-report-'));
+  const modelBase = path.join(dir, MODEL_NAME);
+  const description = { inputDim: INPUT, hiddenSizes: new Array(DEPTH).fill(WIDTH), outputDim: 16, activation: 'relu' as const, seed: 3 };
+  const model = await writeMlpSavedModel(path.join(modelBase, '1'), description);
+
+  log('1/4 the bench model, offline');
+  const batches = [1, 2, 4, 8, 16, 32, 64];
+  const { backend, curve } = await measureCurve(path.join(modelBase, '1'), model, batches, QUICK ? 400 : 1500);
+  const t1 = curve[0].ms;
+  const atMax = curve.find((p) => p.batch === MAX_BATCH)!;
+  for (const p of curve) log(`  batch ${p.batch}: ${p.ms.toFixed(2)} ms, ${p.msPerItem.toFixed(3)} ms/item`);
+
+  log('2/4 the seed experiment, time-scaled');
+  const scale = t1 / SEED_MODEL_MS;
+  const thinkMs: [number, number] = [SEED_THINK_MS[0] * scale, SEED_THINK_MS[1] * scale];
+  const users = QUICK ? [1, 5, 20] : [1, 5, 20, 40, 80];
+  // TF Serving-style timeouts scaled to the model; 1.67 × T(1) is the seed's 500 ms on its 300 ms model.
+  const timeoutFactors = QUICK ? [0, 500 / SEED_MODEL_MS] : [0, 0.5, 1, 500 / SEED_MODEL_MS, 3];
+  const ctx: SetupContext = { modelBase, workDir: dir, executors: os.cpus().length, processes: 5 };
+  const setups = describeSetups(ctx, timeoutFactors.map((f) => Math.round(f * t1 * 1000)));
+  const servers: StartedSetup[] = [];
+  try {
+    for (const s of setups) servers.push(await startSetup(s, ctx));
+    const body = JSON.stringify({ instances: [Array.from({ length: INPUT }, (_, i) => Math.sin(i))] });
+    const seedResults = await runSeedExperiment(servers, { users, thinkMs, cellSeconds: CELL_SECONDS, rounds: ROUNDS, saturatingConnections: 64, body }, log);
+
+    await Promise.all(servers.splice(0).map((s) => stopProcess(s.proc)));
+
+    log('3/4 the event-loop experiment');
+    // A model of a few milliseconds, as in the seed's FastAPI article: the quick bench model
+    // already is one; a full run writes a half-depth twin of the bench model.
+    let fastBase = modelBase;
+    let fastMs = t1;
+    if (DEPTH !== FAST_DEPTH) {
+      fastBase = path.join(dir, 'fast', MODEL_NAME);
+      const fast = await writeMlpSavedModel(path.join(fastBase, '1'), { ...description, hiddenSizes: new Array(FAST_DEPTH).fill(WIDTH) });
+      fastMs = (await measureCurve(path.join(fastBase, '1'), fast, [1], 1500)).curve[0].ms;
+    }
+    const fastCtx: SetupContext = { ...ctx, modelBase: fastBase };
+    for (const s of setups.filter((x) => x.kind === 'naive' || x.kind === 'executors')) servers.push(await startSetup(s, fastCtx));
+    const eventLoopSeconds = QUICK ? 3 : 10;
+    const eventLoopRows = await runEventLoopExperiment(
+      servers.map((s) => ({ setup: s.setup.key, predictUrl: s.url, statusUrl: `http://127.0.0.1:${s.port}/v1/models/${MODEL_NAME}`, isolate: <T>(measure: () => Promise<T>, settle?: () => Promise<unknown>) => alone(servers, s, measure, settle) })),
+      QUICK ? [2, 20, 100] : [2, 20, 100, 200],
+      eventLoopSeconds,
+      body,
+    );
+    await Promise.all(servers.splice(0).map((s) => stopProcess(s.proc)));
+
+    log('4/4 serving overhead');
+    const overhead = await runOverheadExperiment(QUICK ? 2 : 5, QUICK ? 1 : 2, 64);
+
+    const results: BenchResults = {
+      name: NAME,
+      date: new Date().toISOString(),
+      quick: QUICK,
+      command: ['npm run bench:report', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' '),
+      durationSeconds: 0,
+      machine: { cores: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.release()}`, totalMemoryGiB: Math.round(os.totalmem() / 2 ** 30) },
+      model: {
+        description: `MLP ${INPUT}-${WIDTH}×${DEPTH}-16, relu, float32 (tfgate's SavedModel writer, seed 3)`,
+        backend,
+        flopsPerItem: mlpFlopsPerItem(model),
+        maxBatchSize: MAX_BATCH,
+        curve,
+        batch1Ms: t1,
+        offlineItemsPerSecAtMaxBatch: atMax.itemsPerSec,
+      },
+      seed: { scale, thinkMs, users, cellSeconds: CELL_SECONDS, rounds: ROUNDS, setups, ...seedResults },
+      eventLoop: { modelMs: fastMs, seconds: eventLoopSeconds, rows: eventLoopRows },
+      overhead,
+      targets: [],
+    };
+    results.targets = evaluateTargets(results);
+    results.durationSeconds = Math.round((performance.now() - started) / 1000);
+    const written = await writeReport(results, path.join(REPO, 'bench'));
+    for (const t of results.targets) log(`${t.met ? 'met    ' : 'MISSED '} ${t.name}: ${t.measured} (goal ${t.goal})`);
+    log(`wrote ${written.map((f) => path.relative(REPO, f)).join(', ')} in ${results.durationSeconds} s`);
+  } finally {
+    await Promise.all(servers.map((s) => stopProcess(s.proc)));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

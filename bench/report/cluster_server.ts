@@ -1,0 +1,52 @@
+// N tfgate processes behind one port, as gunicorn runs N workers: node:cluster's primary
+// accepts the connections and hands them round-robin to the workers, each a whole tfgate
+// (its own event loop, executors and copy of the model). Prints `listening PORT` once every
+// worker has loaded the model.
+//   node dist/bench/report/cluster_server.js <workers> <port> <tfgate flags…>
+import cluster from 'node:cluster';
+import { TFGATE_BIN } from './processes.js';
+
+const [workersArg, portArg, ...tfgateArgs] = process.argv.slice(2);
+const workers = Number(workersArg);
+if (!(workers >= 1) || !(Number(portArg) > 0)) {
+  process.stderr.write('usage: cluster_server <workers> <port> <tfgate flags…>\n');
+  process.exit(2);
+}
+
+cluster.setupPrimary({ exec: TFGATE_BIN, args: [...tfgateArgs, `--rest_api_port=${portArg}`], silent: true });
+let loaded = 0;
+for (let i = 0; i < workers; i++) {
+  const worker = cluster.fork();
+  let seen = '';
+  worker.process.stderr!.on('data', (d: Buffer) => {
+    if (seen === 'done') return;
+    seen += d;
+    if (/Successfully loaded servable version/.test(seen)) {
+      seen = 'done';
+      if (++loaded === workers) process.stdout.write(`listening ${portArg}\n`);
+    } else if (seen.length > 1e5) seen = seen.slice(-1e4);
+  });
+  worker.process.stdout!.resume();
+  worker.on('exit', (code) => {
+    if (!stopping) {
+      process.stderr.write(`worker ${i} exited ${code}\n`);
+      process.exit(1);
+    }
+  });
+}
+
+let stopping = false;
+// Workers drain and exit on SIGTERM (tfgate's shutdown); the primary leaves after the last one.
+const stop = () => {
+  stopping = true;
+  const running = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined);
+  let left = running.length;
+  if (!left) process.exit(0);
+  for (const w of running) {
+    w.once('exit', () => --left === 0 && process.exit(0));
+    w.process.kill('SIGTERM');
+  }
+  setTimeout(() => process.exit(0), 10_000).unref();
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

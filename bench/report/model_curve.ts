@@ -1,0 +1,41 @@
+// The bench model's offline cost curve T(batch), measured in this process on the embedded
+// runtime (the same code the executors run), with no server in the way.
+import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
+import type { MlpDescription } from '../../src/savedmodel/model_zoo.js';
+
+export interface CurvePoint {
+  batch: number;
+  /** Mean time of one run at this batch size. */
+  ms: number;
+  msPerItem: number;
+  itemsPerSec: number;
+  gflops: number;
+}
+
+/** Multiply-adds ×2 of one row through the MLP (activations and biases are noise beside them). */
+export function mlpFlopsPerItem(model: MlpDescription): number {
+  return model.layers.reduce((sum, l) => sum + 2 * l.kernelShape[0] * l.kernelShape[1], 0);
+}
+
+export async function measureCurve(versionDir: string, model: MlpDescription, batches: number[], msPerBatch: number): Promise<{ backend: string; curve: CurvePoint[] }> {
+  const servable = await new EmbeddedRuntime('auto').load(versionDir, { tags: ['serve'] });
+  const flops = mlpFlopsPerItem(model);
+  const curve: CurvePoint[] = [];
+  try {
+    for (const batch of batches) {
+      const x = { dtype: 'float32' as const, shape: [batch, model.inputDim], values: new Float32Array(batch * model.inputDim).map((_, i) => Math.sin(i)) };
+      for (let i = 0; i < 5; i++) await servable.run('serving_default', { x });
+      const t0 = performance.now();
+      let runs = 0;
+      while (performance.now() - t0 < msPerBatch) {
+        await servable.run('serving_default', { x });
+        runs++;
+      }
+      const ms = (performance.now() - t0) / runs;
+      curve.push({ batch, ms, msPerItem: ms / batch, itemsPerSec: (1000 * batch) / ms, gflops: (flops * batch) / (ms * 1e6) });
+    }
+    return { backend: servable.backend, curve };
+  } finally {
+    servable.dispose();
+  }
+}

@@ -1,0 +1,52 @@
+// What one bench:report run measured: written as bench/results/<name>.json, read back to
+// write the Markdown report and its charts.
+import type { CurvePoint } from './model_curve.js';
+import type { SeedResults } from './seed_experiment.js';
+import type { EventLoopRow } from './event_loop_experiment.js';
+import type { OverheadResult } from './overhead_experiment.js';
+import type { Setup } from './setups.js';
+
+export interface Machine {
+  cores: number;
+  cpuModel: string;
+  node: string;
+  platform: string;
+  totalMemoryGiB: number;
+}
+
+export interface Target {
+  name: string;
+  measured: string;
+  goal: string;
+  met: boolean;
+}
+
+export interface BenchResults {
+  name: string;
+  date: string;
+  quick: boolean;
+  command: string;
+  durationSeconds: number;
+  machine: Machine;
+  model: {
+    description: string;
+    backend: string;
+    flopsPerItem: number;
+    maxBatchSize: number;
+    curve: CurvePoint[];
+    batch1Ms: number;
+    offlineItemsPerSecAtMaxBatch: number;
+  };
+  seed: {
+    /** Our batch-1 latency ÷ the seed's 300 ms model: every seed time is multiplied by it. */
+    scale: number;
+    thinkMs: [number, number];
+    users: number[];
+    cellSeconds: number;
+    rounds: number;
+    setups: Setup[];
+  } & SeedResults;
+  eventLoop: { modelMs: number; seconds: number; rows: EventLoopRow[] };
+  overhead: OverheadResult;
+  targets: Target[];
+}

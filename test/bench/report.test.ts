@@ -1,0 +1,201 @@
+// The bench report's parts, on synthetic figures and small real processes: the server-metrics
+// split, the targets' verdicts, the written report (JSON, SVG charts, Markdown), freezing a
+// process tree, and the two contrast servers (naive inline, N processes on one port).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { countersFromText, serverView } from '../../bench/report/server_metrics.js';
+import { evaluateTargets } from '../../bench/report/targets.js';
+import { writeReport } from '../../bench/report/results_markdown.js';
+import type { BenchResults } from '../../bench/report/results.js';
+import type { SeedCell } from '../../bench/report/seed_experiment.js';
+import { LatencyRecorder } from '../../bench/load/latency_recorder.js';
+import { REPO, freePort, setTreeFrozen, startNodeProcess, stopProcess, treeRssMb } from '../../bench/report/processes.js';
+import { writeMlpSavedModel, describeMlp } from '../../src/savedmodel/model_zoo.js';
+import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const benchReportDir = path.join(here, '..', '..', 'bench', 'report');
+
+function metricsText(latencySumUs: number, requests: number, queueSumS: number, rows: number, batches: number): string {
+  return [
+    '# HELP :tensorflow:serving:request_latency Distribution of wall time (in microseconds) for Tensorflow Serving request.',
+    `:tensorflow:serving:request_latency_bucket{model_name="m",API="predict",entrypoint="REST",le="+Inf"} ${requests}`,
+    `:tensorflow:serving:request_latency_sum{model_name="m",API="predict",entrypoint="REST"} ${latencySumUs}`,
+    `:tensorflow:serving:request_latency_count{model_name="m",API="predict",entrypoint="REST"} ${requests}`,
+    `:tensorflow:serving:request_latency_count{model_name="other",API="predict",entrypoint="GRPC"} 0`,
+    `tfgate_batch_queuing_delay_seconds_sum{model_name="m"} ${queueSumS}`,
+    `tfgate_batch_queuing_delay_seconds_count{model_name="m"} ${requests}`,
+    `tfgate_batch_size_sum{model_name="m"} ${rows}`,
+    `tfgate_batch_size_count{model_name="m"} ${batches}`,
+  ].join('\n');
+}
+
+function summary(meanMs: number) {
+  const r = new LatencyRecorder();
+  for (let i = 0; i < 100; i++) r.record(meanMs);
+  return r.summary();
+}
+
+function syntheticResults(adaptiveMs: Record<number, number>, naiveMs: Record<number, number>, fixedMs: Record<number, number>, saturatedRps: number): BenchResults {
+  const cells: SeedCell[] = [];
+  for (const users of [1, 20]) {
+    cells.push({ setup: 'naive', users, rps: 1, latency: summary(naiveMs[users]) });
+    cells.push({ setup: 'executors', users, rps: 1, latency: summary(naiveMs[users] + 1) });
+    cells.push({ setup: 'fixed_0', users, rps: 1, latency: summary(fixedMs[users]) });
+    cells.push({ setup: 'adaptive', users, rps: 1, latency: summary(adaptiveMs[users]), server: { requests: 100, requestMs: adaptiveMs[users] - 1, queueingMs: 0.1, meanBatchSize: 1 } });
+  }
+  const curve = [1, 32].map((batch) => ({ batch, ms: batch === 1 ? 10 : 64, msPerItem: batch === 1 ? 10 : 2, itemsPerSec: batch === 1 ? 100 : 500, gflops: 1 }));
+  return {
+    name: 'synthetic',
+    date: '2026-11-24T00:00:00.000Z',
+    quick: true,
+    command: 'npm run bench:report -- --quick',
+    durationSeconds: 1,
+    machine: { cores: 2, cpuModel: 'test', node: 'v20', platform: 'linux', totalMemoryGiB: 1 },
+    model: { description: 'MLP', backend: 'wasm', flopsPerItem: 1e6, maxBatchSize: 32, curve, batch1Ms: 10, offlineItemsPerSecAtMaxBatch: 500 },
+    seed: {
+      scale: 10 / 300,
+      thinkMs: [33.3, 100],
+      users: [1, 20],
+      cellSeconds: 1,
+      rounds: 1,
+      setups: [
+        { key: 'naive', label: 'naive', kind: 'naive' },
+        { key: 'executors', label: 'executors', kind: 'executors' },
+        { key: 'fixed_0', label: 'fixed 0', kind: 'fixed', timeoutMicros: 0 },
+        { key: 'adaptive', label: 'adaptive', kind: 'adaptive' },
+      ],
+      cells,
+      saturation: [{ setup: 'adaptive', client: 'wrk', rps: saturatedRps, meanMs: 1, p99Ms: 2, errors: 0 }],
+      generatorCheck: { route: 'r', wrkRps: 100, generatorRps: 95, ratio: 0.95 },
+      peakRssMb: { naive: 100, executors: 200, fixed_0: 200, adaptive: 200 },
+    },
+    eventLoop: { modelMs: 4, seconds: 1, rows: [{ setup: 'naive', ratePerSec: 2, predict: summary(5), status: summary(1) }] },
+    overhead: { client: 'wrk', echoRps: 1000, predictRps: 800, ratio: 0.8 },
+    targets: [],
+  };
+}
+
+describe('bench report', () => {
+  it('splits a measurement with the server\'s own counters, summed over label sets', () => {
+    const before = countersFromText(metricsText(1_000_000, 100, 0.5, 100, 50));
+    const after = countersFromText(metricsText(1_000_000 + 200 * 12_000, 300, 0.5 + 200 * 0.003, 300, 100));
+    const v = serverView(before, after);
+    assert.equal(v.requests, 200);
+    assert.ok(Math.abs(v.requestMs - 12) < 1e-9, `requestMs ${v.requestMs}`);
+    assert.ok(Math.abs(v.queueingMs - 3) < 1e-9, `queueingMs ${v.queueingMs}`);
+    assert.equal(v.meanBatchSize, 4);
+  });
+
+  it('judges the targets: met and missed on either side of each goal', () => {
+    const good = evaluateTargets(syntheticResults({ 1: 11.5, 20: 20 }, { 1: 11, 20: 200 }, { 1: 11, 20: 19 }, 460));
+    const verdict = (ts: typeof good, prefix: string) => ts.find((t) => t.name.startsWith(prefix))?.met;
+    assert.equal(verdict(good, 'bench model'), true); // 2 / 10 = 0.2
+    assert.equal(verdict(good, '20 users: adaptive batching mean ÷ naive'), true); // 0.1
+    assert.equal(verdict(good, '1 user: adaptive mean − model batch-1'), true); // +1.5 ms
+    assert.equal(verdict(good, '20 users: adaptive mean ÷ best fixed'), true); // 20 / 19
+    assert.equal(verdict(good, 'saturated throughput'), true); // 0.92
+    assert.equal(verdict(good, 'load generator'), true);
+    const bad = evaluateTargets(syntheticResults({ 1: 12.5, 20: 40 }, { 1: 11, 20: 200 }, { 1: 11, 20: 30 }, 440));
+    assert.equal(verdict(bad, '20 users: adaptive batching mean ÷ naive'), false); // 0.2
+    assert.equal(verdict(bad, '1 user: adaptive mean − model batch-1'), false); // +2.5 ms
+    assert.equal(verdict(bad, '20 users: adaptive mean ÷ best fixed'), false); // 1.33
+    assert.equal(verdict(bad, 'saturated throughput'), false); // 0.88
+  });
+
+  it('writes the JSON, three SVG charts and the Markdown with every table', async () => {
+    const bench = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-report-'));
+    try {
+      const r = syntheticResults({ 1: 11.5, 20: 20 }, { 1: 11, 20: 200 }, { 1: 11, 20: 19 }, 460);
+      r.targets = evaluateTargets(r);
+      const files = await writeReport(r, bench);
+      assert.deepEqual(JSON.parse(fs.readFileSync(path.join(bench, 'results', 'synthetic.json'), 'utf8')), JSON.parse(JSON.stringify(r)));
+      const svgs = files.filter((f) => f.endsWith('.svg'));
+      assert.equal(svgs.length, 3);
+      for (const f of svgs) assert.match(fs.readFileSync(f, 'utf8'), /^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+      assert.match(fs.readFileSync(svgs.find((f) => f.includes('latency-vs-users'))!, 'utf8'), /adaptive/);
+      const md = fs.readFileSync(path.join(bench, 'results', 'synthetic.md'), 'utf8');
+      for (const heading of ['## Targets', '## The bench model', '### Beside the seed', '### Every set-up', '## The event-loop experiment', '## Serving overhead', '## The load generator against wrk']) assert.ok(md.includes(heading), heading);
+      assert.match(md, /\| 20 \| 4100 \| 6000 \|/); // the seed's 4.1 s beside naive's 200 ms scaled by 300/10
+      assert.match(md, /!\[latency vs users\]\(synthetic-latency-vs-users\.svg\)/);
+    } finally {
+      fs.rmSync(bench, { recursive: true, force: true });
+    }
+  });
+
+  it('freezes and thaws a whole process tree', async () => {
+    const parent = spawn(process.execPath, ['-e', "require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'inherit' }); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
+    try {
+      const pids = async () => {
+        for (let i = 0; i < 50; i++) {
+          const kids = fs.readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, 'utf8').trim();
+          if (kids) return [parent.pid!, Number(kids)];
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        throw new Error('child not started');
+      };
+      const all = await pids();
+      const state = (pid: number) => /State:\s+(\S)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1];
+      assert.ok(treeRssMb(parent.pid!) > 0);
+      setTreeFrozen(parent.pid!, true);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(all.map(state), ['T', 'T']);
+      setTreeFrozen(parent.pid!, false);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.ok(all.map(state).every((s) => s === 'S' || s === 'R'), all.map(state).join());
+    } finally {
+      setTreeFrozen(parent.pid!, false);
+      for (const pid of fs.readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) process.kill(Number(pid), 'SIGKILL');
+      parent.kill('SIGKILL');
+    }
+  });
+
+  it('the naive contrast server answers the model\'s own outputs and refuses malformed rows', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-naive-'));
+    const options = { inputDim: 4, hiddenSizes: [8], outputDim: 2, activation: 'relu' as const, seed: 5 };
+    await writeMlpSavedModel(path.join(dir, '1'), options);
+    const server = await startNodeProcess([path.join(benchReportDir, 'naive_server.js'), path.join(dir, '1')], /listening (\d+)/);
+    try {
+      const rows = [[1, 2, 3, 4], [0.5, -1, 0, 2]];
+      const res = await fetch(`http://127.0.0.1:${server.port}/v1/models/mlp:predict`, { method: 'POST', body: JSON.stringify({ instances: rows }) });
+      assert.equal(res.status, 200);
+      const { predictions } = (await res.json()) as { predictions: number[][] };
+      const servable = await new EmbeddedRuntime('cpu').load(path.join(dir, '1'), { tags: ['serve'] });
+      const { y } = await servable.run('serving_default', { x: { dtype: 'float32', shape: [2, 4], values: Float32Array.from(rows.flat()) } });
+      servable.dispose();
+      assert.equal(describeMlp(options).outputDim, predictions[0].length);
+      predictions.flat().forEach((v, i) => assert.ok(Math.abs(v - (y.values[i] as number)) < 1e-4, `${v} vs ${y.values[i]}`));
+      const bad = await fetch(`http://127.0.0.1:${server.port}/v1/models/mlp:predict`, { method: 'POST', body: JSON.stringify({ instances: [[1, 2]] }) });
+      assert.equal(bad.status, 400);
+    } finally {
+      await stopProcess(server.proc);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('N tfgate processes share one port and all exit on SIGTERM', async () => {
+    const port = await freePort();
+    const flags = ['--model_name=half_plus_two', `--model_base_path=${path.join(REPO, 'model_repository', 'half_plus_two')}`, '--rest_api_host=127.0.0.1', '--port=0', '--num_executors=1'];
+    const cluster = await startNodeProcess([path.join(benchReportDir, 'cluster_server.js'), '2', String(port), ...flags], /listening (\d+)/);
+    try {
+      assert.equal(cluster.port, port);
+      const workers = fs.readFileSync(`/proc/${cluster.proc.pid}/task/${cluster.proc.pid}/children`, 'utf8').trim().split(/\s+/);
+      assert.equal(workers.length, 2);
+      for (let i = 0; i < 4; i++) {
+        const res = await fetch(`http://127.0.0.1:${port}/v1/models/half_plus_two:predict`, { method: 'POST', headers: { connection: 'close' }, body: '{"instances":[1,2,5]}' });
+        assert.deepEqual(await res.json(), { predictions: [2.5, 3, 4.5] });
+      }
+      const exited = new Promise<number | null>((r) => cluster.proc.once('exit', r));
+      cluster.proc.kill('SIGTERM');
+      assert.equal(await exited, 0);
+      for (const pid of workers) assert.ok(!fs.existsSync(`/proc/${pid}`) || /State:\s+Z/.test(fs.readFileSync(`/proc/${pid}/status`, 'utf8')), `worker ${pid} still running`);
+    } finally {
+      await stopProcess(cluster.proc);
+    }
+  });
+});
