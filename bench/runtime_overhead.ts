@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
+import type { GraphModel } from '@tensorflow/tfjs-converter';
 import { EmbeddedRuntime } from '../src/runtimes/embedded/embedded_runtime.js';
 import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
 import type { HostTensor } from '../src/tensor/host_tensor.js';
@@ -43,13 +44,15 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-'));
 const version = path.join(dir, 'mlp', '1');
 const model = await writeMlpSavedModel(version, { inputDim: INPUT, hiddenSizes: HIDDEN, outputDim: OUTPUT, activation: 'relu', seed: 7 });
 const servable = await new EmbeddedRuntime('auto').load(version, { tags: ['serve'] });
+const executor = (servable as unknown as { executorOf(k: string): string }).executorOf('serving_default');
 type Layer = { w: tf.Tensor; b: tf.Tensor };
 // Two sets of weights for the direct path: the runtime's own weight tensors (reached through
 // its internals: a bench may), so that both paths read the same memory and the difference is
 // the runtime's execution cost; and a separate copy, as a program of its own would hold.
 // Where a large tensor lands in the WASM heap alone moves a batch-1 run by up to ~15 % on
 // this machine (the same ops over two copies of the same weights), which is why both are shown.
-const graphWeights = (servable as unknown as { graphs: Map<string, { model: { weights: Record<string, tf.Tensor[]> } }> }).graphs.get('serving_default')!.model.weights;
+const graph = (servable as unknown as { graphs: Map<string, { model: GraphModel; inputs: Record<string, string>; outputs: Record<string, string> }> }).graphs.get('serving_default')!;
+const graphWeights = graph.model.weights;
 const sharedLayers: Layer[] = model.layers.map((_, i) => {
   const scope = i === 0 ? 'dense' : `dense_${i}`;
   return { w: graphWeights[`${scope}/kernel`][0], b: graphWeights[`${scope}/bias`][0] };
@@ -68,9 +71,9 @@ function direct(x: tf.Tensor, layers: Layer[]): tf.Tensor {
 }
 
 const flopsPerItem = 2 * [INPUT, ...HIDDEN, OUTPUT].slice(1).reduce((s, n, i, dims) => s + n * [INPUT, ...HIDDEN][i], 0);
-console.log(`backend ${servable.backend}; MLP ${INPUT}-${HIDDEN.join('-')}-${OUTPUT} relu; ${(flopsPerItem / 1e6).toFixed(2)} MFLOP per item`);
-console.log('| batch | runtime ms/batch | runtime ms/item | runtime GFLOP/s | direct TF.js, same weights, ms/batch | overhead | direct TF.js, own weight copy, ms/batch | overhead vs own copy |');
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log(`backend ${servable.backend}; executor ${executor}; MLP ${INPUT}-${HIDDEN.join('-')}-${OUTPUT} relu; ${(flopsPerItem / 1e6).toFixed(2)} MFLOP per item`);
+console.log('| batch | runtime ms/batch | runtime ms/item | runtime GFLOP/s | direct TF.js, same weights, ms/batch | overhead | direct TF.js, own weight copy, ms/batch | overhead vs own copy | tfjs-converter GraphModel.execute, ms/batch | its overhead vs direct, same weights |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const batch of BATCHES) {
   const values = Float32Array.from({ length: batch * INPUT }, (_, i) => Math.sin(i));
   const input: HostTensor = { dtype: 'float32', shape: [batch, INPUT], values };
@@ -82,19 +85,27 @@ for (const batch of BATCHES) {
     x.dispose();
     y.dispose();
   };
-  const [runtimeMs, sharedMs, ownMs] = await timeAlternating([
+  const [runtimeMs, sharedMs, ownMs, graphModelMs] = await timeAlternating([
     async () => {
       await servable.run('serving_default', { x: input });
     },
     directPath(sharedLayers),
     directPath(ownLayers),
+    // The same prepared graph and weights through tfjs-converter's GraphModel, as tfgate ran it before CompiledGraph.
+    async () => {
+      const x = tf.tensor(values, [batch, INPUT]);
+      const y = graph.model.execute({ [graph.inputs.x]: x }, graph.outputs.y) as tf.Tensor;
+      await y.data();
+      x.dispose();
+      y.dispose();
+    },
   ]);
   const gflops = (flopsPerItem * batch) / (runtimeMs / 1e3) / 1e9;
   const pct = (a: number, b: number) => {
     const p = ((a - b) / b) * 100;
     return `${p >= 0 ? '+' : ''}${p.toFixed(1)} %`;
   };
-  console.log(`| ${batch} | ${runtimeMs.toFixed(3)} | ${(runtimeMs / batch).toFixed(4)} | ${gflops.toFixed(2)} | ${sharedMs.toFixed(3)} | ${pct(runtimeMs, sharedMs)} | ${ownMs.toFixed(3)} | ${pct(runtimeMs, ownMs)} |`);
+  console.log(`| ${batch} | ${runtimeMs.toFixed(3)} | ${(runtimeMs / batch).toFixed(4)} | ${gflops.toFixed(2)} | ${sharedMs.toFixed(3)} | ${pct(runtimeMs, sharedMs)} | ${ownMs.toFixed(3)} | ${pct(runtimeMs, ownMs)} | ${graphModelMs.toFixed(3)} | ${pct(graphModelMs, sharedMs)} |`);
 }
 servable.dispose();
 fs.rmSync(dir, { recursive: true, force: true });

@@ -17,6 +17,7 @@ import { toModelArtifacts } from './tfjs_artifacts.js';
 import { isTfjsSupportedOp, registerCustomOp } from './tfjs_ops.js';
 import { parseExample, parseExampleV2 } from './parse_example_op.js';
 import { TfjsServable, type SignatureGraph } from './tfjs_servable.js';
+import { CompiledGraph } from './compiled_graph.js';
 import { loadTfjsGraphModelDir, TFJS_MODEL_JSON } from './tfjs_graph_model_dir.js';
 
 // Classify/regress signatures parse tf.Example protos in the graph; TF.js has no op for that.
@@ -37,6 +38,8 @@ export class EmbeddedRuntime implements Runtime {
   constructor(
     private readonly preference: BackendPreference = 'auto',
     private readonly log: (msg: string) => void = () => {},
+    /** Run graphs of common ops through CompiledGraph (false: always tfjs-converter's GraphModel, for comparison). */
+    private readonly compileGraphs = true,
   ) {}
 
   async load(dir: string, options: LoadOptions): Promise<Servable> {
@@ -52,9 +55,11 @@ export class EmbeddedRuntime implements Runtime {
       try {
         const prepared = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp });
         const model = loadGraphModelSync(toModelArtifacts(prepared));
+        const outputs = [...new Set(Object.values(prepared.outputs))];
         graphs.set(key, {
           spec: prepared.signature,
           model,
+          compiled: this.compileGraphs ? CompiledGraph.compile(prepared.nodes, model.weights, outputs) : null,
           inputs: Object.fromEntries(Object.entries(prepared.inputs).map(([k, v]) => [k, v.placeholder])),
           outputs: prepared.outputs,
         });

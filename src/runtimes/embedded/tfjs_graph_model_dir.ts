@@ -72,6 +72,7 @@ export async function loadTfjsGraphModelDir(dir: string, backend: string): Promi
         {
           spec,
           model,
+          compiled: null, // the converter's own graphs stay on its GraphModel
           inputs: Object.fromEntries(Object.entries(spec.inputs).map(([k, v]) => [k, strip(v.name)])),
           outputs: Object.fromEntries(Object.entries(spec.outputs).map(([k, v]) => [k, v.name.includes(':') ? v.name : `${v.name}:0`])),
         },

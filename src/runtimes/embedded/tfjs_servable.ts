@@ -8,10 +8,13 @@ import type { Servable, SignatureSpec } from '../runtime.js';
 import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
 import { fromTfTensor, toTfTensor } from './tensor_convert.js';
 import { checkAliases, servableSignature } from '../signature_checks.js';
+import type { CompiledGraph } from './compiled_graph.js';
 
 export interface SignatureGraph {
   spec: SignatureSpec;
   model: GraphModel<tf.io.IOHandlerSync>;
+  /** The same graph as flat TF.js calls, when every op is one CompiledGraph handles; it reads the model's weights. */
+  compiled: CompiledGraph | null;
   /** Input key → placeholder node name; null for inputs the outputs do not depend on (accepted, unused). */
   inputs: Record<string, string | null>;
   /** Output key → tensor name in the model ('node:idx'). */
@@ -66,6 +69,7 @@ export class TfjsServable implements Servable {
 
   private async execute(key: string, graph: SignatureGraph, feed: Record<string, tf.Tensor>, names: string[]): Promise<tf.Tensor[]> {
     try {
+      if (graph.compiled) return graph.compiled.execute(feed, names);
       if (!this.asyncOnly.has(key)) {
         try {
           return asArray(graph.model.execute(feed, names));
@@ -81,6 +85,12 @@ export class TfjsServable implements Servable {
       // TF.js reports incompatible shapes and values as plain Errors: the request is at fault.
       throw new ServingError(Code.INVALID_ARGUMENT, (e as Error).message);
     }
+  }
+
+  /** Which executor runs a signature: tfgate's CompiledGraph or tfjs-converter's GraphModel. */
+  executorOf(key: string): 'compiled' | 'graph-model' | undefined {
+    const graph = this.graphs.get(key);
+    return graph && (graph.compiled ? 'compiled' : 'graph-model');
   }
 
   dispose(): void {
