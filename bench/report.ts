@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
 import { flagArg, numberArg, stringArg } from './load/args.js';
-import { measureCurve, mlpFlopsPerItem } from './report/model_curve.js';
+import { measureBatch1AfterThink, measureCurve, mlpFlopsPerItem } from './report/model_curve.js';
 import { describeSetups, startSetup, MAX_BATCH, MODEL_NAME, type SetupContext, type StartedSetup } from './report/setups.js';
 import { runSeedExperiment } from './report/seed_experiment.js';
 import { runEventLoopExperiment } from './report/event_loop_experiment.js';
@@ -25,10 +25,11 @@ const QUICK = flagArg('quick');
 const NAME = stringArg('name', QUICK ? 'quick' : 'full');
 const ROUNDS = numberArg('rounds', QUICK ? 1 : 2);
 const CELL_SECONDS = numberArg('seconds', QUICK ? 3 : 8);
-const WIDTH = numberArg('width', 512);
-// Deep enough that batch-1 latency (~9 ms here) dwarfs the HTTP round trip; --quick halves it.
-const FAST_DEPTH = 48;
-const DEPTH = numberArg('depth', QUICK ? FAST_DEPTH : 96);
+const WIDTH = numberArg('width', 256);
+// Deep and narrow: per-op dispatch dominates a batch-1 run (~8 ms here) as kernel launches do on a
+// GPU, so per-item cost at batch 32 falls to ~0.15 of batch 1; --quick halves the depth.
+const FAST_DEPTH = 96;
+const DEPTH = numberArg('depth', QUICK ? FAST_DEPTH : 192);
 const INPUT = 256;
 /** The seed's model time and think time (Locust between(1, 3)). */
 const SEED_MODEL_MS = 300;
@@ -62,6 +63,8 @@ async function main() {
   log('2/4 the seed experiment, time-scaled');
   const scale = t1 / SEED_MODEL_MS;
   const thinkMs: [number, number] = [SEED_THINK_MS[0] * scale, SEED_THINK_MS[1] * scale];
+  const batch1AfterThinkMs = await measureBatch1AfterThink(path.join(modelBase, '1'), model, thinkMs, QUICK ? 20 : 60);
+  log(`  batch 1 with ${thinkMs[0].toFixed(0)}-${thinkMs[1].toFixed(0)} ms think time between runs: ${batch1AfterThinkMs.toFixed(2)} ms`);
   const users = QUICK ? [1, 5, 20] : [1, 5, 20, 40, 80];
   // TF Serving-style timeouts scaled to the model; 1.67 × T(1) is the seed's 500 ms on its 300 ms model.
   const timeoutFactors = QUICK ? [0, 500 / SEED_MODEL_MS] : [0, 0.5, 1, 500 / SEED_MODEL_MS, 3];
@@ -113,6 +116,7 @@ async function main() {
         maxBatchSize: MAX_BATCH,
         curve,
         batch1Ms: t1,
+        batch1AfterThinkMs,
         offlineItemsPerSecAtMaxBatch: atMax.itemsPerSec,
       },
       seed: { scale, thinkMs, users, cellSeconds: CELL_SECONDS, rounds: ROUNDS, setups, ...seedResults },

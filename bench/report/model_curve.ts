@@ -39,3 +39,27 @@ export async function measureCurve(versionDir: string, model: MlpDescription, ba
     servable.dispose();
   }
 }
+
+/**
+ * Mean batch-1 time when runs are spaced by the users' think time (uniform in `thinkMs`), as a
+ * lone user's requests are: after an idle gap this machine's caches and cores are cold, so a
+ * run costs more than back to back. In-process, no server: the model's own share of a 1-user
+ * latency.
+ */
+export async function measureBatch1AfterThink(versionDir: string, model: MlpDescription, thinkMs: [number, number], runs: number): Promise<number> {
+  const servable = await new EmbeddedRuntime('auto').load(versionDir, { tags: ['serve'] });
+  try {
+    const x = { dtype: 'float32' as const, shape: [1, model.inputDim], values: new Float32Array(model.inputDim).map((_, i) => Math.sin(i)) };
+    for (let i = 0; i < 5; i++) await servable.run('serving_default', { x });
+    let total = 0;
+    for (let i = 0; i < runs; i++) {
+      await new Promise((r) => setTimeout(r, thinkMs[0] + Math.random() * (thinkMs[1] - thinkMs[0])));
+      const t0 = performance.now();
+      await servable.run('serving_default', { x });
+      total += performance.now() - t0;
+    }
+    return total / runs;
+  } finally {
+    servable.dispose();
+  }
+}

@@ -35,6 +35,8 @@ export interface BenchResults {
     maxBatchSize: number;
     curve: CurvePoint[];
     batch1Ms: number;
+    /** Batch-1 time with the users' think time between runs (absent in older results). */
+    batch1AfterThinkMs?: number;
     offlineItemsPerSecAtMaxBatch: number;
   };
   seed: {

@@ -86,6 +86,9 @@ export async function writeReport(r: BenchResults, benchDir: string): Promise<st
   out.push(`${r.model.description}, ${(r.model.flopsPerItem / 1e6).toFixed(2)} MFLOP per item, on the embedded runtime (backend ${r.model.backend}, one thread), measured in-process. Narrow and deep, so per-op dispatch dominates at small batches as kernel launches do on a GPU: batching pays.`, '');
   out.push(row(['batch', 'T(batch) ms', 'ms per item', 'per item ÷ batch 1', 'items/s', 'GFLOP/s']), row(['---:', '---:', '---:', '---:', '---:', '---:']));
   for (const p of r.model.curve) out.push(row([p.batch, p.ms.toFixed(3), p.msPerItem.toFixed(3), (p.msPerItem / r.model.batch1Ms).toFixed(3), p.itemsPerSec.toFixed(0), p.gflops.toFixed(2)]));
+  if (r.model.batch1AfterThinkMs !== undefined) {
+    out.push('', `Batch 1 with the 1-user think time between runs (in-process, no server): ${r.model.batch1AfterThinkMs.toFixed(2)} ms, against ${r.model.batch1Ms.toFixed(2)} ms back to back — what a lone request pays for cold caches and cores on this machine before any serving cost.`);
+  }
   out.push('', `![throughput vs batch size](${throughputChart})`, '');
 
   const s = r.seed;
