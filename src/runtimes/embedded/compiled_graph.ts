@@ -9,6 +9,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { NodeDef, AttrValue } from '../../savedmodel/graph/types.js';
 import { attrString } from '../../savedmodel/graph/types.js';
+import { parseTensorName } from '../../savedmodel/graph/graph_flattener.js';
 import { shapeFromProto } from '../../savedmodel/tensor_proto.js';
 import { dtypeFromTf } from '../../tensor/dtype.js';
 import { tfjsDtype } from './tensor_convert.js';
@@ -26,12 +27,19 @@ const padding = (node: NodeDef): 'same' | 'valid' | null => {
 const binary = (op: (a: tf.Tensor, b: tf.Tensor) => tf.Tensor): KernelFactory => () => ([a, b]) => op(a, b);
 const unary = (op: (x: tf.Tensor) => tf.Tensor): KernelFactory => () => ([x]) => op(x);
 
-const pool = (op: typeof tf.maxPool): KernelFactory => (node) => {
+/** Padding and H/W strides of an NHWC window op; null for forms left to the converter. */
+const window2d = (node: NodeDef): { pad: 'same' | 'valid'; strides: [number, number] } | null => {
   const pad = padding(node);
   if (!pad || !isNhwc(node)) return null;
-  const [, kh, kw] = ints(node.attr?.ksize, [1, 1, 1, 1]);
   const [, sh, sw] = ints(node.attr?.strides, [1, 1, 1, 1]);
-  return ([x]) => op(x as tf.Tensor4D, [kh, kw], [sh, sw], pad);
+  return { pad, strides: [sh, sw] };
+};
+
+const pool = (op: typeof tf.maxPool): KernelFactory => (node) => {
+  const w = window2d(node);
+  if (!w) return null;
+  const [, kh, kw] = ints(node.attr?.ksize, [1, 1, 1, 1]);
+  return ([x]) => op(x as tf.Tensor4D, [kh, kw], w.strides, w.pad);
 };
 
 const KERNELS: Record<string, KernelFactory> = {
@@ -54,11 +62,10 @@ const KERNELS: Record<string, KernelFactory> = {
   Tanh: unary(tf.tanh),
   Softmax: unary(tf.softmax),
   Conv2D: (node) => {
-    const pad = padding(node);
-    if (!pad || !isNhwc(node)) return null;
-    const [, sh, sw] = ints(node.attr?.strides, [1, 1, 1, 1]);
+    const w = window2d(node);
+    if (!w) return null;
     const [, dh, dw] = ints(node.attr?.dilations, [1, 1, 1, 1]);
-    return ([x, filter]) => tf.conv2d(x as tf.Tensor4D, filter as tf.Tensor4D, [sh, sw], pad, 'NHWC', [dh, dw]);
+    return ([x, filter]) => tf.conv2d(x as tf.Tensor4D, filter as tf.Tensor4D, w.strides, w.pad, 'NHWC', [dh, dw]);
   },
   MaxPool: pool(tf.maxPool),
   AvgPool: pool(tf.avgPool),
@@ -87,11 +94,10 @@ interface Feed {
   dtype: string | undefined;
 }
 
-/** Slot of a node input ('name', 'name:0'); null for an input this compiler does not handle. */
+/** Slot of a node input ('name', 'name:0'); null for a second output, which no kernel here makes. */
 function inputSlot(input: string, slots: Map<string, number>): number | null {
-  const m = /^([^:^]+)(?::(\d+))?$/.exec(input);
-  if (!m || (m[2] !== undefined && m[2] !== '0')) return null; // control inputs, second outputs
-  return slots.get(m[1]) ?? null;
+  const [name, index] = parseTensorName(input);
+  return index === 0 ? (slots.get(name) ?? null) : null;
 }
 
 export class CompiledGraph {
