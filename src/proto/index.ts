@@ -20,6 +20,8 @@ const FILES = [
   'tensorflow_serving/apis/model_service.proto',
   'tensorflow_serving/apis/prediction_log.proto',
   'grpc/health/v1/health.proto',
+  // What the ONNX Runtime executor hands to onnxruntime-node.
+  'onnx/onnx.proto',
 ];
 
 let root: protobuf.Root | undefined;
