@@ -61,7 +61,7 @@ const own = <T extends FlagType>(type: T, def: FlagDefault, help: string): Spec<
 const cpus = cpuCount();
 export const DEFAULT_REST_API_PORT = 8501;
 export const DEFAULT_REPOSITORY_DIR = 'model_repository';
-export const RUNTIMES = ['auto', 'wasm', 'cpu', 'tfjs-node', 'tfjs-node-gpu'] as const;
+export const RUNTIMES = ['auto', 'onnx', 'onnx-cuda', 'wasm', 'cpu', 'tfjs-node', 'tfjs-node-gpu'] as const;
 export type RuntimeChoice = (typeof RUNTIMES)[number];
 
 /** The flag table, in main.cc's order, then tfgate's own flags. */
@@ -129,7 +129,7 @@ export const FLAGS = {
   enable_serialization_as_tensor_content: acted('bool', false, 'Enable serialization of predict response as tensor content.', 'gRPC PredictResponse outputs (REST answers JSON)'),
   // ---- tfgate's own ----
   rest_api_host: own('string', '0.0.0.0', 'Address the HTTP/REST API binds to.'),
-  runtime: own('string', 'auto', 'Runtime that executes models: auto (tfjs-node-gpu, else tfjs-node, else wasm) | wasm | cpu (the embedded runtime) | tfjs-node | tfjs-node-gpu (libtensorflow).'),
+  runtime: own('string', 'auto', 'Runtime that executes models: auto (tfjs-node-gpu, else tfjs-node, else ONNX Runtime with each signature it cannot run on wasm) | onnx | onnx-cuda (ONNX Runtime only: a signature it cannot run is refused) | wasm | cpu (the embedded runtime) | tfjs-node | tfjs-node-gpu (libtensorflow).'),
   config: own('string', '', 'A YAML file with the model config (the content of --model_config_file in YAML, plus optional batching: and monitoring_config: sections). Not together with --model_config_file.'),
   batching_mode: own('string', 'fixed', "Batching mode of models whose batching parameters do not set one: fixed (TF Serving's batch_timeout_micros) or adaptive (tfgate learns the batch cost and waits only when it pays)."),
   batching_latency_target_ms: own('int64', 0, 'Adaptive batching: per-request latency target (ms) of models that do not set latency_target_ms; requests predicted to miss it get 503 with Retry-After. 0: none.'),

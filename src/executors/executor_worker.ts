@@ -58,8 +58,8 @@ export default async function handle(task: ExecutorTask): Promise<ExecutorReply>
   try {
     const servable = await loading;
     if (task.kind === 'describe') {
-      const { backend, signatures, refusals, signatureDefs } = servable;
-      return { ok: true, kind: 'describe', description: { backend, signatures, refusals, signatureDefs, warmupRecords } };
+      const { backend, engines, signatures, refusals, signatureDefs } = servable;
+      return { ok: true, kind: 'describe', description: { backend, engines, signatures, refusals, signatureDefs, warmupRecords } };
     }
     if (task.kind === 'runMany') {
       const replies: RunReply[] = [];

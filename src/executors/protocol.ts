@@ -1,7 +1,7 @@
 // Every message between the main thread and executor threads. Failures cross as data
 // (StatusData), since class identity does not survive postMessage.
 import type { StatusData } from '../core/status.js';
-import type { SignatureSpec } from '../runtimes/runtime.js';
+import type { EngineChoice, SignatureSpec } from '../runtimes/runtime.js';
 import type { ResolvedRuntime } from '../runtimes/runtime_selection.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
@@ -29,6 +29,8 @@ export type ExecutorTask = { kind: 'describe' } | ({ kind: 'run' } & RunRequest)
 
 export interface ModelDescription {
   backend: string;
+  /** Served signature key → the engine that runs it (and why not ONNX Runtime, when it was tried). */
+  engines: Record<string, EngineChoice>;
   signatures: Record<string, SignatureSpec>;
   /** Signature key → why it cannot be served. */
   refusals: Record<string, string>;

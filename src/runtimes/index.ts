@@ -1,6 +1,7 @@
 // Creates the runtime an executor thread was told to use (resolved once on the main thread
 // by runtime_selection.ts). The tfjs-node packages are imported only here, only when chosen.
 import { EmbeddedRuntime } from './embedded/embedded_runtime.js';
+import { OnnxRuntime } from './onnx/onnx_runtime.js';
 import type { Runtime } from './runtime.js';
 import { importPackage, TFJS_NODE_PACKAGES, type PackageImporter, type ResolvedRuntime } from './runtime_selection.js';
 import { TfjsNodeRuntime } from './tfjs_node/tfjs_node_runtime.js';
@@ -12,6 +13,12 @@ export async function createRuntime(name: ResolvedRuntime, log?: (msg: string) =
   switch (name) {
     case 'embedded':
       return new EmbeddedRuntime('auto', log);
+    case 'onnx+embedded':
+      return new OnnxRuntime({ device: 'cpu', fallback: new EmbeddedRuntime('wasm', log), log });
+    case 'onnx':
+      return new OnnxRuntime({ device: 'cpu', fallback: null, log });
+    case 'onnx-cuda':
+      return new OnnxRuntime({ device: 'cuda', fallback: null, log });
     case 'wasm':
     case 'cpu':
       return new EmbeddedRuntime(name, log);

@@ -22,9 +22,18 @@ export interface SignatureSpec {
   defaults: Record<string, HostTensor>;
 }
 
+/** Which engine answers a signature, and why not a faster one when that was tried first. */
+export interface EngineChoice {
+  /** 'onnxruntime', 'wasm', 'cpu', 'tensorflow' … */
+  engine: string;
+  reason?: string;
+}
+
 export interface Servable {
-  /** Backend that actually runs the graph: 'wasm', 'cpu', 'tensorflow' … */
+  /** Backend(s) that actually run the graphs: 'wasm', 'cpu', 'tensorflow', 'onnxruntime+wasm' … */
   readonly backend: string;
+  /** Served signature key → the engine that runs it. */
+  readonly engines: Record<string, EngineChoice>;
   readonly signatures: Record<string, SignatureSpec>;
   /** The SignatureDefs as stored (for GetModelMetadata), including ones that cannot be served. */
   readonly signatureDefs: Record<string, SignatureDefObject>;
@@ -42,6 +51,8 @@ export interface Servable {
 export interface LoadOptions {
   /** Tag set of the MetaGraphDef to load; TF Serving's default is ['serve']. */
   tags: string[];
+  /** Load only these signature keys (another engine serves the rest); all when absent. */
+  signatures?: readonly string[];
 }
 
 export interface Runtime {

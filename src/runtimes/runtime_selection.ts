@@ -1,11 +1,17 @@
 // --runtime → the runtime executor threads will use, decided once on the main thread so
 // the choice and its reason are logged once. `auto` prefers libtensorflow through
 // @tensorflow/tfjs-node-gpu, then @tensorflow/tfjs-node (both optional dependencies whose
-// install downloads libtensorflow), then the embedded WASM runtime, which always works.
+// install downloads libtensorflow), then ONNX Runtime (onnxruntime-node) with the embedded
+// WASM runtime for the signatures ONNX cannot run, then the embedded runtime alone.
 import type { RuntimeChoice } from '../config/flags.js';
 
-/** What executor threads are told to run; 'embedded' is WASM, or CPU where WASM cannot start. */
-export type ResolvedRuntime = 'tfjs-node-gpu' | 'tfjs-node' | 'embedded' | 'wasm' | 'cpu';
+/**
+ * What executor threads are told to run; 'embedded' is WASM, or CPU where WASM cannot start;
+ * 'onnx+embedded' is ONNX Runtime with the embedded runtime for what it cannot run.
+ */
+export type ResolvedRuntime = 'tfjs-node-gpu' | 'tfjs-node' | 'onnx+embedded' | 'onnx' | 'onnx-cuda' | 'embedded' | 'wasm' | 'cpu';
+
+export const ONNX_PACKAGE = 'onnxruntime-node';
 
 export const TFJS_NODE_PACKAGES = {
   'tfjs-node-gpu': '@tensorflow/tfjs-node-gpu',
@@ -45,6 +51,14 @@ export async function selectRuntime(choice: RuntimeChoice, importer: PackageImpo
     }
     return { runtime: choice, reason: `--runtime=${choice}: libtensorflow through ${pkg}` };
   }
+  if (choice === 'onnx' || choice === 'onnx-cuda') {
+    try {
+      await importer(ONNX_PACKAGE);
+    } catch (e) {
+      throw new RuntimeUnavailableError(`--runtime=${choice}: ${ONNX_PACKAGE} is ${importFailure(e)}`);
+    }
+    return { runtime: choice, reason: `--runtime=${choice}: ONNX Runtime (${ONNX_PACKAGE}, ${choice === 'onnx' ? 'CPU' : 'CUDA'} execution provider); a signature it cannot run is refused` };
+  }
   const skipped: string[] = [];
   for (const name of ['tfjs-node-gpu', 'tfjs-node'] as const) {
     const pkg = TFJS_NODE_PACKAGES[name];
@@ -54,6 +68,12 @@ export async function selectRuntime(choice: RuntimeChoice, importer: PackageImpo
     } catch (e) {
       skipped.push(`${pkg} ${importFailure(e)}`);
     }
+  }
+  try {
+    await importer(ONNX_PACKAGE);
+    return { runtime: 'onnx+embedded', reason: `--runtime=auto: ONNX Runtime (${ONNX_PACKAGE}, CPU), the embedded WASM runtime for signatures it cannot run (${skipped.join('; ')})` };
+  } catch (e) {
+    skipped.push(`${ONNX_PACKAGE} ${importFailure(e)}`);
   }
   return { runtime: 'embedded', reason: `--runtime=auto: embedded runtime (${skipped.join('; ')})` };
 }

@@ -65,6 +65,15 @@ export class ModelServer {
         this.executorHealth.recordDeath(model, version, e.message);
         this.log(`an executor thread of {name: ${model} version: ${version}} died and is replaced: ${e.message}`, 'error', { model, version });
       },
+      onLoaded: (model, version, description) => {
+        for (const [signature, { engine, reason }] of Object.entries(description.engines)) {
+          const why = reason ? ` (not ONNX Runtime: ${reason})` : '';
+          this.log(`{name: ${model} version: ${version}} signature '${signature}' runs on ${engine}${why}`, reason ? 'warn' : 'info', { model, version, signature, engine, event: 'engine_chosen' });
+        }
+        for (const [signature, why] of Object.entries(description.refusals)) {
+          this.log(`{name: ${model} version: ${version}} signature '${signature}' is not served: ${why}`, 'warn', { model, version, signature, event: 'signature_refused' });
+        }
+      },
     });
     const global = ModelServer.batchingParameters(options);
     this.batching = global;

@@ -1,6 +1,6 @@
 // Loads a model version onto its own executor threads; unloading drains them.
 import { ExecutorPool } from '../executors/executor_pool.js';
-import type { RuntimeName } from '../executors/protocol.js';
+import type { ModelDescription, RuntimeName } from '../executors/protocol.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { RunOptions, ServableVersion } from './servable_version.js';
 
@@ -13,6 +13,8 @@ export interface ExecutorLoaderOptions {
   warmupIterations?: number;
   /** An executor thread of this version died (it is replaced; its message's requests failed). */
   onThreadDeath?: (modelName: string, version: number, error: Error) => void;
+  /** A version's threads have loaded: which engine runs each signature, which are refused. */
+  onLoaded?: (modelName: string, version: number, description: ModelDescription) => void;
 }
 
 export class ExecutorServableVersion implements ServableVersion {
@@ -41,6 +43,7 @@ export class ExecutorVersionLoader {
       threads: this.options.threadsPerVersion,
       warmupIterations: this.options.warmupIterations ?? 0,
     });
+    this.options.onLoaded?.(modelName, version, pool.description);
     const onDeath = this.options.onThreadDeath;
     if (onDeath) pool.onThreadDeath = (e) => onDeath(modelName, version, e);
     return new ExecutorServableVersion(pool);

@@ -23,7 +23,7 @@ const rows = (t: HostTensor) => Array.from(t.values as Float32Array);
 function recordingVersion() {
   const seen: number[][] = [];
   const version: ServableVersion = {
-    description: { backend: 'fake', signatures: {}, refusals: {}, signatureDefs: {}, warmupRecords: 0 },
+    description: { backend: 'fake', engines: {}, signatures: {}, refusals: {}, signatureDefs: {}, warmupRecords: 0 },
     run: async (_sig, inputs) => {
       seen.push(rows(inputs.x));
       return { y: { dtype: 'float32', shape: inputs.x.shape, values: Float32Array.from(inputs.x.values as Float32Array, (v) => v * 10) } };
@@ -93,7 +93,7 @@ describe('batching session', () => {
     const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);
     const seen: number[][][] = [];
     const version: ServableVersion = {
-      description: { backend: 'fake', signatures: {}, refusals: {}, signatureDefs: {}, warmupRecords: 0 },
+      description: { backend: 'fake', engines: {}, signatures: {}, refusals: {}, signatureDefs: {}, warmupRecords: 0 },
       run: async (_s, inputs) => {
         const x = inputs.x;
         seen.push([x.shape, rows(x)]);
@@ -122,7 +122,7 @@ describe('batching session', () => {
   it('a failing batch fails every request in it, and only those', async () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);
-    const failing: ServableVersion = { description: { backend: 'fake', signatures: {}, refusals: {}, signatureDefs: {}, warmupRecords: 0 }, run: async () => Promise.reject(new Error('boom')) };
+    const failing: ServableVersion = { description: { backend: 'fake', engines: {}, signatures: {}, refusals: {}, signatureDefs: {}, warmupRecords: 0 }, run: async () => Promise.reject(new Error('boom')) };
     const session = new BatchingSession('m/1', failing, scheduler, { maxBatchSize: 8, batchTimeoutMicros: 0, maxEnqueuedBatches: 10, allowedBatchSizes: [], enableLargeBatchSplitting: false });
     await assert.rejects(session.run('s', { x: col(1) }, []), /boom/);
   });

@@ -186,7 +186,7 @@ describe('resolveServerOptions', () => {
   const BAD: Array<[string, string[], string, RegExp]> = [
     ['REST off, nothing served', ['--rest_api_port=0', '--port=0'], 'rest_api_port', /0 disables the HTTP\/REST API, and --port=0 with no --grpc_socket_path disables gRPC/],
     ['port above 65535', ['--rest_api_port=70000'], 'rest_api_port', /not a port number/],
-    ['unknown runtime', ['--runtime=gpu'], 'runtime', /Illegal value 'gpu' for flag 'runtime': expected auto, wasm, cpu, tfjs-node/],
+    ['unknown runtime', ['--runtime=gpu'], 'runtime', /Illegal value 'gpu' for flag 'runtime': expected auto, onnx, onnx-cuda, wasm, cpu, tfjs-node/],
     ['num_executors 0', ['--num_executors=0'], 'num_executors', /must be at least 1/],
     ['zero body limit', ['--max_request_body_bytes=0'], 'max_request_body_bytes', /must be at least 1/],
     ['batching file without batching', ['--batching_parameters_file=b.cfg'], 'batching_parameters_file', /server_options\.batching_parameters_file is set without setting server_options\.enable_batching to true\./],
@@ -196,7 +196,7 @@ describe('resolveServerOptions', () => {
     ['timeout 0', ['--rest_api_timeout_in_ms=0'], 'rest_api_timeout_in_ms', /must be positive/],
     ['unknown batching mode', ['--batching_mode=eager'], 'batching_mode', /Illegal value 'eager' for flag 'batching_mode': expected fixed or adaptive/],
     ['negative latency target', ['--batching_latency_target_ms=-1'], 'batching_latency_target_ms', /must not be negative/],
-    ['unknown runtime', ['--runtime=tpu'], 'runtime', /expected auto, wasm, cpu, tfjs-node, tfjs-node-gpu/],
+    ['unknown runtime', ['--runtime=tpu'], 'runtime', /expected auto, onnx, onnx-cuda, wasm, cpu, tfjs-node, tfjs-node-gpu/],
     ['negative batching poll', ['--batching_parameters_poll_wait_seconds=-1'], 'batching_parameters_poll_wait_seconds', /must not be negative/],
   ];
   for (const [what, argv, flag, re] of BAD) {

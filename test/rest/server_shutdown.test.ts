@@ -13,7 +13,9 @@ describe('graceful shutdown (real process)', () => {
   it('SIGTERM while requests queue on a busy executor: all answered, then exit 0', async () => {
     const root = tempDir();
     await writeConvSavedModel(path.join(root, 'conv', '1'), { height: HW, width: HW, channels: 1, filters: [32, 64], kernelSize: 3, classes: 4, seed: 5 });
-    const server = await startServer([`--model_base_path=${path.join(root, 'conv')}`, '--model_name=conv', '--num_executors=1', '--access_log'], { readyPath: '/v1/models/conv' });
+    // The WASM runtime keeps each predict slow enough (tens of ms) that all eight are received
+    // before the first is answered.
+    const server = await startServer([`--model_base_path=${path.join(root, 'conv')}`, '--model_name=conv', '--num_executors=1', '--access_log', '--runtime=wasm'], { readyPath: '/v1/models/conv' });
     for (let i = 0; i < 100 && (await (await fetch(server.url('/v1/models/conv'))).json()).model_version_status?.[0]?.state !== 'AVAILABLE'; i++) {
       await new Promise((r) => setTimeout(r, 100));
     }

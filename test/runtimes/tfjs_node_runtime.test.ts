@@ -34,12 +34,26 @@ function importer(present: Record<string, unknown>, broken: Record<string, strin
 }
 
 describe('--runtime selection', () => {
-  it('auto with neither package installed: the embedded runtime, saying why', async () => {
+  it('auto with no libtensorflow package: ONNX Runtime with the WASM runtime behind it, saying why', async () => {
+    const imp = importer({ 'onnxruntime-node': {} });
+    const s = await selectRuntime('auto', imp);
+    assert.equal(s.runtime, 'onnx+embedded');
+    assert.deepEqual(imp.asked, ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node', 'onnxruntime-node']);
+    assert.match(s.reason, /ONNX Runtime .*\(@tensorflow\/tfjs-node-gpu not installed; @tensorflow\/tfjs-node not installed\)/);
+  });
+
+  it('auto with no package at all, not even onnxruntime-node: the embedded runtime, saying why', async () => {
     const imp = importer({});
     const s = await selectRuntime('auto', imp);
     assert.equal(s.runtime, 'embedded');
-    assert.deepEqual(imp.asked, ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node']);
-    assert.match(s.reason, /@tensorflow\/tfjs-node-gpu not installed; @tensorflow\/tfjs-node not installed/);
+    assert.deepEqual(imp.asked, ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node', 'onnxruntime-node']);
+    assert.match(s.reason, /@tensorflow\/tfjs-node-gpu not installed; @tensorflow\/tfjs-node not installed; onnxruntime-node not installed/);
+  });
+
+  it('--runtime=onnx insists on onnxruntime-node', async () => {
+    await assert.rejects(selectRuntime('onnx', importer({})), (e: unknown) => e instanceof RuntimeUnavailableError && /--runtime=onnx: onnxruntime-node is not installed/.test(e.message));
+    assert.equal((await selectRuntime('onnx', importer({ 'onnxruntime-node': {} }))).runtime, 'onnx');
+    assert.equal((await selectRuntime('onnx-cuda', importer({ 'onnxruntime-node': {} }))).runtime, 'onnx-cuda');
   });
 
   it('auto prefers tfjs-node-gpu, then tfjs-node', async () => {
@@ -70,7 +84,8 @@ describe('--runtime selection', () => {
   it('on this machine: the real import decides, and the answer matches what is installed', async () => {
     const installed = await importPackage('@tensorflow/tfjs-node').then(() => true, () => false);
     const s = await selectRuntime('auto');
-    if (!installed) assert.equal(s.runtime, 'embedded');
+    // onnxruntime-node is a regular dependency: without libtensorflow, auto is ONNX Runtime.
+    if (!installed) assert.equal(s.runtime, 'onnx+embedded');
     else assert.match(s.runtime, /^tfjs-node/);
   });
 

@@ -52,6 +52,7 @@ export class EmbeddedRuntime implements Runtime {
     const refused = new Map<string, { spec: SignatureSpec; error: ServingError }>();
     for (const [key, def] of Object.entries(mg.signatureDef ?? {})) {
       if (key === INIT_OP_SIGNATURE_KEY) continue;
+      if (options.signatures && !options.signatures.includes(key)) continue;
       try {
         const prepared = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp });
         const model = loadGraphModelSync(toModelArtifacts(prepared));

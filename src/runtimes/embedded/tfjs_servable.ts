@@ -4,7 +4,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { GraphModel } from '@tensorflow/tfjs-converter';
 import { Code, ServingError, invalidArgument } from '../../core/status.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
-import type { Servable, SignatureSpec } from '../runtime.js';
+import type { EngineChoice, Servable, SignatureSpec } from '../runtime.js';
 import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
 import { fromTfTensor, toTfTensor } from './tensor_convert.js';
 import { checkAliases, servableSignature } from '../signature_checks.js';
@@ -24,6 +24,7 @@ export interface SignatureGraph {
 export class TfjsServable implements Servable {
   readonly signatures: Record<string, SignatureSpec>;
   readonly refusals: Record<string, string>;
+  readonly engines: Record<string, EngineChoice>;
   private readonly asyncOnly = new Set<string>();
 
   constructor(
@@ -38,6 +39,7 @@ export class TfjsServable implements Servable {
       ...[...refused].map(([k, r]) => [k, r.spec] as const),
     ]);
     this.refusals = Object.fromEntries([...refused].map(([k, r]) => [k, r.error.message]));
+    this.engines = Object.fromEntries([...graphs.keys()].map((k) => [k, { engine: backend }]));
   }
 
   async run(key: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {

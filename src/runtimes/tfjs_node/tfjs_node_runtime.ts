@@ -6,7 +6,7 @@ import { Code, ServingError, invalidArgument, toStatusData } from '../../core/st
 import { readMetaGraph, type SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
 import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
-import type { LoadOptions, Runtime, Servable, SignatureSpec } from '../runtime.js';
+import type { EngineChoice, LoadOptions, Runtime, Servable, SignatureSpec } from '../runtime.js';
 import { fromTfTensor, tfjsDtype, tfjsValues } from '../embedded/tensor_convert.js';
 import { checkAliases, servableSignature } from '../signature_checks.js';
 import type { NodeSavedModel, NodeTensor, NodeTensorMap, TfjsNodeModule } from './tfjs_node_module.js';
@@ -54,6 +54,7 @@ function firstLine(e: unknown): string {
 class TfjsNodeServable implements Servable {
   readonly signatures: Record<string, SignatureSpec>;
   readonly refusals: Record<string, string>;
+  readonly engines: Record<string, EngineChoice>;
 
   constructor(
     private readonly tfnode: TfjsNodeModule,
@@ -64,6 +65,7 @@ class TfjsNodeServable implements Servable {
   ) {
     this.signatures = Object.fromEntries([...[...models].map(([k, m]) => [k, m.spec] as const), ...[...refused].map(([k, r]) => [k, r.spec] as const)]);
     this.refusals = Object.fromEntries([...refused].map(([k, r]) => [k, r.error.message]));
+    this.engines = Object.fromEntries([...models.keys()].map((k) => [k, { engine: 'tensorflow' }]));
   }
 
   async run(key: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {

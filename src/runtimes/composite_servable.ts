@@ -1,0 +1,50 @@
+// One model version served by several engines: each signature is answered by the servable
+// that loaded it (e.g. ONNX Runtime for most, the WASM runtime for one with an op ONNX
+// cannot express). Signatures no engine could load keep their refusal.
+import { ServingError } from '../core/status.js';
+import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
+import type { HostTensor } from '../tensor/host_tensor.js';
+import type { EngineChoice, Servable, SignatureSpec } from './runtime.js';
+import { servableSignature } from './signature_checks.js';
+
+export interface Refusal {
+  spec: SignatureSpec;
+  error: ServingError;
+}
+
+export class CompositeServable implements Servable {
+  readonly backend: string;
+  readonly signatures: Record<string, SignatureSpec> = {};
+  readonly refusals: Record<string, string> = {};
+  readonly engines: Record<string, EngineChoice> = {};
+  private readonly owner = new Map<string, Servable>();
+
+  constructor(
+    parts: Servable[],
+    private readonly refused: Map<string, Refusal>,
+    readonly signatureDefs: Record<string, SignatureDefObject>,
+    /** Why a signature is not on the preferred engine, by signature key. */
+    notes: Record<string, string> = {},
+  ) {
+    for (const part of parts) {
+      for (const key of Object.keys(part.engines)) {
+        this.owner.set(key, part);
+        this.signatures[key] = part.signatures[key];
+        this.engines[key] = notes[key] ? { ...part.engines[key], reason: notes[key] } : part.engines[key];
+      }
+    }
+    for (const [key, r] of refused) {
+      this.signatures[key] = r.spec;
+      this.refusals[key] = r.error.message;
+    }
+    this.backend = [...new Set(parts.map((p) => p.backend))].join('+');
+  }
+
+  async run(key: string, inputs: Record<string, HostTensor>, outputKeys?: string[]): Promise<Record<string, HostTensor>> {
+    return servableSignature(key, this.owner, this.refused).run(key, inputs, outputKeys);
+  }
+
+  dispose(): void {
+    for (const part of new Set(this.owner.values())) part.dispose();
+  }
+}

@@ -1,0 +1,143 @@
+// The ONNX Runtime runtime: each servable signature is prepared as the embedded runtime
+// prepares it (function calls inlined, variables frozen, pruned to its outputs), converted
+// to an ONNX model in memory and run on an onnxruntime-node session. A signature that cannot
+// be converted exactly (an op without a converter, a shape known only at run time where
+// ONNX needs it fixed) or whose session fails to build:
+//   - with a fallback runtime (--runtime=auto): runs there, and the reason is reported;
+//   - without one (--runtime=onnx): is refused by name with that reason.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Code, ServingError, toStatusData } from '../../core/status.js';
+import { readMetaGraph, type MetaGraphObject } from '../../savedmodel/saved_model_reader.js';
+import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
+import { prepareSignatureGraph, type PreparedGraph, type VariableReader } from '../../savedmodel/graph/prepare_signature_graph.js';
+import { readTensorBundle } from '../../savedmodel/tensor_bundle/index.js';
+import { dtypeFromTf } from '../../tensor/dtype.js';
+import { CompositeServable, type Refusal } from '../composite_servable.js';
+import type { LoadOptions, Runtime, Servable, SignatureSpec } from '../runtime.js';
+import { TFJS_MODEL_JSON } from '../embedded/tfjs_graph_model_dir.js';
+import { OnnxServable, type OnnxSignature } from './onnx_servable.js';
+import { OnnxSession, type OnnxDevice } from './onnx_session.js';
+import { convertToOnnx, OnnxConversionRefused, type FeedSpec } from './tf_to_onnx.js';
+import { ShapeSpecializedSessions } from './shape_specialized_sessions.js';
+
+const exists = (p: string) => fs.stat(p).then(() => true, () => false);
+
+async function openVariables(dir: string): Promise<VariableReader | null> {
+  const prefix = path.join(dir, 'variables', 'variables');
+  if (!(await exists(`${prefix}.index`))) return null;
+  return readTensorBundle(prefix);
+}
+
+/** ONNX Runtime rejected a converted graph (a kernel missing for a dtype, say). */
+class SessionBuildFailed extends Error {}
+
+export interface OnnxRuntimeOptions {
+  device: OnnxDevice;
+  /** Runs the signatures ONNX Runtime cannot; none: they are refused. */
+  fallback: Runtime | null;
+  log?: (msg: string) => void;
+}
+
+/** What the signature's placeholders are declared as: the graph's dtype, the signature's shape. */
+function declaredFeeds(prepared: PreparedGraph): Map<string, FeedSpec> {
+  const feeds = new Map<string, FeedSpec>();
+  for (const input of Object.values(prepared.inputs)) {
+    if (input.placeholder === null) continue;
+    const node = prepared.nodes.find((n) => n.name === input.placeholder);
+    const dtype = dtypeFromTf(node?.attr?.dtype?.type ?? input.spec.dtype);
+    if (dtype) feeds.set(input.placeholder, { dtype, shape: input.spec.shape });
+  }
+  return feeds;
+}
+
+/** Prepares one signature and builds its sessions (declared shapes now, others on demand). */
+async function loadSignature(mg: MetaGraphObject, key: string, variables: VariableReader | null, device: OnnxDevice): Promise<OnnxSignature> {
+  const prepared = prepareSignatureGraph(mg, key, variables, { isSupportedOp: () => true });
+  const fetch = [...new Set(Object.values(prepared.outputs))];
+  const build = async (feeds: ReadonlyMap<string, FeedSpec>) => {
+    const model = convertToOnnx(prepared.nodes, feeds, fetch, key);
+    return OnnxSession.create(model, { device }).catch((e: unknown) => {
+      throw new SessionBuildFailed(`ONNX Runtime could not build a session: ${toStatusData(e).message}`);
+    });
+  };
+  const declared = declaredFeeds(prepared);
+  return {
+    spec: prepared.signature,
+    sessions: new ShapeSpecializedSessions(declared, await build(declared), build),
+    inputs: Object.fromEntries(Object.entries(prepared.inputs).map(([k, v]) => [k, v.placeholder])),
+    outputs: prepared.outputs,
+  };
+}
+
+export class OnnxRuntime implements Runtime {
+  readonly name = 'onnx';
+
+  constructor(private readonly options: OnnxRuntimeOptions) {}
+
+  async load(dir: string, options: LoadOptions): Promise<Servable> {
+    const fallback = this.options.fallback;
+    if (await exists(path.join(dir, TFJS_MODEL_JSON))) {
+      if (!fallback) throw new ServingError(Code.UNIMPLEMENTED, `${dir}: ONNX Runtime cannot run a TF.js graph model folder (model.json); --runtime=auto or wasm serves it`);
+      return fallback.load(dir, options);
+    }
+    const mg = await readMetaGraph(dir, options.tags);
+    const variables = await openVariables(dir);
+    const graphs = new Map<string, OnnxSignature>();
+    const notOnOnnx = new Map<string, Refusal>();
+    const refusedEverywhere = new Map<string, Refusal>();
+    for (const [key, def] of Object.entries(mg.signatureDef ?? {})) {
+      if (key === INIT_OP_SIGNATURE_KEY) continue;
+      if (options.signatures && !options.signatures.includes(key)) continue;
+      try {
+        graphs.set(key, await loadSignature(mg, key, variables, this.options.device));
+      } catch (e) {
+        const status = toStatusData(e);
+        // A missing variable or corrupt checkpoint spoils the whole version, as on every engine.
+        if (status.code === Code.NOT_FOUND || status.code === Code.DATA_LOSS) throw new ServingError(status.code, `${dir}: ${status.message}`);
+        const spec = specOf(key, def);
+        if (e instanceof OnnxConversionRefused) notOnOnnx.set(key, { spec, error: new ServingError(Code.UNIMPLEMENTED, `ops ONNX Runtime cannot run exactly: ${e.message}`) });
+        else if (e instanceof SessionBuildFailed) notOnOnnx.set(key, { spec, error: new ServingError(Code.UNIMPLEMENTED, e.message) });
+        // Anything else (a graph that updates variables, a missing placeholder) no engine serves.
+        else refusedEverywhere.set(key, { spec, error: new ServingError(status.code, status.message) });
+      }
+    }
+
+    const onnx = new OnnxServable(graphs, mg.signatureDef ?? {});
+    const refused = new Map<string, Refusal>(refusedEverywhere);
+    const parts: Servable[] = graphs.size ? [onnx] : [];
+    const notes: Record<string, string> = {};
+    if (notOnOnnx.size && fallback) {
+      const keys = [...notOnOnnx.keys()];
+      let other: Servable | undefined;
+      try {
+        other = await fallback.load(dir, { ...options, signatures: keys });
+      } catch (e) {
+        for (const key of keys) refused.set(key, { spec: notOnOnnx.get(key)!.spec, error: new ServingError(toStatusData(e).code, `${notOnOnnx.get(key)!.error.message}; ${fallback.name}: ${toStatusData(e).message}`) });
+      }
+      if (other) {
+        parts.push(other);
+        for (const key of keys) {
+          if (other.engines[key]) notes[key] = notOnOnnx.get(key)!.error.message;
+          else refused.set(key, { spec: notOnOnnx.get(key)!.spec, error: new ServingError(Code.UNIMPLEMENTED, `${notOnOnnx.get(key)!.error.message}; ${other.refusals[key] ?? 'not loaded'}`) });
+        }
+      }
+    } else {
+      for (const [key, r] of notOnOnnx) refused.set(key, r);
+    }
+    if (parts.length === 0) {
+      const reasons = [...refused].map(([k, r]) => `${k}: ${r.error.message}`).join('; ');
+      throw new ServingError(Code.FAILED_PRECONDITION, `${dir}: no signature can be served${reasons ? ` (${reasons})` : ''}`);
+    }
+    for (const [key, r] of refused) this.options.log?.(`${dir}: signature '${key}' is not served: ${r.error.message}`);
+    return new CompositeServable(parts, refused, mg.signatureDef ?? {}, notes);
+  }
+}
+
+function specOf(key: string, def: Parameters<typeof signatureSpec>[1]): SignatureSpec {
+  try {
+    return signatureSpec(key, def);
+  } catch {
+    return { key, methodName: def.methodName ?? '', inputs: {}, outputs: {}, defaults: {} };
+  }
+}

@@ -1,0 +1,53 @@
+// A loaded model version whose signatures run on ONNX Runtime sessions, one per signature.
+import { invalidArgument } from '../../core/status.js';
+import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
+import type { HostTensor } from '../../tensor/host_tensor.js';
+import type { EngineChoice, Servable, SignatureSpec } from '../runtime.js';
+import { checkAliases, servableSignature } from '../signature_checks.js';
+import type { ShapeSpecializedSessions } from './shape_specialized_sessions.js';
+
+export const ONNX_ENGINE = 'onnxruntime';
+
+export interface OnnxSignature {
+  spec: SignatureSpec;
+  sessions: ShapeSpecializedSessions;
+  /** Input key → placeholder fed with it; null for inputs the outputs do not need (accepted, unused). */
+  inputs: Record<string, string | null>;
+  /** Output key → TF tensor of the prepared graph. */
+  outputs: Record<string, string>;
+}
+
+export class OnnxServable implements Servable {
+  readonly backend = ONNX_ENGINE;
+  readonly signatures: Record<string, SignatureSpec>;
+  readonly refusals: Record<string, string> = {};
+  readonly engines: Record<string, EngineChoice>;
+
+  constructor(
+    private readonly graphs: Map<string, OnnxSignature>,
+    readonly signatureDefs: Record<string, SignatureDefObject>,
+  ) {
+    this.signatures = Object.fromEntries([...graphs].map(([k, g]) => [k, g.spec]));
+    this.engines = Object.fromEntries([...graphs.keys()].map((k) => [k, { engine: ONNX_ENGINE }]));
+  }
+
+  async run(key: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {
+    const graph = servableSignature(key, this.graphs, new Map());
+    const keys = checkAliases(Object.keys(graph.inputs), Object.keys(graph.outputs), inputs, outputKeys);
+    const feeds = new Map<string, HostTensor>();
+    for (const [k, placeholder] of Object.entries(graph.inputs)) {
+      const value = inputs[k] ?? graph.spec.defaults[k];
+      if (!value) throw invalidArgument(`Missing input tensor alias: ${k}`);
+      if (placeholder !== null) feeds.set(placeholder, value);
+    }
+    const tensors = [...new Set(keys.map((k) => graph.outputs[k]))];
+    const session = await graph.sessions.sessionFor(feeds);
+    const results = await session.run(feeds, tensors);
+    const byTensor = new Map(tensors.map((t, i) => [t, results[i]]));
+    return Object.fromEntries(keys.map((k) => [k, byTensor.get(graph.outputs[k])!]));
+  }
+
+  dispose(): void {
+    for (const g of this.graphs.values()) g.sessions.dispose();
+  }
+}

@@ -1,0 +1,46 @@
+// ResizeBilinear / ResizeNearestNeighbor (NHWC) → ONNX Resize over axes [1, 2], with TF's
+// coordinate rules (tensorflow/core/util/image_resizer_state.h):
+//   align_corners        in = out · (in − 1)/(out − 1)      → 'align_corners'
+//   half_pixel_centers   bilinear: in = (out + ½)·scale − ½ → 'half_pixel'
+//                        nearest:  in = ⌊(out + ½)·scale⌋   → 'tf_half_pixel_for_nn', floor
+//   neither              in = out · scale                   → 'asymmetric'
+// Nearest with align_corners rounds half away from zero (roundf) → 'round_prefer_ceil'.
+import type { OpConverter } from '../convert_context.js';
+import { isFloat } from '../onnx_dtype.js';
+
+function resize(mode: 'linear' | 'nearest'): OpConverter {
+  return (ctx) => {
+    const x = ctx.input(0);
+    if (ctx.rank(0) !== 4) ctx.fail(`${ctx.op} needs a rank-4 input`);
+    const alignCorners = ctx.attrBool('align_corners');
+    const halfPixel = ctx.attrBool('half_pixel_centers');
+    if (alignCorners && halfPixel) ctx.fail('align_corners and half_pixel_centers together');
+    let coord = 'asymmetric';
+    let nearest = 'floor';
+    if (alignCorners) {
+      coord = 'align_corners';
+      nearest = 'round_prefer_ceil';
+    } else if (halfPixel) coord = mode === 'linear' ? 'half_pixel' : 'tf_half_pixel_for_nn';
+    // Bilinear always answers float32 in TF.
+    let input = ctx.use(0);
+    const outType = mode === 'linear' ? 'float32' : x.dtype;
+    if (mode === 'linear' && x.dtype !== 'float32') {
+      if (!isFloat(x.dtype) && x.dtype !== 'int32' && x.dtype !== 'uint8') ctx.fail(`${ctx.op} on ${x.dtype}`);
+      input = ctx.emit('Cast', [input], { to: 1 }, 'as_float');
+    }
+    const sizes = ctx.int64Input(1);
+    const y = ctx.emit('Resize', [input, '', '', sizes], {
+      mode,
+      coordinate_transformation_mode: coord,
+      ...(mode === 'nearest' ? { nearest_mode: nearest } : {}),
+      axes: [1, 2],
+    });
+    const hw = (ctx.known(1) ?? [null, null]).map((d) => d ?? -1);
+    return [ctx.out(y, outType, [x.shape![0], hw[0], hw[1], x.shape![3]])];
+  };
+}
+
+export const IMAGE_OPS: Record<string, OpConverter> = {
+  ResizeBilinear: resize('linear'),
+  ResizeNearestNeighbor: resize('nearest'),
+};

@@ -1,0 +1,78 @@
+// TF's C++ runtime does not hold a feed to its placeholder's declared shape: TF Serving's
+// half_plus_two declares x as [?, 1] and answers {"instances": [1.0, 2.0, 5.0]}, a [3]
+// tensor. ONNX Runtime checks every feed against the graph's declared input shapes, and the
+// converter relies on those shapes (ranks, static sizes such as SAME padding's). So a
+// signature keeps one session built for its declared shapes, and a request that does not
+// fit them gets a session converted for its own shapes (the declared unknown dims stay
+// unknown; a different rank keeps only the batch dim free), built on first use and cached.
+import type { HostTensor } from '../../tensor/host_tensor.js';
+import { invalidArgument } from '../../core/status.js';
+import type { OnnxSession } from './onnx_session.js';
+import { OnnxConversionRefused, type FeedSpec } from './tf_to_onnx.js';
+
+/** Sessions beyond the declared one kept per signature (least recently used goes first). */
+const MAX_SPECIALIZED = 8;
+
+export type SessionBuilder = (feeds: ReadonlyMap<string, FeedSpec>) => Promise<OnnxSession>;
+
+function fits(declared: number[] | null, actual: number[]): boolean {
+  return declared === null || (declared.length === actual.length && declared.every((d, i) => d < 0 || d === actual[i]));
+}
+
+function specializedShape(declared: number[] | null, actual: number[]): number[] {
+  if (declared && declared.length === actual.length) return actual.map((d, i) => (declared[i] < 0 ? -1 : d));
+  return actual.map((d, i) => (i === 0 ? -1 : d));
+}
+
+export class ShapeSpecializedSessions {
+  private readonly specialized = new Map<string, Promise<OnnxSession>>();
+
+  constructor(
+    private readonly declared: ReadonlyMap<string, FeedSpec>,
+    readonly main: OnnxSession,
+    private readonly build: SessionBuilder,
+  ) {}
+
+  /** The session for these feeds (placeholder → value). */
+  async sessionFor(feeds: ReadonlyMap<string, HostTensor>): Promise<OnnxSession> {
+    let fitsAll = true;
+    for (const [name, spec] of this.declared) {
+      const t = feeds.get(name);
+      if (t && !fits(spec.shape, t.shape)) fitsAll = false;
+    }
+    if (fitsAll) return this.main;
+    const specs = new Map<string, FeedSpec>();
+    for (const [name, spec] of this.declared) {
+      const t = feeds.get(name);
+      specs.set(name, { dtype: spec.dtype, shape: t ? specializedShape(spec.shape, t.shape) : spec.shape });
+    }
+    const key = JSON.stringify([...specs].map(([n, s]) => [n, s.shape]));
+    let session = this.specialized.get(key);
+    if (session) {
+      // Most recently used last.
+      this.specialized.delete(key);
+      this.specialized.set(key, session);
+      return session;
+    }
+    session = this.build(specs).catch((e: unknown) => {
+      this.specialized.delete(key);
+      if (e instanceof OnnxConversionRefused) {
+        const shapes = [...specs].map(([n, s]) => `${n}: [${s.shape}]`).join(', ');
+        throw invalidArgument(`inputs of shape ${shapes} do not fit the signature's declared shapes, and its graph cannot run with them: ${e.message}`);
+      }
+      throw e;
+    });
+    this.specialized.set(key, session);
+    if (this.specialized.size > MAX_SPECIALIZED) {
+      const [oldestKey, oldest] = this.specialized.entries().next().value as [string, Promise<OnnxSession>];
+      this.specialized.delete(oldestKey);
+      void oldest.then((s) => s.dispose(), () => {});
+    }
+    return session;
+  }
+
+  dispose(): void {
+    this.main.dispose();
+    for (const s of this.specialized.values()) void s.then((x) => x.dispose(), () => {});
+  }
+}
