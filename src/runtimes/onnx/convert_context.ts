@@ -150,7 +150,10 @@ export class OpContext {
   int64Input(i: number): string {
     const v = this.input(i);
     if (v.dtype === 'int64') return this.use(i);
-    if (v.value) return this.int64s(this.constInts(i), `input${i}_i64`);
+    if (v.value) {
+      const values = BigInt64Array.from(this.constInts(i), (x) => BigInt(x));
+      return this.constTensor({ dtype: 'int64', shape: [...v.value.shape], values }, `input${i}_i64`);
+    }
     return this.emit('Cast', [this.use(i)], { to: 7 }, 'i64');
   }
 
