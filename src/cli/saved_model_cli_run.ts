@@ -1,4 +1,5 @@
-// `tfgate run`: loads a SavedModel in-process with the embedded runtime, feeds
+// `tfgate run`: loads a SavedModel in-process (ONNX Runtime with the WASM runtime behind it,
+// or the runtime named by --runtime), feeds
 // --input_exprs ('x=[1,2];y=3', JSON values, converted as REST's columnar `inputs` are) and
 // prints {"<output key>": <value>} as one JSON object.
 import { createRuntime } from '../runtimes/index.js';
@@ -11,7 +12,7 @@ export interface RunOptions {
   signature: string;
   tags: string[];
   inputExprs: string;
-  runtime: 'embedded' | 'wasm' | 'cpu';
+  runtime: 'onnx+embedded' | 'onnx' | 'embedded' | 'wasm' | 'cpu';
 }
 
 function parseInputExprs(exprs: string): Record<string, unknown> {

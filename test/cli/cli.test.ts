@@ -37,6 +37,14 @@ describe('tfgate show', () => {
     assert.match(out, /signature_def\['incr_counter_by'\]:\n  The given SavedModel SignatureDef contains the following input\(s\):\n    inputs\['delta'\] tensor_info:\n        dtype: DT_FLOAT\n        shape: unknown_rank/);
     assert.match(out, /dtype: DT_FLOAT_REF/);
   });
+  it('--all ends with the engine each signature runs on, and the ops that keep one off ONNX Runtime', () => {
+    const out = tfgate('show', '--dir', fixtureModel('saved_model_half_plus_two_cpu', '00000123'), '--all').stdout;
+    assert.match(out, /tfgate engines for tag-set 'serve' \(--runtime=auto without libtensorflow\):\n/);
+    assert.match(out, /signature_def\['serving_default'\]: onnxruntime\n/);
+    assert.match(out, /signature_def\['classify_x_to_y'\]: wasm \(ops ONNX Runtime cannot run exactly: .*\(node tf_example: .*\)\)\n/);
+    const counter = tfgate('show', '--dir', fixtureModel('saved_model_counter', '00000123'), '--all').stdout;
+    assert.match(counter, /signature_def\['incr_counter'\]: not served \(signature 'incr_counter' updates variables \(AssignAdd/);
+  });
   it('an unknown tag set is an error naming it; bad arguments exit 2 with usage', () => {
     const r = tfgate('show', '--dir', fixtureModel('tfrust_regression_model_train_serve_tags', '1'), '--tag_set', 'serve');
     assert.equal(r.status, 1);
