@@ -5,18 +5,22 @@
 #   docker run -p 8501:8501 -v "$PWD/model_repository/half_plus_two:/models/half_plus_two" -e MODEL_NAME=half_plus_two tfgate
 FROM node:20-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json tsconfig.json ./
+COPY package.json package-lock.json tsconfig.json .npmrc ./
 COPY src ./src
 COPY test ./test
 COPY bench ./bench
 COPY bin ./bin
-# npm ci runs `prepare` (the TypeScript build). The optional libtensorflow packages are
-# left out here, then only the CPU one is tried: its install downloads libtensorflow, and
-# where that fails the image still works on tfgate's embedded WASM runtime (--runtime=auto
-# logs which runtime it took and why).
+# npm ci runs `prepare` (the TypeScript build); .npmrc skips onnxruntime-node's download of
+# its CUDA libraries (the CPU engine ships in the package). The optional libtensorflow
+# packages are left out here, then only the CPU one is tried: its install downloads
+# libtensorflow, and where that fails the image runs on ONNX Runtime with the embedded WASM
+# runtime behind it (--runtime=auto logs which runtime it took and why).
+# onnxruntime-node carries every platform's binaries (~290 MB); only this one's are kept.
 RUN npm ci --omit=optional && npm prune --omit=dev --omit=optional \
  && (npm install --no-save --omit=dev @tensorflow/tfjs-node@4.22.0 \
-     || echo "tfjs-node did not install: the image runs on the embedded runtime")
+     || echo "tfjs-node did not install: the image runs on ONNX Runtime and the embedded runtime") \
+ && keep="$(node -p 'process.platform + "/" + process.arch')" \
+ && for d in node_modules/onnxruntime-node/bin/napi-v*/*/*; do case "$d" in */"$keep") ;; *) rm -rf "$d" ;; esac; done
 
 FROM node:20-slim
 ENV NODE_ENV=production \

@@ -69,10 +69,12 @@ describe('docker-compose.yml', () => {
   });
 });
 
-/** The ENTRYPOINT exec array and ENV defaults of a Dockerfile. */
-function imageStart(dockerfile: string): { entrypoint: string[]; env: Record<string, string> } {
+/** The ENTRYPOINT exec array and ENV defaults of a Dockerfile's last stage, or of stage `target`. */
+function imageStart(dockerfile: string, target?: string): { entrypoint: string[]; env: Record<string, string> } {
   const text = fs.readFileSync(path.join(REPO_ROOT, dockerfile), 'utf8').replace(/\\\n/g, ' ');
-  const lastStage = text.slice(text.lastIndexOf('\nFROM '));
+  const stages = text.split(/\n(?=FROM )/);
+  const lastStage = target ? stages.find((st) => new RegExp(`^FROM \\S+ AS ${target}\\s*\\n`).test(st)) : stages.at(-1);
+  assert.ok(lastStage, `${dockerfile}: stage ${target}`);
   const entry = /^ENTRYPOINT (\[.*\])$/m.exec(lastStage);
   assert.ok(entry, `${dockerfile}: ENTRYPOINT in exec form`);
   const env: Record<string, string> = {};
@@ -84,14 +86,14 @@ function imageStart(dockerfile: string): { entrypoint: string[]; env: Record<str
  * Runs an image's start command here: the paths compose mounts (/models, the batching
  * folder) and the image's /app are mapped onto this checkout, then --dry_run is appended.
  */
-function dryRunImage(dockerfile: string, command: string[], env: Record<string, string>) {
+function dryRunImage(dockerfile: string, command: string[], env: Record<string, string>, target?: string) {
   const mounts: [string, string][] = [
     ['/etc/tfgate/batching', path.join(REPO_ROOT, 'batching')],
     ['/models', path.join(REPO_ROOT, 'model_repository')],
     ['/app/', `${REPO_ROOT}/`],
   ];
   const local = (s: string) => mounts.reduce((acc, [from, to]) => acc.split(from).join(to), s);
-  const image = imageStart(dockerfile);
+  const image = imageStart(dockerfile, target);
   const [shell, ...args] = image.entrypoint.map(local);
   const merged = { ...image.env, ...env };
   const p = spawnSync(shell, [...args, ...command.map(local), '--dry_run'], {
@@ -132,6 +134,12 @@ describe('image start commands (dry run through tfgate\'s flag parser)', () => {
     const r = dryRunImage('Dockerfile', [], { MODEL_NAME: 'half_plus_two', MODEL_BASE_PATH: '/nonexistent' });
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /"base_path": "\/nonexistent\/half_plus_two"/);
+  });
+
+  it('the GPU image\'s onnx-cuda target starts on ONNX Runtime\'s CUDA provider (the package imports here; the provider loads only on a GPU host)', () => {
+    const r = dryRunImage('Dockerfile.gpu', COMPOSE_COMMAND, { MODEL_NAME: 'half_plus_two' }, 'onnx-cuda');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /"runtime": "onnx-cuda"/);
   });
 
   it('the GPU image insists on tfjs-node-gpu: here, where it is not installed, the start fails naming it', async () => {
