@@ -63,6 +63,10 @@ export const DEFAULT_REST_API_PORT = 8501;
 export const DEFAULT_REPOSITORY_DIR = 'model_repository';
 export const RUNTIMES = ['auto', 'onnx', 'onnx-cuda', 'wasm', 'cpu', 'tfjs-node', 'tfjs-node-gpu'] as const;
 export type RuntimeChoice = (typeof RUNTIMES)[number];
+export const VERIFY_ON_LOAD_MODES = ['auto', 'true', 'false'] as const;
+export type VerifyOnLoadMode = (typeof VERIFY_ON_LOAD_MODES)[number];
+/** Verification loads the version a second time and runs it once on the slowest engine: about as long as the load itself (bench:verify). */
+export const VERIFY_ON_LOAD_DEFAULT_MAX_MB = 64;
 
 /** The flag table, in main.cc's order, then tfgate's own flags. */
 export const FLAGS = {
@@ -138,6 +142,8 @@ export const FLAGS = {
   access_log: own('bool', false, 'Log every HTTP request (method, path, status, milliseconds) as a JSON line on stderr.'),
   shutdown_drain_seconds: own('int32', 30, 'On SIGTERM/SIGINT: how long requests already received may take to be answered before tfgate exits anyway (a second signal exits at once).'),
   num_executors: own('int32', Math.max(1, Math.min(cpus - 1, 4)), 'Executor threads per loaded model version (default: one core left to the event loop, at most 4).'),
+  verify_on_load: own('string', 'auto', 'Before a version serves, run each signature once on a second, independent engine (ONNX Runtime against WASM, WASM against the plain-JS CPU backend) and refuse a signature whose answers differ, naming the first differing node: true | false | auto (true for versions up to --verify_on_load_max_mb).'),
+  verify_on_load_max_mb: own('int64', VERIFY_ON_LOAD_DEFAULT_MAX_MB, 'With --verify_on_load=auto: the largest version (MB on disk) that is verified.'),
   max_request_body_bytes: own('int64', 64 * 1024 * 1024, 'Largest request body accepted (413 above it).'),
   json_max_depth: own('int32', 64, 'Deepest JSON nesting accepted in a request (400 above it).'),
   json_max_elements: own('int64', 16 * 1024 * 1024, 'Most JSON values (list items + object members) accepted in a request (400 above it).'),
@@ -274,6 +280,8 @@ export interface ServerOptions {
   readonly monitoringConfigFile: string | null;
   readonly runtime: RuntimeChoice;
   readonly numExecutors: number;
+  /** --verify_on_load: check each signature on a second engine before the version serves. */
+  readonly verifyOnLoad: { readonly mode: VerifyOnLoadMode; readonly maxBytes: number };
   /** --access_log: one log line per HTTP request. */
   readonly accessLog: boolean;
   /** --dry_run: check the configuration and exit. */
@@ -293,6 +301,8 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
   };
   if (!(RUNTIMES as readonly string[]).includes(v.runtime)) bad('runtime', `expected ${RUNTIMES.join(', ')}`);
   if (!(BATCHING_MODES as readonly string[]).includes(v.batching_mode)) bad('batching_mode', `expected ${BATCHING_MODES.join(' or ')}`);
+  if (!(VERIFY_ON_LOAD_MODES as readonly string[]).includes(v.verify_on_load)) bad('verify_on_load', `expected ${VERIFY_ON_LOAD_MODES.join(', ')}`);
+  if (v.verify_on_load_max_mb < 0) bad('verify_on_load_max_mb', 'must not be negative');
   if (v.batching_latency_target_ms < 0) bad('batching_latency_target_ms', 'must not be negative');
   for (const name of ['port', 'rest_api_port'] as const) if (v[name] < 0 || v[name] > 65535) bad(name, 'not a port number');
   if (v.rest_api_port === 0 && v.port === 0 && !v.grpc_socket_path) bad('rest_api_port', '0 disables the HTTP/REST API, and --port=0 with no --grpc_socket_path disables gRPC: nothing would be served');
@@ -349,6 +359,7 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
     monitoringConfigFile: v.monitoring_config_file ? abs(v.monitoring_config_file) : null,
     runtime: v.runtime as RuntimeChoice,
     numExecutors: v.num_executors,
+    verifyOnLoad: Object.freeze({ mode: v.verify_on_load as VerifyOnLoadMode, maxBytes: v.verify_on_load_max_mb * 1024 * 1024 }),
     shutdownDrainSeconds: v.shutdown_drain_seconds,
     accessLog: v.access_log,
     dryRun: v.dry_run,

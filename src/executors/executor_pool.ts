@@ -156,6 +156,14 @@ export class ExecutorPool {
     });
   }
 
+  /** Every intermediate tensor of one run of `signature` (see Servable.trace). */
+  async trace(signature: string, inputs: Record<string, HostTensor>): Promise<Array<[string, HostTensor]>> {
+    const reply = (await this.pool.run({ kind: 'trace', signature, inputs } satisfies ExecutorTask)) as ExecutorReply;
+    if (!reply.ok) throw ServingError.fromData(reply.error);
+    if (reply.kind !== 'trace') throw internal('executor answered trace with another reply');
+    return reply.tensors;
+  }
+
   async close(): Promise<void> {
     await this.pool.close();
   }

@@ -2,7 +2,7 @@
 // Inference happens here, never on the main thread's event loop.
 import { workerData } from 'node:worker_threads';
 import path from 'node:path';
-import { ServingError, toStatusData } from '../core/status.js';
+import { Code, ServingError, toStatusData } from '../core/status.js';
 import { readWarmupRuns, WARMUP_FILE } from '../savedmodel/warmup_requests.js';
 import { createRuntime } from '../runtimes/index.js';
 import type { Servable } from '../runtimes/runtime.js';
@@ -60,6 +60,10 @@ export default async function handle(task: ExecutorTask): Promise<ExecutorReply>
     if (task.kind === 'describe') {
       const { backend, engines, signatures, refusals, signatureDefs } = servable;
       return { ok: true, kind: 'describe', description: { backend, engines, signatures, refusals, signatureDefs, warmupRecords } };
+    }
+    if (task.kind === 'trace') {
+      if (!servable.trace) return { ok: false, error: { code: Code.UNIMPLEMENTED, message: `the ${servable.backend} runtime cannot trace a run` } };
+      return { ok: true, kind: 'trace', tensors: await servable.trace(task.signature, task.inputs) };
     }
     if (task.kind === 'runMany') {
       const replies: RunReply[] = [];

@@ -24,8 +24,15 @@ export interface RunRequest {
   outputKeys: string[];
 }
 
-/** `runMany` carries the requests that arrived in one event-loop turn: one message, not N. */
-export type ExecutorTask = { kind: 'describe' } | ({ kind: 'run' } & RunRequest) | { kind: 'runMany'; requests: RunRequest[] };
+/**
+ * `runMany` carries the requests that arrived in one event-loop turn: one message, not N.
+ * `trace` returns every intermediate tensor of one run (checking engines against each other).
+ */
+export type ExecutorTask =
+  | { kind: 'describe' }
+  | ({ kind: 'run' } & RunRequest)
+  | { kind: 'runMany'; requests: RunRequest[] }
+  | { kind: 'trace'; signature: string; inputs: Record<string, HostTensor> };
 
 export interface ModelDescription {
   backend: string;
@@ -46,4 +53,5 @@ export type RunReply = { ok: true; kind: 'run'; outputs: Record<string, HostTens
 export type ExecutorReply =
   | { ok: true; kind: 'describe'; description: ModelDescription }
   | RunReply
-  | { ok: true; kind: 'runMany'; replies: RunReply[] };
+  | { ok: true; kind: 'runMany'; replies: RunReply[] }
+  | { ok: true; kind: 'trace'; tensors: Array<[string, HostTensor]> };

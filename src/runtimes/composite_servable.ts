@@ -44,6 +44,11 @@ export class CompositeServable implements Servable {
     return servableSignature(key, this.owner, this.refused).run(key, inputs, outputKeys);
   }
 
+  async trace(key: string, inputs: Record<string, HostTensor>): Promise<Array<[string, HostTensor]>> {
+    const part = servableSignature(key, this.owner, this.refused);
+    return part.trace ? part.trace(key, inputs) : [];
+  }
+
   dispose(): void {
     for (const part of new Set(this.owner.values())) part.dispose();
   }

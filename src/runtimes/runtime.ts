@@ -45,6 +45,11 @@ export interface Servable {
    * Not re-entrant: callers serialise calls on one Servable.
    */
   run(signatureKey: string, inputs: Record<string, HostTensor>, outputKeys?: string[]): Promise<Record<string, HostTensor>>;
+  /**
+   * Every intermediate tensor of a run ('node:0' → value, in the prepared graph's dependency
+   * order), for locating where two engines part ways. Costly; used only on a disagreement.
+   */
+  trace?(signatureKey: string, inputs: Record<string, HostTensor>): Promise<Array<[string, HostTensor]>>;
   dispose(): void;
 }
 

@@ -65,6 +65,17 @@ export class ModelServer {
         this.executorHealth.recordDeath(model, version, e.message);
         this.log(`an executor thread of {name: ${model} version: ${version}} died and is replaced: ${e.message}`, 'error', { model, version });
       },
+      verify: options.verifyOnLoad,
+      onVerified: (model, version, report) => {
+        const fields = { model, version, event: 'verify_on_load' };
+        if ('skipped' in report) {
+          this.log(`{name: ${model} version: ${version}} not verified on a second engine: ${report.skipped}`, 'info', fields);
+          return;
+        }
+        for (const [signature, reference] of Object.entries(report.verified)) this.log(`{name: ${model} version: ${version}} signature '${signature}' agrees with ${reference}`, 'info', { ...fields, signature });
+        for (const [signature, why] of Object.entries(report.unchecked)) this.log(`{name: ${model} version: ${version}} signature '${signature}' not verified: ${why}`, 'warn', { ...fields, signature });
+        for (const [signature, why] of Object.entries(report.refused)) this.log(`{name: ${model} version: ${version}} signature '${signature}' refused: ${why}`, 'error', { ...fields, signature });
+      },
       onLoaded: (model, version, description) => {
         for (const [signature, { engine, reason }] of Object.entries(description.engines)) {
           const why = reason ? ` (not ONNX Runtime: ${reason})` : '';

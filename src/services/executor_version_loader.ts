@@ -1,5 +1,7 @@
 // Loads a model version onto its own executor threads; unloading drains them.
 import { ExecutorPool } from '../executors/executor_pool.js';
+import { Code, ServingError } from '../core/status.js';
+import { referenceThread, verifyVersion, versionSizeBytes, type VerificationReport } from './version_verifier.js';
 import type { ModelDescription, RuntimeName } from '../executors/protocol.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { RunOptions, ServableVersion } from './servable_version.js';
@@ -15,6 +17,10 @@ export interface ExecutorLoaderOptions {
   onThreadDeath?: (modelName: string, version: number, error: Error) => void;
   /** A version's threads have loaded: which engine runs each signature, which are refused. */
   onLoaded?: (modelName: string, version: number, description: ModelDescription) => void;
+  /** --verify_on_load: check signatures on a second engine before the version serves. */
+  verify?: { mode: 'auto' | 'true' | 'false'; maxBytes: number };
+  /** What the check found (or why it was skipped: `skipped` set). */
+  onVerified?: (modelName: string, version: number, report: VerificationReport | { skipped: string }) => void;
 }
 
 export class ExecutorServableVersion implements ServableVersion {
@@ -43,10 +49,37 @@ export class ExecutorVersionLoader {
       threads: this.options.threadsPerVersion,
       warmupIterations: this.options.warmupIterations ?? 0,
     });
+    await this.verify(modelName, version, versionDir, pool);
     this.options.onLoaded?.(modelName, version, pool.description);
     const onDeath = this.options.onThreadDeath;
     if (onDeath) pool.onThreadDeath = (e) => onDeath(modelName, version, e);
     return new ExecutorServableVersion(pool);
+  }
+
+  /**
+   * Runs --verify_on_load's check; signatures whose engines disagree move from the
+   * description's engines to its refusals. A version left with none fails to load.
+   */
+  private async verify(modelName: string, version: number, versionDir: string, pool: ExecutorPool): Promise<void> {
+    const v = this.options.verify;
+    if (!v || v.mode === 'false') return;
+    if (v.mode === 'auto') {
+      const size = await versionSizeBytes(versionDir);
+      if (size > v.maxBytes) {
+        this.options.onVerified?.(modelName, version, { skipped: `${(size / 2 ** 20).toFixed(1)} MB on disk, over --verify_on_load_max_mb=${v.maxBytes / 2 ** 20}` });
+        return;
+      }
+    }
+    const report = await verifyVersion(pool, pool.description, versionDir, referenceThread(versionDir, this.options.tags));
+    for (const [key, why] of Object.entries(report.refused)) {
+      delete pool.description.engines[key];
+      pool.description.refusals[key] = `the engines disagree (--verify_on_load): ${why}`;
+    }
+    this.options.onVerified?.(modelName, version, report);
+    if (Object.keys(pool.description.engines).length === 0) {
+      await pool.close();
+      throw new ServingError(Code.FAILED_PRECONDITION, `${versionDir}: no signature can be served (${Object.entries(pool.description.refusals).map(([k, r]) => `${k}: ${r}`).join('; ')})`);
+    }
   }
 
   async unload(loaded: ExecutorServableVersion): Promise<void> {

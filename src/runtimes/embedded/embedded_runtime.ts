@@ -63,6 +63,7 @@ export class EmbeddedRuntime implements Runtime {
           compiled: this.compileGraphs ? CompiledGraph.compile(prepared.nodes, model.weights, outputs) : null,
           inputs: Object.fromEntries(Object.entries(prepared.inputs).map(([k, v]) => [k, v.placeholder])),
           outputs: prepared.outputs,
+          nodeNames: prepared.nodes.filter((n) => n.op !== 'Const' && n.op !== 'Placeholder').map((n) => n.name),
         });
       } catch (e) {
         const status = toStatusData(e);

@@ -19,6 +19,8 @@ export interface SignatureGraph {
   inputs: Record<string, string | null>;
   /** Output key → tensor name in the model ('node:idx'). */
   outputs: Record<string, string>;
+  /** Computed nodes (not constants or placeholders), in dependency order: what trace() fetches. */
+  nodeNames: string[];
 }
 
 export class TfjsServable implements Servable {
@@ -86,6 +88,27 @@ export class TfjsServable implements Servable {
       if (e instanceof ServingError) throw e;
       // TF.js reports incompatible shapes and values as plain Errors: the request is at fault.
       throw new ServingError(Code.INVALID_ARGUMENT, (e as Error).message);
+    }
+  }
+
+  async trace(key: string, inputs: Record<string, HostTensor>): Promise<Array<[string, HostTensor]>> {
+    const graph = servableSignature(key, this.graphs, this.refused);
+    const feed: Record<string, tf.Tensor> = {};
+    const names = graph.nodeNames.map((n) => `${n}:0`);
+    try {
+      for (const [k, placeholder] of Object.entries(graph.inputs)) {
+        const value = inputs[k] ?? graph.spec.defaults[k];
+        if (value && placeholder !== null) feed[placeholder] = toTfTensor(value, `input '${k}'`);
+      }
+      const results = asArray(await graph.model.executeAsync(feed, names));
+      const out: Array<[string, HostTensor]> = [];
+      for (const [i, t] of results.entries()) {
+        if (t instanceof tf.Tensor && t.dtype !== 'string') out.push([names[i], await fromTfTensor(t, `DT_${t.dtype === 'float32' ? 'FLOAT' : t.dtype.toUpperCase()}`)]);
+      }
+      tf.dispose(results);
+      return out;
+    } finally {
+      tf.dispose(Object.values(feed));
     }
   }
 

@@ -13,6 +13,7 @@ import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature
 import { prepareSignatureGraph, type PreparedGraph, type VariableReader } from '../../savedmodel/graph/prepare_signature_graph.js';
 import { readTensorBundle } from '../../savedmodel/tensor_bundle/index.js';
 import { dtypeFromTf } from '../../tensor/dtype.js';
+import type { HostTensor } from '../../tensor/host_tensor.js';
 import { CompositeServable, type Refusal } from '../composite_servable.js';
 import type { LoadOptions, Runtime, Servable, SignatureSpec } from '../runtime.js';
 import { TFJS_MODEL_JSON } from '../embedded/tfjs_graph_model_dir.js';
@@ -62,11 +63,25 @@ async function loadSignature(mg: MetaGraphObject, key: string, variables: Variab
     });
   };
   const declared = declaredFeeds(prepared);
+  const computed = prepared.nodes.filter((n) => n.op !== 'Const' && n.op !== 'Placeholder').map((n) => `${n.name}:0`);
+  const trace = async (feeds: ReadonlyMap<string, HostTensor>): Promise<Array<[string, HostTensor]>> => {
+    const specs = new Map([...declared].map(([name, spec]) => [name, { dtype: spec.dtype, shape: feeds.get(name)?.shape ?? spec.shape }]));
+    const model = convertToOnnx(prepared.nodes, specs, computed, key, { skipMissingFetches: true });
+    const session = await OnnxSession.create(model, { device });
+    try {
+      const names = computed.filter((t) => model.outputs.has(t));
+      const values = await session.run(feeds, names);
+      return names.map((n, i) => [n, values[i]]);
+    } finally {
+      session.dispose();
+    }
+  };
   return {
     spec: prepared.signature,
     sessions: new ShapeSpecializedSessions(declared, await build(declared), build),
     inputs: Object.fromEntries(Object.entries(prepared.inputs).map(([k, v]) => [k, v.placeholder])),
     outputs: prepared.outputs,
+    trace,
   };
 }
 

@@ -15,6 +15,8 @@ export interface OnnxSignature {
   inputs: Record<string, string | null>;
   /** Output key → TF tensor of the prepared graph. */
   outputs: Record<string, string>;
+  /** Every computed node's first output for these feeds (placeholder → value), in dependency order. */
+  trace(feeds: ReadonlyMap<string, HostTensor>): Promise<Array<[string, HostTensor]>>;
 }
 
 export class OnnxServable implements Servable {
@@ -45,6 +47,16 @@ export class OnnxServable implements Servable {
     const results = await session.run(feeds, tensors);
     const byTensor = new Map(tensors.map((t, i) => [t, results[i]]));
     return Object.fromEntries(keys.map((k) => [k, byTensor.get(graph.outputs[k])!]));
+  }
+
+  async trace(key: string, inputs: Record<string, HostTensor>): Promise<Array<[string, HostTensor]>> {
+    const graph = servableSignature(key, this.graphs, new Map());
+    const feeds = new Map<string, HostTensor>();
+    for (const [k, placeholder] of Object.entries(graph.inputs)) {
+      const value = inputs[k] ?? graph.spec.defaults[k];
+      if (value && placeholder !== null) feeds.set(placeholder, value);
+    }
+    return graph.trace(feeds);
   }
 
   dispose(): void {

@@ -62,7 +62,14 @@ export interface OnnxModel {
  * Converts `nodes` (dependency order) to ONNX. `feeds` gives each placeholder's dtype and
  * shape as the signature declares them; `fetch` the TF tensors to output.
  */
-export function convertToOnnx(nodes: readonly NodeDef[], feeds: ReadonlyMap<string, FeedSpec>, fetch: readonly string[], graphName = 'tfgate'): OnnxModel {
+export function convertToOnnx(
+  nodes: readonly NodeDef[],
+  feeds: ReadonlyMap<string, FeedSpec>,
+  fetch: readonly string[],
+  graphName = 'tfgate',
+  /** Leave out fetched tensors the graph does not compute (tracing every node) instead of refusing. */
+  options: { skipMissingFetches?: boolean } = {},
+): OnnxModel {
   const graph = new OnnxGraph();
   const values = new Map<string, TfValue>();
   const problems: OnnxProblem[] = [];
@@ -123,7 +130,10 @@ export function convertToOnnx(nodes: readonly NodeDef[], feeds: ReadonlyMap<stri
   for (const tensor of new Set(fetch)) {
     const [name, index] = parseTensorName(tensor);
     const v = values.get(`${name}:${index}`);
-    if (!v || v.unavailable) throw new OnnxConversionRefused([{ op: '(output)', node: tensor, reason: v?.unavailable ?? 'not computed' }]);
+    if (!v || v.unavailable) {
+      if (options.skipMissingFetches) continue;
+      throw new OnnxConversionRefused([{ op: '(output)', node: tensor, reason: v?.unavailable ?? 'not computed' }]);
+    }
     // Outputs get their own values: an initializer or a graph input cannot be one.
     const source = v.name ?? graph.addInitializer(`${name}/value`, v.value!);
     const out = graph.unique(`${tensor}/output`);
