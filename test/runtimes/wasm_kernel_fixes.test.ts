@@ -8,6 +8,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import '../../src/runtimes/embedded/backend.js';
 import { tfSamePadding, xnnSamePaddingWraps, WASM_SAME_CONV_KERNELS } from '../../src/runtimes/embedded/wasm_conv_same_fix.js';
 import { WASM_XNN_ND_KERNELS } from '../../src/runtimes/embedded/wasm_rank_fix.js';
+import { wasmGatherMisindexes } from '../../src/runtimes/embedded/wasm_gather_fix.js';
 import { conv2dRef, sample } from '../helpers/reference_ops.js';
 
 type Backend = 'wasm' | 'cpu';
@@ -205,5 +206,44 @@ describe('WASM kernels on tensors of rank 7 and 8', () => {
     assert.deepEqual(Array.from(y.dataSync()), Array.from({ length: 128 }, (_, i) => i + 1));
     tf.dispose([a, y]);
     assert.deepEqual([tf.memory().numTensors, wasm.numDataIds(), cpu.numDataIds()], before);
+  });
+});
+
+describe('WASM GatherV2 with batch_dims', () => {
+  before(async () => {
+    await tf.setBackend('wasm');
+    await tf.ready();
+  });
+
+  it('x [4, 8], per-row indices, axis 1, batch_dims 1: each row gathers its own indices', async () => {
+    const x = Array.from({ length: 32 }, (_, i) => i);
+    const idx = [[7, 0], [1, 1], [6, 2], [0, 5]].flatMap(([a, b]) => [a, b, a, b, a, b, a, b]);
+    const got = await on('wasm', () => tf.tidy(() => tf.gather(tf.tensor2d(x, [4, 8]), tf.tensor2d(idx, [4, 8], 'int32'), 1, 1)));
+    // Row r of the result holds x[r][idx[r][j]] = 8r + idx[r][j].
+    assert.deepEqual(got.values, idx.map((v, k) => 8 * Math.floor(k / 8) + v));
+  });
+
+  it('agrees with the CPU backend over batch sizes, indices per batch, axes and batch_dims 1 and 2', async () => {
+    let misindexed = 0;
+    for (const [xShape, iShape, axis, batchDims] of [
+      [[4, 8], [4, 8], 1, 1],
+      [[3, 5, 2], [3, 4], 1, 1],
+      [[3, 5, 2], [3, 4, 2], 1, 1],
+      [[2, 3, 4], [2, 6], 2, 1], // an outer dimension between batch and axis
+      [[2, 3, 5, 2], [2, 3, 4], 2, 2],
+      [[2, 2, 5], [2, 2], 2, 1], // n = batchSize: right before the fix too
+      [[1, 5, 3], [1, 7], 1, 1],
+    ] as Array<[number[], number[], number, number]>) {
+      if (wasmGatherMisindexes(xShape, iShape, batchDims)) misindexed++;
+      const xs = sample(xShape.reduce((a, b) => a * b, 1), 9);
+      const is = Array.from({ length: iShape.reduce((a, b) => a * b, 1) }, (_, i) => (i * 7 + 3) % xShape[axis]);
+      const run = () => tf.gather(tf.tensor(xs, xShape), tf.tensor(is, iShape, 'int32'), axis, batchDims);
+      const what = `x [${xShape}] indices [${iShape}] axis ${axis} batch_dims ${batchDims}`;
+      const wasm = await on('wasm', () => tf.tidy(run));
+      const cpu = await on('cpu', () => tf.tidy(run));
+      assert.deepEqual(wasm.shape, cpu.shape, what);
+      assert.deepEqual(wasm.values, cpu.values, what);
+    }
+    assert.equal(misindexed, 5, 'five of the cases are ones the WASM kernel got wrong');
   });
 });

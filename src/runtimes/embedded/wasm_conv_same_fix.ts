@@ -19,9 +19,9 @@
 // instead of 'same'. The kernels accept explicit pads (computeConv2DInfo reads them) and then
 // pass no SAME flag, so XNNPACK uses them as given; the output size is unchanged
 // (floor((in + total - k_eff) / s) + 1 = ceil(in / s) whether or not total was clamped).
-// Where no wrap happens the kernels run exactly as before. Applied by re-registering the four
-// kernel configs at module load, so GraphModel, CompiledGraph and any tf.conv2d call get it.
-import * as tf from '@tensorflow/tfjs-core';
+// Where no wrap happens the kernels run exactly as before (see wasm_kernel_patch.ts for how).
+import type * as tf from '@tensorflow/tfjs-core';
+import { patchWasmKernel } from './wasm_kernel_patch.js';
 
 export const WASM_SAME_CONV_KERNELS = ['Conv2D', 'DepthwiseConv2dNative', 'FusedConv2D', 'FusedDepthwiseConv2D'] as const;
 
@@ -62,21 +62,13 @@ export function explicitPadsForWasm(xShape: readonly number[], filterShape: read
   return [[0, 0], tfSamePadding(h, kh, sh, dh), tfSamePadding(w, kw, sw, dw), [0, 0]];
 }
 
-const ours = new WeakSet<tf.KernelFunc>();
-
 /** Re-registers the WASM SAME-conv kernels with TF's pads where XNNPACK would wrap. Idempotent. */
 export function fixWasmSameConvKernels(): void {
   for (const name of WASM_SAME_CONV_KERNELS) {
-    const original = tf.getKernel(name, 'wasm');
-    if (!original || ours.has(original.kernelFunc)) continue;
-    const kernelFunc: tf.KernelFunc = (args) => {
+    patchWasmKernel(name, (original) => (args) => {
       const { x, filter } = args.inputs as { x: tf.TensorInfo; filter: tf.TensorInfo };
       const pad = explicitPadsForWasm(x.shape, filter.shape, args.attrs ?? {});
-      return original.kernelFunc(pad ? { ...args, attrs: { ...args.attrs, pad } } : args);
-    };
-    ours.add(kernelFunc);
-    tf.unregisterKernel(name, 'wasm');
-    // setupFunc stays: it binds the WASM entry point the original kernelFunc calls.
-    tf.registerKernel({ ...original, kernelFunc });
+      return original(pad ? { ...args, attrs: { ...args.attrs, pad } } : args);
+    });
   }
 }

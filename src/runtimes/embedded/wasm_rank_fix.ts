@@ -13,55 +13,17 @@
 // of the same name (tfjs-backend-cpu, a dependency, registered by backend.ts): inputs are
 // copied to it, the result copied back into a WASM tensor. Rank ≤ 6 runs as before. Such
 // tensors are rare, so the copies cost little where they happen and nothing elsewhere.
-import * as tf from '@tensorflow/tfjs-core';
+import { patchWasmKernel, runOnCpu } from './wasm_kernel_patch.js';
 
 export const XNN_MAX_TENSOR_DIMS = 6;
 export const WASM_XNN_ND_KERNELS = ['Add', 'Sub', 'Multiply', 'RealDiv', 'SquaredDifference', 'PadV2'] as const;
 
-/** Runs kernel `name` of the CPU backend on tensors held by `from`; the results are `from`'s. */
-function runOnCpu(name: string, args: Parameters<tf.KernelFunc>[0]): tf.TensorInfo | tf.TensorInfo[] {
-  const cpu = tf.findBackend('cpu');
-  const kernel = tf.getKernel(name, 'cpu');
-  if (!cpu || !kernel) {
-    throw new Error(`${name} on a tensor of rank > ${XNN_MAX_TENSOR_DIMS}: the WASM kernel cannot compute it and the CPU backend is not available`);
-  }
-  const from = args.backend as tf.KernelBackend;
-  const copies: tf.TensorInfo[] = [];
-  try {
-    const inputs: Record<string, tf.TensorInfo> = {};
-    for (const [key, t] of Object.entries(args.inputs)) {
-      if (!t) continue;
-      const copy = { dataId: cpu.write(from.readSync(t.dataId), t.shape, t.dtype), shape: t.shape, dtype: t.dtype };
-      copies.push(copy);
-      inputs[key] = copy;
-    }
-    const out = kernel.kernelFunc({ inputs, attrs: args.attrs, backend: cpu });
-    const back = (Array.isArray(out) ? out : [out]).map((o) => {
-      try {
-        return { dataId: from.write(cpu.readSync(o.dataId), o.shape, o.dtype), shape: o.shape, dtype: o.dtype };
-      } finally {
-        cpu.disposeData(o.dataId);
-      }
-    });
-    return Array.isArray(out) ? back : back[0];
-  } finally {
-    for (const c of copies) cpu.disposeData(c.dataId);
-  }
-}
-
-const ours = new WeakSet<tf.KernelFunc>();
-
 /** Re-registers the six WASM kernels so that rank > 6 runs on the CPU kernel. Idempotent. */
 export function fixWasmHighRankKernels(): void {
   for (const name of WASM_XNN_ND_KERNELS) {
-    const original = tf.getKernel(name, 'wasm');
-    if (!original || ours.has(original.kernelFunc)) continue;
-    const kernelFunc: tf.KernelFunc = (args) => {
+    patchWasmKernel(name, (original) => (args) => {
       const tooHigh = Object.values(args.inputs).some((t) => t && t.shape.length > XNN_MAX_TENSOR_DIMS);
-      return tooHigh ? runOnCpu(name, args) : original.kernelFunc(args);
-    };
-    ours.add(kernelFunc);
-    tf.unregisterKernel(name, 'wasm');
-    tf.registerKernel({ ...original, kernelFunc });
+      return tooHigh ? runOnCpu(name, args) : original(args);
+    });
   }
 }
