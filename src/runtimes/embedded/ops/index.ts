@@ -1,0 +1,18 @@
+// The TensorFlow ops tfgate implements for tfjs-converter's graph executor (beside
+// ParseExample): ops the converter lacks or ignores, and Einsum, for which the WASM backend has
+// no kernel. Each comes with its load-time check, so that a node it cannot compute is refused
+// when the model loads, naming the op and the node.
+import { registerCustomOp } from '../tfjs_ops.js';
+import { einsumNodeProblem, einsumOp } from './einsum.js';
+import { FAKE_QUANT_OPS, fakeQuantExecutor, fakeQuantNodeProblem } from './fake_quant.js';
+import { reverseSequenceNodeProblem, reverseSequenceOp } from './reverse_sequence.js';
+
+let registered = false;
+
+export function registerTfgateOps(): void {
+  if (registered) return;
+  registered = true;
+  registerCustomOp('Einsum', einsumOp, einsumNodeProblem);
+  for (const op of FAKE_QUANT_OPS) registerCustomOp(op, fakeQuantExecutor(op), fakeQuantNodeProblem);
+  registerCustomOp('ReverseSequence', reverseSequenceOp, reverseSequenceNodeProblem);
+}
