@@ -4,6 +4,9 @@
 // ReverseSequence (tf.reverse_sequence's documented example), and the load-time refusals.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers/temp.js';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import type { TfjsServable } from '../../src/runtimes/embedded/tfjs_servable.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
@@ -287,4 +290,41 @@ describe('load-time refusals name the op, the node and why', () => {
     ));
   it('BiasAdd over NCHW, whose data_format tfjs-converter ignores', () =>
     refused((g, x) => node(g, 'BiasAdd', 'bias', [x, g.constant('b', f32([2], [1, 2]))], { T: floatT, data_format: attr.s('NCHW') }), /BiasAdd \(node bias: data_format NCHW: tfjs-converter ignores the attribute/));
+});
+
+describe('TF.js graph models (model.json) get the same load-time check and ops', () => {
+  const b64 = (v: string) => Buffer.from(v).toString('base64');
+  const placeholder = (name: string, dims: number[]) => ({ name, op: 'Placeholder', attr: { dtype: { type: 'DT_FLOAT' }, shape: { shape: { dim: dims.map((size) => ({ size: String(size) })) } } } });
+  const writeModelJson = (nodes: unknown[], weights: Array<{ name: string; shape: number[]; dtype: string }> = [], data = new Uint8Array(0)) => {
+    const dir = tempDir('tfgate-modeljson-');
+    fs.writeFileSync(path.join(dir, 'weights.bin'), data);
+    fs.writeFileSync(path.join(dir, 'model.json'), JSON.stringify({ format: 'graph-model', modelTopology: { node: nodes, versions: { producer: 1 } }, weightsManifest: [{ paths: ['weights.bin'], weights }] }));
+    return dir;
+  };
+
+  it('an Einsum node (which failed at predict on WASM) runs through tfgate\'s Einsum', async () => {
+    const dir = writeModelJson([
+      placeholder('a', [2, 3]),
+      placeholder('b', [3, 2]),
+      { name: 'y', op: 'Einsum', input: ['a', 'b'], attr: { equation: { s: b64('ij,jk->ik') }, N: { i: '2' }, T: { type: 'DT_FLOAT' } } },
+    ]);
+    const a = sample(6, 1);
+    const b = sample(6, 2);
+    const { y } = await run(dir, { a: f32([2, 3], a), b: f32([3, 2], b) });
+    assertClose(y, einsumRef('ij,jk->ik', [{ shape: [2, 3], values: a }, { shape: [3, 2], values: b }]).values, 1e-5);
+  });
+
+  it('an RFFT node is refused at load on WASM, naming the op, the node and the missing kernels', async () => {
+    const dir = writeModelJson(
+      [
+        placeholder('x', [4]),
+        { name: 'n', op: 'Const', attr: { dtype: { type: 'DT_INT32' }, value: { tensor: { dtype: 'DT_INT32', tensorShape: { dim: [{ size: '1' }] } } } } },
+        { name: 'spectrum', op: 'RFFT', input: ['x', 'n'], attr: {} },
+        { name: 'y', op: 'ComplexAbs', input: ['spectrum'], attr: {} },
+      ],
+      [{ name: 'n', shape: [1], dtype: 'int32' }],
+      new Uint8Array(Int32Array.of(4).buffer),
+    );
+    await assert.rejects(load(dir), isError(Code.UNIMPLEMENTED, /RFFT \(node spectrum: the wasm backend has no kernel 'Complex', 'FFT', 'Real', 'Imag'\), ComplexAbs \(node y: /));
+  });
 });
