@@ -41,6 +41,12 @@ describe('load-time op check', () => {
     assert.equal(nodeProblem(fq, { backend: 'wasm' }), null);
   });
 
+  it("FusedBatchNormV3 over NCHW runs through tfgate's op (the converter ignores data_format and is_training)", () => {
+    const fbn = n('FusedBatchNormV3', { data_format: s('NCHW'), is_training: { b: true } });
+    assert.equal(nodeProblem(fbn, { backend: 'wasm' }), null);
+    assert.match(nodeProblem(n('FusedBatchNormV3', { data_format: s('HWCN') }), { backend: 'wasm' })!, /data_format HWCN is not one of/);
+  });
+
   it('refuses attribute values the converter or the backend would silently ignore', () => {
     const cases: Array<[NodeDef, string, RegExp | null]> = [
       [n('BiasAdd', { data_format: s('NCHW') }), 'cpu', /data_format NCHW: tfjs-converter ignores the attribute and computes NHWC/],
@@ -48,7 +54,6 @@ describe('load-time op check', () => {
       [n('BiasAdd'), 'wasm', null],
       [n('MaxPool', { data_format: s('NCHW') }), 'wasm', /data_format NCHW/],
       [n('MaxPool', { padding: s('EXPLICIT') }), 'wasm', /padding EXPLICIT: tfjs-converter ignores explicit_paddings/],
-      [n('FusedBatchNormV3', { data_format: s('NCHW') }), 'wasm', /data_format NCHW/],
       [n('MaxPool3D', { data_format: s('NCDHW') }), 'wasm', /computes NDHWC/],
       [n('MaxPool3D'), 'wasm', null],
       [n('OneHot', { axis: { i: 0 } }), 'wasm', /axis 0: tfjs-converter ignores the attribute and uses -1/],

@@ -264,6 +264,60 @@ describe('ReverseSequence', () => {
   });
 });
 
+describe('FusedBatchNormV3', () => {
+  const fbn = (g: GraphBuilder, x: Tensor, depth: number, o: { format: string; training: boolean; mean?: number[]; variance?: number[] }) =>
+    node(g, 'FusedBatchNormV3', 'fbn', [x, g.constant('gamma', f32([depth], sample(depth, 3))), g.constant('beta', f32([depth], sample(depth, 4))), g.constant('mean', f32([o.mean?.length ?? 0], o.mean ?? [])), g.constant('variance', f32([o.variance?.length ?? 0], o.variance ?? []))], {
+      T: floatT,
+      U: floatT,
+      epsilon: attr.f(0.001),
+      exponential_avg_factor: attr.f(1),
+      data_format: attr.s(o.format),
+      is_training: attr.b(o.training),
+    });
+  /** y per channel c (index of the channel axis): gamma·(x - mean)/sqrt(var + eps) + beta. */
+  const normalizeRef = (xs: number[], shape: number[], channelAxis: number, stats: (c: number) => [number, number]) => {
+    const gamma = sample(shape[channelAxis], 3);
+    const beta = sample(shape[channelAxis], 4);
+    const inner = shape.slice(channelAxis + 1).reduce((a, b) => a * b, 1);
+    return xs.map((v, i) => {
+      const c = Math.floor(i / inner) % shape[channelAxis];
+      const [m, varc] = stats(c);
+      return (gamma[c] * (v - m)) / Math.sqrt(varc + Math.fround(0.001)) + beta[c];
+    });
+  };
+
+  it("Keras 2 LayerNormalization's form (NCHW, is_training, empty mean/variance) normalizes each row by its own statistics", async () => {
+    // keras LayerNormalization: [rows, features] → [1, rows, features, 1] NCHW, fused_batch_norm.
+    const dir = await writeTinyModel((g) => {
+      const x = g.placeholder('x', 'float32', [3, 5]);
+      const y = fbn(g, g.reshape('to4d', x, [1, 3, 5, 1]), 3, { format: 'NCHW', training: true });
+      return { inputs: { x }, outputs: { y: g.identity('y', g.reshape('back', y, [3, 5])) } };
+    });
+    const xs = sample(15, 8).map((v, i) => v * (1 + i));
+    const stats = (r: number): [number, number] => {
+      const row = xs.slice(r * 5, r * 5 + 5);
+      const m = row.reduce((a, b) => a + b) / 5;
+      return [m, row.reduce((a, b) => a + (b - m) ** 2, 0) / 5];
+    };
+    const { y } = await run(dir, { x: f32([3, 5], xs) });
+    assertClose(y, normalizeRef(xs, [3, 5], 0, stats), 1e-5);
+  });
+
+  it('inference with given estimates, NHWC and NCHW, equals the plain-JS formula', async () => {
+    const mean = [0.5, -1, 0.25];
+    const variance = [2, 0.5, 1.5];
+    for (const [format, shape, axis] of [['NHWC', [2, 2, 2, 3], 3], ['NCHW', [2, 3, 2, 2], 1]] as const) {
+      const dir = await writeTinyModel((g) => {
+        const x = g.placeholder('x', 'float32', [...shape]);
+        return { inputs: { x }, outputs: { y: g.identity('y', fbn(g, x, 3, { format, training: false, mean, variance })) } };
+      });
+      const xs = sample(24, 9);
+      const { y } = await run(dir, { x: f32([...shape], xs) });
+      assertClose(y, normalizeRef(xs, [...shape], axis, (c) => [mean[c], variance[c]]), 1e-5, format);
+    }
+  });
+});
+
 describe('load-time refusals name the op, the node and why', () => {
   const refused = async (build: (g: GraphBuilder, x: Tensor) => Tensor, pattern: RegExp) => {
     const dir = await writeTinyModel((g) => {

@@ -49,7 +49,8 @@ const channelsLast = (expected: string) => (node: NodeDef) =>
  * value other than the assumed one would silently change the result.
  */
 const ATTR_RULES: AttrRule[] = [
-  { ops: ['BiasAdd', 'AvgPool', 'MaxPool', 'FusedBatchNorm', 'FusedBatchNormV2', 'FusedBatchNormV3'], problem: channelsLast('NHWC') },
+  // (FusedBatchNorm* ignore data_format and is_training too: tfgate implements them, ops/.)
+  { ops: ['BiasAdd', 'AvgPool', 'MaxPool'], problem: channelsLast('NHWC') },
   { ops: ['AvgPool3D', 'MaxPool3D'], problem: channelsLast('NDHWC') },
   {
     ops: ['MaxPool', 'AvgPool'],

@@ -6,6 +6,7 @@ import { registerCustomOp } from '../tfjs_ops.js';
 import { einsumNodeProblem, einsumOp } from './einsum.js';
 import { FAKE_QUANT_OPS, fakeQuantExecutor, fakeQuantNodeProblem } from './fake_quant.js';
 import { reverseSequenceNodeProblem, reverseSequenceOp } from './reverse_sequence.js';
+import { FUSED_BATCH_NORM_OPS, fusedBatchNormNodeProblem, fusedBatchNormOp } from './fused_batch_norm.js';
 
 let registered = false;
 
@@ -15,4 +16,5 @@ export function registerTfgateOps(): void {
   registerCustomOp('Einsum', einsumOp, einsumNodeProblem);
   for (const op of FAKE_QUANT_OPS) registerCustomOp(op, fakeQuantExecutor(op), fakeQuantNodeProblem);
   registerCustomOp('ReverseSequence', reverseSequenceOp, reverseSequenceNodeProblem);
+  for (const op of FUSED_BATCH_NORM_OPS) registerCustomOp(op, fusedBatchNormOp, fusedBatchNormNodeProblem);
 }
