@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/temp.js';
+import * as tf from '@tensorflow/tfjs-core';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import type { TfjsServable } from '../../src/runtimes/embedded/tfjs_servable.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
@@ -315,6 +316,31 @@ describe('FusedBatchNormV3', () => {
       const { y } = await run(dir, { x: f32([...shape], xs) });
       assertClose(y, normalizeRef(xs, [...shape], axis, (c) => [mean[c], variance[c]]), 1e-5, format);
     }
+  });
+});
+
+describe("tfgate's ops in one graph", () => {
+  it('leave no tensor behind across runs (FakeQuant, ReverseSequence, Einsum, FusedBatchNormV3)', async () => {
+    const dir = await writeTinyModel((g) => {
+      const x = g.placeholder('x', 'float32', [4, 3]);
+      const q = node(g, 'FakeQuantWithMinMaxVarsPerChannel', 'fq', [x, g.constant('lo', f32([3], [-1, -2, -3])), g.constant('hi', f32([3], [1, 2, 3]))], { num_bits: attr.i(8), narrow_range: attr.b(false) });
+      const r = node(g, 'ReverseSequence', 'rev', [q, g.constant('len', i64([4], [3, 2, 1, 0]))], { seq_dim: attr.i(1), batch_dim: attr.i(0), T: floatT, Tlen: attr.type('int64') });
+      const e = node(g, 'Einsum', 'ein', [r, g.constant('w', f32([3, 2], sample(6, 1)))], { equation: attr.s('ij,jk->ik'), N: attr.i(2), T: floatT });
+      const norm = node(g, 'FusedBatchNormV3', 'ln', [g.reshape('r4', e, [1, 4, 2, 1]), g.constant('one', f32([4], [1, 1, 1, 1])), g.constant('zero', f32([4], [0, 0, 0, 0])), g.constant('m', f32([0], [])), g.constant('v', f32([0], []))], {
+        T: floatT,
+        U: floatT,
+        data_format: attr.s('NCHW'),
+        is_training: attr.b(true),
+      });
+      return { inputs: { x }, outputs: { y: g.identity('y', g.reshape('r2', norm, [4, 2])) } };
+    });
+    const s = await load(dir);
+    const x = f32([4, 3], sample(12, 2));
+    const first = await s.run('serving_default', { x });
+    const before = tf.memory().numTensors;
+    for (let i = 0; i < 3; i++) assert.deepEqual(values((await s.run('serving_default', { x })).y), values(first.y));
+    assert.equal(tf.memory().numTensors, before);
+    s.dispose();
   });
 });
 

@@ -10,7 +10,8 @@
 // after moving NCHW/NCDHW to channels-last;
 //   is_training: mean = Σx · (1/n), var = Σ(x - mean)² · (1/n) over all but the channel axis
 //   otherwise:   mean, var = the given estimates
-//   y = (x - mean) · (rsqrt(var + epsilon) · scale) + offset
+//   y = (x - mean) · (rsqrt(var + epsilon) · scale) + offset   (inference: tf.batchNorm's
+//       kernel, which the converter used and computes the same formula)
 // Outputs 1 and 2 are the running estimates: in training, mean and var · n/(n-1) (Bessel),
 // mixed with the inputs as (1 - f)·old + f·new when exponential_avg_factor f ≠ 1; otherwise
 // the given estimates. Outputs 3 and 4 are the batch mean and (biased) variance, output 5 an
@@ -45,26 +46,22 @@ export function fusedBatchNorm(x: tf.Tensor, scale: tf.Tensor, offset: tf.Tensor
     }
     const n = xl.size / depth;
     const axes = Array.from({ length: rank - 1 }, (_, i) => i);
-    let batchMean: tf.Tensor;
-    let batchVar: tf.Tensor;
-    let centered: tf.Tensor;
-    if (a.isTraining) {
-      const inv = Math.fround(1 / n);
-      batchMean = tf.mul(tf.sum(xl, axes), inv);
-      centered = tf.sub(xl, batchMean);
-      batchVar = tf.mul(tf.sum(tf.square(centered), axes), inv);
-    } else {
+    if (!a.isTraining) {
       for (const [name, t] of [['mean', mean], ['variance', variance]] as const) {
         if (t.size !== depth) throw invalidArgument(`${name} must have the same number of elements as the channels of x, got ${t.size} and ${depth}`);
       }
-      batchMean = tf.reshape(mean, [depth]);
-      batchVar = tf.reshape(variance, [depth]);
-      centered = tf.sub(xl, batchMean);
+      // Inference: TF.js's own batchNorm kernel, as the converter ran it (one kernel per call).
+      const [m, v] = [tf.reshape(mean, [depth]), tf.reshape(variance, [depth])];
+      const yl = tf.batchNorm(xl, m, v, tf.reshape(offset, [depth]), tf.reshape(scale, [depth]), a.epsilon);
+      return [toFirst ? tf.transpose(yl, toFirst) : yl, m, v, tf.clone(m), tf.clone(v), tf.zeros([0])];
     }
+    const inv = Math.fround(1 / n);
+    const batchMean = tf.mul(tf.sum(xl, axes), inv);
+    const centered = tf.sub(xl, batchMean);
+    const batchVar = tf.mul(tf.sum(tf.square(centered), axes), inv);
     const factor = tf.mul(tf.rsqrt(tf.add(batchVar, a.epsilon)), tf.reshape(scale, [depth]));
     const yl = tf.add(tf.mul(centered, factor), tf.reshape(offset, [depth]));
     const y = toFirst ? tf.transpose(yl, toFirst) : yl;
-    if (!a.isTraining) return [y, batchMean, batchVar, batchMean, batchVar, tf.zeros([0])];
     const bessel = Math.fround(Math.fround(n) / Math.fround(n > 1 ? n - 1 : 1));
     let runningMean = batchMean;
     let runningVar = tf.mul(batchVar, bessel);
@@ -73,7 +70,8 @@ export function fusedBatchNorm(x: tf.Tensor, scale: tf.Tensor, offset: tf.Tensor
       runningMean = tf.add(tf.mul(tf.reshape(mean, [depth]), 1 - f), tf.mul(batchMean, f));
       runningVar = tf.add(tf.mul(tf.reshape(variance, [depth]), 1 - f), tf.mul(batchVar, f * bessel));
     }
-    return [y, runningMean, runningVar, batchMean, batchVar, tf.zeros([0])];
+    // Distinct tensors per output: the graph executor disposes each output on its own.
+    return [y, runningMean === batchMean ? tf.clone(batchMean) : runningMean, runningVar, batchMean, batchVar, tf.zeros([0])];
   });
 }
 
