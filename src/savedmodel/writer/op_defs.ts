@@ -7,9 +7,8 @@
 // * validating the graphs tfgate writes (every attr without a default present, no unknown
 //   attr, the right number of inputs).
 // Values were checked against the stripped_op_list of real exports in the fixtures; those of
-// FakeQuant*, ReverseSequence, PadV2, Sub, ComplexAbs, Einsum, RFFT, DepthwiseConv2dNative and
-// FusedBatchNormV3
-// (used by the kernel tests) against the last entry of TF's ops/compat/ops_history_v2/<op>.pbtxt.
+// the kernel tests' ops no fixture uses (FakeQuant*, ReverseSequence, PadV2, ComplexAbs, Einsum,
+// RFFT) against the last entry of TF's core/ops/compat/ops_history_v2/<op>.pbtxt.
 
 export interface ArgDefInit {
   name: string;
@@ -208,7 +207,7 @@ const DEFS: OpDefInit[] = [
     outputArg: [arg('y'), arg('batch_mean', 'U'), arg('batch_variance', 'U'), arg('reserve_space_1', 'U'), arg('reserve_space_2', 'U'), arg('reserve_space_3', 'U')],
     attr: [
       typeAttr('T', ['HALF', 'BFLOAT16', 'FLOAT']),
-      typeAttr('U', ['BFLOAT16', 'FLOAT']),
+      typeAttr('U', ['FLOAT']),
       { name: 'epsilon', type: 'float', defaultValue: { f: 0.0001 } },
       { name: 'exponential_avg_factor', type: 'float', defaultValue: { f: 1 } },
       { name: 'data_format', type: 'string', defaultValue: { s: enc.encode('NHWC') }, allowedValues: strings('NHWC', 'NCHW', 'NDHWC', 'NCDHW') },
