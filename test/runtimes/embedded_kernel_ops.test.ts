@@ -394,6 +394,32 @@ describe('TF.js graph models (model.json) get the same load-time check and ops',
     assertClose(y, einsumRef('ij,jk->ik', [{ shape: [2, 3], values: a }, { shape: [3, 2], values: b }]).values, 1e-5);
   });
 
+  it('BatchMatMulV2 with batch dimensions broadcast on both sides equals a plain-JS product (TF.js pairs the wrong batches)', async () => {
+    const dir = writeModelJson([
+      placeholder('a', [2, 1, 3, 4]),
+      placeholder('b', [5, 2, 4]),
+      { name: 'y', op: 'BatchMatMulV2', input: ['a', 'b'], attr: { T: { type: 'DT_FLOAT' }, adj_x: { b: false }, adj_y: { b: true } } },
+    ]);
+    const a = sample(24, 1);
+    const b = sample(40, 2);
+    const { y } = await run(dir, { a: f32([2, 1, 3, 4], a), b: f32([5, 2, 4], b) });
+    // adj_y: b's last two axes swapped, i.e. y[i, j, m, n] = Σ_c a[i, 0, m, c] · b[j, n, c].
+    const want = einsumRef('xymc,ync->xymn', [{ shape: [2, 1, 3, 4], values: a }, { shape: [5, 2, 4], values: b }]);
+    assert.deepEqual(y.shape, want.shape);
+    assertClose(y, want.values, 1e-5);
+  });
+
+  it('Div on int32 truncates toward zero as TF does (TF.js floors), and dividing by zero is INVALID_ARGUMENT', async () => {
+    const int = (name: string) => ({ name, op: 'Placeholder', attr: { dtype: { type: 'DT_INT32' }, shape: { shape: { dim: [{ size: '6' }] } } } });
+    const dir = writeModelJson([int('x'), int('y'), { name: 'q', op: 'Div', input: ['x', 'y'], attr: { T: { type: 'DT_INT32' } } }]);
+    const i32s = (v: number[]): HostTensor => ({ dtype: 'int32', shape: [6], values: Int32Array.from(v) });
+    const { q } = await run(dir, { x: i32s([7, -7, 7, -7, 6, -1]), y: i32s([2, 2, -2, -2, 3, 5]) });
+    assert.deepEqual(Array.from(q.values as Int32Array), [3, -3, -3, 3, 2, 0]);
+    const s = await load(dir);
+    await assert.rejects(s.run('serving_default', { x: i32s([1, 2, 3, 4, 5, 6]), y: i32s([1, 1, 0, 1, 1, 1]) }), isError(Code.INVALID_ARGUMENT, /^Integer division by zero$/));
+    s.dispose();
+  });
+
   it('an RFFT node is refused at load on WASM, naming the op, the node and the missing kernels', async () => {
     const dir = writeModelJson(
       [

@@ -7,6 +7,8 @@ import { einsumNodeProblem, einsumOp } from './einsum.js';
 import { FAKE_QUANT_OPS, fakeQuantExecutor, fakeQuantNodeProblem } from './fake_quant.js';
 import { reverseSequenceNodeProblem, reverseSequenceOp } from './reverse_sequence.js';
 import { FUSED_BATCH_NORM_OPS, fusedBatchNormNodeProblem, fusedBatchNormOp } from './fused_batch_norm.js';
+import { batchMatMulOp } from './batch_mat_mul.js';
+import { divOp } from './div.js';
 
 let registered = false;
 
@@ -17,4 +19,6 @@ export function registerTfgateOps(): void {
   for (const op of FAKE_QUANT_OPS) registerCustomOp(op, fakeQuantExecutor(op), fakeQuantNodeProblem);
   registerCustomOp('ReverseSequence', reverseSequenceOp, reverseSequenceNodeProblem);
   for (const op of FUSED_BATCH_NORM_OPS) registerCustomOp(op, fusedBatchNormOp, fusedBatchNormNodeProblem);
+  for (const op of ['BatchMatMul', 'BatchMatMulV2']) registerCustomOp(op, batchMatMulOp);
+  registerCustomOp('Div', divOp);
 }
