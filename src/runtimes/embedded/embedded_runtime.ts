@@ -19,10 +19,15 @@ import { parseExample, parseExampleV2 } from './parse_example_op.js';
 import { TfjsServable, type SignatureGraph } from './tfjs_servable.js';
 import { CompiledGraph } from './compiled_graph.js';
 import { loadTfjsGraphModelDir, TFJS_MODEL_JSON } from './tfjs_graph_model_dir.js';
+import { registerTfgateOps } from './ops/index.js';
+import { checkBackendCanRun } from './backend_op_check.js';
+import { rewriteForTfjs } from './tfjs_graph_rewrites.js';
 
 // Classify/regress signatures parse tf.Example protos in the graph; TF.js has no op for that.
 registerCustomOp('ParseExample', parseExample);
 registerCustomOp('ParseExampleV2', parseExampleV2);
+// Einsum, FakeQuant*, ReverseSequence (see ops/index.ts).
+registerTfgateOps();
 
 const exists = (p: string) => fs.stat(p).then(() => true, () => false);
 
@@ -54,7 +59,9 @@ export class EmbeddedRuntime implements Runtime {
       if (key === INIT_OP_SIGNATURE_KEY) continue;
       if (options.signatures && !options.signatures.includes(key)) continue;
       try {
-        const prepared = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp });
+        const mapped = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp });
+        checkBackendCanRun(mapped.nodes, backend, key);
+        const prepared = rewriteForTfjs(mapped);
         const model = loadGraphModelSync(toModelArtifacts(prepared));
         const outputs = [...new Set(Object.values(prepared.outputs))];
         graphs.set(key, {

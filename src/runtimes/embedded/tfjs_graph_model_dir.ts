@@ -8,7 +8,8 @@ import { loadGraphModelSync } from '@tensorflow/tfjs-converter';
 import { dataLoss, invalidArgument } from '../../core/status.js';
 import { signatureSpec } from '../../savedmodel/signature_spec.js';
 import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
-import type { NodeDef } from '../../savedmodel/graph/types.js';
+import type { AttrValue, NodeDef } from '../../savedmodel/graph/types.js';
+import { checkBackendCanRun } from './backend_op_check.js';
 import { TfjsServable } from './tfjs_servable.js';
 
 export const TFJS_MODEL_JSON = 'model.json';
@@ -31,6 +32,20 @@ function inferSignature(nodes: NodeDef[]): SignatureDefObject {
   };
 }
 
+/** A model.json node with its string attributes decoded from base64, as NodeDef holds them. */
+function nodeDefFromJson(node: NodeDef): NodeDef {
+  const bytes = (v: unknown) => (typeof v === 'string' ? new Uint8Array(Buffer.from(v, 'base64')) : (v as Uint8Array));
+  const attr = Object.fromEntries(
+    Object.entries(node.attr ?? {}).map(([k, a]) => {
+      const out: AttrValue = { ...a };
+      if (a.s !== undefined) out.s = bytes(a.s);
+      if (a.list?.s) out.list = { ...a.list, s: a.list.s.map(bytes) };
+      return [k, out];
+    }),
+  );
+  return { ...node, attr };
+}
+
 export async function loadTfjsGraphModelDir(dir: string, backend: string): Promise<TfjsServable> {
   const file = path.join(dir, TFJS_MODEL_JSON);
   let json: ModelJson;
@@ -41,6 +56,7 @@ export async function loadTfjsGraphModelDir(dir: string, backend: string): Promi
   }
   const nodes = json.modelTopology?.node;
   if (!nodes) throw invalidArgument(`${file} is not a TF.js graph model (no modelTopology.node)`);
+  checkBackendCanRun(nodes.map(nodeDefFromJson), backend, DEFAULT_SIGNATURE_KEY);
   const weightSpecs: tf.io.WeightsManifestEntry[] = [];
   const buffers: Buffer[] = [];
   for (const group of json.weightsManifest ?? []) {

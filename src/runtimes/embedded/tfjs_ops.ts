@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import * as tfconv from '@tensorflow/tfjs-converter';
+import type { NodeDef } from '../../savedmodel/graph/types.js';
 
 let builtin: Set<string> | undefined;
 
@@ -22,12 +23,33 @@ function builtinOps(): Set<string> {
   return ops;
 }
 
-const customOps = new Set<string>();
+/** Why a node of a custom op cannot run (checked at load), or null when it can. */
+export type NodeCheck = (node: NodeDef) => string | null;
 
-/** Registers an op implementation with the TF.js graph executor (e.g. ParseExample later). */
-export function registerCustomOp(name: string, impl: tfconv.OpExecutor): void {
+const customOps = new Map<string, NodeCheck | undefined>();
+
+/**
+ * Registers an op implementation with the TF.js graph executor; it takes precedence over the
+ * converter's own mapping of the same op. `check` refuses, at load, nodes the implementation
+ * cannot compute (an unsupported equation, an invalid attribute).
+ */
+export function registerCustomOp(name: string, impl: tfconv.OpExecutor, check?: NodeCheck): void {
   tfconv.registerOp(name, impl);
-  customOps.add(name);
+  customOps.set(name, check);
+}
+
+export function isCustomOp(op: string): boolean {
+  return customOps.has(op);
+}
+
+/** The load-time problem of a custom-op node, or null. */
+export function customOpProblem(node: NodeDef): string | null {
+  return customOps.get(node.op)?.(node) ?? null;
+}
+
+/** The TF ops tfjs-converter itself maps (its op_list). */
+export function converterOps(): ReadonlySet<string> {
+  return builtinOps();
 }
 
 export function isTfjsSupportedOp(op: string): boolean {

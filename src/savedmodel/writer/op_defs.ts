@@ -1,12 +1,14 @@
 // OpDefs of the ops the writer emits, as TF's op registry declares them
-// (tensorflow/core/ops/{array,math,nn,state,io,no}_ops.cc) in the TF release the writer
+// (tensorflow/core/ops/{array,math,nn,state,io,no,linalg,spectral}_ops.cc) in the TF release the writer
 // imitates (WRITER_TF_VERSION), stripped as MetaGraphDef.meta_info_def.stripped_op_list
 // holds them: docs removed, defaults and allowed values kept. They serve two purposes:
 // * stripped_op_list, which lets TF's importer drop attrs an older consumer does not know
 //   when they hold the producer's default (forward compatibility);
 // * validating the graphs tfgate writes (every attr without a default present, no unknown
 //   attr, the right number of inputs).
-// Values were checked against the stripped_op_list of real exports in the fixtures.
+// Values were checked against the stripped_op_list of real exports in the fixtures; those of
+// the kernel tests' ops no fixture uses (FakeQuant*, ReverseSequence, PadV2, ComplexAbs, Einsum,
+// RFFT) against the last entry of TF's core/ops/compat/ops_history_v2/<op>.pbtxt.
 
 export interface ArgDefInit {
   name: string;
@@ -59,6 +61,13 @@ const unaryComplex = (name: string): OpDefInit => ({
   attr: [typeAttr('T', ['BFLOAT16', 'HALF', 'FLOAT', 'DOUBLE', 'COMPLEX64', 'COMPLEX128'])],
 });
 const dtypesList: AttrDefInit = { name: 'dtypes', type: 'list(type)', hasMinimum: true, minimum: 1 };
+/** The FakeQuant* ops (array_ops.cc): float in, float out, num_bits and narrow_range with defaults. */
+const fakeQuant = (name: string, inputArg: ArgDefInit[], extra: AttrDefInit[] = []): OpDefInit => ({
+  name,
+  inputArg,
+  outputArg: [fixed('outputs', 'DT_FLOAT')],
+  attr: [...extra, { name: 'num_bits', type: 'int', defaultValue: { i: 8 } }, boolAttr('narrow_range', false)],
+});
 
 const DEFS: OpDefInit[] = [
   // array_ops.cc
@@ -76,6 +85,24 @@ const DEFS: OpDefInit[] = [
     outputArg: [arg('output')],
     attr: [typeAttr('T'), typeAttr('Tshape', ['INT32', 'INT64'], 'INT32')],
   },
+  {
+    name: 'ReverseSequence',
+    inputArg: [arg('input'), arg('seq_lengths', 'Tlen')],
+    outputArg: [arg('output')],
+    attr: [{ name: 'seq_dim', type: 'int' }, { name: 'batch_dim', type: 'int', defaultValue: { i: 0 } }, typeAttr('T'), typeAttr('Tlen', ['INT32', 'INT64'], 'INT64')],
+  },
+  {
+    name: 'PadV2',
+    inputArg: [arg('input'), arg('paddings', 'Tpaddings'), arg('constant_values')],
+    outputArg: [arg('output')],
+    attr: [typeAttr('T'), typeAttr('Tpaddings', ['INT32', 'INT64'], 'INT32')],
+  },
+  fakeQuant('FakeQuantWithMinMaxArgs', [fixed('inputs', 'DT_FLOAT')], [
+    { name: 'min', type: 'float', defaultValue: { f: -6 } },
+    { name: 'max', type: 'float', defaultValue: { f: 6 } },
+  ]),
+  fakeQuant('FakeQuantWithMinMaxVars', [fixed('inputs', 'DT_FLOAT'), fixed('min', 'DT_FLOAT'), fixed('max', 'DT_FLOAT')]),
+  fakeQuant('FakeQuantWithMinMaxVarsPerChannel', [fixed('inputs', 'DT_FLOAT'), fixed('min', 'DT_FLOAT'), fixed('max', 'DT_FLOAT')]),
   // math_ops.cc
   {
     name: 'MatMul',
@@ -101,6 +128,32 @@ const DEFS: OpDefInit[] = [
     attr: [typeAttr('T', ['BFLOAT16', 'HALF', 'FLOAT', 'DOUBLE', 'UINT8', 'UINT16', 'UINT32', 'UINT64', 'INT8', 'INT16', 'INT32', 'INT64', 'COMPLEX64', 'COMPLEX128'])],
     isAggregate: true,
     isCommutative: true,
+  },
+  {
+    name: 'Sub',
+    inputArg: [arg('x'), arg('y')],
+    outputArg: [arg('z')],
+    attr: [typeAttr('T', ['BFLOAT16', 'HALF', 'FLOAT', 'DOUBLE', 'UINT8', 'INT8', 'UINT16', 'INT16', 'INT32', 'INT64', 'COMPLEX64', 'COMPLEX128', 'UINT32', 'UINT64'])],
+  },
+  {
+    name: 'ComplexAbs',
+    inputArg: [arg('x')],
+    outputArg: [arg('y', 'Tout')],
+    attr: [typeAttr('T', ['COMPLEX64', 'COMPLEX128'], 'COMPLEX64'), typeAttr('Tout', ['FLOAT', 'DOUBLE'], 'FLOAT')],
+  },
+  // linalg_ops.cc
+  {
+    name: 'Einsum',
+    inputArg: [{ name: 'inputs', typeAttr: 'T', numberAttr: 'N' }],
+    outputArg: [arg('output')],
+    attr: [{ name: 'equation', type: 'string' }, { name: 'N', type: 'int', hasMinimum: true, minimum: 1 }, typeAttr('T')],
+  },
+  // spectral_ops.cc
+  {
+    name: 'RFFT',
+    inputArg: [arg('input', 'Treal'), fixed('fft_length', 'DT_INT32')],
+    outputArg: [arg('output', 'Tcomplex')],
+    attr: [typeAttr('Treal', ['FLOAT', 'DOUBLE'], 'FLOAT'), typeAttr('Tcomplex', ['COMPLEX64', 'COMPLEX128'], 'COMPLEX64')],
   },
   unaryComplex('Tanh'),
   unaryComplex('Sigmoid'),
@@ -133,6 +186,32 @@ const DEFS: OpDefInit[] = [
       explicitPaddings,
       dataFormat('NHWC', 'NCHW'),
       { name: 'dilations', type: 'list(int)', defaultValue: { list: { i: [1, 1, 1, 1] } } },
+    ],
+  },
+  {
+    name: 'DepthwiseConv2dNative',
+    inputArg: [arg('input'), arg('filter')],
+    outputArg: [arg('output')],
+    attr: [
+      typeAttr('T', ['HALF', 'BFLOAT16', 'FLOAT', 'DOUBLE']),
+      { name: 'strides', type: 'list(int)' },
+      padding('SAME', 'VALID', 'EXPLICIT'),
+      explicitPaddings,
+      dataFormat('NHWC', 'NCHW'),
+      { name: 'dilations', type: 'list(int)', defaultValue: { list: { i: [1, 1, 1, 1] } } },
+    ],
+  },
+  {
+    name: 'FusedBatchNormV3',
+    inputArg: [arg('x'), arg('scale', 'U'), arg('offset', 'U'), arg('mean', 'U'), arg('variance', 'U')],
+    outputArg: [arg('y'), arg('batch_mean', 'U'), arg('batch_variance', 'U'), arg('reserve_space_1', 'U'), arg('reserve_space_2', 'U'), arg('reserve_space_3', 'U')],
+    attr: [
+      typeAttr('T', ['HALF', 'BFLOAT16', 'FLOAT']),
+      typeAttr('U', ['FLOAT']),
+      { name: 'epsilon', type: 'float', defaultValue: { f: 0.0001 } },
+      { name: 'exponential_avg_factor', type: 'float', defaultValue: { f: 1 } },
+      { name: 'data_format', type: 'string', defaultValue: { s: enc.encode('NHWC') }, allowedValues: strings('NHWC', 'NCHW', 'NDHWC', 'NCDHW') },
+      boolAttr('is_training', true),
     ],
   },
   {

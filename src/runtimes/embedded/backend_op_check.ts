@@ -1,0 +1,118 @@
+// Load-time check that the active TF.js backend can compute every node of a prepared graph
+// exactly. tfjs-converter's op list says which TF ops the converter maps (prepare_signature_graph
+// refuses the others); it does not say whether the backend has the kernels behind them — Einsum
+// maps to tf.einsum, which has no WASM kernel, and failed only at predict — nor which ops and
+// attributes the converter ignores. A node refused here fails its signature at load, naming
+// the op, the node and why; it never becomes a version that is AVAILABLE and then answers 500.
+import * as tf from '@tensorflow/tfjs-core';
+import { Code, ServingError } from '../../core/status.js';
+import { attrString, type NodeDef } from '../../savedmodel/graph/types.js';
+import { customOpProblem, isCustomOp } from './tfjs_ops.js';
+
+export interface NodeProblem {
+  op: string;
+  node: string;
+  reason: string;
+}
+
+/**
+ * tfjs kernels a converter-mapped TF op needs, where they are not (only) the kernel named like
+ * the op, read from tfjs-converter's executors and the tfjs-core ops they call. Every other op
+ * needs the kernel of its own name if TF.js has one (FFT, Einsum, RaggedRange …), else none of
+ * its own (Identity, control flow, ops composed of other ops in JS).
+ */
+export const KERNELS_OF_OP: Readonly<Record<string, readonly string[]>> = {
+  RFFT: ['Complex', 'FFT', 'Real', 'Imag'], // tf.rfft
+  IRFFT: ['Complex', 'IFFT', 'Real', 'Imag'], // tf.irfft
+  ComplexAbs: ['ComplexAbs'], // tf.abs of a complex tensor
+  Einsum: ['Einsum'],
+};
+
+/** Ops tfjs-converter maps to something other than what TF computes. */
+export const CONVERTER_IGNORED_OPS: Readonly<Record<string, string>> = {
+  FakeQuantWithMinMaxVars: 'tfjs-converter runs it as Identity ("This op is currently ignored")',
+};
+
+interface AttrRule {
+  ops: readonly string[];
+  /** Null when the node's attribute is one the converter/backend computes right, else why not. */
+  problem: (node: NodeDef, backend: string) => string | null;
+}
+
+/** The node's data_format; TF's default (channels last) when absent. */
+const dataFormat = (node: NodeDef, fallback = 'NHWC') => attrString(node.attr?.data_format) || fallback;
+const channelsLast = (expected: string) => (node: NodeDef) =>
+  dataFormat(node, expected) === expected ? null : `data_format ${dataFormat(node)}: tfjs-converter ignores the attribute and computes ${expected}`;
+
+/**
+ * Attributes the converter reads as "notSupported" (its op_list) or the backend ignores, where a
+ * value other than the assumed one would silently change the result.
+ */
+const ATTR_RULES: AttrRule[] = [
+  // (FusedBatchNorm* ignore data_format and is_training too: tfgate implements them, ops/.)
+  { ops: ['BiasAdd', 'AvgPool', 'MaxPool'], problem: channelsLast('NHWC') },
+  { ops: ['AvgPool3D', 'MaxPool3D'], problem: channelsLast('NDHWC') },
+  {
+    ops: ['MaxPool', 'AvgPool'],
+    problem: (n) => (attrString(n.attr?.padding) === 'EXPLICIT' ? 'padding EXPLICIT: tfjs-converter ignores explicit_paddings' : null),
+  },
+  {
+    ops: ['Conv2DBackpropInput'],
+    problem: (n) =>
+      channelsLast('NHWC')(n) ??
+      ((n.attr?.dilations?.list?.i ?? []).some((d) => Number(d) !== 1) ? 'dilations other than 1: tfjs-converter ignores the attribute' : null),
+  },
+  { ops: ['OneHot'], problem: (n) => (Number(n.attr?.axis?.i ?? -1) === -1 ? null : `axis ${n.attr?.axis?.i}: tfjs-converter ignores the attribute and uses -1`) },
+  // TF.js's depthwise kernels (CPU and WASM) never read data_format: NCHW input is read as NHWC.
+  { ops: ['DepthwiseConv2d', 'DepthwiseConv2dNative', 'FusedDepthwiseConv2dNative'], problem: channelsLast('NHWC') },
+  {
+    ops: ['Conv2D', '_FusedConv2D'],
+    problem: (n, backend) => (backend === 'wasm' && dataFormat(n) !== 'NHWC' ? `data_format ${dataFormat(n)}: the WASM backend computes NHWC only` : null),
+  },
+];
+
+const rulesByOp = new Map<string, AttrRule[]>();
+for (const rule of ATTR_RULES) for (const op of rule.ops) rulesByOp.set(op, [...(rulesByOp.get(op) ?? []), rule]);
+
+/** Whether TF.js has a kernel by this name on any backend (CPU registers the most). */
+const isKernelName = (name: string) => tf.getKernel(name, 'cpu') !== undefined;
+
+export function kernelsOf(op: string): readonly string[] {
+  return KERNELS_OF_OP[op] ?? (isKernelName(op) ? [op] : []);
+}
+
+export interface OpCheckOptions {
+  backend: string;
+  /** Ops implemented by tfgate for the converter (their own check decides). */
+  isCustomOp?: (op: string) => boolean;
+  customOpProblem?: (node: NodeDef) => string | null;
+}
+
+/** Why `node` cannot be computed exactly on the backend, or null. */
+export function nodeProblem(node: NodeDef, o: OpCheckOptions): string | null {
+  const custom = o.isCustomOp ?? isCustomOp;
+  if (custom(node.op)) return (o.customOpProblem ?? customOpProblem)(node);
+  if (CONVERTER_IGNORED_OPS[node.op]) return CONVERTER_IGNORED_OPS[node.op];
+  for (const rule of rulesByOp.get(node.op) ?? []) {
+    const p = rule.problem(node, o.backend);
+    if (p) return p;
+  }
+  const missing = kernelsOf(node.op).filter((k) => !tf.getKernel(k, o.backend));
+  return missing.length ? `the ${o.backend} backend has no kernel ${missing.map((k) => `'${k}'`).join(', ')}` : null;
+}
+
+export function graphProblems(nodes: readonly NodeDef[], o: OpCheckOptions): NodeProblem[] {
+  return nodes.flatMap((n) => {
+    const reason = nodeProblem(n, o);
+    return reason ? [{ op: n.op, node: n.name, reason }] : [];
+  });
+}
+
+/** Throws UNIMPLEMENTED naming every op (first node of each) the backend cannot compute. */
+export function checkBackendCanRun(nodes: readonly NodeDef[], backend: string, signatureKey: string): void {
+  const seen = new Set<string>();
+  const problems = graphProblems(nodes, { backend }).filter((p) => !seen.has(`${p.op}:${p.reason}`) && seen.add(`${p.op}:${p.reason}`));
+  if (!problems.length) return;
+  const list = problems.map((p) => `${p.op} (node ${p.node}: ${p.reason})`).join(', ');
+  throw new ServingError(Code.UNIMPLEMENTED, `signature '${signatureKey}' uses ops the embedded runtime cannot compute on the ${backend} backend: ${list}`);
+}

@@ -1,0 +1,33 @@
+// Tiny SavedModels for op tests, written with tfgate's own writer: a GraphBuilder callback
+// names the signature's inputs and outputs; `node` adds any op by its OpDef.
+import path from 'node:path';
+import { attr, GraphBuilder, Tensor, type AttrValueInit } from '../../src/savedmodel/writer/graph_builder.js';
+import { writeSavedModel } from '../../src/savedmodel/saved_model_writer.js';
+import type { DType } from '../../src/tensor/dtype.js';
+import type { HostTensor } from '../../src/tensor/host_tensor.js';
+import { tempDir } from './temp.js';
+
+export { attr, GraphBuilder, Tensor };
+
+export interface TinySignature {
+  inputs: Record<string, Tensor>;
+  outputs: Record<string, Tensor>;
+}
+
+/** Writes a one-version model (`<tmp>/1`) whose serving_default is what `build` returns. */
+export async function writeTinyModel(build: (g: GraphBuilder) => TinySignature): Promise<string> {
+  const g = new GraphBuilder();
+  const signature = build(g);
+  const dir = path.join(tempDir('tfgate-tiny-'), '1');
+  await writeSavedModel(dir, g, { serving_default: signature });
+  return dir;
+}
+
+/** Adds `op` and returns its first output, described as `dtype` / `shape`. */
+export function node(g: GraphBuilder, op: string, name: string, inputs: Tensor[], attrs: Record<string, AttrValueInit>, dtype: DType = 'float32', shape: number[] | null = null): Tensor {
+  return new Tensor(g.addNode(op, name, inputs, attrs), 0, dtype, shape);
+}
+
+export const f32 = (shape: number[], values: ArrayLike<number>): HostTensor => ({ dtype: 'float32', shape, values: Float32Array.from(values) });
+export const i32 = (shape: number[], values: ArrayLike<number>): HostTensor => ({ dtype: 'int32', shape, values: Int32Array.from(values) });
+export const i64 = (shape: number[], values: number[]): HostTensor => ({ dtype: 'int64', shape, values: BigInt64Array.from(values, (v) => BigInt(v)) });
