@@ -7,6 +7,7 @@ import { Piscina } from 'piscina';
 import { ServingError, internal, queuedPastDeadline } from '../core/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, ModelDescription, RunReply, RunRequest } from './protocol.js';
+import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
 
 const here = fileURLToPath(import.meta.url);
 // Same extension as this module: .js when compiled, .ts under tsx in development.
@@ -162,6 +163,14 @@ export class ExecutorPool {
     if (!reply.ok) throw ServingError.fromData(reply.error);
     if (reply.kind !== 'trace') throw internal('executor answered trace with another reply');
     return reply.tensors;
+  }
+
+  /** --verify_on_load's check of `signatures` against the WASM runtime, inside one executor thread. */
+  async verifyInThread(signatures: string[]): Promise<VerificationReport> {
+    const reply = (await this.pool.run({ kind: 'verify', signatures } satisfies ExecutorTask)) as ExecutorReply;
+    if (!reply.ok) throw ServingError.fromData(reply.error);
+    if (reply.kind !== 'verify') throw internal('executor answered verify with another reply');
+    return reply.report;
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,9 @@ import { Code, ServingError, toStatusData } from '../core/status.js';
 import { readWarmupRuns, WARMUP_FILE } from '../savedmodel/warmup_requests.js';
 import { createRuntime } from '../runtimes/index.js';
 import type { Servable } from '../runtimes/runtime.js';
+import { EmbeddedRuntime } from '../runtimes/embedded/embedded_runtime.js';
+import { verifySignatures, type VerificationReport } from '../runtimes/verify/verify_signatures.js';
+import type { HostTensor } from '../tensor/host_tensor.js';
 import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, RunReply, RunRequest } from './protocol.js';
 
 const data = workerData as ExecutorWorkerData;
@@ -54,6 +57,22 @@ async function runOne(servable: Servable, r: RunRequest): Promise<RunReply> {
   }
 }
 
+/** The WASM runtime, loaded here for the check only, as the reference for these signatures. */
+async function verifyInThisThread(servable: Servable, signatures: string[]): Promise<VerificationReport> {
+  const engines = Object.fromEntries(signatures.filter((k) => servable.engines[k]).map((k) => [k, servable.engines[k]]));
+  const primary = { run: (k: string, i: Record<string, HostTensor>) => servable.run(k, i), trace: (k: string, i: Record<string, HostTensor>) => (servable.trace ? servable.trace(k, i) : Promise.resolve([])) };
+  return verifySignatures(primary, { engines, signatures: servable.signatures }, data.versionDir, async () => {
+    const reference = await new EmbeddedRuntime('wasm').load(data.versionDir, { tags: data.tags, signatures });
+    return {
+      engines: reference.engines,
+      refusals: reference.refusals,
+      run: (k, i) => reference.run(k, i),
+      trace: (k, i) => (reference.trace ? reference.trace(k, i) : Promise.resolve([])),
+      close: async () => reference.dispose(),
+    };
+  });
+}
+
 export default async function handle(task: ExecutorTask): Promise<ExecutorReply> {
   try {
     const servable = await loading;
@@ -65,6 +84,7 @@ export default async function handle(task: ExecutorTask): Promise<ExecutorReply>
       if (!servable.trace) return { ok: false, error: { code: Code.UNIMPLEMENTED, message: `the ${servable.backend} runtime cannot trace a run` } };
       return { ok: true, kind: 'trace', tensors: await servable.trace(task.signature, task.inputs) };
     }
+    if (task.kind === 'verify') return { ok: true, kind: 'verify', report: await verifyInThisThread(servable, task.signatures) };
     if (task.kind === 'runMany') {
       const replies: RunReply[] = [];
       for (const r of task.requests) replies.push(await runOne(servable, r));

@@ -5,6 +5,7 @@ import type { EngineChoice, SignatureSpec } from '../runtimes/runtime.js';
 import type { ResolvedRuntime } from '../runtimes/runtime_selection.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
+import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
 
 /** Given to each executor thread when the pool starts: which version to load, and how. */
 export interface ExecutorWorkerData {
@@ -32,7 +33,9 @@ export type ExecutorTask =
   | { kind: 'describe' }
   | ({ kind: 'run' } & RunRequest)
   | { kind: 'runMany'; requests: RunRequest[] }
-  | { kind: 'trace'; signature: string; inputs: Record<string, HostTensor> };
+  | { kind: 'trace'; signature: string; inputs: Record<string, HostTensor> }
+  /** Checks these signatures against the WASM runtime loaded in this same thread (--verify_on_load). */
+  | { kind: 'verify'; signatures: string[] };
 
 export interface ModelDescription {
   backend: string;
@@ -54,4 +57,5 @@ export type ExecutorReply =
   | { ok: true; kind: 'describe'; description: ModelDescription }
   | RunReply
   | { ok: true; kind: 'runMany'; replies: RunReply[] }
-  | { ok: true; kind: 'trace'; tensors: Array<[string, HostTensor]> };
+  | { ok: true; kind: 'trace'; tensors: Array<[string, HostTensor]> }
+  | { ok: true; kind: 'verify'; report: VerificationReport };

@@ -1,7 +1,7 @@
 // Loads a model version onto its own executor threads; unloading drains them.
 import { ExecutorPool } from '../executors/executor_pool.js';
 import { Code, ServingError } from '../core/status.js';
-import { referenceThread, verifyVersion, versionSizeBytes, type VerificationReport } from './version_verifier.js';
+import { verifyVersion, versionSizeBytes, type VerificationReport } from './version_verifier.js';
 import type { ModelDescription, RuntimeName } from '../executors/protocol.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { RunOptions, ServableVersion } from './servable_version.js';
@@ -70,7 +70,7 @@ export class ExecutorVersionLoader {
         return;
       }
     }
-    const report = await verifyVersion(pool, pool.description, versionDir, referenceThread(versionDir, this.options.tags));
+    const report = await verifyVersion(pool, this.options.runtime, versionDir, this.options.tags);
     for (const [key, why] of Object.entries(report.refused)) {
       delete pool.description.engines[key];
       pool.description.refusals[key] = `the engines disagree (--verify_on_load): ${why}`;

@@ -1,48 +1,27 @@
-// --verify_on_load: before a version serves, each signature runs once on a second, independent
-// engine with the same inputs — made up from its declared specs, plus its warmup records — and
-// a signature whose engines disagree is refused with the outputs and the first differing node
-// named, while the others serve. The reference engine loads in a thread of its own, used only
-// for the check and closed after it:
-//   ONNX Runtime is checked against the WASM runtime, WASM against TF.js's plain-JS CPU
-//   backend (another implementation of every kernel), libtensorflow against ONNX Runtime.
-import path from 'node:path';
+// --verify_on_load: before a version serves, its signatures are checked against a reference
+// engine (verify_signatures.ts), and one whose engines disagree is refused while the others
+// serve. Where the reference can share a thread with the engine under check — the WASM
+// runtime beside ONNX Runtime, the common case — the check runs inside the version's first
+// executor thread, which already holds both; any other reference loads in a thread of its
+// own (TF.js has one backend per thread), used for the check only and closed after it.
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { ExecutorPool } from '../executors/executor_pool.js';
 import type { ModelDescription, RuntimeName } from '../executors/protocol.js';
-import { checkSignature, type EngineUnderCheck } from '../runtimes/verify/differential.js';
-import { seededInputs } from '../runtimes/verify/seeded_inputs.js';
-import { readWarmupRuns } from '../savedmodel/warmup_requests.js';
-import type { HostTensor } from '../tensor/host_tensor.js';
+import { REFERENCE_ENGINE, verifySignatures, type ReferenceOpener, type VerificationReport } from '../runtimes/verify/verify_signatures.js';
 
-/** Warmup records checked per signature, besides the made-up inputs. */
-const MAX_RECORDS_PER_SIGNATURE = 2;
+export type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
 
-export const REFERENCE_ENGINE: Record<string, RuntimeName> = {
-  onnxruntime: 'wasm',
-  wasm: 'cpu',
-  cpu: 'wasm',
-  tensorflow: 'onnx+embedded',
-};
-
-export interface VerificationReport {
-  /** Signature → why it is refused (the engines disagree). */
-  refused: Record<string, string>;
-  /** Signatures whose engines agreed on every input tried, with the reference engine. */
-  verified: Record<string, string>;
-  /** Signature → why it could not be checked. */
-  unchecked: Record<string, string>;
+/** Size on disk of a version folder (saved_model.pb, variables, assets). */
+export async function versionSizeBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += await versionSizeBytes(p);
+    else if (entry.isFile()) total += (await fs.stat(p)).size;
+  }
+  return total;
 }
-
-/** The version loaded on a reference runtime, for the check only. */
-export interface ReferenceEngine {
-  engines: ModelDescription['engines'];
-  refusals: ModelDescription['refusals'];
-  run(signature: string, inputs: Record<string, HostTensor>): Promise<Record<string, HostTensor>>;
-  trace(signature: string, inputs: Record<string, HostTensor>): Promise<Array<[string, HostTensor]>>;
-  close(): Promise<void>;
-}
-
-export type ReferenceOpener = (runtime: RuntimeName) => Promise<ReferenceEngine>;
 
 /** The reference runtime in an executor thread of its own. */
 export function referenceThread(versionDir: string, tags: string[]): ReferenceOpener {
@@ -58,82 +37,21 @@ export function referenceThread(versionDir: string, tags: string[]): ReferenceOp
   };
 }
 
-/** Size on disk of a version folder (saved_model.pb, variables, assets). */
-export async function versionSizeBytes(dir: string): Promise<number> {
-  let total = 0;
-  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    if (entry.isDirectory()) total += await versionSizeBytes(p);
-    else if (entry.isFile()) total += (await fs.stat(p)).size;
-  }
-  return total;
-}
+/** Runtimes whose executor threads can also hold the WASM runtime as a reference. */
+const SHARES_THREAD_WITH_WASM: ReadonlySet<RuntimeName> = new Set(['onnx', 'onnx+embedded']);
 
-/**
- * Checks every served signature of `primary` (described by `description`) against a reference
- * runtime opened by `openReference`; `versionDir` supplies warmup records as extra inputs.
- */
-export async function verifyVersion(
-  primary: Pick<EngineUnderCheck, 'run' | 'trace'>,
-  description: Pick<ModelDescription, 'engines' | 'signatures'>,
-  versionDir: string,
-  openReference: ReferenceOpener,
-): Promise<VerificationReport> {
-  const report: VerificationReport = { refused: {}, verified: {}, unchecked: {} };
-  const records = (await readWarmupRuns(versionDir).catch(() => null)) ?? [];
-  const byReference = new Map<RuntimeName, string[]>();
-  for (const [key, { engine }] of Object.entries(description.engines)) {
-    const reference = REFERENCE_ENGINE[engine];
-    if (!reference) {
-      report.unchecked[key] = `no reference engine for ${engine}`;
-      continue;
-    }
-    byReference.set(reference, [...(byReference.get(reference) ?? []), key]);
-  }
-  for (const [reference, keys] of byReference) {
-    let pool: ReferenceEngine;
-    try {
-      pool = await openReference(reference);
-    } catch (e) {
-      for (const key of keys) report.unchecked[key] = `the ${reference} runtime did not load the version: ${(e as Error).message}`;
-      continue;
-    }
-    try {
-      for (const key of keys) {
-        const a: EngineUnderCheck = { name: description.engines[key].engine, run: (s, i) => primary.run(s, i), trace: (s, i) => primary.trace(s, i) };
-        const b: EngineUnderCheck = { name: pool.engines[key]?.engine ?? reference, run: (s, i) => pool.run(s, i), trace: (s, i) => pool.trace(s, i) };
-        if (!pool.engines[key]) {
-          report.unchecked[key] = `the ${reference} runtime does not serve it (${pool.refusals[key] ?? 'not loaded'})`;
-          continue;
-        }
-        const trials: Array<[string, Record<string, HostTensor>]> = [];
-        const seeded = seededInputs(description.signatures[key]);
-        if ('inputs' in seeded) trials.push(['made-up inputs', seeded.inputs]);
-        records
-          .flatMap((runs, i) => runs.filter((r) => r.signature === key).map((r) => [`warmup record ${i}`, r.inputs] as [string, Record<string, HostTensor>]))
-          .slice(0, MAX_RECORDS_PER_SIGNATURE)
-          .forEach((t) => trials.push(t));
-        if (!trials.length) {
-          report.unchecked[key] = `no inputs to check it with (${'skip' in seeded ? seeded.skip : ''}, and no warmup record)`;
-          continue;
-        }
-        let verdict: 'agree' | 'unchecked' = 'agree';
-        for (const [from, inputs] of trials) {
-          const result = await checkSignature(a, b, key, inputs, from);
-          if (result.kind === 'disagree') {
-            report.refused[key] = result.message;
-            break;
-          }
-          if (result.kind === 'unchecked') {
-            report.unchecked[key] = result.reason;
-            verdict = 'unchecked';
-          }
-        }
-        if (!report.refused[key] && verdict === 'agree') report.verified[key] = b.name;
-      }
-    } finally {
-      await pool.close();
-    }
-  }
-  return report;
+export async function verifyVersion(pool: ExecutorPool, runtime: RuntimeName, versionDir: string, tags: string[]): Promise<VerificationReport> {
+  const description: ModelDescription = pool.description;
+  const inThread = (engine: string) => SHARES_THREAD_WITH_WASM.has(runtime) && REFERENCE_ENGINE[engine] === 'wasm';
+  const split = (keep: (engine: string) => boolean) => Object.fromEntries(Object.entries(description.engines).filter(([, e]) => keep(e.engine)));
+  const here = split(inThread);
+  const elsewhere = split((e) => !inThread(e));
+  const reports: VerificationReport[] = [];
+  if (Object.keys(here).length) reports.push(await pool.verifyInThread(Object.keys(here)));
+  if (Object.keys(elsewhere).length) reports.push(await verifySignatures(pool, { engines: elsewhere, signatures: description.signatures }, versionDir, referenceThread(versionDir, tags)));
+  return {
+    refused: Object.assign({}, ...reports.map((r) => r.refused)),
+    verified: Object.assign({}, ...reports.map((r) => r.verified)),
+    unchecked: Object.assign({}, ...reports.map((r) => r.unchecked)),
+  };
 }

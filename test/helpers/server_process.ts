@@ -39,7 +39,8 @@ export async function startServer(args: string[], opts: { cwd?: string; readyPat
   proc.stderr!.on('data', (d) => (logs += d));
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   const url = (p: string) => `http://127.0.0.1:${port}${p}`;
-  const deadline = Date.now() + (opts.timeoutMs ?? 30000);
+  // A bound, not a measurement: a loaded CI machine may take a while to load several models.
+  const deadline = Date.now() + (opts.timeoutMs ?? 120000);
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`tfgate exited with ${proc.exitCode}:\n${logs}`);
     try {

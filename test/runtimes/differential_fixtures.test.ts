@@ -8,7 +8,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { referenceThread, verifyVersion, type ReferenceOpener } from '../../src/services/version_verifier.js';
+import { referenceThread } from '../../src/services/version_verifier.js';
+import { verifySignatures, type ReferenceOpener } from '../../src/runtimes/verify/verify_signatures.js';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import { OnnxRuntime } from '../../src/runtimes/onnx/onnx_runtime.js';
 import type { Servable } from '../../src/runtimes/runtime.js';
@@ -50,7 +51,7 @@ describe('differential harness: every fixture signature on two engines', () => {
       }
       try {
         const primary = { run: (k: string, i: Parameters<Servable['run']>[1]) => servable.run(k, i), trace: (k: string, i: Parameters<Servable['run']>[1]) => servable.trace!(k, i) };
-        const report = await verifyVersion(primary, servable, dir, references(dir));
+        const report = await verifySignatures(primary, servable, dir, references(dir));
         assert.deepEqual(report.refused, {}, 'the engines agree');
         for (const [key, reference] of Object.entries(report.verified)) t.diagnostic(`${key}: ${servable.engines[key].engine} agrees with ${reference}`);
         for (const [key, why] of Object.entries(report.unchecked)) t.diagnostic(`${key}: not checked: ${why}`);

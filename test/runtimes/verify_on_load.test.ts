@@ -12,7 +12,7 @@ import type { Servable } from '../../src/runtimes/runtime.js';
 import { GraphBuilder } from '../../src/savedmodel/writer/graph_builder.js';
 import { writeSavedModel } from '../../src/savedmodel/saved_model_writer.js';
 import { writeConvSavedModel, writeMlpSavedModel } from '../../src/savedmodel/model_zoo.js';
-import { verifyVersion, type ReferenceOpener } from '../../src/services/version_verifier.js';
+import { verifySignatures, type ReferenceOpener } from '../../src/runtimes/verify/verify_signatures.js';
 import { seededInputs } from '../../src/runtimes/verify/seeded_inputs.js';
 import { tensorDifference } from '../../src/runtimes/verify/compare_tensors.js';
 import { tempDir } from '../helpers/temp.js';
@@ -44,7 +44,7 @@ async function check(dir: string) {
   const primary = await new OnnxRuntime({ device: 'cpu', fallback: null }).load(dir, { tags: ['serve'] });
   const reference = await new EmbeddedRuntime('wasm').load(dir, { tags: ['serve'] });
   try {
-    return await verifyVersion(
+    return await verifySignatures(
       { run: (s, i) => primary.run(s, i), trace: (s, i) => primary.trace!(s, i) },
       { engines: primary.engines, signatures: primary.signatures },
       dir,
