@@ -1,7 +1,8 @@
 // The REST transport: TF Serving's /v1 API on Hono. It parses, routes and answers; all
 // inference runs on executor threads behind PredictionService.
 import { Hono, type Context } from 'hono';
-import { Code, ServingError, toStatusData } from '../core/status.js';
+import { Code, ServingError, invalidArgument, toStatusData } from '../core/status.js';
+import * as MSG from '../core/messages.js';
 import { runExamples, type Classification, type ExampleApi } from '../services/example_inference.js';
 import { parseExampleRequest } from './json_examples.js';
 import type { PredictionService } from '../services/prediction_service.js';
@@ -122,7 +123,10 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
         const parsed = parsePredictRequest(body, signature);
         format = parsed.format;
         return parsed;
-      }, { deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined }),
+      }, {
+        deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
+        signatureNotFound: (name) => invalidArgument(MSG.restSignatureNotFound(name)),
+      }),
       deps.timeoutMs,
     );
     const text = predictResponseJson(result.outputs, format);
@@ -158,7 +162,7 @@ async function handleExamples(c: Context, api: ExampleApi, spec: ModelSpec, deps
     const body = parseJsonBody(await readBody(c, deps.limits.maxBodyBytes), { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements });
     const request = parseExampleRequest(body);
     const result = await withTimeout(
-      runExamples(deps.prediction, api, spec, request.signatureName, request.serialized, {
+      runExamples(deps.prediction, api, spec, request.signatureName, () => request.serialized, {
         deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
         checkMethodName: deps.checkMethodName,
       }),
