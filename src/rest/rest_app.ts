@@ -8,9 +8,9 @@ import { parseExampleRequest } from './json_examples.js';
 import type { PredictionService } from '../services/prediction_service.js';
 import type { ModelSpec, RunStats } from '../services/servable_version.js';
 import type { Metrics } from '../monitoring/metrics.js';
-import { httpStatusFor } from './http_status.js';
+import { httpStatusFor, httpStatusOf } from './http_status.js';
 import { checkModelRef, parseRestPath, REST_API_PATH } from './rest_paths.js';
-import { BodyTooLarge, readRequestBody } from './request_body.js';
+import { readRequestBody } from './request_body.js';
 import { parseJsonBody } from './json_parse.js';
 import { formatFloat32, parsePredictRequest, predictResponseJson, rapidjsonString } from './json_tensor.js';
 
@@ -71,7 +71,7 @@ type RestEnv = { Variables: { [ERROR_KEY]: string } };
 function jsonError(c: Context, e: unknown): Response {
   const status = toStatusData(e);
   c.set(ERROR_KEY, status.message);
-  const http = e instanceof BodyTooLarge ? 413 : httpStatusFor(status.code);
+  const http = httpStatusOf(e);
   const retryAfterMs = e instanceof ServingError ? e.hints.retryAfterMs : undefined;
   // Retry-After counts whole seconds (RFC 9110); an estimate under one second still says 1.
   const headers = retryAfterMs === undefined ? JSON_HEADERS : { ...JSON_HEADERS, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) };
