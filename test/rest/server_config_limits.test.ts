@@ -57,7 +57,7 @@ describe('tfgate server: YAML config reload and limits (real process)', () => {
     assert.equal((await postJson(server.url('/v1/models/hp2:predict'), { instances: [1.0] })).status, 200);
   });
 
-  it('a model added to the YAML file is served after the next config poll; a removed one goes away', async () => {
+  it('a model added to the YAML file is served after the next config poll; a removed one stops serving, its status END', async () => {
     fs.writeFileSync(yamlFile, yaml([['hp2', path.join(REPO_ROOT, 'model_repository', 'half_plus_two')], ['hp3', path.join(MODELS, 'saved_model_half_plus_three')]]));
     let r = await postJson(server.url('/v1/models/hp3:predict'), { instances: [1.0] });
     for (let i = 0; i < 80 && r.status !== 200; i++) {
@@ -65,12 +65,14 @@ describe('tfgate server: YAML config reload and limits (real process)', () => {
       r = await postJson(server.url('/v1/models/hp3:predict'), { instances: [1.0] });
     }
     assert.deepEqual(r.json, { predictions: [3.5] });
-    let gone = 0;
-    for (let i = 0; i < 80 && gone !== 404; i++) {
+    // TF Serving's state monitor keeps a removed model's versions, END.
+    let status = await getJson(server.url('/v1/models/slow'));
+    for (let i = 0; i < 80 && status.json.model_version_status?.[0]?.state !== 'END'; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      gone = (await getJson(server.url('/v1/models/slow'))).status;
+      status = await getJson(server.url('/v1/models/slow'));
     }
-    assert.equal(gone, 404);
+    assert.deepEqual(status.json.model_version_status.map((v: { state: string; status: { error_code: string } }) => [v.state, v.status.error_code]), [['END', 'OK']]);
+    assert.equal((await postJson(server.url('/v1/models/slow:predict'), { instances: [[0.5]] })).status, 404);
   });
 
   it('a config edit that does not parse is logged and the running models keep serving', async () => {
