@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { writeMlpSavedModel } from '../../src/savedmodel/model_zoo.js';
 import { REPO_ROOT, MODELS } from '../helpers/paths.js';
-import { getJson, postJson, startServer, type RunningServer } from '../helpers/server_process.js';
+import { getJson, postJson, startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 
 describe('tfgate server: YAML config reload and limits (real process)', () => {
   let server: RunningServer;
@@ -24,6 +24,14 @@ describe('tfgate server: YAML config reload and limits (real process)', () => {
     yamlFile = path.join(root, 'tfgate.yaml');
     fs.writeFileSync(yamlFile, yaml([['hp2', path.join(REPO_ROOT, 'model_repository', 'half_plus_two')], ['slow', 'slow']]));
     server = await startServer([`--config=${yamlFile}`, '--model_config_file_poll_wait_seconds=1', '--num_executors=1', '--max_request_body_bytes=65536', '--json_max_depth=4', '--rest_api_timeout_in_ms=100']);
+    await waitAvailable(server, ['hp2', 'slow']);
+    // The first request of a shape other than the declared one builds that shape's ONNX Runtime
+    // session, which on a loaded machine can take longer than the 100 ms the tests hold
+    // half_plus_two's answers to: build it before they start (it is kept once built).
+    const deadline = Date.now() + 20_000;
+    while ((await postJson(server.url('/v1/models/hp2:predict'), { instances: [1.0, 2.0, 5.0] })).status !== 200) {
+      if (Date.now() > deadline) throw new Error(`half_plus_two never answered within 100 ms:\n${server.logs()}`);
+    }
   });
 
   after(async () => {
