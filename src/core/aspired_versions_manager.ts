@@ -4,6 +4,7 @@
 // A version that fails to load ends in state END with its error, visible in status, while
 // the model's other versions keep serving. Generic over what a loaded version is (T).
 import { Code, ServingError, invalidArgument, notFound, toStatusData, type StatusData } from './status.js';
+import * as MSG from './messages.js';
 
 export type ManagerState = 'START' | 'LOADING' | 'AVAILABLE' | 'UNLOADING' | 'END';
 
@@ -180,14 +181,18 @@ export class AspiredVersionsManager<T> {
     await Promise.allSettled([...this.pendingUnloads]);
   }
 
-  /** Stops serving a model entirely (removed from the config). */
+  /**
+   * Stops serving a model entirely (removed from the config). Its versions stay listed, END,
+   * as TF Serving's ServableStateMonitor keeps the last state of every servable it saw; its
+   * labels go, as they are the config's.
+   */
   async removeModel(model: string): Promise<void> {
     const entry = this.models.get(model);
     if (!entry) return;
+    entry.labels = {};
     for (const v of entry.versions.values()) v.aspired = false;
     const unloads = [...entry.versions.values()].filter((v) => v.state === 'AVAILABLE').map((v) => this.unload(model, v));
     await Promise.allSettled(unloads);
-    this.models.delete(model);
   }
 
   /** Version labels for a model, checked as server_core does. */
@@ -209,6 +214,7 @@ export class AspiredVersionsManager<T> {
 
   /** The version a request names, held until release(); NOT_FOUND texts as TF Serving's. */
   acquire(req: ServableRequest): ServableHandle<T> {
+    if (!req.name) throw invalidArgument(MSG.MODEL_SPEC_NO_NAME);
     if (req.version !== undefined && req.label !== undefined) {
       throw invalidArgument(`Both model version (${req.version}) and model version label (${req.label}) cannot be supplied.`);
     }
@@ -216,7 +222,7 @@ export class AspiredVersionsManager<T> {
     let version = req.version;
     if (req.label !== undefined) {
       version = entry?.labels[req.label];
-      if (version === undefined) throw invalidArgument(`Unrecognized servable version label: ${req.label}`);
+      if (version === undefined) throw invalidArgument(MSG.unrecognizedVersionLabel(req.label));
     }
     let chosen: VersionEntry<T> | undefined;
     if (entry) {
@@ -244,21 +250,21 @@ export class AspiredVersionsManager<T> {
     };
   }
 
-  /** GetModelStatus: one model's versions (or one version), ordered by version descending as TF Serving lists them. */
+  /**
+   * GetModelStatus: one model's versions (or one version), ordered by version descending as
+   * TF Serving lists them. A label is not consulted: get_model_status_impl.cc looks only at
+   * the version, so a request by label lists every version, whatever the label.
+   */
   status(req: ServableRequest): ModelVersionStatus[] {
     const entry = this.models.get(req.name);
-    let version = req.version;
-    if (req.label !== undefined) {
-      version = entry?.labels[req.label];
-      if (version === undefined) throw invalidArgument(`Unrecognized servable version label: ${req.label}`);
-    }
+    const version = req.version;
     const all = entry ? [...entry.versions.values()] : [];
     if (version !== undefined) {
       const v = entry?.versions.get(version);
-      if (!v) throw notFound(`Could not find version ${version} of model ${req.name}`);
+      if (!v) throw notFound(MSG.couldNotFindVersion(version, req.name));
       return [{ version: v.version, state: v.state, status: v.status }];
     }
-    if (!all.length) throw notFound(`Could not find any versions of model ${req.name}`);
+    if (!all.length) throw notFound(MSG.couldNotFindAnyVersions(req.name));
     return all.sort((a, b) => b.version - a.version).map((v) => ({ version: v.version, state: v.state, status: v.status }));
   }
 

@@ -1,25 +1,27 @@
 // tensorflow.serving.Input → serialized tf.Example strings, as TF Serving feeds them to a
-// classify/regress signature: each example as is, or with the context's bytes in front
-// (protobuf merge semantics: an example's own features win over the context's).
+// classify/regress signature. With ExampleListWithContext, TF Serving writes the context's
+// bytes and then the example's (servables/tensorflow/util.cc), which a protobuf parser reads
+// as one Example with both feature maps merged, the example's own entry winning on a shared
+// name. tfgate merges the maps itself and writes that Example: the graph gets the same
+// features, whatever parser runs ParseExample.
 import { invalidArgument } from '../core/status.js';
+import * as MSG from '../core/messages.js';
 import { protoType } from '../proto/index.js';
 import type { ExampleMessage, InputMessage } from './grpc_messages.js';
 
+type FeatureMap = Record<string, unknown>;
+
+const featuresOf = (e: ExampleMessage | undefined | null): FeatureMap => ((e?.features as { feature?: FeatureMap } | undefined)?.feature ?? {});
+
 export function serializedExamples(input: InputMessage | undefined | null): Uint8Array[] {
   const Example = protoType('tensorflow.Example');
-  const encode = (e: ExampleMessage) => Example.encode(Example.fromObject(e)).finish();
+  const encode = (feature: FeatureMap) => Example.encode(Example.fromObject({ features: { feature } })).finish();
   let out: Uint8Array[] = [];
-  if (input?.exampleList) out = (input.exampleList.examples ?? []).map(encode);
+  if (input?.exampleList) out = (input.exampleList.examples ?? []).map((e) => encode(featuresOf(e)));
   else if (input?.exampleListWithContext) {
-    const context = encode(input.exampleListWithContext.context ?? {});
-    out = (input.exampleListWithContext.examples ?? []).map((e) => {
-      const own = encode(e);
-      const joined = new Uint8Array(context.length + own.length);
-      joined.set(context, 0);
-      joined.set(own, context.length);
-      return joined;
-    });
+    const context = featuresOf(input.exampleListWithContext.context);
+    out = (input.exampleListWithContext.examples ?? []).map((e) => encode({ ...context, ...featuresOf(e) }));
   }
-  if (!out.length) throw invalidArgument('Input is empty.');
+  if (!out.length) throw invalidArgument(MSG.INPUT_IS_EMPTY);
   return out;
 }

@@ -1,6 +1,7 @@
 // TF Serving's gRPC messages as plain objects (camelCase, as service_definitions.ts decodes
 // them), and the conversions between them and tfgate's service layer.
 import { invalidArgument } from '../core/status.js';
+import * as MSG from '../core/messages.js';
 import type { ModelSpec } from '../services/servable_version.js';
 import type { TensorProtoObject } from '../savedmodel/tensor_proto.js';
 
@@ -13,7 +14,7 @@ export interface ModelSpecMessage {
 
 /** ModelSpec → what the version manager resolves; TF Serving's "Missing ModelSpec" when absent. */
 export function modelSpecFrom(m: ModelSpecMessage | undefined | null): { spec: ModelSpec; signatureName?: string } {
-  if (!m) throw invalidArgument('Missing ModelSpec');
+  if (!m) throw invalidArgument(MSG.MISSING_MODEL_SPEC);
   const spec: ModelSpec = { name: m.name ?? '' };
   if (m.version) spec.version = Number(m.version.value ?? 0);
   else if (m.versionLabel) spec.label = m.versionLabel;

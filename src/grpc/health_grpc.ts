@@ -1,5 +1,6 @@
-// grpc.health.v1.Health (--enable_grpc_healthcheck_service): the server as a whole ("") is
-// SERVING while it accepts requests; a model name is SERVING once a version of it is
+// grpc.health.v1.Health (--enable_grpc_healthcheck_service): the server as a whole ("") and
+// TF Serving's two service names ("PredictionService", "ModelService") are SERVING while it
+// accepts requests; a model name (tfgate's own) is SERVING once a version of it is
 // AVAILABLE, NOT_SERVING while none is, and unknown names are NOT_FOUND (Check) or
 // SERVICE_UNKNOWN (Watch), as the protocol says.
 import { status as GrpcStatus, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
@@ -7,7 +8,7 @@ import { status as GrpcStatus, type sendUnaryData, type ServerUnaryCall, type Se
 export type ServingStatus = 'SERVING' | 'NOT_SERVING' | 'SERVICE_UNKNOWN';
 
 export interface HealthDeps {
-  /** Status of "" (the server) or of a model name. */
+  /** Status of "" (the server), of a service name, or of a model name. */
   statusOf(service: string): ServingStatus;
 }
 

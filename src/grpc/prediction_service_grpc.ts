@@ -3,11 +3,12 @@
 // example_inference.ts), so batching, executors, deadlines and errors are the same.
 import type { sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { Code, ServingError, invalidArgument } from '../core/status.js';
+import * as MSG from '../core/messages.js';
 import type { PredictionService } from '../services/prediction_service.js';
+import { checkInputAliases } from '../services/predict_checks.js';
 import { CLASSIFY_METHOD_NAME, REGRESS_METHOD_NAME, runExamples, type Classification, type ExampleApi } from '../services/example_inference.js';
 import type { ModelSpec } from '../services/servable_version.js';
 import { hostTensorFromProto, hostTensorToProto, hostTensorToProtoFields } from '../savedmodel/tensor_proto.js';
-import { dtypeFromTf, type DType } from '../tensor/dtype.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureSpec } from '../runtimes/runtime.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
@@ -35,26 +36,21 @@ export interface PredictionGrpcDeps {
   metrics: Metrics;
 }
 
-/** TF's DataTypeString names, used in its type-mismatch message. */
-const TF_TYPE_NAMES: Partial<Record<DType, string>> = { float32: 'float', float64: 'double', float16: 'half' };
-const typeName = (d: DType) => TF_TYPE_NAMES[d] ?? d;
-
-/** PredictRequest.inputs → HostTensors checked against the signature's dtypes (TF's session text). */
+/**
+ * PredictRequest.inputs → HostTensors. The names are checked first and each TensorProto is
+ * decoded only then, as GetInputValues does; a proto that does not decode is TensorFlow's
+ * bare "tensor parsing error: <alias>".
+ */
 function predictInputs(request: PredictRequestMessage, signature: SignatureSpec): Record<string, HostTensor> {
+  const protos = request.inputs ?? {};
+  checkInputAliases(signature, Object.keys(protos));
   const inputs: Record<string, HostTensor> = {};
-  const order = Object.keys(signature.inputs);
-  for (const [alias, proto] of Object.entries(request.inputs ?? {})) {
-    let t: HostTensor;
+  for (const [alias, proto] of Object.entries(protos)) {
     try {
-      t = hostTensorFromProto(proto, `input '${alias}'`);
-    } catch (e) {
-      throw invalidArgument(`tensor parsing error: ${alias} (${(e as Error).message})`);
+      inputs[alias] = hostTensorFromProto(proto, `input '${alias}'`);
+    } catch {
+      throw invalidArgument(MSG.tensorParsingError(alias));
     }
-    const declared = signature.inputs[alias] && dtypeFromTf(signature.inputs[alias].dtype);
-    if (declared && declared !== t.dtype) {
-      throw invalidArgument(`Expects arg[${order.indexOf(alias)}] to be ${typeName(declared)} but ${typeName(t.dtype)} is provided`);
-    }
-    inputs[alias] = t;
   }
   return inputs;
 }
@@ -104,8 +100,7 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
   const examples = (api: ExampleApi) =>
     unary<ExampleRequestMessage, object>(api === 'classify' ? 'classify' : 'regress', deps, async (request, call) => {
       const { spec, signatureName } = modelSpecFrom(request.modelSpec);
-      const serialized = serializedExamples(request.input);
-      const r = await runExamples(deps.prediction, api, spec, signatureName, serialized, { deadline: deadlineOf(call), checkMethodName: deps.checkMethodName });
+      const r = await runExamples(deps.prediction, api, spec, signatureName, () => serializedExamples(request.input), { deadline: deadlineOf(call), checkMethodName: deps.checkMethodName });
       const result = api === 'classify' ? classificationResult(r.results as Classification[]) : regressionResult(r.results as number[]);
       return { model: spec.name, response: { modelSpec: modelSpecMessage(spec.name, r.version, signatureName ?? 'serving_default'), result } };
     });
@@ -123,30 +118,39 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
 
     MultiInference: unary<MultiInferenceRequestMessage, object>('multi_inference', deps, async (request, call) => {
       const tasks = request.tasks ?? [];
+      // multi_inference_helper.cc resolves the first task's model before looking at any task.
+      const signatures = deps.prediction.signatures(modelSpecFrom(tasks[0]?.modelSpec ?? {}).spec);
       // multi_inference.cc's checks, in its order and words.
       let modelName = '';
-      const signatures = new Set<string>();
+      const seen = new Set<string>();
       for (const task of tasks) {
         const name = task.modelSpec?.name ?? '';
-        if (!name) throw invalidArgument('Found ModelSpec with an empty model name.');
+        if (!name) throw invalidArgument(MSG.MULTI_INFERENCE_EMPTY_MODEL_NAME);
         if (!modelName) modelName = name;
-        else if (name !== modelName) throw invalidArgument('All ModelSpecs in a MultiInferenceRequest must access the same model name.');
+        else if (name !== modelName) throw invalidArgument(MSG.MULTI_INFERENCE_MODEL_NAMES_DIFFER);
         const signature = task.modelSpec?.signatureName || 'serving_default';
-        if (signatures.has(signature)) throw invalidArgument(`Duplicate evaluation of signature: ${signature}`);
-        signatures.add(signature);
+        if (seen.has(signature)) throw invalidArgument(MSG.duplicateSignatureEvaluation(signature));
+        seen.add(signature);
+        if (!(signature in signatures)) throw invalidArgument(MSG.multiInferenceSignatureNotFound(signature));
         if (task.methodName !== CLASSIFY_METHOD_NAME && task.methodName !== REGRESS_METHOD_NAME) {
-          throw new ServingError(Code.UNIMPLEMENTED, `Unsupported signature method_name: ${task.methodName ?? ''}`);
+          throw new ServingError(Code.UNIMPLEMENTED, MSG.unsupportedMethodName(task.methodName ?? ''));
         }
       }
-      const serialized = serializedExamples(request.input);
+      let serialized: Uint8Array[] | undefined;
+      const examples = () => (serialized ??= serializedExamples(request.input));
       const deadline = deadlineOf(call);
       // Each task runs its signature through the batch queues (TF runs one session call over
-      // the union of outputs; the answers are the same).
+      // the union of outputs; the answers are the same). The method-name check is the
+      // server's (--enable_signature_method_name_check, off by default), as for Classify.
       const results = await Promise.all(
         tasks.map(async (task) => {
           const { spec, signatureName } = modelSpecFrom(task.modelSpec);
           const api: ExampleApi = task.methodName === CLASSIFY_METHOD_NAME ? 'classify' : 'regress';
-          const r = await runExamples(deps.prediction, api, spec, signatureName, serialized, { deadline, checkMethodName: true });
+          const r = await runExamples(deps.prediction, api, spec, signatureName, examples, {
+            deadline,
+            checkMethodName: deps.checkMethodName,
+            signatureNotFound: (n) => invalidArgument(MSG.multiInferenceSignatureNotFound(n)),
+          });
           const modelSpec = modelSpecMessage(spec.name, r.version, signatureName ?? 'serving_default');
           return api === 'classify' ? { modelSpec, classificationResult: classificationResult(r.results as Classification[]) } : { modelSpec, regressionResult: regressionResult(r.results as number[]) };
         }),

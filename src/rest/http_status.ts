@@ -1,5 +1,6 @@
 // Canonical code → HTTP status: the one table, as TF Serving's http_server.cc maps them.
-import { Code } from '../core/status.js';
+import { Code, toStatusData } from '../core/status.js';
+import { BodyTooLarge } from './request_body.js';
 
 const HTTP_STATUS: Record<Code, number> = {
   [Code.OK]: 200,
@@ -23,4 +24,9 @@ const HTTP_STATUS: Record<Code, number> = {
 
 export function httpStatusFor(code: Code): number {
   return HTTP_STATUS[code] ?? 500;
+}
+
+/** The status an error is answered with: the table, except a body over the limit, which HTTP has 413 for. */
+export function httpStatusOf(e: unknown): number {
+  return e instanceof BodyTooLarge ? 413 : httpStatusFor(toStatusData(e).code);
 }

@@ -11,7 +11,7 @@ import { invalidArgument } from '../core/status.js';
 import { protoType } from '../proto/index.js';
 import { isFloatMember, numberIsFloat, type JsonObject, type JsonValue } from './json_parse.js';
 import { debugJson, decodeBase64Object, formatFloat64, isBase64Object, jsonTypeString } from './json_tensor.js';
-import * as MSG from './messages.js';
+import * as MSG from '../core/messages.js';
 
 const INT64_MAX = 2n ** 63n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;

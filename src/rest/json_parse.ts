@@ -24,7 +24,7 @@
 // Strings without escapes are single slices. See test/rest/json_parse.test.ts for a rough
 // benchmark.
 import { invalidArgument } from '../core/status.js';
-import * as MSG from './messages.js';
+import * as MSG from '../core/messages.js';
 
 export interface JsonLimits {
   /** Deepest nesting of arrays/objects; the root container is depth 1. */

@@ -21,11 +21,11 @@
 // the one input without a default when the others have defaults; DT_UINT16 is converted both
 // ways like the other small integer types.
 import { Code, ServingError, invalidArgument, unimplemented } from '../core/status.js';
-import { dtypeFromTf, type DType } from '../tensor/dtype.js';
+import { dtypeFromTf, tfDataTypeString, type DType } from '../tensor/dtype.js';
 import { allocValues, type HostTensor, type TensorValues } from '../tensor/host_tensor.js';
 import type { SignatureSpec, TensorSpec } from '../runtimes/runtime.js';
 import { FLOAT_MARKS, isFloatMember, type JsonObject, type JsonValue } from './json_parse.js';
-import * as MSG from './messages.js';
+import * as MSG from '../core/messages.js';
 
 export type JsonFormat = 'row' | 'columnar';
 
@@ -123,19 +123,6 @@ function inputType(spec: TensorSpec): InputType {
       kind = 'unsupported';
   }
   return { typeName: tfDataTypeString(tf), dtype, kind };
-}
-
-/** TF's DataTypeString: DT_FLOAT → float, DT_HALF → half, DT_FLOAT_REF → float_ref. */
-export function tfDataTypeString(tfName: string): string {
-  const ref = tfName.endsWith('_REF');
-  const base = ref ? tfName.slice(0, -4) : tfName;
-  let s: string;
-  if (base === 'DT_FLOAT') s = 'float';
-  else if (base === 'DT_DOUBLE') s = 'double';
-  else if (base === 'DT_HALF') s = 'half';
-  else if (base === 'DT_INVALID') return 'INVALID';
-  else s = base.replace(/^DT_/, '').toLowerCase();
-  return ref ? `${s}_ref` : s;
 }
 
 const DTYPE_TYPE_STRING: Record<DType, string> = {

@@ -1,14 +1,16 @@
 // The REST transport: TF Serving's /v1 API on Hono. It parses, routes and answers; all
 // inference runs on executor threads behind PredictionService.
 import { Hono, type Context } from 'hono';
-import { Code, ServingError, toStatusData } from '../core/status.js';
+import { Code, ServingError, invalidArgument, toStatusData } from '../core/status.js';
+import * as MSG from '../core/messages.js';
 import { runExamples, type Classification, type ExampleApi } from '../services/example_inference.js';
 import { parseExampleRequest } from './json_examples.js';
 import type { PredictionService } from '../services/prediction_service.js';
 import type { ModelSpec, RunStats } from '../services/servable_version.js';
 import type { Metrics } from '../monitoring/metrics.js';
-import { httpStatusFor } from './http_status.js';
-import { checkModelRef, parseRestPath } from './rest_paths.js';
+import { httpStatusFor, httpStatusOf } from './http_status.js';
+import { checkModelRef, parseRestPath, REST_API_PATH } from './rest_paths.js';
+import { readRequestBody } from './request_body.js';
 import { parseJsonBody } from './json_parse.js';
 import { formatFloat32, parsePredictRequest, predictResponseJson, rapidjsonString } from './json_tensor.js';
 
@@ -37,42 +39,7 @@ export interface RestDeps {
   /** tfgate's own status page (GET /monitoring/tfgate/status). */
   serverStatus?: () => unknown;
   /** --access_log: told of every request once answered. */
-  accessLog?: (entry: { method: string; path: string; status: number; ms: number }) => void;
-}
-
-/** A body over --max_request_body_bytes: RESOURCE_EXHAUSTED, answered 413 as HTTP has a status for it. */
-class BodyTooLarge extends ServingError {}
-
-function tooLarge(max: number): ServingError {
-  return new BodyTooLarge(Code.RESOURCE_EXHAUSTED, `Request body is larger than the limit of ${max} bytes (--max_request_body_bytes)`);
-}
-
-/**
- * The body as text, refused past `max` bytes. A declared Content-Length is checked before
- * reading; a chunked body is read as a stream and cut off at the limit. (Hono's bodyLimit
- * middleware does the same but makes every request build a web stream: 4× slower here.)
- */
-async function readBody(c: Context, max: number): Promise<string> {
-  const declared = c.req.header('content-length');
-  if (declared !== undefined) {
-    if (Number(declared) > max) throw tooLarge(max);
-    return c.req.text();
-  }
-  const reader = c.req.raw.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > max) {
-      await reader.cancel();
-      throw tooLarge(max);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  accessLog?: (entry: { method: string; path: string; status: number; ms: number; error?: string }) => void;
 }
 
 /** `Server-Timing: queue;dur=0.8, infer;dur=2.1, batch;desc="7/8"` (rows / rows after padding). */
@@ -97,9 +64,14 @@ const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
 export const SERVER_STATUS_PATH = '/monitoring/tfgate/status';
 
+/** The error a request was answered with, for the access log (TF Serving logs it at VLOG(1)). */
+const ERROR_KEY = 'servingError';
+type RestEnv = { Variables: { [ERROR_KEY]: string } };
+
 function jsonError(c: Context, e: unknown): Response {
   const status = toStatusData(e);
-  const http = e instanceof BodyTooLarge ? 413 : httpStatusFor(status.code);
+  c.set(ERROR_KEY, status.message);
+  const http = httpStatusOf(e);
   const retryAfterMs = e instanceof ServingError ? e.hints.retryAfterMs : undefined;
   // Retry-After counts whole seconds (RFC 9110); an estimate under one second still says 1.
   const headers = retryAfterMs === undefined ? JSON_HEADERS : { ...JSON_HEADERS, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) };
@@ -114,7 +86,7 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
     deps.metrics.requestLatency.labels(spec.name, 'predict', 'REST').observe((performance.now() - started) * 1000);
   };
   try {
-    const body = parseJsonBody(await readBody(c, deps.limits.maxBodyBytes), { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements });
+    const body = parseJsonBody(await readRequestBody(c, deps.limits.maxBodyBytes), { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements });
     let format: 'row' | 'columnar' = 'row';
     const signatureName = typeof (body as { signature_name?: unknown })?.signature_name === 'string' ? (body as { signature_name: string }).signature_name : undefined;
     const result = await withTimeout(
@@ -122,7 +94,10 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
         const parsed = parsePredictRequest(body, signature);
         format = parsed.format;
         return parsed;
-      }, { deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined }),
+      }, {
+        deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
+        signatureNotFound: (name) => invalidArgument(MSG.restSignatureNotFound(name)),
+      }),
       deps.timeoutMs,
     );
     const text = predictResponseJson(result.outputs, format);
@@ -155,10 +130,10 @@ async function handleExamples(c: Context, api: ExampleApi, spec: ModelSpec, deps
     deps.metrics.requestLatency.labels(spec.name, api, 'REST').observe((performance.now() - started) * 1000);
   };
   try {
-    const body = parseJsonBody(await readBody(c, deps.limits.maxBodyBytes), { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements });
+    const body = parseJsonBody(await readRequestBody(c, deps.limits.maxBodyBytes), { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements });
     const request = parseExampleRequest(body);
     const result = await withTimeout(
-      runExamples(deps.prediction, api, spec, request.signatureName, request.serialized, {
+      runExamples(deps.prediction, api, spec, request.signatureName, () => request.serialized, {
         deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
         checkMethodName: deps.checkMethodName,
       }),
@@ -172,15 +147,33 @@ async function handleExamples(c: Context, api: ExampleApi, spec: ModelSpec, deps
   }
 }
 
-export function createRestApp(deps: RestDeps): Hono {
-  const app = new Hono();
+/** The path and query as the client sent them (net_http's uri_path), from Hono's full URL. */
+function rawUriPath(url: string): string {
+  const start = url.indexOf('/', url.indexOf('://') + 3);
+  return start < 0 ? '/' : url.slice(start);
+}
+
+/**
+ * OPTIONS on any REST URL (http_server.cc, before the handler routes it): 200 when the
+ * Origin header names an http(s) origin, else FAILED_PRECONDITION. Either way the body is
+ * empty, as TF Serving writes no JSON for it; the CORS headers, when on, are added below.
+ */
+function corsPreflight(c: Context): Response {
+  if (/https?:\/\//.test(c.req.header('origin') ?? '')) return c.body(null, 200);
+  c.set(ERROR_KEY, MSG.ORIGIN_HEADER_MISSING);
+  return c.body(null, httpStatusFor(Code.FAILED_PRECONDITION) as 400);
+}
+
+export function createRestApp(deps: RestDeps): Hono<RestEnv> {
+  const app = new Hono<RestEnv>();
 
   const accessLog = deps.accessLog;
   if (accessLog) {
     app.use('*', async (c, next) => {
       const started = performance.now();
       await next();
-      accessLog({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - started) * 1000) / 1000 });
+      const error = c.get(ERROR_KEY);
+      accessLog({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - started) * 1000) / 1000, ...(error !== undefined && { error }) });
     });
   }
 
@@ -202,10 +195,11 @@ export function createRestApp(deps: RestDeps): Hono {
   if (serverStatus) app.get(SERVER_STATUS_PATH, (c) => c.body(JSON.stringify(serverStatus(), null, 1), 200, JSON_HEADERS));
 
   app.all('*', async (c) => {
-    const pathname = c.req.path;
-    if (!/^\/v1\//i.test(pathname)) return jsonError(c, new ServingError(Code.NOT_FOUND, `Not found: ${c.req.method} ${pathname}`));
+    const uriPath = rawUriPath(c.req.url);
+    if (!REST_API_PATH.test(uriPath)) return jsonError(c, new ServingError(Code.NOT_FOUND, `Not found: ${c.req.method} ${c.req.path}`));
+    if (c.req.method === 'OPTIONS') return corsPreflight(c);
     try {
-      const call = parseRestPath(c.req.method, pathname);
+      const call = parseRestPath(c.req.method, uriPath);
       checkModelRef(call.model);
       switch (call.kind) {
         case 'status':

@@ -11,6 +11,11 @@ export interface TensorSpec {
   dtype: string;
   /** Dimension sizes (-1 unknown), or null when the rank is unknown. */
   shape: number[] | null;
+  /**
+   * Inputs only: the dtype the graph's placeholder has, when it differs from the declared
+   * `dtype`. TF checks feeds against the graph, so this is what a fed tensor must be.
+   */
+  feedDtype?: string;
 }
 
 export interface SignatureSpec {

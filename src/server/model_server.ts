@@ -29,6 +29,9 @@ import type { ResolvedRuntime } from '../runtimes/runtime_selection.js';
 import type { Log } from './logger.js';
 export type { Log };
 
+/** The service names TF Serving's model server marks SERVING in gRPC's health service. */
+const HEALTH_SERVICE_NAMES = new Set(['ModelService', 'PredictionService']);
+
 const corePolicy = (p: VersionPolicy): CorePolicy =>
   'latest' in p ? { latest: { numVersions: p.latest.num_versions } } : 'all' in p ? { all: {} } : { specific: { versions: [...p.specific.versions] } };
 
@@ -313,10 +316,13 @@ export class ModelServer {
     await this.applyConfig(config);
   }
 
-  /** grpc.health.v1: the server, or one model by name. */
+  /**
+   * grpc.health.v1: the server (""), the services under the short names TF Serving registers
+   * (server.cc: "ModelService", "PredictionService"), or — tfgate's own — one model by name.
+   */
   private healthOf(service: string): ServingStatus {
     if (this.stopped) return 'NOT_SERVING';
-    if (!service) return 'SERVING';
+    if (!service || HEALTH_SERVICE_NAMES.has(service)) return 'SERVING';
     if (!this.config.model_config_list.config.some((m) => m.name === service)) return 'SERVICE_UNKNOWN';
     return this.safeStatus(service).some((v) => v.state === 'AVAILABLE') ? 'SERVING' : 'NOT_SERVING';
   }

@@ -4,7 +4,8 @@
 import { Code, ServingError, invalidArgument } from '../core/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureSpec } from '../runtimes/runtime.js';
-import type { CallOptions, PredictionService } from './prediction_service.js';
+import * as MSG from '../core/messages.js';
+import type { PredictionService, PredictOptions } from './prediction_service.js';
 import type { ModelSpec } from './servable_version.js';
 
 export const CLASSIFY_METHOD_NAME = 'tensorflow/serving/classify';
@@ -12,6 +13,9 @@ export const REGRESS_METHOD_NAME = 'tensorflow/serving/regress';
 const INPUTS = 'inputs';
 
 export type ExampleApi = 'classify' | 'regress';
+
+/** classifier.cc / regressor.cc: Classify and Regress name a missing signature alike. */
+const exampleSignatureNotFound = (name: string) => invalidArgument(MSG.exampleSignatureNotFound(name));
 
 /** One example's classes: [label, score] pairs ("" when the model has no classes output). */
 export type Classification = Array<[string, number]>;
@@ -51,25 +55,32 @@ function label(v: unknown): string {
   return typeof v === 'string' ? v : new TextDecoder().decode(v as Uint8Array);
 }
 
+/**
+ * Runs a classify or regress signature over serialized tf.Examples. `examples` is called once
+ * the version and signature have passed their checks, so a request that is wrong on both
+ * counts gets the model's error first, as TF Serving answers it.
+ */
 export async function runExamples(
   prediction: PredictionService,
   api: ExampleApi,
   spec: ModelSpec,
   signatureName: string | undefined,
-  serialized: Uint8Array[],
-  options: CallOptions & { checkMethodName?: boolean } = {},
+  examples: () => Uint8Array[],
+  options: PredictOptions & { checkMethodName?: boolean } = {},
 ): Promise<ExampleResult> {
   let outputKeys: string[] = [];
+  let batch = 0;
   const result = await prediction.predict(
     spec,
     signatureName,
     (signature) => {
       outputKeys = checkSignature(api, signatureName ?? 'serving_default', signature, options.checkMethodName ?? false).outputs;
-      return { inputs: { [INPUTS]: { dtype: 'string', shape: [serialized.length], values: serialized } }, outputFilter: outputKeys };
+      const serialized = examples();
+      batch = serialized.length;
+      return { inputs: { [INPUTS]: { dtype: 'string', shape: [batch], values: serialized } }, outputFilter: outputKeys };
     },
-    options,
+    { signatureNotFound: exampleSignatureNotFound, ...options },
   );
-  const batch = serialized.length;
   if (api === 'regress') {
     const out = result.outputs.outputs;
     const { width } = rowsOf(out, batch, 'output');

@@ -1,13 +1,24 @@
 // Predict, shared by every transport: find the version, check the request against the
 // signature (TF Serving's predict_util rules), run it on the version's executors.
-import { invalidArgument, ServingError, Code } from '../core/status.js';
+import { ServingError, Code, failedPrecondition } from '../core/status.js';
+import * as MSG from '../core/messages.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureSpec } from '../runtimes/runtime.js';
 import type { ModelSpec, RunStats, ServableVersion, VersionSource } from './servable_version.js';
+import { checkInputAliases, checkInputDtypes, checkOutputFilter } from './predict_checks.js';
 
 /** How long the caller waits: performance.now() ms (see RunOptions.deadline). */
 export interface CallOptions {
   deadline?: number;
+}
+
+export interface PredictOptions extends CallOptions {
+  /**
+   * The error for a signature the model does not have. Each API words it its own way:
+   * gRPC Predict FAILED_PRECONDITION (predict_util.cc, the default), REST :predict and
+   * Classify / Regress INVALID_ARGUMENT with their own texts.
+   */
+  signatureNotFound?: (name: string) => ServingError;
 }
 
 export const DEFAULT_SIGNATURE_KEY = 'serving_default';
@@ -19,46 +30,48 @@ export interface PredictResult {
   stats: RunStats;
 }
 
-/** The input-count check of TF Serving's predict_util.cc, with its message. */
-export function verifyRequestInputsSize(signature: SignatureSpec, inputs: Record<string, HostTensor>): void {
-  const sent = Object.keys(inputs);
-  const expected = Object.keys(signature.inputs);
-  const hasDefaults = Object.keys(signature.defaults).length > 0;
-  if (sent.length > expected.length || (sent.length < expected.length && !hasDefaults)) {
-    const sorted = (a: string[]) => [...a].sort().join(',');
-    const extra = sent.filter((k) => !(k in signature.inputs));
-    const missing = expected.filter((k) => !(k in inputs));
-    throw invalidArgument(
-      `input size does not match signature: ${sent.length}!=${expected.length} len({${sorted(sent)}}) != len({${sorted(expected)}}). ` +
-        `Sent extra: {${sorted(extra)}}. Missing but required: {${sorted(missing)}}.`,
-    );
-  }
-}
+const predictSignatureNotFound = (name: string) => failedPrecondition(MSG.predictSignatureNotFound(name));
 
 export class PredictionService {
   constructor(private readonly versions: VersionSource) {}
 
   /**
+   * The signatures of the version a spec resolves to now, as TF Serving's GetServableHandle
+   * finds it (its errors: no name, unknown label, not found). Lets a caller check a request
+   * against them before running anything (MultiInference validates all its tasks first).
+   */
+  signatures(spec: ModelSpec): Readonly<Record<string, SignatureSpec>> {
+    const handle = this.versions.acquire(spec);
+    try {
+      return handle.servable.description.signatures;
+    } finally {
+      handle.release();
+    }
+  }
+
+  /**
    * Runs `fill` with the resolved version's signature to build the inputs (the REST layer
-   * parses JSON against it), then runs the signature. The version stays acquired throughout,
-   * so an unload waits for this request.
+   * parses JSON against it), checks them and the output filter as TF Serving does, then runs
+   * the signature. The version stays acquired throughout, so an unload waits for this request.
    */
   async predict(
     spec: ModelSpec,
     signatureName: string | undefined,
     fill: (signature: SignatureSpec, version: ServableVersion) => { inputs: Record<string, HostTensor>; outputFilter?: string[] },
-    call: CallOptions = {},
+    call: PredictOptions = {},
   ): Promise<PredictResult> {
     const handle = this.versions.acquire(spec);
     try {
       const name = signatureName || DEFAULT_SIGNATURE_KEY;
       const version = handle.servable;
       const signature = version.description.signatures[name];
-      if (!signature) throw invalidArgument(`Serving signature name: "${name}" not found in signature def`);
+      if (!signature) throw (call.signatureNotFound ?? predictSignatureNotFound)(name);
       const refusal = version.description.refusals[name];
       if (refusal) throw new ServingError(Code.UNIMPLEMENTED, `signature "${name}" of model ${spec.name} version ${handle.version} cannot be served: ${refusal}`);
       const { inputs, outputFilter = [] } = fill(signature, version);
-      verifyRequestInputsSize(signature, inputs);
+      checkInputAliases(signature, Object.keys(inputs));
+      checkOutputFilter(signature, outputFilter);
+      checkInputDtypes(signature, inputs);
       const stats: RunStats = {};
       const outputs = await version.run(name, inputs, outputFilter, { stats, deadline: call.deadline });
       return { version: handle.version, signatureName: name, outputs, stats };

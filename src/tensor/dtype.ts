@@ -45,6 +45,19 @@ export function stripRef(tfName: string): string {
   return tfName.endsWith('_REF') ? tfName.slice(0, -4) : tfName;
 }
 
+/** TF's DataTypeString: DT_FLOAT → float, DT_HALF → half, DT_FLOAT_REF → float_ref. */
+export function tfDataTypeString(tfName: string): string {
+  const ref = tfName.endsWith('_REF');
+  const base = ref ? tfName.slice(0, -4) : tfName;
+  let s: string;
+  if (base === 'DT_FLOAT') s = 'float';
+  else if (base === 'DT_DOUBLE') s = 'double';
+  else if (base === 'DT_HALF') s = 'half';
+  else if (base === 'DT_INVALID') return 'INVALID';
+  else s = base.replace(/^DT_/, '').toLowerCase();
+  return ref ? `${s}_ref` : s;
+}
+
 /** DT_FLOAT → 'float32'; undefined for types tfgate cannot hold (DT_RESOURCE, DT_VARIANT, complex …). */
 export function dtypeFromTf(tfName: string): DType | undefined {
   return TF_TO_DTYPE[stripRef(tfName)];

@@ -111,5 +111,24 @@ describe('aspired versions manager', () => {
     assert.deepEqual(err(() => m.acquire({ name: 'm', label: 'beta' })), [Code.INVALID_ARGUMENT, 'Unrecognized servable version label: beta']);
     assert.deepEqual(err(() => m.status({ name: 'x' })), [Code.NOT_FOUND, 'Could not find any versions of model x']);
     assert.deepEqual(err(() => m.setVersionLabels('m', { canary: 3 })), [Code.FAILED_PRECONDITION, 'Request to assign label to version 3 of model m, which is not currently available for inference']);
+    assert.deepEqual(err(() => m.acquire({ name: '' })), [Code.INVALID_ARGUMENT, 'ModelSpec has no name specified.']);
+  });
+
+  it('status ignores labels, as get_model_status_impl.cc reads only the version', async () => {
+    const { m } = await loadedManager([1, 2]);
+    m.setVersionLabels('m', { stable: 1 });
+    const all = [[2, 'AVAILABLE'], [1, 'AVAILABLE']];
+    assert.deepEqual(m.status({ name: 'm', label: 'stable' }).map((s) => [s.version, s.state]), all);
+    assert.deepEqual(m.status({ name: 'm', label: 'no_such_label' }).map((s) => [s.version, s.state]), all);
+    assert.throws(() => m.status({ name: 'x', label: 'stable' }), (e: unknown) => e instanceof ServingError && e.code === Code.NOT_FOUND && e.message === 'Could not find any versions of model x');
+  });
+
+  it('a removed model keeps its versions in status, END and OK, and serves no more', async () => {
+    const { m } = await loadedManager([1, 2]);
+    m.setVersionLabels('m', { stable: 1 });
+    await m.removeModel('m');
+    assert.deepEqual(m.status({ name: 'm' }).map((s) => [s.version, s.state, s.status.code]), [[2, 'END', Code.OK], [1, 'END', Code.OK]]);
+    assert.throws(() => m.acquire({ name: 'm' }), (e: unknown) => e instanceof ServingError && e.code === Code.NOT_FOUND && e.message === 'Servable not found for request: Latest(m)');
+    assert.throws(() => m.acquire({ name: 'm', label: 'stable' }), (e: unknown) => e instanceof ServingError && e.message === 'Unrecognized servable version label: stable', 'its labels went with the config');
   });
 });

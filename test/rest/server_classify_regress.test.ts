@@ -63,7 +63,7 @@ describe(':classify and :regress (real process)', () => {
       ['default', 'regress', '{"signature_name": "regress_x_to_y", "examples": [{"x": [1.0, "a"]}]}', 400, /^Unexpected element type in feature: x expecting type: float$/],
       ['default', 'regress', '{"signature_name": "regress_x_to_y"}', 400, /When method is classify, key 'examples' is expected and was not found$/],
       ['default', 'regress', '{"signature_name": "serving_default", "examples": [{"x": 2.0}]}', 400, /^No regression inputs found in SignatureDef: serving_default$/],
-      ['default', 'regress', '{"signature_name": "nope", "examples": [{"x": 2.0}]}', 400, /^Serving signature name: "nope" not found in signature def$/],
+      ['default', 'regress', '{"signature_name": "nope", "examples": [{"x": 2.0}]}', 400, /^No signature was found with the name: nope$/],
       ['nope', 'classify', '{"examples": [{"x": 2.0}]}', 404, /Servable not found for request: Latest\(nope\)/],
     ];
     for (const [model, verb, body, status, re] of cases) {

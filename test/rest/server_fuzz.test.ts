@@ -1,11 +1,14 @@
 // Bad input at scale against the real server, for a bounded time: mutated valid requests,
-// random bytes, deep nesting, huge shapes, invalid UTF-8 and wrong content types. A client
-// error must never be answered 5xx, the process must survive, and good requests keep
-// working. The counts are printed (node:test diagnostics).
+// random bytes, deep nesting, huge shapes, invalid UTF-8, wrong content types, and gzip
+// bodies (mutated JSON gzipped, corrupt or truncated gzip, bombs that inflate past
+// --max_request_body_bytes). A client error must never be answered 5xx, the process must
+// survive with its memory near where it started, and good requests keep working. The counts
+// are printed (node:test diagnostics).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { MODELS } from '../helpers/paths.js';
 import { startServer, type RunningServer } from '../helpers/server_process.js';
 import { seededRandom } from '../../src/savedmodel/model_zoo.js';
@@ -34,9 +37,28 @@ function mutate(rand: () => number, s: string): string {
   return s;
 }
 
-type Body = { body: Uint8Array | string; contentType?: string; what: string };
+type Body = { body: Uint8Array | string; contentType?: string; contentEncoding?: string; what: string };
+
+/** The server's --max_request_body_bytes: a bomb must inflate past it. */
+const MAX_BODY_BYTES = 4 * 2 ** 20;
+/** Zeros that inflate to 4× the limit from a body of a few KB; made once. */
+const BOMB = gzipSync(Buffer.alloc(4 * MAX_BODY_BYTES));
+
+function generateGzip(rand: () => number): Body {
+  const k = rand();
+  const gz = gzipSync(mutate(rand, VALID[Math.floor(rand() * VALID.length)]));
+  if (k < 0.4) return { body: gz, contentType: 'application/json', contentEncoding: 'gzip', what: 'gzip mutated' };
+  if (k < 0.6) {
+    const corrupt = Uint8Array.from(gz);
+    for (let i = 0; i < 1 + Math.floor(rand() * 4); i++) corrupt[Math.floor(rand() * corrupt.length)] ^= 1 + Math.floor(rand() * 255);
+    return { body: corrupt, contentEncoding: 'gzip', what: 'gzip corrupt' };
+  }
+  if (k < 0.8) return { body: gz.subarray(0, Math.floor(rand() * gz.length)), contentEncoding: 'gzip', what: 'gzip truncated' };
+  return { body: BOMB, contentEncoding: rand() < 0.5 ? 'gzip' : 'x-gzip', what: 'gzip bomb' };
+}
 
 function generate(rand: () => number): Body {
+  if (rand() < 0.2) return generateGzip(rand);
   const k = rand();
   if (k < 0.45) return { body: mutate(rand, VALID[Math.floor(rand() * VALID.length)]), contentType: 'application/json', what: 'mutated' };
   if (k < 0.6) return { body: Uint8Array.from({ length: Math.floor(rand() * 300) }, () => Math.floor(rand() * 256)), contentType: 'application/json', what: 'random bytes' };
@@ -69,7 +91,7 @@ function rssBytes(pid: number): number {
 describe('fuzzing the REST API (real process)', () => {
   let server: RunningServer;
   before(async () => {
-    server = await startServer([`--model_base_path=${path.join(MODELS, 'saved_model_half_plus_two_cpu')}`, '--model_name=default', '--num_executors=1', '--json_max_depth=64']);
+    server = await startServer([`--model_base_path=${path.join(MODELS, 'saved_model_half_plus_two_cpu')}`, '--model_name=default', '--num_executors=1', '--json_max_depth=64', `--max_request_body_bytes=${MAX_BODY_BYTES}`]);
     for (let i = 0; i < 100 && (await (await fetch(server.url('/v1/models/default'))).json()).model_version_status?.[0]?.state !== 'AVAILABLE'; i++) {
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -84,6 +106,7 @@ describe('fuzzing the REST API (real process)', () => {
     const counts = new Map<string, number>();
     const statuses = new Map<number, number>();
     const serverErrors: string[] = [];
+    const bombStatuses = new Map<number, number>();
     let sent = 0;
     for (let i = 0; i < 20; i++) await fetch(server.url('/v1/models/default:predict'), { method: 'POST', body: '{"instances": [1.0]}' }).then((r) => r.text());
     const pid = server.proc.pid!;
@@ -94,11 +117,13 @@ describe('fuzzing the REST API (real process)', () => {
       while (Date.now() < end) {
         const b = generate(rand);
         const url = server.url(PATHS[Math.floor(rand() * PATHS.length)]);
-        const res = await fetch(url, { method: 'POST', body: typeof b.body === 'string' ? b.body : Buffer.from(b.body), headers: b.contentType ? { 'content-type': b.contentType } : {} });
+        const headers: Record<string, string> = { ...(b.contentType && { 'content-type': b.contentType }), ...(b.contentEncoding && { 'content-encoding': b.contentEncoding }) };
+        const res = await fetch(url, { method: 'POST', body: typeof b.body === 'string' ? b.body : Buffer.from(b.body), headers });
         const text = await res.text();
         sent++;
         counts.set(b.what, (counts.get(b.what) ?? 0) + 1);
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        if (b.what === 'gzip bomb') bombStatuses.set(res.status, (bombStatuses.get(res.status) ?? 0) + 1);
         if (res.status >= 500) serverErrors.push(`${b.what} → ${res.status} ${text.slice(0, 200)} body: ${Buffer.from(b.body).toString('utf8').slice(0, 200)}`);
       }
     };
@@ -120,6 +145,7 @@ describe('fuzzing the REST API (real process)', () => {
     assert.ok(peak - baseline <= RSS_BOUND_BYTES, `RSS peaked ${mb(peak - baseline)} MB above its baseline`);
     assert.deepEqual(serverErrors.slice(0, 5), [], `${serverErrors.length} answers were 5xx`);
     assert.ok(sent > 100, `only ${sent} requests in ${SECONDS} s`);
+    assert.deepEqual([...bombStatuses.keys()], [413], `gzip bombs answered ${JSON.stringify(Object.fromEntries(bombStatuses))}`);
     const good = await fetch(server.url('/v1/models/default:predict'), { method: 'POST', body: '{"instances": [1.0, 2.0, 5.0]}' });
     assert.deepEqual(await good.json(), { predictions: [2.5, 3, 4.5] });
   });

@@ -4,7 +4,7 @@
 //   signature's outputs do not need is dropped (save/restore, init ops, training paths).
 import { Code, ServingError, invalidArgument, failedPrecondition } from '../../core/status.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
-import { dtypeToTf } from '../../tensor/dtype.js';
+import { dtypeToTf, stripRef } from '../../tensor/dtype.js';
 import type { SignatureSpec, TensorSpec } from '../../runtimes/runtime.js';
 import type { MetaGraphObject } from '../saved_model_reader.js';
 import { signatureSpec } from '../signature_spec.js';
@@ -216,6 +216,7 @@ export function prepareSignatureGraph(
     const ownDtype = node.op === 'Placeholder' && index === 0 ? node.attr?.dtype?.type : undefined;
     feedNodes.push(placeholderNode(placeholder, ownDtype ? { ...spec, dtype: ownDtype } : spec));
     inputs[key] = { placeholder, spec };
+    if (ownDtype && stripRef(ownDtype) !== spec.dtype) signature.inputs[key] = { ...spec, feedDtype: stripRef(ownDtype) };
   }
 
   const flattener = new GraphFlattener(graphNodes, functionLibrary(mg), opDefs(mg), { keepControlInputs: false, aliases });

@@ -1,6 +1,10 @@
-// TF Serving's REST error texts, word for word, in one place. Sources (tensorflow/serving @
-// 9d981c5c): util/json_tensor.cc (request and response codec) and RapidJSON 1.1.0's
-// error/en.h (parse errors, which json_tensor.cc wraps as "JSON Parse error: <text> at offset: N").
+// The error catalog: TF Serving's (and TensorFlow's) error texts, word for word, in one
+// place, for every transport (REST answers them as {"error": …}, gRPC as the status details).
+// Sources, tensorflow/serving @ 9d981c5c unless named otherwise: util/json_tensor.cc (the REST
+// request and response codec), RapidJSON 1.1.0's error/en.h (parse errors, which
+// json_tensor.cc wraps as "JSON Parse error: <text> at offset: N"), model_servers/ (routing,
+// model specs, status), servables/tensorflow/ (predict, classify, regress, multi-inference)
+// and TensorFlow's cc/saved_model/util.cc and core/framework/function.cc (feeds).
 // Where a text is a function, `dbg` is a JSON value printed as json_tensor.cc's
 // JsonValueToDebugString prints it (see debugJson in json_tensor.ts).
 // Texts that tfgate adds (limits, which TF Serving does not have) are marked as such.
@@ -136,3 +140,82 @@ export const featureUnexpectedElementType = (feature: string, kind: string) => `
 /** LossyDecimalError: a finite number beyond float's range. `dbg` as JsonValueToString writes it. */
 export const lossyDecimal = (dbg: string, target: string) => `Cannot convert JSON value: ${dbg} to ${target} without loss of precision.`;
 export const featureUint64 = (feature: string) => `Feature: ${feature} has uint64 element. Only int64 is supported.`;
+
+// ---- REST routing: model_servers/http_server.cc, http_rest_api_handler.cc ---------------------
+
+/** No route matched; `uriPath` is the path and query as the client sent them (not decoded). */
+export const malformedRequest = (method: string, uriPath: string) => `Malformed request: ${method} ${uriPath}`;
+
+/** GET /v1/models (status and metadata need a model). */
+export const MISSING_MODEL_NAME = 'Missing model name in request.';
+
+/** FAILED_PRECONDITION: an OPTIONS request whose Origin header has no http:// or https:// in it. */
+export const ORIGIN_HEADER_MISSING = 'Origin header is missing in CORS preflight';
+
+/** GetInfoMap: REST :predict names a signature the model does not have (checked before predict_util). */
+export const restSignatureNotFound = (name: string) => `Serving signature name: "${name}" not found in signature def`;
+
+// ---- Model specs and status: model_servers/server_core.cc, get_model_status_impl.cc ----------
+
+export const MISSING_MODEL_SPEC = 'Missing ModelSpec';
+
+/** ServableRequestFromModelSpec: every call that resolves a version (not GetModelStatus). */
+export const MODEL_SPEC_NO_NAME = 'ModelSpec has no name specified.';
+
+export const unrecognizedVersionLabel = (label: string) => `Unrecognized servable version label: ${label}`;
+
+/** GetModelStatus of a model the state monitor never saw (labels are not consulted). */
+export const couldNotFindAnyVersions = (model: string) => `Could not find any versions of model ${model}`;
+
+export const couldNotFindVersion = (version: number, model: string) => `Could not find version ${version} of model ${model}`;
+
+// ---- Predict: servables/tensorflow/predict_util.cc ---------------------------------------------
+
+/** FAILED_PRECONDITION, gRPC Predict (REST :predict answers restSignatureNotFound first). */
+export const predictSignatureNotFound = (name: string) => `Serving signature key "${name}" not found.`;
+
+/** VerifyRequestInputsSize; each list sorted and comma-joined. */
+export const inputSizeMismatch = (sent: string[], expected: string[], extra: string[], missing: string[]) =>
+  `input size does not match signature: ${sent.length}!=${expected.length} len({${sent.join(',')}}) != len({${expected.join(',')}}). ` +
+  `Sent extra: {${extra.join(',')}}. Missing but required: {${missing.join(',')}}.`;
+
+/** output_filter names an output the signature does not have (note: no full stop after the alias). */
+export const outputAliasNotFound = (alias: string, outputs: string[]) =>
+  `output tensor alias not found in signature: ${alias} Outputs expected to be in the set {${outputs.join(',')}}.`;
+
+export const duplicateOutputAlias = (alias: string) => `duplicate output tensor alias: ${alias}`;
+
+// ---- Feeds: TensorFlow's cc/saved_model/util.cc (GetInputValues), core/framework/function.cc ---
+
+/** A signature input neither sent nor defaulted; the sets sorted and comma-joined. */
+export const inputNotInRequest = (alias: string, feedName: string, requestAliases: string[], defaultAliases: string[]) =>
+  `Signature input alias: ${alias}(feed name: ${feedName}) not found in request and no default value provided. ` +
+  `Inputs expected to be in the request {${requestAliases.join(',')}}, or default input alias set: ${defaultAliases.join(',')}`;
+
+/** A request input that is no signature input (once defaults filled the count). */
+export const inputsContainInvalidName = (used: string[], given: string[]) =>
+  `Inputs contains invalid name. Used request inputs: ${used.join(',')}, request input: ${given.join(',')}`;
+
+/** Tensor::FromProto refused the TensorProto sent for `alias`. */
+export const tensorParsingError = (alias: string) => `tensor parsing error: ${alias}`;
+
+/** FunctionCallFrame::SetArgs: a feed of another dtype than the graph's; dtypes as DataTypeString. */
+export const argDtypeMismatch = (index: number, expected: string, given: string) => `Expects arg[${index}] to be ${expected} but ${given} is provided`;
+
+// ---- Classify, Regress, MultiInference: classifier.cc, regressor.cc, multi_inference.cc -------
+
+export const exampleSignatureNotFound = (name: string) => `No signature was found with the name: ${name}`;
+
+export const multiInferenceSignatureNotFound = (name: string) => `Requested signature not found in model graph: ${name}`;
+
+/** InputToSerializedExampleTensor (servables/tensorflow/util.cc): no examples in the Input. */
+export const INPUT_IS_EMPTY = 'Input is empty.';
+
+export const MULTI_INFERENCE_EMPTY_MODEL_NAME = 'Found ModelSpec with an empty model name.';
+
+export const MULTI_INFERENCE_MODEL_NAMES_DIFFER = 'All ModelSpecs in a MultiInferenceRequest must access the same model name.';
+
+export const duplicateSignatureEvaluation = (signature: string) => `Duplicate evaluation of signature: ${signature}`;
+
+/** UNIMPLEMENTED: a task whose method_name is neither classify's nor regress's. */
+export const unsupportedMethodName = (methodName: string) => `Unsupported signature method_name: ${methodName}`;
