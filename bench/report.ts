@@ -5,7 +5,10 @@
 //   4. serving overhead (tiny model vs a bare Hono echo);
 // then bench/results/<name>.json, the charts, and bench/RESULTS.md (a --quick smoke run
 // writes bench/results/quick.md instead, leaving the committed report alone).
-//   npm run bench:report [-- --quick] [--name full] [--rounds 2] [--seconds 8] [--render bench/results/full.json]
+// --runtime picks tfgate's --runtime for every server and the engine of the naive server and
+// the offline curve (so the set-ups differ in serving design only); a list (onnx,wasm) runs
+// the report once per runtime, in turn, and compares them in bench/results/<name>-runtimes.md.
+//   npm run bench:report [-- --quick] [--runtime auto|onnx|wasm|onnx,wasm] [--name full] [--rounds 2] [--seconds 8] [--render bench/results/full.json]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,9 +23,13 @@ import { REPO, alone, stopProcess } from './report/processes.js';
 import { evaluateTargets } from './report/targets.js';
 import { writeReport } from './report/results_markdown.js';
 import type { BenchResults } from './report/results.js';
+import { selectRuntime } from '../src/runtimes/runtime_selection.js';
+import type { RuntimeChoice } from '../src/config/flags.js';
+import { writeRuntimeComparison } from './report/runtime_comparison.js';
 
 const QUICK = flagArg('quick');
 const NAME = stringArg('name', QUICK ? 'quick' : 'full');
+const RUNTIMES = stringArg('runtime', 'auto').split(',').map((r) => r.trim()).filter(Boolean) as RuntimeChoice[];
 const ROUNDS = numberArg('rounds', QUICK ? 1 : 2);
 const CELL_SECONDS = numberArg('seconds', QUICK ? 3 : 8);
 const WIDTH = numberArg('width', 256);
@@ -47,6 +54,22 @@ async function main() {
     log(`wrote ${written.map((f) => path.relative(REPO, f)).join(', ')}`);
     return;
   }
+  const all: BenchResults[] = [];
+  for (const [i, choice] of RUNTIMES.entries()) {
+    log(`==== runtime ${choice}`);
+    // The first runtime's report is the main one; the others are written beside it.
+    all.push(await report(choice, i === 0 ? NAME : `${NAME}-${choice}`, i === 0));
+  }
+  if (all.length > 1) {
+    const file = writeRuntimeComparison(all, path.join(REPO, 'bench', 'results', `${NAME}-runtimes.md`));
+    log(`wrote ${path.relative(REPO, file)}`);
+  }
+}
+
+async function report(choice: RuntimeChoice, name: string, main: boolean): Promise<BenchResults> {
+  const selection = await selectRuntime(choice);
+  const runtime = { choice, resolved: selection.runtime, reason: selection.reason };
+  log(`  ${selection.reason}`);
   const started = performance.now();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-report-'));
   const modelBase = path.join(dir, MODEL_NAME);
@@ -55,7 +78,7 @@ async function main() {
 
   log('1/4 the bench model, offline');
   const batches = [1, 2, 4, 8, 16, 32, 64];
-  const { backend, curve } = await measureCurve(path.join(modelBase, '1'), model, batches, QUICK ? 400 : 1500);
+  const { backend, curve } = await measureCurve(path.join(modelBase, '1'), model, batches, QUICK ? 400 : 1500, runtime.resolved);
   const t1 = curve[0].ms;
   const atMax = curve.find((p) => p.batch === MAX_BATCH)!;
   for (const p of curve) log(`  batch ${p.batch}: ${p.ms.toFixed(2)} ms, ${p.msPerItem.toFixed(3)} ms/item`);
@@ -63,12 +86,12 @@ async function main() {
   log('2/4 the seed experiment, time-scaled');
   const scale = t1 / SEED_MODEL_MS;
   const thinkMs: [number, number] = [SEED_THINK_MS[0] * scale, SEED_THINK_MS[1] * scale];
-  const batch1AfterThinkMs = await measureBatch1AfterThink(path.join(modelBase, '1'), model, thinkMs, QUICK ? 20 : 60);
+  const batch1AfterThinkMs = await measureBatch1AfterThink(path.join(modelBase, '1'), model, thinkMs, QUICK ? 20 : 60, runtime.resolved);
   log(`  batch 1 with ${thinkMs[0].toFixed(0)}-${thinkMs[1].toFixed(0)} ms think time between runs: ${batch1AfterThinkMs.toFixed(2)} ms`);
   const users = QUICK ? [1, 5, 20] : [1, 5, 20, 40, 80];
   // TF Serving-style timeouts scaled to the model; 1.67 × T(1) is the seed's 500 ms on its 300 ms model.
   const timeoutFactors = QUICK ? [0, 500 / SEED_MODEL_MS] : [0, 0.5, 1, 500 / SEED_MODEL_MS, 3];
-  const ctx: SetupContext = { modelBase, workDir: dir, executors: os.cpus().length, processes: 5 };
+  const ctx: SetupContext = { runtime, modelBase, workDir: dir, executors: os.cpus().length, processes: 5 };
   const setups = describeSetups(ctx, timeoutFactors.map((f) => Math.round(f * t1 * 1000)));
   const servers: StartedSetup[] = [];
   try {
@@ -86,7 +109,7 @@ async function main() {
     if (DEPTH !== FAST_DEPTH) {
       fastBase = path.join(dir, 'fast', MODEL_NAME);
       const fast = await writeMlpSavedModel(path.join(fastBase, '1'), { ...description, hiddenSizes: new Array(FAST_DEPTH).fill(WIDTH) });
-      fastMs = (await measureCurve(path.join(fastBase, '1'), fast, [1], 1500)).curve[0].ms;
+      fastMs = (await measureCurve(path.join(fastBase, '1'), fast, [1], 1500, runtime.resolved)).curve[0].ms;
     }
     const fastCtx: SetupContext = { ...ctx, modelBase: fastBase };
     for (const s of setups.filter((x) => x.kind === 'naive' || x.kind === 'executors')) servers.push(await startSetup(s, fastCtx));
@@ -103,7 +126,8 @@ async function main() {
     const overhead = await runOverheadExperiment(QUICK ? 2 : 5, QUICK ? 1 : 2, 64);
 
     const results: BenchResults = {
-      name: NAME,
+      name,
+      runtime,
       date: new Date().toISOString(),
       quick: QUICK,
       command: ['npm run bench:report', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' '),
@@ -126,9 +150,10 @@ async function main() {
     };
     results.targets = evaluateTargets(results);
     results.durationSeconds = Math.round((performance.now() - started) / 1000);
-    const written = await writeReport(results, path.join(REPO, 'bench'));
+    const written = await writeReport(results, path.join(REPO, 'bench'), main);
     for (const t of results.targets) log(`${t.met ? 'met    ' : 'MISSED '} ${t.name}: ${t.measured} (goal ${t.goal})`);
     log(`wrote ${written.map((f) => path.relative(REPO, f)).join(', ')} in ${results.durationSeconds} s`);
+    return results;
   } finally {
     await Promise.all(servers.map((s) => stopProcess(s.proc)));
     fs.rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
-// The bench model's offline cost curve T(batch), measured in this process on the embedded
-// runtime (the same code the executors run), with no server in the way.
-import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
+// The bench model's offline cost curve T(batch), measured in this process on the runtime the
+// servers use (the same code the executors run), with no server in the way.
+import { createRuntime } from '../../src/runtimes/index.js';
+import type { ResolvedRuntime } from '../../src/runtimes/runtime_selection.js';
 import type { MlpDescription } from '../../src/savedmodel/model_zoo.js';
 
 export interface CurvePoint {
@@ -17,8 +18,8 @@ export function mlpFlopsPerItem(model: MlpDescription): number {
   return model.layers.reduce((sum, l) => sum + 2 * l.kernelShape[0] * l.kernelShape[1], 0);
 }
 
-export async function measureCurve(versionDir: string, model: MlpDescription, batches: number[], msPerBatch: number): Promise<{ backend: string; curve: CurvePoint[] }> {
-  const servable = await new EmbeddedRuntime('auto').load(versionDir, { tags: ['serve'] });
+export async function measureCurve(versionDir: string, model: MlpDescription, batches: number[], msPerBatch: number, runtime: ResolvedRuntime): Promise<{ backend: string; curve: CurvePoint[] }> {
+  const servable = await (await createRuntime(runtime)).load(versionDir, { tags: ['serve'] });
   const flops = mlpFlopsPerItem(model);
   const curve: CurvePoint[] = [];
   try {
@@ -46,8 +47,8 @@ export async function measureCurve(versionDir: string, model: MlpDescription, ba
  * run costs more than back to back. In-process, no server: the model's own share of a 1-user
  * latency.
  */
-export async function measureBatch1AfterThink(versionDir: string, model: MlpDescription, thinkMs: [number, number], runs: number): Promise<number> {
-  const servable = await new EmbeddedRuntime('auto').load(versionDir, { tags: ['serve'] });
+export async function measureBatch1AfterThink(versionDir: string, model: MlpDescription, thinkMs: [number, number], runs: number, runtime: ResolvedRuntime): Promise<number> {
+  const servable = await (await createRuntime(runtime)).load(versionDir, { tags: ['serve'] });
   try {
     const x = { dtype: 'float32' as const, shape: [1, model.inputDim], values: new Float32Array(model.inputDim).map((_, i) => Math.sin(i)) };
     for (let i = 0; i < 5; i++) await servable.run('serving_default', { x });

@@ -1,18 +1,20 @@
 // The anti-pattern, for contrast only: the model runs inline on the HTTP server's event loop,
 // one request at a time (a single-threaded Flask app, or a FastAPI `async def` handler that
 // calls the model directly). While it computes, no other request is read or answered.
-// Same SavedModel, same runtime and same REST shapes as tfgate, so only the serving differs.
-//   node dist/bench/report/naive_server.js <version dir> [port]
+// Same SavedModel, same engine (the runtime tfgate resolved) and same REST shapes as tfgate,
+// so only the serving differs.
+//   node dist/bench/report/naive_server.js <version dir> [port] [runtime: onnx+embedded, embedded, wasm …]
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
-import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
+import { createRuntime } from '../../src/runtimes/index.js';
+import type { ResolvedRuntime } from '../../src/runtimes/runtime_selection.js';
 
-const [versionDir, portArg] = process.argv.slice(2);
+const [versionDir, portArg, runtimeArg] = process.argv.slice(2);
 if (!versionDir) {
-  process.stderr.write('usage: naive_server <version dir> [port]\n');
+  process.stderr.write('usage: naive_server <version dir> [port] [runtime]\n');
   process.exit(2);
 }
-const servable = await new EmbeddedRuntime('auto').load(versionDir, { tags: ['serve'] });
+const servable = await (await createRuntime((runtimeArg ?? 'embedded') as ResolvedRuntime)).load(versionDir, { tags: ['serve'] });
 const inputDim = servable.signatures.serving_default.inputs.x.shape?.[1] ?? 0;
 
 // One inference at a time, in arrival order, on this thread.

@@ -23,6 +23,8 @@ export interface Target {
 
 export interface BenchResults {
   name: string;
+  /** tfgate's --runtime for the servers, what it resolved to (the engine of every set-up), and why (absent in older results). */
+  runtime?: { choice: string; resolved: string; reason: string };
   date: string;
   quick: boolean;
   command: string;

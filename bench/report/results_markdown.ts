@@ -17,10 +17,11 @@ const SEED = {
 const ms = (v: number) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v.toFixed(2)) : '—');
 const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
 
-export async function writeReport(r: BenchResults, benchDir: string): Promise<string[]> {
+/** `main`: a full run's report is bench/RESULTS.md; quick runs and second runtimes go to bench/results/<name>.md. */
+export async function writeReport(r: BenchResults, benchDir: string, main = true): Promise<string[]> {
   const resultsDir = path.join(benchDir, 'results');
   fs.mkdirSync(resultsDir, { recursive: true });
-  const mdPath = r.quick ? path.join(resultsDir, `${r.name}.md`) : path.join(benchDir, 'RESULTS.md');
+  const mdPath = r.quick || !main ? path.join(resultsDir, `${r.name}.md`) : path.join(benchDir, 'RESULTS.md');
   const written: string[] = [];
   const write = (file: string, text: string) => {
     fs.writeFileSync(file, text);
@@ -83,7 +84,8 @@ export async function writeReport(r: BenchResults, benchDir: string): Promise<st
   out.push('');
 
   out.push('## The bench model', '');
-  out.push(`${r.model.description}, ${(r.model.flopsPerItem / 1e6).toFixed(2)} MFLOP per item, on the embedded runtime (backend ${r.model.backend}, one thread), measured in-process. Narrow and deep, so per-op dispatch dominates at small batches as kernel launches do on a GPU: batching pays.`, '');
+  const engine = r.runtime ? `tfgate --runtime=${r.runtime.choice} (${r.runtime.resolved}; backend ${r.model.backend}, one thread; every set-up, the naive server included, runs on it)` : `the embedded runtime (backend ${r.model.backend}, one thread)`;
+  out.push(`${r.model.description}, ${(r.model.flopsPerItem / 1e6).toFixed(2)} MFLOP per item, on ${engine}, measured in-process. Narrow and deep, so per-op dispatch dominates at small batches as kernel launches do on a GPU: batching pays.`, '');
   out.push(row(['batch', 'T(batch) ms', 'ms per item', 'per item ÷ batch 1', 'items/s', 'GFLOP/s']), row(['---:', '---:', '---:', '---:', '---:', '---:']));
   for (const p of r.model.curve) out.push(row([p.batch, p.ms.toFixed(3), p.msPerItem.toFixed(3), (p.msPerItem / r.model.batch1Ms).toFixed(3), p.itemsPerSec.toFixed(0), p.gflops.toFixed(2)]));
   if (r.model.batch1AfterThinkMs !== undefined) {

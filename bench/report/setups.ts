@@ -32,6 +32,8 @@ export interface StartedSetup extends RunningServer {
 }
 
 export interface SetupContext {
+  /** tfgate's --runtime for every tfgate set-up, and the engine the naive server runs on. */
+  runtime: { choice: string; resolved: string };
   /** Model base path (holds version 1). */
   modelBase: string;
   /** Folder for generated batching.cfg files. */
@@ -70,22 +72,22 @@ export async function startSetup(setup: Setup, ctx: SetupContext): Promise<Start
   let server: RunningServer;
   switch (setup.kind) {
     case 'naive':
-      server = await startNodeProcess([path.join(here, 'naive_server.js'), path.join(ctx.modelBase, '1')], /listening (\d+)/);
+      server = await startNodeProcess([path.join(here, 'naive_server.js'), path.join(ctx.modelBase, '1'), '0', ctx.runtime.resolved], /listening (\d+)/);
       break;
     case 'executors':
-      server = await startTfgate(MODEL_NAME, ctx.modelBase, [`--num_executors=${ctx.executors}`, monitoringConfig(ctx)]);
+      server = await startTfgate(MODEL_NAME, ctx.modelBase, [`--runtime=${ctx.runtime.choice}`, `--num_executors=${ctx.executors}`, monitoringConfig(ctx)]);
       break;
     case 'processes': {
       const port = await freePort();
-      const flags = [`--model_name=${MODEL_NAME}`, `--model_base_path=${ctx.modelBase}`, '--rest_api_host=127.0.0.1', '--port=0', '--num_executors=1'];
+      const flags = [`--model_name=${MODEL_NAME}`, `--model_base_path=${ctx.modelBase}`, '--rest_api_host=127.0.0.1', '--port=0', '--num_executors=1', `--runtime=${ctx.runtime.choice}`];
       server = await startNodeProcess([path.join(here, 'cluster_server.js'), String(ctx.processes), String(port), ...flags], /listening (\d+)/);
       break;
     }
     case 'fixed':
-      server = await startTfgate(MODEL_NAME, ctx.modelBase, [`--num_executors=${ctx.executors}`, monitoringConfig(ctx), '--enable_batching', `--batching_parameters_file=${batchingConfig(ctx, setup.timeoutMicros!)}`]);
+      server = await startTfgate(MODEL_NAME, ctx.modelBase, [`--runtime=${ctx.runtime.choice}`, `--num_executors=${ctx.executors}`, monitoringConfig(ctx), '--enable_batching', `--batching_parameters_file=${batchingConfig(ctx, setup.timeoutMicros!)}`]);
       break;
     case 'adaptive':
-      server = await startTfgate(MODEL_NAME, ctx.modelBase, [`--num_executors=${ctx.executors}`, monitoringConfig(ctx), '--enable_batching', `--batching_parameters_file=${batchingConfig(ctx, 0)}`, '--batching_mode=adaptive']);
+      server = await startTfgate(MODEL_NAME, ctx.modelBase, [`--runtime=${ctx.runtime.choice}`, `--num_executors=${ctx.executors}`, monitoringConfig(ctx), '--enable_batching', `--batching_parameters_file=${batchingConfig(ctx, 0)}`, '--batching_mode=adaptive']);
       break;
   }
   await waitModelAvailable(server.port, MODEL_NAME);

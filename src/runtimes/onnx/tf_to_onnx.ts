@@ -16,8 +16,9 @@ import { IMAGE_OPS } from './ops/image.js';
 import { MATMUL_OPS } from './ops/matmul.js';
 import { NN_OPS } from './ops/nn.js';
 import { REDUCE_OPS } from './ops/reduce.js';
+import { FAKE_QUANT_OPS } from './ops/fake_quant.js';
 
-const OPS: ReadonlyMap<string, OpConverter> = new Map(Object.entries({ ...ELEMENTWISE_OPS, ...NN_OPS, ...MATMUL_OPS, ...ARRAY_OPS, ...REDUCE_OPS, ...IMAGE_OPS }));
+const OPS: ReadonlyMap<string, OpConverter> = new Map(Object.entries({ ...ELEMENTWISE_OPS, ...NN_OPS, ...MATMUL_OPS, ...ARRAY_OPS, ...REDUCE_OPS, ...IMAGE_OPS, ...FAKE_QUANT_OPS }));
 
 /** TF ops the converter knows (some uses of them may still be refused: see the op's converter). */
 export function isOnnxConvertibleOp(op: string): boolean {

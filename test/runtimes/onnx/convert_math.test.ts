@@ -211,6 +211,26 @@ describe('ONNX converter: reductions, matrix products, resize (vs TF.js CPU)', (
   }
 });
 
+describe('ONNX converter: FakeQuant (quantisation-aware training)', () => {
+  it("FakeQuantWithMinMaxVars gives TF's float32-nudged values (x = [-3, 0.1, 0.26, 1.7], range [-1, 1], 8 bits)", async () => {
+    const g = new GraphCase();
+    const x = g.placeholder('x', 'float32', [4]);
+    g.op('FakeQuantWithMinMaxVars', 'fq', [x, g.const('min', f32([], [-1])), g.const('max', f32([], [1]))], { num_bits: a.i(8), narrow_range: a.b(false) });
+    const [y] = await runOnnx(g, { x: f32([4], [-3, 0.1, 0.26, 1.7]) }, ['fq:0']);
+    values(y).forEach((v, i) => assert.ok(Math.abs(v - [-0.996078, 0.101961, 0.258824, 1.003922][i]) < 1e-6, `${i}: ${v}`));
+  });
+
+  it('Args, Vars (narrow range, 4 bits), PerChannel and a zero range agree with the embedded runtime exactly', async () => {
+    const g = new GraphCase();
+    const x = g.placeholder('x', 'float32', [3, 4]);
+    g.op('FakeQuantWithMinMaxArgs', 'args', [x], { min: a.f(-0.7), max: a.f(1.3), num_bits: a.i(8), narrow_range: a.b(false) });
+    g.op('FakeQuantWithMinMaxVars', 'vars', [x, g.const('min', f32([], [-2])), g.const('max', f32([], [0.5]))], { num_bits: a.i(4), narrow_range: a.b(true) });
+    g.op('FakeQuantWithMinMaxVarsPerChannel', 'pc', [x, g.const('cmin', f32([4], [-1, -0.5, 0, -3])), g.const('cmax', f32([4], [1, 2, 0, 0.25]))], { num_bits: a.i(8), narrow_range: a.b(false) });
+    g.op('FakeQuantWithMinMaxVars', 'zero', [x, g.const('z', f32([], [0])), g.const('z2', f32([], [0]))], { num_bits: a.i(8), narrow_range: a.b(false) });
+    await assertSameOnBoth(g, { x: randomF32([3, 4], 5, 2.5) }, ['args:0', 'vars:0', 'pc:0', 'zero:0'], 0);
+  });
+});
+
 /** A plain-JS einsum for explicit two-operand equations (no ellipsis). */
 function einsum(eq: string, sa: number[], a_: number[], sb: number[], b_: number[]): { shape: number[]; values: number[] } {
   const [lhs, out] = eq.split('->');
