@@ -21,6 +21,8 @@ import { OnnxServable, type OnnxSignature } from './onnx_servable.js';
 import { OnnxSession, type OnnxDevice } from './onnx_session.js';
 import { convertToOnnx, OnnxConversionRefused, type FeedSpec } from './tf_to_onnx.js';
 import { ShapeSpecializedSessions } from './shape_specialized_sessions.js';
+import { splitHostStep, type HostSplit } from './host_step.js';
+import { initBackend } from '../embedded/backend.js';
 
 const exists = (p: string) => fs.stat(p).then(() => true, () => false);
 
@@ -40,37 +42,47 @@ export interface OnnxRuntimeOptions {
   log?: (msg: string) => void;
 }
 
-/** What the signature's placeholders are declared as: the graph's dtype, the signature's shape. */
-function declaredFeeds(prepared: PreparedGraph): Map<string, FeedSpec> {
+/**
+ * What the ONNX graph's inputs are declared as: each signature placeholder it reads (the
+ * graph's dtype, the signature's shape), then the parsing step's outputs.
+ */
+function declaredFeeds(prepared: PreparedGraph, split: HostSplit): Map<string, FeedSpec> {
   const feeds = new Map<string, FeedSpec>();
+  const read = new Set(split.nodes.filter((n) => n.op === 'Placeholder').map((n) => n.name));
   for (const input of Object.values(prepared.inputs)) {
-    if (input.placeholder === null) continue;
+    if (input.placeholder === null || !read.has(input.placeholder)) continue;
     const node = prepared.nodes.find((n) => n.name === input.placeholder);
     const dtype = dtypeFromTf(node?.attr?.dtype?.type ?? input.spec.dtype);
     if (dtype) feeds.set(input.placeholder, { dtype, shape: input.spec.shape });
   }
+  for (const [name, spec] of split.feeds) feeds.set(name, { dtype: spec.dtype, shape: spec.shape });
   return feeds;
 }
 
 /** Prepares one signature and builds its sessions (declared shapes now, others on demand). */
 async function loadSignature(mg: MetaGraphObject, key: string, variables: VariableReader | null, device: OnnxDevice): Promise<OnnxSignature> {
   const prepared = prepareSignatureGraph(mg, key, variables, { isSupportedOp: () => true });
+  const split = splitHostStep(prepared.nodes);
+  // The parsing step runs on TF.js in this thread.
+  if (split.step) await initBackend('auto');
   const fetch = [...new Set(Object.values(prepared.outputs))];
   const build = async (feeds: ReadonlyMap<string, FeedSpec>) => {
-    const model = convertToOnnx(prepared.nodes, feeds, fetch, key);
+    const model = convertToOnnx(split.nodes, feeds, fetch, key);
     return OnnxSession.create(model, { device }).catch((e: unknown) => {
       throw new SessionBuildFailed(`ONNX Runtime could not build a session: ${toStatusData(e).message}`);
     });
   };
-  const declared = declaredFeeds(prepared);
-  const computed = prepared.nodes.filter((n) => n.op !== 'Const' && n.op !== 'Placeholder').map((n) => `${n.name}:0`);
+  const declared = declaredFeeds(prepared, split);
+  const computed = split.nodes.filter((n) => n.op !== 'Const' && n.op !== 'Placeholder').map((n) => `${n.name}:0`);
   const trace = async (feeds: ReadonlyMap<string, HostTensor>): Promise<Array<[string, HostTensor]>> => {
-    const specs = new Map([...declared].map(([name, spec]) => [name, { dtype: spec.dtype, shape: feeds.get(name)?.shape ?? spec.shape }]));
-    const model = convertToOnnx(prepared.nodes, specs, computed, key, { skipMissingFetches: true });
+    const all = new Map(feeds);
+    if (split.step) for (const [name, value] of await split.step.run(feeds)) all.set(name, value);
+    const specs = new Map([...declared].map(([name, spec]) => [name, { dtype: spec.dtype, shape: all.get(name)?.shape ?? spec.shape }]));
+    const model = convertToOnnx(split.nodes, specs, computed, key, { skipMissingFetches: true });
     const session = await OnnxSession.create(model, { device });
     try {
       const names = computed.filter((t) => model.outputs.has(t));
-      const values = await session.run(feeds, names);
+      const values = await session.run(all, names);
       return names.map((n, i) => [n, values[i]]);
     } finally {
       session.dispose();
@@ -81,6 +93,7 @@ async function loadSignature(mg: MetaGraphObject, key: string, variables: Variab
     sessions: new ShapeSpecializedSessions(declared, await build(declared), build),
     inputs: Object.fromEntries(Object.entries(prepared.inputs).map(([k, v]) => [k, v.placeholder])),
     outputs: prepared.outputs,
+    step: split.step,
     trace,
   };
 }

@@ -5,6 +5,7 @@ import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { EngineChoice, Servable, SignatureSpec } from '../runtime.js';
 import { checkAliases, servableSignature } from '../signature_checks.js';
 import type { ShapeSpecializedSessions } from './shape_specialized_sessions.js';
+import type { HostStep } from './host_step.js';
 
 export const ONNX_ENGINE = 'onnxruntime';
 
@@ -15,6 +16,8 @@ export interface OnnxSignature {
   inputs: Record<string, string | null>;
   /** Output key → TF tensor of the prepared graph. */
   outputs: Record<string, string>;
+  /** tf.Example parsing in front of the ONNX graph, when the signature parses examples. */
+  step: HostStep | null;
   /** Every computed node's first output for these feeds (placeholder → value), in dependency order. */
   trace(feeds: ReadonlyMap<string, HostTensor>): Promise<Array<[string, HostTensor]>>;
 }
@@ -43,6 +46,7 @@ export class OnnxServable implements Servable {
       if (placeholder !== null) feeds.set(placeholder, value);
     }
     const tensors = [...new Set(keys.map((k) => graph.outputs[k]))];
+    if (graph.step) for (const [name, value] of await graph.step.run(feeds)) feeds.set(name, value);
     const session = await graph.sessions.sessionFor(feeds);
     const results = await session.run(feeds, tensors);
     const byTensor = new Map(tensors.map((t, i) => [t, results[i]]));
@@ -60,6 +64,9 @@ export class OnnxServable implements Servable {
   }
 
   dispose(): void {
-    for (const g of this.graphs.values()) g.sessions.dispose();
+    for (const g of this.graphs.values()) {
+      g.sessions.dispose();
+      g.step?.dispose();
+    }
   }
 }

@@ -127,6 +127,20 @@ describe('ONNX converter: shape and indexing ops (vs TF.js CPU)', () => {
     assert.deepEqual(values(first), [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
   });
 
+  it('ReverseSequence with seq/batch dims in any position, against tf.reverse_sequence\'s documented example and TF.js', async () => {
+    // tf.reverse_sequence docs: seq_lengths [7, 2, 3, 5], seq_axis 1, batch_axis 0 on x [4, 8].
+    const g = new GraphCase();
+    const x = g.placeholder('x', 'float32', [4, 8]);
+    g.op('ReverseSequence', 'rs', [x, g.const('lens', ints([7, 2, 3, 5]))], { T: a.type('float32'), Tlen: a.type('int32'), seq_dim: a.i(1), batch_dim: a.i(0) });
+    const rows = Array.from({ length: 32 }, (_, i) => (i % 8) + 1);
+    const [y] = await runOnnx(g, { x: f32([4, 8], rows) }, ['rs:0']);
+    assert.deepEqual(values(y), [7, 6, 5, 4, 3, 2, 1, 8, 2, 1, 3, 4, 5, 6, 7, 8, 3, 2, 1, 4, 5, 6, 7, 8, 5, 4, 3, 2, 1, 6, 7, 8]);
+    const h = new GraphCase();
+    const z = h.placeholder('z', 'float32', [3, 2, 5, 4]);
+    h.op('ReverseSequence', 'rs3', [z, h.const('lens', ints([4, 1, 2, 3]))], { T: a.type('float32'), Tlen: a.type('int32'), seq_dim: a.i(2), batch_dim: a.i(3) });
+    await assertSameOnBoth(h, { z: randomF32([3, 2, 5, 4], 9) }, ['rs3:0'], 0);
+  });
+
   it('TopKV2 (ties keep the lower index first), Cumsum (exclusive, reverse), ReverseV2, Where', async () => {
     const g = new GraphCase();
     const x = g.placeholder('x', 'float32', [2, 5]);

@@ -341,7 +341,29 @@ const reverseV2: OpConverter = (ctx) => {
   return [ctx.out(y, x.dtype, x.shape)];
 };
 
+/**
+ * ReverseSequence: ONNX's op takes the batch and time axes among dims 0 and 1 only, so other
+ * layouts are transposed there and back.
+ */
+const reverseSequence: OpConverter = (ctx) => {
+  const x = ctx.input(0);
+  const rank = ctx.rank(0);
+  const seq = normalizeAxis(ctx, ctx.attrInt('seq_dim'), rank);
+  const batch = normalizeAxis(ctx, ctx.attrInt('batch_dim', 0), rank);
+  if (seq === batch) ctx.fail('seq_dim equals batch_dim');
+  const lens = ctx.int64Input(1);
+  if (batch <= 1 && seq <= 1) {
+    return [ctx.out(ctx.emit('ReverseSequence', [ctx.use(0), lens], { batch_axis: batch, time_axis: seq }), x.dtype, x.shape)];
+  }
+  const perm = [batch, seq, ...Array.from({ length: rank }, (_, k) => k).filter((k) => k !== batch && k !== seq)];
+  const inverse = perm.map((_, k) => perm.indexOf(k));
+  const moved = ctx.emit('Transpose', [ctx.use(0)], { perm }, 'to_batch_time');
+  const reversed = ctx.emit('ReverseSequence', [moved, lens], { batch_axis: 0, time_axis: 1 });
+  return [ctx.out(ctx.emit('Transpose', [reversed], { perm: inverse }, 'back'), x.dtype, x.shape)];
+};
+
 export const ARRAY_OPS: Record<string, OpConverter> = {
+  ReverseSequence: reverseSequence,
   Reshape: reshape,
   Transpose: transpose,
   ConcatV2: concatV2,

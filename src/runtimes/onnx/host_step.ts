@@ -1,0 +1,134 @@
+// ParseExample / ParseExampleV2 stay tfgate's own step in front of the ONNX graph: ONNX has
+// no op that decodes tf.Example protos, and classify/regress signatures (and Estimator
+// serving inputs) start with one. The prepared graph is cut after the parsing nodes: they,
+// with the placeholders and constants they read, run on tfjs-converter (tfgate's parsing ops,
+// TF's messages), and each parsed tensor the rest of the graph reads becomes an input of the
+// ONNX graph. Everything after the cut is converted as usual.
+import * as tf from '@tensorflow/tfjs-core';
+import { loadGraphModelSync, type GraphModel } from '@tensorflow/tfjs-converter';
+import { parseTensorName } from '../../savedmodel/graph/graph_flattener.js';
+import type { NodeDef } from '../../savedmodel/graph/types.js';
+import { shapeFromProto } from '../../savedmodel/tensor_proto.js';
+import { dtypeFromTf, dtypeToTf, type DType } from '../../tensor/dtype.js';
+import type { HostTensor } from '../../tensor/host_tensor.js';
+import { toModelArtifacts } from '../embedded/tfjs_artifacts.js';
+import { fromTfTensor, toTfTensor } from '../embedded/tensor_convert.js';
+import type { FeedSpec } from './tf_to_onnx.js';
+
+const PARSING_OPS = new Set(['ParseExample', 'ParseExampleV2']);
+const HOST_FEED_PREFIX = '__tfgate_host/';
+
+export interface HostSplit {
+  /** The nodes left for ONNX, parsed tensors read through new placeholders. */
+  nodes: NodeDef[];
+  /** New placeholder → its declared dtype/shape and the parsed tensor it stands for. */
+  feeds: Map<string, FeedSpec & { tensor: string }>;
+  /** The parsing step (parsing nodes, their placeholders and constants); null when the graph parses nothing. */
+  step: HostStep | null;
+}
+
+const types = (n: NodeDef, name: string): DType[] => (n.attr?.[name]?.list?.type ?? []).map((t) => dtypeFromTf(t) ?? 'float32');
+const shapes = (n: NodeDef): Array<number[] | null> => (n.attr?.dense_shapes?.list?.shape ?? []).map((s) => shapeFromProto(s));
+
+/** Each output of a parsing node, in order, with its dtype and shape (op defs in parsing_ops.cc). */
+function parsingOutputs(n: NodeDef): FeedSpec[] {
+  const sparse = types(n, 'sparse_types');
+  const dense = types(n, 'Tdense');
+  const denseShapes = shapes(n);
+  const out: FeedSpec[] = [
+    ...sparse.map((): FeedSpec => ({ dtype: 'int64', shape: [-1, 2] })),
+    ...sparse.map((d): FeedSpec => ({ dtype: d, shape: [-1] })),
+    ...sparse.map((): FeedSpec => ({ dtype: 'int64', shape: [2] })),
+    ...dense.map((d, i): FeedSpec => ({ dtype: d, shape: denseShapes[i] ? [-1, ...denseShapes[i]!] : null })),
+  ];
+  if (n.op === 'ParseExampleV2') {
+    const raggedValues = types(n, 'ragged_value_types');
+    const raggedSplits = types(n, 'ragged_split_types');
+    out.push(...raggedValues.map((d): FeedSpec => ({ dtype: d, shape: [-1] })), ...raggedSplits.map((d): FeedSpec => ({ dtype: d, shape: [-1] })));
+  }
+  return out;
+}
+
+/** Cuts `nodes` after their parsing nodes (see the header); nodes in dependency order. */
+export function splitHostStep(nodes: readonly NodeDef[]): HostSplit {
+  const parsing = nodes.filter((n) => PARSING_OPS.has(n.op));
+  if (!parsing.length) return { nodes: [...nodes], feeds: new Map(), step: null };
+  const byName = new Map(nodes.map((n) => [n.name, n]));
+  const stepNames = new Set<string>();
+  const take = (name: string) => {
+    if (stepNames.has(name)) return;
+    stepNames.add(name);
+    for (const input of byName.get(name)?.input ?? []) if (!input.startsWith('^')) take(parseTensorName(input)[0]);
+  };
+  parsing.forEach((n) => take(n.name));
+  const outputs = new Map(parsing.map((n) => [n.name, parsingOutputs(n)]));
+  const feeds = new Map<string, FeedSpec & { tensor: string }>();
+  const rest: NodeDef[] = [];
+  for (const n of nodes) {
+    if (PARSING_OPS.has(n.op)) continue;
+    // A placeholder or constant the step reads may be read after the cut too: it stays in both.
+    if (stepNames.has(n.name) && n.op !== 'Placeholder' && n.op !== 'Const') continue;
+    const input = (n.input ?? []).map((ref) => {
+      const [name, index] = parseTensorName(ref);
+      const specs = outputs.get(name);
+      if (!specs) return ref;
+      const feed = `${HOST_FEED_PREFIX}${name}/${index}`;
+      feeds.set(feed, { ...specs[index], tensor: `${name}:${index}` });
+      return `${feed}:0`;
+    });
+    rest.push({ ...n, input });
+  }
+  const placeholders = [...feeds].map(([name, spec]): NodeDef => ({ name, op: 'Placeholder', input: [], attr: { dtype: { type: dtypeToTf(spec.dtype) } } }));
+  // The step's placeholders and constants stay only where the rest reads them too.
+  const read = new Set(rest.flatMap((n) => (n.input ?? []).map((ref) => parseTensorName(ref.replace(/^\^/, ''))[0])));
+  const kept = rest.filter((n) => !stepNames.has(n.name) || read.has(n.name));
+  const stepNodes = nodes.filter((n) => stepNames.has(n.name));
+  return { nodes: [...placeholders, ...kept], feeds, step: new HostStep(stepNodes, feeds) };
+}
+
+/** The parsing step on tfjs-converter's graph executor, in this thread's TF.js backend. */
+export class HostStep {
+  private model?: GraphModel<tf.io.IOHandlerSync>;
+  private readonly placeholders: Set<string>;
+
+  constructor(
+    private readonly nodes: NodeDef[],
+    private readonly outputs: Map<string, FeedSpec & { tensor: string }>,
+  ) {
+    this.placeholders = new Set(nodes.filter((n) => n.op === 'Placeholder').map((n) => n.name));
+  }
+
+  /** Is this placeholder fed to the step (rather than, or as well as, to the ONNX graph)? */
+  reads(placeholder: string): boolean {
+    return this.placeholders.has(placeholder);
+  }
+
+  /** Runs the step on `feeds` (placeholder → value); returns the ONNX graph's new inputs. */
+  async run(feeds: ReadonlyMap<string, HostTensor>): Promise<Map<string, HostTensor>> {
+    this.model ??= loadGraphModelSync(toModelArtifacts({ signature: { key: '', methodName: '', inputs: {}, outputs: {}, defaults: {} }, nodes: this.nodes, inputs: {}, outputs: {} }));
+    const feed: Record<string, tf.Tensor> = {};
+    const owned: tf.Tensor[] = [];
+    try {
+      for (const [name, value] of feeds) {
+        if (!this.placeholders.has(name)) continue;
+        const t = toTfTensor(value, `input ${name}`);
+        owned.push(t);
+        feed[name] = t;
+      }
+      const names = [...this.outputs.values()].map((o) => o.tensor);
+      const results = this.model.execute(feed, names);
+      const list = Array.isArray(results) ? results : [results];
+      owned.push(...list);
+      const out = new Map<string, HostTensor>();
+      let i = 0;
+      for (const [placeholder, spec] of this.outputs) out.set(placeholder, await fromTfTensor(list[i++], dtypeToTf(spec.dtype)));
+      return out;
+    } finally {
+      tf.dispose(owned);
+    }
+  }
+
+  dispose(): void {
+    this.model?.dispose();
+  }
+}
