@@ -244,7 +244,7 @@ export interface ServerOptions {
   readonly restApiPort: number;
   readonly restApiTimeoutMs: number;
   readonly restApiEnableCors: boolean;
-  /** gRPC is not served yet; kept to report it. */
+  /** --port: gRPC (PredictionService, ModelService) on this TCP port; 0 leaves it off. */
   readonly grpcPort: number;
   readonly grpcSocketPath: string;
   /** --grpc_channel_arguments as grpc-js server options. */
