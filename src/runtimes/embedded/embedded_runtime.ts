@@ -22,12 +22,15 @@ import { loadTfjsGraphModelDir, TFJS_MODEL_JSON } from './tfjs_graph_model_dir.j
 import { registerTfgateOps } from './ops/index.js';
 import { checkBackendCanRun } from './backend_op_check.js';
 import { rewriteForTfjs } from './tfjs_graph_rewrites.js';
+import { patchGraphExecutor } from './graph_executor_patch.js';
 
 // Classify/regress signatures parse tf.Example protos in the graph; TF.js has no op for that.
 registerCustomOp('ParseExample', parseExample);
 registerCustomOp('ParseExampleV2', parseExampleV2);
 // Einsum, FakeQuant*, ReverseSequence (see ops/index.ts).
 registerTfgateOps();
+// Loop bodies that write TensorLists need tfjs-converter to spare kept tensors (see the module).
+patchGraphExecutor();
 
 const exists = (p: string) => fs.stat(p).then(() => true, () => false);
 
