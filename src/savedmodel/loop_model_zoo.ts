@@ -101,7 +101,9 @@ export async function writeTensorListLoopModel(dir: string, o: TensorListLoopOpt
 
 /**
  * `y = x * 2 if x > 0 else x - 1` as StatelessIf (signature serving_default) and as If
- * (signature stateful_if: `x + 10 if x > 0 else x * x`), both inside a called function.
+ * (signature stateful_if: `x + 10 if x > 0 else x * x`), both inside a called function;
+ * signature with_variable: `x + v if x > 0 else x - v` for resource variable v = 0.5, which
+ * cond_v2 passes into the If as an input and the branches read.
  */
 export async function writeConditionalModel(dir: string): Promise<void> {
   const g = new Tf2GraphBuilder();
@@ -116,12 +118,24 @@ export async function writeConditionalModel(dir: string): Promise<void> {
       const positive = binary(f, 'Greater', 'Greater', x, scalarF32(f, 'Greater/y', 0));
       return { identity: identity(f, 'Identity', ifThenElse(f, 'cond', positive, [x], thenF, elseF, { stateless })[0]) };
     });
+  const withVariable = (name: string, op: 'AddV2' | 'Sub') =>
+    g.library.define(name, [['x', F], ['readvariableop_resource', 'DT_RESOURCE']], (f, [x, v]) => ({
+      identity: identity(f, 'Identity', binary(f, op, op === 'AddV2' ? 'add' : 'sub', x, readVariable(f, 'ReadVariableOp', v, F))),
+    }));
+  const readsVariable = g.library.define('__inference_serve_33', [['x', F], ['cond_input_1', 'DT_RESOURCE']], (f, [x, v]) => {
+    const positive = binary(f, 'Greater', 'Greater', x, scalarF32(f, 'Greater/y', 0));
+    const branches = [withVariable('cond_true_31', 'AddV2'), withVariable('cond_false_32', 'Sub')] as const;
+    return { identity: identity(f, 'Identity', ifThenElse(f, 'cond', positive, [x, v], ...branches, { stateless: false })[0]) };
+  });
   const x = g.top.placeholder('serving_default_x', F, []);
+  const v = g.resourceVariable('v', { dtype: 'float32', shape: [], values: Float32Array.of(0.5) });
   const [a] = call(g.top, 'StatefulPartitionedCall', serve('__inference_serve_13', double, decrement, true), [x]);
   const [b] = call(g.top, 'StatefulPartitionedCall', serve('__inference_serve_23', plusTen, square, false), [x]);
+  const [c] = call(g.top, 'StatefulPartitionedCall', readsVariable, [x, v]);
   await writeSavedModel(dir, g, {
     serving_default: { inputs: { x: info(x, []) }, outputs: { y: info(a, []) } },
     stateful_if: { inputs: { x: info(x, []) }, outputs: { y: info(b, []) } },
+    with_variable: { inputs: { x: info(x, []) }, outputs: { y: info(c, []) } },
   });
 }
 

@@ -92,7 +92,7 @@ describe('embedded runtime: loops and conditionals', () => {
     }
   });
 
-  it('takes the branch the condition picks, for StatelessIf and If', async () => {
+  it('takes the branch the condition picks, for StatelessIf and If, with a resource variable passed in frozen', async () => {
     await writeConditionalModel(dir('conditional'));
     const s = await load(dir('conditional'));
     try {
@@ -101,6 +101,8 @@ describe('embedded runtime: loops and conditionals', () => {
       assert.equal(await run('serving_default', -2), -3);
       assert.equal(await run('stateful_if', 3), 13);
       assert.equal(await run('stateful_if', -3), 9);
+      assert.equal(await run('with_variable', 2), 2.5);
+      assert.equal(await run('with_variable', -2), -2.5);
     } finally {
       s.dispose();
     }
