@@ -15,6 +15,7 @@ import {
   biasAdd,
   binary,
   call,
+  constant,
   dim,
   identity,
   ifThenElse,
@@ -23,8 +24,10 @@ import {
   scalarF32,
   scalarI32,
   split,
+  tensorListElementShape,
   tensorListFromTensor,
   tensorListGetItem,
+  tensorListLength,
   tensorListReserve,
   tensorListSetItem,
   tensorListStack,
@@ -97,6 +100,26 @@ export async function writeTensorListLoopModel(dir: string, o: TensorListLoopOpt
   const loop = whileLoop(g.top, 'while', [scalarI32(g.top, 'i', 0), reserved, x], cond, body, { stateless: o.stateless ?? true });
   const stacked = identity(g.top, 'stacked', tensorListStack(g.top, 'TensorArrayV2Stack/TensorListStack', loop[1], [2], F));
   await writeSavedModel(dir, g, { serving_default: { inputs: { x: info(x, [2]) }, outputs: { stacked: info(stacked, [3, 2]) } } });
+}
+
+/**
+ * Sums the first `n` rows of `rows` [k, 2] in a loop over TensorListFromTensor(rows): with
+ * n > k the body's TensorListGetItem fails at step k, after k good steps.
+ */
+export async function writeRowSumLoopModel(dir: string): Promise<void> {
+  const g = new Tf2GraphBuilder();
+  const loopArgs: Array<[string, string]> = [['i', I], ['n', I], ['acc', F], ['rows', 'DT_VARIANT']];
+  const cond = g.library.define('while_cond_61', loopArgs, (f, [i, n]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, n)) }));
+  const body = g.library.define('while_body_62', loopArgs, (f, [i, n, acc, rows]) => {
+    const row = tensorListGetItem(f, 'TensorListGetItem', rows, i, [2], F);
+    return identities(f, ['identity', 'identity_1', 'identity_2', 'identity_3'], [binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)), n, binary(f, 'AddV2', 'add_1', acc, row), rows]);
+  });
+  const rows = g.top.placeholder('rows', F, [-1, 2]);
+  const n = g.top.placeholder('n', I, []);
+  const list = tensorListFromTensor(g.top, 'TensorListFromTensor', rows, [2]);
+  const zero = constant(g.top, 'zeros', { dtype: 'float32', shape: [2], values: new Float32Array(2) });
+  const loop = whileLoop(g.top, 'while', [scalarI32(g.top, 'i', 0), n, zero, list], cond, body);
+  await writeSavedModel(dir, g, { serving_default: { inputs: { rows: info(rows, [-1, 2]), n: info(n, []) }, outputs: { sum: info(loop[2], [2]) } } });
 }
 
 /**
@@ -178,6 +201,55 @@ export async function writeLoopWritingVariableModel(dir: string): Promise<void> 
   const loop = whileLoop(g.top, 'while', [scalarI32(g.top, 'i', 0), counter], cond, body, { stateless: false });
   const y = binary(g.top, 'AddV2', 'y', x, readVariable(g.top, 'ReadVariableOp', loop[1], F));
   await writeSavedModel(dir, g, { serving_default: { inputs: { x: info(x, []) }, outputs: { y: info(y, []) } } });
+}
+
+/**
+ * TensorList ops outside loops, one signature each, over x [2] (and rows [n, 2]):
+ *   length_reserved   TensorListLength(TensorListReserve([2], 3))                      → 3
+ *   stack_partial     TensorListStack(SetItem(Reserve([2], 3), 1, x))                   → [[0,0], x, [0,0]]
+ *   element_shape     TensorListElementShape(Reserve([-1, 2], 3))                       → [-1, 2]
+ *   element_shape_unknown_rank   … of Reserve(unknown rank, 3)                          → -1
+ *   read_unset        GetItem(Reserve([-1], 2), 0, [-1]): shape unknown                 → error
+ *   set_out_of_range  SetItem(Reserve([2], 3), 5, x)                                     → error
+ *   stack_count       TensorListStack(Reserve([2], 3), num_elements=2)                   → error
+ *   from_tensor       Length and GetItem 1 of TensorListFromTensor(rows)                 → n, rows[1]
+ */
+export async function writeTensorListOpsModel(dir: string): Promise<void> {
+  const g = new Tf2GraphBuilder();
+  const t = g.top;
+  const x = t.placeholder('x', F, [2]);
+  const rows = t.placeholder('rows', F, [-1, 2]);
+  const three = scalarI32(t, 'three', 3);
+  const reserve = (name: string, shape: number[] | null) => tensorListReserve(t, name, shape, three, F);
+  const sig = (outputs: Record<string, Value>, inputs: Record<string, Value> = { x }): WriterSignature => ({
+    inputs: Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, info(v, v.shape)])),
+    outputs: Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, info(v, null)])),
+  });
+  const length = tensorListLength(t, 'length', reserve('reserved', [2]));
+  const partial = tensorListSetItem(t, 'set_1', reserve('reserved_1', [2]), scalarI32(t, 'one', 1), x);
+  const stacked = tensorListStack(t, 'stack', partial, [2], F);
+  const shape = tensorListElementShape(t, 'element_shape', reserve('reserved_2', [-1, 2]));
+  const unknownRank = tensorListElementShape(t, 'element_shape_1', reserve('reserved_3', null));
+  const unset = tensorListGetItem(t, 'get_unset', tensorListReserve(t, 'reserved_4', [-1], scalarI32(t, 'two', 2), F), scalarI32(t, 'zero', 0), [-1], F);
+  const outOfRange = tensorListSetItem(t, 'set_5', reserve('reserved_5', [2]), scalarI32(t, 'five', 5), x);
+  const miscounted = tensorListStack(t, 'stack_1', reserve('reserved_6', [2]), [2], F, 2);
+  const fromRows = tensorListFromTensor(t, 'from_rows', rows, [2]);
+  await writeSavedModel(dir, g, {
+    length_reserved: sig({ y: identity(t, 'y_length', length) }),
+    stack_partial: sig({ y: identity(t, 'y_stack', stacked) }),
+    element_shape: sig({ y: identity(t, 'y_shape', shape) }),
+    element_shape_unknown_rank: sig({ y: identity(t, 'y_shape_1', unknownRank) }),
+    read_unset: sig({ y: identity(t, 'y_unset', unset) }),
+    set_out_of_range: sig({ y: identity(t, 'y_range', tensorListStack(t, 'stack_2', outOfRange, [2], F)) }),
+    stack_count: sig({ y: identity(t, 'y_count', miscounted) }),
+    from_tensor: sig(
+      {
+        length: identity(t, 'y_rows_length', tensorListLength(t, 'rows_length', fromRows)),
+        row_1: identity(t, 'y_row_1', tensorListGetItem(t, 'get_row_1', fromRows, scalarI32(t, 'one_1', 1), [2], F)),
+      },
+      { rows },
+    ),
+  });
 }
 
 // ---------------------------------------------------------------------------------------

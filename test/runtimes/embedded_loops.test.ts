@@ -22,6 +22,7 @@ import {
   writeLoopBodyOpModel,
   writeLoopWritingVariableModel,
   writeRnnSavedModel,
+  writeRowSumLoopModel,
   writeTensorListLoopModel,
   type RnnDescription,
 } from '../../src/savedmodel/loop_model_zoo.js';
@@ -177,6 +178,33 @@ describe('embedded runtime: loops and conditionals', () => {
       } finally {
         s.dispose();
       }
+    }
+  });
+
+  it('a request failing in the middle of a loop is an INVALID_ARGUMENT and leaves no tensor behind', async () => {
+    await writeRowSumLoopModel(dir('row_sum'));
+    const s = await load(dir('row_sum'));
+    const rows = f32([3, 2], [1, 2, 3, 4, 5, 6]);
+    const n = (k: number): HostTensor => ({ dtype: 'int32', shape: [], values: Int32Array.of(k) });
+    try {
+      assert.deepEqual(values((await s.run('serving_default', { rows, n: n(3) })).sum), [9, 12]);
+      const before = tf.memory().numTensors;
+      for (const k of [4, 5]) {
+        await assert.rejects(s.run('serving_default', { rows, n: n(k) }), isError(Code.INVALID_ARGUMENT, /Trying to access element 3 in a list with 3 elements/));
+      }
+      assert.deepEqual(values((await s.run('serving_default', { rows, n: n(2) })).sum), [4, 6]);
+      assert.equal(tf.memory().numTensors, before);
+    } finally {
+      s.dispose();
+    }
+    // A recurrent layer fed the wrong number of features fails where it unstacks its input.
+    const rnn = await load(dir('rnn_gru'));
+    try {
+      const before = tf.memory().numTensors;
+      await assert.rejects(rnn.run('serving_default', { x: f32([2, 4, 5], wave(40, 3)) }), isError(Code.INVALID_ARGUMENT, /./));
+      assert.equal(tf.memory().numTensors, before);
+    } finally {
+      rnn.dispose();
     }
   });
 

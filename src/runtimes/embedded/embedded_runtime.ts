@@ -23,6 +23,7 @@ import { registerTfgateOps } from './ops/index.js';
 import { checkBackendCanRun } from './backend_op_check.js';
 import { rewriteForTfjs } from './tfjs_graph_rewrites.js';
 import { patchGraphExecutor } from './graph_executor_patch.js';
+import { TENSOR_LIST_OPS } from './tensor_list_ops.js';
 
 // Classify/regress signatures parse tf.Example protos in the graph; TF.js has no op for that.
 registerCustomOp('ParseExample', parseExample);
@@ -31,6 +32,8 @@ registerCustomOp('ParseExampleV2', parseExampleV2);
 registerTfgateOps();
 // Loop bodies that write TensorLists need tfjs-converter to spare kept tensors (see the module).
 patchGraphExecutor();
+// TensorLists with TF's semantics (reserved sizes, unset elements, element shapes).
+for (const [name, op] of TENSOR_LIST_OPS) registerCustomOp(name, op);
 
 const exists = (p: string) => fs.stat(p).then(() => true, () => false);
 

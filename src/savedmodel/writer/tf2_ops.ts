@@ -67,9 +67,13 @@ export function zeros(e: OpEmitter, name: string, rows: Value, cols: number): Va
   return emit(e, 'Fill', name, [packed, scalarF32(e, `${name}/Const`, 0)], { T: type('DT_FLOAT'), index_type: type('DT_INT32') })[0].withShape([-1, cols]);
 }
 
-// TensorLists (list_ops.cc); element shapes are int32 constants, -1 for unknown dims.
-export function tensorListReserve(e: OpEmitter, name: string, elementShape: readonly number[], numElements: Value, elementType: string): Value {
-  const shape = vectorI32(e, `${name}/element_shape`, elementShape);
+// TensorLists (list_ops.cc); element shapes are int32 constants, -1 for unknown dims, the
+// scalar -1 (null here) for an unknown rank.
+const elementShapeConst = (e: OpEmitter, name: string, shape: readonly number[] | null): Value =>
+  shape === null ? scalarI32(e, name, -1) : vectorI32(e, name, shape);
+
+export function tensorListReserve(e: OpEmitter, name: string, elementShape: readonly number[] | null, numElements: Value, elementType: string): Value {
+  const shape = elementShapeConst(e, `${name}/element_shape`, elementShape);
   return emit(e, 'TensorListReserve', name, [shape, numElements], { element_dtype: type(elementType), shape_type: type('DT_INT32') })[0];
 }
 
@@ -78,16 +82,16 @@ export function tensorListFromTensor(e: OpEmitter, name: string, tensor: Value, 
   return emit(e, 'TensorListFromTensor', name, [tensor, shape], { element_dtype: type(tensor.type), shape_type: type('DT_INT32') })[0];
 }
 
-export function tensorListGetItem(e: OpEmitter, name: string, list: Value, index: Value, elementShape: readonly number[], elementType: string): Value {
-  const shape = vectorI32(e, `${name}/element_shape`, elementShape);
+export function tensorListGetItem(e: OpEmitter, name: string, list: Value, index: Value, elementShape: readonly number[] | null, elementType: string): Value {
+  const shape = elementShapeConst(e, `${name}/element_shape`, elementShape);
   return emit(e, 'TensorListGetItem', name, [list, index, shape], { element_dtype: type(elementType) })[0];
 }
 
 export const tensorListSetItem = (e: OpEmitter, name: string, list: Value, index: Value, item: Value): Value =>
   emit(e, 'TensorListSetItem', name, [list, index, item], { element_dtype: type(item.type) })[0];
 
-export function tensorListStack(e: OpEmitter, name: string, list: Value, elementShape: readonly number[], elementType: string, numElements = -1): Value {
-  const shape = vectorI32(e, `${name}/element_shape`, elementShape);
+export function tensorListStack(e: OpEmitter, name: string, list: Value, elementShape: readonly number[] | null, elementType: string, numElements = -1): Value {
+  const shape = elementShapeConst(e, `${name}/element_shape`, elementShape);
   return emit(e, 'TensorListStack', name, [list, shape], { element_dtype: type(elementType), num_elements: { i: numElements } })[0];
 }
 
