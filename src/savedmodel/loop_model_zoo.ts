@@ -103,6 +103,28 @@ export async function writeTensorListLoopModel(dir: string, o: TensorListLoopOpt
 }
 
 /**
+ * Nested loops: `for i in range(n): for j in range(i): acc += 1`, the inner While inside the
+ * outer body (its cond and body reached only through it): n = 4 gives 6 = n(n-1)/2.
+ */
+export async function writeNestedLoopModel(dir: string): Promise<void> {
+  const g = new Tf2GraphBuilder();
+  const innerArgs: Array<[string, string]> = [['j', I], ['limit', I], ['acc', F]];
+  const innerCond = g.library.define('while_while_cond_71', innerArgs, (f, [j, limit]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', j, limit)) }));
+  const innerBody = g.library.define('while_while_body_72', innerArgs, (f, [j, limit, acc]) =>
+    identities(f, ['identity', 'identity_1', 'identity_2'], [binary(f, 'AddV2', 'add', j, scalarI32(f, 'add/y', 1)), limit, binary(f, 'AddV2', 'add_1', acc, scalarF32(f, 'add_1/y', 1))]),
+  );
+  const outerArgs: Array<[string, string]> = [['i', I], ['n', I], ['acc', F]];
+  const outerCond = g.library.define('while_cond_73', outerArgs, (f, [i, n]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, n)) }));
+  const outerBody = g.library.define('while_body_74', outerArgs, (f, [i, n, acc]) => {
+    const inner = whileLoop(f, 'while', [scalarI32(f, 'j', 0), i, acc], innerCond, innerBody);
+    return identities(f, ['identity', 'identity_1', 'identity_2'], [binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)), n, inner[2]]);
+  });
+  const n = g.top.placeholder('n', I, []);
+  const loop = whileLoop(g.top, 'while', [scalarI32(g.top, 'i', 0), n, scalarF32(g.top, 'zeros', 0)], outerCond, outerBody);
+  await writeSavedModel(dir, g, { serving_default: { inputs: { n: info(n, []) }, outputs: { count: info(loop[2], []) } } });
+}
+
+/**
  * Sums the first `n` rows of `rows` [k, 2] in a loop over TensorListFromTensor(rows): with
  * n > k the body's TensorListGetItem fails at step k, after k good steps.
  */

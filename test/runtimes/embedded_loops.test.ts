@@ -21,6 +21,7 @@ import {
   writeCountdownSumModel,
   writeLoopBodyOpModel,
   writeLoopWritingVariableModel,
+  writeNestedLoopModel,
   writeRnnSavedModel,
   writeRowSumLoopModel,
   writeTensorListLoopModel,
@@ -88,6 +89,19 @@ describe('embedded runtime: loops and conditionals', () => {
     try {
       const out = await s.run('serving_default', { x: f32([2], [10, 20]) });
       assert.deepEqual(values(out.stacked), [110, 210, 120, 220, 130, 230]);
+    } finally {
+      s.dispose();
+    }
+  });
+
+  it('runs a loop nested in a loop body (n = 4 counts 6 inner steps)', async () => {
+    await writeNestedLoopModel(dir('nested'));
+    const s = await load(dir('nested'));
+    try {
+      for (const [n, count] of [[4, 6], [1, 0], [6, 15]]) {
+        const out = await s.run('serving_default', { n: { dtype: 'int32', shape: [], values: Int32Array.of(n) } });
+        assert.deepEqual(values(out.count), [count], `n = ${n}`);
+      }
     } finally {
       s.dispose();
     }
