@@ -207,6 +207,26 @@ export async function writeLoopBodyOpModel(dir: string, op: UnaryOp, o: { onlyBa
 }
 
 /**
+ * Two loops carrying the same resource variable v = 0.5, each adding it to x twice:
+ * y = 2 (x + 1). Both loops must be handed its frozen value.
+ */
+export async function writeSharedVariableLoopsModel(dir: string): Promise<void> {
+  const g = new Tf2GraphBuilder();
+  const loopArgs: Array<[string, string]> = [['i', I], ['acc', F], ['v', 'DT_RESOURCE']];
+  const cond = g.library.define('while_cond_81', loopArgs, (f, [i]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, scalarI32(f, 'Less/y', 2))) }));
+  const body = g.library.define('while_body_82', loopArgs, (f, [i, acc, v]) => ({
+    ...identities(f, ['identity', 'identity_1'], [binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)), binary(f, 'AddV2', 'add_1', acc, readVariable(f, 'ReadVariableOp', v, F))]),
+    identity_2: v,
+  }));
+  const v = g.resourceVariable('v', { dtype: 'float32', shape: [], values: Float32Array.of(0.5) });
+  const x = g.top.placeholder('serving_default_x', F, []);
+  const first = whileLoop(g.top, 'while', [scalarI32(g.top, 'i', 0), x, v], cond, body, { stateless: false })[1];
+  const second = whileLoop(g.top, 'while_1', [scalarI32(g.top, 'i_1', 0), x, v], cond, body, { stateless: false })[1];
+  const y = binary(g.top, 'AddV2', 'y', first, second);
+  await writeSavedModel(dir, g, { serving_default: { inputs: { x: info(x, []) }, outputs: { y: info(y, []) } } });
+}
+
+/**
  * A loop that carries resource variable `counter` and adds 1 to it on every step (as a
  * training step counter would): x + the counter's value read after the loop.
  */

@@ -24,6 +24,7 @@ import {
   writeNestedLoopModel,
   writeRnnSavedModel,
   writeRowSumLoopModel,
+  writeSharedVariableLoopsModel,
   writeTensorListLoopModel,
   type RnnDescription,
 } from '../../src/savedmodel/loop_model_zoo.js';
@@ -89,6 +90,16 @@ describe('embedded runtime: loops and conditionals', () => {
     try {
       const out = await s.run('serving_default', { x: f32([2], [10, 20]) });
       assert.deepEqual(values(out.stacked), [110, 210, 120, 220, 130, 230]);
+    } finally {
+      s.dispose();
+    }
+  });
+
+  it('freezes a resource variable that two loops carry, for both (x = 1 gives 2 (x + 1) = 4)', async () => {
+    await writeSharedVariableLoopsModel(dir('shared_variable'));
+    const s = await load(dir('shared_variable'));
+    try {
+      assert.deepEqual(values((await s.run('serving_default', { x: f32([], [1]) })).y), [4]);
     } finally {
       s.dispose();
     }

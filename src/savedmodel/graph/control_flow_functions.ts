@@ -119,20 +119,21 @@ export class ControlFlowFunctions {
    * function input that now carries a frozen variable's value to that value's dtype.
    */
   private rewrite(graph: Map<string, NodeDef>, where: string, frozenArgs: Map<string, string>, topLevel: boolean): void {
-    // Tensors known to carry a frozen variable's value, by 'node:index'.
-    const frozenTensors = new Map<string, string>([...frozenArgs].map(([arg, dtype]) => [`${arg}:0`, dtype]));
+    // Frozen variable values by the 'node:index' of the resource tensor standing for them:
+    // a frozen function input or loop output carries the value itself, a VarHandleOp's value
+    // is a Const next to it.
+    const frozen = new Map<string, { tensor: string; dtype: string }>([...frozenArgs].map(([arg, dtype]) => [`${arg}:0`, { tensor: `${arg}:0`, dtype }]));
     const frozenValueOf = (input: string): { tensor: string; dtype: string } | undefined => {
       const src = sourceOf(graph, input);
       if (!src) return undefined;
       const key = `${src.node.name}:${src.index}`;
-      const known = frozenTensors.get(key);
-      if (known) return { tensor: key, dtype: known };
-      if (!topLevel || src.node.op !== 'VarHandleOp') return undefined;
+      const known = frozen.get(key);
+      if (known || !topLevel || src.node.op !== 'VarHandleOp') return known;
       const value = this.p.frozenVariable(src.node);
       graph.set(value.name, value);
-      const dtype = value.attr?.dtype?.type ?? '';
-      frozenTensors.set(key, dtype);
-      return { tensor: `${value.name}:0`, dtype };
+      const entry = { tensor: `${value.name}:0`, dtype: value.attr?.dtype?.type ?? '' };
+      frozen.set(key, entry);
+      return entry;
     };
 
     for (const node of [...graph.values()]) {
@@ -141,32 +142,32 @@ export class ControlFlowFunctions {
       const shown = `${node.op} '${localName(node.name)}'${where ? ` in ${where}` : ''}`;
       const inputs = (node.input ?? []).filter((i) => !i.startsWith('^'));
       const types = typeList(node.attr?.[kind.typesAttr]);
-      const frozen = new Map<number, string>();
+      const frozenInputs = new Map<number, string>();
       types.forEach((type, k) => {
         if (type !== 'DT_RESOURCE') return;
         const value = frozenValueOf(inputs[kind.argStart + k] ?? '');
         if (!value) throw this.unfreezable(shown, k, graph, inputs[kind.argStart + k] ?? '');
         inputs[kind.argStart + k] = value.tensor;
         types[k] = value.dtype;
-        frozen.set(k, value.dtype);
+        frozenInputs.set(k, value.dtype);
       });
       const attr: Record<string, AttrValue> = { ...node.attr, [kind.typesAttr]: { list: { type: types } } };
       for (const f of kind.funcs) {
         const func = node.attr?.[f.attr]?.func;
         const role = `the ${f.role} of ${shown}`;
-        const name = this.prepare(func?.name ?? '', func?.attr ?? {}, role, types, frozen, kind.loop && f.attr === 'body');
+        const name = this.prepare(func?.name ?? '', func?.attr ?? {}, role, types, frozenInputs, kind.loop && f.attr === 'body');
         attr[f.attr] = { func: { name, attr: {} } };
       }
-      if (kind.loop) for (const [k, dtype] of frozen) frozenTensors.set(`${node.name}:${k}`, dtype);
+      // A loop hands a frozen variable on unchanged (prepare() checks the body does).
+      if (kind.loop) for (const [k, dtype] of frozenInputs) frozen.set(`${node.name}:${k}`, { tensor: `${node.name}:${k}`, dtype });
       graph.set(node.name, { ...node, op: tfjsOp(node.op), input: inputs, attr });
     }
 
     // Reads of frozen values are the values themselves.
     for (const node of [...graph.values()]) {
       if (node.op !== 'ReadVariableOp') continue;
-      const src = sourceOf(graph, node.input?.[0] ?? '');
-      const dtype = src && frozenTensors.get(`${src.node.name}:${src.index}`);
-      if (dtype) graph.set(node.name, { name: node.name, op: 'Identity', input: [`${src.node.name}:${src.index}`], attr: { T: { type: dtype } } });
+      const value = frozenValueOf(node.input?.[0] ?? '');
+      if (value) graph.set(node.name, { name: node.name, op: 'Identity', input: [value.tensor], attr: { T: { type: value.dtype } } });
     }
   }
 
