@@ -29,6 +29,9 @@ import {
   type RnnDescription,
 } from '../../src/savedmodel/loop_model_zoo.js';
 import { rnnForward } from '../../src/savedmodel/rnn_reference.js';
+import { writeSavedModel } from '../../src/savedmodel/saved_model_writer.js';
+import { Tf2GraphBuilder } from '../../src/savedmodel/writer/tf2_graph_builder.js';
+import { binary, identity, scalarI32, whileLoop } from '../../src/savedmodel/writer/tf2_ops.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { Code } from '../../src/core/status.js';
 import { isError } from '../helpers/errors.js';
@@ -249,6 +252,25 @@ describe('embedded runtime: loops and conditionals', () => {
       }
       await writeLoopBodyOpModel(dir('lgamma_only'), 'Lgamma', { onlyBad: true });
       await assert.rejects(load(dir('lgamma_only')), isError(Code.FAILED_PRECONDITION, /no signature can be served.*Lgamma \(node PartitionedCall\/Lgamma in function 'while_body_33', the body of StatelessWhile 'rnn\/while'\)/));
+    });
+
+    it('a loop carrying a resource that is no variable is refused, naming the While, the input and where it comes from', async () => {
+      const g = new Tf2GraphBuilder();
+      const loopArgs: Array<[string, string]> = [['i', 'DT_INT32'], ['acc', 'DT_FLOAT'], ['table', 'DT_RESOURCE']];
+      const cond = g.library.define('while_cond_91', loopArgs, (f, [i]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, scalarI32(f, 'Less/y', 2))) }));
+      const body = g.library.define('while_body_92', loopArgs, (f, [i, acc, table]) => ({
+        identity: binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)),
+        identity_1: binary(f, 'AddV2', 'add_1', acc, acc),
+        identity_2: table,
+      }));
+      const x = g.top.placeholder('x', 'DT_FLOAT', []);
+      const table = g.top.placeholder('table_handle', 'DT_RESOURCE', []);
+      const y = whileLoop(g.top, 'while', [scalarI32(g.top, 'i', 0), x, table], cond, body)[1];
+      await writeSavedModel(dir('resource_input'), g, { serving_default: { inputs: { x: { name: x.tensorName, dtype: 'DT_FLOAT', shape: [] } }, outputs: { y: { name: y.tensorName, dtype: 'DT_FLOAT', shape: [] } } } });
+      await assert.rejects(
+        load(dir('resource_input')),
+        isError(Code.FAILED_PRECONDITION, /signature 'serving_default': StatelessWhile 'while' takes a resource as input 2 from Placeholder 'table_handle', which tfgate cannot freeze into a value/),
+      );
     });
 
     it('a loop body that writes a variable it carries is refused, naming the op, the While and the variable', async () => {
