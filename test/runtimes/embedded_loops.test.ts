@@ -269,7 +269,7 @@ describe('embedded runtime: loops and conditionals', () => {
       await writeSavedModel(dir('resource_input'), g, { serving_default: { inputs: { x: { name: x.tensorName, dtype: 'DT_FLOAT', shape: [] } }, outputs: { y: { name: y.tensorName, dtype: 'DT_FLOAT', shape: [] } } } });
       await assert.rejects(
         load(dir('resource_input')),
-        isError(Code.FAILED_PRECONDITION, /signature 'serving_default': StatelessWhile 'while' takes a resource as input 2 from Placeholder 'table_handle', which tfgate cannot freeze into a value/),
+        isError(Code.FAILED_PRECONDITION, /signature 'serving_default': StatelessWhile 'while' takes a resource as loop variable 2 from Placeholder 'table_handle', which tfgate cannot freeze into a value/),
       );
     });
 

@@ -146,7 +146,7 @@ export class ControlFlowFunctions {
       types.forEach((type, k) => {
         if (type !== 'DT_RESOURCE') return;
         const value = frozenValueOf(inputs[kind.argStart + k] ?? '');
-        if (!value) throw this.unfreezable(shown, k, graph, inputs[kind.argStart + k] ?? '');
+        if (!value) throw this.unfreezable(shown, `${kind.loop ? 'loop variable' : 'input'} ${k}`, graph, inputs[kind.argStart + k] ?? '');
         inputs[kind.argStart + k] = value.tensor;
         types[k] = value.dtype;
         frozenInputs.set(k, value.dtype);
@@ -171,12 +171,12 @@ export class ControlFlowFunctions {
     }
   }
 
-  private unfreezable(shown: string, k: number, graph: Map<string, NodeDef>, input: string): ServingError {
+  private unfreezable(shown: string, which: string, graph: Map<string, NodeDef>, input: string): ServingError {
     const src = sourceOf(graph, input);
     const from = src ? ` from ${src.node.op} '${localName(src.node.name)}'` : '';
     return new ServingError(
       Code.UNIMPLEMENTED,
-      `signature '${this.p.signatureKey}': ${shown} takes a resource as input ${k}${from}, which tfgate cannot freeze into a value`,
+      `signature '${this.p.signatureKey}': ${shown} takes a resource as ${which}${from}, which tfgate cannot freeze into a value`,
     );
   }
 
