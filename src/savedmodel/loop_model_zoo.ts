@@ -9,7 +9,7 @@ import type { HostTensor } from '../tensor/host_tensor.js';
 import { glorotUniform, seededRandom } from './model_zoo.js';
 import { writeSavedModel, type WriterSignature, type WriterTensorInfo } from './saved_model_writer.js';
 import { Tf2GraphBuilder } from './writer/tf2_graph_builder.js';
-import type { FunctionBuilder, FunctionSignature, Value } from './writer/function_library.js';
+import { emit, type FunctionBuilder, type FunctionSignature, type Value } from './writer/function_library.js';
 import {
   assignAddVariable,
   biasAdd,
@@ -224,6 +224,32 @@ export async function writeSharedVariableLoopsModel(dir: string): Promise<void> 
   const second = whileLoop(g.top, 'while_1', [scalarI32(g.top, 'i_1', 0), x, v], cond, body, { stateless: false })[1];
   const y = binary(g.top, 'AddV2', 'y', first, second);
   await writeSavedModel(dir, g, { serving_default: { inputs: { x: info(x, []) }, outputs: { y: info(y, []) } } });
+}
+
+/**
+ * One loop step over m [2, 2] with a kernel-specific op in the body, one signature each:
+ *   einsum     m ← Einsum('aA,Ab->ab', m, w), w = [[5, 6], [7, 8]] (a matrix product; labels
+ *              that differ only in case, which tfjs-converter would lower-case together)
+ *   bias_nchw  m ← BiasAdd(m, b) with data_format NCHW, which tfjs-converter computes as NHWC
+ */
+export async function writeLoopBodyKernelModel(dir: string): Promise<void> {
+  const g = new Tf2GraphBuilder();
+  const loopArgs: Array<[string, string]> = [['i', I], ['m', F]];
+  const cond = g.library.define('while_cond_101', loopArgs, (f, [i]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, scalarI32(f, 'Less/y', 1))) }));
+  const step = (name: string, fn: (f: FunctionBuilder, m: Value) => Value) =>
+    g.library.define(name, loopArgs, (f, [i, m]) => identities(f, ['identity', 'identity_1'], [binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)), fn(f, m)]));
+  const einsum = step('while_body_102', (f, m) => {
+    const w = constant(f, 'w', { dtype: 'float32', shape: [2, 2], values: Float32Array.of(5, 6, 7, 8) });
+    return emit(f, 'Einsum', 'einsum/Einsum', [m, w], { equation: { s: new TextEncoder().encode('aA,Ab->ab') }, N: { i: 2 }, T: { type: F } })[0];
+  });
+  const nchw = step('while_body_103', (f, m) => {
+    const b = constant(f, 'b', { dtype: 'float32', shape: [2], values: Float32Array.of(1, 2) });
+    return emit(f, 'BiasAdd', 'BiasAdd', [m, b], { T: { type: F }, data_format: { s: new TextEncoder().encode('NCHW') } })[0];
+  });
+  const m = g.top.placeholder('m', F, [2, 2]);
+  const run = (name: string, body: FunctionSignature) => whileLoop(g.top, name, [scalarI32(g.top, `${name}/i`, 0), m], cond, body)[1];
+  const sig = (y: Value): WriterSignature => ({ inputs: { m: info(m, [2, 2]) }, outputs: { y: info(y, [2, 2]) } });
+  await writeSavedModel(dir, g, { einsum: sig(run('while', einsum)), bias_nchw: sig(run('while_1', nchw)) });
 }
 
 /**

@@ -19,6 +19,7 @@ import { readTensorBundle } from '../../src/savedmodel/tensor_bundle/index.js';
 import {
   writeConditionalModel,
   writeCountdownSumModel,
+  writeLoopBodyKernelModel,
   writeLoopBodyOpModel,
   writeLoopWritingVariableModel,
   writeNestedLoopModel,
@@ -170,8 +171,9 @@ describe('embedded runtime: loops and conditionals', () => {
       const prepared = prepareSignatureGraph(mg, 'serving_default', await readTensorBundle(path.join(d, 'variables', 'variables')), { isSupportedOp: isTfjsSupportedOp });
       const loop = prepared.nodes.find((n) => n.op === 'StatelessWhile')!;
       assert.deepEqual(loop.attr?.T?.list?.type?.slice(-3), ['DT_FLOAT', 'DT_FLOAT', 'DT_FLOAT']);
-      assert.deepEqual(prepared.functions.map((f) => f.name).sort(), ['while_body_102__frozen_7_8_9', 'while_cond_101__frozen_7_8_9']);
-      const everyOp = [...prepared.nodes, ...prepared.functions.flatMap((f) => f.nodes)].map((n) => n.op);
+      const functions = prepared.functions ?? [];
+      assert.deepEqual(functions.map((f) => f.name).sort(), ['while_body_102__frozen_7_8_9', 'while_cond_101__frozen_7_8_9']);
+      const everyOp = [...prepared.nodes, ...functions.flatMap((f) => f.nodes)].map((n) => n.op);
       for (const op of ['VarHandleOp', 'ReadVariableOp', 'StatefulPartitionedCall', 'PartitionedCall']) assert.ok(!everyOp.includes(op), op);
       // The frozen values enter the loop as constants holding the checkpoint's values.
       const kernelInput = loop.input![7].replace(/:0$/, '');
@@ -252,6 +254,21 @@ describe('embedded runtime: loops and conditionals', () => {
       }
       await writeLoopBodyOpModel(dir('lgamma_only'), 'Lgamma', { onlyBad: true });
       await assert.rejects(load(dir('lgamma_only')), isError(Code.FAILED_PRECONDITION, /no signature can be served.*Lgamma \(node PartitionedCall\/Lgamma in function 'while_body_33', the body of StatelessWhile 'rnn\/while'\)/));
+    });
+
+    it("the backend op check and tfjs rewrites reach loop bodies: NCHW BiasAdd refused, a case-sensitive Einsum equation kept apart", async () => {
+      await writeLoopBodyKernelModel(dir('kernels_in_body'));
+      const s = await load(dir('kernels_in_body'));
+      try {
+        assert.match(
+          s.refusals.bias_nchw,
+          /^signature 'bias_nchw' uses ops the embedded runtime cannot compute on the \w+ backend: BiasAdd \(node BiasAdd in function 'while_body_103', the body of StatelessWhile 'while_1': data_format NCHW: tfjs-converter ignores the attribute and computes NHWC\)$/,
+        );
+        // [[1, 2], [3, 4]] · [[5, 6], [7, 8]]; lower-cased to 'aa,ab->ab' it would be [[5, 6], [28, 32]].
+        assert.deepEqual(values((await s.run('einsum', { m: f32([2, 2], [1, 2, 3, 4]) })).y), [19, 22, 43, 50]);
+      } finally {
+        s.dispose();
+      }
     });
 
     it('a loop carrying a resource that is no variable is refused, naming the While, the input and where it comes from', async () => {

@@ -105,7 +105,8 @@ function jsonFunction(f: PreparedFunction, weights: Weights): Record<string, unk
 export function toModelArtifacts(graph: PreparedGraph): tf.io.ModelArtifacts {
   const weights = new Weights();
   const nodes = graph.nodes.map((n) => jsonNode(n, weights));
-  const library = graph.functions.length ? { library: { function: graph.functions.map((f) => jsonFunction(f, weights)) } } : {};
+  const functions = graph.functions ?? [];
+  const library = functions.length ? { library: { function: functions.map((f) => jsonFunction(f, weights)) } } : {};
   return {
     modelTopology: { node: nodes, ...library, versions: { producer: 1 } },
     weightSpecs: weights.specs,

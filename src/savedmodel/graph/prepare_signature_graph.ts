@@ -33,8 +33,8 @@ export interface PreparedGraph {
   inputs: Record<string, { placeholder: string | null; spec: TensorSpec }>;
   /** Signature output key → tensor ('node:idx') of the prepared graph. */
   outputs: Record<string, string>;
-  /** The functions its While / If nodes call (and theirs, callees first). */
-  functions: PreparedFunction[];
+  /** The functions its While / If nodes call (and theirs); absent or empty without control flow. */
+  functions?: PreparedFunction[];
 }
 
 export interface PrepareOptions {
