@@ -13,6 +13,10 @@
 // The graph is the GraphBuilder's plus a non-sharded V2 Saver (writer/saver.ts). Map fields
 // are written in sorted key order, as TF's deterministic serialization does.
 //
+// A Tf2GraphBuilder adds what TF2 exports hold instead: graph_def.library (the functions
+// its calls, loops and conditionals run) and resource variables restored by library
+// functions under object-graph checkpoint keys (writer/resource_saver.ts); no collections.
+//
 // Nodes carry every attr of the TF 2.15 op registry (WRITER_TF_VERSION), as tf.compat.v1
 // writes them there. A TF older than an attr (MaxPool explicit_paddings, say) rejects the
 // NodeDef in C++; TF's Python importer drops such attrs when they hold the default recorded
@@ -30,6 +34,8 @@ import { addSaver } from './writer/saver.js';
 import { strippedOpList } from './writer/op_defs.js';
 import { shapeProto } from './writer/tensor_value.js';
 import { encodeVariableDef } from './writer/variable_def.js';
+import { Tf2GraphBuilder } from './writer/tf2_graph_builder.js';
+import { addResourceSaver } from './writer/resource_saver.js';
 import { SAVED_MODEL_FILENAME } from './saved_model_reader.js';
 
 export { SAVED_MODEL_FILENAME };
@@ -97,9 +103,12 @@ const finalized = new WeakSet<GraphBuilder>();
 export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, WriterSignature>, options: SavedModelWriterOptions = {}): BuiltSavedModel {
   if (finalized.has(graph)) throw invalidArgument('this GraphBuilder was already written as a SavedModel; build a new graph');
   finalized.add(graph);
-  const saverDef = graph.variables.length ? addSaver(graph) : undefined;
+  // TF2 graphs (a function library, resource variables) are Tf2GraphBuilders.
+  const tf2 = graph instanceof Tf2GraphBuilder ? graph : undefined;
+  if (graph.variables.length && tf2?.resourceVariables.length) throw invalidArgument('the writer does not mix VariableV2 and resource variables in one graph');
+  const saverDef = graph.variables.length ? addSaver(graph) : tf2?.resourceVariables.length ? addResourceSaver(tf2) : undefined;
 
-  const problems = validateGraph(graph.nodes);
+  const problems = [...validateGraph(graph.nodes), ...(tf2?.library.problems(graph.nodes) ?? [])];
   if (problems.length) throw internal(`SavedModel writer built an invalid graph:\n  ${problems.join('\n  ')}`);
   const nodeNames = new Set(graph.nodes.map((n) => n.name));
   const signatureDef: Record<string, unknown> = {};
@@ -115,7 +124,7 @@ export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, 
   }
 
   const metaInfoDef: Record<string, unknown> = {
-    strippedOpList: strippedOpList(graph.nodes.map((n) => n.op)),
+    strippedOpList: strippedOpList([...graph.nodes.map((n) => n.op), ...(tf2?.library.ops() ?? [])]),
     tags: options.tags ?? ['serve'],
     tensorflowVersion: options.tensorflowVersion ?? WRITER_TF_VERSION,
     tensorflowGitVersion: options.tensorflowGitVersion ?? 'tfgate',
@@ -126,12 +135,13 @@ export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, 
     metaInfoDef,
     graphDef: {
       node: graph.nodes.map((n) => ({ ...n, attr: sortedRecord(n.attr) })),
+      ...(tf2?.library.size ? { library: libraryProto(tf2) } : {}),
       versions: { producer: options.producer ?? WRITER_GRAPH_PRODUCER },
     },
     signatureDef: sortedRecord(signatureDef),
   };
-  if (saverDef) {
-    metaGraph.saverDef = saverDef;
+  if (saverDef) metaGraph.saverDef = saverDef;
+  if (saverDef && graph.variables.length) {
     const defs = (vs: typeof graph.variables) => ({ bytesList: { value: vs.map(encodeVariableDef) } });
     const trainable = graph.variables.filter((v) => v.trainable);
     metaGraph.collectionDef = sortedRecord({
@@ -139,10 +149,16 @@ export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, 
       ...(trainable.length ? { trainable_variables: defs(trainable) } : {}),
     });
   }
-  const variables = [...graph.variables]
-    .sort((a, b) => compareKeys(a.name, b.name))
-    .map((v): [string, HostTensor] => [v.name, v.value]);
+  const variables = [...graph.variables.map((v): [string, HostTensor] => [v.name, v.value]), ...(tf2?.resourceVariables ?? []).map((v): [string, HostTensor] => [v.key, v.value])].sort(
+    ([a], [b]) => compareKeys(a, b),
+  );
   return { savedModel: { savedModelSchemaVersion: 1, metaGraphs: [metaGraph] }, variables };
+}
+
+/** GraphDef.library with every node's attrs in sorted key order, as the graph's nodes. */
+function libraryProto(g: Tf2GraphBuilder): Record<string, unknown> {
+  const { function: functions } = g.library.toProto();
+  return { function: functions.map((f) => ({ ...f, nodeDef: f.nodeDef.map((n) => ({ ...n, attr: sortedRecord(n.attr) })), ret: sortedRecord(f.ret) })) };
 }
 
 export function encodeSavedModelProto(savedModel: Record<string, unknown>): Uint8Array {

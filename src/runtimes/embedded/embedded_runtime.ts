@@ -22,12 +22,19 @@ import { loadTfjsGraphModelDir, TFJS_MODEL_JSON } from './tfjs_graph_model_dir.j
 import { registerTfgateOps } from './ops/index.js';
 import { checkBackendCanRun } from './backend_op_check.js';
 import { rewriteForTfjs } from './tfjs_graph_rewrites.js';
+import { patchGraphExecutor } from './graph_executor_patch.js';
+import { checkFunctionsCanRun, rewriteFunctionsForTfjs } from './tfjs_functions.js';
+import { TENSOR_LIST_OPS } from './tensor_list_ops.js';
 
 // Classify/regress signatures parse tf.Example protos in the graph; TF.js has no op for that.
 registerCustomOp('ParseExample', parseExample);
 registerCustomOp('ParseExampleV2', parseExampleV2);
 // Einsum, FakeQuant*, ReverseSequence (see ops/index.ts).
 registerTfgateOps();
+// Loop bodies that write TensorLists need tfjs-converter to spare kept tensors (see the module).
+patchGraphExecutor();
+// TensorLists with TF's semantics (reserved sizes, unset elements, element shapes).
+for (const [name, op] of TENSOR_LIST_OPS) registerCustomOp(name, op);
 
 const exists = (p: string) => fs.stat(p).then(() => true, () => false);
 
@@ -61,7 +68,8 @@ export class EmbeddedRuntime implements Runtime {
       try {
         const mapped = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp });
         checkBackendCanRun(mapped.nodes, backend, key);
-        const prepared = rewriteForTfjs(mapped);
+        checkFunctionsCanRun(mapped, backend, key);
+        const prepared = rewriteFunctionsForTfjs(rewriteForTfjs(mapped));
         const model = loadGraphModelSync(toModelArtifacts(prepared));
         const outputs = [...new Set(Object.values(prepared.outputs))];
         graphs.set(key, {

@@ -1,8 +1,10 @@
 // PreparedGraph → the in-memory ModelArtifacts that tfjs-converter's GraphModel loads, the
-// same shape as the TF.js converter's model.json: a GraphDef in proto3 JSON form, with every
-// Const value moved into the weights buffer (the executor reads constants from there).
+// same shape as the TF.js converter's model.json: a GraphDef in proto3 JSON form (with the
+// functions its loops call as `library`), every Const value moved into the weights buffer
+// (the executor reads constants from there).
 import type * as tf from '@tensorflow/tfjs-core';
 import type { PreparedGraph } from '../../savedmodel/graph/prepare_signature_graph.js';
+import type { PreparedFunction } from '../../savedmodel/graph/control_flow_functions.js';
 import type { AttrValue, NodeDef } from '../../savedmodel/graph/types.js';
 import { hostTensorFromProto } from '../../savedmodel/tensor_proto.js';
 import { tfjsDtype, tfjsValues } from './tensor_convert.js';
@@ -41,41 +43,74 @@ function encodeStrings(values: Uint8Array[]): Uint8Array {
   return out;
 }
 
-export function toModelArtifacts(graph: PreparedGraph): tf.io.ModelArtifacts {
-  const weightSpecs: tf.io.WeightsManifestEntry[] = [];
-  const chunks: Uint8Array[] = [];
-  const nodes = graph.nodes.map((n: NodeDef) => {
-    const attr: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(n.attr ?? {})) {
-      // `_output_shapes`, `_class` …: TF-internal annotations the executor does not read.
-      if (!k.startsWith('_')) attr[k] = jsonAttr(v);
-    }
-    if (n.op === 'Const') {
-      const value = hostTensorFromProto(n.attr?.value?.tensor ?? {}, `constant ${n.name}`);
-      const dtype = tfjsDtype(value.dtype);
-      const data = tfjsValues(value, `constant ${n.name}`, true);
-      chunks.push(
-        dtype === 'string'
-          ? encodeStrings(data as Uint8Array[])
-          : new Uint8Array((data as Float32Array).buffer, (data as Float32Array).byteOffset, (data as Float32Array).byteLength),
-      );
-      weightSpecs.push({ name: n.name, shape: value.shape, dtype });
-      attr.dtype = { type: TFJS_TF_TYPE[dtype] };
-      attr.value = { tensor: { dtype: TFJS_TF_TYPE[dtype], tensorShape: { dim: value.shape.map((size) => ({ size })) } } };
-    }
-    return { name: n.name, op: n.op, input: n.input ?? [], attr };
-  });
-  const size = chunks.reduce((s, c) => s + c.byteLength, 0);
-  const weightData = new Uint8Array(size);
-  let off = 0;
-  for (const c of chunks) {
-    weightData.set(c, off);
-    off += c.byteLength;
+/** Every Const value, in the order the weights buffer holds them. */
+class Weights {
+  readonly specs: tf.io.WeightsManifestEntry[] = [];
+  private readonly chunks: Uint8Array[] = [];
+
+  /** Moves a Const node's value into the weights and leaves in `attr` what the executor still reads. */
+  add(n: NodeDef, attr: Record<string, unknown>): void {
+    const value = hostTensorFromProto(n.attr?.value?.tensor ?? {}, `constant ${n.name}`);
+    const dtype = tfjsDtype(value.dtype);
+    const data = tfjsValues(value, `constant ${n.name}`, true);
+    this.chunks.push(
+      dtype === 'string'
+        ? encodeStrings(data as Uint8Array[])
+        : new Uint8Array((data as Float32Array).buffer, (data as Float32Array).byteOffset, (data as Float32Array).byteLength),
+    );
+    this.specs.push({ name: n.name, shape: value.shape, dtype });
+    attr.dtype = { type: TFJS_TF_TYPE[dtype] };
+    attr.value = { tensor: { dtype: TFJS_TF_TYPE[dtype], tensorShape: { dim: value.shape.map((size) => ({ size })) } } };
   }
+
+  buffer(): ArrayBuffer {
+    const size = this.chunks.reduce((s, c) => s + c.byteLength, 0);
+    const out = new Uint8Array(size);
+    let off = 0;
+    for (const c of this.chunks) {
+      out.set(c, off);
+      off += c.byteLength;
+    }
+    return out.buffer;
+  }
+}
+
+function jsonNode(n: NodeDef, weights: Weights): Record<string, unknown> {
+  const attr: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(n.attr ?? {})) {
+    // `_output_shapes`, `_class` …: TF-internal annotations the executor does not read.
+    if (!k.startsWith('_')) attr[k] = jsonAttr(v);
+  }
+  if (n.op === 'Const') weights.add(n, attr);
+  return { name: n.name, op: n.op, input: n.input ?? [], attr };
+}
+
+/**
+ * A prepared function as a FunctionDef in JSON form. Its constants go to the same weights
+ * as the graph's (tfjs-converter's function executors share the model's weight map, looked
+ * up by node name, which is why prepared function nodes have model-wide unique names).
+ */
+function jsonFunction(f: PreparedFunction, weights: Weights): Record<string, unknown> {
   return {
-    modelTopology: { node: nodes, versions: { producer: 1 } },
-    weightSpecs,
-    weightData: weightData.buffer,
+    signature: {
+      name: f.name,
+      inputArg: f.inputs.map((a) => ({ name: a.name, type: a.type })),
+      outputArg: f.outputs.map((a) => ({ name: a.name, type: a.type })),
+    },
+    nodeDef: f.nodes.map((n) => jsonNode(n, weights)),
+    ret: Object.fromEntries(f.outputs.map((o, j) => [o.name, f.ret[j]])),
+  };
+}
+
+export function toModelArtifacts(graph: PreparedGraph): tf.io.ModelArtifacts {
+  const weights = new Weights();
+  const nodes = graph.nodes.map((n) => jsonNode(n, weights));
+  const functions = graph.functions ?? [];
+  const library = functions.length ? { library: { function: functions.map((f) => jsonFunction(f, weights)) } } : {};
+  return {
+    modelTopology: { node: nodes, ...library, versions: { producer: 1 } },
+    weightSpecs: weights.specs,
+    weightData: weights.buffer(),
     format: 'graph-model',
     generatedBy: 'tfgate',
   };

@@ -28,6 +28,10 @@ const MULTI_OUTPUT_ARGS: Record<string, string[]> = {
   StringNGrams: ['ngrams', 'ngrams_splits'],
   RaggedGather: ['output_nested_splits', 'output_dense_values'],
   RaggedRange: ['rt_nested_splits', 'rt_dense_values'],
+  // list_ops.cc: loop bodies read these as e.g. `TensorListPopBack:tensor:0`.
+  TensorListPopBack: ['output_handle', 'tensor'],
+  TensorListConcat: ['tensor', 'lengths'],
+  TensorListConcatV2: ['tensor', 'lengths'],
 };
 
 /** List-valued output args whose length comes from an attr (number_attr / type_list_attr). */

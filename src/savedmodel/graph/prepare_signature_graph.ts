@@ -2,6 +2,8 @@
 //   feeds cut the graph (a client may feed `x:0`, an Identity behind ParseExample),
 //   function calls are inlined, variables frozen into constants, and everything the
 //   signature's outputs do not need is dropped (save/restore, init ops, training paths).
+//   Loops and conditionals (While, If) keep calling functions; those are prepared the same
+//   way and shipped beside the graph (control_flow_functions.ts).
 import { Code, ServingError, invalidArgument, failedPrecondition } from '../../core/status.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import { dtypeToTf, stripRef } from '../../tensor/dtype.js';
@@ -13,6 +15,9 @@ import { GraphFlattener, parseTensorName } from './graph_flattener.js';
 import type { AttrValue, FunctionDef, NodeDef, OpDef } from './types.js';
 import { fallbackKey, sourceOf, variableRestoreMap } from './variable_restore_map.js';
 import { defaultAttrTable, withDefaultAttrs } from './default_attrs.js';
+import { bypassIdentities, pruneTo } from './graph_rewrites.js';
+import { ControlFlowFunctions, FUNCTIONAL_OPS, localName, type PreparedFunction } from './control_flow_functions.js';
+import { variableWriteInFunctions } from './function_side_effects.js';
 
 /** Where variable values come from: the SavedModel's variables bundle. */
 export interface VariableReader {
@@ -28,6 +33,8 @@ export interface PreparedGraph {
   inputs: Record<string, { placeholder: string | null; spec: TensorSpec }>;
   /** Signature output key → tensor ('node:idx') of the prepared graph. */
   outputs: Record<string, string>;
+  /** The functions its While / If nodes call (and theirs); absent or empty without control flow. */
+  functions?: PreparedFunction[];
 }
 
 export interface PrepareOptions {
@@ -114,68 +121,25 @@ function freezeNode(node: NodeDef, out: Map<string, NodeDef>, vars: VariableValu
   }
 }
 
-const IDENTITY_OPS = new Set(['Identity', 'Snapshot', 'StopGradient']);
-
-/**
- * Rewires consumers of Identity nodes to the Identity's input (grappler does the same).
- * Worth it: TF1 variables are read through `<var>/read` Identities, and the WASM backend's
- * Identity copies its input, so every request would copy every weight.
- */
-function bypassIdentities(out: Map<string, NodeDef>, keep: Set<string>): void {
-  const target = (tensor: string): string => {
-    for (let hops = 0; hops < 10000; hops++) {
-      const [name, index] = parseTensorName(tensor);
-      const node = out.get(name);
-      if (!node || index !== 0 || keep.has(name) || !IDENTITY_OPS.has(node.op) || !node.input?.[0]) return tensor;
-      tensor = node.input[0].includes(':') ? node.input[0] : `${node.input[0]}:0`;
-    }
-    return tensor;
-  };
-  for (const [name, node] of out) {
-    if (!node.input?.some((i) => !i.startsWith('^'))) continue;
-    out.set(name, { ...node, input: node.input.map((i) => (i.startsWith('^') ? i : target(i))) });
-  }
-}
-
 /**
  * A signature output that is a constant or a fed input would be handed back as that very
  * tensor (a model weight or the caller's input); an Identity in front gives a fresh tensor
- * the runtime can dispose after the request.
+ * the runtime can dispose after the request. A While or If output may be one too (a loop
+ * variable the body passes on, a branch returning its input).
  */
 function guardOutputs(outputs: Record<string, string>, out: Map<string, NodeDef>): void {
   for (const [key, tensor] of Object.entries(outputs)) {
-    const node = out.get(parseTensorName(tensor)[0]);
-    if (!node || !['Const', 'Placeholder', 'PlaceholderWithDefault'].includes(node.op)) continue;
+    const [nodeName, index] = parseTensorName(tensor);
+    const node = out.get(nodeName);
+    if (!node) continue;
+    let type: AttrValue | undefined;
+    if (['Const', 'Placeholder', 'PlaceholderWithDefault'].includes(node.op)) type = node.attr?.dtype;
+    else if (FUNCTIONAL_OPS[node.op]) type = { type: node.attr?.[node.op.endsWith('While') ? 'T' : 'Tout']?.list?.type?.[index] };
+    else continue;
     const name = `__tfgate_output/${key}`;
-    out.set(name, { name, op: 'Identity', input: [tensor], attr: { T: node.attr?.dtype ?? { type: 'DT_FLOAT' } } });
+    out.set(name, { name, op: 'Identity', input: [tensor], attr: { T: type?.type ? type : { type: 'DT_FLOAT' } } });
     outputs[key] = `${name}:0`;
   }
-}
-
-/** Nodes reachable from `roots` over data edges, in dependency order. */
-function pruneTo(roots: string[], nodes: Map<string, NodeDef>): NodeDef[] {
-  const order: NodeDef[] = [];
-  const state = new Map<string, 1 | 2>();
-  const stack: Array<[string, boolean]> = roots.map((t) => [parseTensorName(t)[0], false]);
-  while (stack.length) {
-    const [name, expanded] = stack.pop()!;
-    const node = nodes.get(name);
-    if (!node) continue;
-    if (expanded) {
-      if (state.get(name) !== 2) {
-        state.set(name, 2);
-        order.push(node);
-      }
-      continue;
-    }
-    if (state.has(name)) continue;
-    state.set(name, 1);
-    stack.push([name, true]);
-    for (const input of node.input ?? []) {
-      if (!input.startsWith('^')) stack.push([parseTensorName(input)[0], false]);
-    }
-  }
-  return order;
 }
 
 export function prepareSignatureGraph(
@@ -233,14 +197,24 @@ export function prepareSignatureGraph(
   for (const [name, node] of out) out.set(name, withDefaultAttrs(freezeNode(node, out, vars, extra), defaults));
   for (const n of extra) out.set(n.name, n);
 
+  checkNoSideEffects(mg, signature, aliases, signatureKey);
+  const controlFlow = new ControlFlowFunctions({
+    library: functionLibrary(mg),
+    opDefs: opDefs(mg),
+    defaults,
+    frozenVariable: (handle) => constNode(`${handle.name}/__tfgate_frozen_value`, vars.value(handle)),
+    signatureKey,
+  });
+  controlFlow.rewriteSignatureGraph(out);
+
   guardOutputs(outputs, out);
   bypassIdentities(out, new Set(Object.values(outputs).map((t) => parseTensorName(t)[0])));
   const nodes = pruneTo(Object.values(outputs), out);
   const kept = new Set(nodes.map((n) => n.name));
   for (const input of Object.values(inputs)) if (!kept.has(input.placeholder!)) input.placeholder = null;
-  checkNoSideEffects(mg, signature, aliases, signatureKey);
-  checkRunnable(nodes, new Set(feedNodes.map((f) => f.name)), signatureKey, options);
-  return { signature, nodes, inputs, outputs };
+  const functions = controlFlow.calledBy(nodes);
+  checkRunnable(nodes, functions, new Set(feedNodes.map((f) => f.name)), signatureKey, options);
+  return { signature, nodes, inputs, outputs, functions };
 }
 
 /**
@@ -252,25 +226,30 @@ function checkNoSideEffects(mg: MetaGraphObject, signature: SignatureSpec, alias
   const full = new GraphFlattener(mg.graphDef?.node ?? [], functionLibrary(mg), opDefs(mg), { keepControlInputs: true, aliases });
   for (const spec of Object.values(signature.outputs)) full.require(parseTensorName(spec.name)[0]);
   const updates = [...full.out.values()].filter((n) => STATEFUL_VARIABLE_OPS.has(n.op));
-  if (updates.length) {
-    throw new ServingError(
-      Code.UNIMPLEMENTED,
-      `signature '${signatureKey}' updates variables (${[...new Set(updates.map((n) => n.op))].join(', ')} at ${updates[0].name}); ` +
-        'the embedded runtime serves frozen, stateless graphs only',
-    );
+  const where = updates.length
+    ? `${[...new Set(updates.map((n) => n.op))].join(', ')} at ${updates[0].name}`
+    : variableWriteInFunctions(full.out, functionLibrary(mg), STATEFUL_VARIABLE_OPS);
+  if (where) {
+    throw new ServingError(Code.UNIMPLEMENTED, `signature '${signatureKey}' updates variables (${where}); the embedded runtime serves frozen, stateless graphs only`);
   }
 }
 
-function checkRunnable(nodes: NodeDef[], feeds: Set<string>, signatureKey: string, options: PrepareOptions): void {
+/** Refuses what TF.js cannot run: unsupported ops (in the graph or its functions), unfrozen variables, unfed placeholders. */
+function checkRunnable(nodes: NodeDef[], functions: PreparedFunction[], feeds: Set<string>, signatureKey: string, options: PrepareOptions): void {
   const unsupported = new Map<string, string>();
-  for (const n of nodes) {
-    if (n.op === 'VarHandleOp') {
-      throw new ServingError(Code.UNIMPLEMENTED, `signature '${signatureKey}': resource variable '${n.name}' is used by an op tfgate cannot freeze`);
+  const graphs = [{ nodes, where: '' }, ...functions.map((f) => ({ nodes: f.nodes, where: ` in function '${f.source}', ${f.role}` }))];
+  for (const { nodes: graphNodes, where } of graphs) {
+    for (const n of graphNodes) {
+      if (n.op === 'VarHandleOp') {
+        const user = graphNodes.find((u) => u.input?.some((i) => parseTensorName(i.replace(/^\^/, ''))[0] === n.name));
+        const usedBy = user ? `${user.op} (node ${localName(user.name)})` : 'an op';
+        throw new ServingError(Code.UNIMPLEMENTED, `signature '${signatureKey}': resource variable '${localName(n.name)}'${where} is used by ${usedBy}, which tfgate cannot freeze`);
+      }
+      if (!options.isSupportedOp(n.op) && !unsupported.has(n.op)) unsupported.set(n.op, `node ${localName(n.name)}${where}`);
     }
-    if (!options.isSupportedOp(n.op) && !unsupported.has(n.op)) unsupported.set(n.op, n.name);
   }
   if (unsupported.size) {
-    const list = [...unsupported].map(([op, node]) => `${op} (node ${node})`).join(', ');
+    const list = [...unsupported].map(([op, node]) => `${op} (${node})`).join(', ');
     throw new ServingError(Code.UNIMPLEMENTED, `signature '${signatureKey}' uses ops TF.js does not support: ${list}`);
   }
   const unfed = nodes.filter((n) => n.op === 'Placeholder' && !feeds.has(n.name));
