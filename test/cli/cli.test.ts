@@ -5,6 +5,8 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { REPO_ROOT, fixtureModel } from '../helpers/paths.js';
 import { TFGATE_BIN } from '../helpers/server_process.js';
+import { tempDir } from '../helpers/temp.js';
+import { writeTensorListLoopModel } from '../../src/savedmodel/loop_model_zoo.js';
 
 const tfgate = (...args: string[]) => spawnSync(process.execPath, [TFGATE_BIN, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60000 });
 
@@ -37,11 +39,15 @@ describe('tfgate show', () => {
     assert.match(out, /signature_def\['incr_counter_by'\]:\n  The given SavedModel SignatureDef contains the following input\(s\):\n    inputs\['delta'\] tensor_info:\n        dtype: DT_FLOAT\n        shape: unknown_rank/);
     assert.match(out, /dtype: DT_FLOAT_REF/);
   });
-  it('--all ends with the engine each signature runs on, and the ops that keep one off ONNX Runtime', () => {
+  it('--all ends with the engine each signature runs on, and the ops that keep one off ONNX Runtime', async () => {
     const out = tfgate('show', '--dir', fixtureModel('saved_model_half_plus_two_cpu', '00000123'), '--all').stdout;
     assert.match(out, /tfgate engines for tag-set 'serve' \(--runtime=auto without libtensorflow\):\n/);
     assert.match(out, /signature_def\['serving_default'\]: onnxruntime\n/);
     assert.match(out, /signature_def\['classify_x_to_y'\]: onnxruntime\n/, 'tf.Example parsing runs in front of the ONNX graph');
+    // A tf.while_loop with TensorLists: ONNX Runtime cannot run it, the WASM runtime does.
+    const loop = path.join(tempDir(), 'loop');
+    await writeTensorListLoopModel(loop);
+    assert.match(tfgate('show', '--dir', loop, '--all').stdout, /signature_def\['serving_default'\]: wasm \(ops ONNX Runtime cannot run exactly: (TensorListReserve|StatelessWhile|While) \(node [^)]+: no ONNX converter\)/);
     const counter = tfgate('show', '--dir', fixtureModel('saved_model_counter', '00000123'), '--all').stdout;
     assert.match(counter, /signature_def\['incr_counter'\]: not served \(signature 'incr_counter' updates variables \(AssignAdd/);
   });
