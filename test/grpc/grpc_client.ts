@@ -1,17 +1,17 @@
-// A TF Serving gRPC client as users generate one: @grpc/grpc-js + @grpc/proto-loader over
-// TF Serving's, TensorFlow's and gRPC's own .proto files, copied verbatim into
-// upstream_protos/ (snake_case fields, int64 as strings, enums as names). It shares nothing
-// with the server, not even the .proto text, so a field-number slip in src/proto shows up.
+// A TF Serving gRPC client as users generate one: @grpc/grpc-js + @grpc/proto-loader
+// (snake_case fields, int64 as strings, enums as names) over client_protos/, the tests' own
+// .proto files written from TF Serving's, TensorFlow's and gRPC's definitions. It shares
+// nothing with the server, not even the .proto text, so a field-number slip in src/proto
+// shows up.
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import path from 'node:path';
 import { REPO_ROOT } from '../helpers/paths.js';
 
-export const UPSTREAM_PROTOS = path.join(REPO_ROOT, 'test', 'grpc', 'upstream_protos');
-const PROTO_ROOT = UPSTREAM_PROTOS;
+export const CLIENT_PROTOS = path.join(REPO_ROOT, 'test', 'grpc', 'client_protos');
 
-const definition = protoLoader.loadSync(['tensorflow_serving/apis/prediction_service.proto', 'tensorflow_serving/apis/model_service.proto', 'grpc/health/v1/health.proto'], {
-  includeDirs: [PROTO_ROOT],
+const definition = protoLoader.loadSync(['prediction_service.proto', 'model_service.proto', 'health.proto'], {
+  includeDirs: [CLIENT_PROTOS],
   keepCase: true,
   longs: String,
   enums: String,

@@ -1,5 +1,5 @@
 // gRPC answers that must be TF Serving's, word for word, against the real process through a
-// client built from TF Serving's own .proto files (grpc_client.ts). Each case names the TF
+// client built from TF Serving's own definitions (grpc_client.ts). Each case names the TF
 // Serving (or TensorFlow) source its expected answer is read from. Where REST can reach the
 // same message, the case asks REST too.
 import { describe, it, before, after } from 'node:test';
@@ -39,7 +39,7 @@ const config = (models: Array<[string, string]>) => ({
   },
 });
 
-describe('gRPC answers as TF Serving gives them (real process, TF Serving\'s .proto files)', () => {
+describe('gRPC answers as TF Serving gives them (real process, a client from TF Serving\'s definitions)', () => {
   let server: RunningServer;
   let clients: Clients;
   const MODELS_SERVED: Array<[string, string]> = [

@@ -12,7 +12,7 @@ import { FIXTURES, MODELS } from '../helpers/paths.js';
 import { freePort, startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
 import { writeConvSavedModel } from '../../src/savedmodel/model_zoo.js';
-import { call, connect, grpc, isGrpcError, UPSTREAM_PROTOS, type Clients, type Message } from './grpc_client.js';
+import { call, connect, grpc, isGrpcError, CLIENT_PROTOS, type Clients, type Message } from './grpc_client.js';
 
 const HP2 = path.join(MODELS, 'saved_model_half_plus_two_cpu');
 const HP2_TF2 = path.join(MODELS, 'saved_model_half_plus_two_tf2_cpu');
@@ -130,19 +130,19 @@ batching:
     const res = await call(clients.prediction, 'GetModelMetadata', { model_spec: { name: 'hp2' }, metadata_field: ['signature_def'] });
     const any = res.metadata.signature_def;
     assert.equal(any.type_url, 'type.googleapis.com/tensorflow.serving.SignatureDefMap');
-    // Decode the Any as a client would, with TF Serving's .proto (snake_case, protobuf JSON shapes).
+    // Decode the Any as a client would, with the client's .proto files (snake_case, protobuf JSON shapes).
     const pb = new protobuf.Root();
-    pb.resolvePath = (_o, t) => (t.startsWith('google/protobuf/') ? t : path.join(UPSTREAM_PROTOS, t));
-    pb.loadSync('tensorflow_serving/apis/get_model_metadata.proto', { keepCase: true });
+    pb.resolvePath = (_o, t) => (t.startsWith('google/protobuf/') ? t : path.join(CLIENT_PROTOS, t));
+    pb.loadSync('prediction_service.proto', { keepCase: true });
     const SignatureDefMap = pb.lookupType('tensorflow.serving.SignatureDefMap');
     const decoded = SignatureDefMap.toObject(SignatureDefMap.decode(any.value), { longs: String, enums: String, defaults: true, oneofs: false });
     const expected = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'configs', 'half_plus_two_model_metadata.json'), 'utf8'));
-    assert.deepEqual(withoutNulls(decoded), withoutEmptyDefaults(expected.metadata.signature_def));
+    assert.deepEqual(withoutNulls(decoded), expected.metadata.signature_def);
     assert.deepEqual(res.model_spec, { name: 'hp2', version: { value: '123' }, signature_name: '' }, 'as TF Serving: the signature name is empty');
     // The two-version model, asked for the version TF Serving's answer was recorded from.
     const expectedTwo = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'configs', 'saved_model_half_plus_two_2_versions_metadata.json'), 'utf8'));
     const two = await call(clients.prediction, 'GetModelMetadata', { model_spec: { name: 'saved_model_half_plus_two_2_versions', version: { value: expectedTwo.model_spec.version } }, metadata_field: ['signature_def'] });
-    assert.deepEqual(withoutNulls(SignatureDefMap.toObject(SignatureDefMap.decode(two.metadata.signature_def.value), { longs: String, enums: String, defaults: true, oneofs: false })), withoutEmptyDefaults(expectedTwo.metadata.signature_def));
+    assert.deepEqual(withoutNulls(SignatureDefMap.toObject(SignatureDefMap.decode(two.metadata.signature_def.value), { longs: String, enums: String, defaults: true, oneofs: false })), expectedTwo.metadata.signature_def);
     assert.equal(two.model_spec.version.value, expectedTwo.model_spec.version);
     await assert.rejects(call(clients.prediction, 'GetModelMetadata', { model_spec: { name: 'hp2' } }), isGrpcError(grpc.status.INVALID_ARGUMENT, /^GetModelMetadataRequest must specify at least one metadata_field$/));
     await assert.rejects(call(clients.prediction, 'GetModelMetadata', { model_spec: { name: 'hp2' }, metadata_field: ['graph'] }), isGrpcError(grpc.status.INVALID_ARGUMENT, /^Metadata field graph is not supported$/));
@@ -223,20 +223,6 @@ batching:
     assert.ok(served > 20, `served ${served}`);
   });
 });
-
-/**
- * TF Serving's answers list `defaults: {}` (SignatureDef field 4); the client's
- * meta_graph.proto predates that field (upstream_protos/README.md), so it cannot show it.
- * These models have no defaults: the empty maps are all that is dropped.
- */
-function withoutEmptyDefaults(map: { signature_def: Record<string, Record<string, unknown>> }) {
-  const defs = Object.entries(map.signature_def).map(([k, def]) => {
-    const { defaults, ...rest } = def;
-    assert.deepEqual(defaults, {}, `${k} has defaults`);
-    return [k, rest];
-  });
-  return { ...map, signature_def: Object.fromEntries(defs) };
-}
 
 /** protobufjs with defaults:true writes null for unset messages; protobuf JSON leaves them out. */
 function withoutNulls(v: unknown): unknown {
