@@ -31,6 +31,14 @@ export interface JsonLimits {
   maxDepth: number;
   /** Most values held in arrays and objects (list items + object members), over the whole body. */
   maxElements: number;
+  /**
+   * The root-object members the caller reads (e.g. signature_name, instances, inputs). When
+   * set, a member under any other key that nests deeper than maxDepth is checked as JSON
+   * without being built and is left out of the result: TF Serving's RapidJSON parses
+   * iteratively, so depth alone fails nothing there, and a value nobody reads should cost no
+   * memory. Absent: every member counts against the limits.
+   */
+  rootMembers?: ReadonlySet<string>;
 }
 
 export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | JsonObject;
@@ -100,6 +108,8 @@ const ZERO = 0x30;
 const NINE = 0x39;
 
 const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+/** Stands for a root member checked but not built (see JsonLimits.rootMembers). */
+const SKIPPED: JsonValue = Object.freeze([]) as unknown as JsonValue;
 const INT64_MIN = -(2n ** 63n);
 const UINT64_MAX = 2n ** 64n - 1n;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -119,9 +129,12 @@ class Parser {
   private readonly end: number;
   private readonly maxDepth: number;
   private readonly maxElements: number;
+  private readonly rootMembers: ReadonlySet<string> | undefined;
   private elements = 0;
   /** Set by parseNumber: the number just read is integral but float-kind. */
   private marked = false;
+  /** Set by afterKey: the member key just read. */
+  private key = '';
   /** Set by parseString / parseNumber / parseLiteral: index after the token. */
   private pos = 0;
 
@@ -131,6 +144,7 @@ class Parser {
     this.end = nul < 0 ? src.length : nul;
     this.maxDepth = limits.maxDepth;
     this.maxElements = limits.maxElements;
+    this.rootMembers = limits.rootMembers;
   }
 
   private fail(text: string, index: number): never {
@@ -159,11 +173,8 @@ class Parser {
 
   /** Reads a member key at i (a '"'), the colon and the whitespace before the value. */
   private memberKey(frame: Frame, i: number): number {
-    frame.key = this.parseString(i);
-    i = this.ws(this.pos);
-    if (i >= this.end || this.src.charCodeAt(i) !== COLON) this.fail(MSG.RAPIDJSON.objectMissColon, i);
-    i = this.ws(i + 1);
-    if (i >= this.end) this.fail(MSG.RAPIDJSON.valueInvalid, i);
+    i = this.afterKey(i);
+    frame.key = this.key;
     return i;
   }
 
@@ -179,7 +190,10 @@ class Parser {
       let value: JsonValue;
       let marked = false;
       const c = src.charCodeAt(i);
-      if (c === LBRACKET) {
+      if ((c === LBRACKET || c === LBRACE) && stack.length >= this.maxDepth && this.inUnreadRootMember(stack)) {
+        i = this.skipUnreadMember(stack, i);
+        value = SKIPPED;
+      } else if (c === LBRACKET) {
         const frame = this.open(stack, true);
         i = this.ws(i + 1);
         if (i >= end) this.fail(MSG.RAPIDJSON.valueInvalid, i);
@@ -238,7 +252,7 @@ class Parser {
           const obj = frame.obj;
           const key = frame.key;
           // RapidJSON keeps duplicate members and FindMember returns the first: keep the first.
-          if (!Object.prototype.hasOwnProperty.call(obj, key)) {
+          if (value !== SKIPPED && !Object.prototype.hasOwnProperty.call(obj, key)) {
             if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
             else obj[key] = value;
             if (marked) (frame.marks ??= []).push(key);
@@ -262,6 +276,100 @@ class Parser {
         marked = false;
       }
     }
+  }
+
+  /** True inside a root-object member the caller does not read (JsonLimits.rootMembers). */
+  private inUnreadRootMember(stack: Frame[]): boolean {
+    const root = stack[0];
+    return this.rootMembers !== undefined && root !== undefined && !root.isArray && !this.rootMembers.has(root.key);
+  }
+
+  /**
+   * Checks the rest of an unread root member as JSON without building it, from a container
+   * opening at i while `stack` holds the root object and the member's containers opened so far;
+   * drops those, and returns the index after the member's value. The open containers are one
+   * byte each (array or object), so a million levels cost a megabyte at most.
+   */
+  private skipUnreadMember(stack: Frame[], i: number): number {
+    const src = this.src;
+    const end = this.end;
+    let kinds = new Uint8Array(Math.max(64, stack.length * 2));
+    let depth = 0;
+    for (const frame of stack.splice(1)) kinds[depth++] = frame.isArray ? 1 : 0;
+    const push = (isArray: boolean) => {
+      if (depth === kinds.length) {
+        const grown = new Uint8Array(kinds.length * 2);
+        grown.set(kinds);
+        kinds = grown;
+      }
+      kinds[depth++] = isArray ? 1 : 0;
+    };
+    for (;;) {
+      // ---- one value at i ----
+      const c = src.charCodeAt(i);
+      if (c === LBRACKET) {
+        push(true);
+        i = this.ws(i + 1);
+        if (i >= end) this.fail(MSG.RAPIDJSON.valueInvalid, i);
+        if (src.charCodeAt(i) !== RBRACKET) continue;
+        i++;
+        depth--;
+      } else if (c === LBRACE) {
+        push(false);
+        i = this.ws(i + 1);
+        if (i >= end) this.fail(MSG.RAPIDJSON.objectMissName, i);
+        const k = src.charCodeAt(i);
+        if (k === QUOTE) {
+          i = this.afterKey(i);
+          continue;
+        }
+        if (k !== RBRACE) this.fail(MSG.RAPIDJSON.objectMissName, i);
+        i++;
+        depth--;
+      } else if (c === QUOTE) {
+        this.parseString(i);
+        i = this.pos;
+      } else if (c === 0x74 || c === 0x66 || c === 0x6e) {
+        this.parseLiteral(i, c);
+        i = this.pos;
+      } else if (c === COMMA || c === COLON || c === RBRACKET || c === RBRACE) {
+        this.fail(MSG.RAPIDJSON.valueInvalid, i);
+      } else {
+        this.parseNumber(i);
+        i = this.pos;
+      }
+      // ---- after a value: the next one, or close containers ----
+      for (;;) {
+        if (depth === 0) return i;
+        i = this.ws(i);
+        const isArray = kinds[depth - 1] === 1;
+        if (i >= end) this.fail(isArray ? MSG.RAPIDJSON.arrayMissCommaOrSquareBracket : MSG.RAPIDJSON.objectMissCommaOrCurlyBracket, i);
+        const k = src.charCodeAt(i);
+        if (k === COMMA) {
+          i = this.ws(i + 1);
+          if (isArray) {
+            if (i >= end || src.charCodeAt(i) === RBRACKET) this.fail(MSG.RAPIDJSON.valueInvalid, i);
+          } else {
+            if (i >= end || src.charCodeAt(i) !== QUOTE) this.fail(MSG.RAPIDJSON.objectMissName, i);
+            i = this.afterKey(i);
+          }
+          break;
+        }
+        if (k !== (isArray ? RBRACKET : RBRACE)) this.fail(isArray ? MSG.RAPIDJSON.arrayMissCommaOrSquareBracket : MSG.RAPIDJSON.objectMissCommaOrCurlyBracket, i);
+        i++;
+        depth--;
+      }
+    }
+  }
+
+  /** Reads a member key at i (a '"') into `key`, its colon and the whitespace before the value; returns the value's index. */
+  private afterKey(i: number): number {
+    this.key = this.parseString(i);
+    i = this.ws(this.pos);
+    if (i >= this.end || this.src.charCodeAt(i) !== COLON) this.fail(MSG.RAPIDJSON.objectMissColon, i);
+    i = this.ws(i + 1);
+    if (i >= this.end) this.fail(MSG.RAPIDJSON.valueInvalid, i);
+    return i;
   }
 
   private parseLiteral(i: number, c: number): JsonValue {

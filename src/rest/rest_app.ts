@@ -11,7 +11,7 @@ import type { Metrics } from '../monitoring/metrics.js';
 import { httpStatusFor, httpStatusOf } from './http_status.js';
 import { checkModelRef, parseRestPath, REST_API_PATH } from './rest_paths.js';
 import { readRequestBody } from './request_body.js';
-import { parseJsonBody } from './json_parse.js';
+import { parseJsonBody, type JsonLimits } from './json_parse.js';
 import { formatFloat32, parsePredictRequest, predictResponseJson, rapidjsonString } from './json_tensor.js';
 
 export interface RestLimits {
@@ -78,6 +78,15 @@ function jsonError(c: Context, e: unknown): Response {
   return c.body(JSON.stringify({ error: status.message }, null, 4), http as 400, headers);
 }
 
+// The body members each API reads (json_tensor.cc, json_examples): nesting elsewhere is only
+// checked as JSON, as TF Serving's iterative parser does.
+const PREDICT_MEMBERS: ReadonlySet<string> = new Set(['signature_name', 'instances', 'inputs']);
+const EXAMPLES_MEMBERS: ReadonlySet<string> = new Set(['signature_name', 'context', 'examples']);
+
+function jsonLimits(deps: RestDeps, rootMembers: ReadonlySet<string>): JsonLimits {
+  return { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements, rootMembers };
+}
+
 /** POST …:predict: parse against the signature, run, answer; counted and timed as TF Serving does. */
 async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promise<Response> {
   const started = performance.now();
@@ -86,7 +95,7 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
     deps.metrics.requestLatency.labels(spec.name, 'predict', 'REST').observe((performance.now() - started) * 1000);
   };
   try {
-    const body = parseJsonBody(await readRequestBody(c, deps.limits.maxBodyBytes), { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements });
+    const body = parseJsonBody(await readRequestBody(c, deps.limits.maxBodyBytes), jsonLimits(deps, PREDICT_MEMBERS));
     let format: 'row' | 'columnar' = 'row';
     const signatureName = typeof (body as { signature_name?: unknown })?.signature_name === 'string' ? (body as { signature_name: string }).signature_name : undefined;
     const result = await withTimeout(
@@ -130,7 +139,7 @@ async function handleExamples(c: Context, api: ExampleApi, spec: ModelSpec, deps
     deps.metrics.requestLatency.labels(spec.name, api, 'REST').observe((performance.now() - started) * 1000);
   };
   try {
-    const body = parseJsonBody(await readRequestBody(c, deps.limits.maxBodyBytes), { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements });
+    const body = parseJsonBody(await readRequestBody(c, deps.limits.maxBodyBytes), jsonLimits(deps, EXAMPLES_MEMBERS));
     const request = parseExampleRequest(body);
     const result = await withTimeout(
       runExamples(deps.prediction, api, spec, request.signatureName, () => request.serialized, {

@@ -165,6 +165,38 @@ describe('parseJsonBody: limits', () => {
     assert.deepEqual(v.instances, [1]);
   });
 
+  it('unread root members nest without a depth limit, are checked as JSON and left out; read ones keep the limit', () => {
+    const limits = { maxDepth: 4, maxElements: 100, rootMembers: new Set(['instances', 'signature_name']) };
+    const deep = (d: number) => `${'[{"k": '.repeat(d)}1${'}]'.repeat(d)}`;
+    // 500 000 levels in a member nobody reads: parsed without being built (bounded memory).
+    const text = `{"meta": ${deep(250_000)}, "instances": [[1.0, 2]], "shallow": {"a": [1]}}`;
+    assert.deepStrictEqual({ ...(parse(text, limits) as object) }, { instances: [[1, 2]], shallow: { a: [1] } });
+    assert.equal(isFloatMember((parse(text, limits) as { instances: number[][] }).instances[0], 0), true);
+    // A member read by the API still has the limit, and so has any member without rootMembers.
+    throwsExactly(() => parse(`{"instances": ${deep(3)}}`, limits), 'JSON nesting is deeper than the limit of 4 (--json_max_depth)');
+    throwsExactly(() => parse(`{"meta": ${deep(3)}}`, { maxDepth: 4, maxElements: 100 }), 'JSON nesting is deeper than the limit of 4 (--json_max_depth)');
+    // An array root has no members to leave out.
+    throwsExactly(() => parse(`[${deep(3)}]`, limits), 'JSON nesting is deeper than the limit of 4 (--json_max_depth)');
+  });
+
+  it('an unread deep member that is not JSON fails with RapidJSON\'s text and offset', () => {
+    const limits = { maxDepth: 2, maxElements: 100, rootMembers: new Set(['instances']) };
+    const errorOf = (text: string, withLimits: typeof limits | typeof LIMITS) => {
+      try {
+        parse(text, withLimits);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return 'no error';
+    };
+    for (const bad of ['[[[1,]]]', '[[[1] 2]]', '[[{"a" 1}]]', '[[{"a": 1,}]]', '[[[1]]', '[[{1: 2}]]', '[[["x]]]', '[[[tru]]]', '[[[-]]]', '[[{"a": 1 "b": 2}]]']) {
+      const text = `{"x": ${bad}, "instances": [1]}`;
+      // The same text as the building parser gives, when no limit stops it first.
+      assert.equal(errorOf(text, limits), errorOf(text, LIMITS), bad);
+      assert.notEqual(errorOf(text, limits), 'no error', bad);
+    }
+  });
+
   it('rough benchmark (not asserted): 1 MB of floats', () => {
     const rows: number[][] = [];
     for (let len = 0; len < 1_000_000; ) {

@@ -62,9 +62,18 @@ function generate(rand: () => number): Body {
   const k = rand();
   if (k < 0.45) return { body: mutate(rand, VALID[Math.floor(rand() * VALID.length)]), contentType: 'application/json', what: 'mutated' };
   if (k < 0.6) return { body: Uint8Array.from({ length: Math.floor(rand() * 300) }, () => Math.floor(rand() * 256)), contentType: 'application/json', what: 'random bytes' };
-  if (k < 0.7) {
+  if (k < 0.65) {
     const depth = 50 + Math.floor(rand() * 5000);
     return { body: `{"instances": ${'['.repeat(depth)}1${']'.repeat(depth)}}`, what: 'deep nesting' };
+  }
+  if (k < 0.7) {
+    // Up to 800 000 levels in a key the API ignores, sometimes cut short or broken inside.
+    const depth = 1000 + Math.floor(rand() * 400_000);
+    const open = rand() < 0.5 ? '['.repeat(depth) : '{"k": ['.repeat(depth);
+    const close = open.startsWith('[') ? ']'.repeat(depth) : ']}'.repeat(depth);
+    const inner = rand() < 0.7 ? '1' : '1,';
+    const cut = rand() < 0.2 ? Math.floor(rand() * close.length) : close.length;
+    return { body: `{"ignored": ${open}${inner}${close.slice(0, cut)}, "instances": [1.0]}`, contentType: 'application/json', what: 'deep nesting in an ignored key' };
   }
   if (k < 0.8) {
     const n = 1 + Math.floor(rand() * 3);
