@@ -318,3 +318,33 @@ describe('StringSplitV2', () => {
     }
   });
 });
+
+describe('StaticRegexReplace (the simple RE2 patterns)', () => {
+  const replace = (pattern: string, rewrite: string, global = true) =>
+    op('StaticRegexReplace', { pattern: attr.s(pattern), rewrite: attr.s(rewrite), replace_global: attr.b(global) });
+  // Keras TextVectorization's DEFAULT_STRIP_REGEX (lower_and_strip_punctuation).
+  const KERAS_STRIP = '[!"#$%&()\\*\\+,-\\./:;<=>?@\\[\\\\\\]^_`{|}~\\\']';
+
+  it("a literal: regex_replace_op_test's testGlobal ('ab' → 'abc'), and replace_global false replaces the first match only", async () => {
+    const x = str([3], ['ababababab', 'abcabcabc', '']);
+    assert.deepEqual(texts((await run(await unary('string', [-1], replace('ab', 'abc')), { x })).y), ['abcabcabcabcabc', 'abccabccabcc', '']);
+    assert.deepEqual(texts((await run(await unary('string', [-1], replace('ab', 'abc', false)), { x })).y), ['abcabababab', 'abccabcabc', '']);
+  });
+
+  it("Keras' punctuation class strips every ASCII punctuation byte and leaves UTF-8 text and other bytes alone; \\s+ collapses whitespace runs", async () => {
+    const x = str([3], ["The Brown Fox! It's [a]\\b-c.", 'naïve café, “quoted”', Uint8Array.of(0xff, 0x2c, 0x41)]);
+    const { y } = await run(await unary('string', [-1], replace(KERAS_STRIP, '')), { x });
+    assert.deepEqual(texts(y), ['The Brown Fox Its abc', latin1('naïve café “quoted”'), '\xffA']);
+    const { y: ws } = await run(await unary('string', [-1], replace('\\s+', ' ')), { x: str([1], [' a \t\n b\x0b c  ']) });
+    assert.deepEqual(texts(ws), [' a b\x0b c ']); // RE2's \s has no \v
+    const { y: az } = await run(await unary('string', [-1], replace('[a-z]', '.')), { x: str([1], ['fooBAR1']) });
+    assert.deepEqual(texts(az), ['...BAR1']);
+  });
+
+  it("refused at load: TF's message for an unterminated class; ours, naming the pattern, for anchors, groups, \\p{…} and rewrites with groups", async () => {
+    await refused('string', replace('A[', 'x'), /StaticRegexReplace \(node staticregexreplace: Invalid pattern: A\[, error: missing \]: \[/);
+    await refused('string', replace('^(a:|b:)', ''), /pattern '\^\(a:\|b:\)': the embedded runtime implements exactly only/);
+    await refused('string', replace('\\p{Ll}', '.'), /pattern '\\p\{Ll\}'/);
+    await refused('string', replace('a', '(\\0)'), /rewrite '\(\\0\)': only a literal rewrite/);
+  });
+});

@@ -275,6 +275,12 @@ const DEFS: OpDefInit[] = [
   stringToHashBucket('StringToHashBucketStrong', [{ name: 'key', type: 'list(int)' }]),
   stringCase('StringLower'),
   stringCase('StringUpper'),
+  {
+    name: 'StaticRegexReplace',
+    inputArg: [fixed('input', 'DT_STRING')],
+    outputArg: [fixed('output', 'DT_STRING')],
+    attr: [{ name: 'pattern', type: 'string' }, { name: 'rewrite', type: 'string' }, boolAttr('replace_global', true)],
+  },
   { name: 'StringStrip', inputArg: [fixed('input', 'DT_STRING')], outputArg: [fixed('output', 'DT_STRING')] },
   {
     name: 'StringSplitV2',

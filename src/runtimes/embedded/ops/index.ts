@@ -15,6 +15,7 @@ import { stringStripOp } from './string_strip.js';
 import { stringSplitV2Op } from './string_split.js';
 import { bucketizeNodeProblem, bucketizeOp } from './bucketize.js';
 import { asStringNodeProblem, asStringOp } from './as_string.js';
+import { staticRegexReplaceNodeProblem, staticRegexReplaceOp } from './static_regex_replace.js';
 
 let registered = false;
 
@@ -32,6 +33,7 @@ export function registerTfgateOps(): void {
   for (const op of STRING_HASH_OPS) registerCustomOp(op, stringHashExecutor(op), stringHashNodeProblem);
   for (const op of STRING_CASE_OPS) registerCustomOp(op, stringCaseExecutor(op), stringCaseNodeProblem);
   registerCustomOp('StringStrip', stringStripOp);
+  registerCustomOp('StaticRegexReplace', staticRegexReplaceOp, staticRegexReplaceNodeProblem);
   registerCustomOp('StringSplitV2', stringSplitV2Op);
   registerCustomOp('Bucketize', bucketizeOp, bucketizeNodeProblem);
   registerCustomOp('AsString', asStringOp, asStringNodeProblem);

@@ -38,9 +38,9 @@ export const nodeBytesAttr = (node: NodeDef, name: string): Uint8Array => node.a
 /** A TF type attribute's name (DT_FLOAT …) at load time; protobufjs gives enum names. */
 export const nodeTypeAttr = (a: AttrValue | undefined): string => String(a?.type ?? '');
 
-/** Bytes shown in a message: printable ASCII as is, other bytes as \xNN (as TF's CEscape). */
+/** Bytes shown in a message: printable ASCII as is, any other byte as \xNN. */
 export function escapeBytes(b: Uint8Array): string {
   let out = '';
-  for (const c of b) out += c >= 0x20 && c < 0x7f && c !== 0x5c && c !== 0x27 && c !== 0x22 ? String.fromCharCode(c) : `\\x${c.toString(16).padStart(2, '0')}`;
+  for (const c of b) out += c >= 0x20 && c < 0x7f ? String.fromCharCode(c) : `\\x${c.toString(16).padStart(2, '0')}`;
   return out;
 }
