@@ -294,6 +294,7 @@ describe('SavedModel writer: structure compared with real TF exports', async () 
     // The kernel tests' ops that no fixture uses were taken from the last entry of TF's
     // core/ops/compat/ops_history_v2/<op>.pbtxt.
     const fromOpsHistory = ['ReverseSequence', 'PadV2', 'FakeQuantWithMinMaxArgs', 'FakeQuantWithMinMaxVars', 'FakeQuantWithMinMaxVarsPerChannel', 'ComplexAbs', 'Einsum', 'RFFT'];
+    fromOpsHistory.push('Bucketize', 'AsString', 'StringToHashBucketFast', 'StringToHashBucketStrong', 'StringLower', 'StringUpper', 'StringStrip', 'StringSplitV2', 'StaticRegexReplace');
     // Nor do these TF2 ops appear in a TF >= 2.10 export: their declarations come from TF's registrations (tf2_op_defs.ts).
     const fromTf2Registry = ['While', 'StatelessWhile', 'If', 'StatelessIf', 'TensorListReserve', 'TensorListFromTensor', 'TensorListGetItem', 'TensorListSetItem'];
     fromTf2Registry.push('TensorListStack', 'TensorListLength', 'TensorListElementShape', 'Transpose', 'Split', 'Less', 'Greater', 'Lgamma');

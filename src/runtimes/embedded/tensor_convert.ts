@@ -72,8 +72,10 @@ export function toTfTensor(t: HostTensor, what: string): tf.Tensor {
 export async function fromTfTensor(t: tf.Tensor, declaredTf: string): Promise<HostTensor> {
   const declared = dtypeFromTf(declaredTf);
   const shape = t.shape.slice();
+  // bytes(), not data(): data() decodes each string as UTF-8 into a JS string, which loses
+  // bytes that are not UTF-8 and is not the Uint8Array[] a string HostTensor holds.
+  if (t.dtype === 'string') return { dtype: 'string', shape, values: (await t.bytes()) as Uint8Array[] };
   const data = await t.data();
-  if (t.dtype === 'string') return { dtype: 'string', shape, values: data as unknown as Uint8Array[] };
   const target: DType = declared && tfjsDtype(declared) === t.dtype ? declared : (t.dtype as DType);
   let values: TensorValues;
   switch (target) {

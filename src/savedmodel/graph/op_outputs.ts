@@ -23,6 +23,7 @@ const MULTI_OUTPUT_ARGS: Record<string, string[]> = {
   NonMaxSuppressionV5: ['selected_indices', 'selected_scores', 'valid_outputs'],
   MaxPoolWithArgmax: ['output', 'argmax'],
   StringSplit: ['indices', 'values', 'shape'],
+  StringSplitV2: ['indices', 'values', 'shape'],
   SparseFillEmptyRows: ['output_indices', 'output_values', 'empty_row_indicator', 'reverse_index_map'],
   SparseReshape: ['output_indices', 'output_shape'],
   StringNGrams: ['ngrams', 'ngrams_splits'],

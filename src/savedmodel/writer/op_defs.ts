@@ -1,5 +1,5 @@
 // OpDefs of the ops the writer emits, as TF's op registry declares them
-// (tensorflow/core/ops/{array,math,nn,state,io,no,linalg,spectral}_ops.cc) in the TF release the writer
+// (tensorflow/core/ops/{array,math,nn,state,io,no,linalg,spectral,string}_ops.cc) in the TF release the writer
 // imitates (WRITER_TF_VERSION), stripped as MetaGraphDef.meta_info_def.stripped_op_list
 // holds them: docs removed, defaults and allowed values kept. They serve two purposes:
 // * stripped_op_list, which lets TF's importer drop attrs an older consumer does not know
@@ -8,7 +8,7 @@
 //   attr, the right number of inputs).
 // Values were checked against the stripped_op_list of real exports in the fixtures; those of
 // the kernel tests' ops no fixture uses (FakeQuant*, ReverseSequence, PadV2, ComplexAbs, Einsum,
-// RFFT) against the last entry of TF's core/ops/compat/ops_history_v2/<op>.pbtxt.
+// RFFT, Bucketize and the string ops) against the last entry of TF's core/ops/compat/ops_history_v2/<op>.pbtxt.
 // The TF2 ops (functions, control flow, TensorLists, resource variables) are in tf2_op_defs.ts.
 import { TF2_OP_DEFS } from './tf2_op_defs.js';
 
@@ -70,6 +70,21 @@ const fakeQuant = (name: string, inputArg: ArgDefInit[], extra: AttrDefInit[] = 
   inputArg,
   outputArg: [fixed('outputs', 'DT_FLOAT')],
   attr: [...extra, { name: 'num_bits', type: 'int', defaultValue: { i: 8 } }, boolAttr('narrow_range', false)],
+});
+
+/** StringToHashBucketFast / …Strong (string_ops.cc): string in, int64 buckets out. */
+const stringToHashBucket = (name: string, extra: AttrDefInit[] = []): OpDefInit => ({
+  name,
+  inputArg: [fixed('input', 'DT_STRING')],
+  outputArg: [fixed('output', 'DT_INT64')],
+  attr: [{ name: 'num_buckets', type: 'int', hasMinimum: true, minimum: 1 }, ...extra],
+});
+/** StringLower / StringUpper (string_ops.cc). */
+const stringCase = (name: string): OpDefInit => ({
+  name,
+  inputArg: [fixed('input', 'DT_STRING')],
+  outputArg: [fixed('output', 'DT_STRING')],
+  attr: [{ name: 'encoding', type: 'string', defaultValue: { s: new Uint8Array(0) } }],
 });
 
 const DEFS: OpDefInit[] = [
@@ -248,6 +263,43 @@ const DEFS: OpDefInit[] = [
     outputArg: [{ name: 'output_ref', typeAttr: 'T', isRef: true }],
     attr: [typeAttr('T'), boolAttr('validate_shape', true), boolAttr('use_locking', true)],
     allowsUninitializedInput: true,
+  },
+  {
+    name: 'Bucketize',
+    inputArg: [arg('input')],
+    outputArg: [fixed('output', 'DT_INT32')],
+    attr: [typeAttr('T', ['INT32', 'INT64', 'FLOAT', 'DOUBLE']), { name: 'boundaries', type: 'list(float)' }],
+  },
+  // string_ops.cc
+  stringToHashBucket('StringToHashBucketFast'),
+  stringToHashBucket('StringToHashBucketStrong', [{ name: 'key', type: 'list(int)' }]),
+  stringCase('StringLower'),
+  stringCase('StringUpper'),
+  {
+    name: 'StaticRegexReplace',
+    inputArg: [fixed('input', 'DT_STRING')],
+    outputArg: [fixed('output', 'DT_STRING')],
+    attr: [{ name: 'pattern', type: 'string' }, { name: 'rewrite', type: 'string' }, boolAttr('replace_global', true)],
+  },
+  { name: 'StringStrip', inputArg: [fixed('input', 'DT_STRING')], outputArg: [fixed('output', 'DT_STRING')] },
+  {
+    name: 'StringSplitV2',
+    inputArg: [fixed('input', 'DT_STRING'), fixed('sep', 'DT_STRING')],
+    outputArg: [fixed('indices', 'DT_INT64'), fixed('values', 'DT_STRING'), fixed('shape', 'DT_INT64')],
+    attr: [{ name: 'maxsplit', type: 'int', defaultValue: { i: -1 } }],
+  },
+  {
+    name: 'AsString',
+    inputArg: [arg('input')],
+    outputArg: [fixed('output', 'DT_STRING')],
+    attr: [
+      typeAttr('T', ['FLOAT', 'DOUBLE', 'INT32', 'UINT8', 'INT16', 'INT8', 'INT64', 'BFLOAT16', 'UINT16', 'HALF', 'UINT32', 'UINT64', 'COMPLEX64', 'COMPLEX128', 'BOOL', 'VARIANT', 'STRING']),
+      { name: 'precision', type: 'int', defaultValue: { i: -1 } },
+      boolAttr('scientific', false),
+      boolAttr('shortest', false),
+      { name: 'width', type: 'int', defaultValue: { i: -1 } },
+      { name: 'fill', type: 'string', defaultValue: { s: new Uint8Array(0) } },
+    ],
   },
   // io_ops.cc
   {

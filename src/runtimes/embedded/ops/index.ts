@@ -1,6 +1,6 @@
 // The TensorFlow ops tfgate implements for tfjs-converter's graph executor (beside
-// ParseExample): ops the converter lacks or ignores, and Einsum, for which the WASM backend has
-// no kernel. Each comes with its load-time check, so that a node it cannot compute is refused
+// ParseExample): ops the converter lacks or ignores (the string ops and Bucketize among them),
+// and Einsum, for which the WASM backend has no kernel. Each comes with its load-time check, so that a node it cannot compute is refused
 // when the model loads, naming the op and the node.
 import { registerCustomOp } from '../tfjs_ops.js';
 import { einsumNodeProblem, einsumOp } from './einsum.js';
@@ -9,6 +9,13 @@ import { reverseSequenceNodeProblem, reverseSequenceOp } from './reverse_sequenc
 import { FUSED_BATCH_NORM_OPS, fusedBatchNormNodeProblem, fusedBatchNormOp } from './fused_batch_norm.js';
 import { batchMatMulOp } from './batch_mat_mul.js';
 import { divOp } from './div.js';
+import { STRING_HASH_OPS, stringHashExecutor, stringHashNodeProblem } from './string_hash.js';
+import { STRING_CASE_OPS, stringCaseExecutor, stringCaseNodeProblem } from './string_case.js';
+import { stringStripOp } from './string_strip.js';
+import { stringSplitV2Op } from './string_split.js';
+import { bucketizeNodeProblem, bucketizeOp } from './bucketize.js';
+import { asStringNodeProblem, asStringOp } from './as_string.js';
+import { staticRegexReplaceNodeProblem, staticRegexReplaceOp } from './static_regex_replace.js';
 
 let registered = false;
 
@@ -21,4 +28,13 @@ export function registerTfgateOps(): void {
   for (const op of FUSED_BATCH_NORM_OPS) registerCustomOp(op, fusedBatchNormOp, fusedBatchNormNodeProblem);
   for (const op of ['BatchMatMul', 'BatchMatMulV2']) registerCustomOp(op, batchMatMulOp);
   registerCustomOp('Div', divOp);
+  // Keras preprocessing (Hashing, StringLookup, TextVectorization, Discretization) and
+  // Estimator feature columns: byte-exact string ops and Bucketize.
+  for (const op of STRING_HASH_OPS) registerCustomOp(op, stringHashExecutor(op), stringHashNodeProblem);
+  for (const op of STRING_CASE_OPS) registerCustomOp(op, stringCaseExecutor(op), stringCaseNodeProblem);
+  registerCustomOp('StringStrip', stringStripOp);
+  registerCustomOp('StaticRegexReplace', staticRegexReplaceOp, staticRegexReplaceNodeProblem);
+  registerCustomOp('StringSplitV2', stringSplitV2Op);
+  registerCustomOp('Bucketize', bucketizeOp, bucketizeNodeProblem);
+  registerCustomOp('AsString', asStringOp, asStringNodeProblem);
 }
