@@ -74,7 +74,20 @@ export interface SavedModelWriterOptions {
   producer?: number;
   /** MetaInfoDef.meta_graph_version; TF's SavedModelBuilder leaves it empty, so it is omitted unless given. */
   metaGraphVersion?: string;
+  /** Files written to `assets/`, each fed to its tensor at load (MetaGraphDef.asset_file_def). */
+  assets?: WriterAsset[];
+  /** Extra node-list collections (TF1 `table_initializer`, `saved_model_main_op` …): key → node names. */
+  nodeCollections?: Record<string, string[]>;
 }
+
+export interface WriterAsset {
+  /** The tensor TF feeds with the asset's path (TF2: a string placeholder `asset_path_initializer`). */
+  tensor: Tensor | WriterTensorInfo;
+  filename: string;
+  contents: string | Uint8Array;
+}
+
+export const ASSETS_DIRECTORY = 'assets';
 
 const utf8 = new TextEncoder();
 /** Bytewise order of the UTF-8 encodings (C++ std::string / Python str order). */
@@ -120,7 +133,9 @@ export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, 
       }
       return sortedRecord(Object.fromEntries(Object.entries(m).map(([k, t]) => [k, tensorInfo(t)])));
     };
-    signatureDef[key] = { inputs: side(s.inputs), outputs: side(s.outputs), methodName: s.methodName ?? PREDICT_METHOD_NAME };
+    // An op signature (__saved_model_init_op) has no method name.
+    const methodName = s.methodName ?? PREDICT_METHOD_NAME;
+    signatureDef[key] = { inputs: side(s.inputs), outputs: side(s.outputs), ...(methodName ? { methodName } : {}) };
   }
 
   const metaInfoDef: Record<string, unknown> = {
@@ -141,12 +156,22 @@ export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, 
     signatureDef: sortedRecord(signatureDef),
   };
   if (saverDef) metaGraph.saverDef = saverDef;
+  const collections: Record<string, unknown> = {};
   if (saverDef && graph.variables.length) {
     const defs = (vs: typeof graph.variables) => ({ bytesList: { value: vs.map(encodeVariableDef) } });
     const trainable = graph.variables.filter((v) => v.trainable);
-    metaGraph.collectionDef = sortedRecord({
-      variables: defs(graph.variables),
-      ...(trainable.length ? { trainable_variables: defs(trainable) } : {}),
+    collections.variables = defs(graph.variables);
+    if (trainable.length) collections.trainable_variables = defs(trainable);
+  }
+  for (const [key, names] of Object.entries(options.nodeCollections ?? {})) {
+    for (const n of names) if (!nodeNames.has(n)) throw invalidArgument(`collection ${key} names node ${n}, which is not in the graph`);
+    collections[key] = { nodeList: { value: names } };
+  }
+  if (Object.keys(collections).length) metaGraph.collectionDef = sortedRecord(collections);
+  if (options.assets?.length) {
+    metaGraph.assetFileDef = options.assets.map((a) => {
+      if (!nodeNames.has(a.tensor.name.replace(/:\d+$/, ''))) throw invalidArgument(`asset ${a.filename} is fed to ${a.tensor.name}, which is not in the graph`);
+      return { tensorInfo: tensorInfo(a.tensor), filename: a.filename };
     });
   }
   const variables = [...graph.variables.map((v): [string, HostTensor] => [v.name, v.value]), ...(tf2?.resourceVariables ?? []).map((v): [string, HostTensor] => [v.key, v.value])].sort(
@@ -194,5 +219,9 @@ export async function writeSavedModel(
   const pb = encodeSavedModelProto(savedModel);
   await fs.mkdir(dir, { recursive: true });
   if (variables.length) await writeTensorBundle(path.join(dir, VARIABLES_DIRECTORY, VARIABLES_PREFIX), variables);
+  if (options.assets?.length) {
+    await fs.mkdir(path.join(dir, ASSETS_DIRECTORY), { recursive: true });
+    for (const a of options.assets) await fs.writeFile(path.join(dir, ASSETS_DIRECTORY, a.filename), a.contents);
+  }
   await writeFileAtomically(path.join(dir, SAVED_MODEL_FILENAME), pb);
 }

@@ -72,8 +72,9 @@ export function toTfTensor(t: HostTensor, what: string): tf.Tensor {
 export async function fromTfTensor(t: tf.Tensor, declaredTf: string): Promise<HostTensor> {
   const declared = dtypeFromTf(declaredTf);
   const shape = t.shape.slice();
+  // bytes(), not data(): data() decodes strings as UTF-8 into JS strings; TF strings are bytes.
+  if (t.dtype === 'string') return { dtype: 'string', shape, values: (await t.bytes()) as Uint8Array[] };
   const data = await t.data();
-  if (t.dtype === 'string') return { dtype: 'string', shape, values: data as unknown as Uint8Array[] };
   const target: DType = declared && tfjsDtype(declared) === t.dtype ? declared : (t.dtype as DType);
   let values: TensorValues;
   switch (target) {

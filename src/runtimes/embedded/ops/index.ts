@@ -1,6 +1,6 @@
 // The TensorFlow ops tfgate implements for tfjs-converter's graph executor (beside
-// ParseExample): ops the converter lacks or ignores, and Einsum, for which the WASM backend has
-// no kernel. Each comes with its load-time check, so that a node it cannot compute is refused
+// ParseExample): ops the converter lacks or ignores, Einsum, for which the WASM backend has
+// no kernel, and the lookup that table lookups become at load. Each comes with its load-time check, so that a node it cannot compute is refused
 // when the model loads, naming the op and the node.
 import { registerCustomOp } from '../tfjs_ops.js';
 import { einsumNodeProblem, einsumOp } from './einsum.js';
@@ -9,6 +9,8 @@ import { reverseSequenceNodeProblem, reverseSequenceOp } from './reverse_sequenc
 import { FUSED_BATCH_NORM_OPS, fusedBatchNormNodeProblem, fusedBatchNormOp } from './fused_batch_norm.js';
 import { batchMatMulOp } from './batch_mat_mul.js';
 import { divOp } from './div.js';
+import { lookupTableFindOp } from './lookup_table_find.js';
+import { TFGATE_LOOKUP_OP } from '../../../savedmodel/graph/lookup_tables/lookup_rewrite.js';
 
 let registered = false;
 
@@ -21,4 +23,5 @@ export function registerTfgateOps(): void {
   for (const op of FUSED_BATCH_NORM_OPS) registerCustomOp(op, fusedBatchNormOp, fusedBatchNormNodeProblem);
   for (const op of ['BatchMatMul', 'BatchMatMulV2']) registerCustomOp(op, batchMatMulOp);
   registerCustomOp('Div', divOp);
+  registerCustomOp(TFGATE_LOOKUP_OP, lookupTableFindOp);
 }

@@ -1,0 +1,185 @@
+// Hash-table lookups with TF's semantics through a runtime, on tiny SavedModels written with
+// tfgate's writer: tables filled by the init op (LookupTableImportV2, or
+// InitializeTableFromTextFileV2 over an asset fed through asset_file_def), lookups whose
+// result has the keys' shape, LookupTableSizeV2, and the load-time refusals. Shared by the
+// per-backend test files (TF.js picks one backend per process).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as tf from '@tensorflow/tfjs-core';
+import { Code } from '../../src/core/status.js';
+import type { Runtime, Servable } from '../../src/runtimes/runtime.js';
+import type { HostTensor } from '../../src/tensor/host_tensor.js';
+import type { DType } from '../../src/tensor/dtype.js';
+import type { WriterAsset } from '../../src/savedmodel/saved_model_writer.js';
+import { isError } from '../helpers/errors.js';
+import { attr, f32, i64, node, writeTinyModel, type GraphBuilder, type Tensor, type TinySignature } from '../helpers/tiny_graphs.js';
+
+const enc = new TextEncoder();
+export const strings = (shape: number[], values: string[]): HostTensor => ({ dtype: 'string', shape, values: values.map((v) => enc.encode(v)) });
+
+export function hashTable(g: GraphBuilder, keyDtype: DType, valueDtype: DType, name = 'hash_table'): Tensor {
+  return node(g, 'HashTableV2', name, [], {
+    container: attr.s(''),
+    shared_name: attr.s(`${name}_0c4b1d`),
+    use_node_name_sharing: attr.b(false),
+    key_dtype: attr.type(keyDtype),
+    value_dtype: attr.type(valueDtype),
+  });
+}
+
+const kv = (keyDtype: DType, valueDtype: DType) => ({ Tin: attr.type(keyDtype), Tout: attr.type(valueDtype) });
+
+export type Fill =
+  | { kind: 'import'; keys: HostTensor; values: HostTensor }
+  | { kind: 'text file'; contents: string; keyIndex: number; valueIndex: number; delimiter?: string; vocabSize?: number }
+  | { kind: 'none' };
+
+/**
+ * The bug report's model: Placeholder k, table t, outputs LookupTableFindV2(t, k, default)
+ * and LookupTableSizeV2(t); the init op's NoOp control-depends on what fills t.
+ */
+export function lookupModel(o: { keyDtype: DType; valueDtype: DType; fill: Fill; defaultValue: HostTensor }): Promise<string> {
+  return writeTinyModel((g): TinySignature => {
+    const t = hashTable(g, o.keyDtype, o.valueDtype);
+    let initOp: string | undefined;
+    const assets: WriterAsset[] = [];
+    if (o.fill.kind === 'import') {
+      const keys = g.constant('table_keys', o.fill.keys);
+      const values = g.constant('table_values', o.fill.values);
+      initOp = g.noOp('init_all_tables', [g.addNode('LookupTableImportV2', 'table_init', [t, keys, values], kv(o.keyDtype, o.valueDtype))]);
+    } else if (o.fill.kind === 'text file') {
+      const path = g.placeholder('asset_path_initializer', 'string', []);
+      assets.push({ tensor: path, filename: 'vocab.txt', contents: o.fill.contents });
+      const init = g.addNode('InitializeTableFromTextFileV2', 'table_init', [t, path], {
+        key_index: attr.i(o.fill.keyIndex),
+        value_index: attr.i(o.fill.valueIndex),
+        vocab_size: attr.i(o.fill.vocabSize ?? -1),
+        delimiter: attr.s(o.fill.delimiter ?? '\t'),
+        offset: attr.i(0),
+      });
+      initOp = g.noOp('init_all_tables', [init]);
+    }
+    const k = g.placeholder('k', o.keyDtype, null);
+    const dflt = g.constant('default_value', o.defaultValue);
+    const ids = node(g, 'LookupTableFindV2', 'lookup', [t, k, dflt], kv(o.keyDtype, o.valueDtype), o.valueDtype, null);
+    const size = node(g, 'LookupTableSizeV2', 'size', [t], {}, 'int64', []);
+    return { inputs: { k }, outputs: { ids, size }, initOp, assets };
+  });
+}
+
+const plain = (t: HostTensor) => ({ dtype: t.dtype, shape: t.shape, values: Array.from(t.values as ArrayLike<unknown>, (v) => (typeof v === 'bigint' ? Number(v) : v)) });
+
+export function lookupTableCases(runtime: () => Runtime, backend: string): void {
+  const load = async (dir: string) => runtime().load(dir, { tags: ['serve'] });
+  async function lookup(s: Servable, k: HostTensor): Promise<{ ids: ReturnType<typeof plain>; size: ReturnType<typeof plain> }> {
+    const out = await s.run('serving_default', { k });
+    return { ids: plain(out.ids), size: plain(out.size) };
+  }
+  const stringToId = (fill: Fill) => lookupModel({ keyDtype: 'string', valueDtype: 'int64', fill, defaultValue: i64([], [-1]) });
+  const fills: Record<string, Fill> = {
+    'LookupTableImportV2(t, ["a","b"], [0,1])': { kind: 'import', keys: strings([2], ['a', 'b']), values: i64([2], [0, 1]) },
+    'InitializeTableFromTextFileV2 over the asset "a\\nb\\n" (whole line → line number)': { kind: 'text file', contents: 'a\nb\n', keyIndex: -2, valueIndex: -1 },
+  };
+
+  for (const [what, fill] of Object.entries(fills)) {
+    describe(`string → int64 table filled by ${what} (${backend})`, () => {
+      it('a scalar key gives a scalar; keys [2,2] give [2,2]; unknown keys the default; size 2', async () => {
+        const s = await load(await stringToId(fill));
+        try {
+          assert.deepEqual((await lookup(s, strings([], ['b']))).ids, { dtype: 'int64', shape: [], values: [1] });
+          assert.deepEqual((await lookup(s, strings([2, 2], ['a', 'zz', 'b', 'a']))).ids, { dtype: 'int64', shape: [2, 2], values: [0, -1, 1, 0] });
+          const unknown = await lookup(s, strings([], ['c']));
+          assert.deepEqual(unknown.ids, { dtype: 'int64', shape: [], values: [-1] });
+          assert.deepEqual(unknown.size, { dtype: 'int64', shape: [], values: [2] });
+          assert.deepEqual((await lookup(s, strings([0], []))).ids, { dtype: 'int64', shape: [0], values: [] });
+        } finally {
+          s.dispose();
+        }
+      });
+    });
+  }
+
+  describe(`more table kinds (${backend})`, () => {
+    it('int64 keys → float values, with a float default; a key beyond int32 still counts in the size', async () => {
+      const dir = await lookupModel({
+        keyDtype: 'int64',
+        valueDtype: 'float32',
+        fill: { kind: 'import', keys: i64([3], [10, 20, 3000000000]), values: f32([3], [0.5, 1.5, 2.5]) },
+        defaultValue: f32([], [0.25]),
+      });
+      const s = await load(dir);
+      try {
+        const out = await lookup(s, i64([2, 2], [20, 7, 10, 20]));
+        assert.deepEqual(out.ids, { dtype: 'float32', shape: [2, 2], values: [1.5, 0.25, 0.5, 1.5] });
+        assert.deepEqual(out.size, { dtype: 'int64', shape: [], values: [3] });
+      } finally {
+        s.dispose();
+      }
+    });
+
+    it('string values from a tab-separated vocabulary (key field 1, value field 0)', async () => {
+      const dir = await lookupModel({
+        keyDtype: 'int64',
+        valueDtype: 'string',
+        fill: { kind: 'text file', contents: 'apple\t7\r\nbanana\t9\n', keyIndex: 1, valueIndex: 0 },
+        defaultValue: strings([], ['UNK']),
+      });
+      const s = await load(dir);
+      try {
+        const out = await s.run('serving_default', { k: i64([3], [9, 8, 7]) });
+        assert.deepEqual(out.ids.shape, [3]);
+        assert.deepEqual((out.ids.values as Uint8Array[]).map((v) => new TextDecoder().decode(v)), ['banana', 'UNK', 'apple']);
+      } finally {
+        s.dispose();
+      }
+    });
+
+    it('the per-table key index is built once: repeated requests leak no tensors and agree', async () => {
+      const s = await load(await stringToId(fills['LookupTableImportV2(t, ["a","b"], [0,1])']));
+      try {
+        const first = await lookup(s, strings([3], ['b', 'a', 'x']));
+        const before = tf.memory().numTensors;
+        for (let i = 0; i < 3; i++) assert.deepEqual(await lookup(s, strings([3], ['b', 'a', 'x'])), first);
+        assert.equal(tf.memory().numTensors, before);
+        assert.deepEqual(first.ids.values, [1, 0, -1]);
+      } finally {
+        s.dispose();
+      }
+    });
+  });
+
+  describe(`refusals and TF's initialisation errors (${backend})`, () => {
+    it('a table nothing initialises refuses the signature, naming the table and the op', async () => {
+      await assert.rejects(
+        load(await stringToId({ kind: 'none' })),
+        isError(Code.FAILED_PRECONDITION, /LookupTableFindV2 \(node lookup\) looks up table 'hash_table' \(HashTableV2\), which nothing in the SavedModel initialises/),
+      );
+    });
+
+    it('a table filled from a tensor tfgate cannot compute refuses the signature, naming the node and why', async () => {
+      const dir = await writeTinyModel((g) => {
+        const t = hashTable(g, 'string', 'int64');
+        const keys = g.placeholder('fed_keys', 'string', [2]);
+        const values = g.constant('table_values', i64([2], [0, 1]));
+        const initOp = g.noOp('init_all_tables', [g.addNode('LookupTableImportV2', 'table_init', [t, keys, values], kv('string', 'int64'))]);
+        const k = g.placeholder('k', 'string', null);
+        const ids = node(g, 'LookupTableFindV2', 'lookup', [t, k, g.constant('default_value', i64([], [-1]))], kv('string', 'int64'), 'int64', null);
+        return { inputs: { k }, outputs: { ids }, initOp };
+      });
+      await assert.rejects(
+        load(dir),
+        isError(Code.FAILED_PRECONDITION, /LookupTableFindV2 \(node lookup\) looks up table 'hash_table' \(HashTableV2\), whose contents tfgate cannot compute at load: LookupTableImportV2 'table_init' \(init op\) fills it from Placeholder 'fed_keys', which no asset_file_def feeds/),
+      );
+    });
+
+    it('an empty line in the vocabulary fails the load with TF\'s message', async () => {
+      const dir = await stringToId({ kind: 'text file', contents: 'a\n\nb\n', keyIndex: -2, valueIndex: -1 });
+      await assert.rejects(load(dir), isError(Code.INVALID_ARGUMENT, /initialising lookup tables failed: Invalid content in .*vocab\.txt: empty line found at position 3\./));
+    });
+
+    it('a repeated vocabulary word fails the load: HashTable has different value for same key', async () => {
+      const dir = await stringToId({ kind: 'text file', contents: 'a\nb\na\n', keyIndex: -2, valueIndex: -1 });
+      await assert.rejects(load(dir), isError(Code.FAILED_PRECONDITION, /HashTable has different value for same key\. Key a has 0 and trying to add value 2/));
+    });
+  });
+}
