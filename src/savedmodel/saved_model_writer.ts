@@ -35,7 +35,7 @@ import { strippedOpList } from './writer/op_defs.js';
 import { shapeProto } from './writer/tensor_value.js';
 import { encodeVariableDef } from './writer/variable_def.js';
 import { Tf2GraphBuilder } from './writer/tf2_graph_builder.js';
-import { addResourceSaver } from './writer/resource_saver.js';
+import { addResourceSaver, checkpointEntries } from './writer/resource_saver.js';
 import { SAVED_MODEL_FILENAME } from './saved_model_reader.js';
 
 export { SAVED_MODEL_FILENAME };
@@ -119,7 +119,7 @@ export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, 
   // TF2 graphs (a function library, resource variables) are Tf2GraphBuilders.
   const tf2 = graph instanceof Tf2GraphBuilder ? graph : undefined;
   if (graph.variables.length && tf2?.resourceVariables.length) throw invalidArgument('the writer does not mix VariableV2 and resource variables in one graph');
-  const saverDef = graph.variables.length ? addSaver(graph) : tf2?.resourceVariables.length ? addResourceSaver(tf2) : undefined;
+  const saverDef = graph.variables.length ? addSaver(graph) : tf2?.resourceVariables.length || tf2?.checkpointedTables.length ? addResourceSaver(tf2) : undefined;
 
   const problems = [...validateGraph(graph.nodes), ...(tf2?.library.problems(graph.nodes) ?? [])];
   if (problems.length) throw internal(`SavedModel writer built an invalid graph:\n  ${problems.join('\n  ')}`);
@@ -174,7 +174,7 @@ export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, 
       return { tensorInfo: tensorInfo(a.tensor), filename: a.filename };
     });
   }
-  const variables = [...graph.variables.map((v): [string, HostTensor] => [v.name, v.value]), ...(tf2?.resourceVariables ?? []).map((v): [string, HostTensor] => [v.key, v.value])].sort(
+  const variables = [...graph.variables.map((v): [string, HostTensor] => [v.name, v.value]), ...(tf2 ? checkpointEntries(tf2) : [])].sort(
     ([a], [b]) => compareKeys(a, b),
   );
   return { savedModel: { savedModelSchemaVersion: 1, metaGraphs: [metaGraph] }, variables };

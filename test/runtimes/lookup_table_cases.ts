@@ -13,6 +13,13 @@ import type { DType } from '../../src/tensor/dtype.js';
 import type { WriterAsset } from '../../src/savedmodel/saved_model_writer.js';
 import { isError } from '../helpers/errors.js';
 import { attr, f32, i64, node, writeTinyModel, type GraphBuilder, type Tensor, type TinySignature } from '../helpers/tiny_graphs.js';
+import { writeSavedModel, type WriterTensorInfo } from '../../src/savedmodel/saved_model_writer.js';
+import { INIT_OP_SIGNATURE_KEY } from '../../src/savedmodel/signature_spec.js';
+import { Tf2GraphBuilder } from '../../src/savedmodel/writer/tf2_graph_builder.js';
+import { emit, type Value } from '../../src/savedmodel/writer/function_library.js';
+import { call, constant, identity, readVariable } from '../../src/savedmodel/writer/tf2_ops.js';
+import { tempDir } from '../helpers/temp.js';
+import pathLib from 'node:path';
 
 const enc = new TextEncoder();
 export const strings = (shape: number[], values: string[]): HostTensor => ({ dtype: 'string', shape, values: values.map((v) => enc.encode(v)) });
@@ -65,6 +72,86 @@ export function lookupModel(o: { keyDtype: DType; valueDtype: DType; fill: Fill;
     const size = node(g, 'LookupTableSizeV2', 'size', [t], {}, 'int64', []);
     return { inputs: { k }, outputs: { ids, size }, initOp, assets };
   });
+}
+
+const info = (v: Value, shape: number[] | null): WriterTensorInfo => ({ name: v.tensorName, dtype: v.type, shape });
+const kvTypes = (keys: string, values: string) => ({ Tin: { type: keys }, Tout: { type: values } });
+
+/**
+ * A TF2 export as tf.saved_model.save writes a StaticHashTable over a TextFileInitializer:
+ * the table and the asset's path variable are top-level resources; `__saved_model_init_op`
+ * runs the path variable's AssignVariableOp (from the asset placeholder) and a
+ * StatefulPartitionedCall of `__inference__initializer_*`, which reads the variable and runs
+ * InitializeTableFromTextFileV2 on the captured table; the serving function looks up inside.
+ */
+export async function writeTf2TextFileTableModel(vocabulary: string): Promise<string> {
+  const g = new Tf2GraphBuilder();
+  const table = emit(g.top, 'HashTableV2', 'hash_table', [], {
+    container: { s: new Uint8Array(0) },
+    shared_name: { s: enc.encode('hash_table_/tmp/vocab.txt_-2_-1') },
+    use_node_name_sharing: { b: false },
+    key_dtype: { type: 'DT_STRING' },
+    value_dtype: { type: 'DT_INT64' },
+  })[0];
+  const assetPath = g.top.placeholder('asset_path_initializer', 'DT_STRING', []);
+  const pathVariable = emit(g.top, 'VarHandleOp', 'Variable', [], {
+    container: { s: new Uint8Array(0) },
+    shared_name: { s: enc.encode('Variable') },
+    dtype: { type: 'DT_STRING' },
+    shape: { shape: {} },
+    allowed_devices: { list: {} },
+  })[0];
+  const assign = g.top.addNode('AssignVariableOp', 'Variable/Assign', [pathVariable, assetPath], { dtype: { type: 'DT_STRING' }, validate_shape: { b: false } });
+  const initializer = g.library.define('__inference__initializer_27', [['unknown', 'DT_RESOURCE'], ['readvariableop_resource', 'DT_RESOURCE']], (f, [t, v]) => {
+    const filename = readVariable(f, 'ReadVariableOp', v, 'DT_STRING');
+    const init = f.addNode('InitializeTableFromTextFileV2', 'text_file_init/InitializeTableFromTextFileV2', [t, filename], {
+      key_index: { i: -2 },
+      value_index: { i: -1 },
+      vocab_size: { i: -1 },
+      delimiter: { s: enc.encode('\t') },
+      offset: { i: 0 },
+    });
+    return { identity: identity(f, 'Identity', constant(f, 'Const', { dtype: 'bool', shape: [], values: Uint8Array.of(1) }), [init]) };
+  });
+  const [initialized] = call(g.top, 'StatefulPartitionedCall', initializer, [table, pathVariable]);
+  const initOp = g.top.addNode('NoOp', 'NoOp', [], {}, { control: [assign, initialized.ref] });
+  const serve = g.library.define('__inference_signature_wrapper_41', [['k', 'DT_STRING'], ['unknown', 'DT_RESOURCE']], (f, [k, t]) => {
+    const found = emit(f, 'LookupTableFindV2', 'None_Lookup/LookupTableFindV2', [t, k, constant(f, 'Const', i64([], [-1]))], kvTypes('DT_STRING', 'DT_INT64'))[0];
+    return { output_0: identity(f, 'Identity', found) };
+  });
+  const k = g.top.placeholder('serving_default_k', 'DT_STRING', null);
+  const [ids] = call(g.top, 'StatefulPartitionedCall_1', serve, [k, table]);
+  const dir = pathLib.join(tempDir('tfgate-tf2-table-'), '1');
+  await writeSavedModel(
+    dir,
+    g,
+    {
+      serving_default: { inputs: { k: info(k, null) }, outputs: { ids: info(ids, null) } },
+      [INIT_OP_SIGNATURE_KEY]: { methodName: '', inputs: {}, outputs: { [INIT_OP_SIGNATURE_KEY]: { name: initOp, dtype: 'DT_INVALID', shape: null } } },
+    },
+    { assets: [{ tensor: info(assetPath, []), filename: 'vocab.txt', contents: vocabulary }] },
+  );
+  return dir;
+}
+
+/**
+ * Keras' adapted StringLookup in a TF2 export: a MutableHashTableV2 the checkpoint fills
+ * (`…/.ATTRIBUTES/table-keys`, `table-values`, by LookupTableImportV2 in the restore
+ * function); the serving function looks up with the OOV index as default and reads the size.
+ */
+export async function writeCheckpointedTableModel(): Promise<string> {
+  const g = new Tf2GraphBuilder();
+  const table = g.checkpointedTable('string_lookup_table', strings([3], ['earth', 'wind', 'fire']), i64([3], [1, 2, 3]), 'layer-0/lookup_table');
+  const serve = g.library.define('__inference_signature_wrapper_12', [['k', 'DT_STRING'], ['unknown', 'DT_RESOURCE']], (f, [k, t]) => {
+    const found = emit(f, 'LookupTableFindV2', 'string_lookup/None_Lookup/LookupTableFindV2', [t, k, constant(f, 'Const', i64([], [0]))], kvTypes('DT_STRING', 'DT_INT64'))[0];
+    const size = emit(f, 'LookupTableSizeV2', 'string_lookup/Size/LookupTableSizeV2', [t], {})[0];
+    return { output_0: identity(f, 'Identity', found), output_1: identity(f, 'Identity_1', size) };
+  });
+  const k = g.top.placeholder('serving_default_k', 'DT_STRING', null);
+  const [ids, size] = call(g.top, 'StatefulPartitionedCall', serve, [k, table]);
+  const dir = pathLib.join(tempDir('tfgate-tf2-table-'), '1');
+  await writeSavedModel(dir, g, { serving_default: { inputs: { k: info(k, null) }, outputs: { ids: info(ids, null), size: info(size, []) } } });
+  return dir;
 }
 
 const plain = (t: HostTensor) => ({ dtype: t.dtype, shape: t.shape, values: Array.from(t.values as ArrayLike<unknown>, (v) => (typeof v === 'bigint' ? Number(v) : v)) });
@@ -142,6 +229,30 @@ export function lookupTableCases(runtime: () => Runtime, backend: string): void 
         for (let i = 0; i < 3; i++) assert.deepEqual(await lookup(s, strings([3], ['b', 'a', 'x'])), first);
         assert.equal(tf.memory().numTensors, before);
         assert.deepEqual(first.ids.values, [1, 0, -1]);
+      } finally {
+        s.dispose();
+      }
+    });
+  });
+
+  describe(`TF2 exports (${backend})`, () => {
+    it('a StaticHashTable filled by the __inference__initializer_ function from an asset read through a string variable', async () => {
+      const s = await load(await writeTf2TextFileTableModel('a\nb\n'));
+      try {
+        const out = await s.run('serving_default', { k: strings([2, 2], ['a', 'zz', 'b', 'a']) });
+        assert.deepEqual(plain(out.ids), { dtype: 'int64', shape: [2, 2], values: [0, -1, 1, 0] });
+        assert.deepEqual(plain((await s.run('serving_default', { k: strings([], ['b']) })).ids), { dtype: 'int64', shape: [], values: [1] });
+      } finally {
+        s.dispose();
+      }
+    });
+
+    it("Keras' MutableHashTableV2 restored from the checkpoint (table-keys, table-values)", async () => {
+      const s = await load(await writeCheckpointedTableModel());
+      try {
+        const out = await s.run('serving_default', { k: strings([4], ['fire', 'rain', 'earth', 'wind']) });
+        assert.deepEqual(plain(out.ids), { dtype: 'int64', shape: [4], values: [3, 0, 1, 2] });
+        assert.deepEqual(plain(out.size), { dtype: 'int64', shape: [], values: [3] });
       } finally {
         s.dispose();
       }

@@ -37,6 +37,13 @@ export const LOOKUP_OP_DEFS: OpDefInit[] = [
     attr: [typeAttr('Tkey'), typeAttr('Tval')],
     isStateful: true,
   },
+  {
+    name: 'LookupTableExportV2',
+    inputArg: [handle],
+    outputArg: [{ name: 'keys', typeAttr: 'Tkeys' }, { name: 'values', typeAttr: 'Tvalues' }],
+    attr: [typeAttr('Tkeys'), typeAttr('Tvalues')],
+    isStateful: true,
+  },
   { name: 'LookupTableSizeV2', inputArg: [handle], outputArg: [{ name: 'size', type: 'DT_INT64' }], isStateful: true },
   {
     name: 'InitializeTableFromTextFileV2',
