@@ -9,6 +9,8 @@
 //                                   trainable_variables }, signature_def { … } } ] }
 //   <dir>/variables/variables.{index,data-00000-of-00001}   the TensorBundle the saver's
 //                                   restore graph reads (omitted when there are no variables)
+//   <dir>/assets/<file>           asset files, with MetaGraphDef.asset_file_def naming the
+//                                   tensor TF feeds each one's path to (when given)
 //
 // The graph is the GraphBuilder's plus a non-sharded V2 Saver (writer/saver.ts). Map fields
 // are written in sorted key order, as TF's deterministic serialization does.
@@ -36,7 +38,7 @@ import { shapeProto } from './writer/tensor_value.js';
 import { encodeVariableDef } from './writer/variable_def.js';
 import { Tf2GraphBuilder } from './writer/tf2_graph_builder.js';
 import { addResourceSaver, checkpointEntries } from './writer/resource_saver.js';
-import { SAVED_MODEL_FILENAME } from './saved_model_reader.js';
+import { ASSETS_DIRECTORY, SAVED_MODEL_FILENAME } from './saved_model_reader.js';
 
 export { SAVED_MODEL_FILENAME };
 export const VARIABLES_DIRECTORY = 'variables';
@@ -87,7 +89,6 @@ export interface WriterAsset {
   contents: string | Uint8Array;
 }
 
-export const ASSETS_DIRECTORY = 'assets';
 
 const utf8 = new TextEncoder();
 /** Bytewise order of the UTF-8 encodings (C++ std::string / Python str order). */

@@ -45,7 +45,14 @@ export type Fill =
  * The bug report's model: Placeholder k, table t, outputs LookupTableFindV2(t, k, default)
  * and LookupTableSizeV2(t); the init op's NoOp control-depends on what fills t.
  */
-export function lookupModel(o: { keyDtype: DType; valueDtype: DType; fill: Fill; defaultValue: HostTensor }): Promise<string> {
+export function lookupModel(o: {
+  keyDtype: DType;
+  valueDtype: DType;
+  fill: Fill;
+  defaultValue: HostTensor;
+  /** How the loader finds the init op: the TF2 signature, or (TF1) the table_initializer collection. */
+  initVia?: 'signature' | 'collection';
+}): Promise<string> {
   return writeTinyModel((g): TinySignature => {
     const t = hashTable(g, o.keyDtype, o.valueDtype);
     let initOp: string | undefined;
@@ -70,6 +77,7 @@ export function lookupModel(o: { keyDtype: DType; valueDtype: DType; fill: Fill;
     const dflt = g.constant('default_value', o.defaultValue);
     const ids = node(g, 'LookupTableFindV2', 'lookup', [t, k, dflt], kv(o.keyDtype, o.valueDtype), o.valueDtype, null);
     const size = node(g, 'LookupTableSizeV2', 'size', [t], {}, 'int64', []);
+    if (o.initVia === 'collection' && initOp) return { inputs: { k }, outputs: { ids, size }, assets, nodeCollections: { table_initializer: ['table_init'] } };
     return { inputs: { k }, outputs: { ids, size }, initOp, assets };
   });
 }
@@ -216,6 +224,16 @@ export function lookupTableCases(runtime: () => Runtime, backend: string): void 
         const out = await s.run('serving_default', { k: i64([3], [9, 8, 7]) });
         assert.deepEqual(out.ids.shape, [3]);
         assert.deepEqual((out.ids.values as Uint8Array[]).map((v) => new TextDecoder().decode(v)), ['banana', 'UNK', 'apple']);
+      } finally {
+        s.dispose();
+      }
+    });
+
+    it("TF1: the init op found through the table_initializer collection", async () => {
+      const dir = await lookupModel({ keyDtype: 'string', valueDtype: 'int64', defaultValue: i64([], [-1]), fill: fills['LookupTableImportV2(t, ["a","b"], [0,1])'], initVia: 'collection' });
+      const s = await load(dir);
+      try {
+        assert.deepEqual((await lookup(s, strings([3], ['b', 'q', 'a']))).ids, { dtype: 'int64', shape: [3], values: [1, -1, 0] });
       } finally {
         s.dispose();
       }

@@ -13,7 +13,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Code, ServingError, toStatusData } from '../../../core/status.js';
 import { dtypeFromTf, type DType } from '../../../tensor/dtype.js';
-import type { MetaGraphObject } from '../../saved_model_reader.js';
+import { ASSETS_DIRECTORY, type MetaGraphObject } from '../../saved_model_reader.js';
 import { INIT_OP_SIGNATURE_KEY } from '../../signature_spec.js';
 import { shapeFromProto } from '../../tensor_proto.js';
 import { GraphFlattener, parseTensorName } from '../graph_flattener.js';
@@ -26,7 +26,6 @@ import { TableContents, type TableInfo } from './table_contents.js';
 import { parseTextFileTable, type TextFileInit } from './text_file_table.js';
 import { IMPORT_OPS, INITIALIZE_OPS, MUTABLE_TABLE_OPS, TABLE_OPS, TEXT_FILE_INIT_OPS, tableIdentity } from './table_ops.js';
 
-export const ASSETS_DIRECTORY = 'assets';
 /** TF1 collections of init ops (saved_model constants MAIN_OP_KEY, LEGACY_INIT_OP_KEY; GraphKeys.TABLE_INITIALIZERS). */
 const INIT_COLLECTIONS = ['saved_model_main_op', 'legacy_init_op', 'table_initializer'];
 
