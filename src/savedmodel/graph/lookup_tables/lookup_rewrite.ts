@@ -12,7 +12,7 @@ import { localName } from '../control_flow_functions.js';
 import { sourceOf } from '../variable_restore_map.js';
 import type { NodeDef } from '../types.js';
 import type { LookupTables } from './resolve_lookup_tables.js';
-import { tableInfo } from './resolve_lookup_tables.js';
+import { tableInfo } from './table_info.js';
 import { elementsOf, TableContents, tensorOf, type TableInfo } from './table_contents.js';
 import { FIND_OPS, SIZE_OPS, TABLE_OPS } from './table_ops.js';
 
@@ -72,7 +72,8 @@ export function rewriteLookups(graph: Map<string, NodeDef>, tables: LookupTables
     } catch (e) {
       throw new ServingError(Code.UNIMPLEMENTED, `${where}: ${(e as Error).message}`);
     }
-    const resolution = tables?.of(table);
+    if (!tables) throw new ServingError(Code.UNIMPLEMENTED, `${where}: the model's lookup tables were not resolved for this graph`);
+    const resolution = tables.of(table);
     let contents: TableContents;
     if (!resolution) {
       if (!info.mutable) {

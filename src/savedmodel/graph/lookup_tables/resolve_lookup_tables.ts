@@ -12,19 +12,18 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Code, ServingError, toStatusData } from '../../../core/status.js';
-import { dtypeFromTf, type DType } from '../../../tensor/dtype.js';
 import { ASSETS_DIRECTORY, type MetaGraphObject } from '../../saved_model_reader.js';
 import { INIT_OP_SIGNATURE_KEY } from '../../signature_spec.js';
-import { shapeFromProto } from '../../tensor_proto.js';
 import { GraphFlattener, parseTensorName } from '../graph_flattener.js';
 import { localName } from '../control_flow_functions.js';
 import { sourceOf } from '../variable_restore_map.js';
 import { attrString, type FunctionDef, type NodeDef, type OpDef } from '../types.js';
 import type { VariableReader } from '../prepare_signature_graph.js';
 import { InitGraphValues, Unresolvable } from './init_graph_values.js';
-import { TableContents, type TableInfo } from './table_contents.js';
+import { TableContents } from './table_contents.js';
+import { tableInfo } from './table_info.js';
 import { parseTextFileTable, type TextFileInit } from './text_file_table.js';
-import { IMPORT_OPS, INITIALIZE_OPS, MUTABLE_TABLE_OPS, TABLE_OPS, TEXT_FILE_INIT_OPS, tableIdentity } from './table_ops.js';
+import { IMPORT_OPS, INITIALIZE_OPS, TABLE_OPS, TEXT_FILE_INIT_OPS, tableIdentity } from './table_ops.js';
 
 /** TF1 collections of init ops (saved_model constants MAIN_OP_KEY, LEGACY_INIT_OP_KEY; GraphKeys.TABLE_INITIALIZERS). */
 const INIT_COLLECTIONS = ['saved_model_main_op', 'legacy_init_op', 'table_initializer'];
@@ -42,22 +41,6 @@ export class LookupTables {
   of(tableNode: NodeDef): TableResolution | undefined {
     return this.byIdentity.get(tableIdentity(tableNode)) ?? this.byIdentity.get(ANY_TABLE);
   }
-}
-
-export function tableInfo(node: NodeDef): TableInfo {
-  const dtype = (attr: string): DType => {
-    const d = dtypeFromTf(node.attr?.[attr]?.type ?? '');
-    if (!d) throw new Unresolvable(`table '${localName(node.name)}' has ${attr} ${node.attr?.[attr]?.type}, which tfgate cannot hold`);
-    return d;
-  };
-  return {
-    name: localName(node.name),
-    op: node.op,
-    keyDtype: dtype('key_dtype'),
-    valueDtype: dtype('value_dtype'),
-    valueShape: shapeFromProto(node.attr?.value_shape?.shape) ?? [],
-    mutable: MUTABLE_TABLE_OPS.has(node.op),
-  };
 }
 
 function usesTables(mg: MetaGraphObject): boolean {
