@@ -37,6 +37,8 @@ export interface SavedModelObject {
 }
 
 export const SAVED_MODEL_FILENAME = 'saved_model.pb';
+/** Where a version's asset files live (asset_file_def names files in it). */
+export const ASSETS_DIRECTORY = 'assets';
 
 export async function isSavedModelDir(dir: string): Promise<boolean> {
   return fs

@@ -9,6 +9,8 @@
 //                                   trainable_variables }, signature_def { … } } ] }
 //   <dir>/variables/variables.{index,data-00000-of-00001}   the TensorBundle the saver's
 //                                   restore graph reads (omitted when there are no variables)
+//   <dir>/assets/<file>           asset files, with MetaGraphDef.asset_file_def naming the
+//                                   tensor TF feeds each one's path to (when given)
 //
 // The graph is the GraphBuilder's plus a non-sharded V2 Saver (writer/saver.ts). Map fields
 // are written in sorted key order, as TF's deterministic serialization does.
@@ -35,8 +37,8 @@ import { strippedOpList } from './writer/op_defs.js';
 import { shapeProto } from './writer/tensor_value.js';
 import { encodeVariableDef } from './writer/variable_def.js';
 import { Tf2GraphBuilder } from './writer/tf2_graph_builder.js';
-import { addResourceSaver } from './writer/resource_saver.js';
-import { SAVED_MODEL_FILENAME } from './saved_model_reader.js';
+import { addResourceSaver, checkpointEntries } from './writer/resource_saver.js';
+import { ASSETS_DIRECTORY, SAVED_MODEL_FILENAME } from './saved_model_reader.js';
 
 export { SAVED_MODEL_FILENAME };
 export const VARIABLES_DIRECTORY = 'variables';
@@ -74,7 +76,19 @@ export interface SavedModelWriterOptions {
   producer?: number;
   /** MetaInfoDef.meta_graph_version; TF's SavedModelBuilder leaves it empty, so it is omitted unless given. */
   metaGraphVersion?: string;
+  /** Files written to `assets/`, each fed to its tensor at load (MetaGraphDef.asset_file_def). */
+  assets?: WriterAsset[];
+  /** Extra node-list collections (TF1 `table_initializer`, `saved_model_main_op` …): key → node names. */
+  nodeCollections?: Record<string, string[]>;
 }
+
+export interface WriterAsset {
+  /** The tensor TF feeds with the asset's path (TF2: a string placeholder `asset_path_initializer`). */
+  tensor: Tensor | WriterTensorInfo;
+  filename: string;
+  contents: string | Uint8Array;
+}
+
 
 const utf8 = new TextEncoder();
 /** Bytewise order of the UTF-8 encodings (C++ std::string / Python str order). */
@@ -106,7 +120,7 @@ export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, 
   // TF2 graphs (a function library, resource variables) are Tf2GraphBuilders.
   const tf2 = graph instanceof Tf2GraphBuilder ? graph : undefined;
   if (graph.variables.length && tf2?.resourceVariables.length) throw invalidArgument('the writer does not mix VariableV2 and resource variables in one graph');
-  const saverDef = graph.variables.length ? addSaver(graph) : tf2?.resourceVariables.length ? addResourceSaver(tf2) : undefined;
+  const saverDef = graph.variables.length ? addSaver(graph) : tf2?.resourceVariables.length || tf2?.checkpointedTables.length ? addResourceSaver(tf2) : undefined;
 
   const problems = [...validateGraph(graph.nodes), ...(tf2?.library.problems(graph.nodes) ?? [])];
   if (problems.length) throw internal(`SavedModel writer built an invalid graph:\n  ${problems.join('\n  ')}`);
@@ -120,7 +134,9 @@ export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, 
       }
       return sortedRecord(Object.fromEntries(Object.entries(m).map(([k, t]) => [k, tensorInfo(t)])));
     };
-    signatureDef[key] = { inputs: side(s.inputs), outputs: side(s.outputs), methodName: s.methodName ?? PREDICT_METHOD_NAME };
+    // An op signature (__saved_model_init_op) has no method name.
+    const methodName = s.methodName ?? PREDICT_METHOD_NAME;
+    signatureDef[key] = { inputs: side(s.inputs), outputs: side(s.outputs), ...(methodName ? { methodName } : {}) };
   }
 
   const metaInfoDef: Record<string, unknown> = {
@@ -141,15 +157,25 @@ export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, 
     signatureDef: sortedRecord(signatureDef),
   };
   if (saverDef) metaGraph.saverDef = saverDef;
+  const collections: Record<string, unknown> = {};
   if (saverDef && graph.variables.length) {
     const defs = (vs: typeof graph.variables) => ({ bytesList: { value: vs.map(encodeVariableDef) } });
     const trainable = graph.variables.filter((v) => v.trainable);
-    metaGraph.collectionDef = sortedRecord({
-      variables: defs(graph.variables),
-      ...(trainable.length ? { trainable_variables: defs(trainable) } : {}),
+    collections.variables = defs(graph.variables);
+    if (trainable.length) collections.trainable_variables = defs(trainable);
+  }
+  for (const [key, names] of Object.entries(options.nodeCollections ?? {})) {
+    for (const n of names) if (!nodeNames.has(n)) throw invalidArgument(`collection ${key} names node ${n}, which is not in the graph`);
+    collections[key] = { nodeList: { value: names } };
+  }
+  if (Object.keys(collections).length) metaGraph.collectionDef = sortedRecord(collections);
+  if (options.assets?.length) {
+    metaGraph.assetFileDef = options.assets.map((a) => {
+      if (!nodeNames.has(a.tensor.name.replace(/:\d+$/, ''))) throw invalidArgument(`asset ${a.filename} is fed to ${a.tensor.name}, which is not in the graph`);
+      return { tensorInfo: tensorInfo(a.tensor), filename: a.filename };
     });
   }
-  const variables = [...graph.variables.map((v): [string, HostTensor] => [v.name, v.value]), ...(tf2?.resourceVariables ?? []).map((v): [string, HostTensor] => [v.key, v.value])].sort(
+  const variables = [...graph.variables.map((v): [string, HostTensor] => [v.name, v.value]), ...(tf2 ? checkpointEntries(tf2) : [])].sort(
     ([a], [b]) => compareKeys(a, b),
   );
   return { savedModel: { savedModelSchemaVersion: 1, metaGraphs: [metaGraph] }, variables };
@@ -194,5 +220,9 @@ export async function writeSavedModel(
   const pb = encodeSavedModelProto(savedModel);
   await fs.mkdir(dir, { recursive: true });
   if (variables.length) await writeTensorBundle(path.join(dir, VARIABLES_DIRECTORY, VARIABLES_PREFIX), variables);
+  if (options.assets?.length) {
+    await fs.mkdir(path.join(dir, ASSETS_DIRECTORY), { recursive: true });
+    for (const a of options.assets) await fs.writeFile(path.join(dir, ASSETS_DIRECTORY, a.filename), a.contents);
+  }
   await writeFileAtomically(path.join(dir, SAVED_MODEL_FILENAME), pb);
 }

@@ -2,7 +2,8 @@
 // names the signature's inputs and outputs; `node` adds any op by its OpDef.
 import path from 'node:path';
 import { attr, GraphBuilder, Tensor, type AttrValueInit } from '../../src/savedmodel/writer/graph_builder.js';
-import { writeSavedModel } from '../../src/savedmodel/saved_model_writer.js';
+import { writeSavedModel, type WriterAsset, type WriterSignature } from '../../src/savedmodel/saved_model_writer.js';
+import { INIT_OP_SIGNATURE_KEY } from '../../src/savedmodel/signature_spec.js';
 import type { DType } from '../../src/tensor/dtype.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { tempDir } from './temp.js';
@@ -12,14 +13,21 @@ export { attr, GraphBuilder, Tensor };
 export interface TinySignature {
   inputs: Record<string, Tensor>;
   outputs: Record<string, Tensor>;
+  /** Node the `__saved_model_init_op` signature runs at load (as TF writes it: an op, no dtype). */
+  initOp?: string;
+  /** Files under `assets/` and the tensors TF feeds their paths to. */
+  assets?: WriterAsset[];
+  /** Node-list collections (TF1 `table_initializer`, `legacy_init_op` …). */
+  nodeCollections?: Record<string, string[]>;
 }
 
 /** Writes a one-version model (`<tmp>/1`) whose serving_default is what `build` returns. */
-export async function writeTinyModel(build: (g: GraphBuilder) => TinySignature): Promise<string> {
-  const g = new GraphBuilder();
-  const signature = build(g);
+export async function writeTinyModel(build: (g: GraphBuilder) => TinySignature, graph: GraphBuilder = new GraphBuilder()): Promise<string> {
+  const { inputs, outputs, initOp, assets, nodeCollections } = build(graph);
   const dir = path.join(tempDir('tfgate-tiny-'), '1');
-  await writeSavedModel(dir, g, { serving_default: signature });
+  const signatures: Record<string, WriterSignature> = { serving_default: { inputs, outputs } };
+  if (initOp) signatures[INIT_OP_SIGNATURE_KEY] = { methodName: '', inputs: {}, outputs: { [INIT_OP_SIGNATURE_KEY]: { name: initOp, dtype: 'DT_INVALID', shape: null } } };
+  await writeSavedModel(dir, graph, signatures, { assets, nodeCollections });
   return dir;
 }
 

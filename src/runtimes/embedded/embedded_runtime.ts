@@ -10,6 +10,7 @@ import { Code, ServingError, toStatusData } from '../../core/status.js';
 import { readMetaGraph } from '../../savedmodel/saved_model_reader.js';
 import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
 import { prepareSignatureGraph, type VariableReader } from '../../savedmodel/graph/prepare_signature_graph.js';
+import { resolveTables } from '../../savedmodel/graph/lookup_tables/resolve_lookup_tables.js';
 import { readTensorBundle } from '../../savedmodel/tensor_bundle/index.js';
 import type { LoadOptions, Runtime, Servable, SignatureSpec } from '../runtime.js';
 import { initBackend, type BackendPreference } from './backend.js';
@@ -60,13 +61,14 @@ export class EmbeddedRuntime implements Runtime {
 
     const mg = await readMetaGraph(dir, options.tags);
     const variables = await openVariables(dir);
+    const tables = await resolveTables(mg, variables, dir);
     const graphs = new Map<string, SignatureGraph>();
     const refused = new Map<string, { spec: SignatureSpec; error: ServingError }>();
     for (const [key, def] of Object.entries(mg.signatureDef ?? {})) {
       if (key === INIT_OP_SIGNATURE_KEY) continue;
       if (options.signatures && !options.signatures.includes(key)) continue;
       try {
-        const mapped = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp });
+        const mapped = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp, tables });
         checkBackendCanRun(mapped.nodes, backend, key);
         checkFunctionsCanRun(mapped, backend, key);
         const prepared = rewriteFunctionsForTfjs(rewriteForTfjs(mapped));

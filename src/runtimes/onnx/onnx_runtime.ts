@@ -12,6 +12,7 @@ import { readMetaGraph, type MetaGraphObject } from '../../savedmodel/saved_mode
 import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
 import { prepareSignatureGraph, type PreparedGraph, type VariableReader } from '../../savedmodel/graph/prepare_signature_graph.js';
 import { readTensorBundle } from '../../savedmodel/tensor_bundle/index.js';
+import { resolveTables, type LookupTables } from '../../savedmodel/graph/lookup_tables/resolve_lookup_tables.js';
 import { dtypeFromTf } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import { CompositeServable, type Refusal } from '../composite_servable.js';
@@ -60,8 +61,8 @@ function declaredFeeds(prepared: PreparedGraph, split: HostSplit): Map<string, F
 }
 
 /** Prepares one signature and builds its sessions (declared shapes now, others on demand). */
-async function loadSignature(mg: MetaGraphObject, key: string, variables: VariableReader | null, device: OnnxDevice): Promise<OnnxSignature> {
-  const prepared = prepareSignatureGraph(mg, key, variables, { isSupportedOp: () => true });
+async function loadSignature(mg: MetaGraphObject, key: string, variables: VariableReader | null, tables: LookupTables, device: OnnxDevice): Promise<OnnxSignature> {
+  const prepared = prepareSignatureGraph(mg, key, variables, { isSupportedOp: () => true, tables });
   const split = splitHostStep(prepared.nodes);
   // The parsing step runs on TF.js in this thread.
   if (split.step) await initBackend('auto');
@@ -111,6 +112,7 @@ export class OnnxRuntime implements Runtime {
     }
     const mg = await readMetaGraph(dir, options.tags);
     const variables = await openVariables(dir);
+    const tables = await resolveTables(mg, variables, dir);
     const graphs = new Map<string, OnnxSignature>();
     const notOnOnnx = new Map<string, Refusal>();
     const refusedEverywhere = new Map<string, Refusal>();
@@ -118,7 +120,7 @@ export class OnnxRuntime implements Runtime {
       if (key === INIT_OP_SIGNATURE_KEY) continue;
       if (options.signatures && !options.signatures.includes(key)) continue;
       try {
-        graphs.set(key, await loadSignature(mg, key, variables, this.options.device));
+        graphs.set(key, await loadSignature(mg, key, variables, tables, this.options.device));
       } catch (e) {
         const status = toStatusData(e);
         // A missing variable or corrupt checkpoint spoils the whole version, as on every engine.

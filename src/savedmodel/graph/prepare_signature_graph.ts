@@ -18,6 +18,9 @@ import { defaultAttrTable, withDefaultAttrs } from './default_attrs.js';
 import { bypassIdentities, pruneTo } from './graph_rewrites.js';
 import { ControlFlowFunctions, FUNCTIONAL_OPS, localName, type PreparedFunction } from './control_flow_functions.js';
 import { variableWriteInFunctions } from './function_side_effects.js';
+import type { LookupTables } from './lookup_tables/resolve_lookup_tables.js';
+import { rewriteLookups } from './lookup_tables/lookup_rewrite.js';
+import { TABLE_STATE_OPS } from './lookup_tables/table_ops.js';
 
 /** Where variable values come from: the SavedModel's variables bundle. */
 export interface VariableReader {
@@ -40,6 +43,8 @@ export interface PreparedGraph {
 export interface PrepareOptions {
   /** Ops the executor can run; anything else makes preparation fail, naming the ops. */
   isSupportedOp: (op: string) => boolean;
+  /** The model's lookup tables as its init ops fill them; without, every lookup is refused. */
+  tables?: LookupTables;
 }
 
 const FEED_PREFIX = '__tfgate_feed/';
@@ -206,6 +211,7 @@ export function prepareSignatureGraph(
     signatureKey,
   });
   controlFlow.rewriteSignatureGraph(out);
+  rewriteLookups(out, options.tables, signatureKey);
 
   guardOutputs(outputs, out);
   bypassIdentities(out, new Set(Object.values(outputs).map((t) => parseTensorName(t)[0])));
@@ -244,6 +250,10 @@ function checkRunnable(nodes: NodeDef[], functions: PreparedFunction[], feeds: S
         const user = graphNodes.find((u) => u.input?.some((i) => parseTensorName(i.replace(/^\^/, ''))[0] === n.name));
         const usedBy = user ? `${user.op} (node ${localName(user.name)})` : 'an op';
         throw new ServingError(Code.UNIMPLEMENTED, `signature '${signatureKey}': resource variable '${localName(n.name)}'${where} is used by ${usedBy}, which tfgate cannot freeze`);
+      }
+      if (TABLE_STATE_OPS.has(n.op)) {
+        // Left by rewriteLookups (a lookup inside a loop, a table export …): TF.js would run it on an empty table.
+        throw new ServingError(Code.UNIMPLEMENTED, `signature '${signatureKey}': ${n.op} (node ${localName(n.name)})${where} uses a lookup table, which tfgate serves only through LookupTableFind and LookupTableSize in the signature's own graph`);
       }
       if (!options.isSupportedOp(n.op) && !unsupported.has(n.op)) unsupported.set(n.op, `node ${localName(n.name)}${where}`);
     }

@@ -25,7 +25,8 @@ export function sourceOf(out: Map<string, NodeDef>, tensor: string): { node: Nod
   return undefined;
 }
 
-function restoreKey(out: Map<string, NodeDef>, restoreNode: NodeDef, index: number): string | undefined {
+/** The checkpoint key of output `index` of a RestoreV2 node (from its `tensor_names` constant). */
+export function restoreKey(out: Map<string, NodeDef>, restoreNode: NodeDef, index: number): string | undefined {
   const names = restoreNode.input?.[1] ? sourceOf(out, restoreNode.input[1]) : undefined;
   const tensor = names?.node.op === 'Const' ? names.node.attr?.value?.tensor : undefined;
   const raw = tensor?.stringVal;

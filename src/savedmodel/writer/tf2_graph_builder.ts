@@ -15,9 +15,20 @@ export interface ResourceVariableRecord {
   value: HostTensor;
 }
 
+/** A MutableHashTableV2 whose contents the checkpoint holds (Keras' adapted StringLookup). */
+export interface CheckpointedTableRecord {
+  handle: Value;
+  /** Checkpoint keys `<path>/.ATTRIBUTES/table-keys` and `…/table-values`. */
+  keysKey: string;
+  valuesKey: string;
+  keys: HostTensor;
+  values: HostTensor;
+}
+
 export class Tf2GraphBuilder extends GraphBuilder {
   readonly library = new FunctionLibrary();
   readonly resourceVariables: ResourceVariableRecord[] = [];
+  readonly checkpointedTables: CheckpointedTableRecord[] = [];
   readonly top = new GraphEmitter(this);
 
   /**
@@ -35,6 +46,24 @@ export class Tf2GraphBuilder extends GraphBuilder {
     const key = options.checkpointKey ?? `${handle.ref}/.ATTRIBUTES/VARIABLE_VALUE`;
     if (this.resourceVariables.some((v) => v.key === key)) throw new Error(`checkpoint key ${key} is used twice`);
     this.resourceVariables.push({ handle, key, value });
+    return handle;
+  }
+
+  /**
+   * A MutableHashTableV2 named `name` holding `keys` → `values` in the checkpoint under
+   * `<checkpointPath>/.ATTRIBUTES/table-keys` / `table-values`, as TF2 saves a tracked table;
+   * the restore function fills it with LookupTableImportV2.
+   */
+  checkpointedTable(name: string, keys: HostTensor, values: HostTensor, checkpointPath = name): Value {
+    const handle = emit(this.top, 'MutableHashTableV2', name, [], {
+      container: { s: new Uint8Array(0) },
+      shared_name: { s: new TextEncoder().encode(`table_${name}`) },
+      use_node_name_sharing: { b: false },
+      key_dtype: { type: tfType(keys.dtype) },
+      value_dtype: { type: tfType(values.dtype) },
+    })[0].withShape([]);
+    const base = `${checkpointPath}/.ATTRIBUTES`;
+    this.checkpointedTables.push({ handle, keysKey: `${base}/table-keys`, valuesKey: `${base}/table-values`, keys, values });
     return handle;
   }
 }

@@ -1,6 +1,7 @@
 // The TensorFlow ops tfgate implements for tfjs-converter's graph executor (beside
 // ParseExample): ops the converter lacks or ignores (the string ops and Bucketize among them),
-// and Einsum, for which the WASM backend has no kernel. Each comes with its load-time check, so that a node it cannot compute is refused
+// Einsum, for which the WASM backend has no kernel, and the lookup that table lookups become
+// at load. Each comes with its load-time check, so that a node it cannot compute is refused
 // when the model loads, naming the op and the node.
 import { registerCustomOp } from '../tfjs_ops.js';
 import { einsumNodeProblem, einsumOp } from './einsum.js';
@@ -16,6 +17,8 @@ import { stringSplitV2Op } from './string_split.js';
 import { bucketizeNodeProblem, bucketizeOp } from './bucketize.js';
 import { asStringNodeProblem, asStringOp } from './as_string.js';
 import { staticRegexReplaceNodeProblem, staticRegexReplaceOp } from './static_regex_replace.js';
+import { lookupTableFindOp } from './lookup_table_find.js';
+import { TFGATE_LOOKUP_OP } from '../../../savedmodel/graph/lookup_tables/lookup_rewrite.js';
 
 let registered = false;
 
@@ -37,4 +40,5 @@ export function registerTfgateOps(): void {
   registerCustomOp('StringSplitV2', stringSplitV2Op);
   registerCustomOp('Bucketize', bucketizeOp, bucketizeNodeProblem);
   registerCustomOp('AsString', asStringOp, asStringNodeProblem);
+  registerCustomOp(TFGATE_LOOKUP_OP, lookupTableFindOp);
 }

@@ -1,0 +1,172 @@
+// What every lookup table of a SavedModel holds once TF's loader has run: first the restore
+// op (saver_def.restore_op_name: a MutableHashTable's contents come back from the checkpoint
+// through LookupTableImportV2), then the init ops (the `__saved_model_init_op` signature,
+// TF1's `saved_model_main_op` / `legacy_init_op` and `table_initializer` collections). Those
+// graphs are flattened with their control edges (tables are filled by ops nothing reads) and
+// every op that fills a table is evaluated here, at load, so the serving graph can carry the
+// contents as constants (lookup_rewrite.ts).
+//
+// Errors TF's own initialisation would raise (a malformed vocabulary file, a key with two
+// values, a missing asset) fail the load as in TF; an init op whose inputs tfgate cannot
+// compute marks its table unresolved, which refuses only the signatures that look it up.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Code, ServingError, toStatusData } from '../../../core/status.js';
+import { ASSETS_DIRECTORY, type MetaGraphObject } from '../../saved_model_reader.js';
+import { INIT_OP_SIGNATURE_KEY } from '../../signature_spec.js';
+import { GraphFlattener, parseTensorName } from '../graph_flattener.js';
+import { localName } from '../control_flow_functions.js';
+import { sourceOf } from '../variable_restore_map.js';
+import { attrString, type FunctionDef, type NodeDef, type OpDef } from '../types.js';
+import type { VariableReader } from '../prepare_signature_graph.js';
+import { InitGraphValues, Unresolvable } from './init_graph_values.js';
+import { TableContents } from './table_contents.js';
+import { tableInfo } from './table_info.js';
+import { parseTextFileTable, type TextFileInit } from './text_file_table.js';
+import { IMPORT_OPS, INITIALIZE_OPS, TABLE_OPS, TEXT_FILE_INIT_OPS, tableIdentity } from './table_ops.js';
+
+/** TF1 collections of init ops (saved_model constants MAIN_OP_KEY, LEGACY_INIT_OP_KEY; GraphKeys.TABLE_INITIALIZERS). */
+const INIT_COLLECTIONS = ['saved_model_main_op', 'legacy_init_op', 'table_initializer'];
+
+/** Key of the resolution every table nothing else fills gets (an init op whose table is unknown). */
+const ANY_TABLE = '*';
+
+export type TableResolution = { contents: TableContents } | { unresolved: string };
+
+/** The resolved tables of one SavedModel, by the table a table node opens. */
+export class LookupTables {
+  constructor(private readonly byIdentity: ReadonlyMap<string, TableResolution> = new Map()) {}
+
+  /** What `tableNode` (HashTableV2 …) holds; undefined when nothing fills it. */
+  of(tableNode: NodeDef): TableResolution | undefined {
+    return this.byIdentity.get(tableIdentity(tableNode)) ?? this.byIdentity.get(ANY_TABLE);
+  }
+}
+
+function usesTables(mg: MetaGraphObject): boolean {
+  const has = (nodes: NodeDef[] | undefined) => (nodes ?? []).some((n) => TABLE_OPS.has(n.op));
+  return has(mg.graphDef?.node) || (mg.graphDef?.library?.function ?? []).some((f) => has(f.nodeDef));
+}
+
+function initRoots(mg: MetaGraphObject): string[] {
+  const roots: string[] = [];
+  for (const info of Object.values(mg.signatureDef?.[INIT_OP_SIGNATURE_KEY]?.outputs ?? {})) if (info.name) roots.push(info.name);
+  for (const key of INIT_COLLECTIONS) roots.push(...(mg.collectionDef?.[key]?.nodeList?.value ?? []));
+  return [...new Set(roots.map((r) => parseTensorName(r.replace(/^\^/, ''))[0]))];
+}
+
+function assetPaths(mg: MetaGraphObject, modelDir: string): Map<string, string> {
+  const paths = new Map<string, string>();
+  for (const a of mg.assetFileDef ?? []) {
+    if (!a.tensorInfo?.name || !a.filename) continue;
+    const [node, index] = parseTensorName(a.tensorInfo.name);
+    paths.set(`${node}:${index}`, path.join(modelDir, ASSETS_DIRECTORY, a.filename));
+  }
+  return paths;
+}
+
+function textFileInit(node: NodeDef, filename: string): TextFileInit {
+  const int = (name: string, dflt: number) => Number(node.attr?.[name]?.i ?? dflt);
+  const delimiter = node.attr?.delimiter?.s ? attrString(node.attr.delimiter) : '\t';
+  return { filename, keyIndex: int('key_index', 0), valueIndex: int('value_index', 0), vocabSize: int('vocab_size', -1), delimiter, offset: int('offset', 0) };
+}
+
+async function readAsset(file: string): Promise<Uint8Array> {
+  try {
+    return await fs.readFile(file);
+  } catch (e) {
+    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : (e as Error).message;
+    throw new ServingError(Code.NOT_FOUND, `${file}; ${reason}`);
+  }
+}
+
+class Resolver {
+  readonly tables = new Map<string, TableResolution>();
+  private readonly applied = new Set<string>();
+
+  constructor(
+    private readonly mg: MetaGraphObject,
+    private readonly library: Map<string, FunctionDef>,
+    private readonly opDefs: Map<string, OpDef>,
+    private readonly assets: Map<string, string>,
+    private readonly variables: VariableReader | null,
+  ) {}
+
+  /** Runs the table-filling ops `roots` reach, in the graph's order. */
+  async run(roots: string[], phase: string): Promise<void> {
+    const flattener = new GraphFlattener(this.mg.graphDef?.node ?? [], this.library, this.opDefs, { keepControlInputs: true });
+    const present = roots.filter((r) => flattener.hasTopNode(r));
+    if (!present.length) return;
+    try {
+      for (const r of present) flattener.require(r);
+    } catch (e) {
+      this.unresolvedEverywhere(`the ${phase} cannot be read: ${(e as Error).message}`);
+      return;
+    }
+    const out = flattener.out;
+    const values = new InitGraphValues(out, this.assets, this.variables);
+    for (const node of out.values()) {
+      const fills = IMPORT_OPS.has(node.op) || INITIALIZE_OPS.has(node.op) || TEXT_FILE_INIT_OPS.has(node.op);
+      if (!fills || this.applied.has(node.name)) continue;
+      this.applied.add(node.name);
+      const table = sourceOf(out, node.input?.[0] ?? '')?.node;
+      const shown = `${node.op} '${localName(node.name)}' (${phase})`;
+      if (!table || !TABLE_OPS.has(table.op)) {
+        this.unresolvedEverywhere(`${shown} fills a table tfgate cannot identify`);
+        continue;
+      }
+      const id = tableIdentity(table);
+      const known = this.tables.get(id);
+      if (known && 'unresolved' in known) continue;
+      try {
+        const contents = known?.contents ?? new TableContents(tableInfo(table));
+        await this.fill(contents, node, values, shown);
+        this.tables.set(id, { contents });
+      } catch (e) {
+        if (!(e instanceof Unresolvable)) throw e;
+        this.tables.set(id, { unresolved: `${shown} fills it from ${e.message}` });
+      }
+    }
+  }
+
+  private async fill(contents: TableContents, node: NodeDef, values: InitGraphValues, shown: string): Promise<void> {
+    if (!TEXT_FILE_INIT_OPS.has(node.op)) {
+      contents.insert(values.value(node.input?.[1] ?? ''), values.value(node.input?.[2] ?? ''), shown);
+      return;
+    }
+    // TF ignores a second initialisation from a file (lookup_util.cc: "already initialized").
+    if (contents.filledBy.length && !contents.info.mutable) return;
+    const name = values.value(node.input?.[1] ?? '');
+    if (name.dtype !== 'string' || name.values.length !== 1) throw new Unresolvable(`a filename that is not one string`);
+    const filename = new TextDecoder().decode((name.values as Uint8Array[])[0]);
+    const parsed = parseTextFileTable(await readAsset(filename), textFileInit(node, filename), contents.info.keyDtype, contents.info.valueDtype);
+    contents.insert(parsed.keys, parsed.values, shown);
+  }
+
+  private unresolvedEverywhere(reason: string): void {
+    // Tables not yet filled might be the one meant: their lookups are refused with the reason.
+    this.tables.set(ANY_TABLE, { unresolved: reason });
+  }
+}
+
+/** Resolves every lookup table of `mg` (a model without tables costs one scan of its nodes). */
+export async function resolveLookupTables(mg: MetaGraphObject, variables: VariableReader | null, modelDir: string): Promise<LookupTables> {
+  if (!usesTables(mg)) return new LookupTables();
+  const library = new Map((mg.graphDef?.library?.function ?? []).map((f): [string, FunctionDef] => [f.signature.name, f]));
+  const opDefs = new Map((mg.metaInfoDef?.strippedOpList?.op ?? []).map((o): [string, OpDef] => [o.name, o]));
+  const resolver = new Resolver(mg, library, opDefs, assetPaths(mg, modelDir), variables);
+  const restoreOp = mg.saverDef?.restoreOpName;
+  if (restoreOp) await resolver.run([parseTensorName(restoreOp)[0]], 'restore op');
+  await resolver.run(initRoots(mg), 'init op');
+  return new LookupTables(resolver.tables);
+}
+
+/** resolveLookupTables for a runtime's load: a failure fails the whole version, naming its folder (as TF's failed init op does). */
+export async function resolveTables(mg: MetaGraphObject, variables: VariableReader | null, modelDir: string): Promise<LookupTables> {
+  try {
+    return await resolveLookupTables(mg, variables, modelDir);
+  } catch (e) {
+    const status = toStatusData(e);
+    throw new ServingError(status.code, `${modelDir}: initialising lookup tables failed: ${status.message}`);
+  }
+}
