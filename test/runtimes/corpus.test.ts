@@ -194,7 +194,7 @@ export const CORPUS: Record<string, CorpusEntry> = {
     signatures: {
       classification: { refused: ['AsString', 'BoostedTreesBucketize'] },
       predict: { refused: ['AsString', 'BoostedTreesBucketize'] },
-      regression: { refused: ['AsString', 'BoostedTreesBucketize'] },
+      regression: { refused: ['BoostedTreesBucketize'] },
       serving_default: { refused: ['AsString', 'BoostedTreesBucketize'] },
     },
     inputs: taxiInputs,
@@ -256,6 +256,18 @@ export function namedOps(text: string): string[] {
   return [...new Set([...text.matchAll(/([A-Z][A-Za-z0-9]*) \(node /g)].map((m) => m[1]))].sort();
 }
 
+/**
+ * The part of a whole-version refusal ("no signature can be served (a: …; b: …)") that is about
+ * signature `key`, so that each signature is held to the ops its own graph uses.
+ */
+export function sectionFor(text: string, key: string, keys: string[]): string {
+  const at = (k: string) => Math.max(text.indexOf(`(${k}: `), text.indexOf(`; ${k}: `));
+  const start = at(key);
+  if (start < 0) return text;
+  const ends = keys.map(at).filter((i) => i > start);
+  return text.slice(start + 1, ends.length ? Math.min(...ends) : text.endsWith(')') ? -1 : undefined).trim();
+}
+
 interface Stated {
   inputs: Record<string, { dtype: DType; shape: number[]; values: Array<number | string> }>;
   outputs: Record<string, { shape: number[]; values: number[] }>;
@@ -302,7 +314,7 @@ export async function observeModel(model: string, wasmRuntime: EmbeddedRuntime, 
   try {
     for (const key of keys) {
       const notOnnx = onnx instanceof Error ? onnx.message : onnx.engines[key] ? undefined : (onnx.refusals[key] ?? 'not loaded');
-      const refusal = wasm instanceof Error ? wasm.message : wasm.engines[key] ? undefined : (wasm.refusals[key] ?? 'not loaded');
+      const refusal = wasm instanceof Error ? sectionFor(wasm.message, key, keys) : wasm.engines[key] ? undefined : (wasm.refusals[key] ?? 'not loaded');
       if (refusal !== undefined) {
         out[key] = { outcome: { refused: namedOps(refusal) }, notOnnx, detail: refusal };
         continue;
