@@ -123,7 +123,7 @@ export const CORPUS: Record<string, CorpusEntry> = {
     signatures: { serving_default: { refused: ['MutableHashTableV2', 'StringLower', 'StringSplitV2'] } },
   },
   autoencoder_test: {
-    family: 'dense autoencoder, Fashion-MNIST 28×28 (Keras 2, SELU)',
+    family: 'dense autoencoder, MNIST 28×28 (Keras 2, SELU)',
     signatures: { serving_default: { agree: ['cpu', 'onnxruntime', 'wasm'] } },
   },
   ecg_cnn_float: {
@@ -220,7 +220,7 @@ export const CORPUS: Record<string, CorpusEntry> = {
     signatures: { word_segmentation: { refused: ['IteratorFromStringHandle', 'IteratorGetNext'] } },
   },
   two_tower_retrieval: {
-    family: 'TF Recommenders two-tower: StringLookup + Embedding',
+    family: 'TF Recommenders ranking model: StringLookup + Embedding towers, Dense head',
     signatures: {
       // The StringLookup tables are filled by __saved_model_init_op, which tfgate never runs: every
       // id looks up as out-of-vocabulary (index 0), so user 42 and "Speed (1994)" give 3.5888, not
