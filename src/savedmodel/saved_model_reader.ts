@@ -26,7 +26,7 @@ export interface MetaGraphObject {
   metaInfoDef?: { tags?: string[]; strippedOpList?: { op?: OpDef[] }; tensorflowVersion?: string };
   graphDef?: GraphDef;
   saverDef?: { filenameTensorName?: string; restoreOpName?: string; version?: string };
-  collectionDef?: Record<string, { nodeList?: { value?: string[] }; bytesList?: { value?: Uint8Array[] } }>;
+  collectionDef?: Record<string, { nodeList?: { value?: string[] }; bytesList?: { value?: Uint8Array[] }; anyList?: { value?: Array<{ type_url?: string; value?: Uint8Array }> } }>;
   signatureDef?: Record<string, SignatureDefObject>;
   assetFileDef?: Array<{ tensorInfo?: TensorInfoObject; filename?: string }>;
 }

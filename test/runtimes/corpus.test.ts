@@ -115,6 +115,25 @@ const taxiInputs = (_signature: string, spec: SignatureSpec) => {
   return keys.length === 1 ? { [keys[0]]: TAXI_EXAMPLES } : undefined;
 };
 
+/**
+ * A tf.Transform serving function's inputs: one SparseTensor a feature, fed as its components
+ * `inputs_{3k}` (indices [n, 2]), `inputs_{3k+1}` (values [n]) and `inputs_{3k+2}` (dense_shape
+ * [2]); here two rows of one value each.
+ */
+function sparseComponentInputs(_signature: string, spec: SignatureSpec): Record<string, HostTensor> {
+  const out: Record<string, HostTensor> = {};
+  for (const [key, input] of Object.entries(spec.inputs)) {
+    const n = key === 'inputs' ? 0 : Number(key.slice('inputs_'.length));
+    const role = n % 3;
+    if (role === 0) out[key] = { dtype: 'int64', shape: [2, 2], values: BigInt64Array.from([0n, 0n, 1n, 0n]) };
+    else if (role === 2) out[key] = { dtype: 'int64', shape: [2], values: BigInt64Array.from([2n, 1n]) };
+    else if (input.dtype === 'DT_STRING') out[key] = strings(n % 2 ? ['Cash', 'Flash Cab'] : ['Credit Card', 'Taxi Affiliation Services']);
+    else if (input.dtype === 'DT_FLOAT') out[key] = { dtype: 'float32', shape: [2], values: Float32Array.from([41.892 + n, -87.626 + n]) };
+    else out[key] = { dtype: 'int64', shape: [2], values: BigInt64Array.from([BigInt(n), 1000n + BigInt(n)]) };
+  }
+  return out;
+}
+
 // ---- the recorded outcomes -------------------------------------------------------------------
 
 export const CORPUS: Record<string, CorpusEntry> = {
@@ -188,6 +207,7 @@ export const CORPUS: Record<string, CorpusEntry> = {
   tfx_bench_tft_tf2: {
     family: 'tf.Transform TF2 preprocessing (vocabulary StaticHashTable, bucketize)',
     signatures: { serving_default: { refused: ['BoostedTreesBucketize'] } },
+    inputs: sparseComponentInputs,
   },
   tfx_bench_trained: {
     family: 'TF Estimator wide-and-deep, ParseExample serving input + tf.Transform',

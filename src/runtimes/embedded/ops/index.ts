@@ -15,6 +15,7 @@ import { STRING_CASE_OPS, stringCaseExecutor, stringCaseNodeProblem } from './st
 import { stringStripOp } from './string_strip.js';
 import { stringSplitV2Op } from './string_split.js';
 import { bucketizeNodeProblem, bucketizeOp } from './bucketize.js';
+import { boostedTreesBucketizeOp } from './boosted_trees_bucketize.js';
 import { asStringNodeProblem, asStringOp } from './as_string.js';
 import { staticRegexReplaceNodeProblem, staticRegexReplaceOp } from './static_regex_replace.js';
 import { lookupTableFindOp } from './lookup_table_find.js';
@@ -39,6 +40,7 @@ export function registerTfgateOps(): void {
   registerCustomOp('StaticRegexReplace', staticRegexReplaceOp, staticRegexReplaceNodeProblem);
   registerCustomOp('StringSplitV2', stringSplitV2Op);
   registerCustomOp('Bucketize', bucketizeOp, bucketizeNodeProblem);
+  registerCustomOp('BoostedTreesBucketize', boostedTreesBucketizeOp);
   registerCustomOp('AsString', asStringOp, asStringNodeProblem);
   registerCustomOp(TFGATE_LOOKUP_OP, lookupTableFindOp);
 }

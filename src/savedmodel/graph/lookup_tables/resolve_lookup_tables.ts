@@ -19,6 +19,7 @@ import { localName } from '../control_flow_functions.js';
 import { sourceOf } from '../variable_restore_map.js';
 import { attrString, type FunctionDef, type NodeDef, type OpDef } from '../types.js';
 import type { VariableReader } from '../prepare_signature_graph.js';
+import { protoType, TO_OBJECT } from '../../../proto/index.js';
 import { InitGraphValues, Unresolvable } from './init_graph_values.js';
 import { TableContents } from './table_contents.js';
 import { tableInfo } from './table_info.js';
@@ -55,15 +56,30 @@ function initRoots(mg: MetaGraphObject): string[] {
   return [...new Set(roots.map((r) => parseTensorName(r.replace(/^\^/, ''))[0]))];
 }
 
+/**
+ * The AssetFileDefs of a meta graph: its asset_file_def field and, as TF1's SavedModelBuilder
+ * wrote them, the `saved_model_assets` collection (loader_impl.py reads both).
+ */
+function assetFileDefs(mg: MetaGraphObject): NonNullable<MetaGraphObject['assetFileDef']> {
+  const type = protoType('tensorflow.AssetFileDef');
+  const fromCollection = (mg.collectionDef?.[ASSETS_COLLECTION]?.anyList?.value ?? [])
+    .filter((any) => any.value && (any.type_url ?? '').endsWith('/tensorflow.AssetFileDef'))
+    .map((any) => type.toObject(type.decode(any.value!), TO_OBJECT) as NonNullable<MetaGraphObject['assetFileDef']>[number]);
+  return [...(mg.assetFileDef ?? []), ...fromCollection];
+}
+
 function assetPaths(mg: MetaGraphObject, modelDir: string): Map<string, string> {
   const paths = new Map<string, string>();
-  for (const a of mg.assetFileDef ?? []) {
+  for (const a of assetFileDefs(mg)) {
     if (!a.tensorInfo?.name || !a.filename) continue;
     const [node, index] = parseTensorName(a.tensorInfo.name);
     paths.set(`${node}:${index}`, path.join(modelDir, ASSETS_DIRECTORY, a.filename));
   }
   return paths;
 }
+
+/** TF1's collection of AssetFileDefs (saved_model/constants.py ASSETS_KEY). */
+const ASSETS_COLLECTION = 'saved_model_assets';
 
 function textFileInit(node: NodeDef, filename: string): TextFileInit {
   const int = (name: string, dflt: number) => Number(node.attr?.[name]?.i ?? dflt);
