@@ -16,6 +16,10 @@ import { stringSplitV2Op } from './string_split.js';
 import { bucketizeNodeProblem, bucketizeOp } from './bucketize.js';
 import { asStringNodeProblem, asStringOp } from './as_string.js';
 import { staticRegexReplaceNodeProblem, staticRegexReplaceOp } from './static_regex_replace.js';
+import { SPARSE_SEGMENT_OPS, sparseSegmentExecutor, sparseSegmentNodeProblem } from './sparse_segment_reduction.js';
+import { sparseToDenseOp } from './sparse_to_dense.js';
+import { sparseTensorDenseMatMulOp } from './sparse_tensor_dense_matmul.js';
+import { floatOnlyProblem } from './float_only.js';
 
 let registered = false;
 
@@ -37,4 +41,10 @@ export function registerTfgateOps(): void {
   registerCustomOp('StringSplitV2', stringSplitV2Op);
   registerCustomOp('Bucketize', bucketizeOp, bucketizeNodeProblem);
   registerCustomOp('AsString', asStringOp, asStringNodeProblem);
+  // Estimator sparse features (ParseExample's sparse outputs): TF's segment combiners and
+  // SparseToDense with its index validation replace TF.js's; SparseReshape,
+  // SparseFillEmptyRows and Unique stay TF.js's (they match TF: test/runtimes/embedded_sparse_ops).
+  for (const op of SPARSE_SEGMENT_OPS) registerCustomOp(op, sparseSegmentExecutor(op), sparseSegmentNodeProblem);
+  registerCustomOp('SparseToDense', sparseToDenseOp);
+  registerCustomOp('SparseTensorDenseMatMul', sparseTensorDenseMatMulOp, floatOnlyProblem);
 }
