@@ -1,9 +1,12 @@
 // Tiny Estimator-shaped SavedModels and serialized tf.Examples for the sparse-feature tests
 // (embedded runtime and ONNX host step), written with tfgate's SavedModel writer.
+import path from 'node:path';
 import { protoType } from '../../src/proto/index.js';
+import { writeSavedModel } from '../../src/savedmodel/saved_model_writer.js';
 import type { DType } from '../../src/tensor/dtype.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
-import { attr, f32, i32, i64, node, Tensor, writeTinyModel, type GraphBuilder } from './tiny_graphs.js';
+import { tempDir } from './temp.js';
+import { attr, f32, GraphBuilder, i32, i64, node, Tensor, writeTinyModel } from './tiny_graphs.js';
 
 const ExampleType = protoType('tensorflow.Example');
 export type FeatureValues = { float: number[] } | { int64: number[] } | { bytes: string[] };
@@ -65,25 +68,40 @@ const WEIGHTS = [0.5, -1, 2, 0.25]; // [3 + 1, 1]
  * SparseFillEmptyRows (id 0 for an example without ids) → SparseSegmentMean over a [5, 3]
  * embedding → ConcatV2 with x → MatMul by [4, 1] weights → `logits`.
  */
+function buildEstimatorGraph(g: GraphBuilder): { examples: Tensor; logits: Tensor } {
+  const p = parseExample(g, [['ids', 'int64']], ['x']);
+  const fill = g.addNode('SparseFillEmptyRows', 'fill', [p.indices[0], p.values[0], p.shapes[0], g.constant('zero_id', i64([], [0]))], { T: attr.type('int64') });
+  const filledIndices = new Tensor(fill, 0, 'int64', [-1, 2]);
+  const filledIds = new Tensor(fill, 1, 'int64', [-1]);
+  const rows = node(g, 'StridedSlice', 'rows', [filledIndices, g.constant('begin', i32([2], [0, 0])), g.constant('end', i32([2], [0, 1])), g.constant('strides', i32([2], [1, 1]))], {
+    T: attr.type('int64'),
+    Index: attr.type('int32'),
+    begin_mask: attr.i(1),
+    end_mask: attr.i(1),
+    shrink_axis_mask: attr.i(2),
+  }, 'int64', [-1]);
+  const embedding = g.constant('embedding', f32([5, 3], EMBEDDING));
+  const mean = node(g, 'SparseSegmentMean', 'mean', [embedding, filledIds, rows], { T: attr.type('float32'), Tidx: attr.type('int64'), Tsegmentids: attr.type('int64') }, 'float32', [-1, 3]);
+  const features = node(g, 'ConcatV2', 'concat', [mean, p.dense[0], g.constant('axis', i32([], [1]))], { N: attr.i(2), T: attr.type('float32'), Tidx: attr.type('int32') }, 'float32', [-1, 4]);
+  const logits = node(g, 'MatMul', 'logits', [features, g.constant('weights', f32([4, 1], WEIGHTS))], { T: attr.type('float32') }, 'float32', [-1, 1]);
+  return { examples: p.x, logits: g.identity('out', logits) };
+}
+
 export const estimatorModel = () =>
   writeTinyModel((g) => {
-    const p = parseExample(g, [['ids', 'int64']], ['x']);
-    const fill = g.addNode('SparseFillEmptyRows', 'fill', [p.indices[0], p.values[0], p.shapes[0], g.constant('zero_id', i64([], [0]))], { T: attr.type('int64') });
-    const filledIndices = new Tensor(fill, 0, 'int64', [-1, 2]);
-    const filledIds = new Tensor(fill, 1, 'int64', [-1]);
-    const rows = node(g, 'StridedSlice', 'rows', [filledIndices, g.constant('begin', i32([2], [0, 0])), g.constant('end', i32([2], [0, 1])), g.constant('strides', i32([2], [1, 1]))], {
-      T: attr.type('int64'),
-      Index: attr.type('int32'),
-      begin_mask: attr.i(1),
-      end_mask: attr.i(1),
-      shrink_axis_mask: attr.i(2),
-    }, 'int64', [-1]);
-    const embedding = g.constant('embedding', f32([5, 3], EMBEDDING));
-    const mean = node(g, 'SparseSegmentMean', 'mean', [embedding, filledIds, rows], { T: attr.type('float32'), Tidx: attr.type('int64'), Tsegmentids: attr.type('int64') }, 'float32', [-1, 3]);
-    const features = node(g, 'ConcatV2', 'concat', [mean, p.dense[0], g.constant('axis', i32([], [1]))], { N: attr.i(2), T: attr.type('float32'), Tidx: attr.type('int32') }, 'float32', [-1, 4]);
-    const logits = node(g, 'MatMul', 'logits', [features, g.constant('weights', f32([4, 1], WEIGHTS))], { T: attr.type('float32') }, 'float32', [-1, 1]);
-    return { inputs: { examples: p.x }, outputs: { logits: g.identity('out', logits) } };
+    const { examples, logits } = buildEstimatorGraph(g);
+    return { inputs: { examples }, outputs: { logits } };
   });
+
+/** The same graph as TF Serving's regress signature (`inputs` → `outputs`), version 1 under the returned base path. */
+export async function writeEstimatorRegressModel(): Promise<string> {
+  const g = new GraphBuilder();
+  const { examples, logits } = buildEstimatorGraph(g);
+  const base = tempDir('tfgate-estimator-');
+  const signature = { methodName: 'tensorflow/serving/regress', inputs: { inputs: examples }, outputs: { outputs: logits } };
+  await writeSavedModel(path.join(base, '1'), g, { serving_default: signature });
+  return base;
+}
 
 /** Plain-JS reference: per example the mean of its ids' embedding rows (id 0 when it has none), then x, times WEIGHTS. */
 export const estimatorReference = (batch: Array<{ ids: number[]; x: number }>) =>

@@ -99,6 +99,19 @@ describe('ParseExample: sparse features (VarLenFeature)', () => {
     await refuses(dir, { examples: serialized(example({ tags: { float: [] } })) }, "Name: <unknown>, Feature: tags.  Data types don't match. Expected type: string");
   });
 
+  it("refuses an int64 value outside int32 (TF.js's integers) by name rather than wrapping it", async () => {
+    const s = (await RUNTIMES[1].load(await model(), { tags: ['serve'] })) as TfjsServable;
+    try {
+      await assert.rejects(s.run('serving_default', { examples: serialized(example({ ids: { int64: [2 ** 31] } })) }), (err: unknown) => {
+        assert.ok(err instanceof ServingError && err.code === Code.UNIMPLEMENTED, String(err));
+        assert.match(err.message, /int64 value 2147483648 of sparse feature 'ids' does not fit/);
+        return true;
+      });
+    } finally {
+      s.dispose();
+    }
+  });
+
   it('ParseExampleV2: sparse keys as a vector input, same outputs; ragged keys still refused by name', async () => {
     const v2 = (ragged: string[]) =>
       writeTinyModel((g) => {
