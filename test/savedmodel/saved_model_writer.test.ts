@@ -302,6 +302,10 @@ describe('SavedModel writer: structure compared with real TF exports', async () 
     fromTf2Registry.push('Fill', 'StridedSlice', 'Shape', 'PartitionedCall', 'AssignAddVariableOp');
     // No fixture has lookup tables: those come from lookup_ops.cc and ops_history_v2 (lookup_op_defs.ts).
     const fromLookupRegistry = LOOKUP_OP_DEFS.map((d) => d.name);
+    // The Estimator sparse-feature ops of the embedded runtime's tests, from TF's registrations
+    // (math_ops.cc, sparse_ops.cc, array_ops.cc); no fixture uses them.
+    fromTf2Registry.push('ConcatV2', 'SparseFillEmptyRows', 'SparseReshape', 'SparseToDense', 'SparseTensorDenseMatMul', 'Unique');
+    for (const op of ['Sum', 'Mean', 'SqrtN']) fromTf2Registry.push(`SparseSegment${op}`, `SparseSegment${op}WithNumSegments`);
     assert.deepEqual([...OP_DEFS.keys()].filter((n) => !compared.includes(n)).sort(), ['Tanh', ...fromOpsHistory, ...fromTf2Registry, ...fromLookupRegistry].sort());
     assert.deepEqual(normalize({ ...OP_DEFS.get('Tanh'), name: 'Sigmoid' }), normalize(OP_DEFS.get('Sigmoid')));
   });

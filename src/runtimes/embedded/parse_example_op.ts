@@ -1,25 +1,28 @@
 // TensorFlow's ParseExample and ParseExampleV2 for the TF.js graph executor, which has
 // neither: the classify/regress signatures of TF Serving's models parse serialized
-// tf.Example protos inside the graph. Dense features only (float, int64, bytes; fixed shapes;
-// defaults); sparse and ragged features are refused by name. The texts follow TF's
-// example_proto_fast_parsing.cc, with "<unknown>" for the example name as TF writes it.
+// tf.Example protos inside the graph. Dense features (float, int64, bytes; fixed shapes;
+// defaults) and sparse ones (VarLenFeature: Estimator serving inputs); ragged features are
+// refused by name. The texts follow TF's example_proto_fast_parsing.cc, with "<unknown>" for
+// the example name as TF writes it.
 //
 // Inputs (TF's op defs):
 //   ParseExample:   serialized, names, sparse_keys × Nsparse, dense_keys × Ndense, dense_defaults × Ndense
 //   ParseExampleV2: serialized, names, sparse_keys [S], dense_keys [D], ragged_keys [R], dense_defaults × D
-// Outputs: sparse indices/values/shapes (none here), then one dense tensor [batch, ...shape] per key.
+// Outputs: sparse indices × S, sparse values × S, sparse shapes × S (sparse_example.ts), then one
+// dense tensor [batch, ...shape] per key.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { Code, ServingError, invalidArgument } from '../../core/status.js';
 import { protoType, TO_OBJECT } from '../../proto/index.js';
+import { sparseOutputs } from './sparse_example.js';
 
-interface FeatureObject {
+export interface FeatureObject {
   bytesList?: { value?: Uint8Array[] };
   floatList?: { value?: number[] };
   int64List?: { value?: number[] };
 }
 
-type Kind = 'float' | 'int64' | 'bytes';
+export type Kind = 'float' | 'int64' | 'bytes';
 const KIND_OF_DTYPE: Record<string, Kind> = { float32: 'float', int32: 'int64', string: 'bytes' };
 const decoder = new TextDecoder();
 
@@ -35,7 +38,7 @@ function decodeExamples(serialized: Uint8Array[]): Array<Record<string, FeatureO
   });
 }
 
-function featureValues(f: FeatureObject): { kind: Kind; values: Array<number | Uint8Array> } | undefined {
+export function featureValues(f: FeatureObject): { kind: Kind; values: Array<number | Uint8Array> } | undefined {
   if (f.floatList) return { kind: 'float', values: f.floatList.value ?? [] };
   if (f.int64List) return { kind: 'int64', values: f.int64List.value ?? [] };
   if (f.bytesList) return { kind: 'bytes', values: f.bytesList.value ?? [] };
@@ -77,29 +80,30 @@ function stringValues(t: tf.Tensor): Uint8Array[] {
 export const parseExample: tfconv.OpExecutor = (node) => {
   const nSparse = Number(node.attrs.Nsparse ?? 0);
   const nDense = Number(node.attrs.Ndense ?? 0);
-  if (nSparse > 0) {
-    const keys = node.inputs.slice(2, 2 + nSparse).map((t) => decoder.decode(stringValues(t)[0]));
-    throw new ServingError(Code.UNIMPLEMENTED, `ParseExample: sparse features are not supported by tfgate's embedded runtime: ${keys.join(', ')}`);
-  }
   const examples = decodeExamples(stringValues(node.inputs[0]));
-  const keys = node.inputs.slice(2, 2 + nDense).map((t) => decoder.decode(stringValues(t)[0]));
-  const defaults = node.inputs.slice(2 + nDense, 2 + 2 * nDense);
+  const sparseKeys = node.inputs.slice(2, 2 + nSparse).map((t) => decoder.decode(stringValues(t)[0]));
+  const keys = node.inputs.slice(2 + nSparse, 2 + nSparse + nDense).map((t) => decoder.decode(stringValues(t)[0]));
+  const defaults = node.inputs.slice(2 + nSparse + nDense, 2 + nSparse + 2 * nDense);
   const dtypes = (node.attrs.Tdense ?? []) as tf.DataType[];
   const shapes = (node.attrs.dense_shapes ?? []) as number[][];
-  return keys.map((k, i) => denseOutput(examples, k, dtypes[i], shapes[i] ?? [], defaults[i]));
+  const sparseTypes = (node.attrs.sparse_types ?? []) as tf.DataType[];
+  const sparse = sparseOutputs(examples, sparseKeys, sparseTypes, true);
+  return [...sparse, ...keys.map((k, i) => denseOutput(examples, k, dtypes[i], shapes[i] ?? [], defaults[i]))];
 };
 
 /** ParseExampleV2 (TF2's parsing_ops). */
 export const parseExampleV2: tfconv.OpExecutor = (node) => {
   const [serialized, , sparseKeys, denseKeys, raggedKeys, ...defaults] = node.inputs;
   const named = (t: tf.Tensor | undefined) => (t && t.size ? stringValues(t).map((b) => decoder.decode(b)) : []);
-  const sparse = named(sparseKeys);
   const ragged = named(raggedKeys);
-  if (sparse.length || ragged.length) {
-    throw new ServingError(Code.UNIMPLEMENTED, `ParseExampleV2: sparse and ragged features are not supported by tfgate's embedded runtime: ${[...sparse, ...ragged].join(', ')}`);
+  if (ragged.length) {
+    throw new ServingError(Code.UNIMPLEMENTED, `ParseExampleV2: ragged features are not supported by tfgate's embedded runtime: ${ragged.join(', ')}`);
   }
   const examples = decodeExamples(stringValues(serialized));
   const dtypes = (node.attrs.Tdense ?? []) as tf.DataType[];
   const shapes = (node.attrs.dense_shapes ?? []) as number[][];
-  return named(denseKeys).map((k, i) => denseOutput(examples, k, dtypes[i], shapes[i] ?? [], defaults[i]));
+  const sparseTypes = (node.attrs.sparse_types ?? []) as tf.DataType[];
+  // A scalar `serialized` (V2 only) gives sparse indices [N, 1] and shapes [max count].
+  const sparse = sparseOutputs(examples, named(sparseKeys), sparseTypes, serialized.rank > 0);
+  return [...sparse, ...named(denseKeys).map((k, i) => denseOutput(examples, k, dtypes[i], shapes[i] ?? [], defaults[i]))];
 };

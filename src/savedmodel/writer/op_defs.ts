@@ -89,6 +89,21 @@ const stringCase = (name: string): OpDefInit => ({
   attr: [{ name: 'encoding', type: 'string', defaultValue: { s: new Uint8Array(0) } }],
 });
 
+const SPARSE_SEGMENT_OP_NAMES = ['SparseSegmentSum', 'SparseSegmentMean', 'SparseSegmentSqrtN'] as const;
+const REAL_NUMBER_TYPES = ['FLOAT', 'DOUBLE', 'INT32', 'UINT8', 'INT16', 'INT8', 'INT64', 'BFLOAT16', 'UINT16', 'HALF', 'UINT32', 'UINT64'];
+/** SparseSegmentSum / Mean / SqrtN [WithNumSegments] (math_ops.cc); Sum takes realnumbertype, the others floats. */
+const sparseSegment = (name: (typeof SPARSE_SEGMENT_OP_NAMES)[number], withNumSegments = false): OpDefInit => ({
+  name: withNumSegments ? `${name}WithNumSegments` : name,
+  inputArg: [arg('data'), arg('indices', 'Tidx'), arg('segment_ids', 'Tsegmentids'), ...(withNumSegments ? [arg('num_segments', 'Tnumsegments')] : [])],
+  outputArg: [arg('output')],
+  attr: [
+    typeAttr('T', name === 'SparseSegmentSum' ? REAL_NUMBER_TYPES : ['BFLOAT16', 'HALF', 'FLOAT', 'DOUBLE']),
+    typeAttr('Tidx', ['INT32', 'INT64'], 'INT32'),
+    ...(withNumSegments ? [typeAttr('Tnumsegments', ['INT32', 'INT64'], 'INT32')] : []),
+    typeAttr('Tsegmentids', ['INT32', 'INT64'], 'INT32'),
+  ],
+});
+
 const DEFS: OpDefInit[] = [
   // array_ops.cc
   { name: 'Const', outputArg: [arg('output', 'dtype')], attr: [{ name: 'value', type: 'tensor' }, typeAttr('dtype')] },
@@ -316,6 +331,94 @@ const DEFS: OpDefInit[] = [
     outputArg: [{ name: 'tensors', typeListAttr: 'dtypes' }],
     attr: [dtypesList],
     isStateful: true,
+  },
+  // parsing_ops.cc, sparse_ops.cc, math_ops.cc, array_ops.cc: Estimator serving inputs with sparse features
+  {
+    name: 'ParseExample',
+    inputArg: [
+      fixed('serialized', 'DT_STRING'),
+      fixed('names', 'DT_STRING'),
+      { name: 'sparse_keys', type: 'DT_STRING', numberAttr: 'Nsparse' },
+      { name: 'dense_keys', type: 'DT_STRING', numberAttr: 'Ndense' },
+      { name: 'dense_defaults', typeListAttr: 'Tdense' },
+    ],
+    outputArg: [
+      { name: 'sparse_indices', type: 'DT_INT64', numberAttr: 'Nsparse' },
+      { name: 'sparse_values', typeListAttr: 'sparse_types' },
+      { name: 'sparse_shapes', type: 'DT_INT64', numberAttr: 'Nsparse' },
+      { name: 'dense_values', typeListAttr: 'Tdense' },
+    ],
+    attr: [
+      { name: 'Nsparse', type: 'int', hasMinimum: true },
+      { name: 'Ndense', type: 'int', hasMinimum: true },
+      { name: 'sparse_types', type: 'list(type)', hasMinimum: true, allowedValues: types('FLOAT', 'INT64', 'STRING') },
+      { name: 'Tdense', type: 'list(type)', hasMinimum: true, allowedValues: types('FLOAT', 'INT64', 'STRING') },
+      { name: 'dense_shapes', type: 'list(shape)', hasMinimum: true },
+    ],
+  },
+  {
+    name: 'ParseExampleV2',
+    inputArg: [
+      fixed('serialized', 'DT_STRING'),
+      fixed('names', 'DT_STRING'),
+      fixed('sparse_keys', 'DT_STRING'),
+      fixed('dense_keys', 'DT_STRING'),
+      fixed('ragged_keys', 'DT_STRING'),
+      { name: 'dense_defaults', typeListAttr: 'Tdense' },
+    ],
+    outputArg: [
+      { name: 'sparse_indices', type: 'DT_INT64', numberAttr: 'num_sparse' },
+      { name: 'sparse_values', typeListAttr: 'sparse_types' },
+      { name: 'sparse_shapes', type: 'DT_INT64', numberAttr: 'num_sparse' },
+      { name: 'dense_values', typeListAttr: 'Tdense' },
+      { name: 'ragged_values', typeListAttr: 'ragged_value_types' },
+      { name: 'ragged_row_splits', typeListAttr: 'ragged_split_types' },
+    ],
+    attr: [
+      { name: 'Tdense', type: 'list(type)', hasMinimum: true, allowedValues: types('FLOAT', 'INT64', 'STRING') },
+      { name: 'num_sparse', type: 'int', hasMinimum: true },
+      { name: 'sparse_types', type: 'list(type)', hasMinimum: true, allowedValues: types('FLOAT', 'INT64', 'STRING') },
+      { name: 'ragged_value_types', type: 'list(type)', hasMinimum: true, allowedValues: types('FLOAT', 'INT64', 'STRING') },
+      { name: 'ragged_split_types', type: 'list(type)', hasMinimum: true, allowedValues: types('INT32', 'INT64') },
+      { name: 'dense_shapes', type: 'list(shape)', hasMinimum: true },
+    ],
+  },
+  {
+    name: 'SparseFillEmptyRows',
+    inputArg: [fixed('indices', 'DT_INT64'), arg('values'), fixed('dense_shape', 'DT_INT64'), arg('default_value')],
+    outputArg: [fixed('output_indices', 'DT_INT64'), arg('output_values'), fixed('empty_row_indicator', 'DT_BOOL'), fixed('reverse_index_map', 'DT_INT64')],
+    attr: [typeAttr('T')],
+  },
+  {
+    name: 'SparseReshape',
+    inputArg: [fixed('input_indices', 'DT_INT64'), fixed('input_shape', 'DT_INT64'), fixed('new_shape', 'DT_INT64')],
+    outputArg: [fixed('output_indices', 'DT_INT64'), fixed('output_shape', 'DT_INT64')],
+  },
+  {
+    name: 'SparseToDense',
+    inputArg: [arg('sparse_indices', 'Tindices'), arg('output_shape', 'Tindices'), arg('sparse_values'), arg('default_value')],
+    outputArg: [arg('dense')],
+    attr: [boolAttr('validate_indices', true), typeAttr('T'), typeAttr('Tindices', ['INT32', 'INT64'])],
+  },
+  {
+    name: 'SparseTensorDenseMatMul',
+    inputArg: [arg('a_indices', 'Tindices'), arg('a_values'), fixed('a_shape', 'DT_INT64'), arg('b')],
+    outputArg: [arg('product')],
+    attr: [typeAttr('T'), typeAttr('Tindices', ['INT32', 'INT64'], 'INT64'), boolAttr('adjoint_a', false), boolAttr('adjoint_b', false)],
+  },
+  ...SPARSE_SEGMENT_OP_NAMES.map((n) => sparseSegment(n)),
+  ...SPARSE_SEGMENT_OP_NAMES.map((n) => sparseSegment(n, true)),
+  {
+    name: 'ConcatV2',
+    inputArg: [{ name: 'values', typeAttr: 'T', numberAttr: 'N' }, arg('axis', 'Tidx')],
+    outputArg: [arg('output')],
+    attr: [{ name: 'N', type: 'int', hasMinimum: true, minimum: 2 }, typeAttr('T'), typeAttr('Tidx', ['INT32', 'INT64'], 'INT32')],
+  },
+  {
+    name: 'Unique',
+    inputArg: [arg('x')],
+    outputArg: [arg('y'), arg('idx', 'out_idx')],
+    attr: [typeAttr('T'), typeAttr('out_idx', ['INT32', 'INT64'], 'INT32')],
   },
   // no_op.cc
   { name: 'NoOp' },

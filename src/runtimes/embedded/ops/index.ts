@@ -20,6 +20,10 @@ import { asStringNodeProblem, asStringOp } from './as_string.js';
 import { staticRegexReplaceNodeProblem, staticRegexReplaceOp } from './static_regex_replace.js';
 import { lookupTableFindOp } from './lookup_table_find.js';
 import { TFGATE_LOOKUP_OP } from '../../../savedmodel/graph/lookup_tables/lookup_rewrite.js';
+import { SPARSE_SEGMENT_OPS, sparseSegmentExecutor, sparseSegmentNodeProblem } from './sparse_segment_reduction.js';
+import { sparseToDenseOp } from './sparse_to_dense.js';
+import { sparseTensorDenseMatMulOp } from './sparse_tensor_dense_matmul.js';
+import { floatOnlyProblem } from './float_only.js';
 
 let registered = false;
 
@@ -43,4 +47,10 @@ export function registerTfgateOps(): void {
   registerCustomOp('BoostedTreesBucketize', boostedTreesBucketizeOp);
   registerCustomOp('AsString', asStringOp, asStringNodeProblem);
   registerCustomOp(TFGATE_LOOKUP_OP, lookupTableFindOp);
+  // Estimator sparse features (ParseExample's sparse outputs): TF's segment combiners and
+  // SparseToDense with its index validation replace TF.js's; SparseReshape,
+  // SparseFillEmptyRows and Unique stay TF.js's (they match TF: test/runtimes/embedded_sparse_ops).
+  for (const op of SPARSE_SEGMENT_OPS) registerCustomOp(op, sparseSegmentExecutor(op), sparseSegmentNodeProblem);
+  registerCustomOp('SparseToDense', sparseToDenseOp);
+  registerCustomOp('SparseTensorDenseMatMul', sparseTensorDenseMatMulOp, floatOnlyProblem);
 }
