@@ -278,3 +278,22 @@ describe('WASM GatherV2 with batch_dims', () => {
     assert.equal(misindexed, 5, 'five of the cases are ones the WASM kernel got wrong');
   });
 });
+
+describe('WASM Tile and GatherNd on string tensors', () => {
+  const strings = (t: tf.Tensor) => Array.from(t.dataSync() as unknown as string[]);
+
+  it('give the CPU backend\'s strings instead of aborting the WASM module', async () => {
+    await tf.setBackend('wasm');
+    const s = tf.tensor([['a', 'b'], ['c', 'd']], [2, 2], 'string');
+    const tiled = tf.tile(s, [2, 2]);
+    assert.deepEqual(tiled.shape, [4, 4]);
+    assert.deepEqual(strings(tiled), ['a', 'b', 'a', 'b', 'c', 'd', 'c', 'd', 'a', 'b', 'a', 'b', 'c', 'd', 'c', 'd']);
+    const gathered = tf.gatherND(s, tf.tensor2d([[0, 1], [1, 0]], [2, 2], 'int32'));
+    assert.deepEqual(strings(gathered), ['b', 'c']);
+    // Numeric tensors keep the WASM kernel, and agree with the CPU backend.
+    const numeric = await on('wasm', () => tf.tile(tf.tensor2d([1, 2, 3, 4], [2, 2]), [1, 2]));
+    assert.deepEqual(numeric, await on('cpu', () => tf.tile(tf.tensor2d([1, 2, 3, 4], [2, 2]), [1, 2])));
+    tf.dispose([s, tiled, gathered]);
+    await tf.setBackend('wasm');
+  });
+});

@@ -6,11 +6,13 @@ import '@tensorflow/tfjs-backend-wasm';
 import { fixWasmSameConvKernels } from './wasm_conv_same_fix.js';
 import { fixWasmHighRankKernels } from './wasm_rank_fix.js';
 import { fixWasmGather } from './wasm_gather_fix.js';
+import { fixWasmStringKernels } from './wasm_string_fix.js';
 
 // Kernels of tfjs-backend-wasm that give wrong numbers, replaced before any use (see each module).
 fixWasmSameConvKernels();
 fixWasmHighRankKernels();
 fixWasmGather();
+fixWasmStringKernels();
 
 export type BackendPreference = 'auto' | 'wasm' | 'cpu';
 
