@@ -142,8 +142,15 @@ function sparseComponentInputs(_signature: string, spec: SignatureSpec): Record<
 export const CORPUS: Record<string, CorpusEntry> = {
   alina_text_classifier: {
     family: 'TextVectorization + Embedding + Dense text classifier (Keras 2)',
-    // TextVectorization's string ops and table now run; its ragged-to-dense step has no WASM kernel.
-    signatures: { serving_default: { refused: ['RaggedTensorToTensor'] } },
+    signatures: { serving_default: { agree: ['cpu', 'wasm'] } },
+    // Raw texts, with case and punctuation for the standardizer, one unknown word, and an empty one.
+    inputs: () => ({
+      text_vectorization_input: {
+        dtype: 'string',
+        shape: [3, 1],
+        values: ['What a GREAT movie, I loved it!', 'terrible acting and a boring plot zzyzx', ''].map(utf8),
+      },
+    }),
   },
   autoencoder_test: {
     family: 'dense autoencoder, MNIST 28×28 (Keras 2, SELU)',

@@ -304,7 +304,7 @@ describe('SavedModel writer: structure compared with real TF exports', async () 
     const fromLookupRegistry = LOOKUP_OP_DEFS.map((d) => d.name);
     // The Estimator sparse-feature ops of the embedded runtime's tests, from TF's registrations
     // (math_ops.cc, sparse_ops.cc, array_ops.cc); no fixture uses them.
-    fromTf2Registry.push('ConcatV2', 'SparseFillEmptyRows', 'SparseReshape', 'SparseToDense', 'SparseTensorDenseMatMul', 'Unique');
+    fromTf2Registry.push('ConcatV2', 'SparseFillEmptyRows', 'SparseReshape', 'SparseToDense', 'SparseTensorDenseMatMul', 'Unique', 'RaggedTensorToTensor');
     for (const op of ['Sum', 'Mean', 'SqrtN']) fromTf2Registry.push(`SparseSegment${op}`, `SparseSegment${op}WithNumSegments`);
     assert.deepEqual([...OP_DEFS.keys()].filter((n) => !compared.includes(n)).sort(), ['Tanh', ...fromOpsHistory, ...fromTf2Registry, ...fromLookupRegistry].sort());
     assert.deepEqual(normalize({ ...OP_DEFS.get('Tanh'), name: 'Sigmoid' }), normalize(OP_DEFS.get('Sigmoid')));

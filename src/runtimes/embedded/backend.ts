@@ -7,12 +7,15 @@ import { fixWasmSameConvKernels } from './wasm_conv_same_fix.js';
 import { fixWasmHighRankKernels } from './wasm_rank_fix.js';
 import { fixWasmGather } from './wasm_gather_fix.js';
 import { fixWasmStringKernels } from './wasm_string_fix.js';
+import { borrowCpuKernelsForWasm } from './wasm_cpu_kernels.js';
 
 // Kernels of tfjs-backend-wasm that give wrong numbers, replaced before any use (see each module).
 fixWasmSameConvKernels();
 fixWasmHighRankKernels();
 fixWasmGather();
 fixWasmStringKernels();
+// Kernels WASM lacks and real exports need, run by the CPU backend (wasm_cpu_kernels.ts).
+borrowCpuKernelsForWasm();
 
 export type BackendPreference = 'auto' | 'wasm' | 'cpu';
 

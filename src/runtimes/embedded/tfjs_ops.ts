@@ -1,5 +1,7 @@
 // Which TensorFlow ops the TF.js graph executor can run: read once from tfjs-converter's own
-// op mapping tables (dist/operations/op_list/*.js), plus ops registered with registerOp().
+// op mapping tables (dist/operations/op_list/*.js) — only those its OperationMapper imports
+// (4.22 ships op_list/ragged.js but never loads it, so those ops fail at predict with "Unknown
+// op") — plus ops registered with registerOp().
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -13,9 +15,11 @@ function builtinOps(): Set<string> {
   const require = createRequire(import.meta.url);
   const pkgDir = path.dirname(require.resolve('@tensorflow/tfjs-converter/package.json'));
   const dir = path.join(pkgDir, 'dist', 'operations', 'op_list');
+  const mapper = fs.readFileSync(path.join(pkgDir, 'dist', 'operations', 'operation_mapper.js'), 'utf8');
+  const loaded = new Set([...mapper.matchAll(/from '\.\/op_list\/([a-z_]+)'/g)].map((m) => `${m[1]}.js`));
   const ops = new Set<string>();
   for (const file of fs.readdirSync(dir)) {
-    if (!file.endsWith('.js')) continue;
+    if (!loaded.has(file)) continue;
     for (const m of fs.readFileSync(path.join(dir, file), 'utf8').matchAll(/tfOpName['"]?\s*:\s*['"]([A-Za-z0-9_]+)['"]/g)) ops.add(m[1]);
   }
   if (ops.size < 100) throw new Error(`could not read TF.js op list from ${dir}`);

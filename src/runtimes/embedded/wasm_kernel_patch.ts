@@ -31,14 +31,18 @@ export function runOnCpu(name: string, args: KernelArgs): tf.TensorInfo | tf.Ten
   const from = args.backend as tf.KernelBackend;
   const copies: tf.TensorInfo[] = [];
   try {
-    const inputs: Record<string, tf.TensorInfo> = {};
-    for (const [key, t] of Object.entries(args.inputs)) {
+    const copy = (t: tf.TensorInfo): tf.TensorInfo => {
+      const c = { dataId: cpu.write(from.readSync(t.dataId), t.shape, t.dtype), shape: t.shape, dtype: t.dtype };
+      copies.push(c);
+      return c;
+    };
+    // An input is a tensor, or a list of them (RaggedTensorToTensor's rowPartitionTensors).
+    const inputs: Record<string, tf.TensorInfo | tf.TensorInfo[]> = {};
+    for (const [key, t] of Object.entries(args.inputs as Record<string, tf.TensorInfo | tf.TensorInfo[] | undefined>)) {
       if (!t) continue;
-      const copy = { dataId: cpu.write(from.readSync(t.dataId), t.shape, t.dtype), shape: t.shape, dtype: t.dtype };
-      copies.push(copy);
-      inputs[key] = copy;
+      inputs[key] = Array.isArray(t) ? t.map(copy) : copy(t);
     }
-    const out = kernel.kernelFunc({ inputs, attrs: args.attrs, backend: cpu });
+    const out = kernel.kernelFunc({ inputs: inputs as tf.NamedTensorInfoMap, attrs: args.attrs, backend: cpu });
     const back = (Array.isArray(out) ? out : [out]).map((o) => {
       try {
         return { dataId: from.write(cpu.readSync(o.dataId), o.shape, o.dtype), shape: o.shape, dtype: o.dtype };

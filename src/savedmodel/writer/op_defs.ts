@@ -300,6 +300,19 @@ const DEFS: OpDefInit[] = [
   },
   { name: 'StringStrip', inputArg: [fixed('input', 'DT_STRING')], outputArg: [fixed('output', 'DT_STRING')] },
   {
+    // core/ops/ragged_conversion_ops.cc
+    name: 'RaggedTensorToTensor',
+    inputArg: [arg('shape', 'Tshape'), arg('values'), arg('default_value'), { name: 'row_partition_tensors', typeAttr: 'Tindex', numberAttr: 'num_row_partition_tensors' }],
+    outputArg: [arg('result')],
+    attr: [
+      typeAttr('T'),
+      typeAttr('Tindex', ['INT64', 'INT32']),
+      typeAttr('Tshape', ['INT64', 'INT32']),
+      { name: 'num_row_partition_tensors', type: 'int' },
+      { name: 'row_partition_types', type: 'list(string)' },
+    ],
+  },
+  {
     name: 'StringSplitV2',
     inputArg: [fixed('input', 'DT_STRING'), fixed('sep', 'DT_STRING')],
     outputArg: [fixed('indices', 'DT_INT64'), fixed('values', 'DT_STRING'), fixed('shape', 'DT_INT64')],

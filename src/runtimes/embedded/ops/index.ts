@@ -19,6 +19,7 @@ import { boostedTreesBucketizeOp } from './boosted_trees_bucketize.js';
 import { asStringNodeProblem, asStringOp } from './as_string.js';
 import { staticRegexReplaceNodeProblem, staticRegexReplaceOp } from './static_regex_replace.js';
 import { lookupTableFindOp } from './lookup_table_find.js';
+import { raggedGatherOp, raggedRangeOp, raggedTensorToTensorOp } from './ragged.js';
 import { TFGATE_LOOKUP_OP } from '../../../savedmodel/graph/lookup_tables/lookup_rewrite.js';
 import { SPARSE_SEGMENT_OPS, sparseSegmentExecutor, sparseSegmentNodeProblem } from './sparse_segment_reduction.js';
 import { sparseToDenseOp } from './sparse_to_dense.js';
@@ -47,6 +48,10 @@ export function registerTfgateOps(): void {
   registerCustomOp('BoostedTreesBucketize', boostedTreesBucketizeOp);
   registerCustomOp('AsString', asStringOp, asStringNodeProblem);
   registerCustomOp(TFGATE_LOOKUP_OP, lookupTableFindOp);
+  // Ragged ops TF.js has kernels for but never maps (ragged.ts).
+  registerCustomOp('RaggedTensorToTensor', raggedTensorToTensorOp);
+  registerCustomOp('RaggedGather', raggedGatherOp);
+  registerCustomOp('RaggedRange', raggedRangeOp);
   // Estimator sparse features (ParseExample's sparse outputs): TF's segment combiners and
   // SparseToDense with its index validation replace TF.js's; SparseReshape,
   // SparseFillEmptyRows and Unique stay TF.js's (they match TF: test/runtimes/embedded_sparse_ops).
