@@ -179,9 +179,9 @@ export const CORPUS: Record<string, CorpusEntry> = {
   nano_u: {
     family: 'Nano-U: tiny depthwise-separable U-Net segmenter (onnx-tf export, TF 2.19)',
     signatures: {
-      // ONNX Runtime is tried first and fails to build a session (see PROVENANCE.md: the
-      // converted ResizeBilinear has an empty 'sizes'), so WASM serves it.
-      serving_default: { agree: ['cpu', 'wasm'] },
+      // Its ResizeBilinear, written over `axes`, once made ORT's layout optimiser build a Resize
+      // with empty sizes (no session, WASM served it); sizes now cover all four axes.
+      serving_default: { agree: ['cpu', 'onnxruntime', 'wasm'] },
     },
   },
   speech_cnn: {

@@ -1,4 +1,4 @@
-// ResizeBilinear / ResizeNearestNeighbor (NHWC) → ONNX Resize over axes [1, 2], with TF's
+// ResizeBilinear / ResizeNearestNeighbor (NHWC) → ONNX Resize of axes 1 and 2, with TF's
 // coordinate rules (tensorflow/core/util/image_resizer_state.h):
 //   align_corners        in = out · (in − 1)/(out − 1)      → 'align_corners'
 //   half_pixel_centers   bilinear: in = (out + ½)·scale − ½ → 'half_pixel'
@@ -28,12 +28,17 @@ function resize(mode: 'linear' | 'nearest'): OpConverter {
       if (!isFloat(x.dtype) && x.dtype !== 'int32' && x.dtype !== 'uint8') ctx.fail(`${ctx.op} on ${x.dtype}`);
       input = ctx.emit('Cast', [input], { to: 1 }, 'as_float');
     }
-    const sizes = ctx.int64Input(1);
+    // Sizes for all four NHWC axes, batch and channels as they come: ORT 1.30's layout
+    // optimiser (level extended and up) rewrites a Resize with an `axes` attribute into one
+    // whose sizes it finds empty, and the session fails to build.
+    const shape = ctx.emit('Shape', [input], {}, 'shape');
+    const batch = ctx.emit('Slice', [shape, ctx.int64s([0], 'n_begin'), ctx.int64s([1], 'n_end')], {}, 'batch');
+    const channels = ctx.emit('Slice', [shape, ctx.int64s([3], 'c_begin'), ctx.int64s([4], 'c_end')], {}, 'channels');
+    const sizes = ctx.emit('Concat', [batch, ctx.int64Input(1), channels], { axis: 0 }, 'sizes');
     const y = ctx.emit('Resize', [input, '', '', sizes], {
       mode,
       coordinate_transformation_mode: coord,
       ...(mode === 'nearest' ? { nearest_mode: nearest } : {}),
-      axes: [1, 2],
     });
     const hw = (ctx.known(1) ?? [null, null]).map((d) => d ?? -1);
     return [ctx.out(y, outType, [x.shape![0], hw[0], hw[1], x.shape![3]])];
