@@ -112,6 +112,33 @@ describe('version poll errors keep what is served (real process)', () => {
   });
 });
 
+describe('a load at the fd limit (real process)', () => {
+  it('fails with its reason and the server lives on (it exited on piscina\'s unheard error event)', async () => {
+    const root = tempDir();
+    const base = path.join(root, 'hp');
+    fs.cpSync(HALF_PLUS_TWO, path.join(base, '1'), { recursive: true });
+    const server = await startServer(['--model_name=hp', `--model_base_path=${base}`, '--file_system_poll_wait_seconds=1', '--num_executors=1', '--max_num_load_retries=0']);
+    try {
+      await waitAvailable(server, ['hp']);
+      // Two descriptors to spare: enough for the poll's readdir, not for an executor thread.
+      const pid = server.proc.pid!;
+      const [soft] = execFileSync('prlimit', [`--pid=${pid}`, '--nofile', '--raw', '--noheadings', '--output=SOFT']).toString().trim().split(/\s+/);
+      execFileSync('prlimit', [`--pid=${pid}`, `--nofile=${fs.readdirSync(`/proc/${pid}/fd`).length + 2}:`]);
+      const mark = server.logs().length;
+      fs.cpSync(HALF_PLUS_TWO, path.join(root, 'v2'), { recursive: true });
+      fs.renameSync(path.join(root, 'v2'), path.join(base, '2'));
+      await until(server, 'the load of version 2 to end', () => server.proc.exitCode !== null || /version: 2\}.*(failed|Successfully)|Successfully loaded servable version \{name: hp version: 2\}/.test(logsSince(server, mark)));
+      execFileSync('prlimit', [`--pid=${pid}`, `--nofile=${soft}:`]);
+      assert.equal(server.proc.exitCode, null, logsSince(server, mark));
+      // Where the limit was hit, the failure names it.
+      for (const line of logsSince(server, mark).split('\n').filter((l) => l.includes('EMFILE'))) assert.match(line, /load_failed|Loading servable/);
+      assert.equal((await postJson(server.url('/v1/models/hp:predict'), { instances: [2] })).status, 200);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe('an emptied config file takes no action (real process)', () => {
   for (const kind of ['model_config_file', 'config'] as const) {
     it(`--${kind}: truncated to nothing, the models stay; the new content then applies`, async () => {
