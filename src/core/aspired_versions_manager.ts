@@ -5,6 +5,7 @@
 // the model's other versions keep serving. Generic over what a loaded version is (T).
 import { Code, ServingError, invalidArgument, notFound, toStatusData, type StatusData } from './status.js';
 import * as MSG from './messages.js';
+import { ownValue } from './own_property.js';
 
 export type ManagerState = 'START' | 'LOADING' | 'AVAILABLE' | 'UNLOADING' | 'END';
 
@@ -34,7 +35,9 @@ export interface ServableRequest {
 
 export type ManagerEvent =
   | { kind: 'loading' | 'available' | 'unloading' | 'unloaded'; model: string; version: number }
-  | { kind: 'load_failed'; model: string; version: number; error: StatusData };
+  | { kind: 'load_failed' | 'unload_failed'; model: string; version: number; error: StatusData }
+  /** A load attempt failed and another follows after retryInMs (attempt counts from 1). */
+  | { kind: 'load_retry'; model: string; version: number; error: StatusData; attempt: number; retryInMs: number };
 
 interface VersionEntry<T> {
   version: number;
@@ -45,6 +48,8 @@ interface VersionEntry<T> {
   refs: number;
   drained?: () => void;
   aspired: boolean;
+  /** Ends the wait before the next load retry early (the version left the aspired set). */
+  cancelRetryWait?: () => void;
 }
 
 interface ModelEntry<T> {
@@ -75,6 +80,11 @@ export class AspiredVersionsManager<T> {
     this.options.onEvent?.(e);
   }
 
+  /** Whether `model` was ever given aspired versions (configured), whatever its state now. */
+  hasModel(model: string): boolean {
+    return this.models.has(model);
+  }
+
   modelNames(): string[] {
     return [...this.models.keys()];
   }
@@ -92,7 +102,11 @@ export class AspiredVersionsManager<T> {
     }
     const wanted = new Map(aspired.map((a) => [a.version, a.path]));
     const loads: Promise<void>[] = [];
-    for (const v of entry.versions.values()) v.aspired = wanted.has(v.version);
+    for (const v of entry.versions.values()) {
+      v.aspired = wanted.has(v.version);
+      // A newer version supersedes one whose load is failing: stop waiting to retry it.
+      if (!v.aspired) v.cancelRetryWait?.();
+    }
     for (const [version, path] of wanted) {
       const existing = entry.versions.get(version);
       if (existing && existing.state !== 'END') continue;
@@ -129,13 +143,31 @@ export class AspiredVersionsManager<T> {
     this.reconcile(model, entry);
   }
 
+  /**
+   * Loads, retrying --max_num_load_retries times --load_retry_interval_micros apart. Each
+   * failure is told (event) and shown in the version's status while it stays LOADING;
+   * a version that leaves the aspired set stops retrying at once.
+   */
   private async loadWithRetries(model: string, v: VersionEntry<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 1; ; attempt++) {
       try {
-        return await this.loader.load(model, v.version, v.path);
+        const loaded = await this.loader.load(model, v.version, v.path);
+        v.status = OK;
+        return loaded;
       } catch (e) {
-        if (attempt >= this.options.maxNumLoadRetries || !v.aspired) throw e;
-        await new Promise((r) => setTimeout(r, this.options.loadRetryIntervalMs).unref());
+        if (attempt > this.options.maxNumLoadRetries || !v.aspired) throw e;
+        v.status = toStatusData(e);
+        const retryInMs = Math.max(0, this.options.loadRetryIntervalMs);
+        this.emit({ kind: 'load_retry', model, version: v.version, error: v.status, attempt, retryInMs });
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, retryInMs);
+          timer.unref();
+          v.cancelRetryWait = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        v.cancelRetryWait = undefined;
         if (!v.aspired) throw e;
       }
     }
@@ -167,6 +199,9 @@ export class AspiredVersionsManager<T> {
       v.loaded = undefined;
       try {
         if (loaded !== undefined) await this.loader.unload(loaded);
+      } catch (e) {
+        // The version serves no more either way; the failure is told, never left unhandled.
+        this.emit({ kind: 'unload_failed', model, version: v.version, error: toStatusData(e) });
       } finally {
         v.state = 'END';
         this.emit({ kind: 'unloaded', model, version: v.version });
@@ -221,7 +256,7 @@ export class AspiredVersionsManager<T> {
     const entry = this.models.get(req.name);
     let version = req.version;
     if (req.label !== undefined) {
-      version = entry?.labels[req.label];
+      version = entry && ownValue(entry.labels, req.label);
       if (version === undefined) throw invalidArgument(MSG.unrecognizedVersionLabel(req.label));
     }
     let chosen: VersionEntry<T> | undefined;

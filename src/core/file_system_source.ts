@@ -9,14 +9,18 @@ export interface VersionOnDisk {
   path: string;
 }
 
-/** Numeric version folders under basePath; throws NOT_FOUND-like errors to the caller when it is missing. */
+/**
+ * Numeric version folders under basePath. Any error reading it (ENOENT of the base path,
+ * EMFILE, EACCES, EIO…) is thrown, never taken for "no versions": the caller keeps what it
+ * serves, as TF Serving's source emits no aspired-versions list when the path can't be read.
+ */
 export async function listVersions(basePath: string): Promise<VersionOnDisk[]> {
   const entries = await fs.readdir(basePath, { withFileTypes: true });
   const out = new Map<number, VersionOnDisk>();
   for (const e of entries) {
     if (!/^\d+$/.test(e.name)) continue;
     let isDir = e.isDirectory();
-    if (e.isSymbolicLink()) isDir = await fs.stat(path.join(basePath, e.name)).then((s) => s.isDirectory(), () => false);
+    if (e.isSymbolicLink()) isDir = await isDirectoryBehindLink(path.join(basePath, e.name));
     if (!isDir) continue;
     const version = Number(e.name);
     if (!Number.isSafeInteger(version)) continue;
@@ -24,4 +28,14 @@ export async function listVersions(basePath: string): Promise<VersionOnDisk[]> {
     if (!out.has(version)) out.set(version, { version, path: path.join(basePath, e.name) });
   }
   return [...out.values()].sort((a, b) => a.version - b.version);
+}
+
+/** A dangling link is no version; any other stat error (EMFILE, EACCES…) is the poll's error. */
+async function isDirectoryBehindLink(link: string): Promise<boolean> {
+  try {
+    return (await fs.stat(link)).isDirectory();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
+  }
 }

@@ -68,13 +68,28 @@ export class ExecutorPool {
       niceIncrement: EXECUTOR_NICE_INCREMENT,
       workerData,
     });
+    // piscina emits 'error' for a thread that fails with no task on it — e.g. one that cannot
+    // start at the fd limit (EMFILE). Unheard, that event would throw and end the process:
+    // while opening it fails the load (whose describe tasks might otherwise wait forever);
+    // afterwards it counts as a thread death.
+    let opened: ExecutorPool | undefined;
+    let failOpen: (e: Error) => void = () => {};
+    const poolFailed = new Promise<never>((_, reject) => (failOpen = reject));
+    poolFailed.catch(() => {});
+    pool.on('error', (e: Error) => {
+      if (!opened) return failOpen(internal(`executor thread failed to start: ${e.message}`));
+      opened.threadDeaths++;
+      opened.onThreadDeath?.(internal(`executor thread failed: ${e.message}`));
+    });
     try {
       // One describe per thread: every thread has loaded before the version serves.
-      const replies = await Promise.all(Array.from({ length: threads }, () => pool.run({ kind: 'describe' } satisfies ExecutorTask) as Promise<ExecutorReply>));
+      const describes = Promise.all(Array.from({ length: threads }, () => pool.run({ kind: 'describe' } satisfies ExecutorTask) as Promise<ExecutorReply>));
+      const replies = await Promise.race([describes, poolFailed]);
       const first = replies[0];
       if (!first.ok) throw ServingError.fromData(first.error);
       if (first.kind !== 'describe') throw internal('executor answered describe with a run reply');
-      return new ExecutorPool(pool, first.description, threads);
+      opened = new ExecutorPool(pool, first.description, threads);
+      return opened;
     } catch (e) {
       await pool.destroy();
       throw e;

@@ -16,6 +16,7 @@ import { protoType } from '../proto/index.js';
 import type { Metrics } from '../monitoring/metrics.js';
 import { grpcError } from './grpc_status.js';
 import { serializedExamples } from './example_input.js';
+import { hasOwnKey, setOwn } from '../core/own_property.js';
 import {
   modelSpecFrom,
   modelSpecMessage,
@@ -47,7 +48,7 @@ function predictInputs(request: PredictRequestMessage, signature: SignatureSpec)
   const inputs: Record<string, HostTensor> = {};
   for (const [alias, proto] of Object.entries(protos)) {
     try {
-      inputs[alias] = hostTensorFromProto(proto, `input '${alias}'`);
+      setOwn(inputs, alias, hostTensorFromProto(proto, `input '${alias}'`));
     } catch {
       throw invalidArgument(MSG.tensorParsingError(alias));
     }
@@ -69,8 +70,9 @@ function unary<Req, Res>(api: string, deps: PredictionGrpcDeps, handle: (request
     const started = performance.now();
     const model = (call.request as { modelSpec?: { name?: string }; tasks?: { modelSpec?: { name?: string } }[] })?.modelSpec?.name ?? (call.request as { tasks?: { modelSpec?: { name?: string } }[] }).tasks?.[0]?.modelSpec?.name ?? '';
     const record = (status: string) => {
-      deps.metrics.requestCount.labels(model, status).inc();
-      deps.metrics.requestLatency.labels(model, api, 'GRPC').observe((performance.now() - started) * 1000);
+      const label = deps.metrics.modelLabel(model);
+      deps.metrics.requestCount.labels(label, status).inc();
+      deps.metrics.requestLatency.labels(label, api, 'GRPC').observe((performance.now() - started) * 1000);
     };
     handle(call.request, call).then(
       ({ response }) => {
@@ -131,7 +133,7 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
         const signature = task.modelSpec?.signatureName || 'serving_default';
         if (seen.has(signature)) throw invalidArgument(MSG.duplicateSignatureEvaluation(signature));
         seen.add(signature);
-        if (!(signature in signatures)) throw invalidArgument(MSG.multiInferenceSignatureNotFound(signature));
+        if (!hasOwnKey(signatures, signature)) throw invalidArgument(MSG.multiInferenceSignatureNotFound(signature));
         if (task.methodName !== CLASSIFY_METHOD_NAME && task.methodName !== REGRESS_METHOD_NAME) {
           throw new ServingError(Code.UNIMPLEMENTED, MSG.unsupportedMethodName(task.methodName ?? ''));
         }

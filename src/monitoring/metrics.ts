@@ -7,8 +7,26 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponential
 /** TF's Buckets::Exponential(10, 1.8, 33), in microseconds. */
 const TF_LATENCY_BUCKETS_US = exponentialBuckets(10, 1.8, 32);
 
+/**
+ * The model_name label of requests for a model the server does not know: one series for
+ * all of them, so that random names cannot grow the scrape without bound.
+ */
+export const UNKNOWN_MODEL_LABEL = '_unknown_';
+
 export class Metrics {
   readonly registry = new Registry();
+
+  /** Whether a client-supplied model name is one the server serves or served (config). */
+  private isKnownModel: (name: string) => boolean = () => true;
+
+  knowModelsFrom(isKnown: (name: string) => boolean): void {
+    this.isKnownModel = isKnown;
+  }
+
+  /** The model_name label for a name a request gave: itself if known, else UNKNOWN_MODEL_LABEL. */
+  modelLabel(name: string): string {
+    return this.isKnownModel(name) ? name : UNKNOWN_MODEL_LABEL;
+  }
 
   readonly requestCount = new Counter({
     name: ':tensorflow:serving:request_count',

@@ -12,6 +12,7 @@ import { protoType } from '../proto/index.js';
 import { isFloatMember, numberIsFloat, type JsonObject, type JsonValue } from './json_parse.js';
 import { debugJson, decodeBase64Object, formatFloat64, isBase64Object, jsonTypeString } from './json_tensor.js';
 import * as MSG from '../core/messages.js';
+import { setOwn } from '../core/own_property.js';
 
 const INT64_MAX = 2n ** 63n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;
@@ -66,7 +67,7 @@ function exampleFeatures(v: JsonValue): Record<string, object> {
     const f: FeatureBuilder = { values: [] };
     if (Array.isArray(content)) content.forEach((x, i) => addValue(name, f, x, content, i));
     else addValue(name, f, content, v, name);
-    out[name] = f.kind === undefined ? {} : { [`${f.kind}List`]: { value: f.values } };
+    setOwn(out, name, f.kind === undefined ? {} : { [`${f.kind}List`]: { value: f.values } });
   }
   return out;
 }

@@ -91,8 +91,8 @@ function jsonLimits(deps: RestDeps, rootMembers: ReadonlySet<string>): JsonLimit
 async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promise<Response> {
   const started = performance.now();
   const record = (status: string) => {
-    deps.metrics.requestCount.labels(spec.name, status).inc();
-    deps.metrics.requestLatency.labels(spec.name, 'predict', 'REST').observe((performance.now() - started) * 1000);
+    deps.metrics.requestCount.labels(deps.metrics.modelLabel(spec.name), status).inc();
+    deps.metrics.requestLatency.labels(deps.metrics.modelLabel(spec.name), 'predict', 'REST').observe((performance.now() - started) * 1000);
   };
   try {
     const body = parseJsonBody(await readRequestBody(c, deps.limits.maxBodyBytes), jsonLimits(deps, PREDICT_MEMBERS));
@@ -110,7 +110,7 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
       deps.timeoutMs,
     );
     const text = predictResponseJson(result.outputs, format);
-    if (result.stats.inferMs !== undefined) deps.metrics.runtimeLatency.labels(spec.name, 'Predict', 'TF.js').observe(result.stats.inferMs * 1000);
+    if (result.stats.inferMs !== undefined) deps.metrics.runtimeLatency.labels(deps.metrics.modelLabel(spec.name), 'Predict', 'TF.js').observe(result.stats.inferMs * 1000);
     record('OK');
     return c.body(text, 200, { ...JSON_HEADERS, 'Server-Timing': serverTiming(result.stats) });
   } catch (e) {
@@ -135,8 +135,8 @@ function examplesResponseJson(api: ExampleApi, results: Classification[] | numbe
 async function handleExamples(c: Context, api: ExampleApi, spec: ModelSpec, deps: RestDeps): Promise<Response> {
   const started = performance.now();
   const record = (status: string) => {
-    deps.metrics.requestCount.labels(spec.name, status).inc();
-    deps.metrics.requestLatency.labels(spec.name, api, 'REST').observe((performance.now() - started) * 1000);
+    deps.metrics.requestCount.labels(deps.metrics.modelLabel(spec.name), status).inc();
+    deps.metrics.requestLatency.labels(deps.metrics.modelLabel(spec.name), api, 'REST').observe((performance.now() - started) * 1000);
   };
   try {
     const body = parseJsonBody(await readRequestBody(c, deps.limits.maxBodyBytes), jsonLimits(deps, EXAMPLES_MEMBERS));

@@ -32,6 +32,9 @@ export type { Log };
 /** The service names TF Serving's model server marks SERVING in gRPC's health service. */
 const HEALTH_SERVICE_NAMES = new Set(['ModelService', 'PredictionService']);
 
+/** Nothing but whitespace and # comments (both the text-proto and the YAML comment mark). */
+const isBlankConfig = (text: string): boolean => text.split('\n').every((line) => /^\s*(#.*)?$/.test(line));
+
 const corePolicy = (p: VersionPolicy): CorePolicy =>
   'latest' in p ? { latest: { numVersions: p.latest.num_versions } } : 'all' in p ? { all: {} } : { specific: { versions: [...p.specific.versions] } };
 
@@ -41,7 +44,16 @@ export class ModelServer {
   private timers: NodeJS.Timeout[] = [];
   private http?: ServerType;
   private grpc?: GrpcServer;
-  private polling = new Map<string, Promise<void>>();
+  /** Models whose base path is being listed now. */
+  private readonly listing = new Set<string>();
+  /** Names of the models in the config in force. */
+  private configuredNames = new Set<string>();
+  /** Polls in flight (stop() waits for them). */
+  private readonly polls = new Set<Promise<void>>();
+  /** Models whose base path could not be read at the last poll, with the reason logged. */
+  private readonly unreadable = new Map<string, string>();
+  /** Models whose (readable) base path held no version folder at the last poll: said once. */
+  private readonly withoutVersions = new Set<string>();
   private stopped = false;
   readonly metrics = new Metrics();
   /** Per-model `batching:` sections of the YAML config, as last read. */
@@ -114,6 +126,9 @@ export class ModelServer {
     );
     this.batchingLoader = loader;
     this.metrics.readQueuedRowsFrom(() => loader.queuedRowsByModel());
+    // Request metrics label only models that are configured (or were): any other name a
+    // client sends counts under one label, so random names cannot grow the scrape forever.
+    this.metrics.knowModelsFrom((name) => this.configuredNames.has(name) || this.manager.hasModel(name));
     this.manager = new AspiredVersionsManager(loader, {
       allowVersionLabelsForUnavailableModels: options.allowVersionLabelsForUnavailableModels,
       maxNumLoadRetries: options.maxNumLoadRetries,
@@ -147,17 +162,31 @@ export class ModelServer {
     else if (e.kind === 'unloading') this.metrics.availableVersions.labels(e.model).dec();
     const fields = { model: e.model, version: e.version, event: e.kind };
     if (e.kind === 'load_failed') this.log(`Loading servable: {name: ${e.model} version: ${e.version}} failed: ${e.error.message}`, 'error', fields);
+    else if (e.kind === 'load_retry') this.log(`Loading servable: {name: ${e.model} version: ${e.version}} failed (attempt ${e.attempt}), retry in ${e.retryInMs / 1000} s: ${e.error.message}`, 'error', { ...fields, attempt: e.attempt });
+    else if (e.kind === 'unload_failed') this.log(`Unloading servable: {name: ${e.model} version: ${e.version}} failed: ${e.error.message}`, 'error', fields);
     else if (e.kind === 'available') this.log(`Successfully loaded servable version {name: ${e.model} version: ${e.version}}`, 'info', fields);
     else if (e.kind === 'unloaded') this.log(`Unloaded servable version {name: ${e.model} version: ${e.version}}`, 'info', fields);
   }
 
-  private async readConfig(): Promise<ModelServerConfig> {
+  /**
+   * The model list from the flags' source; undefined for a config file with nothing in it
+   * (no model_config_list at all: empty, blank or comments only). TF Serving's server_core
+   * takes no action for such a config ("Taking no action for empty config") — a writer that
+   * truncates before writing, or a ConfigMap swap, must not unload every model. An explicit
+   * `model_config_list {}` (YAML `config: []`) is a real change and applies.
+   */
+  private async readConfig(): Promise<ModelServerConfig | undefined> {
     const src = this.options.modelSource;
     switch (src.kind) {
-      case 'model_config_file':
-        return parseModelConfigText(await fs.readFile(src.file, 'utf8'), src.file);
+      case 'model_config_file': {
+        const text = await fs.readFile(src.file, 'utf8');
+        if (isBlankConfig(text)) return undefined;
+        return parseModelConfigText(text, src.file);
+      }
       case 'yaml_config': {
-        const yaml = parseYamlConfig(await fs.readFile(src.file, 'utf8'), src.file);
+        const text = await fs.readFile(src.file, 'utf8');
+        if (isBlankConfig(text)) return undefined;
+        const yaml = parseYamlConfig(text, src.file);
         this.modelBatching = yaml.model_batching;
         return yaml.model_server_config;
       }
@@ -175,36 +204,73 @@ export class ModelServer {
     }
   }
 
-  /** One poll of a model's base path: aspired versions → manager. */
-  private pollModel(m: ModelConfig): Promise<void> {
-    const running = this.polling.get(m.name);
-    if (running) return running; // a slow load must not stack polls
-    const p = (async () => {
-      let found: Awaited<ReturnType<typeof listVersions>>;
+  /**
+   * One poll of a model's base path: aspired versions → manager; resolves when the loads
+   * it started have settled. Only the listing is exclusive per model (a slow file system
+   * must not stack polls): a load that retries for minutes does not stop the polling, so a
+   * newer version dropped in meanwhile is still seen.
+   */
+  private async pollModel(m: ModelConfig): Promise<void> {
+    if (this.listing.has(m.name)) return;
+    this.listing.add(m.name);
+    let found: Awaited<ReturnType<typeof listVersions>>;
+    try {
+      found = await listVersions(m.base_path);
+    } catch (e) {
+      this.reportUnreadableBasePath(m, e as NodeJS.ErrnoException);
+      return;
+    } finally {
+      this.listing.delete(m.name);
+    }
+    if (this.unreadable.delete(m.name)) this.log(`Base path ${m.base_path} of servable ${m.name} is readable again`, 'info', { model: m.name, event: 'base_path_readable' });
+    if (!found.length && !this.withoutVersions.has(m.name)) this.log(`No versions of servable ${m.name} found under base path ${m.base_path}. Did you forget to name your leaf directory as a number (eg. '/1/')?`, 'warn', { model: m.name });
+    if (found.length) this.withoutVersions.delete(m.name);
+    else this.withoutVersions.add(m.name);
+    const wanted = new Set(aspiredVersions(found.map((f) => f.version), corePolicy(m.model_version_policy)));
+    await this.manager.setAspiredVersions(m.name, found.filter((f) => wanted.has(f.version)));
+    if (Object.keys(m.version_labels).length) {
       try {
-        found = await listVersions(m.base_path);
-      } catch {
-        this.log(`No versions of servable ${m.name} found under base path ${m.base_path}`, 'warn', { model: m.name });
-        found = [];
+        this.manager.setVersionLabels(m.name, { ...m.version_labels });
+      } catch (e) {
+        this.log(`version labels of ${m.name}: ${(e as Error).message}`, 'warn', { model: m.name });
       }
-      const wanted = new Set(aspiredVersions(found.map((f) => f.version), corePolicy(m.model_version_policy)));
-      await this.manager.setAspiredVersions(m.name, found.filter((f) => wanted.has(f.version)));
-      if (Object.keys(m.version_labels).length) {
-        try {
-          this.manager.setVersionLabels(m.name, { ...m.version_labels });
-        } catch (e) {
-          this.log(`version labels of ${m.name}: ${(e as Error).message}`, 'warn', { model: m.name });
-        }
-      }
-    })().finally(() => this.polling.delete(m.name));
-    this.polling.set(m.name, p);
-    return p;
+    }
   }
 
-  private async applyConfig(config: ModelServerConfig): Promise<void> {
+  /**
+   * The base path could not be listed (gone for a moment, EMFILE, EACCES…): nothing is
+   * aspired or unaspired, what serves keeps serving and the next poll tries again, as TF
+   * Serving's FileSystemStoragePathSource does. At start-up the model then has no versions
+   * until a poll can read the path (TF Serving blocks its start-up on it; tfgate serves the
+   * other models meanwhile). Logged once per streak of the same error, not every second.
+   */
+  private reportUnreadableBasePath(m: ModelConfig, e: NodeJS.ErrnoException): void {
+    const reason = e.code ?? e.message;
+    if (this.unreadable.get(m.name) === reason) return;
+    this.unreadable.set(m.name, reason);
+    const what = e.code === 'ENOENT' && e.path === m.base_path ? `Could not find base path ${m.base_path} for servable ${m.name}` : `Could not list base path ${m.base_path} for servable ${m.name}`;
+    this.log(`FileSystemStoragePathSource encountered a filesystem access error: ${what} with error ${e.message}; keeping the versions it serves and polling again`, 'error', { model: m.name, event: 'base_path_unreadable', code: e.code });
+  }
+
+  /** The periodic poll: its failures are logged, never left as an unhandled rejection. */
+  private pollAll(): void {
+    for (const m of this.config.model_config_list.config) {
+      const p = this.pollModel(m).catch((e: Error) => this.log(`Polling servable ${m.name} failed: ${e.message}`, 'error', { model: m.name, event: 'poll_failed' }));
+      this.polls.add(p);
+      void p.finally(() => this.polls.delete(p));
+    }
+  }
+
+  private async applyConfig(config: ModelServerConfig | undefined): Promise<void> {
+    if (!config) {
+      const src = this.options.modelSource;
+      this.log(`Taking no action for empty config${'file' in src ? ` ${src.file}` : ''}; still serving ${this.config.model_config_list.config.map((m) => m.name).join(', ') || 'no model'}`, 'warn', { event: 'empty_config' });
+      return;
+    }
     const names = new Set(config.model_config_list.config.map((m) => m.name));
     for (const old of this.config.model_config_list.config) if (!names.has(old.name)) await this.manager.removeModel(old.name);
     this.config = config;
+    this.configuredNames = names;
     await Promise.all(config.model_config_list.config.map((m) => this.pollModel(m)));
   }
 
@@ -223,7 +289,7 @@ export class ModelServer {
     await this.applyConfig(await this.readConfig());
     const fsWait = this.options.fileSystemPollWaitSeconds;
     if (fsWait > 0) {
-      this.timers.push(setInterval(() => this.config.model_config_list.config.forEach((m) => void this.pollModel(m)), fsWait * 1000));
+      this.timers.push(setInterval(() => this.pollAll(), fsWait * 1000));
     }
     const src = this.options.modelSource;
     if ((src.kind === 'model_config_file' || src.kind === 'yaml_config') && src.pollWaitSeconds > 0) {
@@ -376,7 +442,7 @@ export class ModelServer {
 
   /** --dry_run: what the server would serve with, read from every config file; loads no model. */
   async checkConfig(): Promise<Record<string, unknown>> {
-    const config = await this.readConfig();
+    const config = (await this.readConfig()) ?? this.config;
     return {
       runtime: this.runtime,
       rest_api: `${this.options.restApiHost}:${this.options.restApiPort}`,
@@ -392,7 +458,7 @@ export class ModelServer {
     this.stopped = true;
     this.timers.forEach(clearInterval);
     await Promise.all([new Promise<void>((resolve) => (this.http ? this.http.close(() => resolve()) : resolve())), this.grpc?.stop()]);
-    await Promise.allSettled([...this.polling.values()]);
+    await Promise.allSettled([...this.polls]);
     await this.manager.stop();
   }
 }

@@ -7,6 +7,7 @@ import type { SignatureSpec } from '../runtimes/runtime.js';
 import * as MSG from '../core/messages.js';
 import type { PredictionService, PredictOptions } from './prediction_service.js';
 import type { ModelSpec } from './servable_version.js';
+import { hasOwnKey } from '../core/own_property.js';
 
 export const CLASSIFY_METHOD_NAME = 'tensorflow/serving/classify';
 export const REGRESS_METHOD_NAME = 'tensorflow/serving/regress';
@@ -33,7 +34,7 @@ function checkSignature(api: ExampleApi, name: string, signature: SignatureSpec,
   }
   const inputs = Object.keys(signature.inputs);
   if (inputs.length !== 1) throw invalidArgument(`Expected one input Tensor.`);
-  if (!(INPUTS in signature.inputs)) throw invalidArgument(`No ${api === 'classify' ? 'classification' : 'regression'} inputs found in SignatureDef: ${name}`);
+  if (!hasOwnKey(signature.inputs, INPUTS)) throw invalidArgument(`No ${api === 'classify' ? 'classification' : 'regression'} inputs found in SignatureDef: ${name}`);
   if (api === 'classify') {
     const outputs = ['classes', 'scores'].filter((k) => k in signature.outputs);
     if (!outputs.length) throw invalidArgument(`Expected classification signature outputs to contain at least one of classes or scores. Signature was: ${name}`);

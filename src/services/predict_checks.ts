@@ -8,6 +8,7 @@ import * as MSG from '../core/messages.js';
 import { dtypeFromTf, dtypeToTf, tfDataTypeString } from '../tensor/dtype.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureSpec } from '../runtimes/runtime.js';
+import { hasOwnKey, ownValue } from '../core/own_property.js';
 
 const sorted = (names: Iterable<string>) => [...names].sort();
 
@@ -25,7 +26,7 @@ export function checkInputAliases(signature: SignatureSpec, aliases: readonly st
       MSG.inputSizeMismatch(
         sorted(sent),
         sorted(expected),
-        sorted([...sent].filter((k) => !(k in signature.inputs))),
+        sorted([...sent].filter((k) => !hasOwnKey(signature.inputs, k))),
         sorted(expected.filter((k) => !sent.has(k))),
       ),
     );
@@ -33,7 +34,7 @@ export function checkInputAliases(signature: SignatureSpec, aliases: readonly st
   const used: string[] = [];
   for (const [alias, spec] of Object.entries(signature.inputs)) {
     if (sent.has(alias)) used.push(alias);
-    else if (!(alias in signature.defaults)) throw invalidArgument(MSG.inputNotInRequest(alias, spec.name, sorted(sent), sorted(defaults)));
+    else if (!hasOwnKey(signature.defaults, alias)) throw invalidArgument(MSG.inputNotInRequest(alias, spec.name, sorted(sent), sorted(defaults)));
   }
   if (sent.size > 0 && used.length !== sent.size) throw invalidArgument(MSG.inputsContainInvalidName(sorted(used), sorted(sent)));
 }
@@ -42,7 +43,7 @@ export function checkInputAliases(signature: SignatureSpec, aliases: readonly st
 export function checkOutputFilter(signature: SignatureSpec, filter: readonly string[]): void {
   const seen = new Set<string>();
   for (const alias of filter) {
-    if (!(alias in signature.outputs)) throw invalidArgument(MSG.outputAliasNotFound(alias, sorted(Object.keys(signature.outputs))));
+    if (!hasOwnKey(signature.outputs, alias)) throw invalidArgument(MSG.outputAliasNotFound(alias, sorted(Object.keys(signature.outputs))));
     if (seen.has(alias)) throw invalidArgument(MSG.duplicateOutputAlias(alias));
     seen.add(alias);
   }
@@ -57,7 +58,7 @@ export function checkOutputFilter(signature: SignatureSpec, filter: readonly str
 export function checkInputDtypes(signature: SignatureSpec, inputs: Record<string, HostTensor>): void {
   const feeds = sorted(Object.values(signature.inputs).map((s) => s.name));
   for (const [alias, tensor] of Object.entries(inputs)) {
-    const spec = signature.inputs[alias];
+    const spec = ownValue(signature.inputs, alias);
     const wanted = spec && (spec.feedDtype ?? spec.dtype);
     // A dtype tfgate cannot hold (DT_RESOURCE …) is left for the runtime to refuse.
     if (!wanted || !dtypeFromTf(wanted) || dtypeFromTf(wanted) === tensor.dtype) continue;

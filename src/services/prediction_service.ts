@@ -6,6 +6,7 @@ import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureSpec } from '../runtimes/runtime.js';
 import type { ModelSpec, RunStats, ServableVersion, VersionSource } from './servable_version.js';
 import { checkInputAliases, checkInputDtypes, checkOutputFilter } from './predict_checks.js';
+import { ownValue } from '../core/own_property.js';
 
 /** How long the caller waits: performance.now() ms (see RunOptions.deadline). */
 export interface CallOptions {
@@ -64,9 +65,9 @@ export class PredictionService {
     try {
       const name = signatureName || DEFAULT_SIGNATURE_KEY;
       const version = handle.servable;
-      const signature = version.description.signatures[name];
+      const signature = ownValue(version.description.signatures, name);
       if (!signature) throw (call.signatureNotFound ?? predictSignatureNotFound)(name);
-      const refusal = version.description.refusals[name];
+      const refusal = ownValue(version.description.refusals, name);
       if (refusal) throw new ServingError(Code.UNIMPLEMENTED, `signature "${name}" of model ${spec.name} version ${handle.version} cannot be served: ${refusal}`);
       const { inputs, outputFilter = [] } = fill(signature, version);
       checkInputAliases(signature, Object.keys(inputs));

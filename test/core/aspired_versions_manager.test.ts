@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { aspiredVersions } from '../../src/core/version_policy.js';
-import { AspiredVersionsManager, type VersionLoader } from '../../src/core/aspired_versions_manager.js';
+import { AspiredVersionsManager, type ManagerEvent, type VersionLoader } from '../../src/core/aspired_versions_manager.js';
 import { listVersions } from '../../src/core/file_system_source.js';
 import { Code, ServingError } from '../../src/core/status.js';
 import { tempDir } from '../helpers/temp.js';
@@ -29,6 +29,16 @@ describe('file system source', () => {
     fs.writeFileSync(path.join(dir, 'saved_model.pb'), '');
     fs.writeFileSync(path.join(dir, '9'), '');
     assert.deepEqual((await listVersions(dir)).map((v) => v.version), [7, 123]);
+  });
+
+  it('an unreadable base path or version link is an error, never "no versions"', async () => {
+    const dir = tempDir('tfgate-fs-');
+    await assert.rejects(listVersions(path.join(dir, 'missing')), (e: NodeJS.ErrnoException) => e.code === 'ENOENT');
+    fs.mkdirSync(path.join(dir, '1'));
+    fs.symlinkSync(path.join(dir, 'nowhere'), path.join(dir, '2'));
+    assert.deepEqual((await listVersions(dir)).map((v) => v.version), [1], 'a dangling link is no version');
+    fs.symlinkSync(path.join(dir, '3'), path.join(dir, '3')); // stat: ELOOP
+    await assert.rejects(listVersions(dir), (e: NodeJS.ErrnoException) => e.code === 'ELOOP');
   });
 });
 
@@ -81,6 +91,50 @@ describe('aspired versions manager', () => {
     assert.deepEqual([v2.version, v2.state, v2.status.code, v2.status.message], [2, 'END', Code.DATA_LOSS, 'corrupt saved_model.pb']);
     assert.equal(v1.state, 'AVAILABLE');
     assert.equal(m.acquire({ name: 'm' }).servable, 'v1');
+  });
+
+  it('a failing load shows its error while it retries, logs each attempt, and a newer version supersedes it', async () => {
+    const loader = new FakeLoader();
+    const events: ManagerEvent[] = [];
+    // A minute between retries: the newer version must not wait for it.
+    const m = new AspiredVersionsManager(loader, { allowVersionLabelsForUnavailableModels: false, maxNumLoadRetries: 5, loadRetryIntervalMs: 60_000, onEvent: (e) => events.push(e) });
+    const first = m.setAspiredVersions('m', [{ version: 1, path: '/1' }]);
+    await tick();
+    loader.pending.get(1)!.resolve('v1');
+    await first;
+    const second = m.setAspiredVersions('m', [{ version: 2, path: '/2' }]);
+    await tick();
+    loader.pending.get(2)!.reject(new ServingError(Code.DATA_LOSS, 'corrupt saved_model.pb'));
+    await tick();
+    const [v2] = m.status({ name: 'm', version: 2 });
+    assert.deepEqual([v2.state, v2.status.code, v2.status.message], ['LOADING', Code.DATA_LOSS, 'corrupt saved_model.pb']);
+    assert.deepEqual(events.filter((e) => e.kind === 'load_retry').map((e) => e.kind === 'load_retry' && [e.version, e.attempt, e.retryInMs, e.error.message]), [[2, 1, 60_000, 'corrupt saved_model.pb']]);
+
+    const third = m.setAspiredVersions('m', [{ version: 3, path: '/3' }]);
+    await tick();
+    loader.pending.get(3)!.resolve('v3');
+    await Promise.all([second, third]);
+    assert.deepEqual(m.status({ name: 'm' }).map((s) => [s.version, s.state, s.status.code]), [[3, 'AVAILABLE', Code.OK], [2, 'END', Code.DATA_LOSS], [1, 'END', Code.OK]]);
+    assert.equal(m.acquire({ name: 'm' }).servable, 'v3');
+  });
+
+  it('an unload that fails is told and the version ends; nothing is left unhandled', async () => {
+    const loader = new FakeLoader();
+    const events: ManagerEvent[] = [];
+    const m = new AspiredVersionsManager(loader, { allowVersionLabelsForUnavailableModels: false, maxNumLoadRetries: 0, loadRetryIntervalMs: 0, onEvent: (e) => events.push(e) });
+    const first = m.setAspiredVersions('m', [{ version: 1, path: '/1' }]);
+    await tick();
+    loader.pending.get(1)!.resolve('v1');
+    await first;
+    loader.unload = async () => {
+      throw new Error('worker pool gone');
+    };
+    const next = m.setAspiredVersions('m', [{ version: 2, path: '/2' }]);
+    await tick();
+    loader.pending.get(2)!.resolve('v2');
+    await next;
+    assert.deepEqual(m.status({ name: 'm' }).map((s) => [s.version, s.state]), [[2, 'AVAILABLE'], [1, 'END']]);
+    assert.ok(events.some((e) => e.kind === 'unload_failed' && e.version === 1 && /worker pool gone/.test(e.error.message)));
   });
 
   it('unloading waits for handles still held', async () => {
