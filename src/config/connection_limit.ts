@@ -28,7 +28,7 @@ export function openFileSoftLimit(limitsText?: string): number | undefined {
 }
 
 /** ulimit -n minus the reserve, within [MIN_CONNECTIONS, MAX_DEFAULT_CONNECTIONS]. */
-export function defaultMaxConnections(softLimit: number | undefined = openFileSoftLimit()): number {
+export function defaultMaxConnections(softLimit: number | undefined): number {
   const limit = softLimit ?? ASSUMED_SOFT_LIMIT;
   return Math.min(MAX_DEFAULT_CONNECTIONS, Math.max(MIN_CONNECTIONS, limit - FD_RESERVE));
 }

@@ -25,7 +25,7 @@
 //   still TF Serving's error.
 import path from 'node:path';
 import { BATCHING_MODES, cpuCount, type BatchingMode } from './batching_parameters.js';
-import { defaultMaxConnections } from './connection_limit.js';
+import { defaultMaxConnections, openFileSoftLimit } from './connection_limit.js';
 import { parseAllowedBasePaths } from './allowed_base_paths.js';
 
 /** A bad command line; the message names the flag. The CLI prints it and exits 2. */
@@ -350,7 +350,7 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
     grpcPort: v.port,
     grpcSocketPath: v.grpc_socket_path && abs(v.grpc_socket_path),
     grpcHost: v.grpc_api_host.trim(),
-    restMaxConnections: v.rest_max_connections || defaultMaxConnections(),
+    restMaxConnections: v.rest_max_connections || defaultMaxConnections(openFileSoftLimit()),
     reloadConfigRequest: Object.freeze({ enabled: v.enable_reload_config_request, allowedBasePaths: Object.freeze(parseAllowedBasePaths(v.reload_config_allowed_base_paths, cwd)) }),
     grpcChannelArguments: Object.freeze(grpcChannelArguments),
     enableGrpcHealthcheck: v.enable_grpc_healthcheck_service,

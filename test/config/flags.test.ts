@@ -3,6 +3,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FlagError, FLAGS, helpText, parseFlags, parseServerOptions, resolveServerOptions, type FlagName } from '../../src/config/flags.js';
 import { cpuCount } from '../../src/config/batching_parameters.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../helpers/paths.js';
 
 /** main.cc's flag_list, in order (tensorflow/serving at 9d981c5). */
 const TF_FLAGS = [
@@ -21,6 +24,11 @@ const TF_FLAGS = [
 const flagError = (flag: string, re: RegExp) => (e: unknown) => e instanceof FlagError && e.flag === flag && re.test(e.message) && e.message.includes(flag);
 
 describe('flag table', () => {
+  it("names each of tfgate's own flags in README's flag table", () => {
+    const rows = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8').split('\n').filter((l) => l.startsWith('| `--'));
+    const missing = Object.keys(FLAGS).filter((n) => FLAGS[n as FlagName].own && n !== 'help' && !rows.some((r) => r.includes(`\`--${n}\``)));
+    assert.deepEqual(missing, []);
+  });
   it("has every flag of main.cc, in its order, then tfgate's own", () => {
     const names = Object.keys(FLAGS);
     assert.deepEqual(names.filter((n) => !FLAGS[n as FlagName].own), TF_FLAGS);
