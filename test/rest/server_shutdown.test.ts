@@ -51,7 +51,7 @@ const exitCode = (server: RunningServer) => new Promise<number | null>((resolve)
 const sigtermLogged = (server: RunningServer) => server.logs().includes('SIGTERM received');
 
 /** A predict whose answer is about 25 MB of JSON: many rows through half_plus_two. */
-const BIG_ROWS = 3_000_000;
+const BIG_ROWS = 2_200_000;
 const bigBody = () => JSON.stringify({ instances: new Array(BIG_ROWS).fill(1.2345678) });
 
 describe('graceful shutdown under keep-alive load and with large answers (real process)', () => {
@@ -104,6 +104,7 @@ describe('graceful shutdown under keep-alive load and with large answers (real p
     assert.equal(reference.kind, 'answered');
     const expected = (reference as Extract<Outcome, { kind: 'answered' }>).body;
     assert.ok(expected.length > 20e6, `answer of ${expected.length} bytes`);
+    const t0 = Date.now();
     const held: http.IncomingMessage[] = [];
     // Each reader pauses as soon as the answer starts: its bytes wait in the server's buffers.
     const requests = Array.from({ length: 3 }, () => requestOutcome({ port: server.port, method: 'POST', path: PREDICT, body, agent: false, onResponse: (res) => (res.pause(), held.push(res)) }));
@@ -111,9 +112,12 @@ describe('graceful shutdown under keep-alive load and with large answers (real p
     const exited = exitCode(server);
     server.proc.kill('SIGTERM');
     await until(() => sigtermLogged(server), 'the server to take SIGTERM');
+    const tSignal = Date.now();
     held.forEach((res) => res.resume());
     const outcomes = await Promise.all(requests);
+    const tRead = Date.now();
     const code = await exited;
+    t.diagnostic(`answers begun ${tSignal - t0} ms, read ${tRead - tSignal} ms, exit after ${Date.now() - tRead} ms`);
     const diagnosis = `${outcomes.map((o) => (o.kind === 'answered' ? `${o.status} ${o.body.length} bytes` : `${o.kind}: ${o.why}`)).join('; ')}\n${server.logs().slice(-3000)}`;
     t.diagnostic(`exit ${code}; ${outcomes.map((o) => (o.kind === 'answered' ? `${o.status} ${o.body.length} bytes` : `${o.kind}: ${o.why}`)).join('; ')}`);
     for (const o of outcomes) {
