@@ -5,7 +5,7 @@ import type { EventEmitter } from 'node:events';
 import { serviceDefinition } from './service_definitions.js';
 import { predictionServiceImplementation, type PredictionGrpcDeps } from './prediction_service_grpc.js';
 import { modelServiceImplementation, type ModelServiceGrpcDeps } from './model_service_grpc.js';
-import { healthImplementation, type HealthDeps } from './health_grpc.js';
+import { DRAINING_EVENT, healthImplementation, type HealthDeps } from './health_grpc.js';
 
 export interface GrpcServerOptions {
   /** --grpc_api_host: the address the TCP port binds to (TF Serving: always 0.0.0.0). */
@@ -71,7 +71,10 @@ export class GrpcServer {
         const done = () => this.running.delete(entry);
         for (const event of ['cancelled', 'finish', 'close', 'error']) call.once(event, done);
         if (callback) return original(call, (...args) => (done(), callback(...args)));
-        entry.end = () => call.end?.();
+        entry.end = () => {
+          call.emit(DRAINING_EVENT);
+          call.end?.();
+        };
         original(call);
         if (this.draining) entry.end();
       };

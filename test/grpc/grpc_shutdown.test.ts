@@ -1,7 +1,7 @@
 // SIGTERM with gRPC clients on the real process: Predict calls keep coming on a channel and a
 // Health.Watch stream is open. Every call is answered OK, or refused UNAVAILABLE without
 // having run (the server said GOAWAY or was gone); the open stream does not hold the drain
-// up; the process exits 0 well inside --shutdown_drain_seconds.
+// up (it is told NOT_SERVING and ended); the process exits 0 well inside --shutdown_drain_seconds.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -53,5 +53,6 @@ describe('graceful shutdown over gRPC (real process)', () => {
     assert.deepEqual(seen.other, [], server.logs());
     assert.equal(code, 0, server.logs().slice(-2000));
     assert.doesNotMatch(server.logs(), /drain took longer/);
+    assert.deepEqual(watched, ['SERVING', 'NOT_SERVING'], 'the Watch stream says NOT_SERVING, then ends');
   });
 });
