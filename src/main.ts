@@ -14,6 +14,8 @@ function version(): string {
 }
 
 const log = createLog();
+/** After the drain, how long unloading may take before the process exits anyway. */
+const UNLOAD_GRACE_SECONDS = 10;
 
 async function subcommand(run: () => Promise<void>, usage: string): Promise<void> {
   try {
@@ -68,15 +70,23 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw e;
   }
-  // The first signal drains: no new connections, answers for every request already received,
-  // then models unload. A second signal finds no handler left (once) and ends the process at once.
+  // The first signal drains: no new connections, answers for every request already received
+  // (flushed to the kernel, connections closed), then models unload; exit 0. Past the bound
+  // what still runs is cut and logged; exit 1. A second signal finds no handler left (once)
+  // and ends the process at once.
   const shutdown = async (signal: string) => {
-    log(`${signal} received: draining (at most ${options.shutdownDrainSeconds} s) and unloading`);
+    const bound = options.shutdownDrainSeconds;
+    log(`${signal} received: draining (at most ${bound} s) and unloading`);
+    // A backstop should unloading itself hang after the drain.
     setTimeout(() => {
-      log(`drain took longer than --shutdown_drain_seconds=${options.shutdownDrainSeconds}: exiting`, 'warn');
+      log(`shutdown took longer than --shutdown_drain_seconds=${bound} plus ${UNLOAD_GRACE_SECONDS} s to unload: exiting`, 'warn');
       process.exit(1);
-    }, options.shutdownDrainSeconds * 1000).unref();
-    await server.stop();
+    }, (bound + UNLOAD_GRACE_SECONDS) * 1000).unref();
+    const report = await server.stop(bound * 1000);
+    if (!report.drained) {
+      log(`drain took longer than --shutdown_drain_seconds=${bound}: ${report.cutRequests.length} HTTP request(s) and ${report.cutCalls.length} gRPC call(s) cut`, 'warn', { event: 'drain_bound_passed' });
+      process.exit(1);
+    }
     process.exit(0);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));

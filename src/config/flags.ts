@@ -25,6 +25,8 @@
 //   still TF Serving's error.
 import path from 'node:path';
 import { BATCHING_MODES, cpuCount, type BatchingMode } from './batching_parameters.js';
+import { defaultMaxConnections, openFileSoftLimit } from './connection_limit.js';
+import { parseAllowedBasePaths } from './allowed_base_paths.js';
 
 /** A bad command line; the message names the flag. The CLI prints it and exits 2. */
 export class FlagError extends Error {
@@ -133,6 +135,10 @@ export const FLAGS = {
   enable_serialization_as_tensor_content: acted('bool', false, 'Enable serialization of predict response as tensor content.', 'gRPC PredictResponse outputs (REST answers JSON)'),
   // ---- tfgate's own ----
   rest_api_host: own('string', '0.0.0.0', 'Address the HTTP/REST API binds to.'),
+  grpc_api_host: own('string', '0.0.0.0', "Address the gRPC API (--port) binds to, e.g. 127.0.0.1 to take calls from this machine only. TF Serving always binds 0.0.0.0 (its --port takes only a number)."),
+  rest_max_connections: own('int32', 0, 'Most HTTP/REST connections open at once; a connection past it is closed as soon as it is accepted. 0: the open-file limit (ulimit -n) minus 256 descriptors kept for model files, threads and gRPC, between 16 and 16384.'),
+  enable_reload_config_request: own('bool', true, "Serve ModelService.HandleReloadConfigRequest (TF Serving always does): any gRPC client may then load models from any path the server can read, or unload every model. false: it answers UNIMPLEMENTED. Turn it off, or firewall --port, where clients are not trusted."),
+  reload_config_allowed_base_paths: own('string', '', 'Comma-separated directories (or URI prefixes): a HandleReloadConfigRequest naming a base_path outside all of them is refused with INVALID_ARGUMENT before the file system is touched. Empty: any path.'),
   runtime: own('string', 'auto', 'Runtime that executes models: auto (tfjs-node-gpu, else tfjs-node, else ONNX Runtime with each signature it cannot run on wasm) | onnx | onnx-cuda (ONNX Runtime only: a signature it cannot run is refused) | wasm | cpu (the embedded runtime) | tfjs-node | tfjs-node-gpu (libtensorflow).'),
   config: own('string', '', 'A YAML file with the model config (the content of --model_config_file in YAML, plus optional batching: and monitoring_config: sections). Not together with --model_config_file.'),
   batching_mode: own('string', 'fixed', "Batching mode of models whose batching parameters do not set one: fixed (TF Serving's batch_timeout_micros) or adaptive (tfgate learns the batch cost and waits only when it pays)."),
@@ -247,6 +253,12 @@ export interface ServerOptions {
   /** --port: gRPC (PredictionService, ModelService) on this TCP port; 0 leaves it off. */
   readonly grpcPort: number;
   readonly grpcSocketPath: string;
+  /** --grpc_api_host: the address --port binds to. */
+  readonly grpcHost: string;
+  /** --rest_max_connections resolved (0 became the default from the open-file limit). */
+  readonly restMaxConnections: number;
+  /** HandleReloadConfigRequest: whether it is served, and the base paths it may name (empty: any). */
+  readonly reloadConfigRequest: { readonly enabled: boolean; readonly allowedBasePaths: readonly string[] };
   /** --grpc_channel_arguments as grpc-js server options. */
   readonly grpcChannelArguments: Readonly<Record<string, string | number>>;
   readonly enableGrpcHealthcheck: boolean;
@@ -309,6 +321,8 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
   const grpcChannelArguments = parseChannelArguments(v.grpc_channel_arguments, bad);
   if (v.rest_api_timeout_in_ms <= 0) bad('rest_api_timeout_in_ms', 'must be positive');
   for (const name of ['num_executors', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements'] as const) if (v[name] < 1) bad(name, 'must be at least 1');
+  if (v.rest_max_connections < 0) bad('rest_max_connections', 'must not be negative (0: the default from the open-file limit)');
+  if (!v.grpc_api_host.trim()) bad('grpc_api_host', 'empty');
   for (const name of ['num_load_threads', 'max_num_load_retries', 'num_request_iterations_for_warmup', 'shutdown_drain_seconds', 'batching_parameters_poll_wait_seconds'] as const) if (v[name] < 0) bad(name, 'must not be negative');
 
   if (v.batching_parameters_file && !v.enable_batching) {
@@ -335,6 +349,9 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
     restApiEnableCors: v.rest_api_enable_cors_support,
     grpcPort: v.port,
     grpcSocketPath: v.grpc_socket_path && abs(v.grpc_socket_path),
+    grpcHost: v.grpc_api_host.trim(),
+    restMaxConnections: v.rest_max_connections || defaultMaxConnections(openFileSoftLimit()),
+    reloadConfigRequest: Object.freeze({ enabled: v.enable_reload_config_request, allowedBasePaths: Object.freeze(parseAllowedBasePaths(v.reload_config_allowed_base_paths, cwd)) }),
     grpcChannelArguments: Object.freeze(grpcChannelArguments),
     enableGrpcHealthcheck: v.enable_grpc_healthcheck_service,
     serializeAsTensorContent: v.enable_serialization_as_tensor_content,

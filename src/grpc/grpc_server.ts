@@ -1,12 +1,14 @@
 // The gRPC server (@grpc/grpc-js) on --port and/or --grpc_socket_path: PredictionService,
 // ModelService and, with --enable_grpc_healthcheck_service, grpc.health.v1.Health.
-import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
+import { Server, ServerCredentials, type ChannelOptions, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { EventEmitter } from 'node:events';
 import { serviceDefinition } from './service_definitions.js';
 import { predictionServiceImplementation, type PredictionGrpcDeps } from './prediction_service_grpc.js';
 import { modelServiceImplementation, type ModelServiceGrpcDeps } from './model_service_grpc.js';
-import { healthImplementation, type HealthDeps } from './health_grpc.js';
+import { DRAINING_EVENT, healthImplementation, type HealthDeps } from './health_grpc.js';
 
 export interface GrpcServerOptions {
+  /** --grpc_api_host: the address the TCP port binds to (TF Serving: always 0.0.0.0). */
   host: string;
   /** 0: no TCP port. */
   port: number;
@@ -16,6 +18,22 @@ export interface GrpcServerOptions {
   channelArguments: Readonly<Record<string, string | number>>;
   health: boolean;
 }
+
+/** A call still running when the drain bound passed. */
+export interface CutCall {
+  method: string;
+  ms: number;
+}
+
+interface RunningCall {
+  method: string;
+  started: number;
+  /** Server-streaming calls (Health.Watch) are ended at the drain: they would never end alone. */
+  end?: () => void;
+}
+
+type AnyCall = EventEmitter & { end?: () => void };
+type Handler = (call: AnyCall, callback?: (...args: unknown[]) => void) => void;
 
 /** TF Serving lets messages be as large as protobuf allows (kint32max) unless told otherwise. */
 const INT32_MAX = 2 ** 31 - 1;
@@ -35,9 +53,33 @@ export class GrpcServer {
       ...options.channelArguments,
     };
     this.server = new Server(channelOptions);
-    this.server.addService(serviceDefinition('tensorflow.serving.PredictionService'), predictionServiceImplementation(deps));
-    this.server.addService(serviceDefinition('tensorflow.serving.ModelService'), modelServiceImplementation(deps));
-    if (options.health) this.server.addService(serviceDefinition('grpc.health.v1.Health'), healthImplementation(deps));
+    this.server.addService(serviceDefinition('tensorflow.serving.PredictionService'), this.tracked('tensorflow.serving.PredictionService', predictionServiceImplementation(deps)));
+    this.server.addService(serviceDefinition('tensorflow.serving.ModelService'), this.tracked('tensorflow.serving.ModelService', modelServiceImplementation(deps)));
+    if (options.health) this.server.addService(serviceDefinition('grpc.health.v1.Health'), this.tracked('grpc.health.v1.Health', healthImplementation(deps)));
+  }
+
+  private readonly running = new Set<RunningCall>();
+  private draining = false;
+
+  /** Each handler wrapped to know which calls run, so the drain can name the ones it cuts. */
+  private tracked(service: string, impl: UntypedServiceImplementation): UntypedServiceImplementation {
+    const wrapped: Record<string, Handler> = {};
+    for (const [method, original] of Object.entries(impl) as Array<[string, Handler]>) {
+      wrapped[method] = (call, callback) => {
+        const entry: RunningCall = { method: `/${service}/${method}`, started: performance.now() };
+        this.running.add(entry);
+        const done = () => this.running.delete(entry);
+        for (const event of ['cancelled', 'finish', 'close', 'error']) call.once(event, done);
+        if (callback) return original(call, (...args) => (done(), callback(...args)));
+        entry.end = () => {
+          call.emit(DRAINING_EVENT);
+          call.end?.();
+        };
+        original(call);
+        if (this.draining) entry.end();
+      };
+    }
+    return wrapped as unknown as UntypedServiceImplementation;
   }
 
   private bind(address: string): Promise<number> {
@@ -60,8 +102,19 @@ export class GrpcServer {
     return bound;
   }
 
-  /** Stops taking calls and waits for the running ones (within the caller's drain bound). */
+  /** Stops taking calls, ends streams, and waits for the running unary calls (tryShutdown: GOAWAY, then each session closes when its calls end). */
   stop(): Promise<void> {
-    return new Promise((resolve) => this.server.tryShutdown(() => resolve()));
+    this.draining = true;
+    const stopped = new Promise<void>((resolve) => this.server.tryShutdown(() => resolve()));
+    for (const call of this.running) call.end?.();
+    return stopped;
+  }
+
+  /** The drain bound passed: cancels what still runs (forceShutdown) and says what that cut. */
+  forceStop(): CutCall[] {
+    const now = performance.now();
+    const cut = [...this.running].map((c) => ({ method: c.method, ms: Math.round(now - c.started) }));
+    this.server.forceShutdown();
+    return cut;
   }
 }

@@ -5,6 +5,9 @@
 // SERVICE_UNKNOWN (Watch), as the protocol says.
 import { status as GrpcStatus, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
 
+/** Emitted on a Watch call when the server starts draining, just before the stream is ended. */
+export const DRAINING_EVENT = 'tfgate.draining';
+
 export type ServingStatus = 'SERVING' | 'NOT_SERVING' | 'SERVICE_UNKNOWN';
 
 export interface HealthDeps {
@@ -33,6 +36,8 @@ export function healthImplementation(deps: HealthDeps, pollMs = 1000): UntypedSe
       call.on('cancelled', stop);
       call.on('close', stop);
       call.on('error', stop);
+      // The last word before the drain ends the stream: NOT_SERVING, so a watcher knows why.
+      call.on(DRAINING_EVENT, send);
     },
   };
 }

@@ -1,7 +1,7 @@
 // tensorflow.serving.ModelService over gRPC: GetModelStatus, and HandleReloadConfigRequest,
 // which applies a new ModelServerConfig as a changed --model_config_file would.
 import type { sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { Code, invalidArgument } from '../core/status.js';
+import { Code, invalidArgument, unimplemented } from '../core/status.js';
 import type { ModelVersionStatus } from '../core/aspired_versions_manager.js';
 import type { ModelSpec } from '../services/servable_version.js';
 import type { ProtoMessage } from '../config/schema.js';
@@ -12,6 +12,8 @@ export interface ModelServiceGrpcDeps {
   status(spec: ModelSpec): ModelVersionStatus[];
   /** Applies a ModelServerConfig (fields snake_case, as a text proto parses); resolves once the new models loaded. */
   reloadConfig(raw: ProtoMessage): Promise<void>;
+  /** Set: HandleReloadConfigRequest is turned off and answers UNIMPLEMENTED with this text. */
+  reloadConfigDisabled?: string;
 }
 
 interface ModelConfigMessage {
@@ -60,6 +62,10 @@ export function modelServiceImplementation(deps: ModelServiceGrpcDeps): UntypedS
     },
 
     HandleReloadConfigRequest(call: ServerUnaryCall<ReloadConfigRequestMessage, object>, callback: sendUnaryData<object>) {
+      if (deps.reloadConfigDisabled) {
+        callback(grpcError(unimplemented(deps.reloadConfigDisabled)));
+        return;
+      }
       const config = call.request.config;
       // TF Serving's model_service_impl.cc: only a model_config_list can be applied.
       if (!config?.modelConfigList) {

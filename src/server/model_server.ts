@@ -22,12 +22,21 @@ import type { ServerOptions } from '../config/flags.js';
 import { modelServerConfigFromProto } from '../config/model_server_config.js';
 import type { ProtoMessage } from '../config/schema.js';
 import { invalidArgument } from '../core/status.js';
-import { GrpcServer } from '../grpc/grpc_server.js';
+import { GrpcServer, type CutCall } from '../grpc/grpc_server.js';
+import { HttpDrain, type CutRequest } from './http_drain.js';
+import { isAllowedBasePath } from '../config/allowed_base_paths.js';
 import type { ServingStatus } from '../grpc/health_grpc.js';
 import type { ResolvedRuntime } from '../runtimes/runtime_selection.js';
 
 import type { Log } from './logger.js';
 export type { Log };
+
+/** How a stop ended: everything answered, or what the drain bound cut. */
+export interface StopReport {
+  drained: boolean;
+  cutRequests: CutRequest[];
+  cutCalls: CutCall[];
+}
 
 /** The service names TF Serving's model server marks SERVING in gRPC's health service. */
 const HEALTH_SERVICE_NAMES = new Set(['ModelService', 'PredictionService']);
@@ -43,6 +52,7 @@ export class ModelServer {
   private config: ModelServerConfig = { model_config_list: { config: [] } };
   private timers: NodeJS.Timeout[] = [];
   private http?: ServerType;
+  private httpDrain?: HttpDrain;
   private grpc?: GrpcServer;
   /** Models whose base path is being listed now. */
   private readonly listing = new Set<string>();
@@ -335,6 +345,11 @@ export class ModelServer {
       server.once('error', reject);
       this.http = server;
     });
+    const http = this.http as import('node:http').Server;
+    // Past the cap Node closes a new connection as soon as it is accepted; the ones open keep being served.
+    http.maxConnections = this.options.restMaxConnections;
+    this.httpDrain = new HttpDrain(http);
+    this.log(`HTTP/REST connections capped at ${this.options.restMaxConnections} (--rest_max_connections)`, 'info', { event: 'rest_max_connections', max: this.options.restMaxConnections });
     this.log(`Exporting HTTP/REST API at:${this.options.restApiHost}:${port} ...`);
     const grpcPort = await this.startGrpc(prediction);
     return { restPort: port, grpcPort };
@@ -345,7 +360,7 @@ export class ModelServer {
     const o = this.options;
     if (!(o.grpcPort > 0) && !o.grpcSocketPath) return undefined;
     const grpc = new GrpcServer(
-      { host: '0.0.0.0', port: o.grpcPort, socketPath: o.grpcSocketPath, channelArguments: o.grpcChannelArguments, health: o.enableGrpcHealthcheck },
+      { host: o.grpcHost, port: o.grpcPort, socketPath: o.grpcSocketPath, channelArguments: o.grpcChannelArguments, health: o.enableGrpcHealthcheck },
       {
         prediction,
         metrics: this.metrics,
@@ -361,6 +376,7 @@ export class ModelServer {
         },
         status: (spec) => this.manager.status(spec),
         reloadConfig: (raw) => this.reloadConfig(raw),
+        reloadConfigDisabled: o.reloadConfigRequest.enabled ? undefined : 'HandleReloadConfigRequest is turned off on this server (--enable_reload_config_request=false)',
         statusOf: (service) => this.healthOf(service),
       },
     );
@@ -377,6 +393,14 @@ export class ModelServer {
       config = modelServerConfigFromProto(raw, 'HandleReloadConfigRequest', { baseDir: process.cwd() });
     } catch (e) {
       throw invalidArgument((e as Error).message);
+    }
+    // Refused on the text of the paths, before any file-system access reveals what exists.
+    const allowed = this.options.reloadConfigRequest.allowedBasePaths;
+    for (const m of config.model_config_list.config) {
+      if (!isAllowedBasePath(m.base_path, allowed)) {
+        this.log(`HandleReloadConfigRequest refused: model ${m.name} base_path ${m.base_path} is outside ${allowed.join(', ')}`, 'warn', { event: 'config_reload_refused', model: m.name });
+        throw invalidArgument(`Model ${m.name} has base_path ${m.base_path}, outside the base paths this server allows (--reload_config_allowed_base_paths)`);
+      }
     }
     this.log(`Reloading the model config from HandleReloadConfigRequest: ${config.model_config_list.config.map((m) => m.name).join(', ')}`, 'info', { event: 'config_reload' });
     await this.applyConfig(config);
@@ -453,12 +477,33 @@ export class ModelServer {
     };
   }
 
-  async stop(): Promise<void> {
-    if (this.stopped) return;
+  /**
+   * Drains (REST: no new connections, every request received answered with `Connection:
+   * close` and flushed; gRPC: tryShutdown), then unloads. Past `drainMs` what still runs is
+   * cut (sockets destroyed, gRPC forceShutdown), logged one line per request, and reported.
+   */
+  async stop(drainMs = Infinity): Promise<StopReport> {
+    if (this.stopped) return { drained: true, cutRequests: [], cutCalls: [] };
     this.stopped = true;
     this.timers.forEach(clearInterval);
-    await Promise.all([new Promise<void>((resolve) => (this.http ? this.http.close(() => resolve()) : resolve())), this.grpc?.stop()]);
+    const drained = Promise.all([this.httpDrain?.drain() ?? this.closeHttp(), this.grpc?.stop()]).then(() => true);
+    let bound: NodeJS.Timeout | undefined;
+    const timedOut = Number.isFinite(drainMs) ? new Promise<false>((resolve) => (bound = setTimeout(() => resolve(false), drainMs))) : new Promise<false>(() => {});
+    const report: StopReport = { drained: await Promise.race([drained, timedOut]), cutRequests: [], cutCalls: [] };
+    clearTimeout(bound);
+    if (!report.drained) {
+      report.cutRequests = this.httpDrain?.forceClose() ?? [];
+      report.cutCalls = this.grpc?.forceStop() ?? [];
+      for (const r of report.cutRequests) this.log(`request cut at the drain bound: ${r.method} ${r.path}`, 'warn', { event: 'request_cut', ...r });
+      for (const c of report.cutCalls) this.log(`gRPC call cut at the drain bound: ${c.method}`, 'warn', { event: 'grpc_call_cut', ...c });
+    }
     await Promise.allSettled([...this.polls]);
     await this.manager.stop();
+    return report;
+  }
+
+  /** Start-up failed before the drain was set up. */
+  private closeHttp(): Promise<void> {
+    return new Promise((resolve) => (this.http ? this.http.close(() => resolve()) : resolve()));
   }
 }

@@ -3,6 +3,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FlagError, FLAGS, helpText, parseFlags, parseServerOptions, resolveServerOptions, type FlagName } from '../../src/config/flags.js';
 import { cpuCount } from '../../src/config/batching_parameters.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../helpers/paths.js';
 
 /** main.cc's flag_list, in order (tensorflow/serving at 9d981c5). */
 const TF_FLAGS = [
@@ -21,10 +24,15 @@ const TF_FLAGS = [
 const flagError = (flag: string, re: RegExp) => (e: unknown) => e instanceof FlagError && e.flag === flag && re.test(e.message) && e.message.includes(flag);
 
 describe('flag table', () => {
+  it("names each of tfgate's own flags in README's flag table", () => {
+    const rows = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8').split('\n').filter((l) => l.startsWith('| `--'));
+    const missing = Object.keys(FLAGS).filter((n) => FLAGS[n as FlagName].own && n !== 'help' && !rows.some((r) => r.includes(`\`--${n}\``)));
+    assert.deepEqual(missing, []);
+  });
   it("has every flag of main.cc, in its order, then tfgate's own", () => {
     const names = Object.keys(FLAGS);
     assert.deepEqual(names.filter((n) => !FLAGS[n as FlagName].own), TF_FLAGS);
-    assert.deepEqual(names.filter((n) => FLAGS[n as FlagName].own), ['rest_api_host', 'runtime', 'config', 'batching_mode', 'batching_latency_target_ms', 'dry_run', 'batching_parameters_poll_wait_seconds', 'access_log', 'shutdown_drain_seconds', 'num_executors', 'verify_on_load', 'verify_on_load_max_mb', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'help']);
+    assert.deepEqual(names.filter((n) => FLAGS[n as FlagName].own), ['rest_api_host', 'grpc_api_host', 'rest_max_connections', 'enable_reload_config_request', 'reload_config_allowed_base_paths', 'runtime', 'config', 'batching_mode', 'batching_latency_target_ms', 'dry_run', 'batching_parameters_poll_wait_seconds', 'access_log', 'shutdown_drain_seconds', 'num_executors', 'verify_on_load', 'verify_on_load_max_mb', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'help']);
   });
   it("keeps TF Serving's types and defaults (server.h), except rest_api_port", () => {
     const expect: Array<[FlagName, string, unknown]> = [
