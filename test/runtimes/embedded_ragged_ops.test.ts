@@ -4,25 +4,13 @@
 // -1 shape that to_tensor() without a shape writes, and with an explicit shape.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import { converterOps } from '../../src/runtimes/embedded/tfjs_ops.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { attr, f32, i32, i64, node, writeTinyModel } from '../helpers/tiny_graphs.js';
+import { EMBEDDED_BACKENDS, runOnBothBackends } from '../helpers/both_backends.js';
 
-const RUNTIMES = [new EmbeddedRuntime('wasm'), new EmbeddedRuntime('cpu')] as const;
-
-async function runBoth(dir: string, inputs: Record<string, HostTensor>): Promise<HostTensor[]> {
-  const out: HostTensor[] = [];
-  for (const runtime of RUNTIMES) {
-    const s = await runtime.load(dir, { tags: ['serve'] });
-    try {
-      out.push((await s.run('serving_default', inputs)).y);
-    } finally {
-      s.dispose();
-    }
-  }
-  return out;
-}
+const RUNTIMES = EMBEDDED_BACKENDS;
+const runBoth = async (dir: string, inputs: Record<string, HostTensor>) => (await runOnBothBackends(dir, inputs)).y;
 
 /** A graph computing RaggedTensorToTensor(shape, values (fed), 0, row_splits), shape a constant. */
 function toTensorModel(shape: HostTensor, rowSplits: number[]) {
@@ -54,18 +42,16 @@ describe('RaggedTensorToTensor on the embedded runtime', () => {
 
   it("to_tensor() (a scalar -1 shape): TF's documented natural shape [5, 4], on WASM and CPU", async () => {
     const dir = await toTensorModel(i64([], [-1]), splits);
-    for (const y of await runBoth(dir, { values })) {
-      assert.deepEqual(y.shape, [5, 4]);
-      assert.deepEqual(Array.from(y.values as Float32Array), [3, 1, 4, 1, 0, 0, 0, 0, 5, 9, 2, 0, 6, 0, 0, 0, 0, 0, 0, 0]);
-    }
+    const y = await runBoth(dir, { values });
+    assert.deepEqual(y.shape, [5, 4]);
+    assert.deepEqual(Array.from(y.values as Float32Array), [3, 1, 4, 1, 0, 0, 0, 0, 5, 9, 2, 0, 6, 0, 0, 0, 0, 0, 0, 0]);
   });
 
   it('to_tensor(shape=[3, 2]) truncates and pads as TF does', async () => {
     const dir = await toTensorModel(i64([2], [3, 2]), splits);
-    for (const y of await runBoth(dir, { values })) {
-      assert.deepEqual(y.shape, [3, 2]);
-      assert.deepEqual(Array.from(y.values as Float32Array), [3, 1, 0, 0, 5, 9]);
-    }
+    const y = await runBoth(dir, { values });
+    assert.deepEqual(y.shape, [3, 2]);
+    assert.deepEqual(Array.from(y.values as Float32Array), [3, 1, 0, 0, 5, 9]);
   });
 
   it('an int32 feed where the graph declares float values is refused on both engines', async () => {

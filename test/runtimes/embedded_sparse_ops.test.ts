@@ -7,31 +7,18 @@
 import { describe, it } from 'node:test';
 import * as tf from '@tensorflow/tfjs-core';
 import assert from 'node:assert/strict';
-import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import type { TfjsServable } from '../../src/runtimes/embedded/tfjs_servable.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import type { DType } from '../../src/tensor/dtype.js';
 import { Code, ServingError } from '../../src/core/status.js';
 import { attr, f32, i32, i64, node, Tensor, writeTinyModel, type GraphBuilder } from '../helpers/tiny_graphs.js';
+import { EMBEDDED_BACKENDS, runOnBothBackends } from '../helpers/both_backends.js';
 import type { AttrValueInit } from '../../src/savedmodel/writer/graph_builder.js';
 import { sparseParseModel, estimatorModel, estimatorReference, example, parseExample, serialized } from '../helpers/sparse_examples.js';
 
-const RUNTIMES = [new EmbeddedRuntime('wasm'), new EmbeddedRuntime('cpu')] as const;
+const RUNTIMES = EMBEDDED_BACKENDS;
 
-/** Runs serving_default on WASM and on CPU, asserts both give the same tensors, returns them. */
-async function run(dir: string, inputs: Record<string, HostTensor>): Promise<Record<string, HostTensor>> {
-  const results: Array<Record<string, HostTensor>> = [];
-  for (const runtime of RUNTIMES) {
-    const s = (await runtime.load(dir, { tags: ['serve'] })) as TfjsServable;
-    try {
-      results.push(await s.run('serving_default', inputs));
-    } finally {
-      s.dispose();
-    }
-  }
-  assert.deepEqual(results[1], results[0], 'cpu and wasm disagree');
-  return results[0];
-}
+const run = runOnBothBackends;
 
 /** Both runtimes refuse the request with INVALID_ARGUMENT and exactly `message`. */
 async function refuses(dir: string, inputs: Record<string, HostTensor>, message: string): Promise<void> {

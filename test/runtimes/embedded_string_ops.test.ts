@@ -12,28 +12,16 @@ import type { DType } from '../../src/tensor/dtype.js';
 import { Code } from '../../src/core/status.js';
 import { isError } from '../helpers/errors.js';
 import { attr, f32, i32, i64, node, Tensor, writeTinyModel, type GraphBuilder } from '../helpers/tiny_graphs.js';
+import { EMBEDDED_BACKENDS, runOnBothBackends } from '../helpers/both_backends.js';
 import type { AttrValueInit } from '../../src/savedmodel/writer/graph_builder.js';
 import { fingerprint64 } from '../../src/runtimes/embedded/ops/farmhash_fingerprint64.js';
 import { sipHash24 } from '../../src/runtimes/embedded/ops/siphash.js';
 import { printfNumber } from '../../src/runtimes/embedded/ops/printf_format.js';
 
-const RUNTIMES = [new EmbeddedRuntime('wasm'), new EmbeddedRuntime('cpu')] as const;
+const RUNTIMES = EMBEDDED_BACKENDS;
 const load = async (dir: string, runtime: EmbeddedRuntime = RUNTIMES[0]) => (await runtime.load(dir, { tags: ['serve'] })) as TfjsServable;
 
-/** Runs serving_default on WASM and on CPU, asserts both give the same tensors, returns them. */
-async function run(dir: string, inputs: Record<string, HostTensor>): Promise<Record<string, HostTensor>> {
-  const results: Array<Record<string, HostTensor>> = [];
-  for (const runtime of RUNTIMES) {
-    const s = await load(dir, runtime);
-    try {
-      results.push(await s.run('serving_default', inputs));
-    } finally {
-      s.dispose();
-    }
-  }
-  assert.deepEqual(results[1], results[0], 'cpu and wasm disagree');
-  return results[0];
-}
+const run = runOnBothBackends;
 
 const enc = new TextEncoder();
 const bytes = (v: string | Uint8Array) => (typeof v === 'string' ? enc.encode(v) : v);
