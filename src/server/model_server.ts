@@ -23,6 +23,7 @@ import { modelServerConfigFromProto } from '../config/model_server_config.js';
 import type { ProtoMessage } from '../config/schema.js';
 import { invalidArgument } from '../core/status.js';
 import { GrpcServer } from '../grpc/grpc_server.js';
+import { MemoryBudget } from '../core/memory_budget.js';
 import type { ServingStatus } from '../grpc/health_grpc.js';
 import type { ResolvedRuntime } from '../runtimes/runtime_selection.js';
 
@@ -44,6 +45,8 @@ export class ModelServer {
   private polling = new Map<string, Promise<void>>();
   private stopped = false;
   readonly metrics = new Metrics();
+  /** What requests in flight hold, REST and gRPC together (--max_inflight_request_bytes). */
+  private readonly memoryBudget: MemoryBudget;
   /** Per-model `batching:` sections of the YAML config, as last read. */
   private modelBatching: Readonly<Record<string, BatchingParameters>> = {};
 
@@ -58,8 +61,10 @@ export class ModelServer {
     /** The runtime --runtime resolved to (runtime_selection.ts), used by every executor thread. */
     readonly runtime: ResolvedRuntime = 'embedded',
   ) {
+    this.memoryBudget = new MemoryBudget(options.limits.maxInflightRequestBytes);
     const executors = new ExecutorVersionLoader({
       tags: [...options.savedModelTags],
+      maxQueued: options.limits.maxExecutorQueue,
       runtime,
       threadsPerVersion: options.numExecutors,
       warmupIterations: options.enableModelWarmup ? Math.max(1, options.numRequestIterationsForWarmup) : 0,
@@ -252,6 +257,7 @@ export class ModelServer {
         }
       },
       limits: { maxBodyBytes: this.options.limits.maxRequestBodyBytes, jsonMaxDepth: this.options.limits.jsonMaxDepth, jsonMaxElements: this.options.limits.jsonMaxElements },
+      budget: this.memoryBudget,
       timeoutMs: this.options.restApiTimeoutMs,
       metrics: this.metrics,
       metricsPath: await this.prometheusPath(),
@@ -279,8 +285,10 @@ export class ModelServer {
     const o = this.options;
     if (!(o.grpcPort > 0) && !o.grpcSocketPath) return undefined;
     const grpc = new GrpcServer(
-      { host: '0.0.0.0', port: o.grpcPort, socketPath: o.grpcSocketPath, channelArguments: o.grpcChannelArguments, health: o.enableGrpcHealthcheck },
+      { host: '0.0.0.0', port: o.grpcPort, socketPath: o.grpcSocketPath, channelArguments: o.grpcChannelArguments, maxReceiveMessageBytes: o.limits.maxRequestBodyBytes, health: o.enableGrpcHealthcheck },
       {
+        budget: this.memoryBudget,
+        maxElements: o.limits.jsonMaxElements,
         prediction,
         metrics: this.metrics,
         serializeAsTensorContent: o.serializeAsTensorContent,
