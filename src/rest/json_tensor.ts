@@ -686,12 +686,17 @@ export async function predictResponseJsonYielding(outputs: Record<string, HostTe
   return rows.text();
 }
 
+const ROWS_PER_CHUNK = 4096;
+
 /** The row-format {"predictions": …}, one batch item at a time. */
 class RowWriter {
   readonly batch: number;
   private readonly writers: TensorWriter[];
   private readonly keys: string[];
-  private readonly items: string[];
+  /** Rows written since the last chunk was joined. */
+  private items: string[] = [];
+  /** Joined runs of rows: joining millions of row strings at the end took seconds at once. */
+  private readonly chunks: string[] = [];
 
   constructor(
     outputs: Record<string, HostTensor>,
@@ -710,24 +715,30 @@ class RowWriter {
     this.batch = batch;
     this.writers = names.map((n) => new TensorWriter(n, outputs[n], pretty));
     this.keys = names.map(rapidjsonString);
-    this.items = new Array(batch);
+  }
+
+  /** Between rows: ", " (one output, or compact), "," (several outputs, pretty: each row starts with a newline). */
+  private get separator(): string {
+    return this.writers.length === 1 || !this.pretty ? ', ' : ',';
   }
 
   next(i: number): void {
     const { writers, keys, pretty } = this;
-    if (writers.length === 1) {
-      this.items[i] = writers[0].value(1, 2, true);
-      return;
+    if (writers.length === 1) this.items.push(writers[0].value(1, 2, true));
+    else {
+      const members = writers.map((w, j) => `${keys[j]}: ${w.value(1, 3, true)}`);
+      this.items.push(pretty ? `\n        {\n            ${members.join(',\n            ')}\n        }` : `{${members.join(', ')}}`);
     }
-    const members = writers.map((w, j) => `${keys[j]}: ${w.value(1, 3, true)}`);
-    this.items[i] = pretty ? `\n        {\n            ${members.join(',\n            ')}\n        }` : `{${members.join(', ')}}`;
+    if (this.items.length === ROWS_PER_CHUNK || i === this.batch - 1) {
+      this.chunks.push(this.items.join(this.separator));
+      this.items = [];
+    }
   }
 
   text(): string {
-    const { items, pretty } = this;
-    const sep = this.writers.length === 1 ? ', ' : ',';
-    if (!pretty) return `{"predictions": [${items.join(', ')}]}`;
-    return this.batch === 0 ? '{\n    "predictions": []\n}' : `{\n    "predictions": [${items.join(sep)}\n    ]\n}`;
+    const body = this.chunks.join(this.separator);
+    if (!this.pretty) return `{"predictions": [${body}]}`;
+    return this.batch === 0 ? '{\n    "predictions": []\n}' : `{\n    "predictions": [${body}\n    ]\n}`;
   }
 }
 
