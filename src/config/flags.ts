@@ -27,6 +27,7 @@ import path from 'node:path';
 import { BATCHING_MODES, cpuCount, type BatchingMode } from './batching_parameters.js';
 import { defaultMaxConnections, openFileSoftLimit } from './connection_limit.js';
 import { parseAllowedBasePaths } from './allowed_base_paths.js';
+import { defaultInflightBudgetBytes } from '../core/memory_budget.js';
 
 /** A bad command line; the message names the flag. The CLI prints it and exits 2. */
 export class FlagError extends Error {
@@ -153,6 +154,8 @@ export const FLAGS = {
   max_request_body_bytes: own('int64', 64 * 1024 * 1024, 'Largest request body accepted (413 above it).'),
   json_max_depth: own('int32', 64, 'Deepest JSON nesting accepted in a request (400 above it).'),
   json_max_elements: own('int64', 16 * 1024 * 1024, 'Most JSON values (list items + object members) accepted in a request (400 above it).'),
+  max_inflight_request_bytes: own('int64', 0, 'Memory that requests in flight may make the server hold (bodies, parsed JSON, decoded tensors, over REST and gRPC together); a request that would pass it is refused at once (REST 503, gRPC RESOURCE_EXHAUSTED). 0: a quarter of the V8 heap limit.'),
+  max_executor_queue: own('int32', 128, 'Requests that may wait for the executor threads of one model version (not counting those already handed to them); more are refused at once (REST 503, gRPC UNAVAILABLE), as batching refuses past max_enqueued_batches.'),
   help: own('bool', false, 'Print this help and exit.'),
 } satisfies Record<string, FlagSpec>;
 
@@ -300,7 +303,15 @@ export interface ServerOptions {
   readonly dryRun: boolean;
   /** SIGTERM/SIGINT: the longest drain before exiting anyway. */
   readonly shutdownDrainSeconds: number;
-  readonly limits: { readonly maxRequestBodyBytes: number; readonly jsonMaxDepth: number; readonly jsonMaxElements: number };
+  readonly limits: {
+    readonly maxRequestBodyBytes: number;
+    readonly jsonMaxDepth: number;
+    readonly jsonMaxElements: number;
+    /** --max_inflight_request_bytes resolved (0 became a quarter of the heap limit). */
+    readonly maxInflightRequestBytes: number;
+    /** --max_executor_queue. */
+    readonly maxExecutorQueue: number;
+  };
   /** Flags given that tfgate accepts and ignores, for a start-up line. */
   readonly ignoredFlagsGiven: readonly FlagName[];
 }
@@ -320,10 +331,10 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
   if (v.rest_api_port === 0 && v.port === 0 && !v.grpc_socket_path) bad('rest_api_port', '0 disables the HTTP/REST API, and --port=0 with no --grpc_socket_path disables gRPC: nothing would be served');
   const grpcChannelArguments = parseChannelArguments(v.grpc_channel_arguments, bad);
   if (v.rest_api_timeout_in_ms <= 0) bad('rest_api_timeout_in_ms', 'must be positive');
-  for (const name of ['num_executors', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements'] as const) if (v[name] < 1) bad(name, 'must be at least 1');
+  for (const name of ['num_executors', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'max_executor_queue'] as const) if (v[name] < 1) bad(name, 'must be at least 1');
   if (v.rest_max_connections < 0) bad('rest_max_connections', 'must not be negative (0: the default from the open-file limit)');
   if (!v.grpc_api_host.trim()) bad('grpc_api_host', 'empty');
-  for (const name of ['num_load_threads', 'max_num_load_retries', 'num_request_iterations_for_warmup', 'shutdown_drain_seconds', 'batching_parameters_poll_wait_seconds'] as const) if (v[name] < 0) bad(name, 'must not be negative');
+  for (const name of ['max_inflight_request_bytes', 'num_load_threads', 'max_num_load_retries', 'num_request_iterations_for_warmup', 'shutdown_drain_seconds', 'batching_parameters_poll_wait_seconds'] as const) if (v[name] < 0) bad(name, 'must not be negative');
 
   if (v.batching_parameters_file && !v.enable_batching) {
     throw new FlagError('server_options.batching_parameters_file is set without setting server_options.enable_batching to true. (--batching_parameters_file needs --enable_batching)', 'batching_parameters_file');
@@ -380,7 +391,13 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
     shutdownDrainSeconds: v.shutdown_drain_seconds,
     accessLog: v.access_log,
     dryRun: v.dry_run,
-    limits: Object.freeze({ maxRequestBodyBytes: v.max_request_body_bytes, jsonMaxDepth: v.json_max_depth, jsonMaxElements: v.json_max_elements }),
+    limits: Object.freeze({
+      maxRequestBodyBytes: v.max_request_body_bytes,
+      jsonMaxDepth: v.json_max_depth,
+      jsonMaxElements: v.json_max_elements,
+      maxInflightRequestBytes: v.max_inflight_request_bytes || defaultInflightBudgetBytes(),
+      maxExecutorQueue: v.max_executor_queue,
+    }),
     ignoredFlagsGiven: Object.freeze([...flags.given].filter((n) => !TABLE[n].acted)),
   });
 }

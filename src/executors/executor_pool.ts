@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { ServingError, internal, queuedPastDeadline } from '../core/status.js';
+import { Code, ServingError, internal, queuedPastDeadline } from '../core/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, ModelDescription, RunReply, RunRequest } from './protocol.js';
 import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
@@ -15,6 +15,13 @@ const WORKER_FILE = path.join(path.dirname(here), `executor_worker${path.extname
 
 export interface ExecutorPoolOptions extends ExecutorWorkerData {
   threads: number;
+  /** Requests that may wait for a thread (not yet handed to piscina); more are refused. Default: unbounded. */
+  maxQueued?: number;
+}
+
+/** The queue of waiting requests is full: UNAVAILABLE (503), as batching's full queue. */
+export function executorQueueFull(max: number): ServingError {
+  return new ServingError(Code.UNAVAILABLE, `The executor queue is full: ${max} requests wait for this model version's threads (--max_executor_queue)`, { retryAfterMs: 1000 });
 }
 
 const EXECUTOR_NICE_INCREMENT = 10;
@@ -47,10 +54,11 @@ export class ExecutorPool {
     private readonly pool: Piscina,
     readonly description: ModelDescription,
     readonly threads: number,
+    private readonly maxQueued: number,
   ) {}
 
   static async open(options: ExecutorPoolOptions): Promise<ExecutorPool> {
-    const { threads, ...workerData } = options;
+    const { threads, maxQueued = Number.POSITIVE_INFINITY, ...workerData } = options;
     const pool = new Piscina({
       filename: WORKER_FILE,
       minThreads: threads,
@@ -88,7 +96,7 @@ export class ExecutorPool {
       const first = replies[0];
       if (!first.ok) throw ServingError.fromData(first.error);
       if (first.kind !== 'describe') throw internal('executor answered describe with a run reply');
-      opened = new ExecutorPool(pool, first.description, threads);
+      opened = new ExecutorPool(pool, first.description, threads, maxQueued);
       return opened;
     } catch (e) {
       await pool.destroy();
@@ -112,6 +120,9 @@ export class ExecutorPool {
     outputKeys: string[] = [],
     options: { timing?: { computeMs?: number }; deadline?: number } = {},
   ): Promise<Record<string, HostTensor>> {
+    // Without batching nothing else bounds what waits here (each request holds its tensors):
+    // refuse at once rather than queue without end.
+    if (this.waiting.length >= this.maxQueued) return Promise.reject(executorQueueFull(this.maxQueued));
     return new Promise((resolve, reject) => {
       this.waiting.push({ request: { signature, inputs, outputKeys }, timing: options.timing, deadline: options.deadline, resolve, reject });
       if (!this.flushScheduled) {

@@ -16,6 +16,8 @@ export interface GrpcServerOptions {
   socketPath: string;
   /** --grpc_channel_arguments. */
   channelArguments: Readonly<Record<string, string | number>>;
+  /** --max_request_body_bytes: the largest message received unless the channel arguments say otherwise. */
+  maxReceiveMessageBytes: number;
   health: boolean;
 }
 
@@ -35,7 +37,13 @@ interface RunningCall {
 type AnyCall = EventEmitter & { end?: () => void };
 type Handler = (call: AnyCall, callback?: (...args: unknown[]) => void) => void;
 
-/** TF Serving lets messages be as large as protobuf allows (kint32max) unless told otherwise. */
+/**
+ * TF Serving lets messages be as large as protobuf allows (kint32max) and has no flag of its
+ * own for it (main.cc: SetMaxMessageSize(kint32max), then --grpc_channel_arguments). tfgate
+ * receives at most --max_request_body_bytes, REST's limit, unless
+ * --grpc_channel_arguments=grpc.max_receive_message_length=N says otherwise: a message is
+ * decoded whole before any handler sees it, so the limit must be checked by gRPC itself.
+ */
 const INT32_MAX = 2 ** 31 - 1;
 
 export class GrpcServer {
@@ -48,7 +56,7 @@ export class GrpcServer {
     deps: PredictionGrpcDeps & ModelServiceGrpcDeps & HealthDeps,
   ) {
     const channelOptions: ChannelOptions = {
-      'grpc.max_receive_message_length': INT32_MAX,
+      'grpc.max_receive_message_length': Math.min(options.maxReceiveMessageBytes, INT32_MAX),
       'grpc.max_send_message_length': INT32_MAX,
       ...options.channelArguments,
     };

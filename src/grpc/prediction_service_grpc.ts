@@ -8,7 +8,8 @@ import type { PredictionService } from '../services/prediction_service.js';
 import { checkInputAliases } from '../services/predict_checks.js';
 import { CLASSIFY_METHOD_NAME, REGRESS_METHOD_NAME, runExamples, type Classification, type ExampleApi } from '../services/example_inference.js';
 import type { ModelSpec } from '../services/servable_version.js';
-import { hostTensorFromProto, hostTensorToProto, hostTensorToProtoFields } from '../savedmodel/tensor_proto.js';
+import { hostTensorFromProto, hostTensorToProto, hostTensorToProtoFields, tensorProtoFootprint } from '../savedmodel/tensor_proto.js';
+import type { MemoryBudget, MemoryClaim } from '../core/memory_budget.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureSpec } from '../runtimes/runtime.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
@@ -35,6 +36,10 @@ export interface PredictionGrpcDeps {
   /** --enable_signature_method_name_check for Classify / Regress. */
   checkMethodName: boolean;
   metrics: Metrics;
+  /** Memory requests in flight may hold (--max_inflight_request_bytes), shared with REST. */
+  budget: MemoryBudget;
+  /** Most tensor elements one request may declare (--json_max_elements, REST's limit). */
+  maxElements: number;
 }
 
 /**
@@ -42,9 +47,19 @@ export interface PredictionGrpcDeps {
  * decoded only then, as GetInputValues does; a proto that does not decode is TensorFlow's
  * bare "tensor parsing error: <alias>".
  */
-function predictInputs(request: PredictRequestMessage, signature: SignatureSpec): Record<string, HostTensor> {
+function predictInputs(request: PredictRequestMessage, signature: SignatureSpec, claim: MemoryClaim, maxElements: number): Record<string, HostTensor> {
   const protos = request.inputs ?? {};
   checkInputAliases(signature, Object.keys(protos));
+  // What decoding would allocate, from the shapes alone, checked before anything is decoded.
+  let elements = 0;
+  let bytes = 0;
+  for (const proto of Object.values(protos)) {
+    const f = tensorProtoFootprint(proto);
+    elements += f.elements;
+    bytes += f.bytes;
+  }
+  if (elements > maxElements) throw invalidArgument(`The request's input tensors have ${elements} elements; at most ${maxElements} are accepted (--json_max_elements)`);
+  claim.add(bytes);
   const inputs: Record<string, HostTensor> = {};
   for (const [alias, proto] of Object.entries(protos)) {
     try {
@@ -65,8 +80,11 @@ function deadlineOf(call: ServerUnaryCall<unknown, unknown>): number | undefined
 }
 
 /** Wraps a handler: resolves to the response, or fails with the canonical code and message. */
-function unary<Req, Res>(api: string, deps: PredictionGrpcDeps, handle: (request: Req, call: ServerUnaryCall<Req, Res>) => Promise<{ model: string; response: Res }>) {
+function unary<Req, Res>(api: string, deps: PredictionGrpcDeps, handle: (request: Req, call: ServerUnaryCall<Req, Res>, claim: MemoryClaim) => Promise<{ model: string; response: Res }>) {
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
+    // The request's share of the memory budget: the tensor bytes its message already holds,
+    // then what decoding adds; given back once the response is handed to gRPC.
+    const claim = deps.budget.claim();
     const started = performance.now();
     const model = (call.request as { modelSpec?: { name?: string }; tasks?: { modelSpec?: { name?: string } }[] })?.modelSpec?.name ?? (call.request as { tasks?: { modelSpec?: { name?: string } }[] }).tasks?.[0]?.modelSpec?.name ?? '';
     const record = (status: string) => {
@@ -74,18 +92,33 @@ function unary<Req, Res>(api: string, deps: PredictionGrpcDeps, handle: (request
       deps.metrics.requestCount.labels(label, status).inc();
       deps.metrics.requestLatency.labels(label, api, 'GRPC').observe((performance.now() - started) * 1000);
     };
-    handle(call.request, call).then(
+    const admitted = new Promise<void>((resolve) => {
+      claim.add(heldTensorBytes(call.request));
+      resolve();
+    });
+    admitted.then(() => handle(call.request, call, claim)).then(
       ({ response }) => {
         record('OK');
         callback(null, response);
+        claim.release();
       },
       (e: unknown) => {
+        claim.release();
         const err = grpcError(e);
         record(Code[err.code as number] ?? 'UNKNOWN');
         callback(err);
       },
     );
   };
+}
+
+/** Bytes of tensor_content a decoded PredictRequest holds (the largest part of a big message). */
+function heldTensorBytes(request: unknown): number {
+  const inputs = (request as PredictRequestMessage | undefined)?.inputs;
+  if (!inputs || typeof inputs !== 'object') return 0;
+  let n = 0;
+  for (const proto of Object.values(inputs)) n += proto?.tensorContent?.length ?? 0;
+  return n;
 }
 
 function classificationResult(results: Classification[]) {
@@ -108,9 +141,9 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
     });
 
   return {
-    Predict: unary<PredictRequestMessage, object>('predict', deps, async (request, call) => {
+    Predict: unary<PredictRequestMessage, object>('predict', deps, async (request, call, claim) => {
       const { spec, signatureName } = modelSpecFrom(request.modelSpec);
-      const result = await deps.prediction.predict(spec, signatureName, (signature) => ({ inputs: predictInputs(request, signature), outputFilter: request.outputFilter ?? [] }), { deadline: deadlineOf(call) });
+      const result = await deps.prediction.predict(spec, signatureName, (signature) => ({ inputs: predictInputs(request, signature, claim, deps.maxElements), outputFilter: request.outputFilter ?? [] }), { deadline: deadlineOf(call) });
       const outputs = Object.fromEntries(Object.entries(result.outputs).map(([k, t]) => [k, toProto(t)]));
       return { model: spec.name, response: { modelSpec: modelSpecMessage(spec.name, result.version, result.signatureName), outputs } };
     }),

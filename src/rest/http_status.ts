@@ -1,6 +1,7 @@
 // Canonical code → HTTP status: the one table, as TF Serving's http_server.cc maps them.
 import { Code, toStatusData } from '../core/status.js';
 import { BodyTooLarge } from './request_body.js';
+import { MemoryBudgetExceeded } from '../core/memory_budget.js';
 
 const HTTP_STATUS: Record<Code, number> = {
   [Code.OK]: 200,
@@ -26,7 +27,13 @@ export function httpStatusFor(code: Code): number {
   return HTTP_STATUS[code] ?? 500;
 }
 
-/** The status an error is answered with: the table, except a body over the limit, which HTTP has 413 for. */
+/**
+ * The status an error is answered with: the table, except a body over the limit, which HTTP
+ * has 413 for, and a full memory budget: 503 (the server is busy; the same request may fit
+ * later), not the table's 429 (which blames the client's rate).
+ */
 export function httpStatusOf(e: unknown): number {
-  return e instanceof BodyTooLarge ? 413 : httpStatusFor(toStatusData(e).code);
+  if (e instanceof BodyTooLarge) return 413;
+  if (e instanceof MemoryBudgetExceeded) return 503;
+  return httpStatusFor(toStatusData(e).code);
 }

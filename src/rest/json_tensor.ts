@@ -662,30 +662,84 @@ export function predictResponseJson(outputs: Record<string, HostTensor>, format:
     const members = names.map((n) => `${rapidjsonString(n)}: ${new TensorWriter(n, outputs[n], pretty).value(0, 2, false)}`);
     return pretty ? `{\n    "outputs": {\n        ${members.join(',\n        ')}\n    }\n}` : `{"outputs": {${members.join(', ')}}}`;
   }
-  if (format !== 'row') throw invalidArgument(MSG.INVALID_REQUEST_FORMAT);
+  const rows = new RowWriter(outputs, names, format, pretty);
+  for (let i = 0; i < rows.batch; i++) rows.next(i);
+  return rows.text();
+}
 
-  let batch = -1;
-  for (const n of names) {
-    const shape = outputs[n].shape;
-    if (shape.length === 0) throw invalidArgument(MSG.noShapeInformation(n));
-    if (batch >= 0 && batch !== shape[0]) throw invalidArgument(MSG.inconsistentBatchSize(n, shape[0], batch));
-    batch = shape[0];
+/** Rows written per event-loop turn by predictResponseJsonYielding (tens of milliseconds). */
+export const RESPONSE_SLICE_ROWS = 32 * 1024;
+
+/**
+ * predictResponseJson, giving the event loop back every RESPONSE_SLICE_ROWS rows of a row-format
+ * response (a response of millions of rows takes seconds to write). Columnar responses are
+ * written at once.
+ */
+export async function predictResponseJsonYielding(outputs: Record<string, HostTensor>, format: JsonFormat, options: { layout?: JsonLayout } = {}): Promise<string> {
+  const names = Object.keys(outputs).sort();
+  if (format !== 'row' || names.length === 0) return predictResponseJson(outputs, format, options);
+  const rows = new RowWriter(outputs, names, format, (options.layout ?? 'tfserving') === 'tfserving');
+  for (let i = 0; i < rows.batch; i++) {
+    rows.next(i);
+    if ((i + 1) % RESPONSE_SLICE_ROWS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  const writers = names.map((n) => new TensorWriter(n, outputs[n], pretty));
-  const items: string[] = new Array(batch);
-  if (writers.length === 1) {
-    const w = writers[0];
-    for (let i = 0; i < batch; i++) items[i] = w.value(1, 2, true);
-    if (!pretty) return `{"predictions": [${items.join(', ')}]}`;
-    return batch === 0 ? '{\n    "predictions": []\n}' : `{\n    "predictions": [${items.join(', ')}\n    ]\n}`;
+  return rows.text();
+}
+
+const ROWS_PER_CHUNK = 4096;
+
+/** The row-format {"predictions": …}, one batch item at a time. */
+class RowWriter {
+  readonly batch: number;
+  private readonly writers: TensorWriter[];
+  private readonly keys: string[];
+  /** Rows written since the last chunk was joined. */
+  private items: string[] = [];
+  /** Joined runs of rows: joining millions of row strings at the end took seconds at once. */
+  private readonly chunks: string[] = [];
+
+  constructor(
+    outputs: Record<string, HostTensor>,
+    names: string[],
+    format: JsonFormat,
+    private readonly pretty: boolean,
+  ) {
+    if (format !== 'row') throw invalidArgument(MSG.INVALID_REQUEST_FORMAT);
+    let batch = -1;
+    for (const n of names) {
+      const shape = outputs[n].shape;
+      if (shape.length === 0) throw invalidArgument(MSG.noShapeInformation(n));
+      if (batch >= 0 && batch !== shape[0]) throw invalidArgument(MSG.inconsistentBatchSize(n, shape[0], batch));
+      batch = shape[0];
+    }
+    this.batch = batch;
+    this.writers = names.map((n) => new TensorWriter(n, outputs[n], pretty));
+    this.keys = names.map(rapidjsonString);
   }
-  const keys = names.map(rapidjsonString);
-  for (let i = 0; i < batch; i++) {
-    const members = writers.map((w, j) => `${keys[j]}: ${w.value(1, 3, true)}`);
-    items[i] = pretty ? `\n        {\n            ${members.join(',\n            ')}\n        }` : `{${members.join(', ')}}`;
+
+  /** Between rows: ", " (one output, or compact), "," (several outputs, pretty: each row starts with a newline). */
+  private get separator(): string {
+    return this.writers.length === 1 || !this.pretty ? ', ' : ',';
   }
-  if (!pretty) return `{"predictions": [${items.join(', ')}]}`;
-  return batch === 0 ? '{\n    "predictions": []\n}' : `{\n    "predictions": [${items.join(',')}\n    ]\n}`;
+
+  next(i: number): void {
+    const { writers, keys, pretty } = this;
+    if (writers.length === 1) this.items.push(writers[0].value(1, 2, true));
+    else {
+      const members = writers.map((w, j) => `${keys[j]}: ${w.value(1, 3, true)}`);
+      this.items.push(pretty ? `\n        {\n            ${members.join(',\n            ')}\n        }` : `{${members.join(', ')}}`);
+    }
+    if (this.items.length === ROWS_PER_CHUNK || i === this.batch - 1) {
+      this.chunks.push(this.items.join(this.separator));
+      this.items = [];
+    }
+  }
+
+  text(): string {
+    const body = this.chunks.join(this.separator);
+    if (!this.pretty) return `{"predictions": [${body}]}`;
+    return this.batch === 0 ? '{\n    "predictions": []\n}' : `{\n    "predictions": [${body}\n    ]\n}`;
+  }
 }
 
 /** One tensor as JSON text (a columnar value), e.g. for `tfgate run`. Compact unless asked. */

@@ -4,8 +4,10 @@
 // "gzip").
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { Code, ServingError } from '../core/status.js';
+import type { MemoryClaim } from '../core/memory_budget.js';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -21,10 +23,16 @@ export class BodyTooLarge extends ServingError {
  * reading; a chunked body is read as a stream and cut off at the limit. (Hono's bodyLimit
  * middleware does the same but makes every request build a web stream: 4× slower here.)
  */
-async function readBytes(c: Context, max: number): Promise<Uint8Array> {
+async function readBytes(c: Context, max: number, claim?: MemoryClaim): Promise<Uint8Array> {
   const declared = c.req.header('content-length');
   if (declared !== undefined) {
     if (Number(declared) > max) throw new BodyTooLarge(max);
+    // Claimed before reading: a body the budget has no room for is not even buffered.
+    claim?.add(Number(declared));
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    // Straight from Node's request: one copy of the chunks. Request#arrayBuffer copies twice
+    // more (its Buffer, then an ArrayBuffer slice of it): a second per 20 MB body, measured.
+    if (incoming && !incoming.readableEnded && incoming.readableLength === 0 && !incoming.readableDidRead) return readIncoming(incoming);
     return new Uint8Array(await c.req.arrayBuffer());
   }
   const reader = c.req.raw.body?.getReader();
@@ -39,9 +47,25 @@ async function readBytes(c: Context, max: number): Promise<Uint8Array> {
       await reader.cancel();
       throw new BodyTooLarge(max);
     }
+    try {
+      claim?.add(value.length);
+    } catch (e) {
+      await reader.cancel();
+      throw e;
+    }
     chunks.push(value);
   }
   return Buffer.concat(chunks);
+}
+
+function readIncoming(incoming: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.once('end', () => resolve(Buffer.concat(chunks)));
+    incoming.once('error', reject);
+    incoming.once('aborted', () => reject(new ServingError(Code.CANCELLED, 'the client closed the connection')));
+  });
 }
 
 /**
@@ -59,10 +83,18 @@ async function inflate(body: Uint8Array, max: number): Promise<Uint8Array> {
   }
 }
 
-/** The request body as UTF-8 text, inflated when Content-Encoding names gzip; at most `max` bytes either way. */
-export async function readRequestBody(c: Context, max: number): Promise<string> {
-  let body = await readBytes(c, max);
+/**
+ * The request body as UTF-8 text, inflated when Content-Encoding names gzip; at most `max`
+ * bytes either way. The bytes held (raw, inflated, the text) are added to `claim`.
+ */
+export async function readRequestBody(c: Context, max: number, claim?: MemoryClaim): Promise<string> {
+  let body = await readBytes(c, max, claim);
   // net_http matches the header by substring, case-sensitively ("gzip", "x-gzip").
-  if (c.req.header('content-encoding')?.includes('gzip')) body = await inflate(body, max);
-  return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  if (c.req.header('content-encoding')?.includes('gzip')) {
+    body = await inflate(body, max);
+    claim?.add(body.byteLength);
+  }
+  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  claim?.add(text.length);
+  return text;
 }

@@ -11,8 +11,10 @@ import type { Metrics } from '../monitoring/metrics.js';
 import { httpStatusFor, httpStatusOf } from './http_status.js';
 import { checkModelRef, parseRestPath, REST_API_PATH } from './rest_paths.js';
 import { readRequestBody } from './request_body.js';
-import { parseJsonBody, type JsonLimits } from './json_parse.js';
-import { formatFloat32, parsePredictRequest, predictResponseJson, rapidjsonString } from './json_tensor.js';
+import { parseJsonBodyYielding, type JsonLimits, type JsonValue } from './json_parse.js';
+import { UNLIMITED_BUDGET, type MemoryBudget, type MemoryClaim } from '../core/memory_budget.js';
+import type { HostTensor } from '../tensor/host_tensor.js';
+import { formatFloat32, parsePredictRequest, predictResponseJsonYielding, rapidjsonString } from './json_tensor.js';
 
 export interface RestLimits {
   maxBodyBytes: number;
@@ -27,6 +29,8 @@ export interface RestDeps {
   /** GetModelMetadata as TF Serving's JSON object. */
   modelMetadata(spec: ModelSpec): unknown;
   limits: RestLimits;
+  /** --max_inflight_request_bytes, shared with gRPC; none: unbounded. */
+  budget?: MemoryBudget;
   /** --rest_api_timeout_in_ms: a call still running then is answered DEADLINE_EXCEEDED. */
   timeoutMs: number;
   enableCors: boolean;
@@ -83,8 +87,19 @@ function jsonError(c: Context, e: unknown): Response {
 const PREDICT_MEMBERS: ReadonlySet<string> = new Set(['signature_name', 'instances', 'inputs']);
 const EXAMPLES_MEMBERS: ReadonlySet<string> = new Set(['signature_name', 'context', 'examples']);
 
-function jsonLimits(deps: RestDeps, rootMembers: ReadonlySet<string>): JsonLimits {
-  return { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements, rootMembers };
+function jsonLimits(deps: RestDeps, rootMembers: ReadonlySet<string>, claim: MemoryClaim): JsonLimits {
+  return { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements, rootMembers, onGrowth: (bytes) => claim.add(bytes) };
+}
+
+/** A request body read and parsed, its memory claimed as it grows; other clients are served meanwhile. */
+async function readJson(c: Context, deps: RestDeps, rootMembers: ReadonlySet<string>, claim: MemoryClaim): Promise<JsonValue> {
+  return parseJsonBodyYielding(await readRequestBody(c, deps.limits.maxBodyBytes, claim), jsonLimits(deps, rootMembers, claim));
+}
+
+function tensorBytes(inputs: Record<string, HostTensor>): number {
+  let n = 0;
+  for (const t of Object.values(inputs)) n += Array.isArray(t.values) ? t.values.reduce((a, v) => a + v.length + 96, 0) : (t.values as ArrayBufferView).byteLength;
+  return n;
 }
 
 /** POST …:predict: parse against the signature, run, answer; counted and timed as TF Serving does. */
@@ -94,14 +109,17 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
     deps.metrics.requestCount.labels(deps.metrics.modelLabel(spec.name), status).inc();
     deps.metrics.requestLatency.labels(deps.metrics.modelLabel(spec.name), 'predict', 'REST').observe((performance.now() - started) * 1000);
   };
+  // The request's share of --max_inflight_request_bytes: body, parsed JSON, tensors; given back when answered.
+  const claim = (deps.budget ?? UNLIMITED_BUDGET).claim();
   try {
-    const body = parseJsonBody(await readRequestBody(c, deps.limits.maxBodyBytes), jsonLimits(deps, PREDICT_MEMBERS));
+    const body = await readJson(c, deps, PREDICT_MEMBERS, claim);
     let format: 'row' | 'columnar' = 'row';
     const signatureName = typeof (body as { signature_name?: unknown })?.signature_name === 'string' ? (body as { signature_name: string }).signature_name : undefined;
     const result = await withTimeout(
       deps.prediction.predict(spec, signatureName, (signature) => {
         const parsed = parsePredictRequest(body, signature);
         format = parsed.format;
+        claim.add(tensorBytes(parsed.inputs));
         return parsed;
       }, {
         deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
@@ -109,13 +127,15 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
       }),
       deps.timeoutMs,
     );
-    const text = predictResponseJson(result.outputs, format);
+    const text = await predictResponseJsonYielding(result.outputs, format);
     if (result.stats.inferMs !== undefined) deps.metrics.runtimeLatency.labels(deps.metrics.modelLabel(spec.name), 'Predict', 'TF.js').observe(result.stats.inferMs * 1000);
     record('OK');
     return c.body(text, 200, { ...JSON_HEADERS, 'Server-Timing': serverTiming(result.stats) });
   } catch (e) {
     record(Code[toStatusData(e).code]);
     throw e;
+  } finally {
+    claim.release();
   }
 }
 
@@ -138,8 +158,9 @@ async function handleExamples(c: Context, api: ExampleApi, spec: ModelSpec, deps
     deps.metrics.requestCount.labels(deps.metrics.modelLabel(spec.name), status).inc();
     deps.metrics.requestLatency.labels(deps.metrics.modelLabel(spec.name), api, 'REST').observe((performance.now() - started) * 1000);
   };
+  const claim = (deps.budget ?? UNLIMITED_BUDGET).claim();
   try {
-    const body = parseJsonBody(await readRequestBody(c, deps.limits.maxBodyBytes), jsonLimits(deps, EXAMPLES_MEMBERS));
+    const body = await readJson(c, deps, EXAMPLES_MEMBERS, claim);
     const request = parseExampleRequest(body);
     const result = await withTimeout(
       runExamples(deps.prediction, api, spec, request.signatureName, () => request.serialized, {
@@ -153,6 +174,8 @@ async function handleExamples(c: Context, api: ExampleApi, spec: ModelSpec, deps
   } catch (e) {
     record(Code[toStatusData(e).code]);
     throw e;
+  } finally {
+    claim.release();
   }
 }
 

@@ -25,6 +25,7 @@ import { invalidArgument } from '../core/status.js';
 import { GrpcServer, type CutCall } from '../grpc/grpc_server.js';
 import { HttpDrain, type CutRequest } from './http_drain.js';
 import { isAllowedBasePath } from '../config/allowed_base_paths.js';
+import { MemoryBudget } from '../core/memory_budget.js';
 import type { ServingStatus } from '../grpc/health_grpc.js';
 import type { ResolvedRuntime } from '../runtimes/runtime_selection.js';
 
@@ -66,6 +67,8 @@ export class ModelServer {
   private readonly withoutVersions = new Set<string>();
   private stopped = false;
   readonly metrics = new Metrics();
+  /** What requests in flight hold, REST and gRPC together (--max_inflight_request_bytes). */
+  private readonly memoryBudget: MemoryBudget;
   /** Per-model `batching:` sections of the YAML config, as last read. */
   private modelBatching: Readonly<Record<string, BatchingParameters>> = {};
 
@@ -80,8 +83,10 @@ export class ModelServer {
     /** The runtime --runtime resolved to (runtime_selection.ts), used by every executor thread. */
     readonly runtime: ResolvedRuntime = 'embedded',
   ) {
+    this.memoryBudget = new MemoryBudget(options.limits.maxInflightRequestBytes);
     const executors = new ExecutorVersionLoader({
       tags: [...options.savedModelTags],
+      maxQueued: options.limits.maxExecutorQueue,
       runtime,
       threadsPerVersion: options.numExecutors,
       warmupIterations: options.enableModelWarmup ? Math.max(1, options.numRequestIterationsForWarmup) : 0,
@@ -328,6 +333,7 @@ export class ModelServer {
         }
       },
       limits: { maxBodyBytes: this.options.limits.maxRequestBodyBytes, jsonMaxDepth: this.options.limits.jsonMaxDepth, jsonMaxElements: this.options.limits.jsonMaxElements },
+      budget: this.memoryBudget,
       timeoutMs: this.options.restApiTimeoutMs,
       metrics: this.metrics,
       metricsPath: await this.prometheusPath(),
@@ -360,8 +366,10 @@ export class ModelServer {
     const o = this.options;
     if (!(o.grpcPort > 0) && !o.grpcSocketPath) return undefined;
     const grpc = new GrpcServer(
-      { host: o.grpcHost, port: o.grpcPort, socketPath: o.grpcSocketPath, channelArguments: o.grpcChannelArguments, health: o.enableGrpcHealthcheck },
+      { host: o.grpcHost, port: o.grpcPort, socketPath: o.grpcSocketPath, channelArguments: o.grpcChannelArguments, maxReceiveMessageBytes: o.limits.maxRequestBodyBytes, health: o.enableGrpcHealthcheck },
       {
+        budget: this.memoryBudget,
+        maxElements: o.limits.jsonMaxElements,
         prediction,
         metrics: this.metrics,
         serializeAsTensorContent: o.serializeAsTensorContent,

@@ -11,6 +11,8 @@ export interface ExecutorLoaderOptions {
   runtime: RuntimeName;
   /** Executor threads per loaded version. */
   threadsPerVersion: number;
+  /** --max_executor_queue: requests that may wait for a version's threads (default: unbounded). */
+  maxQueued?: number;
   /** Warmup replays per record on every thread (0: --enable_model_warmup=false). */
   warmupIterations?: number;
   /** An executor thread of this version died (it is replaced; its message's requests failed). */
@@ -47,6 +49,7 @@ export class ExecutorVersionLoader {
       tags: this.options.tags,
       runtime: this.options.runtime,
       threads: this.options.threadsPerVersion,
+      maxQueued: this.options.maxQueued,
       warmupIterations: this.options.warmupIterations ?? 0,
     });
     await this.verify(modelName, version, versionDir, pool);

@@ -1,4 +1,5 @@
 // tensorflow_model_server's flags (main.cc's table) and tfgate's own; ServerOptions; --help.
+import { getHeapStatistics } from 'node:v8';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FlagError, FLAGS, helpText, parseFlags, parseServerOptions, resolveServerOptions, type FlagName } from '../../src/config/flags.js';
@@ -32,7 +33,7 @@ describe('flag table', () => {
   it("has every flag of main.cc, in its order, then tfgate's own", () => {
     const names = Object.keys(FLAGS);
     assert.deepEqual(names.filter((n) => !FLAGS[n as FlagName].own), TF_FLAGS);
-    assert.deepEqual(names.filter((n) => FLAGS[n as FlagName].own), ['rest_api_host', 'grpc_api_host', 'rest_max_connections', 'enable_reload_config_request', 'reload_config_allowed_base_paths', 'runtime', 'config', 'batching_mode', 'batching_latency_target_ms', 'dry_run', 'batching_parameters_poll_wait_seconds', 'access_log', 'shutdown_drain_seconds', 'num_executors', 'verify_on_load', 'verify_on_load_max_mb', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'help']);
+    assert.deepEqual(names.filter((n) => FLAGS[n as FlagName].own), ['rest_api_host', 'grpc_api_host', 'rest_max_connections', 'enable_reload_config_request', 'reload_config_allowed_base_paths', 'runtime', 'config', 'batching_mode', 'batching_latency_target_ms', 'dry_run', 'batching_parameters_poll_wait_seconds', 'access_log', 'shutdown_drain_seconds', 'num_executors', 'verify_on_load', 'verify_on_load_max_mb', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'max_inflight_request_bytes', 'max_executor_queue', 'help']);
   });
   it("keeps TF Serving's types and defaults (server.h), except rest_api_port", () => {
     const expect: Array<[FlagName, string, unknown]> = [
@@ -170,7 +171,16 @@ describe('resolveServerOptions', () => {
     assert.deepEqual(o.batching, { enabled: false, parametersFile: null, perModel: false, mode: 'fixed', latencyTargetMs: 0, pollWaitSeconds: 1 });
     assert.equal(o.monitoringConfigFile, null);
     assert.equal(o.runtime, 'auto');
-    assert.deepEqual(o.limits, { maxRequestBodyBytes: 64 * 1024 * 1024, jsonMaxDepth: 64, jsonMaxElements: 16 * 1024 * 1024 });
+    assert.deepEqual(o.limits, {
+      maxRequestBodyBytes: 64 * 1024 * 1024,
+      jsonMaxDepth: 64,
+      jsonMaxElements: 16 * 1024 * 1024,
+      maxInflightRequestBytes: Math.floor(getHeapStatistics().heap_size_limit / 4),
+      maxExecutorQueue: 128,
+    });
+    assert.equal(parseServerOptions(['--max_inflight_request_bytes=1048576']).limits.maxInflightRequestBytes, 1048576);
+    assert.throws(() => parseServerOptions(['--max_inflight_request_bytes=-1']), /max_inflight_request_bytes/);
+    assert.throws(() => parseServerOptions(['--max_executor_queue=0']), /max_executor_queue/);
     assert.deepEqual(o.ignoredFlagsGiven, []);
     assert.ok(Object.isFrozen(o) && Object.isFrozen(o.modelSource) && Object.isFrozen(o.limits) && Object.isFrozen(o.savedModelTags));
   });

@@ -36,4 +36,21 @@ describe('executor pool', () => {
     assert.equal(timing.computeMs, undefined, 'it never ran');
     assert.deepEqual(Array.from((await onTime).y.values as Float32Array), [4.5]);
   });
+
+  it('past maxQueued waiting requests, a request is refused UNAVAILABLE at once (--max_executor_queue)', async () => {
+    const dir = path.join(tempDir(), '1');
+    await writeHalfPlusTwoSavedModel(dir);
+    const small = await ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'embedded', threads: 1, maxQueued: 2 });
+    try {
+      // Requests of one event-loop turn wait together until the next turn sends them.
+      const first = small.run('serving_default', x(1));
+      const second = small.run('serving_default', x(2));
+      await assert.rejects(small.run('serving_default', x(3)), (e: unknown) => e instanceof ServingError && e.code === Code.UNAVAILABLE && /--max_executor_queue/.test(e.message));
+      assert.deepEqual([Array.from((await first).y.values as Float32Array), Array.from((await second).y.values as Float32Array)], [[2.5], [3]]);
+      // Once sent, the queue has room again.
+      assert.deepEqual(Array.from((await small.run('serving_default', x(3))).y.values as Float32Array), [3.5]);
+    } finally {
+      await small.close();
+    }
+  });
 });

@@ -8,7 +8,7 @@
 // ~5 ms. Run `node --import tsx test/rest/json_parse.test.ts` and see the 'rough benchmark' test.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FLOAT_MARKS, floatMarks, isFloatMember, numberIsFloat, parseJsonBody, type JsonValue } from '../../src/rest/json_parse.js';
+import { FLOAT_MARKS, floatMarks, isFloatMember, numberIsFloat, parseJsonBody, parseJsonBodyYielding, type JsonValue } from '../../src/rest/json_parse.js';
 import { Code, ServingError } from '../../src/core/status.js';
 
 const LIMITS = { maxDepth: 64, maxElements: 1_000_000 };
@@ -216,5 +216,38 @@ describe('parseJsonBody: limits', () => {
     // Printed for the curious; a loaded machine makes any assertion flaky.
     console.log(`# parseJsonBody ${(body.length / 1e6).toFixed(2)} MB: ${ms.toFixed(1)} ms (JSON.parse ${native.toFixed(1)} ms)`);
     assert.deepEqual((parseJsonBody(body, big) as { instances: number[][] }).instances.length, rows.length);
+  });
+});
+
+describe('parseJsonBodyYielding: the same parse in slices, and memory reported as it grows', () => {
+  const outcome = async (p: () => JsonValue | Promise<JsonValue>): Promise<unknown> => {
+    try {
+      const v = await p();
+      return { v, marks: v !== null && typeof v === 'object' ? floatMarks(v as object) : undefined };
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+  it('gives the same values, float records and errors as parseJsonBody, whatever the slice', async () => {
+    const bodies = ['{"instances": [[1.0, 2], [3, 4.5]], "signature_name": "s"}', '{"a": [1, 2, 3e2], "b": {"c": [true, null, "x"]}}', '{"instances": [1, 2,]}', '[[[1]]] trailing', '{"x": [1, 2', '  '];
+    for (const body of bodies) {
+      const expected = await outcome(() => parseJsonBody(body, LIMITS));
+      for (const slice of [1, 3, 7, 1000]) assert.deepEqual(await outcome(() => parseJsonBodyYielding(body, LIMITS, slice)), expected, `${body} / ${slice}`);
+    }
+  });
+  it('reports estimated growth to onGrowth, which can stop the parse', async () => {
+    const body = `{"instances": [${new Array(100_000).fill('[1.5]').join(',')}]}`;
+    let total = 0;
+    await parseJsonBodyYielding(body, { ...LIMITS, onGrowth: (b) => (total += b) }, 4096);
+    assert.ok(total >= 100_000 * 2 * 24, `reported ${total} bytes`);
+    await assert.rejects(
+      parseJsonBodyYielding(body, {
+        ...LIMITS,
+        onGrowth: (b) => {
+          if (b > 0) throw new Error('budget full');
+        },
+      }),
+      /budget full/,
+    );
   });
 });
