@@ -2,29 +2,39 @@
 // is answered, new connections are refused, and the process exits 0.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import http from 'node:http';
 import { postJson, startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { requestOutcome, until, type Outcome } from '../helpers/http_outcome.js';
-import { MODELS } from '../helpers/paths.js';
+import { FIXTURES, MODELS } from '../helpers/paths.js';
 import { tempDir } from '../helpers/temp.js';
 import { writeConvSavedModel } from '../../src/savedmodel/model_zoo.js';
 
 const HW = 64;
 
 describe('graceful shutdown (real process)', () => {
-  it('SIGTERM while requests queue on a busy executor: all answered, then exit 0', async () => {
+  it('SIGTERM while requests wait in a batch queue: all answered, then exit 0', async () => {
     const root = tempDir();
     await writeConvSavedModel(path.join(root, 'conv', '1'), { height: HW, width: HW, channels: 1, filters: [32, 64], kernelSize: 3, classes: 4, seed: 5 });
-    // The WASM runtime keeps each predict slow enough (tens of ms) that all eight are received
-    // before the first is answered.
-    const server = await startServer([`--model_base_path=${path.join(root, 'conv')}`, '--model_name=conv', '--num_executors=1', '--access_log', '--runtime=wasm'], { readyPath: '/v1/models/conv' });
-    for (let i = 0; i < 100 && (await (await fetch(server.url('/v1/models/conv'))).json()).model_version_status?.[0]?.state !== 'AVAILABLE'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    // A batch of up to 16 rows that waits 2 s for more: the eight requests sit in its queue,
+    // received and parsed, until the scrape below has seen all eight — then SIGTERM. (Racing
+    // the signal against the requests' arrival would let one reach a server already draining.)
+    const batching = path.join(root, 'batching.cfg');
+    fs.writeFileSync(batching, 'max_batch_size { value: 16 }\nbatch_timeout_micros { value: 2000000 }\nmax_enqueued_batches { value: 4 }\nnum_batch_threads { value: 1 }\n');
+    const server = await startServer(
+      [`--model_base_path=${path.join(root, 'conv')}`, '--model_name=conv', '--num_executors=1', '--access_log', '--enable_batching', `--batching_parameters_file=${batching}`, `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`],
+      { readyPath: '/v1/models/conv' },
+    );
+    await waitAvailable(server, ['conv']);
     const body = JSON.stringify({ instances: [Array.from({ length: HW }, () => Array.from({ length: HW }, () => [0.5]))] });
     const requests = Array.from({ length: 8 }, () => postJson(server.url('/v1/models/conv:predict'), body));
-    await Promise.race(requests); // the first answer: the others were sent with it and wait on the one executor
+    const queued = async () => Number(/^tfgate_batch_queue_rows\{model_name="conv"\} (\d+)$/m.exec(await (await fetch(server.url('/monitoring/prometheus/metrics'))).text())?.[1] ?? 0);
+    const deadline = Date.now() + 30_000;
+    while ((await queued()) < 8) {
+      if (Date.now() > deadline) throw new Error(`the eight requests never waited in the batch queue together:\n${server.logs()}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const exited = server.stop(); // SIGTERM
     const answers = await Promise.all(requests);
     assert.deepEqual(answers.map((a) => a.status), new Array(8).fill(200));
