@@ -34,17 +34,21 @@ const logsSince = (server: RunningServer, from: number) => server.logs().slice(f
 
 describe('version poll errors keep what is served (real process)', () => {
   const servers: RunningServer[] = [];
+  /** half_plus_two copied to a fresh base path, served with a poll every second. */
+  async function servePolledCopy(): Promise<{ base: string; server: RunningServer }> {
+    const base = path.join(tempDir(), 'hp');
+    fs.cpSync(HALF_PLUS_TWO, path.join(base, '1'), { recursive: true });
+    const server = await startServer(['--model_name=hp', `--model_base_path=${base}`, '--file_system_poll_wait_seconds=1', '--num_executors=1']);
+    servers.push(server);
+    await waitAvailable(server, ['hp']);
+    return { base, server };
+  }
   after(async () => {
     for (const s of servers) assert.equal(await s.stop(), 0, s.logs());
   });
 
   it('a base path moved away and back under load: no request fails, the error is logged', async () => {
-    const root = tempDir();
-    const base = path.join(root, 'hp');
-    fs.cpSync(HALF_PLUS_TWO, path.join(base, '1'), { recursive: true });
-    const server = await startServer(['--model_name=hp', `--model_base_path=${base}`, '--file_system_poll_wait_seconds=1', '--num_executors=1']);
-    servers.push(server);
-    await waitAvailable(server, ['hp']);
+    const { base, server } = await servePolledCopy();
 
     let running = true;
     const failures: string[] = [];
@@ -58,10 +62,10 @@ describe('version poll errors keep what is served (real process)', () => {
     };
     const loops = [loop(), loop()];
     const mark = server.logs().length;
-    fs.renameSync(base, path.join(root, 'away'));
+    fs.renameSync(base, path.join(path.dirname(base), 'away'));
     // Away until at least one poll found it missing (whatever that poll then did).
     await until(server, 'a poll of the missing base path', () => /hp/.test(logsSince(server, mark)) && /base path/i.test(logsSince(server, mark)));
-    fs.renameSync(path.join(root, 'away'), base);
+    fs.renameSync(path.join(path.dirname(base), 'away'), base);
     await new Promise((r) => setTimeout(r, 1500));
     running = false;
     await Promise.all(loops);
@@ -75,12 +79,7 @@ describe('version poll errors keep what is served (real process)', () => {
   });
 
   it('EMFILE while listing the base path keeps the model, logs the reason, and the server lives on', async () => {
-    const root = tempDir();
-    const base = path.join(root, 'hp');
-    fs.cpSync(HALF_PLUS_TWO, path.join(base, '1'), { recursive: true });
-    const server = await startServer(['--model_name=hp', `--model_base_path=${base}`, '--file_system_poll_wait_seconds=1', '--num_executors=1']);
-    servers.push(server);
-    await waitAvailable(server, ['hp']);
+    const { base, server } = await servePolledCopy();
 
     // Lower the running server's fd limit to a few above what it holds, then hold enough
     // connections open that every descriptor is taken: the next poll's readdir gets EMFILE.
