@@ -29,16 +29,16 @@ describe('--rest_max_connections default', () => {
 });
 
 describe('--reload_config_allowed_base_paths', () => {
-  const allowed = parseAllowedBasePaths('/srv/models/, rel , s3://bucket/models', '/work');
+  const allowed = parseAllowedBasePaths('/srv/models/, rel , s3://bucket/models', '/opt/app');
   it('normalises the list (absolute against the working directory, no trailing slash)', () => {
-    assert.deepEqual(allowed, ['/srv/models', '/work/rel', 's3://bucket/models']);
+    assert.deepEqual(allowed, ['/srv/models', '/opt/app/rel', 's3://bucket/models']);
     assert.deepEqual(parseAllowedBasePaths(''), []);
   });
   it('allows the directories and what is under them, by whole path segments, after resolving ..', () => {
-    const ok = (p: string) => isAllowedBasePath(p, allowed, '/work');
+    const ok = (p: string) => isAllowedBasePath(p, allowed, '/opt/app');
     assert.ok(ok('/srv/models'));
     assert.ok(ok('/srv/models/a/b'));
-    assert.ok(ok('/work/rel/m'));
+    assert.ok(ok('/opt/app/rel/m'));
     assert.ok(ok('s3://bucket/models/m'));
     assert.ok(!ok('/srv/models-private/m'));
     assert.ok(!ok('/srv/models/../secrets'));
