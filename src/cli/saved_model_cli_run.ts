@@ -3,7 +3,8 @@
 // --input_exprs ('x=[1,2];y=3', JSON values, converted as REST's columnar `inputs` are) and
 // prints {"<output key>": <value>} as one JSON object.
 import { createRuntime } from '../runtimes/index.js';
-import { parsePredictRequest, tensorJson } from '../rest/json_tensor.js';
+import { parsePredictRequest } from '../rest/json_tensor.js';
+import { tensorJson } from '../rest/json_tensor_writer.js';
 import { parseJsonBody } from '../rest/json_parse.js';
 import { UsageError } from './cli_args.js';
 

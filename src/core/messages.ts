@@ -6,7 +6,7 @@
 // model specs, status), servables/tensorflow/ (predict, classify, regress, multi-inference)
 // and TensorFlow's cc/saved_model/util.cc and core/framework/function.cc (feeds).
 // Where a text is a function, `dbg` is a JSON value printed as json_tensor.cc's
-// JsonValueToDebugString prints it (see debugJson in json_tensor.ts).
+// JsonValueToDebugString prints it (see debugJson in rest/rapidjson_writer.ts).
 // Texts that tfgate adds (limits, which TF Serving does not have) are marked as such.
 
 /** RapidJSON's GetParseError_En texts, by error. Each ends with a full stop, as RapidJSON's do. */

@@ -6,11 +6,15 @@
 // numbers written with a fraction or exponent float, strings and {"b64": …} bytes. An integer
 // beyond int64 but within uint64 is refused; beyond uint64 RapidJSON reads a double (float).
 // The context's features are merged into every example, as TF Serving's ExampleListWithContext
-// serialization does (context first, so an example's own feature wins).
+// serialization does (context first, so an example's own feature wins). The results go back
+// as {"results": …} (examplesResponseJson, at the end).
 import { invalidArgument } from '../core/status.js';
 import { protoType } from '../proto/index.js';
 import { isFloatMember, numberIsFloat, type JsonObject, type JsonValue } from './json_parse.js';
-import { debugJson, decodeBase64Object, formatFloat64, isBase64Object, jsonTypeString } from './json_tensor.js';
+import { debugJson, jsonTypeString, rapidjsonString } from './rapidjson_writer.js';
+import { decodeBase64Object, isBase64Object } from './base64.js';
+import { formatFloat32, formatFloat64 } from './float_format.js';
+import type { Classification, ExampleApi } from '../services/example_inference.js';
 import * as MSG from '../core/messages.js';
 import { setOwn } from '../core/own_property.js';
 
@@ -84,4 +88,16 @@ export function parseExampleRequest(body: JsonValue): ExampleRequest {
   const type = protoType('tensorflow.Example');
   const serialized = examples.map((e) => type.encode(type.fromObject({ features: { feature: { ...context, ...exampleFeatures(e) } } })).finish());
   return { signatureName: sig, serialized };
+}
+
+/**
+ * `{"results": …}`: classify [[[label, score], …], …], regress [v, …] (TF Serving's key,
+ * though api_rest.md says "result"), laid out as TF Serving's RapidJSON PrettyWriter does:
+ * regress on one line; classify with each example's classes on one line and the closing
+ * bracket of the list on its own line, as its format option is reset before it.
+ */
+export function examplesResponseJson(api: ExampleApi, results: Classification[] | number[]): string {
+  if (api === 'regress') return `{\n    "results": [${(results as number[]).map(formatFloat32).join(', ')}]\n}`;
+  const rows = (results as Classification[]).map((row) => `[${row.map(([l, s]) => `[${rapidjsonString(l)}, ${formatFloat32(s)}]`).join(', ')}]`);
+  return `{\n    "results": [${rows.join(', ')}\n    ]\n}`;
 }

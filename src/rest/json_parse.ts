@@ -15,7 +15,8 @@
 // integral but was written with a fraction or exponent (1.0, 2e3, -0.0) or is an integer too
 // large for uint64 (RapidJSON stores those as doubles). Only that last, integral group needs
 // a record: each array / object that holds such members carries, under the non-enumerable
-// FLOAT_MARKS symbol, their indices (ascending) or keys. Use isFloatMember / numberIsFloat.
+// FLOAT_MARKS symbol, their indices (ascending) or keys. Only this file touches the symbol:
+// readers ask floatElements (a loop over an array), isFloatMember (one member) and numberIsFloat.
 // A bare number at the root has no container and so no record (TF Serving's root is an object).
 //
 // Speed: one pass over the string with charCodeAt, numbers up to 15 digits with |exponent|
@@ -55,18 +56,35 @@ export interface JsonObject {
  * On an array: ascending indices of members that are integral numbers written as floats.
  * On an object: the keys of such members. Absent when there are none.
  */
-export const FLOAT_MARKS: unique symbol = Symbol('tfgate.json.floatMarks');
+const FLOAT_MARKS: unique symbol = Symbol('tfgate.json.floatMarks');
 
 type Marked = { [FLOAT_MARKS]?: readonly number[] | readonly string[] };
 
-/** The FLOAT_MARKS record of a parsed array/object, if any. */
+/** The FLOAT_MARKS record of a parsed array/object, if any: the one place it is read. */
 export function floatMarks(container: object): readonly number[] | readonly string[] | undefined {
   return (container as Marked)[FLOAT_MARKS];
 }
 
+/**
+ * For a loop over a parsed array's elements in order: floatAt(k), asked for k = 0, 1, 2 … in
+ * turn, tells whether element k is an integral number written as a float. undefined when no
+ * element is (most arrays), so a hot loop can tell once that it never needs to ask.
+ *   floatElements(parse('[1, 1.0, 2e0]'))  → floatAt(0) false, floatAt(1) true, floatAt(2) true
+ */
+export function floatElements(array: readonly JsonValue[]): ((k: number) => boolean) | undefined {
+  const marks = floatMarks(array) as readonly number[] | undefined;
+  if (marks === undefined) return undefined;
+  let next = 0;
+  return (k) => {
+    if (marks[next] !== k) return false;
+    next++;
+    return true;
+  };
+}
+
 /** True when member `key` of a parsed array/object is an integral number written as a float (1.0, 1e3). */
 export function isFloatMember(container: object, key: number | string): boolean {
-  const marks = (container as Marked)[FLOAT_MARKS];
+  const marks = floatMarks(container);
   if (marks === undefined) return false;
   if (typeof key === 'string') return (marks as readonly string[]).includes(key);
   // Indices are ascending: binary search.

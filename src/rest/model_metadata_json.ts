@@ -17,7 +17,7 @@
 //
 // Input: SignatureDefs as protobufjs decodes them with TO_OBJECT (camelCase names, enums as
 // strings, int64 as numbers / strings / Longs, bytes as Uint8Array); snake_case names work too.
-import { formatG } from './json_tensor.js';
+import { formatG } from './float_format.js';
 
 /** A decoded SignatureDef (protobufjs toObject); loosely typed on purpose. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -3,8 +3,8 @@
 import { Hono, type Context } from 'hono';
 import { Code, ServingError, invalidArgument, toStatusData } from '../core/status.js';
 import * as MSG from '../core/messages.js';
-import { runExamples, type Classification, type ExampleApi } from '../services/example_inference.js';
-import { parseExampleRequest } from './json_examples.js';
+import { runExamples, type ExampleApi } from '../services/example_inference.js';
+import { examplesResponseJson, parseExampleRequest } from './json_examples.js';
 import type { PredictionService } from '../services/prediction_service.js';
 import type { ModelSpec, RunStats } from '../services/servable_version.js';
 import type { Metrics } from '../monitoring/metrics.js';
@@ -14,7 +14,8 @@ import { readRequestBody } from './request_body.js';
 import { parseJsonBodyYielding, type JsonLimits, type JsonValue } from './json_parse.js';
 import { UNLIMITED_BUDGET, type MemoryBudget, type MemoryClaim } from '../core/memory_budget.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import { formatFloat32, parsePredictRequest, predictResponseJsonYielding, rapidjsonString } from './json_tensor.js';
+import { parsePredictRequest } from './json_tensor.js';
+import { predictResponseJsonYielding } from './json_tensor_writer.js';
 
 export interface RestLimits {
   maxBodyBytes: number;
@@ -137,18 +138,6 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
   } finally {
     claim.release();
   }
-}
-
-/**
- * `{"results": …}`: classify [[[label, score], …], …], regress [v, …] (TF Serving's key,
- * though api_rest.md says "result"), laid out as TF Serving's RapidJSON PrettyWriter does:
- * regress on one line; classify with each example's classes on one line and the closing
- * bracket of the list on its own line, as its format option is reset before it.
- */
-function examplesResponseJson(api: ExampleApi, results: Classification[] | number[]): string {
-  if (api === 'regress') return `{\n    "results": [${(results as number[]).map(formatFloat32).join(', ')}]\n}`;
-  const rows = (results as Classification[]).map((row) => `[${row.map(([l, s]) => `[${rapidjsonString(l)}, ${formatFloat32(s)}]`).join(', ')}]`);
-  return `{\n    "results": [${rows.join(', ')}\n    ]\n}`;
 }
 
 /** POST …:classify / …:regress: JSON examples → tf.Example protos → the signature → results. */

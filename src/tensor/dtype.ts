@@ -58,6 +58,11 @@ export function tfDataTypeString(tfName: string): string {
   return ref ? `${s}_ref` : s;
 }
 
+/** TF's DataTypeString of a HostTensor dtype: float32 → float, float64 → double, float16 → half. */
+export function dtypeTypeString(dtype: DType): string {
+  return tfDataTypeString(dtypeToTf(dtype));
+}
+
 /** DT_FLOAT → 'float32'; undefined for types tfgate cannot hold (DT_RESOURCE, DT_VARIANT, complex …). */
 export function dtypeFromTf(tfName: string): DType | undefined {
   return TF_TO_DTYPE[stripRef(tfName)];

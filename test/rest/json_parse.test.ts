@@ -8,7 +8,7 @@
 // ~5 ms. Run `node --import tsx test/rest/json_parse.test.ts` and see the 'rough benchmark' test.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FLOAT_MARKS, floatMarks, isFloatMember, numberIsFloat, parseJsonBody, parseJsonBodyYielding, type JsonValue } from '../../src/rest/json_parse.js';
+import { floatElements, floatMarks, isFloatMember, numberIsFloat, parseJsonBody, parseJsonBodyYielding, type JsonValue } from '../../src/rest/json_parse.js';
 import { Code, ServingError } from '../../src/core/status.js';
 
 const LIMITS = { maxDepth: 64, maxElements: 1_000_000 };
@@ -70,6 +70,10 @@ describe('parseJsonBody: int vs float record', () => {
     assert.equal(isFloatMember(v, 'f'), true);
     assert.equal(isFloatMember(list, 0), false);
     assert.equal(isFloatMember(list, 3), true);
+    // floatElements: the same answers, asked in order along the array.
+    const floatAt = floatElements(list)!;
+    assert.deepEqual(list.map((_, i) => floatAt(i)), [false, true, false, true, false, true, false]);
+    assert.equal(floatElements(parse('[1, 2.5, NaN]') as JsonValue[]), undefined);
     // numberIsFloat: RapidJSON's IsDouble.
     const kinds = list.map((x, i) => numberIsFloat(x as number, isFloatMember(list, i)));
     assert.deepEqual(kinds, [false, true, false, true, true, true, false]);
@@ -82,7 +86,7 @@ describe('parseJsonBody: int vs float record', () => {
     assert.deepStrictEqual(v, [1, 2]);
     assert.equal(JSON.stringify(v), '[1,2]');
     assert.deepEqual(Object.keys(v as object), ['0', '1']);
-    assert.ok(FLOAT_MARKS in (v as object));
+    assert.deepEqual(floatMarks(v as object), [0]);
   });
 
   it('no record when nothing needs one', () => {

@@ -4,7 +4,11 @@
 // layout of RapidJSON's PrettyWriter, and the half_plus_two examples of PROVENANCE.md.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parsePredictRequest, predictResponseJson, tensorJson, formatFloat32, formatFloat64, debugJson, base64Unescape, rapidjsonDouble } from '../../src/rest/json_tensor.js';
+import { parsePredictRequest } from '../../src/rest/json_tensor.js';
+import { predictResponseJson, tensorJson } from '../../src/rest/json_tensor_writer.js';
+import { formatFloat32, formatFloat64 } from '../../src/rest/float_format.js';
+import { debugJson, rapidjsonDouble } from '../../src/rest/rapidjson_writer.js';
+import { base64Unescape } from '../../src/rest/base64.js';
 import { parseJsonBody } from '../../src/rest/json_parse.js';
 import { Code, ServingError } from '../../src/core/status.js';
 import { readSavedModelProto, selectMetaGraph } from '../../src/savedmodel/saved_model_reader.js';

@@ -1,0 +1,72 @@
+// How TF Serving's JSON carries binary strings: {"b64": "…"}, decoded with absl's rules
+// (util/json_tensor.cc JsonDecodeBase64Object, absl::Base64Unescape). absl is more lenient
+// than strict RFC 4648 in some ways and stricter in others:
+//   {"b64": "aGVsbG8="}       → "hello"
+//   {"b64": "aGVs bG8"}       → "hello" (whitespace skipped, padding optional)
+//   {"b64": "aGVsbG8=="}      → refused (padding present but the wrong count)
+//   {"b64": "aGVsbG8", "x": 1} → refused: not a b64 value (a second member)
+import { invalidArgument } from '../core/status.js';
+import * as MSG from '../core/messages.js';
+import type { JsonObject } from './json_parse.js';
+import { debugJson } from './rapidjson_writer.js';
+
+const B64_KEY = 'b64';
+
+/** IsValBase64Object: an object whose only member is "b64" holding a string. */
+export function isBase64Object(v: unknown): v is { b64: string } {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  if (typeof (v as JsonObject)[B64_KEY] !== 'string' || !Object.hasOwn(v, B64_KEY)) return false;
+  let members = 0;
+  for (const k in v) if (Object.hasOwn(v, k) && ++members > 1) return false;
+  return true;
+}
+
+/** JsonDecodeBase64Object with absl::Base64Unescape's rules. */
+export function decodeBase64Object(v: JsonObject): Uint8Array {
+  if (!isBase64Object(v)) throw invalidArgument(MSG.base64FormatError(debugJson(v)));
+  const bytes = base64Unescape(v.b64);
+  if (bytes === undefined) throw invalidArgument(MSG.UNABLE_TO_BASE64_DECODE);
+  return bytes;
+}
+
+/**
+ * absl::Base64Unescape: the standard alphabet only; ASCII whitespace skipped; padding ('=' or
+ * '.') optional, but when present exactly the expected count and nothing but padding or
+ * whitespace after it; a lone trailing sextet is an error. undefined when invalid.
+ */
+export function base64Unescape(s: string): Uint8Array | undefined {
+  let clean = '';
+  let runStart = 0;
+  let count = 0;
+  let i = 0;
+  const flush = (to: number) => {
+    if (to > runStart) clean += s.slice(runStart, to);
+  };
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f) {
+      count++;
+      continue;
+    }
+    flush(i);
+    runStart = i + 1;
+    if (c === 0x3d || c === 0x2e) break; // padding
+    if (!isAsciiSpace(c)) return undefined;
+  }
+  if (i >= s.length) flush(s.length);
+  let equals = 0;
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x3d || c === 0x2e) equals++;
+    else if (!isAsciiSpace(c)) return undefined;
+  }
+  const rest = count % 4;
+  if (rest === 1) return undefined;
+  const expected = rest === 2 ? 2 : rest === 3 ? 1 : 0;
+  if (equals !== 0 && equals !== expected) return undefined;
+  return new Uint8Array(Buffer.from(clean, 'base64'));
+}
+
+function isAsciiSpace(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+}

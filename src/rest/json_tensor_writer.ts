@@ -1,0 +1,197 @@
+// MakeJsonFromTensors: the :predict response as text (the format is described in
+// json_tensor.ts). Written directly rather than through JSON.stringify, for TF Serving's exact
+// bytes (RapidJSON's PrettyWriter layout, WriteDecimal floats, "_bytes" outputs as b64) and for
+// speed: a response of millions of rows is written in chunks, giving the event loop back.
+import { invalidArgument } from '../core/status.js';
+import * as MSG from '../core/messages.js';
+import { dtypeTypeString } from '../tensor/dtype.js';
+import type { HostTensor } from '../tensor/host_tensor.js';
+import type { JsonFormat, JsonLayout } from './json_tensor.js';
+import { formatFloat32, formatFloat64 } from './float_format.js';
+import { indent, rapidjsonString } from './rapidjson_writer.js';
+
+const BYTES_SUFFIX = '_bytes';
+
+/**
+ * The :predict response body for `outputs`: row format {"predictions": …} (one entry per batch
+ * item; all outputs must share dimension 0) or columnar {"outputs": …}. Outputs are written in
+ * name order (TF Serving's map order is unspecified).
+ */
+export function predictResponseJson(outputs: Record<string, HostTensor>, format: JsonFormat, options: { layout?: JsonLayout } = {}): string {
+  const pretty = (options.layout ?? 'tfserving') === 'tfserving';
+  const names = Object.keys(outputs).sort();
+  if (names.length === 0) throw invalidArgument(MSG.EMPTY_TENSOR_MAP);
+  if (format === 'columnar') {
+    if (names.length === 1) {
+      const v = new TensorWriter(names[0], outputs[names[0]], pretty).value(0, 1, false);
+      return pretty ? `{\n    "outputs": ${v}\n}` : `{"outputs": ${v}}`;
+    }
+    const members = names.map((n) => `${rapidjsonString(n)}: ${new TensorWriter(n, outputs[n], pretty).value(0, 2, false)}`);
+    return pretty ? `{\n    "outputs": {\n        ${members.join(',\n        ')}\n    }\n}` : `{"outputs": {${members.join(', ')}}}`;
+  }
+  const rows = new RowWriter(outputs, names, format, pretty);
+  for (let i = 0; i < rows.batch; i++) rows.next(i);
+  return rows.text();
+}
+
+/** Rows written per event-loop turn by predictResponseJsonYielding (tens of milliseconds). */
+export const RESPONSE_SLICE_ROWS = 32 * 1024;
+
+/**
+ * predictResponseJson, giving the event loop back every RESPONSE_SLICE_ROWS rows of a row-format
+ * response (a response of millions of rows takes seconds to write). Columnar responses are
+ * written at once.
+ */
+export async function predictResponseJsonYielding(outputs: Record<string, HostTensor>, format: JsonFormat, options: { layout?: JsonLayout } = {}): Promise<string> {
+  const names = Object.keys(outputs).sort();
+  if (format !== 'row' || names.length === 0) return predictResponseJson(outputs, format, options);
+  const rows = new RowWriter(outputs, names, format, (options.layout ?? 'tfserving') === 'tfserving');
+  for (let i = 0; i < rows.batch; i++) {
+    rows.next(i);
+    if ((i + 1) % RESPONSE_SLICE_ROWS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return rows.text();
+}
+
+const ROWS_PER_CHUNK = 4096;
+
+/** The row-format {"predictions": …}, one batch item at a time. */
+class RowWriter {
+  readonly batch: number;
+  private readonly writers: TensorWriter[];
+  private readonly keys: string[];
+  /** Rows written since the last chunk was joined. */
+  private items: string[] = [];
+  /** Joined runs of rows: joining millions of row strings at the end took seconds at once. */
+  private readonly chunks: string[] = [];
+
+  constructor(
+    outputs: Record<string, HostTensor>,
+    names: string[],
+    format: JsonFormat,
+    private readonly pretty: boolean,
+  ) {
+    if (format !== 'row') throw invalidArgument(MSG.INVALID_REQUEST_FORMAT);
+    let batch = -1;
+    for (const n of names) {
+      const shape = outputs[n].shape;
+      if (shape.length === 0) throw invalidArgument(MSG.noShapeInformation(n));
+      if (batch >= 0 && batch !== shape[0]) throw invalidArgument(MSG.inconsistentBatchSize(n, shape[0], batch));
+      batch = shape[0];
+    }
+    this.batch = batch;
+    this.writers = names.map((n) => new TensorWriter(n, outputs[n], pretty));
+    this.keys = names.map(rapidjsonString);
+  }
+
+  /** Between rows: ", " (one output, or compact), "," (several outputs, pretty: each row starts with a newline). */
+  private get separator(): string {
+    return this.writers.length === 1 || !this.pretty ? ', ' : ',';
+  }
+
+  next(i: number): void {
+    const { writers, keys, pretty } = this;
+    if (writers.length === 1) this.items.push(writers[0].value(1, 2, true));
+    else {
+      const members = writers.map((w, j) => `${keys[j]}: ${w.value(1, 3, true)}`);
+      this.items.push(pretty ? `\n        {\n            ${members.join(',\n            ')}\n        }` : `{${members.join(', ')}}`);
+    }
+    if (this.items.length === ROWS_PER_CHUNK || i === this.batch - 1) {
+      this.chunks.push(this.items.join(this.separator));
+      this.items = [];
+    }
+  }
+
+  text(): string {
+    const body = this.chunks.join(this.separator);
+    if (!this.pretty) return `{"predictions": [${body}]}`;
+    return this.batch === 0 ? '{\n    "predictions": []\n}' : `{\n    "predictions": [${body}\n    ]\n}`;
+  }
+}
+
+/** One tensor as JSON text (a columnar value), e.g. for `tfgate run`. Compact unless asked. */
+export function tensorJson(name: string, t: HostTensor, layout: JsonLayout = 'compact'): string {
+  return new TensorWriter(name, t, layout === 'tfserving').value(0, 0, false);
+}
+
+const textDecoder = new TextDecoder();
+
+/**
+ * AddTensorValues over one tensor, consuming its values in order. `depth` is the number of
+ * containers open around the value being written (it sets PrettyWriter's indentation) and
+ * `single` is kFormatSingleLineArray.
+ */
+class TensorWriter {
+  private offset = 0;
+  private readonly asBytes: boolean;
+
+  constructor(
+    name: string,
+    private readonly t: HostTensor,
+    private readonly pretty: boolean,
+  ) {
+    this.asBytes = t.dtype === 'string' && name.endsWith(BYTES_SUFFIX);
+  }
+
+  value(dim: number, depth: number, single: boolean): string {
+    const shape = this.t.shape;
+    if (dim >= shape.length) return this.leaf(this.offset++, depth);
+    const n = shape[dim];
+    if (n === 0) return '[]';
+    const oneLine = single || !this.pretty;
+    const open = oneLine ? '[' : `[\n${indent(depth + 1)}`;
+    const sep = oneLine ? ', ' : `,\n${indent(depth + 1)}`;
+    const close = oneLine ? ']' : `\n${indent(depth)}]`;
+    if (dim === shape.length - 1) return open + this.run(n, depth + 1, sep) + close;
+    const parts: string[] = new Array(n);
+    for (let k = 0; k < n; k++) parts[k] = this.value(dim + 1, depth + 1, single);
+    return open + parts.join(sep) + close;
+  }
+
+  /** The next `n` values, joined by `sep`. */
+  private run(n: number, depth: number, sep: string): string {
+    const t = this.t;
+    const start = this.offset;
+    this.offset += n;
+    switch (t.dtype) {
+      case 'int8':
+      case 'int16':
+      case 'int32':
+      case 'uint8':
+      case 'uint16':
+      case 'uint32':
+      case 'int64':
+      case 'uint64':
+        return (t.values as Int32Array).subarray(start, start + n).join(sep);
+      default: {
+        const parts: string[] = new Array(n);
+        for (let k = 0; k < n; k++) parts[k] = this.leaf(start + k, depth);
+        return parts.join(sep);
+      }
+    }
+  }
+
+  /** AddSingleValueAndAdvance for element i; `depth` as in value(). */
+  private leaf(i: number, depth: number): string {
+    const t = this.t;
+    switch (t.dtype) {
+      case 'float32':
+        return formatFloat32((t.values as Float32Array)[i]);
+      case 'float64':
+        return formatFloat64((t.values as Float64Array)[i]);
+      case 'bool':
+        return (t.values as Uint8Array)[i] ? 'true' : 'false';
+      case 'string': {
+        const bytes = (t.values as Uint8Array[])[i];
+        if (!this.asBytes) return rapidjsonString(textDecoder.decode(bytes));
+        const b64 = `"${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}"`;
+        return this.pretty ? `{\n${indent(depth + 1)}"b64": ${b64}\n${indent(depth)}}` : `{"b64": ${b64}}`;
+      }
+      case 'float16':
+      case 'bfloat16':
+        throw invalidArgument(MSG.failedToWriteJsonValue(dtypeTypeString(t.dtype)));
+      default:
+        return String((t.values as Int32Array)[i]);
+    }
+  }
+}
