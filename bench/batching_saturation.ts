@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
 import { EmbeddedRuntime } from '../src/runtimes/embedded/embedded_runtime.js';
-import { runLoad, percentile, type LoadResult } from './load/http_load.js';
+import { runLoad } from './load/generator.js';
 import { hasWrk, runWrk } from './load/wrk.js';
 import { numberArg } from './load/args.js';
 
@@ -76,6 +76,14 @@ interface Load {
   thinkMs?: [number, number];
 }
 
+/** One cell of one round, from the Node generator or from wrk (which reports a summary only). */
+interface Measured {
+  rps: number;
+  errors: number;
+  meanMs: number;
+  p99Ms: number;
+}
+
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-batching-'));
   const version = path.join(dir, 'mlp', '1');
@@ -129,21 +137,24 @@ async function main() {
     const server = await start([`--model_base_path=${path.join(dir, 'mlp')}`, '--model_name=mlp', '--rest_api_host=127.0.0.1', '--port=0', '--num_executors=1', ...s.args]);
     await waitAvailable(server.port);
     const url = `http://127.0.0.1:${server.port}/v1/models/mlp:predict`;
-    await runLoad({ url, method: 'POST', body, concurrency: 8, durationMs: 500 }); // warm up
+    await runLoad({ url, method: 'POST', body, mode: { kind: 'concurrency', connections: 8 }, durationMs: 500 }); // warm up
     servers.set(s.label, { proc: server.proc, url });
   }
-  // results[setup][load] = one LoadResult per round (wrk: rps and mean only).
-  const results = new Map<string, Map<string, LoadResult[]>>(setups.map((s) => [s.label, new Map(loads.map((l) => [l.label, []]))]));
+  // results[setup][load] = one measurement per round.
+  const results = new Map<string, Map<string, Measured[]>>(setups.map((s) => [s.label, new Map(loads.map((l) => [l.label, []]))]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const l of loads) {
       for (const s of setups) {
         const { url } = servers.get(s.label)!;
-        let r: LoadResult;
+        let r: Measured;
         if (l.thinkMs === undefined && useWrk) {
           const w = runWrk(url, body, l.users, SECONDS);
-          r = { requests: Math.round(w.rps * SECONDS), errors: w.non2xx, seconds: SECONDS, rps: w.rps, latenciesMs: [w.meanMs], p99Ms: w.p99Ms };
+          r = { rps: w.rps, errors: w.non2xx, meanMs: w.meanMs, p99Ms: w.p99Ms };
         } else {
-          r = await runLoad({ url, method: 'POST', body, concurrency: l.users, durationMs: SECONDS * 1000, thinkMs: l.thinkMs });
+          const mode = l.thinkMs ? ({ kind: 'closed', users: l.users, thinkMs: l.thinkMs } as const) : ({ kind: 'concurrency', connections: l.users } as const);
+          const g = await runLoad({ url, method: 'POST', body, mode, durationMs: SECONDS * 1000 });
+          const s = g.recorder.summary();
+          r = { rps: g.rps, errors: s.errors, meanMs: s.meanMs, p99Ms: s.p99Ms };
         }
         results.get(s.label)!.get(l.label)!.push(r);
       }
@@ -154,10 +165,10 @@ async function main() {
     proc.kill();
     await new Promise((res) => proc.once('exit', res));
   }
-  const meanLatency = (rs: LoadResult[]) => mean(rs.map((r) => mean(r.latenciesMs)));
-  const p99 = (rs: LoadResult[]) => mean(rs.map((r) => r.p99Ms ?? percentile([...r.latenciesMs].sort((a, b) => a - b), 99)));
-  const rps = (rs: LoadResult[]) => mean(rs.map((r) => r.rps));
-  const errors = (rs: LoadResult[]) => rs.reduce((n, r) => n + r.errors, 0);
+  const meanLatency = (rs: Measured[]) => mean(rs.map((r) => r.meanMs));
+  const p99 = (rs: Measured[]) => mean(rs.map((r) => r.p99Ms));
+  const rps = (rs: Measured[]) => mean(rs.map((r) => r.rps));
+  const errors = (rs: Measured[]) => rs.reduce((n, r) => n + r.errors, 0);
 
   console.log(`closed-loop users (uniform think time ±50 %), ${SECONDS} s per cell and round, ${ROUNDS} rounds interleaved; mean / p99 latency in ms (req/s; errors)${useWrk ? '; saturating load by wrk' : ''}`);
   console.log(`| set-up | ${loads.map((l) => l.label).join(' | ')} |`);

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import { serviceDefinition } from '../src/grpc/service_definitions.js';
-import { percentile, runLoad, summary, type LoadResult } from './load/http_load.js';
+import { runLoad, summary, type LoadResult } from './load/generator.js';
+import { LatencyRecorder } from './load/latency_recorder.js';
 import { numberArg } from './load/args.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -37,22 +38,24 @@ function start(): Promise<ChildProcess> {
 
 /** CONCURRENCY loops of unary Predict calls over one channel, for SECONDS. */
 async function grpcLoad(client: grpc.Client & Record<string, Function>, request: object): Promise<LoadResult> {
-  const latencies: number[] = [];
-  let errors = 0;
+  const recorder = new LatencyRecorder();
+  let sent = 0;
   const start = performance.now();
   const end = start + SECONDS * 1000;
-  const once = () => new Promise<boolean>((resolve) => client.Predict(request, (err: Error | null) => resolve(!err)));
+  const once = () => new Promise<grpc.ServiceError | null>((resolve) => client.Predict(request, (err: grpc.ServiceError | null) => resolve(err)));
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (performance.now() < end) {
         const t0 = performance.now();
-        if (!(await once())) errors++;
-        latencies.push(performance.now() - t0);
+        sent++;
+        const err = await once();
+        if (err) recorder.error(`gRPC ${grpc.status[err.code] ?? err.code}`);
+        recorder.record(performance.now() - t0);
       }
     }),
   );
   const seconds = (performance.now() - start) / 1000;
-  return { requests: latencies.length, errors, seconds, rps: latencies.length / seconds, latenciesMs: latencies };
+  return { recorder, seconds, sent, rps: sent / seconds };
 }
 
 /** CPU seconds (user + system) the process has used, from /proc. */
@@ -65,7 +68,7 @@ function cpuSeconds(pid: number): number {
 async function measured(pid: number, load: () => Promise<LoadResult>): Promise<LoadResult & { serverCpuMsPerRequest: number }> {
   const c0 = cpuSeconds(pid);
   const r = await load();
-  return { ...r, serverCpuMsPerRequest: ((cpuSeconds(pid) - c0) * 1000) / Math.max(1, r.requests) };
+  return { ...r, serverCpuMsPerRequest: ((cpuSeconds(pid) - c0) * 1000) / Math.max(1, r.sent) };
 }
 
 async function main() {
@@ -80,7 +83,7 @@ async function main() {
   const rpc: Run[] = [];
   const pid = server.pid!;
   for (let round = 0; round < 2; round++) {
-    rest.push(await measured(pid, () => runLoad({ url: `http://127.0.0.1:${REST_PORT}/v1/models/half_plus_two:predict`, method: 'POST', body, concurrency: CONCURRENCY, durationMs: SECONDS * 1000 })));
+    rest.push(await measured(pid, () => runLoad({ url: `http://127.0.0.1:${REST_PORT}/v1/models/half_plus_two:predict`, method: 'POST', body, mode: { kind: 'concurrency', connections: CONCURRENCY }, durationMs: SECONDS * 1000 })));
     rpc.push(await measured(pid, () => grpcLoad(client, request)));
   }
   const best = (rs: Run[]) => rs.reduce((a, b) => (b.rps > a.rps ? b : a));
@@ -88,7 +91,7 @@ async function main() {
   const g = best(rpc);
   console.log(`REST :predict:  ${summary(r)}; server CPU ${r.serverCpuMsPerRequest.toFixed(3)} ms/request`);
   console.log(`gRPC Predict:   ${summary(g)}; server CPU ${g.serverCpuMsPerRequest.toFixed(3)} ms/request`);
-  const p99 = (x: LoadResult) => percentile([...x.latenciesMs].sort((a, b) => a - b), 99);
+  const p99 = (x: LoadResult) => x.recorder.percentileMs(99);
   console.log(`ratio gRPC/REST: ${(g.rps / r.rps).toFixed(2)} requests/s, p99 ${p99(g).toFixed(2)} vs ${p99(r).toFixed(2)} ms`);
   client.close();
   server.kill('SIGTERM');

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
-import { percentile, runLoad, summary, type LoadResult } from './load/http_load.js';
+import { runLoad, summary, type LoadResult } from './load/generator.js';
 import { hasWrk, runWrk } from './load/wrk.js';
 import { numberArg } from './load/args.js';
 
@@ -66,8 +66,8 @@ async function main() {
     const echoRuns: LoadResult[] = [];
     const predictRuns: LoadResult[] = [];
     for (let round = 0; round < 2; round++) {
-      echoRuns.push(await runLoad({ url: echoUrl, method: 'POST', body, concurrency: CONCURRENCY, durationMs: SECONDS * 1000 }));
-      predictRuns.push(await runLoad({ url: predictUrl, method: 'POST', body, concurrency: CONCURRENCY, durationMs: SECONDS * 1000 }));
+      echoRuns.push(await runLoad({ url: echoUrl, method: 'POST', body, mode: { kind: 'concurrency', connections: CONCURRENCY }, durationMs: SECONDS * 1000 }));
+      predictRuns.push(await runLoad({ url: predictUrl, method: 'POST', body, mode: { kind: 'concurrency', connections: CONCURRENCY }, durationMs: SECONDS * 1000 }));
     }
     const best = (rs: LoadResult[]) => rs.reduce((a, b) => (b.rps > a.rps ? b : a));
     const e = best(echoRuns);
@@ -88,14 +88,13 @@ async function main() {
     tfgatePort,
   );
   const batch = JSON.stringify({ instances: Array.from({ length: 8 }, (_, i) => Array.from({ length: 256 }, (_, j) => Math.sin(i + j))) });
-  const load = runLoad({ url: `http://127.0.0.1:${heavy.port}/v1/models/heavy:predict`, method: 'POST', body: batch, concurrency: 8, durationMs: SECONDS * 1000 + 1000 });
+  const load = runLoad({ url: `http://127.0.0.1:${heavy.port}/v1/models/heavy:predict`, method: 'POST', body: batch, mode: { kind: 'concurrency', connections: 8 }, durationMs: SECONDS * 1000 + 1000 });
   await new Promise((r) => setTimeout(r, 500));
-  const status = await runLoad({ url: `http://127.0.0.1:${heavy.port}/v1/models/heavy`, method: 'GET', concurrency: 1, durationMs: SECONDS * 1000, pauseMs: 20 });
+  const status = await runLoad({ url: `http://127.0.0.1:${heavy.port}/v1/models/heavy`, method: 'GET', mode: { kind: 'closed', users: 1, thinkMs: [20, 20] }, durationMs: SECONDS * 1000 });
   const predicts = await load;
-  const s = [...status.latenciesMs].sort((a, b) => a - b);
   console.log(`heavy :predict (8 rows, MLP 256-4096-4096-4096-16), 8 loops: ${summary(predicts)}`);
   console.log(`GET /v1/models/heavy meanwhile: ${summary(status)}`);
-  console.log(`status p99 under saturation: ${percentile(s, 99).toFixed(2)} ms (target ≤ 10 ms)`);
+  console.log(`status p99 under saturation: ${status.recorder.percentileMs(99).toFixed(2)} ms (target ≤ 10 ms)`);
   heavy.proc.kill();
   fs.rmSync(dir, { recursive: true, force: true });
 }

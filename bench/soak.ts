@@ -11,7 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
-import { percentile, runLoad } from './load/http_load.js';
+import { runLoad } from './load/generator.js';
+import { percentile } from './load/latency_recorder.js';
 import { numberArg } from './load/args.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -104,8 +105,8 @@ async function main() {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 4000 });
   // Capacity: the closed-loop saturation rate is an upper bound; the capacity is the highest
   // open-loop rate (this client, this machine) that is served without a growing backlog.
-  await runLoad({ url, method: 'POST', body, concurrency: 32, durationMs: 3000 });
-  const closed = (await runLoad({ url, method: 'POST', body, concurrency: 64, durationMs: 10_000 })).rps;
+  await runLoad({ url, method: 'POST', body, mode: { kind: 'concurrency', connections: 32 }, durationMs: 3000 });
+  const closed = (await runLoad({ url, method: 'POST', body, mode: { kind: 'concurrency', connections: 64 }, durationMs: 10_000 })).rps;
   // 15 s probes: a rate that is just too high takes several seconds to show its growing
   // backlog, so short probes overestimate capacity (and 80 % of an overestimate is not 80 %).
   let capacity = closed;

@@ -121,7 +121,12 @@ export async function runLoad(spec: LoadSpec, onProgress?: (p: Progress) => void
 
 /** One line: what was run and what it measured. */
 export function formatResult(spec: LoadSpec, r: LoadResult): string {
+  return `${describe(spec)}: ${summary(r)}`;
+}
+
+/** What a run measured, on one line: rate, latency percentiles, errors by kind. */
+export function summary(r: LoadResult): string {
   const s = r.recorder.summary();
   const errors = s.errors ? ` (${Object.entries(s.errorsByKind).map(([k, v]) => `${k}: ${v}`).join(', ')})` : '';
-  return `${describe(spec)}: ${r.rps.toFixed(1)} req/s, mean ${s.meanMs.toFixed(2)} ms, p50 ${s.p50Ms.toFixed(2)}, p90 ${s.p90Ms.toFixed(2)}, p99 ${s.p99Ms.toFixed(2)}, max ${s.maxMs.toFixed(2)} ms, errors ${s.errors}${errors}`;
+  return `${r.rps.toFixed(1)} req/s, mean ${s.meanMs.toFixed(2)} ms, p50 ${s.p50Ms.toFixed(2)}, p90 ${s.p90Ms.toFixed(2)}, p99 ${s.p99Ms.toFixed(2)}, max ${s.maxMs.toFixed(2)} ms, errors ${s.errors}${errors}`;
 }

@@ -18,6 +18,12 @@ export interface LatencySummary {
 
 const US_PER_MS = 1000;
 
+/** The p-th percentile of latencies a bench keeps itself, sorted ascending (nearest rank). */
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
 export class LatencyRecorder {
   private readonly histogram = hdr.build({ bitBucketSize: 64, numberOfSignificantValueDigits: 3, autoResize: true, lowestDiscernibleValue: 1, highestTrackableValue: 2 });
   readonly errorsByKind = new Map<string, number>();

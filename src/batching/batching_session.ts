@@ -5,7 +5,7 @@
 // A request split over several batches (large-batch splitting) is reassembled in order.
 import { invalidArgument, queuedPastDeadline, ServingError } from '../core/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import { concatRows, padDims, padRows, sliceRows } from '../tensor/rows.js';
+import { concatRows, padDims, padRows, sliceRows } from '../tensor/batch_rows.js';
 import type { RunOptions, RunStats, ServableVersion } from '../services/servable_version.js';
 import { paddedSize, type Batch, type BatchQueue, type QueueOptions, type SharedBatchScheduler } from './batch_scheduler.js';
 

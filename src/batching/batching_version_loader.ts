@@ -33,21 +33,24 @@ export function queueOptions(p: BatchingParameters, defaults: BatchingDefaults =
   };
 }
 
-/** A loaded version, batched or not; what the manager holds. */
-export interface LoadedVersion<T> extends ServableVersion {
-  readonly loaded: T;
+/**
+ * What the manager holds for each loaded version: the version itself (`unbatched`), run
+ * through its BatchingSession when batching is on for it, directly when not.
+ */
+export interface MaybeBatchedVersion<T> extends ServableVersion {
+  readonly unbatched: T;
 }
 
-class Batched<T extends ServableVersion> implements LoadedVersion<T> {
+class MaybeBatched<T extends ServableVersion> implements MaybeBatchedVersion<T> {
   constructor(
-    readonly loaded: T,
+    readonly unbatched: T,
     readonly session: BatchingSession | undefined,
   ) {}
   get description() {
-    return this.loaded.description;
+    return this.unbatched.description;
   }
   run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options?: RunOptions) {
-    return (this.session ?? this.loaded).run(signature, inputs, outputKeys, options);
+    return (this.session ?? this.unbatched).run(signature, inputs, outputKeys, options);
   }
 }
 
@@ -70,7 +73,7 @@ export interface BatchingSetup {
   onBatchDone?: (modelName: string, batch: Batch<BatchTask>) => void;
 }
 
-export class BatchingVersionLoader<T extends ServableVersion> implements VersionLoader<LoadedVersion<T>> {
+export class BatchingVersionLoader<T extends ServableVersion> implements VersionLoader<MaybeBatchedVersion<T>> {
   private readonly scheduler: SharedBatchScheduler<BatchTask> | undefined;
   /** Sessions batching with the global parameters: a batching.cfg edit reaches them. */
   private readonly globalSessions = new Set<BatchingSession>();
@@ -115,19 +118,19 @@ export class BatchingVersionLoader<T extends ServableVersion> implements Version
     return own ? { params: own, global: false } : { params: s.global, global: true };
   }
 
-  async load(modelName: string, version: number, path: string): Promise<LoadedVersion<T>> {
+  async load(modelName: string, version: number, path: string): Promise<MaybeBatchedVersion<T>> {
     const chosen = await this.paramsFor(modelName, path);
     const loaded = await this.inner.load(modelName, version, path);
     const session = this.scheduler && chosen ? new BatchingSession(`${modelName}/${version}`, loaded, this.scheduler, queueOptions(chosen.params, this.setup?.defaults)) : undefined;
     if (session && chosen?.global) this.globalSessions.add(session);
-    return new Batched(loaded, session);
+    return new MaybeBatched(loaded, session);
   }
 
-  async unload(v: LoadedVersion<T>): Promise<void> {
-    const session = (v as Batched<T>).session;
+  async unload(v: MaybeBatchedVersion<T>): Promise<void> {
+    const session = (v as MaybeBatched<T>).session;
     if (session) this.globalSessions.delete(session);
     session?.close();
-    await this.inner.unload(v.loaded);
+    await this.inner.unload(v.unbatched);
   }
 
   /**

@@ -87,11 +87,7 @@ function unary<Req, Res>(api: string, deps: PredictionGrpcDeps, handle: (request
     const claim = deps.budget.claim();
     const started = performance.now();
     const model = (call.request as { modelSpec?: { name?: string }; tasks?: { modelSpec?: { name?: string } }[] })?.modelSpec?.name ?? (call.request as { tasks?: { modelSpec?: { name?: string } }[] }).tasks?.[0]?.modelSpec?.name ?? '';
-    const record = (status: string) => {
-      const label = deps.metrics.modelLabel(model);
-      deps.metrics.requestCount.labels(label, status).inc();
-      deps.metrics.requestLatency.labels(label, api, 'GRPC').observe((performance.now() - started) * 1000);
-    };
+    const record = deps.metrics.requestRecorder(model, api, 'GRPC', started);
     const admitted = new Promise<void>((resolve) => {
       claim.add(heldTensorBytes(call.request));
       resolve();

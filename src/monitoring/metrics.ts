@@ -28,6 +28,20 @@ export class Metrics {
     return this.isKnownModel(name) ? name : UNKNOWN_MODEL_LABEL;
   }
 
+  /**
+   * One request's request_count and request_latency, as TF Serving records them for every
+   * API and entry point: the returned function is called once, when the request is answered,
+   * with its canonical status name (OK, INVALID_ARGUMENT …). `started` is performance.now()
+   * when the request arrived.
+   */
+  requestRecorder(model: string, api: string, entrypoint: 'REST' | 'GRPC', started: number): (status: string) => void {
+    return (status) => {
+      const label = this.modelLabel(model);
+      this.requestCount.labels(label, status).inc();
+      this.requestLatency.labels(label, api, entrypoint).observe((performance.now() - started) * 1000);
+    };
+  }
+
   readonly requestCount = new Counter({
     name: ':tensorflow:serving:request_count',
     help: 'The total number of requests.',

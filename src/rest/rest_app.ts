@@ -106,10 +106,7 @@ function tensorBytes(inputs: Record<string, HostTensor>): number {
 /** POST …:predict: parse against the signature, run, answer; counted and timed as TF Serving does. */
 async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promise<Response> {
   const started = performance.now();
-  const record = (status: string) => {
-    deps.metrics.requestCount.labels(deps.metrics.modelLabel(spec.name), status).inc();
-    deps.metrics.requestLatency.labels(deps.metrics.modelLabel(spec.name), 'predict', 'REST').observe((performance.now() - started) * 1000);
-  };
+  const record = deps.metrics.requestRecorder(spec.name, 'predict', 'REST', started);
   // The request's share of --max_inflight_request_bytes: body, parsed JSON, tensors; given back when answered.
   const claim = (deps.budget ?? UNLIMITED_BUDGET).claim();
   try {
@@ -143,10 +140,7 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
 /** POST …:classify / …:regress: JSON examples → tf.Example protos → the signature → results. */
 async function handleExamples(c: Context, api: ExampleApi, spec: ModelSpec, deps: RestDeps): Promise<Response> {
   const started = performance.now();
-  const record = (status: string) => {
-    deps.metrics.requestCount.labels(deps.metrics.modelLabel(spec.name), status).inc();
-    deps.metrics.requestLatency.labels(deps.metrics.modelLabel(spec.name), api, 'REST').observe((performance.now() - started) * 1000);
-  };
+  const record = deps.metrics.requestRecorder(spec.name, api, 'REST', started);
   const claim = (deps.budget ?? UNLIMITED_BUDGET).claim();
   try {
     const body = await readJson(c, deps, EXAMPLES_MEMBERS, claim);

@@ -26,6 +26,71 @@ export interface TensorProtoObject {
   uint64Val?: Array<number | string>;
 }
 
+/** The typed repeated fields of a TensorProto (float_val, int_val, …). */
+type ValField = 'floatVal' | 'doubleVal' | 'intVal' | 'halfVal' | 'uint32Val' | 'int64Val' | 'uint64Val' | 'boolVal' | 'stringVal';
+
+/**
+ * Where each dtype's values go when tensor_content is not used, as TF's Tensor::AsProtoField
+ * and Tensor::FromProto have it: the small integer types share int_val, and float16 /
+ * bfloat16 keep their 16 bits in half_val. The one table for every reader and writer of *_val.
+ */
+const VAL_FIELD: Readonly<Record<DType, ValField>> = {
+  float32: 'floatVal',
+  float64: 'doubleVal',
+  int32: 'intVal',
+  int16: 'intVal',
+  int8: 'intVal',
+  uint8: 'intVal',
+  uint16: 'intVal',
+  int64: 'int64Val',
+  uint32: 'uint32Val',
+  uint64: 'uint64Val',
+  bool: 'boolVal',
+  float16: 'halfVal',
+  bfloat16: 'halfVal',
+  string: 'stringVal',
+};
+
+function valField(proto: TensorProtoObject, dtype: DType): readonly unknown[] | undefined {
+  return (proto as Record<ValField, readonly unknown[] | undefined>)[VAL_FIELD[dtype]];
+}
+
+/** Sets `dtype`'s *_val field of a TensorProto object (or protobufjs init object). */
+export function setValField(proto: object, dtype: DType, elements: unknown[]): void {
+  (proto as Record<ValField, unknown[]>)[VAL_FIELD[dtype]] = elements;
+}
+
+/**
+ * Values as their *_val field holds them: int64 / uint64 as decimal strings (all 64 bits
+ * survive protobufjs), bool as booleans, strings as the same byte arrays, the rest as numbers.
+ */
+export function toValField(dtype: DType, values: TensorValues): unknown[] {
+  switch (dtype) {
+    case 'string':
+      return values as Uint8Array[];
+    case 'int64':
+    case 'uint64':
+      return Array.from(values as BigInt64Array | BigUint64Array, (x) => x.toString());
+    case 'bool':
+      return Array.from(values as Uint8Array, (x) => x !== 0);
+    default:
+      return Array.from(values as Exclude<TensorValues, Uint8Array[] | BigInt64Array | BigUint64Array>);
+  }
+}
+
+/** A *_val field's elements as typed storage takes them: int64 / uint64 as bigints, bool as 1 / 0. */
+function fromValField(dtype: DType, field: readonly unknown[]): readonly unknown[] {
+  switch (dtype) {
+    case 'int64':
+    case 'uint64':
+      return field.map((v) => BigInt(v as number | string));
+    case 'bool':
+      return field.map((b) => (b ? 1 : 0));
+    default:
+      return field;
+  }
+}
+
 /** Shape of a TensorShapeProto; null for unknown rank. */
 export function shapeFromProto(shape: TensorShapeObject | undefined | null): number[] | null {
   if (!shape) return [];
@@ -86,40 +151,7 @@ export function hostTensorFromProto(proto: TensorProtoObject, what = 'tensor'): 
     return { dtype, shape, values: valuesFromBytes(dtype, proto.tensorContent, size) };
   }
   const values = allocValues(dtype, size);
-  switch (dtype) {
-    case 'float32':
-      fillRepeated(values as Float32Array, proto.floatVal ?? []);
-      break;
-    case 'float64':
-      fillRepeated(values as Float64Array, proto.doubleVal ?? []);
-      break;
-    case 'int32':
-    case 'int16':
-    case 'int8':
-    case 'uint8':
-    case 'uint16':
-      fillRepeated(values as Int32Array, proto.intVal ?? []);
-      break;
-    case 'float16':
-    case 'bfloat16':
-      fillRepeated(values as Uint16Array, proto.halfVal ?? []);
-      break;
-    case 'uint32':
-      fillRepeated(values as Uint32Array, proto.uint32Val ?? []);
-      break;
-    case 'int64':
-      fillRepeated(values as BigInt64Array, (proto.int64Val ?? []).map((v) => BigInt(v)));
-      break;
-    case 'uint64':
-      fillRepeated(values as BigUint64Array, (proto.uint64Val ?? []).map((v) => BigInt(v)));
-      break;
-    case 'bool':
-      fillRepeated(values as Uint8Array, (proto.boolVal ?? []).map((b) => (b ? 1 : 0)));
-      break;
-    case 'string':
-      fillRepeated(values as Uint8Array[], proto.stringVal ?? []);
-      break;
-  }
+  fillRepeated(values as { length: number; [i: number]: unknown }, fromValField(dtype, valField(proto, dtype) ?? []));
   return { dtype, shape, values };
 }
 
@@ -141,36 +173,6 @@ export function hostTensorToProto(t: HostTensor): TensorProtoObject {
  */
 export function hostTensorToProtoFields(t: HostTensor): TensorProtoObject {
   const proto: TensorProtoObject = { dtype: dtypeToTf(t.dtype), tensorShape: shapeToProto(t.shape) };
-  const v = t.values;
-  switch (t.dtype) {
-    case 'string':
-      proto.stringVal = v as Uint8Array[];
-      break;
-    case 'float32':
-      proto.floatVal = Array.from(v as Float32Array);
-      break;
-    case 'float64':
-      proto.doubleVal = Array.from(v as Float64Array);
-      break;
-    case 'float16':
-    case 'bfloat16':
-      proto.halfVal = Array.from(v as Uint16Array);
-      break;
-    case 'int64':
-      // Strings keep all 64 bits through protobufjs.
-      proto.int64Val = Array.from(v as BigInt64Array, (x) => x.toString());
-      break;
-    case 'uint64':
-      proto.uint64Val = Array.from(v as BigUint64Array, (x) => x.toString());
-      break;
-    case 'uint32':
-      proto.uint32Val = Array.from(v as Uint32Array);
-      break;
-    case 'bool':
-      proto.boolVal = Array.from(v as Uint8Array, (x) => x !== 0);
-      break;
-    default:
-      proto.intVal = Array.from(v as Int32Array);
-  }
+  setValField(proto, t.dtype, toValField(t.dtype, t.values));
   return proto;
 }

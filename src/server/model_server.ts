@@ -10,7 +10,7 @@ import { parseModelConfigText, parseYamlConfig, singleModelConfig, validateModel
 import { readFileSync } from 'node:fs';
 import { ExecutorVersionLoader, type ExecutorServableVersion } from '../services/executor_version_loader.js';
 import { defaultBatchingParameters, MODEL_SERVER_THREAD_POOL_NAME, parseBatchingParametersText, type BatchingParameters } from '../config/batching_parameters.js';
-import { BatchingVersionLoader, type LoadedVersion } from '../batching/batching_version_loader.js';
+import { BatchingVersionLoader, type MaybeBatchedVersion } from '../batching/batching_version_loader.js';
 import { Metrics } from '../monitoring/metrics.js';
 import { parseMonitoringConfigText } from '../config/monitoring_config.js';
 import { PredictionService } from '../services/prediction_service.js';
@@ -49,7 +49,7 @@ const corePolicy = (p: VersionPolicy): CorePolicy =>
   'latest' in p ? { latest: { numVersions: p.latest.num_versions } } : 'all' in p ? { all: {} } : { specific: { versions: [...p.specific.versions] } };
 
 export class ModelServer {
-  readonly manager: AspiredVersionsManager<LoadedVersion<ExecutorServableVersion>>;
+  readonly manager: AspiredVersionsManager<MaybeBatchedVersion<ExecutorServableVersion>>;
   private config: ModelServerConfig = { model_config_list: { config: [] } };
   private timers: NodeJS.Timeout[] = [];
   private http?: ServerType;

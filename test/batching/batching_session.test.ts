@@ -9,7 +9,7 @@ import { SharedBatchScheduler } from '../../src/batching/batch_scheduler.js';
 import { BatchingSession, processBatch, type BatchTask } from '../../src/batching/batching_session.js';
 import type { ServableVersion } from '../../src/services/servable_version.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
-import { concatRows, padDims, padRows, sliceRows } from '../../src/tensor/rows.js';
+import { concatRows, padDims, padRows, sliceRows } from '../../src/tensor/batch_rows.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { postJson, startServer, type RunningServer } from '../helpers/server_process.js';
 import { writeHalfPlusTwoSavedModel } from '../../src/savedmodel/model_zoo.js';

@@ -6,6 +6,7 @@
 import { dtypeToTf, type DType } from '../../tensor/dtype.js';
 import type { HostTensor, TensorValues } from '../../tensor/host_tensor.js';
 import { numElements } from '../../tensor/host_tensor.js';
+import { setValField, toValField } from '../tensor_proto.js';
 
 /** Plain object ready for protobufjs `fromObject` on tensorflow.TensorProto. */
 export type TensorProtoInit = Record<string, unknown>;
@@ -30,58 +31,9 @@ export function makeTensorProto(t: HostTensor): TensorProtoInit {
     return proto;
   }
   if (count === 0) return proto;
-  const x = v[0];
-  switch (t.dtype) {
-    case 'float32':
-      proto.floatVal = [x];
-      break;
-    case 'float64':
-      proto.doubleVal = [x];
-      break;
-    case 'int32':
-    case 'int16':
-    case 'int8':
-    case 'uint8':
-    case 'uint16':
-      proto.intVal = [x];
-      break;
-    case 'int64':
-      proto.int64Val = [String(x)];
-      break;
-    case 'uint32':
-      proto.uint32Val = [x];
-      break;
-    case 'uint64':
-      proto.uint64Val = [String(x)];
-      break;
-    case 'bool':
-      proto.boolVal = [x !== 0];
-      break;
-    case 'float16':
-    case 'bfloat16':
-      proto.halfVal = [x];
-      break;
-  }
+  setValField(proto, t.dtype, toValField(t.dtype, v.subarray(0, 1)));
   return proto;
 }
-
-/** Field holding one element of each dtype when tensor_content is not used. */
-const VAL_FIELD: Record<DType, string> = {
-  float32: 'floatVal',
-  float64: 'doubleVal',
-  int32: 'intVal',
-  int16: 'intVal',
-  int8: 'intVal',
-  uint8: 'intVal',
-  uint16: 'intVal',
-  int64: 'int64Val',
-  uint32: 'uint32Val',
-  uint64: 'uint64Val',
-  bool: 'boolVal',
-  float16: 'halfVal',
-  bfloat16: 'halfVal',
-  string: 'stringVal',
-};
 
 /**
  * An all-zeros (empty-string, false) tensor stored in one element, which TF repeats to fill
@@ -90,6 +42,6 @@ const VAL_FIELD: Record<DType, string> = {
 export function zerosTensorProto(dtype: DType, shape: readonly number[]): TensorProtoInit {
   const zero = dtype === 'string' ? new Uint8Array(0) : dtype === 'bool' ? false : dtype === 'int64' || dtype === 'uint64' ? '0' : 0;
   const proto: TensorProtoInit = { dtype: dtypeToTf(dtype), tensorShape: shapeProto(shape) };
-  if (numElements(shape) > 0) proto[VAL_FIELD[dtype]] = [zero];
+  if (numElements(shape) > 0) setValField(proto, dtype, [zero]);
   return proto;
 }
