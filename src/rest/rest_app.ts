@@ -14,6 +14,7 @@ import { readRequestBody } from './request_body.js';
 import { parseJsonBodyYielding, type JsonLimits, type JsonValue } from './json_parse.js';
 import { UNLIMITED_BUDGET, type MemoryBudget, type MemoryClaim } from '../core/memory_budget.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
+import { mountOpenInferenceRoutes } from './v2/index.js';
 import { formatFloat32, parsePredictRequest, predictResponseJsonYielding, rapidjsonString } from './json_tensor.js';
 
 export interface RestLimits {
@@ -225,6 +226,9 @@ export function createRestApp(deps: RestDeps): Hono<RestEnv> {
 
   const serverStatus = deps.serverStatus;
   if (serverStatus) app.get(SERVER_STATUS_PATH, (c) => c.body(JSON.stringify(serverStatus(), null, 1), 200, JSON_HEADERS));
+
+  // The Open Inference Protocol (KServe v2) beside TF Serving's /v1, on the same services.
+  mountOpenInferenceRoutes(app, deps, (c, message) => c.set(ERROR_KEY, message));
 
   app.all('*', async (c) => {
     const uriPath = rawUriPath(c.req.url);
