@@ -107,8 +107,8 @@ export function tensorFromBytes(input: string, dtype: DType, shape: number[], by
   if (bytes.byteLength !== n * width) {
     throw invalidArgument(`Input '${input}': binary_data_size is ${bytes.byteLength} bytes but shape [${shape.join(', ')}] of ${datatypeOfDtype(dtype)} needs ${n * width}`);
   }
-  // A copy: typed arrays need aligned offsets, and the request body is released once answered.
-  const copy = bytes.slice();
+  // A copy (a Buffer's slice() would be a view): typed arrays need aligned offsets.
+  const copy = new Uint8Array(bytes);
   const values = new TYPED_ARRAY[dtype](copy.buffer, 0, n);
   if (dtype === 'bool') for (let i = 0; i < n; i++) (values as Uint8Array)[i] = values[i] ? 1 : 0;
   return { dtype, shape, values };
@@ -124,7 +124,7 @@ function splitBytesElements(input: string, n: number, bytes: Uint8Array): Uint8A
     const length = view.getUint32(at, true);
     at += 4;
     if (at + length > bytes.byteLength) throw invalidArgument(`Input '${input}': BYTES element ${out.length} claims ${length} bytes; only ${bytes.byteLength - at} are left`);
-    out.push(bytes.slice(at, at + length));
+    out.push(Uint8Array.prototype.slice.call(bytes, at, at + length));
     at += length;
   }
   if (out.length !== n) throw invalidArgument(`Input '${input}': binary BYTES data holds ${out.length} elements but its shape needs ${n}`);
