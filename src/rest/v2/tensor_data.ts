@@ -138,6 +138,7 @@ function splitBytesElements(input: string, n: number, bytes: Uint8Array): Uint8A
  */
 export function float32Text(v: number): string {
   if (!Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
+  if (Object.is(v, -0)) return '-0'; // String(-0) is "0"
   for (let p = 6; p < 9; p++) {
     const x = Number(v.toPrecision(p));
     if (Math.fround(x) === v) return String(x);
@@ -147,7 +148,7 @@ export function float32Text(v: number): string {
 
 function float64Text(v: number): string {
   if (!Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
-  return String(v);
+  return Object.is(v, -0) ? '-0' : String(v);
 }
 
 /** One element of an output as JSON text. */
