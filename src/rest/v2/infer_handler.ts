@@ -79,7 +79,7 @@ export async function handleInfer(c: Context, spec: ModelSpec, deps: V2Deps): Pr
       ),
       deps.timeoutMs,
     );
-    const response = inferResponseBody({ name: spec.name, version: result.version }, request.id, result.outputs, request.outputs, request.binaryOutputs);
+    const response = await inferResponseBody({ name: spec.name, version: result.version }, request.id, result.outputs, request.outputs, request.binaryOutputs);
     if (result.stats.inferMs !== undefined) deps.metrics.runtimeLatency.labels(deps.metrics.modelLabel(spec.name), 'Predict', 'TF.js').observe(result.stats.inferMs * 1000);
     record('OK');
     const headers: Record<string, string> =

@@ -32,23 +32,27 @@ function orderedOutputs(outputs: Record<string, HostTensor>, requested: Requeste
     .map((name) => ({ name, binary: binaryDefault }));
 }
 
-export function inferResponseBody(
+export async function inferResponseBody(
   model: { name: string; version: number },
   id: string | undefined,
   outputs: Record<string, HostTensor>,
   requested: RequestedOutput[] | undefined,
   binaryDefault: boolean,
-): InferResponseBody {
+): Promise<InferResponseBody> {
   const binaries: Uint8Array[] = [];
-  const entries = orderedOutputs(outputs, requested, binaryDefault).map(({ name, binary }) => {
+  const entries: string[] = [];
+  for (const { name, binary } of orderedOutputs(outputs, requested, binaryDefault)) {
     const t = ownValue(outputs, name);
     if (!t) throw internal(`The model returned no output '${name}'`);
     const head = `{"name":${JSON.stringify(name)},"datatype":"${datatypeOfDtype(t.dtype)}","shape":[${t.shape.join(',')}]`;
-    if (!binary) return `${head},"data":${jsonDataText(t)}}`;
+    if (!binary) {
+      entries.push(`${head},"data":${await jsonDataText(t)}}`);
+      continue;
+    }
     const bytes = tensorToBytes(t);
     binaries.push(bytes);
-    return `${head},"parameters":{"binary_data_size":${bytes.byteLength}}}`;
-  });
+    entries.push(`${head},"parameters":{"binary_data_size":${bytes.byteLength}}}`);
+  }
   const json =
     `{"model_name":${JSON.stringify(model.name)},"model_version":"${model.version}"` +
     (id !== undefined ? `,"id":${JSON.stringify(id)}` : '') +

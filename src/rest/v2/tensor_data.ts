@@ -171,11 +171,21 @@ function elementText(t: HostTensor, i: number): string {
   }
 }
 
-/** An output's `data` as JSON text: always flat, row-major (the response's `shape` gives the dimensions). */
-export function jsonDataText(t: HostTensor): string {
+/** Elements written per event-loop turn by jsonDataText (tens of milliseconds of work). */
+export const DATA_SLICE_ELEMENTS = 256 * 1024;
+
+/**
+ * An output's `data` as JSON text: always flat, row-major (the response's `shape` gives the
+ * dimensions). Gives the event loop back every DATA_SLICE_ELEMENTS elements, so that other
+ * clients are answered while a large output is written.
+ */
+export async function jsonDataText(t: HostTensor): Promise<string> {
   const n = t.values.length;
   const parts = new Array<string>(n);
-  for (let i = 0; i < n; i++) parts[i] = elementText(t, i);
+  for (let i = 0; i < n; i++) {
+    parts[i] = elementText(t, i);
+    if ((i + 1) % DATA_SLICE_ELEMENTS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
   return `[${parts.join(',')}]`;
 }
 

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseV2Path, MethodNotAllowed } from '../../../src/rest/v2/v2_paths.js';
 import { datatypeOfTf, dtypeOfDatatype } from '../../../src/rest/v2/datatypes.js';
-import { float32Text, jsonDataText, tensorFromBytes, tensorFromJson, tensorToBytes } from '../../../src/rest/v2/tensor_data.js';
+import { DATA_SLICE_ELEMENTS, float32Text, jsonDataText, tensorFromBytes, tensorFromJson, tensorToBytes } from '../../../src/rest/v2/tensor_data.js';
 import { parseInferRequest } from '../../../src/rest/v2/infer_request.js';
 import { floatToBfloat16, floatToHalf } from '../../../src/tensor/half_encode.js';
 import { bfloat16ToFloat, halfToFloat } from '../../../src/tensor/half.js';
@@ -72,13 +72,15 @@ describe('v2 tensor data', () => {
     refused(() => tensorFromBytes('x', 'int32', [2], new Uint8Array(7)), Code.INVALID_ARGUMENT, /needs 8/);
   });
 
-  it('output data: flat, float32 shortest round trip, int64 exact, NaN bare', () => {
+  it('output data: flat, float32 shortest round trip, int64 exact, NaN bare', async () => {
     assert.equal(float32Text(Math.fround(0.1)), '0.1');
     assert.equal(float32Text(Math.fround(1 / 3)), '0.33333334');
     for (const v of [Math.fround(Math.PI), 3.4028234663852886e38, 1.401298464324817e-45, -0]) assert.equal(Math.fround(Number(float32Text(v))), v);
-    assert.equal(jsonDataText({ dtype: 'float32', shape: [2, 2], values: new Float32Array([NaN, Infinity, -Infinity, 2.5]) }), '[NaN,Infinity,-Infinity,2.5]');
-    assert.equal(jsonDataText({ dtype: 'int64', shape: [1], values: new BigInt64Array([-(2n ** 63n)]) }), '[-9223372036854775808]');
-    assert.equal(jsonDataText({ dtype: 'string', shape: [1], values: [new TextEncoder().encode('a"b')] }), '["a\\"b"]');
+    assert.equal(await jsonDataText({ dtype: 'float32', shape: [2, 2], values: new Float32Array([NaN, Infinity, -Infinity, 2.5]) }), '[NaN,Infinity,-Infinity,2.5]');
+    assert.equal(await jsonDataText({ dtype: 'int64', shape: [1], values: new BigInt64Array([-(2n ** 63n)]) }), '[-9223372036854775808]');
+    const large = new Float32Array(DATA_SLICE_ELEMENTS * 2 + 1).fill(0.5);
+    assert.equal(await jsonDataText({ dtype: 'float32', shape: [large.length], values: large }), `[${Array(large.length).fill('0.5').join(',')}]`);
+    assert.equal(await jsonDataText({ dtype: 'string', shape: [1], values: [new TextEncoder().encode('a"b')] }), '["a\\"b"]');
   });
 });
 
