@@ -142,6 +142,11 @@ describe('Open Inference Protocol (KServe v2), real process', () => {
       assert.equal(r.headers.allow, 'GET');
       await expectError(req('DELETE', '/v2/models/hp2'), 405, /use GET/);
     });
+
+    it('OPTIONS (a CORS preflight) on a route: an empty 200', async () => {
+      const r = await req('OPTIONS', '/v2/models/hp2/infer', { headers: { origin: 'http://example.com' } });
+      assert.deepEqual([r.status, r.body.length], [200, 0]);
+    });
   });
 
   describe('model metadata and readiness', () => {
@@ -373,7 +378,7 @@ describe('Open Inference Protocol readiness and memory budget (real process)', (
 }
 `,
     );
-    server = await startServer([`--model_config_file=${config}`, '--max_inflight_request_bytes=65536', '--max_num_load_retries=0', '--num_executors=1', '--file_system_poll_wait_seconds=0']);
+    server = await startServer([`--model_config_file=${config}`, '--access_log', '--max_inflight_request_bytes=65536', '--max_num_load_retries=0', '--num_executors=1', '--file_system_poll_wait_seconds=0']);
     await waitAvailable(server, ['hp2']);
     // Wait until the broken version's load has failed (its status carries the error).
     const deadline = Date.now() + 20_000;
@@ -397,6 +402,27 @@ describe('Open Inference Protocol readiness and memory budget (real process)', (
     assert.deepEqual(await req('GET', '/v2/models/hp2/ready').then((r) => [r.status, r.json]), [200, { name: 'hp2', ready: true }]);
     const metadata = await req('GET', '/v2/models/broken');
     assert.equal(metadata.status, 404);
+  });
+
+  it('the access log has each v2 request, with the error it was refused with', async () => {
+    const r = await req('GET', '/v2/models/nope/ready');
+    assert.equal(r.status, 404);
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const line = server
+        .logs()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l))
+        .find((e) => e.path === '/v2/models/nope/ready');
+      if (line) {
+        assert.deepEqual([line.method, line.status, line.error], ['GET', 404, r.json.error]);
+        break;
+      }
+      // Log lines are written after the answer: wait for this one.
+      if (Date.now() > deadline) throw new Error(`no access log line:\n${server.logs()}`);
+      await new Promise((res) => setTimeout(res, 20));
+    }
   });
 
   it('a request past --max_inflight_request_bytes: 503 with Retry-After, and the next small one is served', async () => {

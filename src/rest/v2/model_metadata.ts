@@ -6,11 +6,11 @@
 import type { SignatureSpec, TensorSpec } from '../../runtimes/runtime.js';
 import { datatypeOfTf } from './datatypes.js';
 
-export const SERVER_NAME = 'tfgate';
+const SERVER_NAME = 'tfgate';
 /** The protocol extensions tfgate implements, by the names Triton reports them under. */
-export const EXTENSIONS = ['binary_tensor_data'] as const;
+const EXTENSIONS = ['binary_tensor_data'] as const;
 /** A model's platform ("Platforms" in the spec): what tfgate serves are SavedModels. */
-export const PLATFORM = 'tensorflow_savedmodel';
+const PLATFORM = 'tensorflow_savedmodel';
 
 export interface ServerMetadata {
   name: string;

@@ -46,7 +46,7 @@ function decodeSegment(s: string): string {
 }
 
 /** A version segment: digits name a version, anything else a label. */
-export function versionSpec(name: string, version: string | undefined): ModelSpec {
+function versionSpec(name: string, version: string | undefined): ModelSpec {
   if (version === undefined) return { name };
   if (/^\d+$/.test(version)) {
     const v = Number(version);
@@ -56,7 +56,11 @@ export function versionSpec(name: string, version: string | undefined): ModelSpe
   return { name, label: version };
 }
 
-/** The call a request names; NOT_FOUND for a path that is none of the protocol's routes. */
+/**
+ * The call a request names; NOT_FOUND for a path that is none of the protocol's routes,
+ * MethodNotAllowed for a method the route does not take (OPTIONS, a CORS preflight, is
+ * taken by every route: the caller answers it).
+ */
 export function parseV2Path(method: string, path: string): V2Call {
   let call: V2Call | undefined;
   if (path === '/v2' || path === '/v2/') call = { kind: 'server_metadata' };
@@ -71,7 +75,6 @@ export function parseV2Path(method: string, path: string): V2Call {
   }
   if (!call) throw notFound(`Not found: ${method} ${path}`);
   const allowed = METHOD[call.kind];
-  // HEAD is a GET without a body (Hono answers it through the GET handler).
-  if (method !== allowed && !(method === 'HEAD' && allowed === 'GET')) throw new MethodNotAllowed(allowed, method, path);
+  if (method !== allowed && method !== 'OPTIONS') throw new MethodNotAllowed(allowed, method, path);
   return call;
 }

@@ -73,6 +73,8 @@ export function mountOpenInferenceRoutes<E extends object>(app: Hono<E>, deps: V
     let spec: ModelSpec | undefined;
     try {
       const call = parseV2Path(c.req.method, path);
+      // A CORS preflight: an empty 200 (the app's CORS middleware, when on, adds its headers), as on /v1.
+      if (c.req.method === 'OPTIONS') return c.body(null, 200);
       switch (call.kind) {
         case 'server_metadata':
           return json(c, 200, serverMetadata(serverVersion()));

@@ -27,6 +27,8 @@ describe('v2 routes', () => {
     refused(() => parseV2Path('GET', '/v2/models'), Code.NOT_FOUND, /Not found/);
     refused(() => parseV2Path('GET', '/v2/models/m/versions/1/ready/x'), Code.NOT_FOUND, /Not found/);
     assert.throws(() => parseV2Path('GET', '/v2/models/m/infer'), (e) => e instanceof MethodNotAllowed && e.allow === 'POST');
+    assert.deepEqual(parseV2Path('OPTIONS', '/v2/models/m/infer'), { kind: 'infer', model: { name: 'm' } });
+    refused(() => parseV2Path('OPTIONS', '/v2/elsewhere'), Code.NOT_FOUND, /Not found/);
     refused(() => parseV2Path('GET', '/v2/models/%E0%A4%A/ready'), Code.INVALID_ARGUMENT, /percent-encoding/);
   });
 });
