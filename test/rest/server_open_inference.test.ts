@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MODELS, REPO_ROOT } from '../helpers/paths.js';
+import { FIXTURES, MODELS, REPO_ROOT } from '../helpers/paths.js';
 import { startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { rawRequest, type RawResponse } from '../helpers/raw_http.js';
 import { tempDir } from '../helpers/temp.js';
@@ -360,7 +360,7 @@ describe('Open Inference Protocol (KServe v2), real process', () => {
   });
 });
 
-describe('Open Inference Protocol readiness and memory budget (real process)', () => {
+describe('Open Inference Protocol readiness, batching, access log and memory budget (real process)', () => {
   let server: RunningServer;
   const req = (method: string, p: string, options?: Parameters<typeof rawRequest>[3]) => rawRequest(server.port, method, p, options);
 
@@ -378,7 +378,16 @@ describe('Open Inference Protocol readiness and memory budget (real process)', (
 }
 `,
     );
-    server = await startServer([`--model_config_file=${config}`, '--access_log', '--max_inflight_request_bytes=65536', '--max_num_load_retries=0', '--num_executors=1', '--file_system_poll_wait_seconds=0']);
+    server = await startServer([
+      `--model_config_file=${config}`,
+      '--access_log',
+      '--enable_batching',
+      `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`,
+      '--max_inflight_request_bytes=65536',
+      '--max_num_load_retries=0',
+      '--num_executors=1',
+      '--file_system_poll_wait_seconds=0',
+    ]);
     await waitAvailable(server, ['hp2']);
     // Wait until the broken version's load has failed (its status carries the error).
     const deadline = Date.now() + 20_000;
@@ -402,6 +411,17 @@ describe('Open Inference Protocol readiness and memory budget (real process)', (
     assert.deepEqual(await req('GET', '/v2/models/hp2/ready').then((r) => [r.status, r.json]), [200, { name: 'hp2', ready: true }]);
     const metadata = await req('GET', '/v2/models/broken');
     assert.equal(metadata.status, 404);
+  });
+
+  it('infer runs through the batch queue, counted in the metrics as :predict is', async () => {
+    const metric = async (re: RegExp) => Number(re.exec(await (await fetch(server.url('/monitoring/prometheus/metrics'))).text())?.[1] ?? 0);
+    const batches = /^tfgate_batch_size_count\{model_name="hp2"\} (\d+)$/m;
+    const requests = /^:tensorflow:serving:request_count\{model_name="hp2",status="OK"\} (\d+)$/m;
+    const [batchesBefore, requestsBefore] = [await metric(batches), await metric(requests)];
+    const r = await req('POST', '/v2/models/hp2/infer', { headers: JSON_TYPE, body: JSON.stringify({ inputs: [{ name: 'x', shape: [3, 1], datatype: 'FP32', data: [1, 2, 5] }] }) });
+    assert.deepEqual(r.json.outputs[0].data, [2.5, 3, 4.5]);
+    assert.equal(await metric(batches), batchesBefore + 1);
+    assert.equal(await metric(requests), requestsBefore + 1);
   });
 
   it('the access log has each v2 request, with the error it was refused with', async () => {
