@@ -88,13 +88,19 @@ async function inflate(body: Uint8Array, max: number): Promise<Uint8Array> {
  * bytes either way. The bytes held (raw, inflated, the text) are added to `claim`.
  */
 export async function readRequestBody(c: Context, max: number, claim?: MemoryClaim): Promise<string> {
+  const body = await readRequestBodyBytes(c, max, claim);
+  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  claim?.add(text.length);
+  return text;
+}
+
+/** The request body's bytes, inflated when Content-Encoding names gzip; at most `max` bytes either way. */
+export async function readRequestBodyBytes(c: Context, max: number, claim?: MemoryClaim): Promise<Uint8Array> {
   let body = await readBytes(c, max, claim);
   // net_http matches the header by substring, case-sensitively ("gzip", "x-gzip").
   if (c.req.header('content-encoding')?.includes('gzip')) {
     body = await inflate(body, max);
     claim?.add(body.byteLength);
   }
-  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-  claim?.add(text.length);
-  return text;
+  return body;
 }

@@ -16,6 +16,7 @@ import { UNLIMITED_BUDGET, type MemoryBudget, type MemoryClaim } from '../core/m
 import type { HostTensor } from '../tensor/host_tensor.js';
 import { parsePredictRequest } from './json_tensor.js';
 import { predictResponseJsonYielding } from './json_tensor_writer.js';
+import { mountOpenInferenceRoutes } from './v2/index.js';
 
 export interface RestLimits {
   maxBodyBytes: number;
@@ -208,6 +209,9 @@ export function createRestApp(deps: RestDeps): Hono<RestEnv> {
 
   const serverStatus = deps.serverStatus;
   if (serverStatus) app.get(SERVER_STATUS_PATH, (c) => c.body(JSON.stringify(serverStatus(), null, 1), 200, JSON_HEADERS));
+
+  // The Open Inference Protocol (KServe v2) beside TF Serving's /v1, on the same services.
+  mountOpenInferenceRoutes(app, deps, (c, message) => c.set(ERROR_KEY, message));
 
   app.all('*', async (c) => {
     const uriPath = rawUriPath(c.req.url);

@@ -1,0 +1,96 @@
+// POST /v2/models/{name}[/versions/{v}]/infer: the body read and parsed under the same limits
+// as :predict (--max_request_body_bytes, --json_max_depth / --json_max_elements, the in-flight
+// memory budget), then run through PredictionService — the batch queues and executor threads
+// :predict uses — and answered in the protocol's shape.
+import type { Context } from 'hono';
+import { Code, ServingError, invalidArgument, toStatusData } from '../../core/status.js';
+import { ownValue } from '../../core/own_property.js';
+import { UNLIMITED_BUDGET } from '../../core/memory_budget.js';
+import { dtypeFromTf } from '../../tensor/dtype.js';
+import type { HostTensor } from '../../tensor/host_tensor.js';
+import type { SignatureSpec } from '../../runtimes/runtime.js';
+import type { ModelSpec } from '../../services/servable_version.js';
+import { readRequestBodyBytes } from '../request_body.js';
+import { parseJsonBodyYielding } from '../json_parse.js';
+import { datatypeOfDtype } from './datatypes.js';
+import { HEADER_LENGTH, splitInferenceBody } from './binary_body.js';
+import { INFER_REQUEST_MEMBERS, parseInferRequest } from './infer_request.js';
+import { inferResponseBody } from './infer_response.js';
+import { heldBytes } from './tensor_data.js';
+import type { V2Deps } from './v2_deps.js';
+
+/** Settles as `work` does, or DEADLINE_EXCEEDED after `ms` (--rest_api_timeout_in_ms), as :predict. */
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  if (!(ms > 0)) return work;
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ServingError(Code.DEADLINE_EXCEEDED, `Request timed out after ${ms} ms (--rest_api_timeout_in_ms)`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Each input named and typed as the signature wants, in the protocol's words; a missing input
+ * is left to PredictionService's checks (TF Serving's message, which lists them).
+ */
+function checkInputs(model: string, signature: SignatureSpec, inputs: Record<string, HostTensor>): void {
+  for (const [name, tensor] of Object.entries(inputs)) {
+    const spec = ownValue(signature.inputs, name);
+    if (!spec) throw invalidArgument(`Unexpected inference input '${name}' for model '${model}'; its inputs are: ${Object.keys(signature.inputs).sort().join(', ')}`);
+    const wanted = dtypeFromTf(spec.feedDtype ?? spec.dtype);
+    if (wanted && wanted !== tensor.dtype) {
+      throw invalidArgument(`Input '${name}' has datatype ${datatypeOfDtype(tensor.dtype)}; model '${model}' expects ${datatypeOfDtype(wanted)}`);
+    }
+  }
+}
+
+export async function handleInfer(c: Context, spec: ModelSpec, deps: V2Deps): Promise<Response> {
+  const started = performance.now();
+  const record = (status: string) => {
+    deps.metrics.requestCount.labels(deps.metrics.modelLabel(spec.name), status).inc();
+    deps.metrics.requestLatency.labels(deps.metrics.modelLabel(spec.name), 'predict', 'REST').observe((performance.now() - started) * 1000);
+  };
+  // The request's share of --max_inflight_request_bytes, given back once it is answered.
+  const claim = (deps.budget ?? UNLIMITED_BUDGET).claim();
+  try {
+    const body = await readRequestBodyBytes(c, deps.limits.maxBodyBytes, claim);
+    const { json, binary } = splitInferenceBody(body, c.req.header(HEADER_LENGTH));
+    claim.add(json.length);
+    const parsed = await parseJsonBodyYielding(json, {
+      maxDepth: deps.limits.jsonMaxDepth,
+      maxElements: deps.limits.jsonMaxElements,
+      rootMembers: INFER_REQUEST_MEMBERS,
+      onGrowth: (bytes) => claim.add(bytes),
+    });
+    const request = parseInferRequest(parsed, binary, deps.limits.jsonMaxElements);
+    for (const t of Object.values(request.inputs)) claim.add(heldBytes(t));
+    const result = await withTimeout(
+      deps.prediction.predict(
+        spec,
+        request.signatureName,
+        (signature) => {
+          checkInputs(spec.name, signature, request.inputs);
+          return { inputs: request.inputs, outputFilter: request.outputs?.map((o) => o.name) };
+        },
+        {
+          deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
+          signatureNotFound: (name) => invalidArgument(`Model '${spec.name}' has no signature '${name}'`),
+        },
+      ),
+      deps.timeoutMs,
+    );
+    const response = await inferResponseBody({ name: spec.name, version: result.version }, request.id, result.outputs, request.outputs, request.binaryOutputs);
+    if (result.stats.inferMs !== undefined) deps.metrics.runtimeLatency.labels(deps.metrics.modelLabel(spec.name), 'Predict', 'TF.js').observe(result.stats.inferMs * 1000);
+    record('OK');
+    const headers: Record<string, string> =
+      response.jsonBytes === undefined
+        ? { 'Content-Type': 'application/json' }
+        : { 'Content-Type': 'application/octet-stream', 'Inference-Header-Content-Length': String(response.jsonBytes) };
+    return c.body(response.body, 200, headers);
+  } catch (e) {
+    record(Code[toStatusData(e).code]);
+    throw e;
+  } finally {
+    claim.release();
+  }
+}
