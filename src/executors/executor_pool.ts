@@ -17,6 +17,8 @@ export interface ExecutorPoolOptions extends ExecutorWorkerData {
   threads: number;
   /** Requests that may wait for a thread (not yet handed to piscina); more are refused. Default: unbounded. */
   maxQueued?: number;
+  /** The thread's entry module (default: executor_worker). Tests give one that wraps it to inject faults. */
+  workerFile?: string;
 }
 
 /** The queue of waiting requests is full: UNAVAILABLE (503), as batching's full queue. */
@@ -58,9 +60,9 @@ export class ExecutorPool {
   ) {}
 
   static async open(options: ExecutorPoolOptions): Promise<ExecutorPool> {
-    const { threads, maxQueued = Number.POSITIVE_INFINITY, ...workerData } = options;
+    const { threads, maxQueued = Number.POSITIVE_INFINITY, workerFile = WORKER_FILE, ...workerData } = options;
     const pool = new Piscina({
-      filename: WORKER_FILE,
+      filename: workerFile,
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: Number.MAX_SAFE_INTEGER,

@@ -12,7 +12,7 @@ import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { concatRows, padDims, padRows, sliceRows } from '../../src/tensor/rows.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { postJson, startServer, type RunningServer } from '../helpers/server_process.js';
-import { writeHalfPlusTwoSavedModel } from '../../src/savedmodel/model_zoo.js';
+import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { tempDir } from '../helpers/temp.js';
 import { Code, QUEUED_PAST_DEADLINE, ServingError } from '../../src/core/status.js';
 

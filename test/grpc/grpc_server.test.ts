@@ -11,7 +11,7 @@ import protobuf from 'protobufjs';
 import { FIXTURES, MODELS } from '../helpers/paths.js';
 import { freePort, startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
-import { writeConvSavedModel } from '../../src/savedmodel/model_zoo.js';
+import { writeConvSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { call, connect, grpc, isGrpcError, CLIENT_PROTOS, type Clients, type Message } from './grpc_client.js';
 
 const HP2 = path.join(MODELS, 'saved_model_half_plus_two_cpu');

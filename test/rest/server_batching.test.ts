@@ -9,7 +9,7 @@ import path from 'node:path';
 import { FIXTURES, fixtureModel } from '../helpers/paths.js';
 import { postJson, startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
-import { writeConvSavedModel } from '../../src/savedmodel/model_zoo.js';
+import { writeConvSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 
 const HW = 64;
 

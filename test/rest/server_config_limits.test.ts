@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeMlpSavedModel } from '../../src/savedmodel/model_zoo.js';
+import { writeMlpSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { REPO_ROOT, MODELS } from '../helpers/paths.js';
 import { getJson, postJson, startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { MODELS } from '../helpers/paths.js';
 import { startServer, type RunningServer } from '../helpers/server_process.js';
-import { seededRandom } from '../../src/savedmodel/model_zoo.js';
+import { seededRandom } from '../../test_util/savedmodel/model_zoo.js';
 
 const SECONDS = 8;
 

@@ -9,7 +9,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
-import { writeConvSavedModel } from '../../src/savedmodel/model_zoo.js';
+import { writeConvSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 
 const HW = 48;
 const MAX_BATCH = 2;

@@ -9,7 +9,7 @@ import { postJson, startServer, waitAvailable, type RunningServer } from '../hel
 import { requestOutcome, until, type Outcome } from '../helpers/http_outcome.js';
 import { FIXTURES, MODELS } from '../helpers/paths.js';
 import { tempDir } from '../helpers/temp.js';
-import { writeConvSavedModel } from '../../src/savedmodel/model_zoo.js';
+import { writeConvSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 
 const HW = 64;
 

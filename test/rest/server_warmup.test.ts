@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { getJson, postJson, startServer } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
-import { writeConvSavedModel, writeHalfPlusTwoSavedModel } from '../../src/savedmodel/model_zoo.js';
+import { writeConvSavedModel, writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { writeTfRecords } from '../../src/savedmodel/tfrecord.js';
 import { WARMUP_FILE } from '../../src/savedmodel/warmup_requests.js';
 import { protoType } from '../../src/proto/index.js';

@@ -5,7 +5,7 @@
 // Graphs follow what TF 2.x writes: the signature calls a StatefulPartitionedCall into the
 // library, loop variables are (loop_counter, maximum_iterations, …), every body output is an
 // Identity, and captured tensors ride along as extra loop variables.
-import type { HostTensor } from '../tensor/host_tensor.js';
+import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { glorotUniform, seededRandom } from './model_zoo.js';
 import { writeSavedModel, type WriterSignature, type WriterTensorInfo } from './saved_model_writer.js';
 import { Tf2GraphBuilder } from './writer/tf2_graph_builder.js';

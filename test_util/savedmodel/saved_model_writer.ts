@@ -25,12 +25,12 @@
 // in stripped_op_list.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { protoType } from '../proto/index.js';
-import { internal, invalidArgument } from '../core/status.js';
-import { dtypeToTf, type DType } from '../tensor/dtype.js';
-import type { HostTensor } from '../tensor/host_tensor.js';
-import { writeTensorBundle } from './tensor_bundle/index.js';
-import { compareBytes } from './tensor_bundle/coding.js';
+import { protoType } from '../../src/proto/index.js';
+import { internal, invalidArgument } from '../../src/core/status.js';
+import { dtypeToTf, type DType } from '../../src/tensor/dtype.js';
+import type { HostTensor } from '../../src/tensor/host_tensor.js';
+import { writeTensorBundle } from './tensor_bundle/tensor_bundle_writer.js';
+import { compareBytes } from '../../src/savedmodel/tensor_bundle/coding.js';
 import { Tensor, validateGraph, type GraphBuilder } from './writer/graph_builder.js';
 import { addSaver } from './writer/saver.js';
 import { strippedOpList } from './writer/op_defs.js';
@@ -38,7 +38,7 @@ import { shapeProto } from './writer/tensor_value.js';
 import { encodeVariableDef } from './writer/variable_def.js';
 import { Tf2GraphBuilder } from './writer/tf2_graph_builder.js';
 import { addResourceSaver, checkpointEntries } from './writer/resource_saver.js';
-import { ASSETS_DIRECTORY, SAVED_MODEL_FILENAME } from './saved_model_reader.js';
+import { ASSETS_DIRECTORY, SAVED_MODEL_FILENAME } from '../../src/savedmodel/saved_model_reader.js';
 
 export { SAVED_MODEL_FILENAME };
 export const VARIABLES_DIRECTORY = 'variables';

@@ -9,9 +9,9 @@
 // * Snappy is used only when it saves at least 1/8 of the block (TF's rule); the bundle
 //   writer, like TF's BundleWriter, writes uncompressed tables.
 import snappy from 'snappyjs';
-import { ByteSink, compareBytes } from './coding.js';
-import { crc32c, maskCrc } from './crc32c.js';
-import { BlockBuilder } from './block.js';
+import { ByteSink, compareBytes } from '../../../src/savedmodel/tensor_bundle/coding.js';
+import { crc32c, maskCrc } from '../../../src/savedmodel/tensor_bundle/crc32c.js';
+import { BlockBuilder } from '../../../src/savedmodel/tensor_bundle/block.js';
 import {
   CompressionType,
   DEFAULT_BLOCK_SIZE,
@@ -21,7 +21,7 @@ import {
   TABLE_MAGIC,
   encodeBlockHandle,
   type BlockHandle,
-} from './sstable_format.js';
+} from '../../../src/savedmodel/tensor_bundle/sstable_format.js';
 
 export interface TableOptions {
   /** Approximate uncompressed bytes per data block (TF default 262144). */

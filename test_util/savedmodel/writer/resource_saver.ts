@@ -10,8 +10,8 @@
 // Identity(RestoreV2:tensors:i)) per variable and LookupTableImportV2(table, keys, values) per
 // table; the save body ReadVariableOp / LookupTableExportV2 + SaveV2. TF's own save function
 // also shards and merges the checkpoint; a loader never runs it.
-import type { HostTensor } from '../../tensor/host_tensor.js';
-import { compareBytes } from '../tensor_bundle/coding.js';
+import type { HostTensor } from '../../../src/tensor/host_tensor.js';
+import { compareBytes } from '../../../src/savedmodel/tensor_bundle/coding.js';
 import { emit, type OpEmitter, type Value } from './function_library.js';
 import type { SaverDefInit } from './saver.js';
 import { call, constant, identity, readVariable, tfType } from './tf2_ops.js';

@@ -2,7 +2,7 @@
 // graph, and resource variables (VarHandleOp) whose values the checkpoint holds under TF2's
 // object-graph keys (`<path>/.ATTRIBUTES/VARIABLE_VALUE`), restored by the functions
 // resource_saver.ts adds. Ops go in through `top` (this graph) or a FunctionBuilder (a body).
-import type { HostTensor } from '../../tensor/host_tensor.js';
+import type { HostTensor } from '../../../src/tensor/host_tensor.js';
 import { GraphBuilder } from './graph_builder.js';
 import { emit, FunctionLibrary, GraphEmitter, shapeInit, type Value } from './function_library.js';
 import { tfType } from './tf2_ops.js';

@@ -12,14 +12,14 @@
 // file system has atomic moves.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { protoType } from '../../proto/index.js';
-import { invalidArgument } from '../../core/status.js';
-import { bytesPerElement, dtypeToTf } from '../../tensor/dtype.js';
-import { numElements, type HostTensor, type TensorValues } from '../../tensor/host_tensor.js';
-import { compareBytes } from './coding.js';
-import { crc32c, maskCrc } from './crc32c.js';
+import { protoType } from '../../../src/proto/index.js';
+import { invalidArgument } from '../../../src/core/status.js';
+import { bytesPerElement, dtypeToTf } from '../../../src/tensor/dtype.js';
+import { numElements, type HostTensor, type TensorValues } from '../../../src/tensor/host_tensor.js';
+import { compareBytes } from '../../../src/savedmodel/tensor_bundle/coding.js';
+import { crc32c, maskCrc } from '../../../src/savedmodel/tensor_bundle/crc32c.js';
 import { TableBuilder, type TableOptions } from './sstable_writer.js';
-import { HEADER_ENTRY_KEY, TENSOR_BUNDLE_VERSION, encodeStringTensor, indexFileName, shardFileName, swapBytes } from './bundle_format.js';
+import { HEADER_ENTRY_KEY, TENSOR_BUNDLE_VERSION, encodeStringTensor, indexFileName, shardFileName, swapBytes } from '../../../src/savedmodel/tensor_bundle/bundle_format.js';
 
 export interface BundleWriterOptions {
   /** Pads each tensor's bytes to a multiple of this (BundleWriter::Options::data_alignment, default 1). */

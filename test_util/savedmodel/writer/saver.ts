@@ -13,8 +13,8 @@
 //   save/restore_all      NoOp(^save/Assign, ^save/Assign_1, …)   ← restore_op_name
 //
 // A loader feeds `<export>/variables/variables` to save/Const:0 and runs save/restore_all.
-import type { HostTensor } from '../../tensor/host_tensor.js';
-import { compareBytes } from '../tensor_bundle/coding.js';
+import type { HostTensor } from '../../../src/tensor/host_tensor.js';
+import { compareBytes } from '../../../src/savedmodel/tensor_bundle/coding.js';
 import { attr, type GraphBuilder } from './graph_builder.js';
 
 export interface SaverDefInit {

@@ -1,8 +1,8 @@
 // Op helpers for TF2-style graphs, usable on any OpEmitter (a GraphDef or a function body):
 // each adds one node with the attrs TF 2.15's Python op wrappers set, e.g. a While with
 // `T`, `cond`, `body`, `output_shapes` and `parallel_iterations` as while_v2 writes it.
-import { dtypeToTf, type DType } from '../../tensor/dtype.js';
-import type { HostTensor } from '../../tensor/host_tensor.js';
+import { dtypeToTf, type DType } from '../../../src/tensor/dtype.js';
+import type { HostTensor } from '../../../src/tensor/host_tensor.js';
 import { makeTensorProto } from './tensor_value.js';
 import { emit, shapeInit, type FunctionSignature, type OpEmitter, type Value } from './function_library.js';
 import type { AttrValueInit } from './graph_builder.js';

@@ -3,9 +3,9 @@
 // * numeric tensors with more than one element: raw little-endian `tensor_content`;
 // * zero or one element: the typed repeated field (float_val, int_val, …);
 // * strings: always `string_val`.
-import { dtypeToTf, type DType } from '../../tensor/dtype.js';
-import type { HostTensor, TensorValues } from '../../tensor/host_tensor.js';
-import { numElements } from '../../tensor/host_tensor.js';
+import { dtypeToTf, type DType } from '../../../src/tensor/dtype.js';
+import type { HostTensor, TensorValues } from '../../../src/tensor/host_tensor.js';
+import { numElements } from '../../../src/tensor/host_tensor.js';
 
 /** Plain object ready for protobufjs `fromObject` on tensorflow.TensorProto. */
 export type TensorProtoInit = Record<string, unknown>;

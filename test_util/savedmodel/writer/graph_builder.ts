@@ -3,8 +3,8 @@
 // each op's registration declares (see op_defs.ts; validated by validateGraph), variables
 // as VariableV2 + `<var>/initial_value` + `<var>/Assign` + `<var>/read`, colocation
 // (`_class: loc:@…`) where Python adds it. Node and attr objects are protobufjs-ready.
-import { dtypeToTf, type DType } from '../../tensor/dtype.js';
-import { numElements, type HostTensor } from '../../tensor/host_tensor.js';
+import { dtypeToTf, type DType } from '../../../src/tensor/dtype.js';
+import { numElements, type HostTensor } from '../../../src/tensor/host_tensor.js';
 import { OP_DEFS } from './op_defs.js';
 import { makeTensorProto, shapeProto, zerosTensorProto } from './tensor_value.js';
 
