@@ -22,7 +22,7 @@ export interface ExecutorPoolOptions extends ExecutorWorkerData {
 }
 
 /** The queue of waiting requests is full: UNAVAILABLE (503), as batching's full queue. */
-export function executorQueueFull(max: number): ServingError {
+function executorQueueFull(max: number): ServingError {
   return new ServingError(Code.UNAVAILABLE, `The executor queue is full: ${max} requests wait for this model version's threads (--max_executor_queue)`, { retryAfterMs: 1000 });
 }
 
@@ -47,8 +47,6 @@ export class ExecutorPool {
   private flushScheduled = false;
   /** Messages sent and not yet answered. */
   private inFlight = 0;
-  /** Executor threads that died (each replaced by piscina). */
-  threadDeaths = 0;
   /** Told of each death (metrics, logs). */
   onThreadDeath?: (error: Error) => void;
 
@@ -88,7 +86,6 @@ export class ExecutorPool {
     poolFailed.catch(() => {});
     pool.on('error', (e: Error) => {
       if (!opened) return failOpen(internal(`executor thread failed to start: ${e.message}`));
-      opened.threadDeaths++;
       opened.onThreadDeath?.(internal(`executor thread failed: ${e.message}`));
     });
     try {
@@ -104,11 +101,6 @@ export class ExecutorPool {
       await pool.destroy();
       throw e;
     }
-  }
-
-  /** Tasks running or queued. */
-  get pending(): number {
-    return this.pool.queueSize + this.pool.threads.length * this.pool.utilization;
   }
 
   /**
@@ -165,7 +157,6 @@ export class ExecutorPool {
     } catch (e) {
       // The thread died (out of memory, abort): only these requests fail; piscina replaces the thread.
       const err = internal(`executor thread failed: ${(e as Error).message}`);
-      this.threadDeaths++;
       this.onThreadDeath?.(err);
       for (const w of group) w.reject(err);
       return;

@@ -74,12 +74,9 @@ export default async function handle(task: ExecutorTask): Promise<ExecutorReply>
       return { ok: true, kind: 'trace', tensors: await servable.trace(task.signature, task.inputs) };
     }
     if (task.kind === 'verify') return { ok: true, kind: 'verify', report: await verifyInThisThread(servable, task.signatures) };
-    if (task.kind === 'runMany') {
-      const replies: RunReply[] = [];
-      for (const r of task.requests) replies.push(await runOne(servable, r));
-      return { ok: true, kind: 'runMany', replies };
-    }
-    return await runOne(servable, task);
+    const replies: RunReply[] = [];
+    for (const r of task.requests) replies.push(await runOne(servable, r));
+    return { ok: true, kind: 'runMany', replies };
   } catch (e) {
     return { ok: false, error: toStatusData(e) };
   }

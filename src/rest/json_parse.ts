@@ -59,11 +59,6 @@ export const FLOAT_MARKS: unique symbol = Symbol('tfgate.json.floatMarks');
 
 type Marked = { [FLOAT_MARKS]?: readonly number[] | readonly string[] };
 
-/** The FLOAT_MARKS record of a parsed array/object, if any. */
-export function floatMarks(container: object): readonly number[] | readonly string[] | undefined {
-  return (container as Marked)[FLOAT_MARKS];
-}
-
 /** True when member `key` of a parsed array/object is an integral number written as a float (1.0, 1e3). */
 export function isFloatMember(container: object, key: number | string): boolean {
   const marks = (container as Marked)[FLOAT_MARKS];
@@ -102,7 +97,7 @@ export function parseJsonBody(text: string, limits: JsonLimits): JsonValue {
  * Characters parsed per event-loop turn by parseJsonBodyYielding: about 20–50 ms of work on
  * one core, so other clients are answered while a large body is parsed.
  */
-export const PARSE_SLICE_CHARS = 256 * 1024;
+const PARSE_SLICE_CHARS = 256 * 1024;
 
 /**
  * parseJsonBody, giving the event loop back every PARSE_SLICE_CHARS characters. The same

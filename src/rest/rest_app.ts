@@ -16,7 +16,7 @@ import { UNLIMITED_BUDGET, type MemoryBudget, type MemoryClaim } from '../core/m
 import type { HostTensor } from '../tensor/host_tensor.js';
 import { formatFloat32, parsePredictRequest, predictResponseJsonYielding, rapidjsonString } from './json_tensor.js';
 
-export interface RestLimits {
+interface RestLimits {
   maxBodyBytes: number;
   jsonMaxDepth: number;
   jsonMaxElements: number;
@@ -47,7 +47,7 @@ export interface RestDeps {
 }
 
 /** `Server-Timing: queue;dur=0.8, infer;dur=2.1, batch;desc="7/8"` (rows / rows after padding). */
-export function serverTiming(s: RunStats): string {
+function serverTiming(s: RunStats): string {
   const parts: string[] = [];
   if (s.queueMs !== undefined) parts.push(`queue;dur=${s.queueMs.toFixed(3)}`);
   if (s.inferMs !== undefined) parts.push(`infer;dur=${s.inferMs.toFixed(3)}`);
@@ -66,7 +66,7 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
-export const SERVER_STATUS_PATH = '/monitoring/tfgate/status';
+const SERVER_STATUS_PATH = '/monitoring/tfgate/status';
 
 /** The error a request was answered with, for the access log (TF Serving logs it at VLOG(1)). */
 const ERROR_KEY = 'servingError';

@@ -9,7 +9,7 @@ import { checkInputAliases, checkInputDtypes, checkOutputFilter } from './predic
 import { ownValue } from '../core/own_property.js';
 
 /** How long the caller waits: performance.now() ms (see RunOptions.deadline). */
-export interface CallOptions {
+interface CallOptions {
   deadline?: number;
 }
 
@@ -22,7 +22,7 @@ export interface PredictOptions extends CallOptions {
   signatureNotFound?: (name: string) => ServingError;
 }
 
-export const DEFAULT_SIGNATURE_KEY = 'serving_default';
+const DEFAULT_SIGNATURE_KEY = 'serving_default';
 
 export interface PredictResult {
   version: number;

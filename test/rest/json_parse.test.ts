@@ -8,11 +8,13 @@
 // ~5 ms. Run `node --import tsx test/rest/json_parse.test.ts` and see the 'rough benchmark' test.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FLOAT_MARKS, floatMarks, isFloatMember, numberIsFloat, parseJsonBody, parseJsonBodyYielding, type JsonValue } from '../../src/rest/json_parse.js';
+import { FLOAT_MARKS, isFloatMember, numberIsFloat, parseJsonBody, parseJsonBodyYielding, type JsonValue } from '../../src/rest/json_parse.js';
 import { Code, ServingError } from '../../src/core/status.js';
 
 const LIMITS = { maxDepth: 64, maxElements: 1_000_000 };
 const parse = (text: string, limits = LIMITS) => parseJsonBody(text, limits);
+/** The parser's record of integral numbers written as floats (indices or keys), read as the codecs read it. */
+const floatMarks = (container: object) => (container as { [FLOAT_MARKS]?: readonly number[] | readonly string[] })[FLOAT_MARKS];
 
 /** Asserts a ServingError INVALID_ARGUMENT with exactly `message`. */
 function throwsExactly(f: () => unknown, message: string) {

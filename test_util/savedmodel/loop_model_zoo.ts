@@ -347,7 +347,7 @@ export interface RnnDescription {
 
 export const rnnGates = (cell: RnnCell): number => (cell === 'gru' ? 3 : 1);
 
-export function describeRnn(o: RnnOptions): RnnDescription {
+function describeRnn(o: RnnOptions): RnnDescription {
   const rand = seededRandom(o.seed);
   const width = rnnGates(o.cell) * o.units;
   return {

@@ -9,10 +9,10 @@ import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { GraphBuilder, type Tensor } from './writer/graph_builder.js';
 import { writeSavedModel, type WriterSignature } from './saved_model_writer.js';
 
-export type Activation = 'relu' | 'tanh' | 'sigmoid' | 'linear';
+type Activation = 'relu' | 'tanh' | 'sigmoid' | 'linear';
 
 /** One checkpoint variable of a model, under its checkpoint key. */
-export interface WeightTensor {
+interface WeightTensor {
   name: string;
   shape: number[];
   values: Float32Array;
@@ -35,7 +35,7 @@ export interface MlpDescription {
   variables: WeightTensor[];
 }
 
-export interface ConvLayer {
+interface ConvLayer {
   kernel: Float32Array;
   /** [kh, kw, in, out], TF's HWIO layout. */
   kernelShape: [number, number, number, number];
@@ -183,7 +183,7 @@ export interface ConvOptions {
   seed: number;
 }
 
-export function describeConv(o: ConvOptions): ConvDescription {
+function describeConv(o: ConvOptions): ConvDescription {
   for (const k of ['height', 'width', 'channels', 'kernelSize', 'classes'] as const) checkPositiveInt(k, o[k]);
   o.filters.forEach((f, i) => checkPositiveInt(`filters[${i}]`, f));
   checkSeed(o.seed);
@@ -215,7 +215,7 @@ export function describeConv(o: ConvOptions): ConvDescription {
  * (stride 1) + BiasAdd + Relu + MaxPool 2×2 → Reshape [-1, flat] → MatMul + BiasAdd +
  * Softmax → `probabilities` float [-1, classes].
  */
-export function buildConvGraph(model: ConvDescription): { graph: GraphBuilder; signatures: Record<string, WriterSignature> } {
+function buildConvGraph(model: ConvDescription): { graph: GraphBuilder; signatures: Record<string, WriterSignature> } {
   const g = new GraphBuilder();
   const [H, W, C] = model.inputShape;
   const images = g.placeholder('images', 'float32', [-1, H, W, C]);

@@ -22,7 +22,7 @@ function activate(v: Float64Array, cols: number, fn: DenseLayer['activation']): 
 }
 
 /** x [rows, in] · kernel [in, out] + bias, then the layer's activation. */
-export function denseForward(x: ArrayLike<number>, rows: number, layer: DenseLayer): Float64Array {
+function denseForward(x: ArrayLike<number>, rows: number, layer: DenseLayer): Float64Array {
   const [inDim, outDim] = layer.kernelShape;
   if (x.length !== rows * inDim) throw new RangeError(`dense input has ${x.length} values, expected ${rows}×${inDim}`);
   const out = new Float64Array(rows * outDim);

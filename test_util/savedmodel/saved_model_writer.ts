@@ -40,9 +40,8 @@ import { Tf2GraphBuilder } from './writer/tf2_graph_builder.js';
 import { addResourceSaver, checkpointEntries } from './writer/resource_saver.js';
 import { ASSETS_DIRECTORY, SAVED_MODEL_FILENAME } from '../../src/savedmodel/saved_model_reader.js';
 
-export { SAVED_MODEL_FILENAME };
-export const VARIABLES_DIRECTORY = 'variables';
-export const VARIABLES_PREFIX = 'variables';
+const VARIABLES_DIRECTORY = 'variables';
+const VARIABLES_PREFIX = 'variables';
 
 /**
  * The TF release whose op registry (op_defs.ts) and GraphDef producer version the written
@@ -51,7 +50,7 @@ export const VARIABLES_PREFIX = 'variables';
 export const WRITER_TF_VERSION = '2.15.0';
 export const WRITER_GRAPH_PRODUCER = 1645;
 
-export const PREDICT_METHOD_NAME = 'tensorflow/serving/predict';
+const PREDICT_METHOD_NAME = 'tensorflow/serving/predict';
 
 export interface WriterTensorInfo {
   /** `node:index` */
@@ -92,7 +91,7 @@ export interface WriterAsset {
 
 const utf8 = new TextEncoder();
 /** Bytewise order of the UTF-8 encodings (C++ std::string / Python str order). */
-export const compareKeys = (a: string, b: string): number => compareBytes(utf8.encode(a), utf8.encode(b));
+const compareKeys = (a: string, b: string): number => compareBytes(utf8.encode(a), utf8.encode(b));
 
 function sortedRecord<T>(r: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(r).sort(([a], [b]) => compareKeys(a, b)));
@@ -187,7 +186,7 @@ function libraryProto(g: Tf2GraphBuilder): Record<string, unknown> {
   return { function: functions.map((f) => ({ ...f, nodeDef: f.nodeDef.map((n) => ({ ...n, attr: sortedRecord(n.attr) })), ret: sortedRecord(f.ret) })) };
 }
 
-export function encodeSavedModelProto(savedModel: Record<string, unknown>): Uint8Array {
+function encodeSavedModelProto(savedModel: Record<string, unknown>): Uint8Array {
   const type = protoType('tensorflow.SavedModel');
   const message = type.fromObject(savedModel);
   const err = type.verify(message);

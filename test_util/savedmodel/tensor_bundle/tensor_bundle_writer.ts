@@ -39,7 +39,7 @@ export interface EncodedBundle {
 const utf8 = new TextEncoder();
 
 /** A tensor's bytes in the data file and their (unmasked) crc32c. */
-export function tensorBytes(t: HostTensor, bigEndian = false): { bytes: Uint8Array; crc: number } {
+function tensorBytes(t: HostTensor, bigEndian = false): { bytes: Uint8Array; crc: number } {
   const count = numElements(t.shape);
   if (!Number.isSafeInteger(count) || count < 0 || t.shape.some((d) => !Number.isInteger(d) || d < 0)) {
     throw invalidArgument(`tensor shape [${t.shape.join(',')}] is not a valid fully defined shape`);

@@ -67,7 +67,7 @@ function listAttrTypes(attrs: Record<string, AttrValueInit>, name: string): stri
 }
 
 /** The outputs of `op` with `attrs`: one slot per flat output, with its arg, index and type. */
-export function outputSlots(op: string, attrs: Record<string, AttrValueInit>): OutputSlot[] {
+function outputSlots(op: string, attrs: Record<string, AttrValueInit>): OutputSlot[] {
   const slots: OutputSlot[] = [];
   for (const a of opDefOf(op).outputArg ?? []) slots.push(...argSlots(a, attrs));
   return slots;

@@ -14,7 +14,7 @@ import { makeTensorProto, shapeProto, zerosTensorProto } from './tensor_value.js
  * so that saved_model.pb does not repeat the checkpoint (a SavedModel loader restores
  * variables from variables/ and never runs their initializers).
  */
-export const EMBED_INITIAL_VALUE_LIMIT = 1024;
+const EMBED_INITIAL_VALUE_LIMIT = 1024;
 
 export type AttrValueInit = Record<string, unknown>;
 

@@ -439,7 +439,7 @@ const DEFS: OpDefInit[] = [
 
 export const OP_DEFS: ReadonlyMap<string, OpDefInit> = new Map([...DEFS, ...TF2_OP_DEFS, ...LOOKUP_OP_DEFS].map((d) => [d.name, d]));
 
-export function opDef(name: string): OpDefInit {
+function opDef(name: string): OpDefInit {
   const d = OP_DEFS.get(name);
   if (!d) throw new Error(`the SavedModel writer has no OpDef for op ${name}`);
   return d;

@@ -20,7 +20,7 @@ export function constant(e: OpEmitter, name: string, value: HostTensor): Value {
 
 export const scalarF32 = (e: OpEmitter, name: string, x: number): Value => constant(e, name, { dtype: 'float32', shape: [], values: Float32Array.of(x) });
 export const scalarI32 = (e: OpEmitter, name: string, x: number): Value => constant(e, name, { dtype: 'int32', shape: [], values: Int32Array.of(x) });
-export const vectorI32 = (e: OpEmitter, name: string, xs: readonly number[]): Value => constant(e, name, { dtype: 'int32', shape: [xs.length], values: Int32Array.from(xs) });
+const vectorI32 = (e: OpEmitter, name: string, xs: readonly number[]): Value => constant(e, name, { dtype: 'int32', shape: [xs.length], values: Int32Array.from(xs) });
 
 export const identity = (e: OpEmitter, name: string, x: Value, control?: readonly string[]): Value =>
   emit(e, 'Identity', name, [x], { T: type(x.type) }, { control })[0].withShape(x.shape);
