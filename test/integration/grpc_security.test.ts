@@ -8,7 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { MODELS } from '../helpers/paths.js';
 import { freePort, startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
-import { call, connect, grpc, isGrpcError, type Clients } from './grpc_client.js';
+import { call, connect, grpc, isGrpcError, type Clients } from '../helpers/grpc_client.js';
 
 const HP2 = path.join(MODELS, 'saved_model_half_plus_two_cpu');
 const HP3 = path.join(MODELS, 'saved_model_half_plus_three');

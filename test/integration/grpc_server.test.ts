@@ -12,7 +12,7 @@ import { FIXTURES, MODELS } from '../helpers/paths.js';
 import { freePort, startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
 import { writeConvSavedModel } from '../../test_util/savedmodel/model_zoo.js';
-import { call, connect, grpc, isGrpcError, CLIENT_PROTOS, type Clients, type Message } from './grpc_client.js';
+import { call, connect, grpc, isGrpcError, CLIENT_PROTOS, type Clients, type Message } from '../helpers/grpc_client.js';
 
 const HP2 = path.join(MODELS, 'saved_model_half_plus_two_cpu');
 const HP2_TF2 = path.join(MODELS, 'saved_model_half_plus_two_tf2_cpu');

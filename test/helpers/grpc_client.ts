@@ -6,9 +6,9 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import path from 'node:path';
-import { REPO_ROOT } from '../helpers/paths.js';
+import { REPO_ROOT } from './paths.js';
 
-export const CLIENT_PROTOS = path.join(REPO_ROOT, 'test', 'grpc', 'client_protos');
+export const CLIENT_PROTOS = path.join(REPO_ROOT, 'test', 'helpers', 'client_protos');
 
 const definition = protoLoader.loadSync(['prediction_service.proto', 'model_service.proto', 'health.proto'], {
   includeDirs: [CLIENT_PROTOS],

@@ -8,7 +8,7 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { FIXTURES, MODELS } from '../helpers/paths.js';
 import { freePort, startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
-import { call, connect, type Clients, type Message } from '../grpc/grpc_client.js';
+import { call, connect, type Clients, type Message } from '../helpers/grpc_client.js';
 
 const HP = path.join(MODELS, 'saved_model_half_plus_two_cpu');
 const PROTO_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];

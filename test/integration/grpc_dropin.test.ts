@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { MODELS } from '../helpers/paths.js';
 import { freePort, getJson, postJson, startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
-import { call, connect, grpc, type Clients, type Message } from './grpc_client.js';
+import { call, connect, grpc, type Clients, type Message } from '../helpers/grpc_client.js';
 
 const HP2 = path.join(MODELS, 'saved_model_half_plus_two_cpu');
 const HP2_TF2 = path.join(MODELS, 'saved_model_half_plus_two_tf2_cpu');

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { MODELS } from '../helpers/paths.js';
 import { freePort, startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { mb, rssSampler, rssBytes } from '../helpers/rss.js';
-import { call, connect, grpc, isGrpcError, type Clients } from './grpc_client.js';
+import { call, connect, grpc, isGrpcError, type Clients } from '../helpers/grpc_client.js';
 
 const HP2 = path.join(MODELS, 'saved_model_half_plus_two_cpu');
 const BODY_LIMIT = 16 * 2 ** 20;

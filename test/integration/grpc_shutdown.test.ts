@@ -8,7 +8,7 @@ import path from 'node:path';
 import { MODELS } from '../helpers/paths.js';
 import { freePort, startServer, waitAvailable } from '../helpers/server_process.js';
 import { until } from '../helpers/http_outcome.js';
-import { call, connect, grpc } from './grpc_client.js';
+import { call, connect, grpc } from '../helpers/grpc_client.js';
 
 const HP2 = path.join(MODELS, 'saved_model_half_plus_two_cpu');
 const predict = { model_spec: { name: 'hp2' }, inputs: { x: { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: 3 }] }, float_val: [1, 2, 5] } } };
