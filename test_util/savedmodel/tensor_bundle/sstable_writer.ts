@@ -11,7 +11,7 @@
 import snappy from 'snappyjs';
 import { ByteSink, compareBytes } from '../../../src/savedmodel/tensor_bundle/coding.js';
 import { crc32c, maskCrc } from '../../../src/savedmodel/tensor_bundle/crc32c.js';
-import { BlockBuilder } from '../../../src/savedmodel/tensor_bundle/block.js';
+import { BlockBuilder } from './block_builder.js';
 import {
   CompressionType,
   DEFAULT_BLOCK_SIZE,
