@@ -8,6 +8,7 @@ WORKDIR /app
 COPY package.json package-lock.json tsconfig.json .npmrc ./
 COPY src ./src
 COPY test ./test
+COPY test_util ./test_util
 COPY bench ./bench
 COPY bin ./bin
 # npm ci runs `prepare` (the TypeScript build); .npmrc skips onnxruntime-node's download of

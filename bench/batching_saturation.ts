@@ -18,7 +18,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
+import { writeMlpSavedModel } from '../test_util/savedmodel/model_zoo.js';
 import { EmbeddedRuntime } from '../src/runtimes/embedded/embedded_runtime.js';
 import { runLoad } from './load/generator.js';
 import { hasWrk, runWrk } from './load/wrk.js';

@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
+import { writeMlpSavedModel } from '../test_util/savedmodel/model_zoo.js';
 import { flagArg, numberArg, stringArg } from './load/args.js';
 import { measureBatch1AfterThink, measureCurve, mlpFlopsPerItem } from './report/model_curve.js';
 import { describeSetups, startSetup, MAX_BATCH, MODEL_NAME, type SetupContext, type StartedSetup } from './report/setups.js';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
+import { writeMlpSavedModel } from '../test_util/savedmodel/model_zoo.js';
 import { runLoad, summary, type LoadResult } from './load/generator.js';
 import { hasWrk, runWrk } from './load/wrk.js';
 import { numberArg } from './load/args.js';

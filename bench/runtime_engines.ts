@@ -10,7 +10,7 @@ import path from 'node:path';
 import { EmbeddedRuntime } from '../src/runtimes/embedded/embedded_runtime.js';
 import { OnnxRuntime } from '../src/runtimes/onnx/onnx_runtime.js';
 import type { Servable } from '../src/runtimes/runtime.js';
-import { writeConvSavedModel, writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
+import { writeConvSavedModel, writeMlpSavedModel } from '../test_util/savedmodel/model_zoo.js';
 import type { HostTensor } from '../src/tensor/host_tensor.js';
 import { numberArg } from './load/args.js';
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type { GraphModel } from '@tensorflow/tfjs-converter';
 import { EmbeddedRuntime } from '../src/runtimes/embedded/embedded_runtime.js';
-import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
+import { writeMlpSavedModel } from '../test_util/savedmodel/model_zoo.js';
 import type { HostTensor } from '../src/tensor/host_tensor.js';
 import { numberArg } from './load/args.js';
 

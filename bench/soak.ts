@@ -10,7 +10,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
+import { writeMlpSavedModel } from '../test_util/savedmodel/model_zoo.js';
 import { runLoad } from './load/generator.js';
 import { percentile } from './load/latency_recorder.js';
 import { numberArg } from './load/args.js';

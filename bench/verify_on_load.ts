@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ExecutorPool } from '../src/executors/executor_pool.js';
 import { verifyVersion, versionSizeBytes } from '../src/services/version_verifier.js';
-import { writeConvSavedModel, writeMlpSavedModel } from '../src/savedmodel/model_zoo.js';
+import { writeConvSavedModel, writeMlpSavedModel } from '../test_util/savedmodel/model_zoo.js';
 import { numberArg } from './load/args.js';
 
 const ROUNDS = numberArg('rounds', 3);

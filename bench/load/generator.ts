@@ -8,7 +8,7 @@
 import http from 'node:http';
 import { LatencyRecorder } from './latency_recorder.js';
 import { between, noThinkTime } from './think_time.js';
-import { seededRandom } from '../../src/savedmodel/model_zoo.js';
+import { seededRandom } from '../../test_util/savedmodel/model_zoo.js';
 
 export type LoadMode =
   | { kind: 'closed'; users: number; spawnRatePerSec?: number; thinkMs?: [number, number] }

@@ -3,7 +3,7 @@
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
 
-export interface Point {
+interface Point {
   series: string;
   x: number;
   y: number;
@@ -18,7 +18,7 @@ export interface LineChart {
   logY?: boolean;
 }
 
-export interface Bar {
+interface Bar {
   group: string;
   series: string;
   value: number;

@@ -2,7 +2,7 @@
 // servers use (the same code the executors run), with no server in the way.
 import { createRuntime } from '../../src/runtimes/index.js';
 import type { ResolvedRuntime } from '../../src/runtimes/runtime_selection.js';
-import type { MlpDescription } from '../../src/savedmodel/model_zoo.js';
+import type { MlpDescription } from '../../test_util/savedmodel/model_zoo.js';
 
 export interface CurvePoint {
   batch: number;

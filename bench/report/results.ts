@@ -6,7 +6,7 @@ import type { EventLoopRow } from './event_loop_experiment.js';
 import type { OverheadResult } from './overhead_experiment.js';
 import type { Setup } from './setups.js';
 
-export interface Machine {
+interface Machine {
   cores: number;
   cpuModel: string;
   node: string;

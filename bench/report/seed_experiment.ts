@@ -29,7 +29,7 @@ export interface SeedCell {
   server?: ServerView;
 }
 
-export interface SaturationCell {
+interface SaturationCell {
   setup: string;
   client: string;
   rps: number;

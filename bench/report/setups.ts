@@ -14,7 +14,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const MODEL_NAME = 'mlp';
 export const MAX_BATCH = 32;
 
-export type SetupKind = 'naive' | 'executors' | 'processes' | 'fixed' | 'adaptive';
+type SetupKind = 'naive' | 'executors' | 'processes' | 'fixed' | 'adaptive';
 
 export interface Setup {
   key: string;
@@ -42,7 +42,7 @@ export interface SetupContext {
   processes: number;
 }
 
-export const METRICS_PATH = '/monitoring/prometheus/metrics';
+const METRICS_PATH = '/monitoring/prometheus/metrics';
 
 /** tfgate set-ups export Prometheus metrics, so the bench can read the server's own view. */
 function monitoringConfig(ctx: SetupContext): string {

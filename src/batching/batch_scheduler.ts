@@ -52,15 +52,15 @@ export interface Batch<T> {
 
 export type ProcessBatch<T> = (queue: BatchQueue<T>, batch: Batch<T>) => Promise<void>;
 
-export function queueFullMessage(enqueued: number, max: number): string {
+function queueFullMessage(enqueued: number, max: number): string {
   return `The batch scheduling queue to which this task was submitted is full; currently ${enqueued} batches enqueued and max_enqueued_batches is ${max}`;
 }
 
-export function oversizeMessage(size: number, max: number): string {
+function oversizeMessage(size: number, max: number): string {
   return `Task size ${size} is larger than maximum input batch size ${max}`;
 }
 
-export function latencyTargetMessage(predictedMs: number, targetMs: number): string {
+function latencyTargetMessage(predictedMs: number, targetMs: number): string {
   return `The request would miss the model's latency target: about ${Math.round(predictedMs)} ms predicted for the work queued ahead of it, target ${targetMs} ms; retry later`;
 }
 

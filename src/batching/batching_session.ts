@@ -30,7 +30,7 @@ export interface BatchTask {
 }
 
 /** Rows in a request: the 0th dimension all its inputs share. */
-export function taskSize(inputs: Record<string, HostTensor>): number {
+function taskSize(inputs: Record<string, HostTensor>): number {
   let size: number | undefined;
   for (const t of Object.values(inputs)) {
     if (t.shape.length === 0) throw invalidArgument('Batching session requires all inputs to have a batch (0th) dimension; got a scalar');

@@ -10,7 +10,7 @@ import { SharedBatchScheduler, type Batch, type QueueOptions } from './batch_sch
 import { BatchingSession, dropUnwanted, processBatch, type BatchTask } from './batching_session.js';
 
 /** tfgate's flags for parameters that set no mode / latency target of their own. */
-export interface BatchingDefaults {
+interface BatchingDefaults {
   mode: BatchingMode;
   /** 0: no target. */
   latencyTargetMs: number;
@@ -18,7 +18,7 @@ export interface BatchingDefaults {
 
 const FIXED: BatchingDefaults = { mode: 'fixed', latencyTargetMs: 0 };
 
-export function queueOptions(p: BatchingParameters, defaults: BatchingDefaults = FIXED): QueueOptions {
+function queueOptions(p: BatchingParameters, defaults: BatchingDefaults = FIXED): QueueOptions {
   const adaptive = (p.mode ?? defaults.mode) === 'adaptive';
   const target = p.latency_target_ms ?? (defaults.latencyTargetMs > 0 ? defaults.latencyTargetMs : undefined);
   return {
@@ -54,7 +54,7 @@ class MaybeBatched<T extends ServableVersion> implements MaybeBatchedVersion<T> 
   }
 }
 
-export const PER_MODEL_BATCHING_FILE = 'batching_params.pbtxt';
+const PER_MODEL_BATCHING_FILE = 'batching_params.pbtxt';
 
 /** Queue names are `<model>/<version>/…`; model names hold no '/'. */
 const modelOf = (queueName: string) => queueName.slice(0, queueName.indexOf('/'));

@@ -7,7 +7,7 @@ import path from 'node:path';
 const URI = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 /** Absolute, `..`-free form of a base path or URI (URIs keep their scheme, paths inside are normalised). */
-export function normaliseBasePath(p: string, cwd: string = process.cwd()): string {
+function normaliseBasePath(p: string, cwd: string = process.cwd()): string {
   const uri = URI.exec(p);
   if (uri) return uri[0] + path.posix.normalize(`/${p.slice(uri[0].length)}`).slice(1);
   return path.resolve(cwd, p);

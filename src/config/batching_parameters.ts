@@ -30,7 +30,7 @@ import {
 } from './schema.js';
 import { parseTextProto } from './text_format.js';
 
-export const BatchingParametersSchema: MessageSchema = {
+const BatchingParametersSchema: MessageSchema = {
   name: 'tensorflow.serving.BatchingParameters',
   fields: {
     max_batch_size: message(Int64Value), // 1
@@ -78,7 +78,7 @@ export interface BatchingParameters {
 /** port::MaxParallelism(): the CPUs this process may run on. */
 export const cpuCount = (): number => Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
 
-export const DEFAULT_THREAD_POOL_NAME = 'batch_threads';
+const DEFAULT_THREAD_POOL_NAME = 'batch_threads';
 /** The pool name server.cc gives when --enable_batching has no --batching_parameters_file. */
 export const MODEL_SERVER_THREAD_POOL_NAME = 'model_server_batch_threads';
 

@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 
 /** Descriptors kept for the server's own work. */
-export const FD_RESERVE = 256;
-export const MIN_CONNECTIONS = 16;
+const FD_RESERVE = 256;
+const MIN_CONNECTIONS = 16;
 /** Past this, one event loop answers too slowly for more connections to help. */
-export const MAX_DEFAULT_CONNECTIONS = 16384;
+const MAX_DEFAULT_CONNECTIONS = 16384;
 /** The usual soft limit, assumed where /proc/self/limits cannot be read (not Linux). */
 const ASSUMED_SOFT_LIMIT = 1024;
 

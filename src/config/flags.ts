@@ -62,14 +62,14 @@ const ignored = <T extends FlagType>(type: T, def: FlagDefault, help: string, no
 const own = <T extends FlagType>(type: T, def: FlagDefault, help: string): Spec<T> => ({ type, default: def, help, acted: true, own: true });
 
 const cpus = cpuCount();
-export const DEFAULT_REST_API_PORT = 8501;
-export const DEFAULT_REPOSITORY_DIR = 'model_repository';
-export const RUNTIMES = ['auto', 'onnx', 'onnx-cuda', 'wasm', 'cpu', 'tfjs-node', 'tfjs-node-gpu'] as const;
+const DEFAULT_REST_API_PORT = 8501;
+const DEFAULT_REPOSITORY_DIR = 'model_repository';
+const RUNTIMES = ['auto', 'onnx', 'onnx-cuda', 'wasm', 'cpu', 'tfjs-node', 'tfjs-node-gpu'] as const;
 export type RuntimeChoice = (typeof RUNTIMES)[number];
-export const VERIFY_ON_LOAD_MODES = ['auto', 'true', 'false'] as const;
-export type VerifyOnLoadMode = (typeof VERIFY_ON_LOAD_MODES)[number];
+const VERIFY_ON_LOAD_MODES = ['auto', 'true', 'false'] as const;
+type VerifyOnLoadMode = (typeof VERIFY_ON_LOAD_MODES)[number];
 /** Verification loads the version a second time and runs it once on the slowest engine: about as long as the load itself (bench:verify). */
-export const VERIFY_ON_LOAD_DEFAULT_MAX_MB = 64;
+const VERIFY_ON_LOAD_DEFAULT_MAX_MB = 64;
 
 /** The flag table, in main.cc's order, then tfgate's own flags. */
 export const FLAGS = {
@@ -161,7 +161,7 @@ export const FLAGS = {
 
 export type FlagName = keyof typeof FLAGS;
 type ValueOf<T extends FlagType> = T extends 'bool' ? boolean : T extends 'string' ? string : number;
-export type FlagValues = { readonly [K in FlagName]: ValueOf<(typeof FLAGS)[K]['type']> };
+type FlagValues = { readonly [K in FlagName]: ValueOf<(typeof FLAGS)[K]['type']> };
 
 export interface ParsedFlags {
   readonly values: FlagValues;
@@ -239,7 +239,7 @@ export function parseFlags(argv: readonly string[]): ParsedFlags {
 
 // ---- what the server runs with ----
 
-export type ModelSource =
+type ModelSource =
   | { readonly kind: 'model_config_file'; readonly file: string; readonly pollWaitSeconds: number }
   | { readonly kind: 'yaml_config'; readonly file: string; readonly pollWaitSeconds: number }
   | { readonly kind: 'single_model'; readonly name: string; readonly basePath: string }

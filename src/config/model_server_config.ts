@@ -39,7 +39,7 @@ const Specific: MessageSchema = {
   name: 'tensorflow.serving.FileSystemStoragePathSourceConfig.ServableVersionPolicy.Specific',
   fields: { versions: scalar('int64', { repeated: true }) },
 };
-export const ServableVersionPolicySchema: MessageSchema = {
+const ServableVersionPolicySchema: MessageSchema = {
   name: 'tensorflow.serving.FileSystemStoragePathSourceConfig.ServableVersionPolicy',
   fields: { latest: message(Latest), all: message(All), specific: message(Specific) },
   oneofs: { policy_choice: ['latest', 'all', 'specific'] },
@@ -61,7 +61,7 @@ const SamplingConfigSchema: MessageSchema = {
     attributes: scalar('int32'),
   },
 };
-export const LoggingConfigSchema: MessageSchema = {
+const LoggingConfigSchema: MessageSchema = {
   name: 'tensorflow.serving.LoggingConfig',
   fields: {
     log_collector_config: message(LogCollectorConfigSchema),
@@ -88,7 +88,7 @@ export const ModelConfigListSchema: MessageSchema = {
   name: 'tensorflow.serving.ModelConfigList',
   fields: { config: message(ModelConfigSchema, { repeated: true }) },
 };
-export const ModelServerConfigSchema: MessageSchema = {
+const ModelServerConfigSchema: MessageSchema = {
   name: 'tensorflow.serving.ModelServerConfig',
   fields: { model_config_list: message(ModelConfigListSchema), custom_model_config: message(AnySchema) },
   oneofs: { config: ['model_config_list', 'custom_model_config'] },
@@ -101,7 +101,7 @@ export type VersionPolicy =
   | { readonly all: Readonly<Record<string, never>> }
   | { readonly specific: { readonly versions: readonly number[] } };
 
-export interface LoggingConfig {
+interface LoggingConfig {
   readonly log_collector_config?: { readonly type: string; readonly filename_prefix: string };
   readonly sampling_config?: {
     readonly sampling_rate: number;
@@ -128,8 +128,8 @@ export interface ModelServerConfig {
   readonly model_config_list: { readonly config: readonly ModelConfig[] };
 }
 
-export const DEFAULT_VERSION_POLICY: VersionPolicy = deepFreeze({ latest: { num_versions: 1 } });
-export const TENSORFLOW_PLATFORM = 'tensorflow';
+const DEFAULT_VERSION_POLICY: VersionPolicy = deepFreeze({ latest: { num_versions: 1 } });
+const TENSORFLOW_PLATFORM = 'tensorflow';
 const LABEL_RE = /^[a-zA-Z0-9_]+$/;
 const URI_RE = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//;
 
@@ -156,7 +156,7 @@ function versionPolicyFrom(raw: ProtoMessage | undefined): VersionPolicy {
  * One parsed ModelConfig message (text proto or YAML, fields as written) → checked
  * ModelConfig. Errors point at the offending field.
  */
-export function modelConfigFromProto(raw: ProtoMessage, file: string, baseDir: string): ModelConfig {
+function modelConfigFromProto(raw: ProtoMessage, file: string, baseDir: string): ModelConfig {
   const name = (raw.name as string | undefined) ?? '';
   if (!name) fail(file, positionOf(raw), 'A model config has no name', 'name');
   const base = (raw.base_path as string | undefined) ?? '';

@@ -6,7 +6,7 @@
 import { deepFreeze, fail, message, positionOf, scalar, type MessageSchema, type ProtoMessage } from './schema.js';
 import { parseTextProto } from './text_format.js';
 
-export const PrometheusConfigSchema: MessageSchema = {
+const PrometheusConfigSchema: MessageSchema = {
   name: 'tensorflow.serving.PrometheusConfig',
   fields: { enable: scalar('bool'), path: scalar('string') },
 };
@@ -15,7 +15,7 @@ export const MonitoringConfigSchema: MessageSchema = {
   fields: { prometheus_config: message(PrometheusConfigSchema) },
 };
 
-export const DEFAULT_PROMETHEUS_PATH = '/monitoring/prometheus/metrics';
+const DEFAULT_PROMETHEUS_PATH = '/monitoring/prometheus/metrics';
 
 export interface MonitoringConfig {
   readonly prometheus_config: { readonly enable: boolean; readonly path: string };

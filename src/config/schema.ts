@@ -66,11 +66,8 @@ export const mapField = (key: ScalarType, value: ScalarType | MessageSchema): Fi
 
 const wrapperOf = (name: string, type: ScalarType): MessageSchema => ({ name: `google.protobuf.${name}`, fields: { value: scalar(type) }, wrapper: true });
 export const Int64Value = wrapperOf('Int64Value', 'int64');
-export const Int32Value = wrapperOf('Int32Value', 'int32');
-export const UInt32Value = wrapperOf('UInt32Value', 'uint32');
 export const BoolValue = wrapperOf('BoolValue', 'bool');
 export const StringValue = wrapperOf('StringValue', 'string');
-export const DoubleValue = wrapperOf('DoubleValue', 'double');
 export const AnySchema: MessageSchema = { name: 'google.protobuf.Any', fields: { type_url: scalar('string'), value: scalar('bytes') } };
 
 // ---- where things were written ----
@@ -79,7 +76,7 @@ const positions = new WeakMap<object, Map<string, Position[]>>();
 /** The key under which an object records where it itself starts. */
 const SELF = '';
 
-export function recordPosition(obj: object, field: string, pos: Position): void {
+function recordPosition(obj: object, field: string, pos: Position): void {
   let m = positions.get(obj);
   if (!m) positions.set(obj, (m = new Map()));
   const list = m.get(field);
@@ -251,7 +248,7 @@ export class MessageBuilder {
 }
 
 /** The default of a map entry's key or value when the entry leaves it out. */
-export function scalarDefault(type: ScalarType): string | number | boolean {
+function scalarDefault(type: ScalarType): string | number | boolean {
   return type === 'string' || type === 'bytes' ? '' : type === 'bool' ? false : 0;
 }
 

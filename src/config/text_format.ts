@@ -10,7 +10,6 @@
 // where it has them ("Message type "X" has no field named "y".").
 import {
   completeMapEntry,
-  ConfigError,
   convertEnum,
   convertScalar,
   fail,
@@ -24,7 +23,7 @@ import {
   type RawScalar,
 } from './schema.js';
 
-export { ConfigError, positionOf, type Position } from './schema.js';
+export { ConfigError } from './schema.js';
 
 interface Token {
   type: 'ident' | 'number' | 'string' | 'punct' | 'eof';

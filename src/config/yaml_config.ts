@@ -176,7 +176,7 @@ class YamlReader {
  * Parses YAML text as one `schema` message (fields as written, no defaults), with the
  * same shape parseTextProto gives; positionOf() works on the result.
  */
-export function parseYamlProto(text: string, file: string, schema: MessageSchema): ProtoMessage {
+function parseYamlProto(text: string, file: string, schema: MessageSchema): ProtoMessage {
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length) {
@@ -192,7 +192,7 @@ const YamlModelConfigSchema: MessageSchema = {
   ...ModelConfigSchema,
   fields: { ...ModelConfigSchema.fields, batching: message(TfgateBatchingSchema) },
 };
-export const TfgateConfigSchema: MessageSchema = {
+const TfgateConfigSchema: MessageSchema = {
   name: 'tfgate.Config',
   fields: {
     model_config_list: message({ ...ModelConfigListSchema, fields: { config: message(YamlModelConfigSchema, { repeated: true }) } }),

@@ -7,7 +7,7 @@ import { Code, ServingError, invalidArgument, notFound, toStatusData, type Statu
 import * as MSG from './messages.js';
 import { ownValue } from './own_property.js';
 
-export type ManagerState = 'START' | 'LOADING' | 'AVAILABLE' | 'UNLOADING' | 'END';
+type ManagerState = 'START' | 'LOADING' | 'AVAILABLE' | 'UNLOADING' | 'END';
 
 export interface VersionLoader<T> {
   load(modelName: string, version: number, path: string): Promise<T>;
@@ -119,7 +119,7 @@ export class AspiredVersionsManager<T> {
     }
     this.reconcile(model, entry);
     await Promise.all(loads);
-    await this.unloadsSettled(entry);
+    await this.unloadsSettled();
   }
 
   private async load(model: string, entry: ModelEntry<T>, v: VersionEntry<T>): Promise<void> {
@@ -212,7 +212,7 @@ export class AspiredVersionsManager<T> {
     return p;
   }
 
-  private async unloadsSettled(_entry: ModelEntry<T>): Promise<void> {
+  private async unloadsSettled(): Promise<void> {
     await Promise.allSettled([...this.pendingUnloads]);
   }
 

@@ -60,7 +60,6 @@ export const queuedPastDeadline = () => new ServingError(Code.DEADLINE_EXCEEDED,
 export const notFound = (m: string) => new ServingError(Code.NOT_FOUND, m);
 export const failedPrecondition = (m: string) => new ServingError(Code.FAILED_PRECONDITION, m);
 export const unimplemented = (m: string) => new ServingError(Code.UNIMPLEMENTED, m);
-export const unavailable = (m: string) => new ServingError(Code.UNAVAILABLE, m);
 export const internal = (m: string) => new ServingError(Code.INTERNAL, m);
 export const dataLoss = (m: string) => new ServingError(Code.DATA_LOSS, m);
 

@@ -17,10 +17,12 @@ export interface ExecutorPoolOptions extends ExecutorWorkerData {
   threads: number;
   /** Requests that may wait for a thread (not yet handed to piscina); more are refused. Default: unbounded. */
   maxQueued?: number;
+  /** The thread's entry module (default: executor_worker). Tests give one that wraps it to inject faults. */
+  workerFile?: string;
 }
 
 /** The queue of waiting requests is full: UNAVAILABLE (503), as batching's full queue. */
-export function executorQueueFull(max: number): ServingError {
+function executorQueueFull(max: number): ServingError {
   return new ServingError(Code.UNAVAILABLE, `The executor queue is full: ${max} requests wait for this model version's threads (--max_executor_queue)`, { retryAfterMs: 1000 });
 }
 
@@ -45,8 +47,6 @@ export class ExecutorPool {
   private flushScheduled = false;
   /** Messages sent and not yet answered. */
   private inFlight = 0;
-  /** Executor threads that died (each replaced by piscina). */
-  threadDeaths = 0;
   /** Told of each death (metrics, logs). */
   onThreadDeath?: (error: Error) => void;
 
@@ -58,9 +58,9 @@ export class ExecutorPool {
   ) {}
 
   static async open(options: ExecutorPoolOptions): Promise<ExecutorPool> {
-    const { threads, maxQueued = Number.POSITIVE_INFINITY, ...workerData } = options;
+    const { threads, maxQueued = Number.POSITIVE_INFINITY, workerFile = WORKER_FILE, ...workerData } = options;
     const pool = new Piscina({
-      filename: WORKER_FILE,
+      filename: workerFile,
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: Number.MAX_SAFE_INTEGER,
@@ -86,7 +86,6 @@ export class ExecutorPool {
     poolFailed.catch(() => {});
     pool.on('error', (e: Error) => {
       if (!opened) return failOpen(internal(`executor thread failed to start: ${e.message}`));
-      opened.threadDeaths++;
       opened.onThreadDeath?.(internal(`executor thread failed: ${e.message}`));
     });
     try {
@@ -102,11 +101,6 @@ export class ExecutorPool {
       await pool.destroy();
       throw e;
     }
-  }
-
-  /** Tasks running or queued. */
-  get pending(): number {
-    return this.pool.queueSize + this.pool.threads.length * this.pool.utilization;
   }
 
   /**
@@ -163,7 +157,6 @@ export class ExecutorPool {
     } catch (e) {
       // The thread died (out of memory, abort): only these requests fail; piscina replaces the thread.
       const err = internal(`executor thread failed: ${(e as Error).message}`);
-      this.threadDeaths++;
       this.onThreadDeath?.(err);
       for (const w of group) w.reject(err);
       return;

@@ -36,18 +36,7 @@ const loading: Promise<Servable> = (async () => {
 // Keep a load failure from becoming an unhandled rejection; tasks report it.
 loading.catch(() => {});
 
-// Test-only fault injection: a float input holding this value ends the thread mid-request,
-// as an out-of-memory abort would (tests of worker faults set it; nothing else does).
-const EXIT_ON_VALUE = process.env.TFGATE_TEST_EXECUTOR_EXIT_ON_VALUE;
-
-function injectFault(r: RunRequest): void {
-  if (EXIT_ON_VALUE === undefined) return;
-  const poison = Number(EXIT_ON_VALUE);
-  for (const t of Object.values(r.inputs)) if (t.values instanceof Float32Array && t.values.includes(poison)) process.exit(70);
-}
-
 async function runOne(servable: Servable, r: RunRequest): Promise<RunReply> {
-  injectFault(r);
   try {
     const t0 = performance.now();
     const outputs = await servable.run(r.signature, r.inputs, r.outputKeys);
@@ -85,12 +74,9 @@ export default async function handle(task: ExecutorTask): Promise<ExecutorReply>
       return { ok: true, kind: 'trace', tensors: await servable.trace(task.signature, task.inputs) };
     }
     if (task.kind === 'verify') return { ok: true, kind: 'verify', report: await verifyInThisThread(servable, task.signatures) };
-    if (task.kind === 'runMany') {
-      const replies: RunReply[] = [];
-      for (const r of task.requests) replies.push(await runOne(servable, r));
-      return { ok: true, kind: 'runMany', replies };
-    }
-    return await runOne(servable, task);
+    const replies: RunReply[] = [];
+    for (const r of task.requests) replies.push(await runOne(servable, r));
+    return { ok: true, kind: 'runMany', replies };
   } catch (e) {
     return { ok: false, error: toStatusData(e) };
   }

@@ -31,7 +31,6 @@ export interface RunRequest {
  */
 export type ExecutorTask =
   | { kind: 'describe' }
-  | ({ kind: 'run' } & RunRequest)
   | { kind: 'runMany'; requests: RunRequest[] }
   | { kind: 'trace'; signature: string; inputs: Record<string, HostTensor> }
   /** Checks these signatures against the WASM runtime loaded in this same thread (--verify_on_load). */

@@ -11,7 +11,7 @@ const TF_LATENCY_BUCKETS_US = exponentialBuckets(10, 1.8, 32);
  * The model_name label of requests for a model the server does not know: one series for
  * all of them, so that random names cannot grow the scrape without bound.
  */
-export const UNKNOWN_MODEL_LABEL = '_unknown_';
+const UNKNOWN_MODEL_LABEL = '_unknown_';
 
 export class Metrics {
   readonly registry = new Registry();

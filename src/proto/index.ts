@@ -7,7 +7,7 @@ import protobuf from 'protobufjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Folder holding `tensorflow/...` and `tensorflow_serving/...` proto files, from src/proto or dist/src/proto. */
-export const PROTO_ROOT = here.includes(`${path.sep}dist${path.sep}`)
+const PROTO_ROOT = here.includes(`${path.sep}dist${path.sep}`)
   ? path.resolve(here, '../../../src/proto')
   : here;
 
@@ -42,10 +42,6 @@ export function protoRoot(): protobuf.Root {
 
 export function protoType(fullName: string): protobuf.Type {
   return protoRoot().lookupType(fullName);
-}
-
-export function protoEnum(fullName: string): protobuf.Enum {
-  return protoRoot().lookupEnum(fullName);
 }
 
 /** Options giving plain JS objects: enums as names, int64 as numbers, bytes as Uint8Array. */

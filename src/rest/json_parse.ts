@@ -22,8 +22,7 @@
 // Speed: one pass over the string with charCodeAt, numbers up to 15 digits with |exponent|
 // ≤ 22 computed exactly in place (one correctly rounded multiply/divide), longer ones via
 // Number(slice) (correctly rounded; RapidJSON's default parse may differ in the last ulp).
-// Strings without escapes are single slices. See test/rest/json_parse.test.ts for a rough
-// benchmark.
+// Strings without escapes are single slices. Its speed next to JSON.parse: npm run bench:json.
 import { invalidArgument } from '../core/status.js';
 import * as MSG from '../core/messages.js';
 
@@ -120,7 +119,7 @@ export function parseJsonBody(text: string, limits: JsonLimits): JsonValue {
  * Characters parsed per event-loop turn by parseJsonBodyYielding: about 20–50 ms of work on
  * one core, so other clients are answered while a large body is parsed.
  */
-export const PARSE_SLICE_CHARS = 256 * 1024;
+const PARSE_SLICE_CHARS = 256 * 1024;
 
 /**
  * parseJsonBody, giving the event loop back every PARSE_SLICE_CHARS characters. The same

@@ -35,7 +35,7 @@ export function predictResponseJson(outputs: Record<string, HostTensor>, format:
 }
 
 /** Rows written per event-loop turn by predictResponseJsonYielding (tens of milliseconds). */
-export const RESPONSE_SLICE_ROWS = 32 * 1024;
+const RESPONSE_SLICE_ROWS = 32 * 1024;
 
 /**
  * predictResponseJson, giving the event loop back every RESPONSE_SLICE_ROWS rows of a row-format

@@ -18,7 +18,7 @@ import { parsePredictRequest } from './json_tensor.js';
 import { predictResponseJsonYielding } from './json_tensor_writer.js';
 import { mountOpenInferenceRoutes } from './v2/index.js';
 
-export interface RestLimits {
+interface RestLimits {
   maxBodyBytes: number;
   jsonMaxDepth: number;
   jsonMaxElements: number;
@@ -49,7 +49,7 @@ export interface RestDeps {
 }
 
 /** `Server-Timing: queue;dur=0.8, infer;dur=2.1, batch;desc="7/8"` (rows / rows after padding). */
-export function serverTiming(s: RunStats): string {
+function serverTiming(s: RunStats): string {
   const parts: string[] = [];
   if (s.queueMs !== undefined) parts.push(`queue;dur=${s.queueMs.toFixed(3)}`);
   if (s.inferMs !== undefined) parts.push(`infer;dur=${s.inferMs.toFixed(3)}`);
@@ -68,7 +68,7 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
-export const SERVER_STATUS_PATH = '/monitoring/tfgate/status';
+const SERVER_STATUS_PATH = '/monitoring/tfgate/status';
 
 /** The error a request was answered with, for the access log (TF Serving logs it at VLOG(1)). */
 const ERROR_KEY = 'servingError';

@@ -7,7 +7,7 @@ import { importPackage, TFJS_NODE_PACKAGES, type PackageImporter, type ResolvedR
 import { TfjsNodeRuntime } from './tfjs_node/tfjs_node_runtime.js';
 import type { TfjsNodeModule } from './tfjs_node/tfjs_node_module.js';
 
-export type { Runtime, Servable, SignatureSpec, TensorSpec, LoadOptions } from './runtime.js';
+export type { Runtime } from './runtime.js';
 
 export async function createRuntime(name: ResolvedRuntime, log?: (msg: string) => void, importer: PackageImporter = importPackage): Promise<Runtime> {
   switch (name) {

@@ -11,7 +11,7 @@ import type { RuntimeChoice } from '../config/flags.js';
  */
 export type ResolvedRuntime = 'tfjs-node-gpu' | 'tfjs-node' | 'onnx+embedded' | 'onnx' | 'onnx-cuda' | 'embedded' | 'wasm' | 'cpu';
 
-export const ONNX_PACKAGE = 'onnxruntime-node';
+const ONNX_PACKAGE = 'onnxruntime-node';
 
 export const TFJS_NODE_PACKAGES = {
   'tfjs-node-gpu': '@tensorflow/tfjs-node-gpu',

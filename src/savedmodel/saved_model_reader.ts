@@ -40,13 +40,6 @@ export const SAVED_MODEL_FILENAME = 'saved_model.pb';
 /** Where a version's asset files live (asset_file_def names files in it). */
 export const ASSETS_DIRECTORY = 'assets';
 
-export async function isSavedModelDir(dir: string): Promise<boolean> {
-  return fs
-    .stat(path.join(dir, SAVED_MODEL_FILENAME))
-    .then((s) => s.isFile())
-    .catch(() => false);
-}
-
 /** Decodes saved_model.pb; DATA_LOSS naming the file when it is truncated or not a SavedModel. */
 export async function readSavedModelProto(dir: string): Promise<SavedModelObject> {
   const file = path.join(dir, SAVED_MODEL_FILENAME);

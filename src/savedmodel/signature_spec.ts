@@ -7,7 +7,7 @@ import { hostTensorFromProto, shapeFromProto } from './tensor_proto.js';
 /** Keys of signatures that exist only to drive initialisation, not to be served. */
 export const INIT_OP_SIGNATURE_KEY = '__saved_model_init_op';
 
-export function tensorSpec(info: TensorInfoObject): TensorSpec {
+function tensorSpec(info: TensorInfoObject): TensorSpec {
   return {
     name: info.name ?? '',
     dtype: stripRef(info.dtype ?? 'DT_INVALID'),

@@ -98,13 +98,13 @@ export function shapeFromProto(shape: TensorShapeObject | undefined | null): num
   return (shape.dim ?? []).map((d) => Number(d.size ?? 0));
 }
 
-export function shapeToProto(shape: readonly number[] | null): TensorShapeObject {
+function shapeToProto(shape: readonly number[] | null): TensorShapeObject {
   if (shape === null) return { unknownRank: true };
   return { dim: shape.map((size) => ({ size })) };
 }
 
 /** Reads little-endian raw bytes (tensor_content or a bundle entry) into typed storage. */
-export function valuesFromBytes(dtype: DType, bytes: Uint8Array, size: number): TensorValues {
+function valuesFromBytes(dtype: DType, bytes: Uint8Array, size: number): TensorValues {
   const width = bytesPerElement(dtype);
   if (dtype === 'string') throw invalidArgument('string tensors have no raw byte layout');
   if (bytes.byteLength !== width * size) {

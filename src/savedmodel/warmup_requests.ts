@@ -12,7 +12,7 @@ import { readTfRecords } from './tfrecord.js';
 
 export const WARMUP_FILE = path.join('assets.extra', 'tf_serving_warmup_requests');
 /** TF Serving's kMaxNumRecords. */
-export const MAX_WARMUP_RECORDS = 1000;
+const MAX_WARMUP_RECORDS = 1000;
 const DEFAULT_SIGNATURE = 'serving_default';
 
 export interface WarmupRun {

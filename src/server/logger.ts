@@ -4,7 +4,7 @@
 // "Exporting HTTP/REST API at:HOST:PORT ..." can still be found by text.
 import { pino, destination, stdTimeFunctions } from 'pino';
 
-export type LogLevel = 'info' | 'warn' | 'error';
+type LogLevel = 'info' | 'warn' | 'error';
 export type Log = (msg: string, level?: LogLevel, fields?: Record<string, unknown>) => void;
 
 export function createLog(): Log {

@@ -82,6 +82,8 @@ export class ModelServer {
     private readonly log: Log,
     /** The runtime --runtime resolved to (runtime_selection.ts), used by every executor thread. */
     readonly runtime: ResolvedRuntime = 'embedded',
+    /** What tests substitute; the binary gives none. */
+    seams: { executorWorkerFile?: string } = {},
   ) {
     this.memoryBudget = new MemoryBudget(options.limits.maxInflightRequestBytes);
     const executors = new ExecutorVersionLoader({
@@ -89,6 +91,7 @@ export class ModelServer {
       maxQueued: options.limits.maxExecutorQueue,
       runtime,
       threadsPerVersion: options.numExecutors,
+      workerFile: seams.executorWorkerFile,
       warmupIterations: options.enableModelWarmup ? Math.max(1, options.numRequestIterationsForWarmup) : 0,
       onThreadDeath: (model, version, e) => {
         this.metrics.executorThreadDeaths.labels(model).inc();

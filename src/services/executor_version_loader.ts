@@ -23,6 +23,8 @@ export interface ExecutorLoaderOptions {
   verify?: { mode: 'auto' | 'true' | 'false'; maxBytes: number };
   /** What the check found (or why it was skipped: `skipped` set). */
   onVerified?: (modelName: string, version: number, report: VerificationReport | { skipped: string }) => void;
+  /** The executor threads' entry module (default: the production one); tests give one that injects faults. */
+  workerFile?: string;
 }
 
 export class ExecutorServableVersion implements ServableVersion {
@@ -51,6 +53,7 @@ export class ExecutorVersionLoader {
       threads: this.options.threadsPerVersion,
       maxQueued: this.options.maxQueued,
       warmupIterations: this.options.warmupIterations ?? 0,
+      workerFile: this.options.workerFile,
     });
     await this.verify(modelName, version, versionDir, pool);
     this.options.onLoaded?.(modelName, version, pool.description);

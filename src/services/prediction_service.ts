@@ -9,7 +9,7 @@ import { checkInputAliases, checkInputDtypes, checkOutputFilter } from './predic
 import { ownValue } from '../core/own_property.js';
 
 /** How long the caller waits: performance.now() ms (see RunOptions.deadline). */
-export interface CallOptions {
+interface CallOptions {
   deadline?: number;
 }
 

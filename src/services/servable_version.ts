@@ -40,7 +40,7 @@ export interface ServableVersion {
 }
 
 /** A version held for the duration of one request; unloading waits for release(). */
-export interface VersionHandle {
+interface VersionHandle {
   readonly version: number;
   readonly servable: ServableVersion;
   release(): void;

@@ -70,7 +70,3 @@ export function allocValues(dtype: DType, size: number): TensorValues {
   if (dtype === 'string') return Array.from({ length: size }, () => new Uint8Array(0));
   return new TYPED_ARRAY[dtype](size);
 }
-
-export function hostTensor(dtype: DType, shape: number[], values: TensorValues): HostTensor {
-  return { dtype, shape, values };
-}

@@ -10,7 +10,7 @@ import { LatencyRecorder } from '../../bench/load/latency_recorder.js';
 import { between } from '../../bench/load/think_time.js';
 import { runLoad } from '../../bench/load/generator.js';
 import { runLoadInWorker } from '../../bench/load/load_worker.js';
-import { seededRandom } from '../../src/savedmodel/model_zoo.js';
+import { seededRandom } from '../../test_util/savedmodel/model_zoo.js';
 
 const close = (a: number, b: number, rel: number) => Math.abs(a - b) <= rel * Math.abs(b);
 

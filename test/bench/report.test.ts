@@ -15,7 +15,7 @@ import type { BenchResults } from '../../bench/report/results.js';
 import type { SeedCell } from '../../bench/report/seed_experiment.js';
 import { LatencyRecorder } from '../../bench/load/latency_recorder.js';
 import { REPO, freePort, setTreeFrozen, startNodeProcess, stopProcess, treeRssMb } from '../../bench/report/processes.js';
-import { writeMlpSavedModel, describeMlp } from '../../src/savedmodel/model_zoo.js';
+import { writeMlpSavedModel, describeMlp } from '../../test_util/savedmodel/model_zoo.js';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

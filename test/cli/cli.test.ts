@@ -6,7 +6,7 @@ import path from 'node:path';
 import { REPO_ROOT, fixtureModel } from '../helpers/paths.js';
 import { TFGATE_BIN } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
-import { writeTensorListLoopModel } from '../../src/savedmodel/loop_model_zoo.js';
+import { writeTensorListLoopModel } from '../../test_util/savedmodel/loop_model_zoo.js';
 
 const tfgate = (...args: string[]) => spawnSync(process.execPath, [TFGATE_BIN, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60000 });
 

@@ -4,7 +4,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { ExecutorPool } from '../../src/executors/executor_pool.js';
-import { writeHalfPlusTwoSavedModel } from '../../src/savedmodel/model_zoo.js';
+import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { Code, QUEUED_PAST_DEADLINE, ServingError } from '../../src/core/status.js';
 import { tempDir } from '../helpers/temp.js';
 

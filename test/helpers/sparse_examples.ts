@@ -2,7 +2,7 @@
 // (embedded runtime and ONNX host step), written with tfgate's SavedModel writer.
 import path from 'node:path';
 import { protoType } from '../../src/proto/index.js';
-import { writeSavedModel } from '../../src/savedmodel/saved_model_writer.js';
+import { writeSavedModel } from '../../test_util/savedmodel/saved_model_writer.js';
 import type { DType } from '../../src/tensor/dtype.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { tempDir } from './temp.js';

@@ -1,8 +1,8 @@
 // Tiny SavedModels for op tests, written with tfgate's own writer: a GraphBuilder callback
 // names the signature's inputs and outputs; `node` adds any op by its OpDef.
 import path from 'node:path';
-import { attr, GraphBuilder, Tensor, type AttrValueInit } from '../../src/savedmodel/writer/graph_builder.js';
-import { writeSavedModel, type WriterAsset, type WriterSignature } from '../../src/savedmodel/saved_model_writer.js';
+import { attr, GraphBuilder, Tensor, type AttrValueInit } from '../../test_util/savedmodel/writer/graph_builder.js';
+import { writeSavedModel, type WriterAsset, type WriterSignature } from '../../test_util/savedmodel/saved_model_writer.js';
 import { INIT_OP_SIGNATURE_KEY } from '../../src/savedmodel/signature_spec.js';
 import type { DType } from '../../src/tensor/dtype.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';

@@ -9,7 +9,7 @@ import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js
 import { CompiledGraph } from '../../src/runtimes/embedded/compiled_graph.js';
 import { initBackend } from '../../src/runtimes/embedded/backend.js';
 import type { TfjsServable } from '../../src/runtimes/embedded/tfjs_servable.js';
-import { writeConvSavedModel, writeMlpSavedModel } from '../../src/savedmodel/model_zoo.js';
+import { writeConvSavedModel, writeMlpSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import type { NodeDef } from '../../src/savedmodel/graph/types.js';
 import { Code, ServingError } from '../../src/core/status.js';

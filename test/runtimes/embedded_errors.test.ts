@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
-import { writeMlpSavedModel } from '../../src/savedmodel/model_zoo.js';
+import { writeMlpSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { protoType } from '../../src/proto/index.js';
 import { Code, ServingError } from '../../src/core/status.js';
 import { tempDir } from '../helpers/temp.js';

@@ -14,7 +14,7 @@ import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { Code } from '../../src/core/status.js';
 import { isError } from '../helpers/errors.js';
 import { attr, f32, i64, node, writeTinyModel, type GraphBuilder, type Tensor } from '../helpers/tiny_graphs.js';
-import type { AttrValueInit } from '../../src/savedmodel/writer/graph_builder.js';
+import type { AttrValueInit } from '../../test_util/savedmodel/writer/graph_builder.js';
 import { conv2dRef, einsumRef, fakeQuantRef, reverseSequenceRef, sample } from '../helpers/reference_ops.js';
 
 const compiledRuntime = new EmbeddedRuntime('wasm');

@@ -28,11 +28,11 @@ import {
   writeSharedVariableLoopsModel,
   writeTensorListLoopModel,
   type RnnDescription,
-} from '../../src/savedmodel/loop_model_zoo.js';
-import { rnnForward } from '../../src/savedmodel/rnn_reference.js';
-import { writeSavedModel } from '../../src/savedmodel/saved_model_writer.js';
-import { Tf2GraphBuilder } from '../../src/savedmodel/writer/tf2_graph_builder.js';
-import { binary, identity, scalarI32, whileLoop } from '../../src/savedmodel/writer/tf2_ops.js';
+} from '../../test_util/savedmodel/loop_model_zoo.js';
+import { rnnForward } from '../../test_util/savedmodel/rnn_reference.js';
+import { writeSavedModel } from '../../test_util/savedmodel/saved_model_writer.js';
+import { Tf2GraphBuilder } from '../../test_util/savedmodel/writer/tf2_graph_builder.js';
+import { binary, identity, scalarI32, whileLoop } from '../../test_util/savedmodel/writer/tf2_ops.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { Code } from '../../src/core/status.js';
 import { isError } from '../helpers/errors.js';

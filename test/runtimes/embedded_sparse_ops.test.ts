@@ -13,7 +13,7 @@ import type { DType } from '../../src/tensor/dtype.js';
 import { Code, ServingError } from '../../src/core/status.js';
 import { attr, f32, i32, i64, node, Tensor, writeTinyModel, type GraphBuilder } from '../helpers/tiny_graphs.js';
 import { EMBEDDED_BACKENDS, runOnBothBackends } from '../helpers/both_backends.js';
-import type { AttrValueInit } from '../../src/savedmodel/writer/graph_builder.js';
+import type { AttrValueInit } from '../../test_util/savedmodel/writer/graph_builder.js';
 import { sparseParseModel, estimatorModel, estimatorReference, example, parseExample, serialized } from '../helpers/sparse_examples.js';
 
 const RUNTIMES = EMBEDDED_BACKENDS;

@@ -13,7 +13,7 @@ import { Code } from '../../src/core/status.js';
 import { isError } from '../helpers/errors.js';
 import { attr, f32, i32, i64, node, Tensor, writeTinyModel, type GraphBuilder } from '../helpers/tiny_graphs.js';
 import { EMBEDDED_BACKENDS, runOnBothBackends } from '../helpers/both_backends.js';
-import type { AttrValueInit } from '../../src/savedmodel/writer/graph_builder.js';
+import type { AttrValueInit } from '../../test_util/savedmodel/writer/graph_builder.js';
 import { fingerprint64 } from '../../src/runtimes/embedded/ops/farmhash_fingerprint64.js';
 import { sipHash24 } from '../../src/runtimes/embedded/ops/siphash.js';
 import { printfNumber } from '../../src/runtimes/embedded/ops/printf_format.js';

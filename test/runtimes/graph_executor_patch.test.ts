@@ -14,7 +14,7 @@ import { toModelArtifacts } from '../../src/runtimes/embedded/tfjs_artifacts.js'
 import { isTfjsSupportedOp } from '../../src/runtimes/embedded/tfjs_ops.js';
 import { prepareSignatureGraph, type PreparedGraph } from '../../src/savedmodel/graph/prepare_signature_graph.js';
 import { readMetaGraph } from '../../src/savedmodel/saved_model_reader.js';
-import { writeTensorListLoopModel } from '../../src/savedmodel/loop_model_zoo.js';
+import { writeTensorListLoopModel } from '../../test_util/savedmodel/loop_model_zoo.js';
 import { tempDir } from '../helpers/temp.js';
 
 describe('GraphExecutor kept-tensor patch', () => {

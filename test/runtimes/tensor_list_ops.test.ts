@@ -8,7 +8,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import type { Servable } from '../../src/runtimes/runtime.js';
-import { writeTensorListOpsModel } from '../../src/savedmodel/loop_model_zoo.js';
+import { writeTensorListOpsModel } from '../../test_util/savedmodel/loop_model_zoo.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { Code } from '../../src/core/status.js';
 import { isError } from '../helpers/errors.js';

@@ -11,19 +11,17 @@ import {
   FOOTER_SIZE,
   SSTable,
   TABLE_MAGIC,
-  TableBuilder,
   crc32c,
-  encodeTensorBundle,
   maskCrc,
   readTable,
   readTensorBundle,
   readTensorBundleSync,
   shardFileName,
   unmaskCrc,
-  writeTable,
-  writeTensorBundle,
   type TensorBundle,
 } from '../../src/savedmodel/tensor_bundle/index.js';
+import { encodeTensorBundle, writeTensorBundle } from '../../test_util/savedmodel/tensor_bundle/tensor_bundle_writer.js';
+import { TableBuilder, writeTable } from '../../test_util/savedmodel/tensor_bundle/sstable_writer.js';
 import { protoType } from '../../src/proto/index.js';
 import { Code, ServingError } from '../../src/core/status.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { readTfRecords, writeTfRecords } from '../../src/savedmodel/tfrecord.js';
 import { readWarmupRuns, WARMUP_FILE } from '../../src/savedmodel/warmup_requests.js';
 import { ExecutorPool } from '../../src/executors/executor_pool.js';
-import { writeHalfPlusTwoSavedModel } from '../../src/savedmodel/model_zoo.js';
+import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { protoType } from '../../src/proto/index.js';
 import { Code, ServingError } from '../../src/core/status.js';
 import { fixtureModel } from '../helpers/paths.js';

@@ -18,7 +18,7 @@ export interface ServerMetadata {
   extensions: string[];
 }
 
-export interface MetadataTensor {
+interface MetadataTensor {
   name: string;
   datatype: string;
   shape: number[];

@@ -21,7 +21,7 @@ export interface NodeProblem {
  * needs the kernel of its own name if TF.js has one (FFT, Einsum, RaggedRange …), else none of
  * its own (Identity, control flow, ops composed of other ops in JS).
  */
-export const KERNELS_OF_OP: Readonly<Record<string, readonly string[]>> = {
+const KERNELS_OF_OP: Readonly<Record<string, readonly string[]>> = {
   RFFT: ['Complex', 'FFT', 'Real', 'Imag'], // tf.rfft
   IRFFT: ['Complex', 'IFFT', 'Real', 'Imag'], // tf.irfft
   ComplexAbs: ['ComplexAbs'], // tf.abs of a complex tensor
@@ -29,7 +29,7 @@ export const KERNELS_OF_OP: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Ops tfjs-converter maps to something other than what TF computes. */
-export const CONVERTER_IGNORED_OPS: Readonly<Record<string, string>> = {
+const CONVERTER_IGNORED_OPS: Readonly<Record<string, string>> = {
   FakeQuantWithMinMaxVars: 'tfjs-converter runs it as Identity ("This op is currently ignored")',
 };
 

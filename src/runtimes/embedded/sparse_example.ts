@@ -29,7 +29,7 @@ function valuesPerExample(examples: ReadonlyArray<Record<string, FeatureObject>>
 }
 
 /** [indices, values, shape] of one sparse key; `batched` false for a scalar `serialized` (V2). */
-export function sparseFeature(examples: ReadonlyArray<Record<string, FeatureObject>>, key: string, dtype: tf.DataType, batched = true): [tf.Tensor, tf.Tensor, tf.Tensor] {
+function sparseFeature(examples: ReadonlyArray<Record<string, FeatureObject>>, key: string, dtype: tf.DataType, batched = true): [tf.Tensor, tf.Tensor, tf.Tensor] {
   const perExample = valuesPerExample(examples, key, dtype);
   const total = perExample.reduce((n, v) => n + v.length, 0);
   const largest = perExample.reduce((n, v) => Math.max(n, v.length), 0);

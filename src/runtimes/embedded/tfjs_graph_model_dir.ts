@@ -13,7 +13,7 @@ import { checkBackendCanRun } from './backend_op_check.js';
 import { TfjsServable } from './tfjs_servable.js';
 
 export const TFJS_MODEL_JSON = 'model.json';
-export const DEFAULT_SIGNATURE_KEY = 'serving_default';
+const DEFAULT_SIGNATURE_KEY = 'serving_default';
 
 interface ModelJson {
   modelTopology?: { node?: NodeDef[] };

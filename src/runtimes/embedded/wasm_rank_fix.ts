@@ -15,7 +15,7 @@
 // tensors are rare, so the copies cost little where they happen and nothing elsewhere.
 import { patchWasmKernel, runOnCpu } from './wasm_kernel_patch.js';
 
-export const XNN_MAX_TENSOR_DIMS = 6;
+const XNN_MAX_TENSOR_DIMS = 6;
 export const WASM_XNN_ND_KERNELS = ['Add', 'Sub', 'Multiply', 'RealDiv', 'SquaredDifference', 'PadV2'] as const;
 
 /** Re-registers the six WASM kernels so that rank > 6 runs on the CPU kernel. Idempotent. */

@@ -12,7 +12,7 @@
 // The fix: string inputs of these two kernels run on the CPU backend's kernel of the same name.
 import { patchWasmKernel, runOnCpu } from './wasm_kernel_patch.js';
 
-export const WASM_STRING_ABORT_KERNELS = ['Tile', 'GatherNd'] as const;
+const WASM_STRING_ABORT_KERNELS = ['Tile', 'GatherNd'] as const;
 
 /** Re-registers the WASM Tile and GatherNd so that string tensors run on the CPU kernel. Idempotent. */
 export function fixWasmStringKernels(): void {

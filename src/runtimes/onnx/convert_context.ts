@@ -177,7 +177,7 @@ export class OpContext {
   }
 }
 
-export function scalarTensor(dtype: DType, value: number): HostTensor {
+function scalarTensor(dtype: DType, value: number): HostTensor {
   switch (dtype) {
     case 'float32':
       return { dtype, shape: [], values: Float32Array.of(value) };

@@ -46,4 +46,3 @@ export function dtypeFromOrt(type: string): DType | undefined {
 }
 
 export const isFloat = (d: DType) => d === 'float32' || d === 'float64' || d === 'float16' || d === 'bfloat16';
-export const isInteger = (d: DType) => ['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64'].includes(d);

@@ -8,7 +8,7 @@ import type { DType } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import { ONNX_TYPE } from './onnx_dtype.js';
 
-export const ONNX_OPSET = 18;
+const ONNX_OPSET = 18;
 /** IR version 8 is what opset 18 needs (ONNX 1.13). */
 const IR_VERSION = 8;
 
@@ -37,7 +37,7 @@ interface NodeObject {
 const enc = new TextEncoder();
 
 /** TensorProto object for a HostTensor (raw little-endian bytes; strings as string_data). */
-export function tensorProtoObject(name: string, t: HostTensor): Record<string, unknown> {
+function tensorProtoObject(name: string, t: HostTensor): Record<string, unknown> {
   const base = { name, dims: t.shape, dataType: ONNX_TYPE[t.dtype] };
   if (t.dtype === 'string') return { ...base, stringData: t.values as Uint8Array[] };
   const v = t.values as Exclude<HostTensor['values'], Uint8Array[]>;

@@ -7,7 +7,7 @@ import { checkAliases, servableSignature } from '../signature_checks.js';
 import type { ShapeSpecializedSessions } from './shape_specialized_sessions.js';
 import type { HostStep } from './host_step.js';
 
-export const ONNX_ENGINE = 'onnxruntime';
+const ONNX_ENGINE = 'onnxruntime';
 
 export interface OnnxSignature {
   spec: SignatureSpec;

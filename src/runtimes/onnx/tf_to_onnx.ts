@@ -20,11 +20,6 @@ import { FAKE_QUANT_OPS } from './ops/fake_quant.js';
 
 const OPS: ReadonlyMap<string, OpConverter> = new Map(Object.entries({ ...ELEMENTWISE_OPS, ...NN_OPS, ...MATMUL_OPS, ...ARRAY_OPS, ...REDUCE_OPS, ...IMAGE_OPS, ...FAKE_QUANT_OPS }));
 
-/** TF ops the converter knows (some uses of them may still be refused: see the op's converter). */
-export function isOnnxConvertibleOp(op: string): boolean {
-  return op === 'Placeholder' || op === 'Const' || OPS.has(op);
-}
-
 export interface OnnxProblem {
   op: string;
   node: string;
@@ -38,7 +33,7 @@ export class OnnxConversionRefused extends Error {
   }
 }
 
-export function describeProblems(problems: OnnxProblem[]): string {
+function describeProblems(problems: OnnxProblem[]): string {
   const byOp = new Map<string, OnnxProblem>();
   for (const p of problems) if (!byOp.has(p.op)) byOp.set(p.op, p);
   return [...byOp.values()].map((p) => `${p.op} (node ${p.node}: ${p.reason})`).join(', ');

@@ -4,7 +4,7 @@
 import type { HostTensor } from '../../tensor/host_tensor.js';
 
 /** Float tolerance: |a − b| ≤ TOLERANCE · max(1, |b|). */
-export const TOLERANCE = 1e-4;
+const TOLERANCE = 1e-4;
 
 function isFloatTensor(t: HostTensor): boolean {
   return t.dtype === 'float32' || t.dtype === 'float64' || t.dtype === 'float16' || t.dtype === 'bfloat16';

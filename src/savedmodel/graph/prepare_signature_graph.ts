@@ -267,5 +267,3 @@ function checkRunnable(nodes: NodeDef[], functions: PreparedFunction[], feeds: S
     throw invalidArgument(`signature '${signatureKey}' needs placeholder '${unfed[0].name}', which is not one of its inputs`);
   }
 }
-
-export type { AttrValue };

@@ -24,7 +24,7 @@ export interface AttrValue {
   value?: string;
 }
 
-export interface NameAttrList {
+interface NameAttrList {
   name?: string;
   attr?: Record<string, AttrValue>;
 }
@@ -46,7 +46,7 @@ export interface ArgDef {
   isRef?: boolean;
 }
 
-export interface AttrDef {
+interface AttrDef {
   name: string;
   type?: string;
   defaultValue?: AttrValue;

@@ -13,7 +13,6 @@ import { crc32c, maskCrc, unmaskCrc } from './crc32c.js';
 /** Format version written in the header (kTensorBundleVersion) and the oldest producer read. */
 export const TENSOR_BUNDLE_VERSION = 1;
 export const TENSOR_BUNDLE_MIN_PRODUCER = 0;
-export const TENSOR_BUNDLE_MIN_CONSUMER = 0;
 export const HEADER_ENTRY_KEY = '';
 
 export function indexFileName(prefix: string): string {

@@ -65,10 +65,6 @@ export class ByteSink {
   }
 }
 
-export function encodeVarint(v: number): Uint8Array {
-  return new ByteSink(10).varint(v).finish();
-}
-
 /** Sequential reader over a byte range; every overrun is a FormatError. */
 export class ByteReader {
   pos: number;

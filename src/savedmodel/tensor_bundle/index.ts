@@ -1,24 +1,7 @@
 // TensorBundle (TF checkpoint V2: `variables.index` + `variables.data-K-of-N`) and the
-// LevelDB-format table its index is stored in.
-export {
-  readTensorBundle,
-  readTensorBundleSync,
-  parseTensorBundleIndex,
-  TensorBundle,
-  type BundleEntry,
-  type BundleHeader,
-} from './tensor_bundle_reader.js';
-export { writeTensorBundle, encodeTensorBundle, tensorBytes, type BundleWriterOptions, type EncodedBundle } from './tensor_bundle_writer.js';
-export {
-  shardFileName,
-  indexFileName,
-  encodeStringTensor,
-  decodeStringTensor,
-  HEADER_ENTRY_KEY,
-  TENSOR_BUNDLE_VERSION,
-} from './bundle_format.js';
-export { SSTable, readTable, readBlock, readFooter, TableFormatError, type TableBlockInfo, type TableFooter } from './sstable_reader.js';
-export { TableBuilder, writeTable, type TableOptions } from './sstable_writer.js';
-export { BlockBuilder, parseBlock, type BlockEntry, type ParsedBlock } from './block.js';
-export { TABLE_MAGIC, FOOTER_SIZE, BLOCK_TRAILER_SIZE, CompressionType, DEFAULT_BLOCK_SIZE, DEFAULT_RESTART_INTERVAL, type BlockHandle } from './sstable_format.js';
+// LevelDB-format table its index is stored in. The writers are test support: test_util/savedmodel/tensor_bundle/.
+export { readTensorBundle, readTensorBundleSync, TensorBundle } from './tensor_bundle_reader.js';
+export { shardFileName } from './bundle_format.js';
+export { SSTable, readTable } from './sstable_reader.js';
+export { TABLE_MAGIC, FOOTER_SIZE, BLOCK_TRAILER_SIZE } from './sstable_format.js';
 export { crc32c, maskCrc, unmaskCrc } from './crc32c.js';

@@ -9,8 +9,6 @@ import { crc32c, unmaskCrc } from './crc32c.js';
 import { parseBlock, type BlockEntry } from './block.js';
 import { BLOCK_TRAILER_SIZE, CompressionType, FOOTER_SIZE, MAX_HANDLES_SIZE, TABLE_MAGIC, decodeBlockHandle, type BlockHandle } from './sstable_format.js';
 
-export { FormatError as TableFormatError } from './coding.js';
-
 export interface TableFooter {
   metaindex: BlockHandle;
   index: BlockHandle;
@@ -30,7 +28,7 @@ export interface TableBlockInfo {
 }
 
 /** Block contents after the trailer check and decompression. */
-export function readBlock(file: Uint8Array, handle: BlockHandle, what: string): { contents: Uint8Array; compression: number; maskedCrc: number } {
+function readBlock(file: Uint8Array, handle: BlockHandle, what: string): { contents: Uint8Array; compression: number; maskedCrc: number } {
   const end = handle.offset + handle.size;
   if (!Number.isSafeInteger(end) || end + BLOCK_TRAILER_SIZE > file.length - FOOTER_SIZE) {
     throw new FormatError(`${what} at offset ${handle.offset} (${handle.size} bytes) runs past the end of the table`);
@@ -54,7 +52,7 @@ export function readBlock(file: Uint8Array, handle: BlockHandle, what: string): 
   }
 }
 
-export function readFooter(file: Uint8Array): TableFooter {
+function readFooter(file: Uint8Array): TableFooter {
   if (file.length < FOOTER_SIZE) throw new FormatError(`file of ${file.length} bytes is too short to be an sstable`);
   const footer = file.subarray(file.length - FOOTER_SIZE);
   const magic = new DataView(footer.buffer, footer.byteOffset + MAX_HANDLES_SIZE, 8).getBigUint64(0, true);

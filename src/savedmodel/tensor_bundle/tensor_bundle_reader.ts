@@ -24,8 +24,6 @@ import {
   swapBytes,
 } from './bundle_format.js';
 
-export { shardFileName } from './bundle_format.js';
-
 /** A BundleEntryProto, decoded. */
 export interface BundleEntry {
   /** TF DataType name, e.g. DT_FLOAT. */
@@ -183,7 +181,7 @@ function fileError(e: unknown, file: string, what: string): ServingError {
 const utf8 = new TextDecoder();
 
 /** Parses and validates an index file's bytes. */
-export function parseTensorBundleIndex(prefix: string, bytes: Uint8Array): TensorBundle {
+function parseTensorBundleIndex(prefix: string, bytes: Uint8Array): TensorBundle {
   const indexFile = indexFileName(prefix);
   let table: SSTable;
   try {

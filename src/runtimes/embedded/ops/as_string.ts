@@ -17,7 +17,7 @@ const FLOAT_TYPES = new Set(['DT_FLOAT', 'DT_HALF', 'DT_BFLOAT16', 'DT_DOUBLE', 
 const COMPUTED_TYPES = new Set(['DT_FLOAT', 'DT_HALF', 'DT_BFLOAT16', 'DT_INT8', 'DT_INT16', 'DT_INT32', 'DT_INT64', 'DT_UINT8', 'DT_UINT16', 'DT_UINT64', 'DT_BOOL']);
 const PRINTF_FLAGS = '-+ 0#';
 
-export interface AsStringAttrs {
+interface AsStringAttrs {
   precision: number;
   scientific: boolean;
   shortest: boolean;
@@ -26,7 +26,7 @@ export interface AsStringAttrs {
 }
 
 /** The printf conversion TF's format string ends up as, for an integer or a float input. */
-export function printfSpec(attrs: AsStringAttrs, isFloat: boolean): PrintfSpec {
+function printfSpec(attrs: AsStringAttrs, isFloat: boolean): PrintfSpec {
   const conversion = !isFloat ? 'd' : attrs.shortest ? 'g' : attrs.scientific ? 'e' : 'f';
   const withWidth = attrs.width > -1;
   return { conversion, flags: withWidth ? attrs.fill : '', width: withWidth ? attrs.width : -1, precision: attrs.precision };

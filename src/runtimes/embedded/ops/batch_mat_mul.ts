@@ -12,7 +12,7 @@ import { invalidArgument } from '../../../core/status.js';
 const size = (dims: number[]) => dims.reduce((a, b) => a * b, 1);
 
 /** The broadcast batch shape, or null when TF.js's own indexing is already right. */
-export function explicitBatchShape(aBatch: number[], bBatch: number[]): number[] | null {
+function explicitBatchShape(aBatch: number[], bBatch: number[]): number[] | null {
   if (size(aBatch) <= 1 || size(bBatch) <= 1) return null;
   const rank = Math.max(aBatch.length, bBatch.length);
   const pad = (d: number[]) => [...new Array(rank - d.length).fill(1), ...d];
@@ -24,7 +24,7 @@ export function explicitBatchShape(aBatch: number[], bBatch: number[]): number[]
   });
 }
 
-export function batchMatMul(a: tf.Tensor, b: tf.Tensor, adjX: boolean, adjY: boolean): tf.Tensor {
+function batchMatMul(a: tf.Tensor, b: tf.Tensor, adjX: boolean, adjY: boolean): tf.Tensor {
   return tf.tidy(() => {
     const batch = a.rank > 2 || b.rank > 2 ? explicitBatchShape(a.shape.slice(0, -2), b.shape.slice(0, -2)) : null;
     if (batch) {

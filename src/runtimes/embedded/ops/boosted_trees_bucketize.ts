@@ -9,7 +9,7 @@ import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../core/status.js';
 
 /** std::lower_bound over `boundaries`, clamped to the last index (0 when there are none). */
-export function boostedTreesBucketOf(value: number, boundaries: ArrayLike<number>): number {
+function boostedTreesBucketOf(value: number, boundaries: ArrayLike<number>): number {
   if (boundaries.length === 0) return 0;
   let lo = 0;
   let hi = boundaries.length;
@@ -21,7 +21,7 @@ export function boostedTreesBucketOf(value: number, boundaries: ArrayLike<number
   return Math.min(lo, boundaries.length - 1);
 }
 
-export function boostedTreesBucketize(values: tf.Tensor, boundaries: tf.Tensor): tf.Tensor {
+function boostedTreesBucketize(values: tf.Tensor, boundaries: tf.Tensor): tf.Tensor {
   if (boundaries.rank !== 1) throw invalidArgument('Buckets should be flat vectors.');
   // TF allocates [dim 0] and reads that many values of the flattened input.
   const count = values.rank === 0 ? 0 : values.shape[0];

@@ -11,7 +11,7 @@ import type * as tfconv from '@tensorflow/tfjs-converter';
 import type { NodeDef } from '../../../savedmodel/graph/types.js';
 
 /** upper_bound: the number of boundaries b with !(x < b) before the first b > x. */
-export function bucketOf(x: number, boundaries: ArrayLike<number>): number {
+function bucketOf(x: number, boundaries: ArrayLike<number>): number {
   let lo = 0;
   let hi = boundaries.length;
   while (lo < hi) {
@@ -22,7 +22,7 @@ export function bucketOf(x: number, boundaries: ArrayLike<number>): number {
   return lo;
 }
 
-export function bucketize(x: tf.Tensor, boundaries: readonly number[]): tf.Tensor {
+function bucketize(x: tf.Tensor, boundaries: readonly number[]): tf.Tensor {
   const bounds = Float32Array.from(boundaries);
   const values = x.dataSync();
   const toFloat = x.dtype === 'int32' ? Math.fround : (v: number) => v;

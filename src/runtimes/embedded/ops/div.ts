@@ -6,7 +6,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../core/status.js';
 
-export function tfDiv(x: tf.Tensor, y: tf.Tensor): tf.Tensor {
+function tfDiv(x: tf.Tensor, y: tf.Tensor): tf.Tensor {
   if (x.dtype !== 'int32' || y.dtype !== 'int32') return tf.div(x, y);
   if ((y.dataSync() as Int32Array).some((v) => v === 0)) throw invalidArgument('Integer division by zero');
   return tf.tidy(() => {

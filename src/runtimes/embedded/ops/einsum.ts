@@ -18,7 +18,7 @@ import { attrString, type NodeDef } from '../../../savedmodel/graph/types.js';
 
 const ELLIPSIS = '...';
 
-export interface EinsumEquation {
+interface EinsumEquation {
   /** Each operand's labels; ELLIPSIS marks the broadcasting dimensions. */
   inputs: string[][];
   output: string[];
@@ -42,7 +42,7 @@ function subscriptLabels(subscript: string, equation: string): string[] {
 }
 
 /** Parses and checks an equation; throws an Error saying why it is not supported. */
-export function parseEinsumEquation(equation: string): EinsumEquation {
+function parseEinsumEquation(equation: string): EinsumEquation {
   const eq = equation.replace(/\s+/g, '');
   const parts = eq.split('->');
   if (parts.length !== 2) throw new Error(`einsum equation '${equation}' needs exactly one '->'`);
@@ -119,7 +119,7 @@ function labelSizes(tensors: tf.Tensor[], inputs: string[][]): Map<string, numbe
 }
 
 /** Evaluates a (parsed) einsum on one or two tensors. */
-export function einsum(eq: EinsumEquation, operands: tf.Tensor[]): tf.Tensor {
+function einsum(eq: EinsumEquation, operands: tf.Tensor[]): tf.Tensor {
   if (operands.length !== eq.inputs.length) throw invalidArgument(`Expected ${eq.inputs.length} inputs but got: ${operands.length}`);
   return tf.tidy(() => {
     const { inputs, output } = expandEllipsis(eq, operands.map((t) => t.rank));

@@ -62,7 +62,7 @@ export function quantRange(attrs: FakeQuantAttrs): [number, number] {
  * Fake-quantizes `x` with one range per element of `min`/`max` along the last dimension
  * (a single range when they have one element and `perChannel` is false).
  */
-export function fakeQuantize(x: tf.Tensor, min: ArrayLike<number>, max: ArrayLike<number>, attrs: FakeQuantAttrs, form: { perChannel: boolean; divide: boolean }): tf.Tensor {
+function fakeQuantize(x: tf.Tensor, min: ArrayLike<number>, max: ArrayLike<number>, attrs: FakeQuantAttrs, form: { perChannel: boolean; divide: boolean }): tf.Tensor {
   const [quantMin, quantMax] = quantRange(attrs);
   const d = min.length;
   const p = { nudgedMin: new Float32Array(d), nudgedMax: new Float32Array(d), scale: new Float32Array(d), invScale: new Float32Array(d), quantZero: new Float32Array(d) };

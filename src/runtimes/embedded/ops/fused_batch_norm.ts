@@ -24,14 +24,14 @@ import { attrString, type NodeDef } from '../../../savedmodel/graph/types.js';
 export const FUSED_BATCH_NORM_OPS = ['FusedBatchNorm', 'FusedBatchNormV2', 'FusedBatchNormV3'] as const;
 const FORMATS = ['NHWC', 'NCHW', 'NDHWC', 'NCDHW'];
 
-export interface FusedBatchNormAttrs {
+interface FusedBatchNormAttrs {
   epsilon: number;
   exponentialAvgFactor: number;
   dataFormat: string;
   isTraining: boolean;
 }
 
-export function fusedBatchNorm(x: tf.Tensor, scale: tf.Tensor, offset: tf.Tensor, mean: tf.Tensor, variance: tf.Tensor, a: FusedBatchNormAttrs): tf.Tensor[] {
+function fusedBatchNorm(x: tf.Tensor, scale: tf.Tensor, offset: tf.Tensor, mean: tf.Tensor, variance: tf.Tensor, a: FusedBatchNormAttrs): tf.Tensor[] {
   const rank = a.dataFormat.length;
   if (x.rank !== rank) throw invalidArgument(`input must be ${rank}-dimensional${x.shape.length ? `, got shape [${x.shape}]` : ''}`);
   const channelsFirst = a.dataFormat[1] === 'C';

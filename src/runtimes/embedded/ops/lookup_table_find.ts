@@ -29,7 +29,7 @@ function rowIndex(tableKeys: tf.Tensor): Map<MapKey, number> {
   return index;
 }
 
-export function lookupTableFind(tableKeys: tf.Tensor, tableValues: tf.Tensor, keys: tf.Tensor, defaultValue: tf.Tensor): tf.Tensor {
+function lookupTableFind(tableKeys: tf.Tensor, tableValues: tf.Tensor, keys: tf.Tensor, defaultValue: tf.Tensor): tf.Tensor {
   if (keys.dtype !== tableKeys.dtype) throw invalidArgument(`Expected key dtype ${tableKeys.dtype} but got ${keys.dtype}`);
   const valueShape = tableValues.shape.slice(1);
   const width = valueShape.reduce((a, b) => a * b, 1);

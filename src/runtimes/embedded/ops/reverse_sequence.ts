@@ -8,7 +8,7 @@ import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../core/status.js';
 import type { NodeDef } from '../../../savedmodel/graph/types.js';
 
-export function reverseSequence(x: tf.Tensor, seqLengths: tf.Tensor, seqDim: number, batchDim: number): tf.Tensor {
+function reverseSequence(x: tf.Tensor, seqLengths: tf.Tensor, seqDim: number, batchDim: number): tf.Tensor {
   if (seqLengths.rank !== 1) throw invalidArgument(`seq_lengths must be 1-dim, not ${seqLengths.rank}`);
   if (batchDim === seqDim) throw invalidArgument(`batch_dim == seq_dim == ${seqDim}`);
   if (seqDim >= x.rank) throw invalidArgument(`seq_dim must be < input rank ( ${seqDim} vs. ${x.rank})`);

@@ -71,7 +71,7 @@ function reduceSegment(data: ArrayLike<number>, rows: number, cols: number, indi
   return -1;
 }
 
-export function sparseSegmentReduce(data: tf.Tensor, indicesT: tf.Tensor, segmentIdsT: tf.Tensor, combiner: Combiner, numSegmentsT?: tf.Tensor): tf.Tensor {
+function sparseSegmentReduce(data: tf.Tensor, indicesT: tf.Tensor, segmentIdsT: tf.Tensor, combiner: Combiner, numSegmentsT?: tf.Tensor): tf.Tensor {
   let outputRows = -1;
   if (numSegmentsT) {
     if (numSegmentsT.rank !== 0) throw invalidArgument(`num_segments should be a scalar, not shape ${shapeText(numSegmentsT.shape)}`);

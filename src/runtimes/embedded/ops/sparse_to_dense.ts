@@ -33,7 +33,7 @@ function indicesProblem(ix: ArrayLike<number>, n: number, dims: number, shape: r
   return null;
 }
 
-export function sparseToDense(indices: tf.Tensor, outputShapeT: tf.Tensor, sparseValues: tf.Tensor, defaultValue: tf.Tensor, validateIndices: boolean): tf.Tensor {
+function sparseToDense(indices: tf.Tensor, outputShapeT: tf.Tensor, sparseValues: tf.Tensor, defaultValue: tf.Tensor, validateIndices: boolean): tf.Tensor {
   if (indices.rank > 2) throw invalidArgument(`sparse_indices should be a scalar, vector, or matrix, got shape ${shapeText(indices.shape)}`);
   const numElems = indices.rank > 0 ? indices.shape[0] : 1;
   const numDims = indices.rank > 1 ? indices.shape[1] : 1;

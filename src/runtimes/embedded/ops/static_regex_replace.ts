@@ -10,7 +10,7 @@ import type * as tfconv from '@tensorflow/tfjs-converter';
 import type { NodeDef } from '../../../savedmodel/graph/types.js';
 import { bytesAttr, escapeBytes, nodeBytesAttr, stringElements, stringTensor } from './string_tensors.js';
 
-export type SimplePattern = { kind: 'literal'; bytes: Uint8Array } | { kind: 'class'; set: Uint8Array; repeated: boolean };
+type SimplePattern = { kind: 'literal'; bytes: Uint8Array } | { kind: 'class'; set: Uint8Array; repeated: boolean };
 
 const METACHARS = new Set('\\.+*?()|[]{}^$'.split('').map((c) => c.charCodeAt(0)));
 const code = (c: string) => c.charCodeAt(0);
@@ -26,7 +26,7 @@ const CONTROL_ESCAPES: Record<string, number> = { t: 0x09, n: 0x0a, r: 0x0d, f: 
 const isPunct = (c: number) => c > 0x20 && c < 0x7f && !/[0-9A-Za-z_]/.test(String.fromCharCode(c));
 
 class Unsupported extends Error {}
-export class InvalidPattern extends Error {}
+class InvalidPattern extends Error {}
 
 /** One escaped character at p[i] = '\\': its byte, or a Perl class's bytes. */
 function escape(p: Uint8Array, i: number): number | number[] {
@@ -68,7 +68,7 @@ function parseClass(p: Uint8Array, start: number): [Set<number>, number] {
 }
 
 /** The pattern's simple form, or an error: InvalidPattern (TF's refusal) or Unsupported. */
-export function parseSimplePattern(p: Uint8Array): SimplePattern {
+function parseSimplePattern(p: Uint8Array): SimplePattern {
   if (p.length === 0 || p.some((c) => c >= 0x80)) throw new Unsupported();
   let set: Set<number> | null = null;
   let end = 0;
@@ -114,7 +114,7 @@ function nextMatch(s: Uint8Array, pattern: SimplePattern, from: number, inSet: U
 }
 
 /** RE2::GlobalReplace (global) or RE2::Replace of `pattern` by the literal `rewrite`. */
-export function replaceSimple(s: Uint8Array, pattern: SimplePattern, rewrite: Uint8Array, global: boolean): Uint8Array {
+function replaceSimple(s: Uint8Array, pattern: SimplePattern, rewrite: Uint8Array, global: boolean): Uint8Array {
   const inSet = new Uint8Array(256);
   if (pattern.kind === 'class') for (const c of pattern.set) inSet[c] = 1;
   const parts: Uint8Array[] = [];

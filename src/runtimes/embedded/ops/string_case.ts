@@ -18,7 +18,7 @@ const Z = 0x5a;
 const a = 0x61;
 const z = 0x7a;
 
-export function asciiCase(s: Uint8Array, upper: boolean): Uint8Array {
+function asciiCase(s: Uint8Array, upper: boolean): Uint8Array {
   const out = Uint8Array.from(s);
   const [from, to] = upper ? [a, z] : [A, Z];
   for (let i = 0; i < out.length; i++) if (out[i] >= from && out[i] <= to) out[i] ^= 0x20;
@@ -28,7 +28,7 @@ export function asciiCase(s: Uint8Array, upper: boolean): Uint8Array {
 const utf8Decoder = new TextDecoder('utf-8');
 const utf8Encoder = new TextEncoder();
 
-export function unicodeCase(s: Uint8Array, upper: boolean): Uint8Array {
+function unicodeCase(s: Uint8Array, upper: boolean): Uint8Array {
   const nul = s.indexOf(0);
   const text = utf8Decoder.decode(nul < 0 ? s : s.subarray(0, nul));
   return utf8Encoder.encode(upper ? text.toUpperCase() : text.toLowerCase());

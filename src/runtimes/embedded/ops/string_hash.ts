@@ -16,7 +16,7 @@ export const STRING_HASH_OPS = ['StringToHashBucketFast', 'StringToHashBucketStr
 const MAX_BUCKETS = 2 ** 31;
 
 /** Bucket of every element: hash(bytes) mod numBuckets, the hash unsigned 64-bit. */
-export function hashBuckets(strings: readonly Uint8Array[], numBuckets: number, hash: (s: Uint8Array) => bigint): Int32Array {
+function hashBuckets(strings: readonly Uint8Array[], numBuckets: number, hash: (s: Uint8Array) => bigint): Int32Array {
   const n = BigInt(numBuckets);
   return Int32Array.from(strings, (s) => Number(hash(s) % n));
 }

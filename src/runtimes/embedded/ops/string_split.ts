@@ -40,7 +40,7 @@ function splitOnWhitespace(s: Uint8Array, maxsplit: number): Uint8Array[] {
 }
 
 /** TF's SplitV2 of one string. */
-export function splitV2(s: Uint8Array, sep: Uint8Array, maxsplit: number): Uint8Array[] {
+function splitV2(s: Uint8Array, sep: Uint8Array, maxsplit: number): Uint8Array[] {
   if (maxsplit === 0) return [s.slice()];
   if (sep.length === 0) return splitOnWhitespace(s, maxsplit);
   const out: Uint8Array[] = [];
@@ -56,7 +56,7 @@ export function splitV2(s: Uint8Array, sep: Uint8Array, maxsplit: number): Uint8
 
 const shapeString = (shape: readonly number[]) => `[${shape.join(',')}]`;
 
-export function stringSplitV2(input: tf.Tensor, sepT: tf.Tensor, maxsplit: number): tf.Tensor[] {
+function stringSplitV2(input: tf.Tensor, sepT: tf.Tensor, maxsplit: number): tf.Tensor[] {
   if (input.rank !== 1) throw invalidArgument(`input must be a vector, got shape: ${shapeString(input.shape)}`);
   if (sepT.rank !== 0) throw invalidArgument(`sep must be a scalar, got shape: ${shapeString(sepT.shape)}`);
   const [sep] = stringElements(sepT, 'sep');

@@ -7,7 +7,7 @@ import { stringElements, stringTensor } from './string_tensors.js';
 /** C isspace in the "C" locale. */
 export const isAsciiSpace = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d);
 
-export function stripAsciiWhitespace(s: Uint8Array): Uint8Array {
+function stripAsciiWhitespace(s: Uint8Array): Uint8Array {
   let start = 0;
   let end = s.length;
   while (start < end && isAsciiSpace(s[start])) start++;

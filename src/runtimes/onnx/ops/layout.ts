@@ -8,10 +8,6 @@ import type { OpContext } from '../convert_context.js';
 export const TO_NCHW = [0, 3, 1, 2];
 export const TO_NHWC = [0, 2, 3, 1];
 
-export function transposeShape(shape: number[] | null, perm: number[]): number[] | null {
-  return shape ? perm.map((p) => shape[p]) : null;
-}
-
 /** Row-major transpose of a constant. */
 export function transposeHost(t: HostTensor, perm: number[]): HostTensor {
   const shape = perm.map((p) => t.shape[p]);

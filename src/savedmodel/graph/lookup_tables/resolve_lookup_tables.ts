@@ -166,7 +166,7 @@ class Resolver {
 }
 
 /** Resolves every lookup table of `mg` (a model without tables costs one scan of its nodes). */
-export async function resolveLookupTables(mg: MetaGraphObject, variables: VariableReader | null, modelDir: string): Promise<LookupTables> {
+async function resolveLookupTables(mg: MetaGraphObject, variables: VariableReader | null, modelDir: string): Promise<LookupTables> {
   if (!usesTables(mg)) return new LookupTables();
   const library = new Map((mg.graphDef?.library?.function ?? []).map((f): [string, FunctionDef] => [f.signature.name, f]));
   const opDefs = new Map((mg.metaInfoDef?.strippedOpList?.op ?? []).map((o): [string, OpDef] => [o.name, o]));
