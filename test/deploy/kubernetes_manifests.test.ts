@@ -145,12 +145,17 @@ describe('deploy/kubernetes/base: what tfgate is told', () => {
   const pod = deployment.spec.template.spec;
   const container = pod.containers[0];
   const configMap = find(built.base, 'ConfigMap', 'tfgate-config');
+  /** The command line the pod runs, parsed (throws FlagError naming a flag tfgate refuses). */
+  const resolved = (): ServerOptions => parseServerOptions([...imageFlags(container), ...container.args], '/');
   let options: ServerOptions;
+  before(() => {
+    options = resolved();
+  });
 
   it('the image\'s flags and the container\'s args are flags tfgate accepts, with TF Serving\'s ports', () => {
     const flags = imageFlags(container);
     assert.ok(flags.includes('--port=8500') && flags.includes('--rest_api_port=8501'), flags.join(' '));
-    options = parseServerOptions([...flags, ...container.args], '/');
+    assert.doesNotThrow(resolved);
     assert.deepEqual(container.ports.map((p: { containerPort: number }) => p.containerPort).sort(), [options.grpcPort, options.restApiPort].sort());
   });
 
@@ -174,6 +179,12 @@ describe('deploy/kubernetes/base: what tfgate is told', () => {
     assert.equal(monitoring.prometheus_config.enable, true);
     assert.equal(deployment.spec.template.metadata.annotations['prometheus.io/path'], monitoring.prometheus_config.path);
     assert.equal(Number(deployment.spec.template.metadata.annotations['prometheus.io/port']), options.restApiPort);
+  });
+
+  it('the startup probe waits out the start-up loads\' retries, with a minute to spare for the loads themselves', () => {
+    const window = container.startupProbe.periodSeconds * container.startupProbe.failureThreshold;
+    const retries = (options.maxNumLoadRetries * options.loadRetryIntervalMicros) / 1e6;
+    assert.ok(window >= retries + 60, `startup probe ${window} s, retries ${retries} s`);
   });
 
   it('executor threads = the CPU request; the grace period covers preStop and the drain bound', () => {
@@ -294,6 +305,8 @@ describe('deploy/kubernetes/kserve', () => {
     assert.deepEqual(runtime.spec.supportedModelFormats.map((f: { name: string; version: string }) => [f.name, f.version]), kserveTf.spec.supportedModelFormats.map((f: { name: string; version: string }) => [f.name, f.version]));
     assert.ok(runtime.spec.supportedModelFormats.every((f: { priority: number }, i: number) => f.priority < kserveTf.spec.supportedModelFormats[i].priority), 'KServe\'s own runtime stays the default');
     assert.deepEqual(runtime.spec.protocolVersions, kserveTf.spec.protocolVersions);
+    // KServe appends -gpu to the image tag of this server type when a GPU is requested.
+    assert.equal(runtime.metadata.annotations['serving.kserve.io/server-type'], kserveTf.metadata.annotations['serving.kserve.io/server-type']);
     for (const a of kserveTf.spec.containers[0].args) assert.ok(container.args.includes(a), a);
     assert.equal(container.name, kserveTf.spec.containers[0].name);
     assert.deepEqual(container.command, ['node', '/app/bin/tensorflow_model_server']);
