@@ -201,6 +201,8 @@ describe('deploy/kubernetes/base: what tfgate is told', () => {
     assert.ok(selects(find(built.base, 'PodDisruptionBudget').spec.selector.matchLabels));
     const hpa = find(built.base, 'HorizontalPodAutoscaler');
     assert.deepEqual(hpa.spec.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: deployment.metadata.name });
+    assert.equal(deployment.spec.replicas, undefined, 'the HPA owns the replica count: `kubectl apply` must not reset it');
+    assert.ok(hpa.spec.minReplicas >= 2, 'two replicas at least, so the PodDisruptionBudget can let one go');
     assert.deepEqual(hpa.spec.metrics.map((m: { type: string }) => m.type), ['Pods', 'Resource'], 'the batch queue, then CPU as the fallback');
     const service = find(built.base, 'Service');
     for (const p of service.spec.ports) assert.ok(container.ports.some((c: { name: string }) => c.name === p.targetPort), p.targetPort);
