@@ -1,8 +1,11 @@
 // Finds model versions on disk: numeric subfolders of a base path (`00000123` is version
 // 123); anything else — files, `variables/`, a stray saved_model.pb — is ignored, as TF
-// Serving does. Polled every file_system_poll_wait_seconds by the caller's timer.
+// Serving does. One addition: a base path with no version folder but a saved_model.pb of
+// its own is version 1 (KServe's layout, see unversioned_saved_model.ts). Polled every
+// file_system_poll_wait_seconds by the caller's timer.
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { holdsSavedModel, UNVERSIONED_SAVED_MODEL_VERSION } from './unversioned_saved_model.js';
 
 export interface VersionOnDisk {
   version: number;
@@ -27,6 +30,7 @@ export async function listVersions(basePath: string): Promise<VersionOnDisk[]> {
     // Two spellings of one version (1 and 001): keep the first seen, as TF Serving keeps one.
     if (!out.has(version)) out.set(version, { version, path: path.join(basePath, e.name) });
   }
+  if (!out.size && (await holdsSavedModel(basePath))) return [{ version: UNVERSIONED_SAVED_MODEL_VERSION, path: basePath }];
   return [...out.values()].sort((a, b) => a.version - b.version);
 }
 

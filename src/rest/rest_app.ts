@@ -44,6 +44,8 @@ export interface RestDeps {
   checkMethodName?: boolean;
   /** tfgate's own status page (GET /monitoring/tfgate/status). */
   serverStatus?: () => unknown;
+  /** GET /monitoring/tfgate/ready: 200 when ready, else 503 with the same body. */
+  readiness?: () => { ready: boolean };
   /** --access_log: told of every request once answered. */
   accessLog?: (entry: { method: string; path: string; status: number; ms: number; error?: string }) => void;
 }
@@ -69,6 +71,7 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
 const SERVER_STATUS_PATH = '/monitoring/tfgate/status';
+const SERVER_READY_PATH = '/monitoring/tfgate/ready';
 
 /** The error a request was answered with, for the access log (TF Serving logs it at VLOG(1)). */
 const ERROR_KEY = 'servingError';
@@ -209,6 +212,14 @@ export function createRestApp(deps: RestDeps): Hono<RestEnv> {
 
   const serverStatus = deps.serverStatus;
   if (serverStatus) app.get(SERVER_STATUS_PATH, (c) => c.body(JSON.stringify(serverStatus(), null, 1), 200, JSON_HEADERS));
+
+  const readiness = deps.readiness;
+  if (readiness) {
+    app.get(SERVER_READY_PATH, (c) => {
+      const r = readiness();
+      return c.body(JSON.stringify(r, null, 1), r.ready ? 200 : 503, JSON_HEADERS);
+    });
+  }
 
   // The Open Inference Protocol (KServe v2) beside TF Serving's /v1, on the same services.
   mountOpenInferenceRoutes(app, deps, (c, message) => c.set(ERROR_KEY, message));

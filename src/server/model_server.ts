@@ -17,7 +17,7 @@ import { PredictionService } from '../services/prediction_service.js';
 import { createRestApp } from '../rest/rest_app.js';
 import { modelMetadataJson } from '../rest/model_metadata_json.js';
 import { modelStatusJson } from './model_status_json.js';
-import { ExecutorHealth, serverStatusJson } from './server_status.js';
+import { ExecutorHealth, readiness, serverStatusJson } from './server_status.js';
 import type { ServerOptions } from '../config/flags.js';
 import { modelServerConfigFromProto } from '../config/model_server_config.js';
 import type { ProtoMessage } from '../config/schema.js';
@@ -143,7 +143,13 @@ export class ModelServer {
       },
     );
     this.batchingLoader = loader;
-    this.metrics.readQueuedRowsFrom(() => loader.queuedRowsByModel());
+    // With batching on, every configured model has a series (0 while idle): a HorizontalPodAutoscaler
+    // reading it through the Prometheus adapter gets no value for a pod without one, and then never scales down.
+    this.metrics.readQueuedRowsFrom(() => {
+      const rows = loader.queuedRowsByModel();
+      if (global) for (const name of this.configuredNames) if (!rows.has(name)) rows.set(name, 0);
+      return rows;
+    });
     // Request metrics label only models that are configured (or were): any other name a
     // client sends counts under one label, so random names cannot grow the scrape forever.
     this.metrics.knowModelsFrom((name) => this.configuredNames.has(name) || this.manager.hasModel(name));
@@ -347,6 +353,7 @@ export class ModelServer {
         const models = this.config.model_config_list.config.map((m) => ({ name: m.name, versions: this.safeStatus(m.name), queuedRows: queued.get(m.name) ?? 0 }));
         return serverStatusJson(models, this.executorHealth, this.runtime);
       },
+      readiness: () => readiness(this.config.model_config_list.config.map((m) => ({ name: m.name, versions: this.safeStatus(m.name) })), this.stopped),
       accessLog: this.options.accessLog ? (entry) => this.log('request', 'info', entry) : undefined,
     });
     const port = await new Promise<number>((resolve, reject) => {

@@ -44,3 +44,21 @@ export function serverStatusJson(models: { name: string; versions: ModelVersionS
     })),
   };
 }
+
+export interface Readiness {
+  ready: boolean;
+  /** Models without an AVAILABLE version, with the states their versions are in. */
+  not_ready: { name: string; states: string[] }[];
+}
+
+/**
+ * GET /monitoring/tfgate/ready, for a Kubernetes readinessProbe: ready when every configured
+ * model has a version AVAILABLE (a server with no model configured is ready: it serves what
+ * it was told to), never while draining. TF Serving's GET /v1/models/<name> cannot serve
+ * here: it answers 200 while the only version is still LOADING or has failed to load, and
+ * needs the model's name in the probe.
+ */
+export function readiness(models: { name: string; versions: ModelVersionStatus[] }[], draining: boolean): Readiness {
+  const notReady = models.filter((m) => draining || !m.versions.some((v) => v.state === 'AVAILABLE')).map((m) => ({ name: m.name, states: m.versions.map((v) => `${v.version}:${v.state}`) }));
+  return { ready: !draining && !notReady.length, not_ready: notReady };
+}

@@ -31,6 +31,17 @@ describe('file system source', () => {
     assert.deepEqual((await listVersions(dir)).map((v) => v.version), [7, 123]);
   });
 
+  it('a SavedModel directly in the base path (KServe\'s /mnt/models) is version 1 there, unless there are version folders', async () => {
+    const dir = tempDir('tfgate-fs-');
+    assert.deepEqual(await listVersions(dir), [], 'an empty base path: no version');
+    fs.mkdirSync(path.join(dir, 'variables'));
+    assert.deepEqual(await listVersions(dir), [], 'variables/ alone: no version');
+    fs.writeFileSync(path.join(dir, 'saved_model.pb'), '');
+    assert.deepEqual(await listVersions(dir), [{ version: 1, path: dir }]);
+    fs.mkdirSync(path.join(dir, '3'));
+    assert.deepEqual((await listVersions(dir)).map((v) => v.version), [3], 'version folders win, as TF Serving ignores the stray file');
+  });
+
   it('an unreadable base path or version link is an error, never "no versions"', async () => {
     const dir = tempDir('tfgate-fs-');
     await assert.rejects(listVersions(path.join(dir, 'missing')), (e: NodeJS.ErrnoException) => e.code === 'ENOENT');

@@ -90,9 +90,10 @@ function dryRunImage(dockerfile: string, command: string[], env: Record<string, 
   const mounts: [string, string][] = [
     ['/etc/tfgate/batching', path.join(REPO_ROOT, 'batching')],
     ['/models', path.join(REPO_ROOT, 'model_repository')],
-    ['/app/', `${REPO_ROOT}/`],
+    ['/app', REPO_ROOT],
   ];
-  const local = (s: string) => mounts.reduce((acc, [from, to]) => acc.split(from).join(to), s);
+  // Whole leading path segments only: /models/models.config is <repo>/model_repository/models.config.
+  const local = (s: string) => mounts.reduce((acc, [from, to]) => acc.replace(new RegExp(`(?<=^|[\\s="'])${from}(?=/|$|[\\s"'])`, 'g'), to), s);
   const image = imageStart(dockerfile, target);
   const [shell, ...args] = image.entrypoint.map(local);
   const merged = { ...image.env, ...env };
@@ -104,10 +105,10 @@ function dryRunImage(dockerfile: string, command: string[], env: Record<string, 
   return { status: p.status, stdout: p.stdout, stderr: p.stderr };
 }
 
-const COMPOSE_COMMAND = ['--enable_batching', '--batching_parameters_file=/etc/tfgate/batching/batching.cfg', '--file_system_poll_wait_seconds=1'];
+const COMPOSE_COMMAND = ['--model_config_file=/models/models.config', '--model_config_file_poll_wait_seconds=30', '--enable_batching', '--batching_parameters_file=/etc/tfgate/batching/batching.cfg', '--file_system_poll_wait_seconds=1'];
 
 describe('image start commands (dry run through tfgate\'s flag parser)', () => {
-  it('the CPU image with compose\'s command: TF Serving\'s ports, /models/$MODEL_NAME, batching.cfg read', async (t) => {
+  it('the CPU image with compose\'s command: TF Serving\'s ports, every example model of models.config, batching.cfg read', async (t) => {
     if (hasDockerCompose) {
       const { services } = await composeConfig();
       assert.deepEqual(services.tfgate.command, COMPOSE_COMMAND, 'the command this test runs is compose\'s');
@@ -117,7 +118,8 @@ describe('image start commands (dry run through tfgate\'s flag parser)', () => {
     const summary = JSON.parse(r.stdout) as { rest_api: string; grpc_port: number; models: { name: string; base_path: string }[]; batching: { max_batch_size: number } };
     assert.equal(summary.rest_api, '0.0.0.0:8501');
     assert.equal(summary.grpc_port, 8500);
-    assert.deepEqual(summary.models.map((m) => [m.name, m.base_path]), [['half_plus_two', path.join(REPO_ROOT, 'model_repository', 'half_plus_two')]]);
+    const examples = fs.readdirSync(path.join(REPO_ROOT, 'model_repository'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    assert.deepEqual(summary.models.map((m) => [m.name, m.base_path]).sort(), examples.map((m) => [m, path.join(REPO_ROOT, 'model_repository', m)]).sort(), 'models.config lists every example model');
     const cfg = fs.readFileSync(path.join(REPO_ROOT, 'batching', 'batching.cfg'), 'utf8');
     assert.equal(summary.batching.max_batch_size, Number(/max_batch_size\s*{\s*value:\s*(\d+)/.exec(cfg)![1]));
   });
