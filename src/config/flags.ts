@@ -27,7 +27,16 @@ import path from 'node:path';
 import { BATCHING_MODES, cpuCount, type BatchingMode } from './batching_parameters.js';
 import { defaultMaxConnections, openFileSoftLimit } from './connection_limit.js';
 import { parseAllowedBasePaths } from './allowed_base_paths.js';
-import { defaultInflightBudgetBytes } from '../core/memory_budget.js';
+import { getHeapStatistics } from 'node:v8';
+
+/**
+ * --max_inflight_request_bytes=0: a quarter of V8's heap limit. Parsed JSON lives on that
+ * heap; the rest stays for the server's own state and for garbage not yet collected (a heap
+ * driven near its limit spends its time in GC, then dies).
+ */
+export function defaultInflightBudgetBytes(): number {
+  return Math.floor(getHeapStatistics().heap_size_limit / 4);
+}
 
 /** A bad command line; the message names the flag. The CLI prints it and exits 2. */
 export class FlagError extends Error {

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { AspiredVersionsManager, type ManagerEvent, type ModelVersionStatus } from '../core/aspired_versions_manager.js';
 import { listVersions } from '../core/file_system_source.js';
-import { aspiredVersions, type VersionPolicy as CorePolicy } from '../core/version_policy.js';
-import { parseModelConfigText, parseYamlConfig, singleModelConfig, validateModelServerConfig, type ModelConfig, type ModelServerConfig, type VersionPolicy } from '../config/index.js';
+import { aspiredVersions } from '../core/version_policy.js';
+import { parseModelConfigText, parseYamlConfig, singleModelConfig, validateModelServerConfig, type ModelConfig, type ModelServerConfig } from '../config/index.js';
 import { readFileSync } from 'node:fs';
 import { ExecutorVersionLoader, type ExecutorServableVersion } from '../services/executor_version_loader.js';
 import { defaultBatchingParameters, MODEL_SERVER_THREAD_POOL_NAME, parseBatchingParametersText, type BatchingParameters } from '../config/batching_parameters.js';
@@ -44,9 +44,6 @@ const HEALTH_SERVICE_NAMES = new Set(['ModelService', 'PredictionService']);
 
 /** Nothing but whitespace and # comments (both the text-proto and the YAML comment mark). */
 const isBlankConfig = (text: string): boolean => text.split('\n').every((line) => /^\s*(#.*)?$/.test(line));
-
-const corePolicy = (p: VersionPolicy): CorePolicy =>
-  'latest' in p ? { latest: { numVersions: p.latest.num_versions } } : 'all' in p ? { all: {} } : { specific: { versions: [...p.specific.versions] } };
 
 export class ModelServer {
   readonly manager: AspiredVersionsManager<LoadedVersion<ExecutorServableVersion>>;
@@ -241,7 +238,7 @@ export class ModelServer {
     if (!found.length && !this.withoutVersions.has(m.name)) this.log(`No versions of servable ${m.name} found under base path ${m.base_path}. Did you forget to name your leaf directory as a number (eg. '/1/')?`, 'warn', { model: m.name });
     if (found.length) this.withoutVersions.delete(m.name);
     else this.withoutVersions.add(m.name);
-    const wanted = new Set(aspiredVersions(found.map((f) => f.version), corePolicy(m.model_version_policy)));
+    const wanted = new Set(aspiredVersions(found.map((f) => f.version), m.model_version_policy));
     await this.manager.setAspiredVersions(m.name, found.filter((f) => wanted.has(f.version)));
     if (Object.keys(m.version_labels).length) {
       try {

@@ -12,10 +12,10 @@ import { tempDir } from '../helpers/temp.js';
 
 describe('version policy', () => {
   const TABLE: Array<[number[], Parameters<typeof aspiredVersions>[1], number[]]> = [
-    [[1, 2, 3], { latest: { numVersions: 1 } }, [3]],
-    [[3, 1, 2], { latest: { numVersions: 2 } }, [2, 3]],
-    [[1], { latest: { numVersions: 5 } }, [1]],
-    [[], { latest: { numVersions: 1 } }, []],
+    [[1, 2, 3], { latest: { num_versions: 1 } }, [3]],
+    [[3, 1, 2], { latest: { num_versions: 2 } }, [2, 3]],
+    [[1], { latest: { num_versions: 5 } }, [1]],
+    [[], { latest: { num_versions: 1 } }, []],
     [[1, 2, 3], { all: {} }, [1, 2, 3]],
     [[1, 2, 3], { specific: { versions: [1, 3, 7] } }, [1, 3]],
   ];
