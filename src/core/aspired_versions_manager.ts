@@ -11,6 +11,7 @@ import { ownValue } from './own_property.js';
 import { versionsToUnload } from './availability_preserving_policy.js';
 import { nextState, type ManagerState } from './servable_state.js';
 import type { ServableHandle, ServableRequest } from './servable_handle.js';
+import { LoadSlots } from './load_slots.js';
 
 export type { ManagerState, ServableHandle, ServableRequest };
 
@@ -55,6 +56,8 @@ export interface ManagerOptions {
   maxNumLoadRetries: number;
   /** Wait between load retries (--load_retry_interval_micros, default 60 s). */
   loadRetryIntervalMs: number;
+  /** Loads running at once, server-wide (--num_load_threads); 0 or absent: no bound. */
+  maxConcurrentLoads?: number;
   onEvent?: (e: ManagerEvent) => void;
 }
 
@@ -67,11 +70,14 @@ function move(v: { state: ManagerState }, to: ManagerState): void {
 
 export class AspiredVersionsManager<T> {
   private readonly models = new Map<string, ModelEntry<T>>();
+  private readonly loadSlots: LoadSlots;
 
   constructor(
     private readonly loader: VersionLoader<T>,
     private readonly options: ManagerOptions,
-  ) {}
+  ) {
+    this.loadSlots = new LoadSlots(options.maxConcurrentLoads ?? 0);
+  }
 
   private emit(e: ManagerEvent): void {
     this.options.onEvent?.(e);
@@ -150,7 +156,8 @@ export class AspiredVersionsManager<T> {
   private async loadWithRetries(model: string, v: VersionEntry<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const loaded = await this.loader.load(model, v.version, v.path);
+        // A slot is held per attempt, not across the wait before a retry.
+        const loaded = await this.loadSlots.run(() => this.loader.load(model, v.version, v.path));
         v.status = OK;
         return loaded;
       } catch (e) {
