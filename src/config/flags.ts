@@ -27,7 +27,16 @@ import path from 'node:path';
 import { BATCHING_MODES, cpuCount, type BatchingMode } from './batching_parameters.js';
 import { defaultMaxConnections, openFileSoftLimit } from './connection_limit.js';
 import { parseAllowedBasePaths } from './allowed_base_paths.js';
-import { defaultInflightBudgetBytes } from '../core/memory_budget.js';
+import { getHeapStatistics } from 'node:v8';
+
+/**
+ * --max_inflight_request_bytes=0: a quarter of V8's heap limit. Parsed JSON lives on that
+ * heap; the rest stays for the server's own state and for garbage not yet collected (a heap
+ * driven near its limit spends its time in GC, then dies).
+ */
+function defaultInflightBudgetBytes(): number {
+  return Math.floor(getHeapStatistics().heap_size_limit / 4);
+}
 
 /** A bad command line; the message names the flag. The CLI prints it and exits 2. */
 export class FlagError extends Error {
@@ -96,7 +105,7 @@ export const FLAGS = {
   model_config_file_poll_wait_seconds: acted('int32', 0, 'Interval in seconds between each poll of the filesystem for model_config_file. If unset or set to zero, poll will be done exactly once and not periodically. Setting this to negative is reserved for testing purposes only.', 'also applies to --config'),
   model_name: acted('string', 'default', 'name of model (ignored if --model_config_file flag is set)'),
   model_base_path: acted('string', '', 'path to export (ignored if --model_config_file flag is set, otherwise required)', 'without any model flag tfgate serves ./model_repository'),
-  num_load_threads: acted('int32', 0, "The number of threads in the thread-pool used to load servables. If set as 0, we don't use a thread-pool, and servable loads are performed serially in the manager's main work loop, may casue the Serving request to be delayed. Default: 0"),
+  num_load_threads: acted('int32', 0, "The number of threads in the thread-pool used to load servables. If set as 0, we don't use a thread-pool, and servable loads are performed serially in the manager's main work loop, may casue the Serving request to be delayed. Default: 0", 'at most N loads run at once; 0 = no bound (loads run on executor threads, never on the main loop)'),
   num_unload_threads: ignored('int32', 0, "The number of threads in the thread-pool used to unload servables. If set as 0, we don't use a thread-pool, and servable loads are performed serially in the manager's main work loop, may casue the Serving request to be delayed. Default: 0", 'unloading only releases executor threads'),
   max_num_load_retries: acted('int32', 5, 'maximum number of times it retries loading a model after the first failure, before giving up. If set to 0, a load is attempted only once. Default: 5'),
   load_retry_interval_micros: acted('int64', 60_000_000, "The interval, in microseconds, between each servable load retry. If set negative, it doesn't wait. Default: 1 minute"),

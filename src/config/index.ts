@@ -14,6 +14,5 @@ export {
   validateModelServerConfig,
   type ModelConfig,
   type ModelServerConfig,
-  type VersionPolicy,
 } from './model_server_config.js';
 export { parseYamlConfig } from './yaml_config.js';

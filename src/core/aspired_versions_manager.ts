@@ -3,11 +3,17 @@
 // AVAILABLE (or none is still loading), and unloading waits for requests holding it.
 // A version that fails to load ends in state END with its error, visible in status, while
 // the model's other versions keep serving. Generic over what a loaded version is (T).
+// When to unload is availability_preserving_policy.ts; the states a version passes through
+// are servable_state.ts.
 import { Code, ServingError, invalidArgument, notFound, toStatusData, type StatusData } from './status.js';
 import * as MSG from './messages.js';
 import { ownValue } from './own_property.js';
+import { versionsToUnload } from './availability_preserving_policy.js';
+import { nextState, type ManagerState } from './servable_state.js';
+import type { ServableHandle, ServableRequest } from './servable_handle.js';
+import { LoadSlots } from './load_slots.js';
 
-type ManagerState = 'START' | 'LOADING' | 'AVAILABLE' | 'UNLOADING' | 'END';
+export type { ServableHandle, ServableRequest };
 
 export interface VersionLoader<T> {
   load(modelName: string, version: number, path: string): Promise<T>;
@@ -18,19 +24,6 @@ export interface ModelVersionStatus {
   version: number;
   state: ManagerState;
   status: StatusData;
-}
-
-export interface ServableHandle<T> {
-  readonly modelName: string;
-  readonly version: number;
-  readonly servable: T;
-  release(): void;
-}
-
-export interface ServableRequest {
-  name: string;
-  version?: number;
-  label?: string;
 }
 
 export type ManagerEvent =
@@ -63,18 +56,28 @@ export interface ManagerOptions {
   maxNumLoadRetries: number;
   /** Wait between load retries (--load_retry_interval_micros, default 60 s). */
   loadRetryIntervalMs: number;
+  /** Loads running at once, server-wide (--num_load_threads); 0 or absent: no bound. */
+  maxConcurrentLoads?: number;
   onEvent?: (e: ManagerEvent) => void;
 }
 
 const OK: StatusData = { code: Code.OK, message: '' };
 
+/** Moves a version to `to`, as servable_state.ts allows (throws IllegalTransition otherwise). */
+function move(v: { state: ManagerState }, to: ManagerState): void {
+  v.state = nextState(v.state, to);
+}
+
 export class AspiredVersionsManager<T> {
   private readonly models = new Map<string, ModelEntry<T>>();
+  private readonly loadSlots: LoadSlots;
 
   constructor(
     private readonly loader: VersionLoader<T>,
     private readonly options: ManagerOptions,
-  ) {}
+  ) {
+    this.loadSlots = new LoadSlots(options.maxConcurrentLoads ?? 0);
+  }
 
   private emit(e: ManagerEvent): void {
     this.options.onEvent?.(e);
@@ -113,7 +116,8 @@ export class AspiredVersionsManager<T> {
       // A failed version stays END with its error (its load retries already ran); an
       // unloaded one (END, OK) that is aspired again loads again.
       if (existing?.state === 'END' && existing.status.code !== Code.OK) continue;
-      const v: VersionEntry<T> = { version, path, state: 'LOADING', status: OK, refs: 0, aspired: true };
+      const v: VersionEntry<T> = { version, path, state: 'START', status: OK, refs: 0, aspired: true };
+      move(v, 'LOADING');
       entry.versions.set(version, v);
       loads.push(this.load(model, entry, v));
     }
@@ -128,15 +132,16 @@ export class AspiredVersionsManager<T> {
       const loaded = await this.loadWithRetries(model, v);
       if (!v.aspired) {
         // Dropped from the aspired set while loading: never serve it.
-        v.state = 'END';
+        move(v, 'END');
         await this.loader.unload(loaded);
         return;
       }
       v.loaded = loaded;
-      v.state = 'AVAILABLE';
+      move(v, 'AVAILABLE');
       this.emit({ kind: 'available', model, version: v.version });
     } catch (e) {
-      v.state = 'END';
+      // Already END when the unload of a version dropped while loading is what failed.
+      if (v.state === 'LOADING') move(v, 'END');
       v.status = toStatusData(e);
       this.emit({ kind: 'load_failed', model, version: v.version, error: v.status });
     }
@@ -151,7 +156,8 @@ export class AspiredVersionsManager<T> {
   private async loadWithRetries(model: string, v: VersionEntry<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const loaded = await this.loader.load(model, v.version, v.path);
+        // A slot is held per attempt, not across the wait before a retry.
+        const loaded = await this.loadSlots.run(() => this.loader.load(model, v.version, v.path));
         v.status = OK;
         return loaded;
       } catch (e) {
@@ -173,25 +179,15 @@ export class AspiredVersionsManager<T> {
     }
   }
 
-  /**
-   * Unloads versions that are no longer aspired, when doing so keeps the model available:
-   * only once an aspired version is AVAILABLE, so a new version that is still loading, or
-   * that failed, leaves the old one serving. An empty aspired set unloads everything.
-   */
+  /** Unloads what availability_preserving_policy.ts says may go now. */
   private reconcile(model: string, entry: ModelEntry<T>): void {
-    const versions = [...entry.versions.values()];
-    const anyAspired = versions.some((v) => v.aspired);
-    const aspiredAvailable = versions.some((v) => v.aspired && v.state === 'AVAILABLE');
-    if (anyAspired && !aspiredAvailable) return;
-    for (const v of versions) {
-      if (!v.aspired && v.state === 'AVAILABLE') void this.unload(model, v);
-    }
+    for (const version of versionsToUnload([...entry.versions.values()])) void this.unload(model, entry.versions.get(version)!);
   }
 
   private pendingUnloads = new Set<Promise<void>>();
 
   private unload(model: string, v: VersionEntry<T>): Promise<void> {
-    v.state = 'UNLOADING';
+    move(v, 'UNLOADING');
     this.emit({ kind: 'unloading', model, version: v.version });
     const p = (async () => {
       if (v.refs > 0) await new Promise<void>((resolve) => (v.drained = resolve));
@@ -203,7 +199,7 @@ export class AspiredVersionsManager<T> {
         // The version serves no more either way; the failure is told, never left unhandled.
         this.emit({ kind: 'unload_failed', model, version: v.version, error: toStatusData(e) });
       } finally {
-        v.state = 'END';
+        move(v, 'END');
         this.emit({ kind: 'unloaded', model, version: v.version });
       }
     })();

@@ -1,45 +1,124 @@
-// Finds model versions on disk: numeric subfolders of a base path (`00000123` is version
-// 123); anything else — files, `variables/`, a stray saved_model.pb — is ignored, as TF
-// Serving does. One addition: a base path with no version folder but a saved_model.pb of
-// its own is version 1 (KServe's layout, see unversioned_saved_model.ts). Polled every
-// file_system_poll_wait_seconds by the caller's timer.
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { holdsSavedModel, UNVERSIONED_SAVED_MODEL_VERSION } from './unversioned_saved_model.js';
+// TF Serving's FileSystemStoragePathSource (sources/storage_path/): watches each servable's
+// base path and tells its target which versions to serve. It owns the poll loop; the target
+// (the aspired-versions manager, through the server's wiring) owns loading and unloading.
+//
+// Reliability, as TF Serving's source behaves:
+// - A base path that cannot be listed (gone for a moment, EMFILE, EACCES…) yields no call at
+//   all, so what serves keeps serving; the next poll tries again. Logged once per streak of
+//   the same error, not every poll.
+// - A readable base path with no version folder yields an empty list (the target unloads);
+//   the hint about numeric leaf folders is logged once until versions appear.
+// - Listing is exclusive per servable (a slow file system must not stack polls), but a
+//   callback that is still settling — a load retrying for minutes — does not stop the
+//   polling, so a newer version dropped in meanwhile is still seen and supersedes it.
+import { listVersions, type VersionOnDisk } from './version_dirs.js';
+import { aspiredVersions, type VersionPolicy } from './version_policy.js';
 
-export interface VersionOnDisk {
-  version: number;
-  path: string;
+/** A servable to watch: the fields of a model's config the source reads. */
+export interface WatchedServable {
+  readonly name: string;
+  readonly base_path: string;
+  readonly model_version_policy: VersionPolicy;
 }
 
 /**
- * Numeric version folders under basePath. Any error reading it (ENOENT of the base path,
- * EMFILE, EACCES, EIO…) is thrown, never taken for "no versions": the caller keeps what it
- * serves, as TF Serving's source emits no aspired-versions list when the path can't be read.
+ * Receives a servable's complete aspired list each time its base path is read. A version
+ * supplied once and omitted later is no longer aspired: the manager unloads it once that
+ * keeps the model available. Resolves when the loads the list started have settled; the
+ * source never waits on it between polls.
  */
-export async function listVersions(basePath: string): Promise<VersionOnDisk[]> {
-  const entries = await fs.readdir(basePath, { withFileTypes: true });
-  const out = new Map<number, VersionOnDisk>();
-  for (const e of entries) {
-    if (!/^\d+$/.test(e.name)) continue;
-    let isDir = e.isDirectory();
-    if (e.isSymbolicLink()) isDir = await isDirectoryBehindLink(path.join(basePath, e.name));
-    if (!isDir) continue;
-    const version = Number(e.name);
-    if (!Number.isSafeInteger(version)) continue;
-    // Two spellings of one version (1 and 001): keep the first seen, as TF Serving keeps one.
-    if (!out.has(version)) out.set(version, { version, path: path.join(basePath, e.name) });
-  }
-  if (!out.size && (await holdsSavedModel(basePath))) return [{ version: UNVERSIONED_SAVED_MODEL_VERSION, path: basePath }];
-  return [...out.values()].sort((a, b) => a.version - b.version);
-}
+export type AspiredVersionsCallback<S extends WatchedServable> = (servable: S, versions: VersionOnDisk[]) => Promise<void>;
 
-/** A dangling link is no version; any other stat error (EMFILE, EACCES…) is the poll's error. */
-async function isDirectoryBehindLink(link: string): Promise<boolean> {
-  try {
-    return (await fs.stat(link)).isDirectory();
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw e;
+export type SourceLog = (msg: string, level?: 'info' | 'warn' | 'error', fields?: Record<string, unknown>) => void;
+
+/** Generic over what describes a servable (S), handed back as given to each callback. */
+export class FileSystemSource<S extends WatchedServable> {
+  private callback?: AspiredVersionsCallback<S>;
+  private servables: readonly S[] = [];
+  private timer?: NodeJS.Timeout;
+  /** Servables whose base path is being listed now. */
+  private readonly listing = new Set<string>();
+  /** Polls in flight (stop() waits for them). */
+  private readonly polls = new Set<Promise<void>>();
+  /** Servables whose base path could not be read at the last poll, with the reason logged. */
+  private readonly unreadable = new Map<string, string>();
+  /** Servables whose (readable) base path held no version folder at the last poll. */
+  private readonly withoutVersions = new Set<string>();
+
+  constructor(
+    /** file_system_poll_wait_seconds: 0 reads each base path only when the servables are set. */
+    private readonly pollWaitSeconds: number,
+    private readonly log: SourceLog,
+  ) {}
+
+  /** Supplies the target. Can be called at most once, before setServables(). */
+  setAspiredVersionsCallback(callback: AspiredVersionsCallback<S>): void {
+    if (this.callback) throw new Error('FileSystemSource: the aspired-versions callback is already set');
+    this.callback = callback;
+  }
+
+  /**
+   * The servables to watch from now on (a config applied). Reads every base path now and
+   * resolves when the loads those reads started have settled; errors are the caller's.
+   */
+  async setServables(servables: readonly S[]): Promise<void> {
+    this.servables = servables;
+    await Promise.all(servables.map((s) => this.poll(s)));
+  }
+
+  /** Starts the periodic poll (no-op when pollWaitSeconds is 0). */
+  start(): void {
+    if (this.pollWaitSeconds > 0 && !this.timer) this.timer = setInterval(() => this.pollAll(), this.pollWaitSeconds * 1000);
+  }
+
+  /** Stops polling and waits for the polls in flight. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await Promise.allSettled([...this.polls]);
+  }
+
+  /** The periodic poll: its failures are logged, never left as an unhandled rejection. */
+  private pollAll(): void {
+    for (const s of this.servables) {
+      const p = this.poll(s).catch((e: Error) => this.log(`Polling servable ${s.name} failed: ${e.message}`, 'error', { model: s.name, event: 'poll_failed' }));
+      this.polls.add(p);
+      void p.finally(() => this.polls.delete(p));
+    }
+  }
+
+  /** One read of a servable's base path → its aspired versions → the callback. */
+  private async poll(s: S): Promise<void> {
+    if (!this.callback) throw new Error('FileSystemSource: no aspired-versions callback set');
+    if (this.listing.has(s.name)) return;
+    this.listing.add(s.name);
+    let found: VersionOnDisk[];
+    try {
+      found = await listVersions(s.base_path);
+    } catch (e) {
+      this.reportUnreadable(s, e as NodeJS.ErrnoException);
+      return;
+    } finally {
+      this.listing.delete(s.name);
+    }
+    if (this.unreadable.delete(s.name)) this.log(`Base path ${s.base_path} of servable ${s.name} is readable again`, 'info', { model: s.name, event: 'base_path_readable' });
+    if (!found.length && !this.withoutVersions.has(s.name)) this.log(`No versions of servable ${s.name} found under base path ${s.base_path}. Did you forget to name your leaf directory as a number (eg. '/1/')?`, 'warn', { model: s.name });
+    if (found.length) this.withoutVersions.delete(s.name);
+    else this.withoutVersions.add(s.name);
+    const wanted = new Set(aspiredVersions(found.map((f) => f.version), s.model_version_policy));
+    await this.callback(s, found.filter((f) => wanted.has(f.version)));
+  }
+
+  /**
+   * Nothing is aspired or unaspired. At start-up the servable then has no versions until a
+   * poll can read the path (TF Serving blocks its start-up on it; tfgate serves the other
+   * models meanwhile).
+   */
+  private reportUnreadable(s: WatchedServable, e: NodeJS.ErrnoException): void {
+    const reason = e.code ?? e.message;
+    if (this.unreadable.get(s.name) === reason) return;
+    this.unreadable.set(s.name, reason);
+    const what = e.code === 'ENOENT' && e.path === s.base_path ? `Could not find base path ${s.base_path} for servable ${s.name}` : `Could not list base path ${s.base_path} for servable ${s.name}`;
+    this.log(`FileSystemStoragePathSource encountered a filesystem access error: ${what} with error ${e.message}; keeping the versions it serves and polling again`, 'error', { model: s.name, event: 'base_path_unreadable', code: e.code });
   }
 }

@@ -2,7 +2,6 @@
 // decoded tensors) is counted against one budget (--max_inflight_request_bytes). A request
 // whose next allocation would pass it is refused at once (RESOURCE_EXHAUSTED; REST answers
 // 503), instead of the process running out of heap with every other request in it.
-import { getHeapStatistics } from 'node:v8';
 import { Code, ServingError } from './status.js';
 
 /** Over the budget: gRPC RESOURCE_EXHAUSTED, REST 503 (a retry later may fit). */
@@ -14,15 +13,6 @@ export class MemoryBudgetExceeded extends ServingError {
       { retryAfterMs: 1000 },
     );
   }
-}
-
-/**
- * The default budget: a quarter of V8's heap limit. Parsed JSON lives on that heap; the rest
- * stays for the server's own state and for garbage not yet collected (a heap driven near its
- * limit spends its time in GC, then dies).
- */
-export function defaultInflightBudgetBytes(): number {
-  return Math.floor(getHeapStatistics().heap_size_limit / 4);
 }
 
 export class MemoryBudget {

@@ -1,6 +1,9 @@
-// Which of the versions found on disk a model should serve (ServableVersionPolicy).
+// Which of the versions found on disk a model should serve (ServableVersionPolicy). The
+// policy's shape is the config's (model_version_policy), the only one there is.
 // Pure: tested from tables.
-export type VersionPolicy = { latest: { numVersions: number } } | { all: Record<string, never> } | { specific: { versions: number[] } };
+import type { VersionPolicy } from '../config/model_server_config.js';
+
+export type { VersionPolicy };
 
 export function aspiredVersions(onDisk: readonly number[], policy: VersionPolicy): number[] {
   const sorted = [...new Set(onDisk)].sort((a, b) => a - b);
@@ -9,5 +12,5 @@ export function aspiredVersions(onDisk: readonly number[], policy: VersionPolicy
     const wanted = new Set(policy.specific.versions);
     return sorted.filter((v) => wanted.has(v));
   }
-  return sorted.slice(Math.max(0, sorted.length - policy.latest.numVersions));
+  return sorted.slice(Math.max(0, sorted.length - policy.latest.num_versions));
 }

@@ -1,13 +1,10 @@
 // What the services see of a loaded model version, and how they get hold of one.
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { ModelDescription } from '../executors/protocol.js';
+import type { ServableHandle, ServableRequest } from '../core/servable_handle.js';
 
-/** TF Serving's ModelSpec: a name and at most one of version / label. */
-export interface ModelSpec {
-  name: string;
-  version?: number;
-  label?: string;
-}
+/** TF Serving's ModelSpec: the wire name of core's ServableRequest (one type, two names). */
+export type ModelSpec = ServableRequest;
 
 /** Where a request's time went; filled in by the layers it passes (for Server-Timing). */
 export interface RunStats {
@@ -39,14 +36,7 @@ export interface ServableVersion {
   run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options?: RunOptions): Promise<Record<string, HostTensor>>;
 }
 
-/** A version held for the duration of one request; unloading waits for release(). */
-interface VersionHandle {
-  readonly version: number;
-  readonly servable: ServableVersion;
-  release(): void;
-}
-
 export interface VersionSource {
   /** The version the spec names (latest available when it names none); NOT_FOUND otherwise. */
-  acquire(spec: ModelSpec): VersionHandle;
+  acquire(spec: ModelSpec): ServableHandle<ServableVersion>;
 }

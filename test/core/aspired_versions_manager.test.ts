@@ -6,23 +6,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { aspiredVersions } from '../../src/core/version_policy.js';
 import { AspiredVersionsManager, type ManagerEvent, type VersionLoader } from '../../src/core/aspired_versions_manager.js';
-import { listVersions } from '../../src/core/file_system_source.js';
+import { listVersions } from '../../src/core/version_dirs.js';
 import { Code, ServingError } from '../../src/core/status.js';
 import { tempDir } from '../helpers/temp.js';
 
 describe('version policy', () => {
   const TABLE: Array<[number[], Parameters<typeof aspiredVersions>[1], number[]]> = [
-    [[1, 2, 3], { latest: { numVersions: 1 } }, [3]],
-    [[3, 1, 2], { latest: { numVersions: 2 } }, [2, 3]],
-    [[1], { latest: { numVersions: 5 } }, [1]],
-    [[], { latest: { numVersions: 1 } }, []],
+    [[1, 2, 3], { latest: { num_versions: 1 } }, [3]],
+    [[3, 1, 2], { latest: { num_versions: 2 } }, [2, 3]],
+    [[1], { latest: { num_versions: 5 } }, [1]],
+    [[], { latest: { num_versions: 1 } }, []],
     [[1, 2, 3], { all: {} }, [1, 2, 3]],
     [[1, 2, 3], { specific: { versions: [1, 3, 7] } }, [1, 3]],
   ];
   for (const [disk, policy, want] of TABLE) it(`${JSON.stringify(policy)} over ${disk} → ${want}`, () => assert.deepEqual(aspiredVersions(disk, policy), want));
 });
 
-describe('file system source', () => {
+describe('version dirs', () => {
   it('lists numeric folders only (leading zeros allowed), ignoring files and other folders', async () => {
     const dir = tempDir('tfgate-fs-');
     for (const d of ['00000123', '7', 'variables', 'tmp_1']) fs.mkdirSync(path.join(dir, d));
@@ -195,5 +195,24 @@ describe('aspired versions manager', () => {
     assert.deepEqual(m.status({ name: 'm' }).map((s) => [s.version, s.state, s.status.code]), [[2, 'END', Code.OK], [1, 'END', Code.OK]]);
     assert.throws(() => m.acquire({ name: 'm' }), (e: unknown) => e instanceof ServingError && e.code === Code.NOT_FOUND && e.message === 'Servable not found for request: Latest(m)');
     assert.throws(() => m.acquire({ name: 'm', label: 'stable' }), (e: unknown) => e instanceof ServingError && e.message === 'Unrecognized servable version label: stable', 'its labels went with the config');
+  });
+});
+
+describe('--num_load_threads', () => {
+  it('bounds the loads running at once; the rest start as slots free up', async () => {
+    const loader = new FakeLoader();
+    const m = new AspiredVersionsManager(loader, { allowVersionLabelsForUnavailableModels: false, maxNumLoadRetries: 0, loadRetryIntervalMs: 0, maxConcurrentLoads: 1 });
+    const a = m.setAspiredVersions('a', [{ version: 1, path: '/a1' }]);
+    const b = m.setAspiredVersions('b', [{ version: 1, path: '/b1' }]);
+    await tick();
+    assert.equal(loader.pending.size, 1, 'one load at a time');
+    loader.pending.get(1)!.resolve('a1');
+    loader.pending.delete(1);
+    await a;
+    await tick();
+    assert.equal(loader.pending.size, 1, 'the second load starts when the first ends');
+    loader.pending.get(1)!.resolve('b1');
+    await b;
+    assert.equal(m.acquire({ name: 'b' }).servable, 'b1');
   });
 });

@@ -64,6 +64,7 @@ export class FakeVersions implements VersionSource {
     this.acquired++;
     let done = false;
     return {
+      modelName: spec.name,
       version: m.version,
       servable: m.servable,
       release: () => {

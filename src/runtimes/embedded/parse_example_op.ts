@@ -15,14 +15,8 @@ import type * as tfconv from '@tensorflow/tfjs-converter';
 import { Code, ServingError, invalidArgument } from '../../core/status.js';
 import { protoType, TO_OBJECT } from '../../proto/index.js';
 import { sparseOutputs } from './sparse_example.js';
+import { featureValues, type FeatureObject, type Kind } from './example_features.js';
 
-export interface FeatureObject {
-  bytesList?: { value?: Uint8Array[] };
-  floatList?: { value?: number[] };
-  int64List?: { value?: number[] };
-}
-
-export type Kind = 'float' | 'int64' | 'bytes';
 const KIND_OF_DTYPE: Record<string, Kind> = { float32: 'float', int32: 'int64', string: 'bytes' };
 const decoder = new TextDecoder();
 
@@ -36,13 +30,6 @@ function decodeExamples(serialized: Uint8Array[]): Array<Record<string, FeatureO
       throw invalidArgument(`Could not parse example input, value: '${decoder.decode(bytes.subarray(0, 64))}'`);
     }
   });
-}
-
-export function featureValues(f: FeatureObject): { kind: Kind; values: Array<number | Uint8Array> } | undefined {
-  if (f.floatList) return { kind: 'float', values: f.floatList.value ?? [] };
-  if (f.int64List) return { kind: 'int64', values: f.int64List.value ?? [] };
-  if (f.bytesList) return { kind: 'bytes', values: f.bytesList.value ?? [] };
-  return undefined;
 }
 
 /** One dense output: every example's values (or the default) stacked into [batch, ...shape]. */

@@ -6,7 +6,7 @@
 // as TF.js int32: a value outside int32 is refused rather than wrapped.
 import * as tf from '@tensorflow/tfjs-core';
 import { invalidArgument, unimplemented } from '../../core/status.js';
-import { featureValues, type FeatureObject, type Kind } from './parse_example_op.js';
+import { featureValues, type FeatureObject, type Kind } from './example_features.js';
 
 /** TF's DataTypeString of a sparse feature's declared type. */
 const TF_TYPE_NAME: Record<string, string> = { float32: 'float', int32: 'int64', string: 'string' };

@@ -9,21 +9,9 @@ import type { AttrValue, NodeDef } from '../../savedmodel/graph/types.js';
 import { attrString } from '../../savedmodel/graph/types.js';
 import type { AttrInit, OnnxGraph } from './onnx_graph.js';
 import { knownElements } from './known_elements.js';
+import type { TfValue } from './tf_value.js';
 
-/** A TF tensor as the converter knows it. */
-export interface TfValue {
-  dtype: DType;
-  /** -1 for unknown dims; null for unknown rank. */
-  shape: number[] | null;
-  /** Set for constants (Const nodes, or values computed at conversion). */
-  value?: HostTensor;
-  /** ONNX value name; absent for a constant nobody has used as an ONNX input yet. */
-  name?: string;
-  /** Elements known before run time, for small integer vectors (see known_elements.ts). */
-  known?: Array<number | null>;
-  /** Set for an output the converter does not compute (e.g. a training-only statistic): using it refuses the consumer. */
-  unavailable?: string;
-}
+export type { TfValue };
 
 /** An op (or a use of it) the converter cannot express exactly: the signature stays off ONNX. */
 export class UnsupportedOp extends Error {

@@ -5,8 +5,8 @@
 // Shape of [-1, 224, 224, 3] is [null, 224, 224, 3], and Pack(0, h, w, -1) of those is
 // [0, null, null, -1] — enough to know the channel dim survives a crop.
 import type { NodeDef } from '../../savedmodel/graph/types.js';
-import type { TfValue } from './convert_context.js';
-import { sliceLength } from './ops/strided_slice.js';
+import type { TfValue } from './tf_value.js';
+import { sliceLength } from './ops/slice_length.js';
 
 export type Known = Array<number | null>;
 

@@ -12,7 +12,7 @@ import type { MetaGraphObject } from '../saved_model_reader.js';
 import { signatureSpec } from '../signature_spec.js';
 import { hostTensorToProto } from '../tensor_proto.js';
 import { GraphFlattener, parseTensorName } from './graph_flattener.js';
-import type { AttrValue, FunctionDef, NodeDef, OpDef } from './types.js';
+import type { AttrValue, FunctionDef, NodeDef, OpDef, VariableReader } from './types.js';
 import { fallbackKey, sourceOf, variableRestoreMap } from './variable_restore_map.js';
 import { defaultAttrTable, withDefaultAttrs } from './default_attrs.js';
 import { bypassIdentities, pruneTo } from './graph_rewrites.js';
@@ -22,11 +22,7 @@ import type { LookupTables } from './lookup_tables/resolve_lookup_tables.js';
 import { rewriteLookups } from './lookup_tables/lookup_rewrite.js';
 import { TABLE_STATE_OPS } from './lookup_tables/table_ops.js';
 
-/** Where variable values come from: the SavedModel's variables bundle. */
-export interface VariableReader {
-  has(key: string): boolean;
-  read(key: string): HostTensor;
-}
+export type { VariableReader };
 
 export interface PreparedGraph {
   signature: SignatureSpec;

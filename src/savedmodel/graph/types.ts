@@ -1,5 +1,6 @@
 // Plain-object views of GraphDef / NodeDef / FunctionDef as protobufjs decodes them (TO_OBJECT).
 import type { TensorProtoObject, TensorShapeObject } from '../tensor_proto.js';
+import type { HostTensor } from '../../tensor/host_tensor.js';
 
 export interface AttrValue {
   s?: Uint8Array;
@@ -74,3 +75,9 @@ export interface GraphDef {
 
 export const utf8 = new TextDecoder();
 export const attrString = (a: AttrValue | undefined): string => (a?.s ? utf8.decode(a.s) : '');
+
+/** Where variable values come from: the SavedModel's variables bundle. */
+export interface VariableReader {
+  has(key: string): boolean;
+  read(key: string): HostTensor;
+}

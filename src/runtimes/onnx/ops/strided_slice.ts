@@ -7,6 +7,9 @@
 //   - shrink_axis takes the single element at begin and removes the dim;
 //   - begin_mask/end_mask take the dim from its start/end in the stride's direction.
 import type { OpConverter, OpContext } from '../convert_context.js';
+import { sliceLength } from './slice_length.js';
+
+export { sliceLength };
 
 /** ±∞ for Slice starts/ends: ONNX clamps them to the dim, as TF does with masked bounds. */
 const BIG = Number.POSITIVE_INFINITY;
@@ -22,24 +25,6 @@ type OutputEntry = { kind: 'new' } | { kind: 'dim'; axis: number; shrink: boolea
 
 const bit = (mask: number, i: number) => (mask >> i) & 1;
 
-/** Elements a numpy-style slice selects from a dim of size n (-1: unknown). */
-export function sliceLength(n: number, start: number, end: number, step: number): number {
-  if (n < 0) return -1;
-  const norm = (x: number, lo: number, hi: number) => {
-    if (x === BIG) return hi;
-    if (x === -BIG) return lo;
-    const v = x < 0 ? x + n : x;
-    return Math.min(Math.max(v, lo), hi);
-  };
-  if (step > 0) {
-    const s = norm(start, 0, n);
-    const e = norm(end, 0, n);
-    return Math.max(0, Math.ceil((e - s) / step));
-  }
-  const s = norm(start, -1, n - 1);
-  const e = norm(end, -1, n - 1);
-  return Math.max(0, Math.ceil((e - s) / step));
-}
 
 function expand(ctx: OpContext, rank: number, begin: number[], end: number[], strides: number[]): { slices: DimSlice[]; entries: OutputEntry[] } {
   const beginMask = ctx.attrInt('begin_mask', 0);

@@ -6,10 +6,9 @@
 import type { HostTensor } from '../../../tensor/host_tensor.js';
 import { hostTensorFromProto } from '../../tensor_proto.js';
 import { parseTensorName } from '../graph_flattener.js';
-import type { NodeDef } from '../types.js';
 import { localName } from '../control_flow_functions.js';
 import { restoreKey, sourceOf } from '../variable_restore_map.js';
-import type { VariableReader } from '../prepare_signature_graph.js';
+import type { NodeDef, VariableReader } from '../types.js';
 
 export class Unresolvable extends Error {}
 

@@ -1,0 +1,21 @@
+// What every batch reports to the metrics: its size and padding as it starts, each task's
+// time in the queue, and the executor time it took once done.
+import type { BatchingSetup } from '../batching/batching_version_loader.js';
+import type { Metrics } from './metrics.js';
+
+export function batchMetrics(metrics: Metrics, threadPoolName: string): Required<Pick<BatchingSetup, 'onBatch' | 'onBatchDone'>> {
+  return {
+    onBatch: (model, batch) => {
+      metrics.batchSize.labels(model).observe(batch.size);
+      if (batch.paddedSize > batch.size) metrics.paddingRows.labels(model).inc(batch.paddedSize - batch.size);
+      const now = performance.now();
+      for (const p of batch.pieces) {
+        metrics.queuingLatency.labels(threadPoolName).observe((now - p.task.enqueuedAt) * 1000);
+        metrics.batchQueuingDelay.labels(model).observe((now - p.task.enqueuedAt) / 1000);
+      }
+    },
+    onBatchDone: (model, batch) => {
+      if (batch.costMs !== undefined) metrics.executorBusy.labels(model).inc(batch.costMs / 1000);
+    },
+  };
+}
