@@ -29,10 +29,21 @@ const EXECUTOR_NICE_INCREMENT = 10;
 /** Most requests one coalesced message carries. */
 const MAX_REQUESTS_PER_MESSAGE = 32;
 
+/** Where a run's time went, as seen from the main thread (each field in ms). */
+export interface ExecutorTiming {
+  /** The executor thread's own compute time. */
+  computeMs?: number;
+  /** From run() until the thread began the run: the wait for a thread, the message, the wake-up. */
+  handoffMs?: number;
+  /** From the end of the run until its answer was back on the main thread. */
+  handbackMs?: number;
+}
+
 interface Waiting {
   request: RunRequest;
-  /** Receives the executor thread's own compute time. */
-  timing?: { computeMs?: number };
+  timing?: ExecutorTiming;
+  /** performance.timeOrigin + now() at run(): the clock the executor threads report in. */
+  enqueuedAt: number;
   /** performance.now() ms after which nobody waits for the answer: then it is not sent. */
   deadline?: number;
   resolve: (outputs: Record<string, HostTensor>) => void;
@@ -118,14 +129,17 @@ export class ExecutorPool {
     signature: string,
     inputs: Record<string, HostTensor>,
     outputKeys: string[] = [],
-    options: { timing?: { computeMs?: number }; deadline?: number } = {},
+    options: { timing?: ExecutorTiming; deadline?: number } = {},
   ): Promise<Record<string, HostTensor>> {
     // Without batching nothing else bounds what waits here (each request holds its tensors):
     // refuse at once rather than queue without end.
     if (this.waiting.length >= this.maxQueued) return Promise.reject(executorQueueFull(this.maxQueued));
     return new Promise((resolve, reject) => {
-      this.waiting.push({ request: { signature, inputs, outputKeys }, timing: options.timing, deadline: options.deadline, resolve, reject });
-      if (!this.flushScheduled) {
+      this.waiting.push({ request: { signature, inputs, outputKeys }, timing: options.timing, enqueuedAt: performance.timeOrigin + performance.now(), deadline: options.deadline, resolve, reject });
+      // A thread is free: send now. Waiting for the end of the turn to gather company would
+      // add a loop turn to a lone request, and gathers nothing while threads are idle.
+      if (this.inFlight < this.threads) this.flush();
+      else if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
       }
@@ -173,10 +187,15 @@ export class ExecutorPool {
       for (const w of group) w.reject(err);
       return;
     }
+    const receivedAt = performance.timeOrigin + performance.now();
     group.forEach((w, i) => {
       const r = reply.replies[i] as RunReply;
       if (r.ok) {
-        if (w.timing) w.timing.computeMs = r.computeMs;
+        if (w.timing) {
+          w.timing.computeMs = r.computeMs;
+          w.timing.handoffMs = r.startedAt - w.enqueuedAt;
+          w.timing.handbackMs = receivedAt - r.endedAt;
+        }
         w.resolve(r.outputs);
       }
       else w.reject(ServingError.fromData(r.error));

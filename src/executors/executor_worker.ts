@@ -51,7 +51,8 @@ async function runOne(servable: Servable, r: RunRequest): Promise<RunReply> {
   try {
     const t0 = performance.now();
     const outputs = await servable.run(r.signature, r.inputs, r.outputKeys);
-    return { ok: true, kind: 'run', outputs, computeMs: performance.now() - t0 };
+    const t1 = performance.now();
+    return { ok: true, kind: 'run', outputs, computeMs: t1 - t0, startedAt: performance.timeOrigin + t0, endedAt: performance.timeOrigin + t1 };
   } catch (e) {
     return { ok: false, error: toStatusData(e) };
   }

@@ -50,8 +50,13 @@ export interface ModelDescription {
   warmupRecords: number;
 }
 
-/** computeMs: the run's own time on the executor thread (what adaptive batching learns from). */
-export type RunReply = { ok: true; kind: 'run'; outputs: Record<string, HostTensor>; computeMs: number } | { ok: false; error: StatusData };
+/**
+ * computeMs: the run's own time on the executor thread (what adaptive batching learns from).
+ * startedAt / endedAt: when the run began and ended, as performance.timeOrigin + now() —
+ * a clock every thread shares (each thread's now() counts from its own origin) — so the main
+ * thread can tell the hand-off and the hand-back apart from the run.
+ */
+export type RunReply = { ok: true; kind: 'run'; outputs: Record<string, HostTensor>; computeMs: number; startedAt: number; endedAt: number } | { ok: false; error: StatusData };
 
 export type ExecutorReply =
   | { ok: true; kind: 'describe'; description: ModelDescription }
