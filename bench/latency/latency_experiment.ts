@@ -4,6 +4,7 @@
 // rates — and tfgate's own breakdown of a request from its Server-Timing header. Set-ups are
 // measured in turn at each point (interleaved), each with the machine to itself.
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { LatencySummary } from '../load/latency_recorder.js';
 import { runLoadInWorker } from '../load/load_worker.js';
 import { measureBatch1AfterThink, measureCurve } from '../report/model_curve.js';
@@ -54,10 +55,10 @@ export interface LatencyRunOptions {
   log: (line: string) => void;
 }
 
-const NAIVE_SERVER = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'report', 'naive_server.js');
+const NAIVE_SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'report', 'naive_server.js');
 
 /** The seed's think time between(1, 3) s on its 300 ms model, scaled to a model's batch-1 time. */
-export const seedThinkMs = (batch1Ms: number): [number, number] => [(1000 * batch1Ms) / 300, (3000 * batch1Ms) / 300];
+const seedThinkMs = (batch1Ms: number): [number, number] => [(1000 * batch1Ms) / 300, (3000 * batch1Ms) / 300];
 
 export async function measureModel(model: LatencyModel, o: LatencyRunOptions): Promise<LatencyModelResult> {
   const versionDir = path.join(model.base, '1');

@@ -161,9 +161,10 @@ export class ExecutorPool {
     if (this.waiting.length >= this.maxQueued) return Promise.reject(executorQueueFull(this.maxQueued));
     return new Promise((resolve, reject) => {
       this.waiting.push({ request: { signature, inputs, outputKeys }, timing: options.timing, enqueuedAt: performance.timeOrigin + performance.now(), deadline: options.deadline, resolve, reject });
-      // A thread is free: send now. Waiting for the end of the turn to gather company would
-      // add a loop turn to a lone request, and gathers nothing while threads are idle.
-      if (this.threadIdle) this.flush();
+      // Quiet (nothing in flight) and a thread free: send now. Waiting for the end of the turn
+      // to gather company would add a loop turn to a lone request. Under load, requests gather
+      // until the end of the turn: one message for many saves the main thread more than the turn costs.
+      if (this.inFlight === 0 && this.threadIdle) this.flush();
       else if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
