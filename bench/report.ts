@@ -3,6 +3,7 @@
 //   2. the seed article's experiment, time-scaled, against five server set-ups;
 //   3. the event-loop experiment (a few-ms model, inline vs tfgate);
 //   4. serving overhead (tiny model vs a bare Hono echo);
+//   5. latency when traffic is light (bench:latency, on this report's runtime);
 // then bench/results/<name>.json, the charts, and bench/RESULTS.md (a --quick smoke run
 // writes bench/results/quick.md instead, leaving the committed report alone).
 // --runtime picks tfgate's --runtime for every server and the engine of the naive server and
@@ -26,6 +27,7 @@ import type { BenchResults } from './report/results.js';
 import { selectRuntime } from '../src/runtimes/runtime_selection.js';
 import type { RuntimeChoice } from '../src/config/flags.js';
 import { writeRuntimeComparison } from './report/runtime_comparison.js';
+import { runLatencyBench } from './latency/latency_bench.js';
 
 const QUICK = flagArg('quick');
 const NAME = stringArg('name', QUICK ? 'quick' : 'full');
@@ -49,7 +51,7 @@ async function main() {
   const render = stringArg('render', '');
   if (render) {
     const results = JSON.parse(fs.readFileSync(render, 'utf8')) as BenchResults;
-    results.targets = evaluateTargets(results);
+    results.targets = [...evaluateTargets(results), ...(results.latency?.targets ?? [])];
     const written = await writeReport(results, path.join(REPO, 'bench'));
     log(`wrote ${written.map((f) => path.relative(REPO, f)).join(', ')}`);
     return;
@@ -76,14 +78,14 @@ async function report(choice: RuntimeChoice, name: string, main: boolean): Promi
   const description = { inputDim: INPUT, hiddenSizes: new Array(DEPTH).fill(WIDTH), outputDim: 16, activation: 'relu' as const, seed: 3 };
   const model = await writeMlpSavedModel(path.join(modelBase, '1'), description);
 
-  log('1/4 the bench model, offline');
+  log('1/5 the bench model, offline');
   const batches = [1, 2, 4, 8, 16, 32, 64];
   const { backend, curve } = await measureCurve(path.join(modelBase, '1'), model, batches, QUICK ? 400 : 1500, runtime.resolved);
   const t1 = curve[0].ms;
   const atMax = curve.find((p) => p.batch === MAX_BATCH)!;
   for (const p of curve) log(`  batch ${p.batch}: ${p.ms.toFixed(2)} ms, ${p.msPerItem.toFixed(3)} ms/item`);
 
-  log('2/4 the seed experiment, time-scaled');
+  log('2/5 the seed experiment, time-scaled');
   const scale = t1 / SEED_MODEL_MS;
   const thinkMs: [number, number] = [SEED_THINK_MS[0] * scale, SEED_THINK_MS[1] * scale];
   const batch1AfterThinkMs = await measureBatch1AfterThink(path.join(modelBase, '1'), model, thinkMs, QUICK ? 20 : 60, runtime.resolved);
@@ -101,7 +103,7 @@ async function report(choice: RuntimeChoice, name: string, main: boolean): Promi
 
     await Promise.all(servers.splice(0).map((s) => stopProcess(s.proc)));
 
-    log('3/4 the event-loop experiment');
+    log('3/5 the event-loop experiment');
     // A model of a few milliseconds, as in the seed's FastAPI article: the quick bench model
     // already is one; a full run writes a half-depth twin of the bench model.
     let fastBase = modelBase;
@@ -122,8 +124,11 @@ async function report(choice: RuntimeChoice, name: string, main: boolean): Promi
     );
     await Promise.all(servers.splice(0).map((s) => stopProcess(s.proc)));
 
-    log('4/4 serving overhead');
+    log('4/5 serving overhead');
     const overhead = await runOverheadExperiment(QUICK ? 2 : 5, QUICK ? 1 : 2, 64);
+
+    log('5/5 latency when traffic is light');
+    const latency = await runLatencyBench({ quick: QUICK, runtimes: [choice], depth: DEPTH, log });
 
     const results: BenchResults = {
       name,
@@ -146,9 +151,10 @@ async function report(choice: RuntimeChoice, name: string, main: boolean): Promi
       seed: { scale, thinkMs, users, cellSeconds: CELL_SECONDS, rounds: ROUNDS, setups, ...seedResults },
       eventLoop: { modelMs: fastMs, seconds: eventLoopSeconds, rows: eventLoopRows },
       overhead,
+      latency,
       targets: [],
     };
-    results.targets = evaluateTargets(results);
+    results.targets = [...evaluateTargets(results), ...latency.targets];
     results.durationSeconds = Math.round((performance.now() - started) / 1000);
     const written = await writeReport(results, path.join(REPO, 'bench'), main);
     for (const t of results.targets) log(`${t.met ? 'met    ' : 'MISSED '} ${t.name}: ${t.measured} (goal ${t.goal})`);

@@ -1,7 +1,7 @@
 // N tfgate processes behind one port, as gunicorn runs N workers: node:cluster's primary
 // accepts the connections and hands them round-robin to the workers, each a whole tfgate
 // (its own event loop, executors and copy of the model). Prints `listening PORT` once every
-// worker has loaded the model.
+// worker listens on the port (each listens only after loading its models).
 //   node dist/bench/report/cluster_server.js <workers> <port> <tfgate flags…>
 import cluster from 'node:cluster';
 import { TFGATE_BIN } from './processes.js';
@@ -14,18 +14,15 @@ if (!(workers >= 1) || !(Number(portArg) > 0)) {
 }
 
 cluster.setupPrimary({ exec: TFGATE_BIN, args: [...tfgateArgs, `--rest_api_port=${portArg}`], silent: true });
-let loaded = 0;
+let listening = 0;
 for (let i = 0; i < workers; i++) {
   const worker = cluster.fork();
-  let seen = '';
-  worker.process.stderr!.on('data', (d: Buffer) => {
-    if (seen === 'done') return;
-    seen += d;
-    if (/Successfully loaded servable version/.test(seen)) {
-      seen = 'done';
-      if (++loaded === workers) process.stdout.write(`listening ${portArg}\n`);
-    } else if (seen.length > 1e5) seen = seen.slice(-1e4);
+  // The primary hears of each worker's listen() once the shared handle is set up: from then
+  // on connections reach that worker. A log line (e.g. the model loaded) could come earlier.
+  worker.once('listening', () => {
+    if (++listening === workers) process.stdout.write(`listening ${portArg}\n`);
   });
+  worker.process.stderr!.resume();
   worker.process.stdout!.resume();
   worker.on('exit', (code) => {
     if (!stopping) {

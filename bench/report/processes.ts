@@ -80,6 +80,12 @@ export async function stopProcess(proc: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/** CPU time (user + system, all threads) a process has used, ms; /proc counts in clock ticks of 10 ms. */
+export function processCpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function childrenOf(pid: number): number[] {
   try {
     return fs

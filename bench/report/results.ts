@@ -5,6 +5,7 @@ import type { SeedResults } from './seed_experiment.js';
 import type { EventLoopRow } from './event_loop_experiment.js';
 import type { OverheadResult } from './overhead_experiment.js';
 import type { Setup } from './setups.js';
+import type { LatencyResults } from '../latency/latency_bench.js';
 
 interface Machine {
   cores: number;
@@ -52,5 +53,7 @@ export interface BenchResults {
   } & SeedResults;
   eventLoop: { modelMs: number; seconds: number; rows: EventLoopRow[] };
   overhead: OverheadResult;
+  /** Latency when traffic is light (bench:latency's figures, same run; absent in older results). */
+  latency?: LatencyResults;
   targets: Target[];
 }

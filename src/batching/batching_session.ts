@@ -169,7 +169,14 @@ export async function processBatch(queue: BatchQueue<BatchTask>, batch: Batch<Ba
     outputs = await first.target.run(first.signature, stacked, first.outputKeys, { stats: batchStats, deadline });
     batch.costMs = batchStats.computeMs;
     const inferMs = performance.now() - started;
-    for (const p of pieces) if (p.task.stats) p.task.stats.inferMs = (p.task.stats.inferMs ?? 0) + inferMs;
+    for (const p of pieces) {
+      if (!p.task.stats) continue;
+      p.task.stats.inferMs = (p.task.stats.inferMs ?? 0) + inferMs;
+      // The batch's own split, for each of its requests' Server-Timing.
+      p.task.stats.handoffMs = batchStats.handoffMs;
+      p.task.stats.computeMs = batchStats.computeMs;
+      p.task.stats.handbackMs = batchStats.handbackMs;
+    }
     for (const [k, t] of Object.entries(outputs)) {
       if (t.shape[0] !== batch.paddedSize) {
         throw invalidArgument(`Batched output tensor '${k}' has 0th dimension ${t.shape[0] ?? 'none'}, but the batch has ${batch.paddedSize} rows: the signature cannot be batched`);

@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { Code, ServingError, internal, queuedPastDeadline } from '../core/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, ModelDescription, RunReply, RunRequest } from './protocol.js';
+import type { MessagePort } from 'node:worker_threads';
+import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, ModelDescription, RunLineOffer, RunReply, RunRequest } from './protocol.js';
+import { RunLine } from './run_line.js';
 import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
 
 const here = fileURLToPath(import.meta.url);
@@ -31,10 +33,21 @@ const EXECUTOR_NICE_INCREMENT = 10;
 /** Most requests one coalesced message carries. */
 const MAX_REQUESTS_PER_MESSAGE = 32;
 
+/** Where a run's time went, as seen from the main thread (each field in ms). */
+export interface ExecutorTiming {
+  /** The executor thread's own compute time. */
+  computeMs?: number;
+  /** From run() until the thread began the run: the wait for a thread, the message, the wake-up. */
+  handoffMs?: number;
+  /** From the end of the run until its answer was back on the main thread. */
+  handbackMs?: number;
+}
+
 interface Waiting {
   request: RunRequest;
-  /** Receives the executor thread's own compute time. */
-  timing?: { computeMs?: number };
+  timing?: ExecutorTiming;
+  /** performance.timeOrigin + now() at run(): the clock the executor threads report in. */
+  enqueuedAt: number;
   /** performance.now() ms after which nobody waits for the answer: then it is not sent. */
   deadline?: number;
   resolve: (outputs: Record<string, HostTensor>) => void;
@@ -47,6 +60,11 @@ export class ExecutorPool {
   private flushScheduled = false;
   /** Messages sent and not yet answered. */
   private inFlight = 0;
+  /** Told when inFlight falls to 0 (close waits for it). */
+  private drainedWaiters: Array<() => void> = [];
+  /** Each loaded thread's own line for runs (see RunLineOffer); piscina's queue until the first. */
+  private lines: RunLine[] = [];
+  private lined = false;
   /** Told of each death (metrics, logs). */
   onThreadDeath?: (error: Error) => void;
 
@@ -81,6 +99,12 @@ export class ExecutorPool {
     // while opening it fails the load (whose describe tasks might otherwise wait forever);
     // afterwards it counts as a thread death.
     let opened: ExecutorPool | undefined;
+    const offered: MessagePort[] = [];
+    pool.on('message', (m: RunLineOffer) => {
+      if (m?.kind !== 'runLine') return;
+      if (opened) opened.addLine(m.port);
+      else offered.push(m.port);
+    });
     let failOpen: (e: Error) => void = () => {};
     const poolFailed = new Promise<never>((_, reject) => (failOpen = reject));
     poolFailed.catch(() => {});
@@ -96,11 +120,23 @@ export class ExecutorPool {
       if (!first.ok) throw ServingError.fromData(first.error);
       if (first.kind !== 'describe') throw internal('executor answered describe with a run reply');
       opened = new ExecutorPool(pool, first.description, threads, maxQueued);
+      for (const port of offered) opened.addLine(port);
       return opened;
     } catch (e) {
       await pool.destroy();
       throw e;
     }
+  }
+
+  private addLine(port: MessagePort): void {
+    this.lined = true;
+    this.lines.push(new RunLine(port, (closed) => (this.lines = this.lines.filter((l) => l !== closed))));
+    if (this.waiting.length) this.flush();
+  }
+
+  /** An executor thread would take a message now. */
+  private get threadIdle(): boolean {
+    return this.lined ? this.lines.some((l) => l.idle) : this.inFlight < this.threads;
   }
 
   /**
@@ -112,14 +148,18 @@ export class ExecutorPool {
     signature: string,
     inputs: Record<string, HostTensor>,
     outputKeys: string[] = [],
-    options: { timing?: { computeMs?: number }; deadline?: number } = {},
+    options: { timing?: ExecutorTiming; deadline?: number } = {},
   ): Promise<Record<string, HostTensor>> {
     // Without batching nothing else bounds what waits here (each request holds its tensors):
     // refuse at once rather than queue without end.
     if (this.waiting.length >= this.maxQueued) return Promise.reject(executorQueueFull(this.maxQueued));
     return new Promise((resolve, reject) => {
-      this.waiting.push({ request: { signature, inputs, outputKeys }, timing: options.timing, deadline: options.deadline, resolve, reject });
-      if (!this.flushScheduled) {
+      this.waiting.push({ request: { signature, inputs, outputKeys }, timing: options.timing, enqueuedAt: performance.timeOrigin + performance.now(), deadline: options.deadline, resolve, reject });
+      // Quiet (nothing in flight) and a thread free: send now. Waiting for the end of the turn
+      // to gather company would add a loop turn to a lone request. Under load, requests gather
+      // until the end of the turn: one message for many saves the main thread more than the turn costs.
+      if (this.inFlight === 0 && this.threadIdle) this.flush();
+      else if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
       }
@@ -127,14 +167,18 @@ export class ExecutorPool {
   }
 
   /**
-   * Sends what waits, keeping at most two messages in flight per thread: while the executors
-   * are busy, new requests gather into the next message instead of queueing as many small
-   * ones (each message costs the main thread about as much as the inference of a tiny model).
+   * Sends what waits, one message per idle thread: while the executors are busy, new requests
+   * gather into the next message instead of queueing as many small ones (each message costs
+   * the main thread about as much as the inference of a tiny model). Until the first thread
+   * has offered its line, messages go through piscina's queue, at most two per thread; after,
+   * only lines: while a dead thread's replacement loads, its requests wait here (piscina could
+   * still hand them to the dead thread, whose exit it hears of after the line's close).
    */
   private flush(): void {
     this.flushScheduled = false;
-    const maxInFlight = this.threads * 2;
-    while (this.waiting.length && this.inFlight < maxInFlight) {
+    for (;;) {
+      const line = this.lines.find((l) => l.idle);
+      if (!this.waiting.length || (!line && (this.lined || this.inFlight >= this.threads * 2))) return;
       const now = performance.now();
       const group = this.waiting.splice(0, MAX_REQUESTS_PER_MESSAGE).filter((w) => {
         if (w.deadline === undefined || w.deadline > now) return true;
@@ -143,17 +187,19 @@ export class ExecutorPool {
       });
       if (!group.length) continue;
       this.inFlight++;
-      void this.send(group).finally(() => {
-        this.inFlight--;
+      const requests = group.map((w) => w.request);
+      const reply = line ? line.send(requests) : (this.pool.run({ kind: 'runMany', requests } satisfies ExecutorTask) as Promise<ExecutorReply>);
+      void this.deliver(group, reply).finally(() => {
+        if (--this.inFlight === 0) for (const w of this.drainedWaiters.splice(0)) w();
         if (this.waiting.length && !this.flushScheduled) this.flush();
       });
     }
   }
 
-  private async send(group: Waiting[]): Promise<void> {
+  private async deliver(group: Waiting[], sent: Promise<ExecutorReply>): Promise<void> {
     let reply: ExecutorReply;
     try {
-      reply = (await this.pool.run({ kind: 'runMany', requests: group.map((w) => w.request) } satisfies ExecutorTask)) as ExecutorReply;
+      reply = await sent;
     } catch (e) {
       // The thread died (out of memory, abort): only these requests fail; piscina replaces the thread.
       const err = internal(`executor thread failed: ${(e as Error).message}`);
@@ -166,10 +212,15 @@ export class ExecutorPool {
       for (const w of group) w.reject(err);
       return;
     }
+    const receivedAt = performance.timeOrigin + performance.now();
     group.forEach((w, i) => {
       const r = reply.replies[i] as RunReply;
       if (r.ok) {
-        if (w.timing) w.timing.computeMs = r.computeMs;
+        if (w.timing) {
+          w.timing.computeMs = r.computeMs;
+          w.timing.handoffMs = r.startedAt - w.enqueuedAt;
+          w.timing.handbackMs = receivedAt - r.endedAt;
+        }
         w.resolve(r.outputs);
       }
       else w.reject(ServingError.fromData(r.error));
@@ -193,6 +244,9 @@ export class ExecutorPool {
   }
 
   async close(): Promise<void> {
+    // Runs on the lines are not piscina tasks, which close() would wait for: wait for them here.
+    while (this.inFlight > 0) await new Promise<void>((r) => this.drainedWaiters.push(r));
+    for (const l of this.lines) l.close();
     await this.pool.close();
   }
 }

@@ -1,6 +1,6 @@
 // Entry of an executor thread: loads one model version once, then runs tasks on it.
 // Inference happens here, never on the main thread's event loop.
-import { workerData } from 'node:worker_threads';
+import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import path from 'node:path';
 import { Code, ServingError, toStatusData } from '../core/status.js';
 import { readWarmupRuns, WARMUP_FILE } from '../savedmodel/warmup_requests.js';
@@ -9,7 +9,7 @@ import type { Servable } from '../runtimes/runtime.js';
 import { EmbeddedRuntime } from '../runtimes/embedded/embedded_runtime.js';
 import { verifySignatures, type VerificationReport } from '../runtimes/verify/verify_signatures.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, RunReply, RunRequest } from './protocol.js';
+import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, RunLineOffer, RunLineRequest, RunReply, RunRequest } from './protocol.js';
 
 const data = workerData as ExecutorWorkerData;
 let warmupRecords = 0;
@@ -40,7 +40,8 @@ async function runOne(servable: Servable, r: RunRequest): Promise<RunReply> {
   try {
     const t0 = performance.now();
     const outputs = await servable.run(r.signature, r.inputs, r.outputKeys);
-    return { ok: true, kind: 'run', outputs, computeMs: performance.now() - t0 };
+    const t1 = performance.now();
+    return { ok: true, kind: 'run', outputs, computeMs: t1 - t0, startedAt: performance.timeOrigin + t0, endedAt: performance.timeOrigin + t1 };
   } catch (e) {
     return { ok: false, error: toStatusData(e) };
   }
@@ -81,3 +82,15 @@ export default async function handle(task: ExecutorTask): Promise<ExecutorReply>
     return { ok: false, error: toStatusData(e) };
   }
 }
+
+// Once loaded, offer the main thread a line of this thread's own for runs (see RunLineOffer).
+// Messages on it run one after another, as piscina's one task per thread did: a second waits
+// for the first, and a thread that dies loses only the message it was running.
+void loading.then(() => {
+  const { port1, port2 } = new MessageChannel();
+  let previous: Promise<unknown> = Promise.resolve();
+  port1.on('message', (m: RunLineRequest) => {
+    previous = previous.then(async () => port1.postMessage(await handle({ kind: 'runMany', requests: m.requests })));
+  });
+  parentPort!.postMessage({ kind: 'runLine', port: port2 } satisfies RunLineOffer, [port2]);
+}, () => {});

@@ -14,6 +14,12 @@ export interface RunStats {
   inferMs?: number;
   /** The executor thread's own compute time for the run. */
   computeMs?: number;
+  /** Reaching the executor thread (see ExecutorTiming), and the answer coming back from it. */
+  handoffMs?: number;
+  handbackMs?: number;
+  /** REST: reading and parsing the body into tensors; writing the answer's JSON. */
+  parseMs?: number;
+  serialiseMs?: number;
   /** Rows of the batch it ran in, and after padding. */
   batchSize?: number;
   paddedBatchSize?: number;

@@ -3,7 +3,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { ExecutorPool } from '../../src/executors/executor_pool.js';
+import { ExecutorPool, type ExecutorTiming } from '../../src/executors/executor_pool.js';
 import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { Code, QUEUED_PAST_DEADLINE, ServingError } from '../../src/core/status.js';
 import { tempDir } from '../helpers/temp.js';
@@ -21,11 +21,12 @@ describe('executor pool', () => {
     await pool.close();
   });
 
-  it('runs a request on an executor thread and reports its compute time', async () => {
-    const timing: { computeMs?: number } = {};
+  it('runs a request on an executor thread and reports its compute time, hand-off and hand-back', async () => {
+    const timing: ExecutorTiming = {};
     const out = await pool.run('serving_default', x(1, 2), [], { timing, deadline: performance.now() + 60_000 });
     assert.deepEqual(Array.from(out.y.values as Float32Array), [2.5, 3]);
     assert.ok(typeof timing.computeMs === 'number' && timing.computeMs >= 0);
+    assert.ok(Number.isFinite(timing.handoffMs) && Number.isFinite(timing.handbackMs), JSON.stringify(timing));
   });
 
   it('a request whose deadline passed before it left the queue is answered DEADLINE_EXCEEDED and not sent', async () => {
@@ -42,13 +43,15 @@ describe('executor pool', () => {
     await writeHalfPlusTwoSavedModel(dir);
     const small = await ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'embedded', threads: 1, maxQueued: 2 });
     try {
-      // Requests of one event-loop turn wait together until the next turn sends them.
+      // The first goes at once to the idle thread; the next two wait (the rest of this
+      // event-loop turn gathers behind it), a fourth finds the queue full.
       const first = small.run('serving_default', x(1));
       const second = small.run('serving_default', x(2));
-      await assert.rejects(small.run('serving_default', x(3)), (e: unknown) => e instanceof ServingError && e.code === Code.UNAVAILABLE && /--max_executor_queue/.test(e.message));
-      assert.deepEqual([Array.from((await first).y.values as Float32Array), Array.from((await second).y.values as Float32Array)], [[2.5], [3]]);
+      const third = small.run('serving_default', x(3));
+      await assert.rejects(small.run('serving_default', x(4)), (e: unknown) => e instanceof ServingError && e.code === Code.UNAVAILABLE && /--max_executor_queue/.test(e.message));
+      assert.deepEqual(await Promise.all([first, second, third].map(async (p) => Array.from((await p).y.values as Float32Array))), [[2.5], [3], [3.5]]);
       // Once sent, the queue has room again.
-      assert.deepEqual(Array.from((await small.run('serving_default', x(3))).y.values as Float32Array), [3.5]);
+      assert.deepEqual(Array.from((await small.run('serving_default', x(4))).y.values as Float32Array), [4]);
     } finally {
       await small.close();
     }

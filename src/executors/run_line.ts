@@ -1,0 +1,51 @@
+// The main thread's end of one executor thread's run line (protocol.ts, RunLineOffer): one
+// message in flight at a time. When the thread dies its port closes, and the message it held
+// fails as a thread death; piscina starts a replacement, which offers a line of its own.
+import type { MessagePort } from 'node:worker_threads';
+import type { ExecutorReply, RunLineRequest, RunRequest } from './protocol.js';
+
+export class RunLine {
+  private answer?: { resolve: (reply: ExecutorReply) => void; reject: (e: Error) => void };
+  private closed = false;
+
+  constructor(
+    private readonly port: MessagePort,
+    /** Told once, when the line closes (its thread exited). */
+    onClose: (line: RunLine) => void,
+  ) {
+    port.on('message', (reply: ExecutorReply) => this.settle((a) => a.resolve(reply)));
+    port.once('close', () => {
+      this.closed = true;
+      this.settle((a) => a.reject(new Error('the executor thread exited')));
+      onClose(this);
+    });
+    // Idle, the line does not keep the process alive; a message in flight does.
+    port.unref();
+  }
+
+  get idle(): boolean {
+    return !this.answer && !this.closed;
+  }
+
+  /** Runs `requests` on the thread; only when idle. */
+  send(requests: RunRequest[]): Promise<ExecutorReply> {
+    if (!this.idle) return Promise.reject(new Error('run line busy or closed'));
+    return new Promise((resolve, reject) => {
+      this.answer = { resolve, reject };
+      this.port.ref();
+      this.port.postMessage({ requests } satisfies RunLineRequest);
+    });
+  }
+
+  close(): void {
+    this.port.close();
+  }
+
+  private settle(how: (a: { resolve: (reply: ExecutorReply) => void; reject: (e: Error) => void }) => void): void {
+    const a = this.answer;
+    if (!a) return;
+    this.answer = undefined;
+    if (!this.closed) this.port.unref();
+    how(a);
+  }
+}
