@@ -65,6 +65,7 @@ export class ExecutorPool {
   /** Each loaded thread's own line for runs (see RunLineOffer); piscina's queue until the first. */
   private lines: RunLine[] = [];
   private lined = false;
+  private waitHold?: NodeJS.Timeout;
   /** Told of each death (metrics, logs). */
   onThreadDeath?: (error: Error) => void;
 
@@ -178,7 +179,7 @@ export class ExecutorPool {
     this.flushScheduled = false;
     for (;;) {
       const line = this.lines.find((l) => l.idle);
-      if (!this.waiting.length || (!line && (this.lined || this.inFlight >= this.threads * 2))) return;
+      if (!this.waiting.length || (!line && (this.lined || this.inFlight >= this.threads * 2))) return this.holdWhileWaiting();
       const now = performance.now();
       const group = this.waiting.splice(0, MAX_REQUESTS_PER_MESSAGE).filter((w) => {
         if (w.deadline === undefined || w.deadline > now) return true;
@@ -193,6 +194,18 @@ export class ExecutorPool {
         if (--this.inFlight === 0) for (const w of this.drainedWaiters.splice(0)) w();
         if (this.waiting.length && !this.flushScheduled) this.flush();
       });
+    }
+  }
+
+  /**
+   * Requests waiting here for a line (a dead thread's replacement still loading) keep the
+   * process alive, as a piscina task would: nothing else of the pool is referenced meanwhile.
+   */
+  private holdWhileWaiting(): void {
+    if (this.waiting.length && !this.waitHold) this.waitHold = setInterval(() => {}, 1 << 30);
+    else if (!this.waiting.length && this.waitHold) {
+      clearInterval(this.waitHold);
+      this.waitHold = undefined;
     }
   }
 
@@ -247,6 +260,7 @@ export class ExecutorPool {
     // Runs on the lines are not piscina tasks, which close() would wait for: wait for them here.
     while (this.inFlight > 0) await new Promise<void>((r) => this.drainedWaiters.push(r));
     for (const l of this.lines) l.close();
+    clearInterval(this.waitHold);
     await this.pool.close();
   }
 }
