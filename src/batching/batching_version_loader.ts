@@ -49,6 +49,10 @@ class Batched<T extends ServableVersion> implements LoadedVersion<T> {
   run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options?: RunOptions) {
     return (this.session ?? this.loaded).run(signature, inputs, outputKeys, options);
   }
+  admit() {
+    const inner = this.session ?? this.loaded;
+    return inner.admit ? inner.admit() : () => {};
+  }
 }
 
 export const PER_MODEL_BATCHING_FILE = 'batching_params.pbtxt';

@@ -8,6 +8,7 @@ import { Code, ServingError, internal, queuedPastDeadline } from '../core/status
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, ModelDescription, RunReply, RunRequest } from './protocol.js';
 import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
+import { AdmissionCount, type Release } from '../core/admission.js';
 
 const here = fileURLToPath(import.meta.url);
 // Same extension as this module: .js when compiled, .ts under tsx in development.
@@ -45,6 +46,8 @@ export class ExecutorPool {
   private flushScheduled = false;
   /** Messages sent and not yet answered. */
   private inFlight = 0;
+  /** Requests admitted (see admit) and not yet run: they will wait here too. */
+  private readonly admitted = new AdmissionCount();
   /** Executor threads that died (each replaced by piscina). */
   threadDeaths = 0;
   /** Told of each death (metrics, logs). */
@@ -102,6 +105,15 @@ export class ExecutorPool {
       await pool.destroy();
       throw e;
     }
+  }
+
+  /**
+   * Admission before a request is read: refused (executorQueueFull) when the requests waiting
+   * and those admitted but not yet here fill --max_executor_queue; else holds a place.
+   */
+  admit(): Release {
+    if (this.waiting.length + this.admitted.held >= this.maxQueued) throw executorQueueFull(this.maxQueued);
+    return this.admitted.hold();
   }
 
   /** Tasks running or queued. */
