@@ -19,7 +19,7 @@ function sumOf(text: string, metric: string): number {
   return total;
 }
 
-async function readCounters(metricsUrl: string): Promise<Counters> {
+export async function readCounters(metricsUrl: string): Promise<Counters> {
   return countersFromText(await fetch(metricsUrl, { headers: { connection: 'close' } }).then((r) => r.text()));
 }
 

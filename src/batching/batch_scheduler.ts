@@ -124,6 +124,18 @@ export class BatchQueue<T> {
     return this.closed.length + (this.open ? 1 : 0);
   }
 
+  /** Rows this queue can still take: room in the open batch and in the batches it may add. */
+  get freeRows(): number {
+    const cap = this.executionBatchSize;
+    const room = this.open ? cap - this.open.size : 0;
+    return room + Math.max(0, this.options.maxEnqueuedBatches - this.enqueuedBatches) * cap;
+  }
+
+  /** The refusal of a full queue as it stands now (TF Serving's text). */
+  fullError(): ServingError {
+    return new ServingError(Code.UNAVAILABLE, queueFullMessage(this.enqueuedBatches, this.options.maxEnqueuedBatches));
+  }
+
   /**
    * Adds a task of `size` rows. Throws INVALID_ARGUMENT for a task larger than the batch
    * size (without splitting) and UNAVAILABLE when the queue is full; TF Serving's texts.
@@ -206,11 +218,13 @@ export class BatchQueue<T> {
     return batch;
   }
 
-  /** Adaptive mode, executors all busy: the next batch if it is full (it cannot grow by waiting). */
+  /**
+   * Executors all busy: the next batch if it can no longer grow — a closed one, or the open
+   * one when full — so that it starts the moment an executor frees. A partial open batch
+   * stays, to grow until a batch thread is free, as in TF Serving.
+   */
   takeFullAhead(): Batch<T> | undefined {
-    if (!this.adaptivePolicy) return undefined;
-    const cap = this.executionBatchSize;
-    if (this.closed.length ? this.closed[0].size < cap : !this.open || this.open.size < cap) return undefined;
+    if (!this.closed.length && (!this.open || this.open.size < this.executionBatchSize)) return undefined;
     return this.take();
   }
 
@@ -293,10 +307,12 @@ export class SharedBatchScheduler<T> {
   }
 
   /**
-   * Hands runnable batches to free executors, visiting queues round-robin. Adaptive queues
-   * may also hand one full batch ahead to busy executors, so that it starts the moment one
-   * frees instead of after the main thread has answered the last batch and formed the next:
-   * that turnaround would otherwise idle the executor on every batch at saturation.
+   * Hands runnable batches to free executors, visiting queues round-robin, and one batch that
+   * can no longer grow ahead to busy executors, so that it starts the moment one frees instead
+   * of after the main thread has answered the last batch and formed the next. In TF Serving a
+   * batch thread is free as soon as its batch has run; here the batch is also carried to an
+   * executor thread and back through the event loop, and under overload that loop is busy
+   * refusing the excess: without a batch ahead the executor would idle on every turnaround.
    */
   pump(): void {
     for (;;) {

@@ -6,6 +6,7 @@
 import { invalidArgument, queuedPastDeadline, ServingError } from '../core/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import { concatRows, padDims, padRows, sliceRows } from '../tensor/batch_rows.js';
+import { AdmissionCount, type Release } from '../core/admission.js';
 import type { RunOptions, RunStats, ServableVersion } from '../services/servable_version.js';
 import { paddedSize, type Batch, type BatchQueue, type QueueOptions, type SharedBatchScheduler } from './batch_scheduler.js';
 
@@ -64,6 +65,8 @@ function finish(task: BatchTask): void {
 
 export class BatchingSession implements ServableVersion {
   private readonly queues = new Map<string, BatchQueue<BatchTask>>();
+  /** Requests admitted and not yet scheduled (being read or parsed). */
+  private readonly admitted = new AdmissionCount();
 
   constructor(
     private readonly name: string,
@@ -80,6 +83,24 @@ export class BatchingSession implements ServableVersion {
 
   get description() {
     return this.inner.description;
+  }
+
+  /**
+   * Refused (TF Serving's queue-full text) when the rows the version's queues can still take
+   * are all promised to requests admitted and still being parsed, one row each at least.
+   * Until a request is parsed its queue is unknown: a version batches one signature and
+   * shape in the common case, where this is what scheduling would say; with several queues
+   * their room is pooled. Before any queue exists nothing is refused.
+   */
+  admit(): Release {
+    let free = 0;
+    let fullest: BatchQueue<BatchTask> | undefined;
+    for (const q of this.queues.values()) {
+      free += q.freeRows;
+      if (!fullest || q.enqueuedBatches > fullest.enqueuedBatches) fullest = q;
+    }
+    if (fullest && this.admitted.held >= free) throw fullest.fullError();
+    return this.admitted.hold();
   }
 
   run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options: RunOptions = {}): Promise<Record<string, HostTensor>> {

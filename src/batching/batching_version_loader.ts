@@ -52,6 +52,10 @@ class MaybeBatched<T extends ServableVersion> implements MaybeBatchedVersion<T> 
   run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options?: RunOptions) {
     return (this.session ?? this.unbatched).run(signature, inputs, outputKeys, options);
   }
+  admit() {
+    const inner = this.session ?? this.unbatched;
+    return inner.admit ? inner.admit() : () => {};
+  }
 }
 
 const PER_MODEL_BATCHING_FILE = 'batching_params.pbtxt';

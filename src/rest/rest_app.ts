@@ -6,7 +6,7 @@ import * as MSG from '../core/messages.js';
 import { runExamples, type ExampleApi } from '../services/example_inference.js';
 import { examplesResponseJson, parseExampleRequest } from './json_examples.js';
 import type { PredictionService } from '../services/prediction_service.js';
-import type { ModelSpec, RunStats } from '../services/servable_version.js';
+import type { ModelSpec, Release, RunStats } from '../services/servable_version.js';
 import type { Metrics } from '../monitoring/metrics.js';
 import { httpStatusFor, httpStatusOf } from './http_status.js';
 import { checkModelRef, parseRestPath, REST_API_PATH } from './rest_paths.js';
@@ -123,8 +123,13 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
   const started = performance.now();
   const record = deps.metrics.requestRecorder(spec.name, 'predict', 'REST', started);
   // The request's share of --max_inflight_request_bytes: body, parsed JSON, tensors; given back when answered.
-  const claim = (deps.budget ?? UNLIMITED_BUDGET).claim();
+  let claim: MemoryClaim | undefined;
+  let release: Release | undefined;
   try {
+    // Under overload the excess is refused here, before its body is read and parsed: that
+    // work would otherwise take the CPU the executors need for the requests admitted.
+    release = deps.prediction.admit(spec);
+    claim = (deps.budget ?? UNLIMITED_BUDGET).claim();
     const body = await readJson(c, deps, PREDICT_MEMBERS, claim);
     let format: 'row' | 'columnar' = 'row';
     const signatureName = typeof (body as { signature_name?: unknown })?.signature_name === 'string' ? (body as { signature_name: string }).signature_name : undefined;
@@ -133,8 +138,10 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
       deps.prediction.predict(spec, signatureName, (signature) => {
         const parsed = parsePredictRequest(body, signature);
         format = parsed.format;
-        claim.add(tensorBytes(parsed.inputs));
+        claim!.add(tensorBytes(parsed.inputs));
         parsedAt = performance.now();
+        // Parsed: it goes to the version's queue now, where it counts instead.
+        release!();
         return parsed;
       }, {
         deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
@@ -153,7 +160,8 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
     record(Code[toStatusData(e).code]);
     throw e;
   } finally {
-    claim.release();
+    release?.();
+    claim?.release();
   }
 }
 
@@ -161,10 +169,14 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
 async function handleExamples(c: Context, api: ExampleApi, spec: ModelSpec, deps: RestDeps): Promise<Response> {
   const started = performance.now();
   const record = deps.metrics.requestRecorder(spec.name, api, 'REST', started);
-  const claim = (deps.budget ?? UNLIMITED_BUDGET).claim();
+  let claim: MemoryClaim | undefined;
+  let release: Release | undefined;
   try {
+    release = deps.prediction.admit(spec);
+    claim = (deps.budget ?? UNLIMITED_BUDGET).claim();
     const body = await readJson(c, deps, EXAMPLES_MEMBERS, claim);
     const request = parseExampleRequest(body);
+    release();
     const result = await withTimeout(
       runExamples(deps.prediction, api, spec, request.signatureName, () => request.serialized, {
         deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
@@ -178,7 +190,8 @@ async function handleExamples(c: Context, api: ExampleApi, spec: ModelSpec, deps
     record(Code[toStatusData(e).code]);
     throw e;
   } finally {
-    claim.release();
+    release?.();
+    claim?.release();
   }
 }
 

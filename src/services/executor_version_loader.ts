@@ -4,7 +4,7 @@ import { Code, ServingError } from '../core/status.js';
 import { verifyVersion, versionSizeBytes, type VerificationReport } from './version_verifier.js';
 import type { ModelDescription, RuntimeName } from '../executors/protocol.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { RunOptions, ServableVersion } from './servable_version.js';
+import type { Release, RunOptions, ServableVersion } from './servable_version.js';
 
 export interface ExecutorLoaderOptions {
   tags: string[];
@@ -32,6 +32,10 @@ export class ExecutorServableVersion implements ServableVersion {
 
   get description() {
     return this.pool.description;
+  }
+
+  admit(): Release {
+    return this.pool.admit();
   }
 
   async run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options: RunOptions = {}): Promise<Record<string, HostTensor>> {

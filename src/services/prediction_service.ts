@@ -4,7 +4,8 @@ import { ServingError, Code, failedPrecondition } from '../core/status.js';
 import * as MSG from '../core/messages.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureSpec } from '../runtimes/runtime.js';
-import type { ModelSpec, RunStats, ServableVersion, VersionSource } from './servable_version.js';
+import type { ModelSpec, Release, RunStats, ServableVersion, VersionSource } from './servable_version.js';
+import type { ServableHandle } from '../core/servable_handle.js';
 import { checkInputAliases, checkInputDtypes, checkOutputFilter } from './predict_checks.js';
 import { ownValue } from '../core/own_property.js';
 
@@ -35,6 +36,27 @@ const predictSignatureNotFound = (name: string) => failedPrecondition(MSG.predic
 
 export class PredictionService {
   constructor(private readonly versions: VersionSource) {}
+
+  /**
+   * Admission of a request for `spec` before anything of it is read (ServableVersion.admit):
+   * throws the refusal (UNAVAILABLE) when the version's queue has no room, else returns the
+   * release of the place held, to call once the request's inputs are built. Any other
+   * outcome, errors included, is left to predict() so that they keep TF Serving's order and
+   * wording (a version that cannot be found, or is replaced meanwhile, admits).
+   */
+  admit(spec: ModelSpec): Release {
+    let handle: ServableHandle<ServableVersion>;
+    try {
+      handle = this.versions.acquire(spec);
+    } catch {
+      return () => {};
+    }
+    try {
+      return handle.servable.admit?.() ?? (() => {});
+    } finally {
+      handle.release();
+    }
+  }
 
   /**
    * The signatures of the version a spec resolves to now, as TF Serving's GetServableHandle

@@ -2,6 +2,9 @@
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { ModelDescription } from '../executors/protocol.js';
 import type { ServableHandle, ServableRequest } from '../core/servable_handle.js';
+import type { Release } from '../core/admission.js';
+
+export type { Release };
 
 /** TF Serving's ModelSpec: the wire name of core's ServableRequest (one type, two names). */
 export type ModelSpec = ServableRequest;
@@ -40,6 +43,16 @@ export interface RunOptions {
 export interface ServableVersion {
   readonly description: ModelDescription;
   run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options?: RunOptions): Promise<Record<string, HostTensor>>;
+  /**
+   * Admission before a request is read: throws the refusal (UNAVAILABLE) when the queue in
+   * front of this version has no room for one more request, counting those admitted and still
+   * being read or parsed; otherwise holds a place until the returned release() — called once
+   * the request reaches run() (or failed before; calling it again does nothing). Cheap and
+   * synchronous, so that under overload the excess is refused for next to nothing instead of
+   * being read and parsed first, and what is parsed at once is bounded by the queue's room.
+   * run() still checks: a request of several rows may need more room than one place.
+   */
+  admit?(): Release;
 }
 
 export interface VersionSource {

@@ -223,7 +223,7 @@ describe('latency target admission', () => {
   });
 });
 
-describe('adaptive mode hands a full batch ahead to a busy executor', () => {
+describe('a full batch is handed ahead to a busy executor', () => {
   it('one full batch waits at the executor while it runs another; a partial one keeps growing', async () => {
     const h = harness(1, { maxBatchSize: 4 });
     h.queue.schedule('x', 1); // runs at once: the executor is busy from here on
@@ -244,9 +244,24 @@ describe('adaptive mode hands a full batch ahead to a busy executor', () => {
     assert.deepEqual(h.runs.map((r) => r.size), [1, 4, 4, 1], 'and runs once an executor is free');
   });
 
-  it('fixed mode keeps TF Serving\'s num_batch_threads batches in flight', () => {
+  it('fixed mode too: batches form as in TF Serving, and one that can no longer grow goes ahead', async () => {
     const h = harness(1, { maxBatchSize: 4, adaptive: undefined, batchTimeoutMicros: 0 });
     for (const t of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) h.queue.schedule(t, 1);
-    assert.deepEqual(h.runs.map((r) => r.size), [1]);
+    assert.deepEqual(h.runs.map((r) => r.size), [1, 4], 'a runs at once; b-e fill a batch, which goes ahead');
+    h.queue.schedule('i', 1);
+    assert.equal(h.runs.length, 2, 'only one batch ahead; f-i wait');
+    h.runs[0].finish();
+    await settle();
+    assert.deepEqual(h.runs.map((r) => r.size), [1, 4, 4], 'f-i are full: ahead as soon as a slot frees');
+  });
+
+  it('fixed mode: a partial batch waits for a free batch thread, growing meanwhile', async () => {
+    const h = harness(1, { maxBatchSize: 4, adaptive: undefined, batchTimeoutMicros: 0 });
+    for (const t of ['a', 'b', 'c']) h.queue.schedule(t, 1);
+    assert.deepEqual(h.runs.map((r) => r.size), [1], 'b, c wait: their batch could still grow');
+    h.queue.schedule('d', 1);
+    h.runs[0].finish();
+    await settle();
+    assert.deepEqual(h.runs.map((r) => r.size), [1, 3], 'the thread freed: the batch runs as it stands (zero timeout)');
   });
 });

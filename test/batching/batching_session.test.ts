@@ -42,6 +42,30 @@ describe('row operations', () => {
   });
 });
 
+describe('admission before a request is read', () => {
+  it('places held by requests still being parsed count against the queue\'s room; released ones give it back', () => {
+    const clock = new ManualClock();
+    const scheduler = new SharedBatchScheduler<BatchTask>(1, () => new Promise<void>(() => {}), clock);
+    const { version } = recordingVersion();
+    const session = new BatchingSession('m/1', version, scheduler, { maxBatchSize: 2, batchTimeoutMicros: 1000, maxEnqueuedBatches: 2, allowedBatchSizes: [], enableLargeBatchSplitting: false });
+    const releases = Array.from({ length: 5 }, () => session.admit());
+    assert.equal(releases.length, 5, 'no queue yet (its signature and shape are known only once parsed): nothing is refused');
+    releases.forEach((r) => r());
+    void session.run('serving_default', { x: col(1, 2) }, []); // runs at once: the executor never answers
+    // Queue room now: 2 batches of 2 rows.
+    const held = [session.admit(), session.admit(), session.admit(), session.admit()];
+    assert.throws(() => session.admit(), (e: unknown) => e instanceof ServingError && e.code === Code.UNAVAILABLE && /^The batch scheduling queue to which this task was submitted is full; currently 0 batches enqueued and max_enqueued_batches is 2$/.test(e.message));
+    held[0]();
+    held[0]();
+    const again = session.admit();
+    assert.throws(() => session.admit(), 'a release given twice frees one place only');
+    for (const r of [again, ...held.slice(1)]) r();
+    // 3-4 fill a batch handed ahead to the busy executor; 5-8 fill the two the queue may hold.
+    for (const v of [3, 4, 5, 6, 7, 8]) void session.run('serving_default', { x: col(v) }, []).catch(() => {});
+    assert.throws(() => session.admit(), /currently 2 batches enqueued and max_enqueued_batches is 2$/, 'the queue itself is full');
+  });
+});
+
 describe('batching session', () => {
   it('a task past its deadline when its batch starts is answered DEADLINE_EXCEEDED and never runs; the rest of the batch runs', async () => {
     const clock = new ManualClock();

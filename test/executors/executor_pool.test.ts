@@ -3,7 +3,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { ExecutorPool, type ExecutorTiming } from '../../src/executors/executor_pool.js';
+import { ExecutorPool, executorNiceIncrement, type ExecutorTiming } from '../../src/executors/executor_pool.js';
 import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { Code, QUEUED_PAST_DEADLINE, ServingError } from '../../src/core/status.js';
 import { tempDir } from '../helpers/temp.js';
@@ -55,5 +55,19 @@ describe('executor pool', () => {
     } finally {
       await small.close();
     }
+  });
+});
+
+describe('executor thread priority', () => {
+  it('nice +10 only when the executors take every core (else the event loop has one of its own)', () => {
+    const table: Array<[threads: number, cores: number, nice: number]> = [
+      [1, 2, 0],
+      [2, 2, 10],
+      [3, 4, 0],
+      [4, 4, 10],
+      [4, 8, 0],
+      [9, 8, 10],
+    ];
+    for (const [threads, cores, nice] of table) assert.equal(executorNiceIncrement(threads, cores), nice, `${threads} threads on ${cores} cores`);
   });
 });
