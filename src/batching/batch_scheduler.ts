@@ -7,7 +7,7 @@
 // The scheduler knows sizes and tasks, not models: `processBatch` is injected.
 // A queue with `adaptive` options replaces the fixed timeout with tfgate's adaptive policy
 // (adaptive_batch_policy.ts); without them every decision is TF Serving's.
-import { Code, ServingError, invalidArgument } from '../core/status.js';
+import { Code, ServingError, invalidArgument } from '../errors/status.js';
 import { AdaptiveBatchPolicy, type AdaptiveOptions } from './adaptive_batch_policy.js';
 import { systemClock, type Clock } from './clock.js';
 

@@ -3,7 +3,7 @@
 // inputs are stacked along dimension 0, padded to the next allowed batch size with the first
 // row of the last task, run once, and the outputs sliced back (padded rows reach nobody).
 // A request split over several batches (large-batch splitting) is reassembled in order.
-import { invalidArgument, queuedPastDeadline, ServingError } from '../core/status.js';
+import { invalidArgument, queuedPastDeadline, ServingError } from '../errors/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import { concatRows, padDims, padRows, sliceRows } from '../tensor/batch_rows.js';
 import { AdmissionCount, type Release } from '../core/admission.js';

@@ -1,7 +1,7 @@
 // The part of `tfgate show --all` that saved_model_cli has not: for each tag set, which engine
 // tfgate's default runtime (without libtensorflow) runs each signature on — ONNX Runtime, or
 // the WASM runtime and the ops that keep the signature off ONNX — and which it refuses.
-import { toStatusData } from '../core/status.js';
+import { toStatusData } from '../errors/status.js';
 import { EmbeddedRuntime } from '../runtimes/embedded/embedded_runtime.js';
 import { OnnxRuntime } from '../runtimes/onnx/onnx_runtime.js';
 import type { SavedModelObject } from '../savedmodel/saved_model_reader.js';

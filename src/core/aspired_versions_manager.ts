@@ -5,7 +5,7 @@
 // the model's other versions keep serving. Generic over what a loaded version is (T).
 // When to unload is availability_preserving_policy.ts; the states a version passes through
 // are servable_state.ts.
-import { Code, ServingError, invalidArgument, notFound, toStatusData, type StatusData } from './status.js';
+import { Code, ServingError, invalidArgument, notFound, toStatusData, type StatusData } from '../errors/status.js';
 import * as MSG from './messages.js';
 import { ownValue } from './own_property.js';
 import { versionsToUnload } from './availability_preserving_policy.js';

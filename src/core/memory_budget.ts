@@ -2,7 +2,7 @@
 // decoded tensors) is counted against one budget (--max_inflight_request_bytes). A request
 // whose next allocation would pass it is refused at once (RESOURCE_EXHAUSTED; REST answers
 // 503), instead of the process running out of heap with every other request in it.
-import { Code, ServingError } from './status.js';
+import { Code, ServingError } from '../errors/status.js';
 
 /** Over the budget: gRPC RESOURCE_EXHAUSTED, REST 503 (a retry later may fit). */
 export class MemoryBudgetExceeded extends ServingError {

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { Code, ServingError, internal, queuedPastDeadline } from '../core/status.js';
+import { Code, ServingError, internal, queuedPastDeadline } from '../errors/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, ModelDescription, RunLineOffer, RunReply, RunRequest } from './protocol.js';

@@ -2,7 +2,7 @@
 // Inference happens here, never on the main thread's event loop.
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import path from 'node:path';
-import { Code, ServingError, toStatusData } from '../core/status.js';
+import { Code, ServingError, toStatusData } from '../errors/status.js';
 import { readWarmupRuns, WARMUP_FILE } from '../savedmodel/warmup_requests.js';
 import { createRuntime } from '../runtimes/index.js';
 import type { Servable } from '../runtimes/runtime.js';

@@ -1,8 +1,9 @@
 // Every message between the main thread and executor threads. Failures cross as data
 // (StatusData), since class identity does not survive postMessage.
 import type { MessagePort } from 'node:worker_threads';
-import type { StatusData } from '../core/status.js';
-import type { EngineChoice, SignatureSpec } from '../runtimes/runtime.js';
+import type { StatusData } from '../errors/status.js';
+import type { EngineChoice } from '../runtimes/runtime.js';
+import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import type { ResolvedRuntime } from '../runtimes/runtime_selection.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import type { HostTensor } from '../tensor/host_tensor.js';

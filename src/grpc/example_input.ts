@@ -4,7 +4,7 @@
 // as one Example with both feature maps merged, the example's own entry winning on a shared
 // name. tfgate merges the maps itself and writes that Example: the graph gets the same
 // features, whatever parser runs ParseExample.
-import { invalidArgument } from '../core/status.js';
+import { invalidArgument } from '../errors/status.js';
 import * as MSG from '../core/messages.js';
 import { protoType } from '../proto/index.js';
 import type { ExampleMessage, InputMessage } from './grpc_messages.js';

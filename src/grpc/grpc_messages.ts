@@ -1,6 +1,6 @@
 // TF Serving's gRPC messages as plain objects (camelCase, as service_definitions.ts decodes
 // them), and the conversions between them and tfgate's service layer.
-import { invalidArgument } from '../core/status.js';
+import { invalidArgument } from '../errors/status.js';
 import * as MSG from '../core/messages.js';
 import type { ModelSpec } from '../services/servable_version.js';
 import type { TensorProtoObject } from '../savedmodel/tensor_proto.js';

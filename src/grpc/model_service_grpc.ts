@@ -1,7 +1,7 @@
 // tensorflow.serving.ModelService over gRPC: GetModelStatus, and HandleReloadConfigRequest,
 // which applies a new ModelServerConfig as a changed --model_config_file would.
 import type { sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { Code, invalidArgument, unimplemented } from '../core/status.js';
+import { Code, invalidArgument, unimplemented } from '../errors/status.js';
 import type { ModelVersionStatus } from '../core/aspired_versions_manager.js';
 import type { ModelSpec } from '../services/servable_version.js';
 import type { ProtoMessage } from '../config/schema.js';

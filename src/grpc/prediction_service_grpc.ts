@@ -2,7 +2,7 @@
 // and GetModelMetadata on the same service layer as REST (prediction_service.ts,
 // example_inference.ts), so batching, executors, deadlines and errors are the same.
 import type { sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { Code, ServingError, invalidArgument } from '../core/status.js';
+import { Code, ServingError, invalidArgument } from '../errors/status.js';
 import * as MSG from '../core/messages.js';
 import type { PredictionService } from '../services/prediction_service.js';
 import { checkInputAliases } from '../services/predict_checks.js';
@@ -11,7 +11,7 @@ import type { ModelSpec } from '../services/servable_version.js';
 import { hostTensorFromProto, hostTensorToProto, hostTensorToProtoFields, tensorProtoFootprint } from '../savedmodel/tensor_proto.js';
 import type { MemoryBudget, MemoryClaim } from '../core/memory_budget.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { SignatureSpec } from '../runtimes/runtime.js';
+import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import { protoType } from '../proto/index.js';
 import type { Metrics } from '../monitoring/metrics.js';

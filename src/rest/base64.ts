@@ -5,7 +5,7 @@
 //   {"b64": "aGVs bG8"}       → "hello" (whitespace skipped, padding optional)
 //   {"b64": "aGVsbG8=="}      → refused (padding present but the wrong count)
 //   {"b64": "aGVsbG8", "x": 1} → refused: not a b64 value (a second member)
-import { invalidArgument } from '../core/status.js';
+import { invalidArgument } from '../errors/status.js';
 import * as MSG from '../core/messages.js';
 import type { JsonObject } from './json_parse.js';
 import { debugJson } from './rapidjson_writer.js';

@@ -1,5 +1,5 @@
 // Canonical code → HTTP status: the one table, as TF Serving's http_server.cc maps them.
-import { Code, toStatusData } from '../core/status.js';
+import { Code, toStatusData } from '../errors/status.js';
 import { BodyTooLarge } from './request_body.js';
 import { MemoryBudgetExceeded } from '../core/memory_budget.js';
 

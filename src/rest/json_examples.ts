@@ -8,7 +8,7 @@
 // The context's features are merged into every example, as TF Serving's ExampleListWithContext
 // serialization does (context first, so an example's own feature wins). The results go back
 // as {"results": …} (examplesResponseJson, at the end).
-import { invalidArgument } from '../core/status.js';
+import { invalidArgument } from '../errors/status.js';
 import { protoType } from '../proto/index.js';
 import { isFloatMember, numberIsFloat, type JsonObject, type JsonValue } from './json_parse.js';
 import { debugJson, jsonTypeString, rapidjsonString } from './rapidjson_writer.js';

@@ -23,7 +23,7 @@
 // ≤ 22 computed exactly in place (one correctly rounded multiply/divide), longer ones via
 // Number(slice) (correctly rounded; RapidJSON's default parse may differ in the last ulp).
 // Strings without escapes are single slices. Its speed next to JSON.parse: npm run bench:json.
-import { invalidArgument } from '../core/status.js';
+import { invalidArgument } from '../errors/status.js';
 import * as MSG from '../core/messages.js';
 
 export interface JsonLimits {

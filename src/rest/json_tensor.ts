@@ -60,10 +60,10 @@
 // Floats as TF Serving prints them (float_format.ts): 0.1, 3.0, 0.333333343, 1e-05, NaN.
 // String outputs whose name ends in "_bytes" are written as {"b64": "…"}. Several outputs are
 // written in name order (TF Serving's map order is unspecified).
-import { Code, ServingError, invalidArgument, unimplemented } from '../core/status.js';
+import { Code, ServingError, invalidArgument, unimplemented } from '../errors/status.js';
 import { dtypeFromTf, tfDataTypeString, type DType } from '../tensor/dtype.js';
 import { allocValues, type HostTensor, type TensorValues } from '../tensor/host_tensor.js';
-import type { SignatureSpec, TensorSpec } from '../runtimes/runtime.js';
+import type { SignatureSpec, TensorSpec } from '../savedmodel/signature_spec.js';
 import { floatElements, isFloatMember, type JsonObject, type JsonValue } from './json_parse.js';
 import { debugJson, jsonTypeString } from './rapidjson_writer.js';
 import { decodeBase64Object, isBase64Object } from './base64.js';

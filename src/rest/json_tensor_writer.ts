@@ -2,7 +2,7 @@
 // json_tensor.ts). Written directly rather than through JSON.stringify, for TF Serving's exact
 // bytes (RapidJSON's PrettyWriter layout, WriteDecimal floats, "_bytes" outputs as b64) and for
 // speed: a response of millions of rows is written in chunks, giving the event loop back.
-import { invalidArgument } from '../core/status.js';
+import { invalidArgument } from '../errors/status.js';
 import * as MSG from '../core/messages.js';
 import { dtypeTypeString } from '../tensor/dtype.js';
 import type { HostTensor } from '../tensor/host_tensor.js';

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import { Code, ServingError } from '../core/status.js';
+import { Code, ServingError } from '../errors/status.js';
 import type { MemoryClaim } from '../core/memory_budget.js';
 
 const gunzipAsync = promisify(gunzip);

@@ -1,7 +1,7 @@
 // The REST transport: TF Serving's /v1 API on Hono. It parses, routes and answers; all
 // inference runs on executor threads behind PredictionService.
 import { Hono, type Context } from 'hono';
-import { Code, ServingError, invalidArgument, toStatusData } from '../core/status.js';
+import { Code, ServingError, invalidArgument, toStatusData } from '../errors/status.js';
 import * as MSG from '../core/messages.js';
 import { runExamples, type ExampleApi } from '../services/example_inference.js';
 import { examplesResponseJson, parseExampleRequest } from './json_examples.js';

@@ -3,7 +3,7 @@
 // (net_http's uri_path), not decoded — so the same URLs match and the same ones are
 // "Malformed request". The expressions ignore case but the verb and `metadata` are then
 // compared as written: `:PREDICT` matches and is malformed, `/METADATA` asks for the status.
-import { invalidArgument } from '../core/status.js';
+import { invalidArgument } from '../errors/status.js';
 import * as MSG from '../core/messages.js';
 
 const PREDICTION_API = /^\/v1\/models\/([^/:]+)(?:(?:\/versions\/(\d+))|(?:\/labels\/([^/:]+)))?:(classify|regress|predict)$/i;

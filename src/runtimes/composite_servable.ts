@@ -1,10 +1,11 @@
 // One model version served by several engines: each signature is answered by the servable
 // that loaded it (e.g. ONNX Runtime for most, the WASM runtime for one with an op ONNX
 // cannot express). Signatures no engine could load keep their refusal.
-import { ServingError } from '../core/status.js';
+import { ServingError } from '../errors/status.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { EngineChoice, Servable, SignatureSpec } from './runtime.js';
+import type { EngineChoice, Servable } from './runtime.js';
+import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { servableSignature } from './signature_checks.js';
 
 export interface Refusal {

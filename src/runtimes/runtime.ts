@@ -2,30 +2,7 @@
 // A Servable is one loaded model version inside one thread; it is not shared between threads.
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
-
-/** A signature's tensor as declared in the SignatureDef. */
-export interface TensorSpec {
-  /** Graph tensor name, e.g. `x:0`. */
-  name: string;
-  /** TF DataType name with any _REF stripped, e.g. DT_FLOAT. */
-  dtype: string;
-  /** Dimension sizes (-1 unknown), or null when the rank is unknown. */
-  shape: number[] | null;
-  /**
-   * Inputs only: the dtype the graph's placeholder has, when it differs from the declared
-   * `dtype`. TF checks feeds against the graph, so this is what a fed tensor must be.
-   */
-  feedDtype?: string;
-}
-
-export interface SignatureSpec {
-  key: string;
-  methodName: string;
-  inputs: Record<string, TensorSpec>;
-  outputs: Record<string, TensorSpec>;
-  /** SignatureDef.defaults: values used when a request omits the input. */
-  defaults: Record<string, HostTensor>;
-}
+import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 
 /** Which engine answers a signature, and why not a faster one when that was tried first. */
 export interface EngineChoice {

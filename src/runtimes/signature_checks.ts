@@ -1,7 +1,7 @@
 // The checks every runtime makes before running a signature, with TF Serving's messages:
 // the signature must exist and be servable, and every input and output alias must be the
 // signature's own.
-import { Code, ServingError, invalidArgument } from '../core/status.js';
+import { Code, ServingError, invalidArgument } from '../errors/status.js';
 
 /** The entry for `key`, or the refusal's error, or TF Serving's "not found". */
 export function servableSignature<T>(key: string, served: ReadonlyMap<string, T>, refused: ReadonlyMap<string, { error: ServingError }>): T {

@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { protoType, TO_OBJECT } from '../proto/index.js';
-import { Code, ServingError, dataLoss } from '../core/status.js';
+import { Code, ServingError, dataLoss } from '../errors/status.js';
 import type { GraphDef, OpDef } from './graph/types.js';
 import type { TensorProtoObject, TensorShapeObject } from './tensor_proto.js';
 

@@ -1,8 +1,32 @@
 // SignatureDef → SignatureSpec, the runtime-neutral description the server works with.
 import { stripRef } from '../tensor/dtype.js';
-import type { SignatureSpec, TensorSpec } from '../runtimes/runtime.js';
 import type { SignatureDefObject, TensorInfoObject } from './saved_model_reader.js';
+import type { HostTensor } from '../tensor/host_tensor.js';
 import { hostTensorFromProto, shapeFromProto } from './tensor_proto.js';
+
+/** A signature's tensor as declared in the SignatureDef. */
+export interface TensorSpec {
+  /** Graph tensor name, e.g. `x:0`. */
+  name: string;
+  /** TF DataType name with any _REF stripped, e.g. DT_FLOAT. */
+  dtype: string;
+  /** Dimension sizes (-1 unknown), or null when the rank is unknown. */
+  shape: number[] | null;
+  /**
+   * Inputs only: the dtype the graph's placeholder has, when it differs from the declared
+   * `dtype`. TF checks feeds against the graph, so this is what a fed tensor must be.
+   */
+  feedDtype?: string;
+}
+
+export interface SignatureSpec {
+  key: string;
+  methodName: string;
+  inputs: Record<string, TensorSpec>;
+  outputs: Record<string, TensorSpec>;
+  /** SignatureDef.defaults: values used when a request omits the input. */
+  defaults: Record<string, HostTensor>;
+}
 
 /** Keys of signatures that exist only to drive initialisation, not to be served. */
 export const INIT_OP_SIGNATURE_KEY = '__saved_model_init_op';

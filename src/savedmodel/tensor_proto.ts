@@ -4,7 +4,7 @@
 // shape [1000] with float_val [0] is 1000 zeros).
 import { bytesPerElement, dtypeFromTf, dtypeToTf, type DType } from '../tensor/dtype.js';
 import { allocValues, numElements, TYPED_ARRAY, type HostTensor, type TensorValues } from '../tensor/host_tensor.js';
-import { invalidArgument } from '../core/status.js';
+import { invalidArgument } from '../errors/status.js';
 
 export interface TensorShapeObject {
   dim?: Array<{ size?: number | string; name?: string }>;

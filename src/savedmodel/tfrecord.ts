@@ -2,7 +2,7 @@
 //   uint64 length (little-endian) · uint32 masked crc32c(length bytes) · data · uint32 masked crc32c(data)
 // Both checksums are verified on read; a damaged or truncated file is DATA_LOSS naming the
 // file and the record.
-import { dataLoss } from '../core/status.js';
+import { dataLoss } from '../errors/status.js';
 import { crc32c, maskCrc } from './tensor_bundle/crc32c.js';
 
 export function readTfRecords(bytes: Uint8Array, file: string, maxRecords = Infinity): Uint8Array[] {

@@ -4,7 +4,7 @@
 // Each record becomes one or more signature runs (multi_inference: one per task).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Code, ServingError, invalidArgument } from '../core/status.js';
+import { Code, ServingError, invalidArgument } from '../errors/status.js';
 import { protoType, TO_OBJECT } from '../proto/index.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import { hostTensorFromProto, type TensorProtoObject } from './tensor_proto.js';

@@ -1,5 +1,5 @@
 // GetModelStatus in TF Serving's REST JSON shape.
-import { Code } from '../core/status.js';
+import { Code } from '../errors/status.js';
 import type { ModelVersionStatus } from '../core/aspired_versions_manager.js';
 
 export function modelStatusJson(statuses: ModelVersionStatus[]) {

@@ -3,7 +3,7 @@
 import { modelServerConfigFromProto, type ModelServerConfig } from '../config/model_server_config.js';
 import { isAllowedBasePath } from '../config/allowed_base_paths.js';
 import type { ProtoMessage } from '../config/schema.js';
-import { invalidArgument } from '../core/status.js';
+import { invalidArgument } from '../errors/status.js';
 import type { Log } from './logger.js';
 
 /**

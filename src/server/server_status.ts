@@ -2,7 +2,7 @@
 // state, and the health of their executor threads (deaths, the last one's message). TF
 // Serving's GetModelStatus JSON is left exactly as TF Serving answers it, since strict
 // protobuf-JSON clients refuse fields they do not know.
-import { Code } from '../core/status.js';
+import { Code } from '../errors/status.js';
 import type { ModelVersionStatus } from '../core/aspired_versions_manager.js';
 
 export interface ThreadDeaths {

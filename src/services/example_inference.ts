@@ -1,9 +1,9 @@
 // TF Serving's Classify and Regress over serialized tf.Example inputs, shared by transports:
 // which signature, which input and output keys (classifier.cc / regressor.cc's rules), and the
 // results read back from the output tensors.
-import { Code, ServingError, invalidArgument } from '../core/status.js';
+import { Code, ServingError, invalidArgument } from '../errors/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { SignatureSpec } from '../runtimes/runtime.js';
+import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import * as MSG from '../core/messages.js';
 import type { PredictionService, PredictOptions } from './prediction_service.js';
 import type { ModelSpec } from './servable_version.js';

@@ -1,6 +1,6 @@
 // Loads a model version onto its own executor threads; unloading drains them.
 import { ExecutorPool } from '../executors/executor_pool.js';
-import { Code, ServingError } from '../core/status.js';
+import { Code, ServingError } from '../errors/status.js';
 import { verifyVersion, versionSizeBytes, type VerificationReport } from './version_verifier.js';
 import type { ModelDescription, RuntimeName } from '../executors/protocol.js';
 import type { HostTensor } from '../tensor/host_tensor.js';

@@ -3,11 +3,11 @@
 // TensorFlow's cc/saved_model/util.cc), the output_filter (predict_util.cc), then the feed
 // dtypes the session itself checks (FunctionCallFrame::SetArgs). Every transport and API
 // passes through them, so a bad request gets the same text however it came.
-import { invalidArgument } from '../core/status.js';
+import { invalidArgument } from '../errors/status.js';
 import * as MSG from '../core/messages.js';
 import { dtypeFromTf, dtypeToTf, tfDataTypeString } from '../tensor/dtype.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { SignatureSpec } from '../runtimes/runtime.js';
+import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { hasOwnKey, ownValue } from '../core/own_property.js';
 
 const sorted = (names: Iterable<string>) => [...names].sort();

@@ -1,9 +1,9 @@
 // Predict, shared by every transport: find the version, check the request against the
 // signature (TF Serving's predict_util rules), run it on the version's executors.
-import { ServingError, Code, failedPrecondition } from '../core/status.js';
+import { ServingError, Code, failedPrecondition } from '../errors/status.js';
 import * as MSG from '../core/messages.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { SignatureSpec } from '../runtimes/runtime.js';
+import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import type { ModelSpec, Release, RunStats, ServableVersion, VersionSource } from './servable_version.js';
 import type { ServableHandle } from '../core/servable_handle.js';
 import { checkInputAliases, checkInputDtypes, checkOutputFilter } from './predict_checks.js';

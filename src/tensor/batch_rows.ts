@@ -1,6 +1,6 @@
 // Row (first-dimension) operations on HostTensors, for batching: concatenate requests,
 // pad a batch, slice results back out.
-import { invalidArgument } from '../core/status.js';
+import { invalidArgument } from '../errors/status.js';
 import { allocValues, numElements, type HostTensor, type TensorValues } from './host_tensor.js';
 
 const rowSize = (t: HostTensor) => numElements(t.shape.slice(1));

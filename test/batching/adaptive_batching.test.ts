@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/batching/clock.js';
 import { SharedBatchScheduler, type Batch, type BatchQueue, type QueueOptions } from '../../src/batching/batch_scheduler.js';
 import { AdaptiveBatchPolicy, ArrivalRate, BatchCostModel } from '../../src/batching/adaptive_batch_policy.js';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 
 interface Run {
   size: number;

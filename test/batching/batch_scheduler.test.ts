@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/batching/clock.js';
 import { SharedBatchScheduler, paddedSize, type Batch, type BatchQueue, type QueueOptions } from '../../src/batching/batch_scheduler.js';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 
 interface Run {
   queue: string;

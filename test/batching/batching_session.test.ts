@@ -9,7 +9,7 @@ import { BatchingSession, processBatch, type BatchTask } from '../../src/batchin
 import type { ServableVersion } from '../../src/services/servable_version.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { concatRows, padDims, padRows, sliceRows } from '../../src/tensor/batch_rows.js';
-import { Code, QUEUED_PAST_DEADLINE, ServingError } from '../../src/core/status.js';
+import { Code, QUEUED_PAST_DEADLINE, ServingError } from '../../src/errors/status.js';
 
 const col = (...v: number[]): HostTensor => ({ dtype: 'float32', shape: [v.length, 1], values: Float32Array.from(v) });
 const rows = (t: HostTensor) => Array.from(t.values as Float32Array);

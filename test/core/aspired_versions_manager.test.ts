@@ -7,7 +7,7 @@ import path from 'node:path';
 import { aspiredVersions } from '../../src/core/version_policy.js';
 import { AspiredVersionsManager, type ManagerEvent, type VersionLoader } from '../../src/core/aspired_versions_manager.js';
 import { listVersions } from '../../src/core/version_dirs.js';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 import { tempDir } from '../helpers/temp.js';
 
 describe('version policy', () => {

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryBudget, MemoryBudgetExceeded } from '../../src/core/memory_budget.js';
-import { Code } from '../../src/core/status.js';
+import { Code } from '../../src/errors/status.js';
 import { httpStatusOf } from '../../src/rest/http_status.js';
 
 describe('MemoryBudget', () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { ExecutorPool, executorNiceIncrement, type ExecutorTiming } from '../../src/executors/executor_pool.js';
 import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
-import { Code, QUEUED_PAST_DEADLINE, ServingError } from '../../src/core/status.js';
+import { Code, QUEUED_PAST_DEADLINE, ServingError } from '../../src/errors/status.js';
 import { tempDir } from '../helpers/temp.js';
 
 const x = (...v: number[]) => ({ x: { dtype: 'float32' as const, shape: [v.length, 1], values: Float32Array.from(v) } });

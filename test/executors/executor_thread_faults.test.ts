@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { ExecutorPool } from '../../src/executors/executor_pool.js';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { FAULTY_EXECUTOR_WORKER, POISON } from '../../test_util/executors/executor_faults.js';
 import { tempDir } from '../helpers/temp.js';

@@ -1,6 +1,6 @@
 // assert.rejects / assert.throws matcher for tfgate's ServingError: the code and the message.
 import assert from 'node:assert/strict';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 
 export function isError(code: Code, pattern: RegExp) {
   return (e: unknown) => {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readiness } from '../../src/server/server_status.js';
 import type { ModelVersionStatus } from '../../src/core/aspired_versions_manager.js';
-import { Code } from '../../src/core/status.js';
+import { Code } from '../../src/errors/status.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { parseExampleRequest } from '../../src/rest/json_examples.js';
 import { parseJsonBody } from '../../src/rest/json_parse.js';
 import { protoType, TO_OBJECT } from '../../src/proto/index.js';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 
 const LIMITS = { maxDepth: 64, maxElements: 1 << 20 };
 const Example = protoType('tensorflow.Example');

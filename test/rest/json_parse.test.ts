@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { floatElements, floatMarks, isFloatMember, numberIsFloat, parseJsonBody, parseJsonBodyYielding, type JsonValue } from '../../src/rest/json_parse.js';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 
 const LIMITS = { maxDepth: 64, maxElements: 1_000_000 };
 const parse = (text: string, limits = LIMITS) => parseJsonBody(text, limits);

@@ -10,10 +10,10 @@ import { formatFloat32, formatFloat64 } from '../../src/rest/float_format.js';
 import { debugJson, rapidjsonDouble } from '../../src/rest/rapidjson_writer.js';
 import { base64Unescape } from '../../src/rest/base64.js';
 import { parseJsonBody } from '../../src/rest/json_parse.js';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 import { readSavedModelProto, selectMetaGraph } from '../../src/savedmodel/saved_model_reader.js';
 import { signatureSpec } from '../../src/savedmodel/signature_spec.js';
-import type { SignatureSpec } from '../../src/runtimes/runtime.js';
+import type { SignatureSpec } from '../../src/savedmodel/signature_spec.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { fixtureModel } from '../helpers/paths.js';
 

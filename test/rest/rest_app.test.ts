@@ -8,7 +8,7 @@ import { createRestApp, type RestDeps } from '../../src/rest/rest_app.js';
 import { PredictionService } from '../../src/services/prediction_service.js';
 import { Metrics } from '../../src/monitoring/metrics.js';
 import { MemoryBudget } from '../../src/core/memory_budget.js';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 import * as MSG from '../../src/core/messages.js';
 import type { ModelSpec } from '../../src/services/servable_version.js';
 import { FakeVersions, type FakeModel } from '../helpers/fake_versions.js';

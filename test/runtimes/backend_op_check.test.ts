@@ -8,7 +8,7 @@ import { checkBackendCanRun, kernelsOf, nodeProblem } from '../../src/runtimes/e
 import { registerTfgateOps } from '../../src/runtimes/embedded/ops/index.js';
 import { converterOps } from '../../src/runtimes/embedded/tfjs_ops.js';
 import type { AttrValue, NodeDef } from '../../src/savedmodel/graph/types.js';
-import { Code } from '../../src/core/status.js';
+import { Code } from '../../src/errors/status.js';
 import { isError } from '../helpers/errors.js';
 
 const s = (v: string): AttrValue => ({ s: new TextEncoder().encode(v) });

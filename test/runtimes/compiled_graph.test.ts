@@ -12,7 +12,7 @@ import type { TfjsServable } from '../../src/runtimes/embedded/tfjs_servable.js'
 import { writeConvSavedModel, writeMlpSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import type { NodeDef } from '../../src/savedmodel/graph/types.js';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 import { fixtureModel } from '../helpers/paths.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import { writeMlpSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { protoType } from '../../src/proto/index.js';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 import { tempDir } from '../helpers/temp.js';
 import { isError } from '../helpers/errors.js';
 

@@ -11,7 +11,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import type { TfjsServable } from '../../src/runtimes/embedded/tfjs_servable.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
-import { Code } from '../../src/core/status.js';
+import { Code } from '../../src/errors/status.js';
 import { isError } from '../helpers/errors.js';
 import { attr, f32, i64, node, writeTinyModel, type GraphBuilder, type Tensor } from '../helpers/tiny_graphs.js';
 import type { AttrValueInit } from '../../test_util/savedmodel/writer/graph_builder.js';

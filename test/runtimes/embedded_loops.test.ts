@@ -34,7 +34,7 @@ import { writeSavedModel } from '../../test_util/savedmodel/saved_model_writer.j
 import { Tf2GraphBuilder } from '../../test_util/savedmodel/writer/tf2_graph_builder.js';
 import { binary, identity, scalarI32, whileLoop } from '../../test_util/savedmodel/writer/tf2_ops.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
-import { Code } from '../../src/core/status.js';
+import { Code } from '../../src/errors/status.js';
 import { isError } from '../helpers/errors.js';
 import { TFGATE_BIN } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';

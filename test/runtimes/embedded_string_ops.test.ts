@@ -9,7 +9,7 @@ import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js
 import type { TfjsServable } from '../../src/runtimes/embedded/tfjs_servable.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import type { DType } from '../../src/tensor/dtype.js';
-import { Code } from '../../src/core/status.js';
+import { Code } from '../../src/errors/status.js';
 import { isError } from '../helpers/errors.js';
 import { attr, f32, i32, i64, node, Tensor, writeTinyModel, type GraphBuilder } from '../helpers/tiny_graphs.js';
 import { EMBEDDED_BACKENDS, runOnBothBackends } from '../helpers/both_backends.js';

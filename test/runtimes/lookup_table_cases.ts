@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
-import { Code } from '../../src/core/status.js';
+import { Code } from '../../src/errors/status.js';
 import type { Runtime, Servable } from '../../src/runtimes/runtime.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import type { DType } from '../../src/tensor/dtype.js';

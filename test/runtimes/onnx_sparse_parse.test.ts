@@ -5,7 +5,7 @@
 // or runs on the fallback, never answered wrongly.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 import { OnnxRuntime } from '../../src/runtimes/onnx/onnx_runtime.js';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import type { Runtime } from '../../src/runtimes/runtime.js';

@@ -10,7 +10,7 @@ import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js
 import type { Servable } from '../../src/runtimes/runtime.js';
 import { writeTensorListOpsModel } from '../../test_util/savedmodel/loop_model_zoo.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
-import { Code } from '../../src/core/status.js';
+import { Code } from '../../src/errors/status.js';
 import { isError } from '../helpers/errors.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -11,7 +11,7 @@ import { createRuntime } from '../../src/runtimes/index.js';
 import { TfjsNodeRuntime } from '../../src/runtimes/tfjs_node/tfjs_node_runtime.js';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import type { NodeSavedModel, NodeTensor, NodeTensorMap, TfjsNodeModule } from '../../src/runtimes/tfjs_node/tfjs_node_module.js';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { fixtureModel } from '../helpers/paths.js';
 import { isError } from '../helpers/errors.js';

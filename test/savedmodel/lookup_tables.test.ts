@@ -3,7 +3,7 @@
 // HashTable / MutableHashTable insert rules (lookup_table_op.h).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Code } from '../../src/core/status.js';
+import { Code } from '../../src/errors/status.js';
 import { parseTextFileTable, type TextFileInit } from '../../src/savedmodel/graph/lookup_tables/text_file_table.js';
 import { TableContents, type TableInfo } from '../../src/savedmodel/graph/lookup_tables/table_contents.js';
 import type { DType } from '../../src/tensor/dtype.js';

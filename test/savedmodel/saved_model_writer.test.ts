@@ -16,7 +16,7 @@ import { buildSavedModel, writeSavedModel, WRITER_GRAPH_PRODUCER, WRITER_TF_VERS
 import { readTensorBundle } from '../../src/savedmodel/tensor_bundle/index.js';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import { protoType, TO_OBJECT } from '../../src/proto/index.js';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 import { MODELS, fixtureModel } from '../helpers/paths.js';
 import { tempDir } from '../helpers/temp.js';
 import { wireFields } from '../helpers/wire_fields.js';

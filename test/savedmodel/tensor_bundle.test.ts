@@ -23,7 +23,7 @@ import {
 import { encodeTensorBundle, writeTensorBundle } from '../../test_util/savedmodel/tensor_bundle/tensor_bundle_writer.js';
 import { TableBuilder, writeTable } from '../../test_util/savedmodel/tensor_bundle/sstable_writer.js';
 import { protoType } from '../../src/proto/index.js';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { MODELS, fixtureModel } from '../helpers/paths.js';
 import { tempDir } from '../helpers/temp.js';

@@ -10,7 +10,7 @@ import { readWarmupRuns, WARMUP_FILE } from '../../src/savedmodel/warmup_request
 import { ExecutorPool } from '../../src/executors/executor_pool.js';
 import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { protoType } from '../../src/proto/index.js';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 import { fixtureModel } from '../helpers/paths.js';
 import { tempDir } from '../helpers/temp.js';
 

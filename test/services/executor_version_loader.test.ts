@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { ExecutorVersionLoader, type ExecutorLoaderOptions } from '../../src/services/executor_version_loader.js';
 import type { RunStats } from '../../src/services/servable_version.js';
-import { Code, ServingError } from '../../src/core/status.js';
+import { Code, ServingError } from '../../src/errors/status.js';
 import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { FAULTY_EXECUTOR_WORKER, POISON } from '../../test_util/executors/executor_faults.js';
 import { tempDir } from '../helpers/temp.js';

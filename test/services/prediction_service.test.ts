@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PredictionService } from '../../src/services/prediction_service.js';
-import { Code, ServingError, invalidArgument } from '../../src/core/status.js';
+import { Code, ServingError, invalidArgument } from '../../src/errors/status.js';
 import * as MSG from '../../src/core/messages.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import type { RunOptions } from '../../src/services/servable_version.js';

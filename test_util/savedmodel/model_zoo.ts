@@ -4,7 +4,7 @@
 // uniform biases, so the same options give the same bytes on every run and machine.
 // Each writer returns a description holding every weight, for an independent forward
 // pass (reference_forward.ts).
-import { invalidArgument } from '../../src/core/status.js';
+import { invalidArgument } from '../../src/errors/status.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { GraphBuilder, type Tensor } from './writer/graph_builder.js';
 import { writeSavedModel, type WriterSignature } from './saved_model_writer.js';

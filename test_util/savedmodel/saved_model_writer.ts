@@ -26,7 +26,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { protoType } from '../../src/proto/index.js';
-import { internal, invalidArgument } from '../../src/core/status.js';
+import { internal, invalidArgument } from '../../src/errors/status.js';
 import { dtypeToTf, type DType } from '../../src/tensor/dtype.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { writeTensorBundle } from './tensor_bundle/tensor_bundle_writer.js';

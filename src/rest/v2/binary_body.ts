@@ -1,7 +1,7 @@
 // A request body under the binary tensor data extension: the JSON object, then the inputs'
 // binary data. The Inference-Header-Content-Length header gives the JSON's length in bytes;
 // without it the whole body is JSON.
-import { invalidArgument } from '../../core/status.js';
+import { invalidArgument } from '../../errors/status.js';
 
 export const HEADER_LENGTH = 'inference-header-content-length';
 

@@ -3,12 +3,12 @@
 // memory budget), then run through PredictionService — the batch queues and executor threads
 // :predict uses — and answered in the protocol's shape.
 import type { Context } from 'hono';
-import { Code, ServingError, invalidArgument, toStatusData } from '../../core/status.js';
+import { Code, ServingError, invalidArgument, toStatusData } from '../../errors/status.js';
 import { ownValue } from '../../core/own_property.js';
 import { UNLIMITED_BUDGET } from '../../core/memory_budget.js';
 import { dtypeFromTf } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
-import type { SignatureSpec } from '../../runtimes/runtime.js';
+import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import type { ModelSpec } from '../../services/servable_version.js';
 import { readRequestBodyBytes } from '../request_body.js';
 import { parseJsonBodyYielding } from '../json_parse.js';

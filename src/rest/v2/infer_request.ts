@@ -9,7 +9,7 @@
 // `binary_data_output` (every output as binary data, unless an output's own `binary_data`
 // says otherwise) and its own `signature_name` (the signature to run; serving_default when
 // absent, as TF Serving's :predict). Other parameters are accepted and ignored.
-import { invalidArgument } from '../../core/status.js';
+import { invalidArgument } from '../../errors/status.js';
 import type { DType } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { JsonObject, JsonValue } from '../json_parse.js';

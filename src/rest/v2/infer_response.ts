@@ -7,7 +7,7 @@
 // `"parameters": {"binary_data_size": n}` instead of `data`; its bytes follow the JSON in the
 // body, in the order of the outputs, and the Inference-Header-Content-Length header gives the
 // JSON's length (the binary tensor data extension).
-import { internal } from '../../core/status.js';
+import { internal } from '../../errors/status.js';
 import { ownValue } from '../../core/own_property.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import { datatypeOfDtype } from './datatypes.js';

@@ -3,7 +3,7 @@
 // :predict runs when none is named), by their keys — the names an inference request uses —
 // with -1 for a dimension of unknown size. A tensor of unknown rank has no shape to give;
 // it is reported as [-1] (any number of elements), as other KServe servers do.
-import type { SignatureSpec, TensorSpec } from '../../runtimes/runtime.js';
+import type { SignatureSpec, TensorSpec } from '../../savedmodel/signature_spec.js';
 import { datatypeOfTf } from './datatypes.js';
 
 const SERVER_NAME = 'tfgate';

@@ -2,7 +2,7 @@
 // or nested as the tensor's own dimensions, "Tensor Data" in inference_rest.md) and as the
 // binary tensor data extension's bytes (little-endian, row-major, no padding; BOOL one byte;
 // BYTES each element a 4-byte little-endian length, then its bytes).
-import { invalidArgument } from '../../core/status.js';
+import { invalidArgument } from '../../errors/status.js';
 import { bytesPerElement, type DType } from '../../tensor/dtype.js';
 import { allocValues, numElements, TYPED_ARRAY, type HostTensor, type TensorValues } from '../../tensor/host_tensor.js';
 import { bfloat16ToFloat, halfToFloat } from '../../tensor/half.js';

@@ -7,7 +7,7 @@
 // A version is a string in the protocol. tfgate's versions are numbers, so a decimal string
 // names a version and anything else a version label (TF Serving's labels, from the model
 // config), e.g. /v2/models/m/versions/stable/infer.
-import { invalidArgument, notFound, ServingError, Code } from '../../core/status.js';
+import { invalidArgument, notFound, ServingError, Code } from '../../errors/status.js';
 import type { ModelSpec } from '../../services/servable_version.js';
 
 export type V2Call =

@@ -4,7 +4,7 @@
 // canonical code maps to (http_status.ts), except that an unknown version label is 404 here
 // (the protocol's versions are path segments, so a wrong one is a resource that is not there).
 import type { Context, Hono } from 'hono';
-import { Code, ServingError, notFound, toStatusData } from '../../core/status.js';
+import { Code, ServingError, notFound, toStatusData } from '../../errors/status.js';
 import * as MSG from '../../core/messages.js';
 import { ownValue } from '../../core/own_property.js';
 import { DEFAULT_SIGNATURE_KEY } from '../../services/prediction_service.js';

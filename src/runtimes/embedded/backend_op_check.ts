@@ -5,7 +5,7 @@
 // attributes the converter ignores. A node refused here fails its signature at load, naming
 // the op, the node and why; it never becomes a version that is AVAILABLE and then answers 500.
 import * as tf from '@tensorflow/tfjs-core';
-import { Code, ServingError } from '../../core/status.js';
+import { Code, ServingError } from '../../errors/status.js';
 import { attrString, type NodeDef } from '../../savedmodel/graph/types.js';
 import { customOpProblem, isCustomOp } from './tfjs_ops.js';
 

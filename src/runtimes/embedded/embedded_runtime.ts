@@ -6,13 +6,14 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadGraphModelSync } from '@tensorflow/tfjs-converter';
-import { Code, ServingError, toStatusData } from '../../core/status.js';
+import { Code, ServingError, toStatusData } from '../../errors/status.js';
 import { readMetaGraph } from '../../savedmodel/saved_model_reader.js';
 import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
 import { prepareSignatureGraph, type VariableReader } from '../../savedmodel/graph/prepare_signature_graph.js';
 import { resolveTables } from '../../savedmodel/graph/lookup_tables/resolve_lookup_tables.js';
 import { readTensorBundle } from '../../savedmodel/tensor_bundle/index.js';
-import type { LoadOptions, Runtime, Servable, SignatureSpec } from '../runtime.js';
+import type { LoadOptions, Runtime, Servable } from '../runtime.js';
+import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { initBackend, type BackendPreference } from './backend.js';
 import { toModelArtifacts } from './tfjs_artifacts.js';
 import { isTfjsSupportedOp, registerCustomOp } from './tfjs_ops.js';

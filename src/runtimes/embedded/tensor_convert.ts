@@ -2,7 +2,7 @@
 // narrower types are converted on the way in and restored to the signature's dtype on the
 // way out (int64 values outside int32 are refused rather than silently wrapped).
 import * as tf from '@tensorflow/tfjs-core';
-import { invalidArgument } from '../../core/status.js';
+import { invalidArgument } from '../../errors/status.js';
 import { dtypeFromTf, type DType } from '../../tensor/dtype.js';
 import type { HostTensor, TensorValues } from '../../tensor/host_tensor.js';
 import { halfToFloat, bfloat16ToFloat } from '../../tensor/half.js';

@@ -3,7 +3,7 @@
 // attribute the backend cannot compute inside a loop body refuses the signature at load,
 // naming the op, its node, the function and the While or If that runs it) and the rewrites
 // for tfjs-converter (Einsum equations, FakeQuant folding).
-import { Code, ServingError } from '../../core/status.js';
+import { Code, ServingError } from '../../errors/status.js';
 import type { PreparedGraph } from '../../savedmodel/graph/prepare_signature_graph.js';
 import { localName } from '../../savedmodel/graph/control_flow_functions.js';
 import { graphProblems } from './backend_op_check.js';

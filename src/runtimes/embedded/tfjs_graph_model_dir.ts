@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type * as tf from '@tensorflow/tfjs-core';
 import { loadGraphModelSync } from '@tensorflow/tfjs-converter';
-import { dataLoss, invalidArgument } from '../../core/status.js';
+import { dataLoss, invalidArgument } from '../../errors/status.js';
 import { signatureSpec } from '../../savedmodel/signature_spec.js';
 import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
 import type { AttrValue, NodeDef } from '../../savedmodel/graph/types.js';

@@ -14,7 +14,7 @@ import { hostTensorFromProto, hostTensorToProto } from '../../savedmodel/tensor_
 import { FAKE_QUANT_OPS, fakeQuantAttrsOf, fakeQuantOp, type FakeQuantOp } from './ops/fake_quant.js';
 import { lowercaseEinsumEquation } from './ops/einsum.js';
 import { toTfTensor } from './tensor_convert.js';
-import { ServingError, toStatusData } from '../../core/status.js';
+import { ServingError, toStatusData } from '../../errors/status.js';
 
 const isFakeQuant = (op: string): op is FakeQuantOp => (FAKE_QUANT_OPS as readonly string[]).includes(op);
 const dataInputs = (n: NodeDef) => (n.input ?? []).filter((i) => !i.startsWith('^'));

@@ -2,9 +2,10 @@
 // servable signature (each signature's graph is cut and frozen for its own feeds).
 import * as tf from '@tensorflow/tfjs-core';
 import type { GraphModel } from '@tensorflow/tfjs-converter';
-import { Code, ServingError, invalidArgument } from '../../core/status.js';
+import { Code, ServingError, invalidArgument } from '../../errors/status.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
-import type { EngineChoice, Servable, SignatureSpec } from '../runtime.js';
+import type { EngineChoice, Servable } from '../runtime.js';
+import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
 import { fromTfTensor, toTfTensor } from './tensor_convert.js';
 import { checkAliases, servableSignature } from '../signature_checks.js';

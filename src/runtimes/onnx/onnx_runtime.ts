@@ -7,7 +7,7 @@
 //   - without one (--runtime=onnx): is refused by name with that reason.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Code, ServingError, toStatusData } from '../../core/status.js';
+import { Code, ServingError, toStatusData } from '../../errors/status.js';
 import { readMetaGraph, type MetaGraphObject } from '../../savedmodel/saved_model_reader.js';
 import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
 import { prepareSignatureGraph, type PreparedGraph, type VariableReader } from '../../savedmodel/graph/prepare_signature_graph.js';
@@ -16,7 +16,8 @@ import { resolveTables, type LookupTables } from '../../savedmodel/graph/lookup_
 import { dtypeFromTf } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import { CompositeServable, type Refusal } from '../composite_servable.js';
-import type { LoadOptions, Runtime, Servable, SignatureSpec } from '../runtime.js';
+import type { LoadOptions, Runtime, Servable } from '../runtime.js';
+import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { TFJS_MODEL_JSON } from '../embedded/tfjs_graph_model_dir.js';
 import { OnnxServable, type OnnxSignature } from './onnx_servable.js';
 import { OnnxSession, type OnnxDevice } from './onnx_session.js';

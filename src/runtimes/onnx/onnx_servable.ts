@@ -1,8 +1,9 @@
 // A loaded model version whose signatures run on ONNX Runtime sessions, one per signature.
-import { invalidArgument } from '../../core/status.js';
+import { invalidArgument } from '../../errors/status.js';
 import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
-import type { EngineChoice, Servable, SignatureSpec } from '../runtime.js';
+import type { EngineChoice, Servable } from '../runtime.js';
+import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { checkAliases, servableSignature } from '../signature_checks.js';
 import type { ShapeSpecializedSessions } from './shape_specialized_sessions.js';
 import type { HostStep } from './host_step.js';

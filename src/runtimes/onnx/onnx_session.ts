@@ -3,7 +3,7 @@
 // measured: two single-threaded sessions in two threads give 2.0× one, one session with two
 // threads 1.5×) and every graph optimisation on (it folds the NHWC↔NCHW transposes away).
 import type ort from 'onnxruntime-node';
-import { Code, ServingError, invalidArgument } from '../../core/status.js';
+import { Code, ServingError, invalidArgument } from '../../errors/status.js';
 import { dtypeToTf, type DType } from '../../tensor/dtype.js';
 import type { HostTensor, TensorValues } from '../../tensor/host_tensor.js';
 import { dtypeFromOrt, ORT_TYPE } from './onnx_dtype.js';

@@ -6,7 +6,7 @@
 // fit them gets a session converted for its own shapes (the declared unknown dims stay
 // unknown; a different rank keeps only the batch dim free), built on first use and cached.
 import type { HostTensor } from '../../tensor/host_tensor.js';
-import { invalidArgument } from '../../core/status.js';
+import { invalidArgument } from '../../errors/status.js';
 import type { OnnxSession } from './onnx_session.js';
 import { OnnxConversionRefused, type FeedSpec } from './tf_to_onnx.js';
 

@@ -2,11 +2,12 @@
 // @tensorflow/tfjs-node-gpu (tf.node.loadSavedModel), in executor threads like the embedded
 // runtime. Signatures, dtypes and defaults come from tfgate's own SavedModel reader, so the
 // REST and metadata layers see exactly what they see with the embedded runtime.
-import { Code, ServingError, invalidArgument, toStatusData } from '../../core/status.js';
+import { Code, ServingError, invalidArgument, toStatusData } from '../../errors/status.js';
 import { readMetaGraph, type SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
 import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
-import type { EngineChoice, LoadOptions, Runtime, Servable, SignatureSpec } from '../runtime.js';
+import type { EngineChoice, LoadOptions, Runtime, Servable } from '../runtime.js';
+import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { fromTfTensor, tfjsDtype, tfjsValues } from '../embedded/tensor_convert.js';
 import { checkAliases, servableSignature } from '../signature_checks.js';
 import type { NodeSavedModel, NodeTensor, NodeTensorMap, TfjsNodeModule } from './tfjs_node_module.js';

@@ -1,7 +1,7 @@
 // Runs one signature on two engines with the same inputs and says whether they agree; when
 // they do not, traces both runs node by node and names the first node whose output differs
 // (the kernel, attribute or conversion at fault is there, not in what follows from it).
-import { toStatusData } from '../../core/status.js';
+import { toStatusData } from '../../errors/status.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import { firstDifferingTensor, outputsDifference } from './compare_tensors.js';
 

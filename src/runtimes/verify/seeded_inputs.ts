@@ -2,7 +2,7 @@
 // deterministic values (a fixed sequence, the same on every run and machine), small enough
 // not to saturate activations, integers small and non-negative (they are often indices or
 // ids). A dim the signature leaves open is 2 for the batch and 3 elsewhere.
-import type { SignatureSpec } from '../runtime.js';
+import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { dtypeFromTf, type DType } from '../../tensor/dtype.js';
 import { allocValues, numElements, type HostTensor } from '../../tensor/host_tensor.js';
 

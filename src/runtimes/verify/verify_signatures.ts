@@ -5,7 +5,8 @@
 //   ONNX Runtime → the WASM runtime; WASM → TF.js's plain-JS CPU backend (another
 //   implementation of every kernel); CPU → WASM; libtensorflow → ONNX Runtime.
 import type { ResolvedRuntime } from '../runtime_selection.js';
-import type { EngineChoice, SignatureSpec } from '../runtime.js';
+import type { EngineChoice } from '../runtime.js';
+import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { checkSignature, type EngineUnderCheck } from './differential.js';
 import { seededInputs } from './seeded_inputs.js';
 import { readWarmupRuns } from '../../savedmodel/warmup_requests.js';

@@ -17,7 +17,7 @@
 // of it becomes an Identity, and the function is prepared for that as `<name>__frozen_<i>`.
 // That is exact only if the body hands the variable on unchanged, which is checked; writes
 // to variables inside functions are refused before this runs (function_side_effects.ts).
-import { Code, ServingError, invalidArgument } from '../../core/status.js';
+import { Code, ServingError, invalidArgument } from '../../errors/status.js';
 import { GraphFlattener, parseTensorName } from './graph_flattener.js';
 import { bypassIdentities, identityTarget, pruneTo } from './graph_rewrites.js';
 import { withDefaultAttrs } from './default_attrs.js';

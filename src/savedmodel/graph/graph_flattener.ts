@@ -4,7 +4,7 @@
 // plain graphs, so each call is inlined: its body nodes are copied under the prefix
 // `<call node name>/`, its arguments bound to the call's inputs and its outputs to the
 // body tensors named by `ret`. Work is lazy: a body node nobody needs is never copied.
-import { invalidArgument } from '../../core/status.js';
+import { invalidArgument } from '../../errors/status.js';
 import { OpOutputIndex } from './op_outputs.js';
 import type { AttrValue, FunctionDef, NodeDef, OpDef } from './types.js';
 

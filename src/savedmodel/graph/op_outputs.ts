@@ -3,7 +3,7 @@
 // Sources, in order: the MetaGraph's stripped_op_list, the function library's signatures
 // (a node whose op is a function name), and the table below for multi-output ops that
 // TF 2.0–2.3 exports leave out of stripped_op_list.
-import { invalidArgument } from '../../core/status.js';
+import { invalidArgument } from '../../errors/status.js';
 import type { ArgDef, AttrValue, NodeDef, OpDef } from './types.js';
 
 /** Output argument names of common ops with more than one output argument. */

@@ -4,10 +4,10 @@
 //   signature's outputs do not need is dropped (save/restore, init ops, training paths).
 //   Loops and conditionals (While, If) keep calling functions; those are prepared the same
 //   way and shipped beside the graph (control_flow_functions.ts).
-import { Code, ServingError, invalidArgument, failedPrecondition } from '../../core/status.js';
+import { Code, ServingError, invalidArgument, failedPrecondition } from '../../errors/status.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import { dtypeToTf, stripRef } from '../../tensor/dtype.js';
-import type { SignatureSpec, TensorSpec } from '../../runtimes/runtime.js';
+import type { SignatureSpec, TensorSpec } from '../signature_spec.js';
 import type { MetaGraphObject } from '../saved_model_reader.js';
 import { signatureSpec } from '../signature_spec.js';
 import { hostTensorToProto } from '../tensor_proto.js';

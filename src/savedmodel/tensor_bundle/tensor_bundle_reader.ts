@@ -9,7 +9,7 @@
 // Missing files are NOT_FOUND; anything malformed is DATA_LOSS; both name the file.
 import fs from 'node:fs';
 import { protoType, TO_OBJECT } from '../../proto/index.js';
-import { ServingError, dataLoss, invalidArgument, notFound, unimplemented } from '../../core/status.js';
+import { ServingError, dataLoss, invalidArgument, notFound, unimplemented } from '../../errors/status.js';
 import { bytesPerElement, dtypeFromTf, type DType } from '../../tensor/dtype.js';
 import { TYPED_ARRAY, type HostTensor, type TensorValues } from '../../tensor/host_tensor.js';
 import { FormatError } from './coding.js';

@@ -8,7 +8,7 @@ import { DATA_SLICE_ELEMENTS, float32Text, jsonDataText, tensorFromBytes, tensor
 import { parseInferRequest } from '../../../src/rest/v2/infer_request.js';
 import { floatToBfloat16, floatToHalf } from '../../../src/tensor/half_encode.js';
 import { bfloat16ToFloat, halfToFloat } from '../../../src/tensor/half.js';
-import { Code, ServingError } from '../../../src/core/status.js';
+import { Code, ServingError } from '../../../src/errors/status.js';
 
 const refused = (f: () => unknown, code: Code, message: RegExp) =>
   assert.throws(f, (e: unknown) => e instanceof ServingError && e.code === code && message.test(e.message));

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { Code, ServingError } from '../../../src/core/status.js';
+import { Code, ServingError } from '../../../src/errors/status.js';
 import { FIXTURES } from '../../helpers/paths.js';
 import { fixtureCases } from './fixture_cases.js';
 import { onnxRuntime, TFJS_GRAPH_MODEL_CASES } from './runtime_under_test.js';

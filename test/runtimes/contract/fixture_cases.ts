@@ -9,7 +9,7 @@ import type { Servable } from '../../../src/runtimes/runtime.js';
 import type { HostTensor } from '../../../src/tensor/host_tensor.js';
 import { FIXTURES, fixtureModel } from '../../helpers/paths.js';
 import { runCase, skipReason, type RuntimeUnderTest } from './runtime_under_test.js';
-import { Code, ServingError } from '../../../src/core/status.js';
+import { Code, ServingError } from '../../../src/errors/status.js';
 import { protoType } from '../../../src/proto/index.js';
 
 const f32 = (shape: number[], values: number[]): HostTensor => ({ dtype: 'float32', shape, values: Float32Array.from(values) });

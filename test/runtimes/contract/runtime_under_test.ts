@@ -5,7 +5,7 @@
 // runtime is one that refuses rather than falls back (--runtime=onnx). Cases a runtime does
 // not take at all are declared, as Hono's router suite declares them: skipped, with the reason.
 import type { TestContext } from 'node:test';
-import { Code, ServingError } from '../../../src/core/status.js';
+import { Code, ServingError } from '../../../src/errors/status.js';
 import type { LoadOptions, Runtime, Servable } from '../../../src/runtimes/runtime.js';
 import { EmbeddedRuntime } from '../../../src/runtimes/embedded/embedded_runtime.js';
 import { OnnxRuntime } from '../../../src/runtimes/onnx/onnx_runtime.js';

@@ -13,7 +13,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { protoType } from '../../../src/proto/index.js';
-import { invalidArgument } from '../../../src/core/status.js';
+import { invalidArgument } from '../../../src/errors/status.js';
 import { bytesPerElement, dtypeToTf } from '../../../src/tensor/dtype.js';
 import { numElements, type HostTensor, type TensorValues } from '../../../src/tensor/host_tensor.js';
 import { compareBytes } from '../../../src/savedmodel/tensor_bundle/coding.js';

@@ -20,7 +20,7 @@
 // most a float32 rounding.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument } from '../../../core/status.js';
+import { invalidArgument } from '../../../errors/status.js';
 import type { NodeDef } from '../../../savedmodel/graph/types.js';
 
 export const FAKE_QUANT_OPS = ['FakeQuantWithMinMaxArgs', 'FakeQuantWithMinMaxVars', 'FakeQuantWithMinMaxVarsPerChannel'] as const;

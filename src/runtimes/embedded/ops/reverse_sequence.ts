@@ -5,7 +5,7 @@
 // per-batch indices; checks and messages are TF's (core/kernels/reverse_sequence_op.cc).
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument } from '../../../core/status.js';
+import { invalidArgument } from '../../../errors/status.js';
 import type { NodeDef } from '../../../savedmodel/graph/types.js';
 
 function reverseSequence(x: tf.Tensor, seqLengths: tf.Tensor, seqDim: number, batchDim: number): tf.Tensor {

@@ -4,7 +4,7 @@
 // A lookup whose table nothing fills (a HashTable; an unfilled MutableHashTable is just
 // empty) or whose contents tfgate could not compute refuses the signature: serving the
 // default for every key is exactly the silent wrong answer this exists to prevent.
-import { Code, ServingError, invalidArgument } from '../../../core/status.js';
+import { Code, ServingError, invalidArgument } from '../../../errors/status.js';
 import { dtypeToTf } from '../../../tensor/dtype.js';
 import type { HostTensor } from '../../../tensor/host_tensor.js';
 import { hostTensorToProto } from '../../tensor_proto.js';

@@ -11,7 +11,7 @@
 // compute marks its table unresolved, which refuses only the signatures that look it up.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Code, ServingError, toStatusData } from '../../../core/status.js';
+import { Code, ServingError, toStatusData } from '../../../errors/status.js';
 import { ASSETS_DIRECTORY, type MetaGraphObject } from '../../saved_model_reader.js';
 import { INIT_OP_SIGNATURE_KEY } from '../../signature_spec.js';
 import { GraphFlattener, parseTensorName } from '../graph_flattener.js';

@@ -2,7 +2,7 @@
 // semantics: a HashTable keeps the first value of a key and refuses a different one
 // (lookup_table_op.h: "HashTable has different value for same key"); a MutableHashTable's
 // import replaces everything (MutableHashTable::ImportValues clears first).
-import { failedPrecondition, invalidArgument } from '../../../core/status.js';
+import { failedPrecondition, invalidArgument } from '../../../errors/status.js';
 import type { DType } from '../../../tensor/dtype.js';
 import { numElements, TYPED_ARRAY, type HostTensor } from '../../../tensor/host_tensor.js';
 

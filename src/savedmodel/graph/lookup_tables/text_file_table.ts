@@ -3,7 +3,7 @@
 // whole line, -1 the line number (plus `offset`), n ≥ 0 the n-th `delimiter`-separated field;
 // `vocab_size` (-1: all lines) truncates the file or insists on that many lines; an empty
 // line or a field that does not parse as the table's dtype fails initialisation.
-import { invalidArgument } from '../../../core/status.js';
+import { invalidArgument } from '../../../errors/status.js';
 import { dtypeToTf, type DType } from '../../../tensor/dtype.js';
 import type { HostTensor } from '../../../tensor/host_tensor.js';
 import { tensorOf } from './table_contents.js';
