@@ -36,7 +36,7 @@ COPY package.json ./
 RUN mkdir -p /models && chown node:node /models
 USER node
 EXPOSE 8500 8501
-HEALTHCHECK --interval=10s --timeout=3s --start-period=30s CMD node -e "fetch('http://127.0.0.1:8501/v1/models/'+process.env.MODEL_NAME).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s CMD node -e "fetch('http://127.0.0.1:8501/monitoring/tfgate/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # As TF Serving's image: tensorflow_model_server --port=8500 --rest_api_port=8501
 #   --model_name=${MODEL_NAME} --model_base_path=${MODEL_BASE_PATH}/${MODEL_NAME} "$@"
 ENTRYPOINT ["/bin/sh", "-c", "exec node /app/bin/tensorflow_model_server --port=8500 --rest_api_port=8501 --model_name=\"${MODEL_NAME}\" --model_base_path=\"${MODEL_BASE_PATH}/${MODEL_NAME}\" \"$@\"", "--"]

@@ -44,7 +44,7 @@ describe('docker-compose.yml', () => {
     assert.ok(s.volumes!.some((v) => v === `${path.join(REPO_ROOT, 'model_repository')}:/models:ro`), JSON.stringify(s.volumes));
     assert.ok(s.volumes!.some((v) => v === `${path.join(REPO_ROOT, 'batching')}:/etc/tfgate/batching:ro`));
     assert.ok(s.command!.includes('--batching_parameters_file=/etc/tfgate/batching/batching.cfg'));
-    assert.match(s.healthcheck!.test.join(' '), /127\.0\.0\.1:8501\/v1\/models\//);
+    assert.match(s.healthcheck!.test.join(' '), /127\.0\.0\.1:8501\/monitoring\/tfgate\/ready'/);
   });
 
   it('has a GPU service under the gpu profile, with an NVIDIA device reservation and the GPU image', async (t) => {

@@ -147,7 +147,9 @@ model_config_list {
     fs.mkdirSync(bad);
     fs.writeFileSync(path.join(bad, 'saved_model.pb'), fs.readFileSync(path.join(fixtureModel('keras2_mnist_dense_4versions', '3'), 'saved_model.pb')).subarray(0, 1000));
     let v3: { state: string; status: { error_code: string; error_message: string } } | undefined;
-    for (let i = 0; i < 100 && v3?.state !== 'END'; i++) {
+    // A bound on the wait, not a timing claim: the failed load ends within seconds on a quiet
+    // machine, much later on a busy one.
+    for (const until = Date.now() + 60_000; Date.now() < until && v3?.state !== 'END'; ) {
       await new Promise((r) => setTimeout(r, 100));
       const s = await getJson(server.url('/v1/models/live/versions/3'));
       if (s.status === 200) v3 = s.json.model_version_status[0];
