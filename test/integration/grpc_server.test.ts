@@ -36,7 +36,9 @@ describe('gRPC API (real process)', () => {
 
   before(async () => {
     root = tempDir();
-    await writeConvSavedModel(path.join(root, 'conv', '1'), { height: HW, width: HW, channels: 1, filters: [32, 64], kernelSize: 3, classes: 4, seed: 3 });
+    // Heavy enough (a few ms a request) that requests queue behind each other and the queue
+    // fills: a net of tens of MFLOP ran as fast as requests arrived.
+    await writeConvSavedModel(path.join(root, 'conv', '1'), { height: HW, width: HW, channels: 1, filters: [64, 128], kernelSize: 5, classes: 4, seed: 3 });
     const convInput = Array.from({ length: HW * HW }, (_, i) => (i % 7) / 7);
     convRequest = { model_spec: { name: 'conv' }, inputs: { images: { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: 1 }, { size: HW }, { size: HW }, { size: 1 }] }, tensor_content: floatBytes(convInput) } } };
     // The conv model's queue holds one batch of one request: easy to fill.

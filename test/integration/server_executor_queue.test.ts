@@ -24,7 +24,9 @@ describe('executor queue without batching: 512 clients (real process)', () => {
 
   before(async () => {
     const root = tempDir();
-    await writeConvSavedModel(path.join(root, 'conv', '1'), { height: HW, width: HW, channels: 1, filters: [32, 64], kernelSize: 3, classes: 4, seed: 9 });
+    // ~245 MFLOP an image, a few ms a request: slower than 512 clients' requests arrive, so the
+    // queue fills (a net of ~20 MFLOP ran as fast as the event loop could parse, and never did).
+    await writeConvSavedModel(path.join(root, 'conv', '1'), { height: HW, width: HW, channels: 1, filters: [64, 128], kernelSize: 5, classes: 4, seed: 9 });
     body = JSON.stringify({ instances: [Array.from({ length: HW }, (_, i) => Array.from({ length: HW }, (_, j) => [((i + j) % 5) / 5]))] });
     server = await startServer(['--model_name=conv', `--model_base_path=${path.join(root, 'conv')}`, '--num_executors=1'], { readyPath: '/v1/models/conv' });
     await waitAvailable(server, ['conv']);
