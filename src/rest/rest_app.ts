@@ -17,6 +17,7 @@ import type { HostTensor } from '../tensor/host_tensor.js';
 import { parsePredictRequest } from './json_tensor.js';
 import { predictResponseJsonYielding } from './json_tensor_writer.js';
 import { mountOpenInferenceRoutes } from './v2/index.js';
+import { withTimeout } from './request_timeout.js';
 
 interface RestLimits {
   maxBodyBytes: number;
@@ -68,15 +69,6 @@ function serverTiming(s: RunStats): string {
   dur('serialise', s.serialiseMs);
   if (s.batchSize !== undefined) parts.push(`batch;desc="${s.batchSize}/${s.paddedBatchSize ?? s.batchSize}"`);
   return parts.join(', ');
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  if (!(ms > 0)) return work;
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ServingError(Code.DEADLINE_EXCEEDED, `Request timed out after ${ms} ms (--rest_api_timeout_in_ms)`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };

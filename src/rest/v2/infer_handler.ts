@@ -18,16 +18,7 @@ import { INFER_REQUEST_MEMBERS, parseInferRequest } from './infer_request.js';
 import { inferResponseBody } from './infer_response.js';
 import { heldBytes } from './tensor_data.js';
 import type { V2Deps } from './v2_deps.js';
-
-/** Settles as `work` does, or DEADLINE_EXCEEDED after `ms` (--rest_api_timeout_in_ms), as :predict. */
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  if (!(ms > 0)) return work;
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ServingError(Code.DEADLINE_EXCEEDED, `Request timed out after ${ms} ms (--rest_api_timeout_in_ms)`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
+import { withTimeout } from '../request_timeout.js';
 
 /**
  * Each input named and typed as the signature wants, in the protocol's words; a missing input
