@@ -26,6 +26,11 @@ export async function runOverheadExperiment(seconds: number, rounds: number, con
     const urls = { echo: `http://127.0.0.1:${echo.port}/echo`, predict: `http://127.0.0.1:${tfgate.port}/v1/models/half_plus_two:predict` };
     const useWrk = hasWrk();
     const measure = async (url: string) => (useWrk ? runWrk(url, body, connections, seconds).rps : (await runLoadInWorker({ url, body, mode: { kind: 'concurrency', connections }, durationMs: seconds * 1000 })).rps);
+    // Unmeasured first: JIT, the runtime's first-shape sessions and the connections' set-up
+    // otherwise land in the first round, which a quick run (one round) would report.
+    const warmUp = (url: string) => runLoadInWorker({ url, body, mode: { kind: 'concurrency', connections }, durationMs: 1000 });
+    await warmUp(urls.echo);
+    await warmUp(urls.predict);
     let echoRps = 0;
     let predictRps = 0;
     for (let round = 0; round < rounds; round++) {
