@@ -86,15 +86,19 @@ export async function getJson(url: string): Promise<{ status: number; json: any 
   return { status: res.status, json: await res.json() };
 }
 
-/** Waits until a version of each model is AVAILABLE (the server answers before its first loads end). */
-export async function waitAvailable(server: RunningServer, models: string[], timeoutMs = 20_000): Promise<void> {
+/**
+ * Waits until `versions` versions (default one) of each model are AVAILABLE (the server
+ * answers before its first loads end).
+ */
+export async function waitAvailable(server: RunningServer, models: string[], timeoutMs = 20_000, versions = 1): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (const m of models) {
     for (;;) {
       const r = await fetch(server.url(`/v1/models/${m}`));
-      if (r.ok && ((await r.json()) as { model_version_status?: { state: string }[] }).model_version_status?.some((v) => v.state === 'AVAILABLE')) break;
-      if (Date.now() > deadline) throw new Error(`${m} not AVAILABLE in time:\n${server.logs()}`);
-      await new Promise((res) => setTimeout(res, 100));
+      const states = r.ok ? ((await r.json()) as { model_version_status?: { state: string }[] }).model_version_status ?? [] : [];
+      if (states.filter((v) => v.state === 'AVAILABLE').length >= versions) break;
+      if (Date.now() > deadline) throw new Error(`${versions} version(s) of ${m} not AVAILABLE in time:\n${server.logs()}`);
+      await new Promise((res) => setTimeout(res, 50));
     }
   }
 }

@@ -11,7 +11,7 @@ import protobuf from 'protobufjs';
 import { FIXTURES, MODELS } from '../helpers/paths.js';
 import { freePort, startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
-import { writeConvSavedModel } from '../../test_util/savedmodel/model_zoo.js';
+import { writeQueueingConvModel } from '../helpers/queueing_model.js';
 import { call, connect, grpc, isGrpcError, CLIENT_PROTOS, type Clients, type Message } from '../helpers/grpc_client.js';
 
 const HP2 = path.join(MODELS, 'saved_model_half_plus_two_cpu');
@@ -36,9 +36,7 @@ describe('gRPC API (real process)', () => {
 
   before(async () => {
     root = tempDir();
-    // Heavy enough (a few ms a request) that requests queue behind each other and the queue
-    // fills: a net of tens of MFLOP ran as fast as requests arrived.
-    await writeConvSavedModel(path.join(root, 'conv', '1'), { height: HW, width: HW, channels: 1, filters: [64, 128], kernelSize: 5, classes: 4, seed: 3 });
+    await writeQueueingConvModel(path.join(root, 'conv', '1'), HW, 3);
     const convInput = Array.from({ length: HW * HW }, (_, i) => (i % 7) / 7);
     convRequest = { model_spec: { name: 'conv' }, inputs: { images: { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: 1 }, { size: HW }, { size: HW }, { size: 1 }] }, tensor_content: floatBytes(convInput) } } };
     // The conv model's queue holds one batch of one request: easy to fill.

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { FIXTURES, fixtureModel } from '../helpers/paths.js';
 import { postJson, startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
-import { writeConvSavedModel } from '../../test_util/savedmodel/model_zoo.js';
+import { writeQueueingConvModel } from '../helpers/queueing_model.js';
 
 const HW = 64;
 
@@ -19,10 +19,7 @@ describe('batching over HTTP (real process)', () => {
 
   before(async () => {
     const root = tempDir();
-    // A conv net heavy enough that requests queue behind each other: ~430 MFLOP an image, a few
-    // ms on ONNX Runtime, against well under a millisecond to parse the next request (a net of
-    // tens of MFLOP ran as fast as requests arrived, and the queue never filled).
-    await writeConvSavedModel(path.join(root, 'conv', '1'), { height: HW, width: HW, channels: 1, filters: [64, 128], kernelSize: 5, classes: 4, seed: 5 });
+    await writeQueueingConvModel(path.join(root, 'conv', '1'), HW, 5);
     convBody = JSON.stringify({ instances: [Array.from({ length: HW }, (_, i) => Array.from({ length: HW }, (_, j) => [((i * j) % 7) / 7]))] });
     const hp2 = path.dirname(fixtureModel('saved_model_half_plus_two_cpu', '00000123'));
     const config = `

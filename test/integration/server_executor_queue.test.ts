@@ -9,7 +9,7 @@ import path from 'node:path';
 import { startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
 import { mb, rssBytes, rssSampler } from '../helpers/rss.js';
-import { writeConvSavedModel } from '../../test_util/savedmodel/model_zoo.js';
+import { writeQueueingConvModel } from '../helpers/queueing_model.js';
 
 const HW = 48;
 const CLIENTS = 512;
@@ -24,9 +24,7 @@ describe('executor queue without batching: 512 clients (real process)', () => {
 
   before(async () => {
     const root = tempDir();
-    // ~245 MFLOP an image, a few ms a request: slower than 512 clients' requests arrive, so the
-    // queue fills (a net of ~20 MFLOP ran as fast as the event loop could parse, and never did).
-    await writeConvSavedModel(path.join(root, 'conv', '1'), { height: HW, width: HW, channels: 1, filters: [64, 128], kernelSize: 5, classes: 4, seed: 9 });
+    await writeQueueingConvModel(path.join(root, 'conv', '1'), HW, 9);
     body = JSON.stringify({ instances: [Array.from({ length: HW }, (_, i) => Array.from({ length: HW }, (_, j) => [((i + j) % 5) / 5]))] });
     server = await startServer(['--model_name=conv', `--model_base_path=${path.join(root, 'conv')}`, '--num_executors=1'], { readyPath: '/v1/models/conv' });
     await waitAvailable(server, ['conv']);

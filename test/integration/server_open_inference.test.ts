@@ -107,11 +107,7 @@ describe('Open Inference Protocol (KServe v2), real process', () => {
       '--file_system_poll_wait_seconds=0',
     ]);
     await waitAvailable(server, ['hp2', 'two', 'matrix', 'i64', 'u8', 'multi']);
-    const deadline = Date.now() + 20_000;
-    while ((await req('GET', '/v1/models/two')).json.model_version_status.filter((s: { state: string }) => s.state === 'AVAILABLE').length < 2) {
-      if (Date.now() > deadline) throw new Error(`both versions of 'two' not AVAILABLE in time:\n${server.logs()}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitAvailable(server, ['two'], 20_000, 2);
   });
 
   after(async () => {

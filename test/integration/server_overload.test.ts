@@ -9,7 +9,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
-import { writeConvSavedModel } from '../../test_util/savedmodel/model_zoo.js';
+import { writeQueueingConvModel } from '../helpers/queueing_model.js';
 
 const HW = 48;
 const MAX_BATCH = 2;
@@ -29,9 +29,7 @@ describe('overload at 10x the queue capacity (real process)', () => {
 
   before(async () => {
     const root = tempDir();
-    // Heavy enough (a few ms a request) that requests queue behind each other and the queue
-    // fills: a net of tens of MFLOP ran as fast as requests arrived.
-    await writeConvSavedModel(path.join(root, 'conv', '1'), { height: HW, width: HW, channels: 1, filters: [64, 128], kernelSize: 5, classes: 4, seed: 9 });
+    await writeQueueingConvModel(path.join(root, 'conv', '1'), HW, 9);
     fs.writeFileSync(path.join(root, 'batching.cfg'), `max_batch_size { value: ${MAX_BATCH} }\nbatch_timeout_micros { value: 0 }\nmax_enqueued_batches { value: ${MAX_BATCHES} }\nnum_batch_threads { value: 1 }\n`);
     body = JSON.stringify({ instances: [Array.from({ length: HW }, (_, i) => Array.from({ length: HW }, (_, j) => [((i + j) % 5) / 5]))] });
     server = await startServer(['--model_name=conv', `--model_base_path=${path.join(root, 'conv')}`, '--enable_batching', `--batching_parameters_file=${path.join(root, 'batching.cfg')}`, '--num_executors=1'], { readyPath: '/v1/models/conv' });
