@@ -96,10 +96,13 @@ describe('load generator against a local server that stalls', () => {
     const r = await runLoad({ url, mode: { kind: 'open', ratePerSec: 200 }, durationMs: 1500 });
     const s = r.recorder.summary();
     assert.equal(s.errors, 0);
-    assert.ok(close(s.count, 300, 0.02), `sent on schedule: ${s.count}`);
-    // ~80 requests were due during the stall; each waited the rest of it.
+    // Due every 5 ms for 1500 ms: exactly 300, however late the stall made them.
+    assert.equal(s.count, 300);
+    assert.equal(r.sent, 300);
+    // ~80 requests were due during the stall; each waited the rest of it. Only lower bounds:
+    // a busy machine adds latency, so they hold however loaded it is.
     assert.ok(s.p90Ms > 100, `p90 ${s.p90Ms}`);
-    assert.ok(s.maxMs >= 350 && s.maxMs < 600, `max ${s.maxMs}`);
+    assert.ok(s.maxMs >= 350, `max ${s.maxMs}`);
   });
 
   it('open loop: a client that falls behind (its own event loop blocked 300 ms) still counts from the due times', async () => {
@@ -110,9 +113,10 @@ describe('load generator against a local server that stalls', () => {
     }, 500);
     const r = await runLoad({ url, mode: { kind: 'open', ratePerSec: 200 }, durationMs: 1500 });
     const s = r.recorder.summary();
-    // ~60 requests were due while the client was stuck; measured from their actual send they would look fast.
+    // ~60 requests were due while the client was stuck and the server answers at once: measured
+    // from their actual send they would look fast, so only due-time counting puts p90 over 100 ms.
+    assert.equal(s.count, 300);
     assert.ok(s.p90Ms > 100, `p90 ${s.p90Ms}`);
-    assert.ok(s.p50Ms < 50, `p50 ${s.p50Ms}`);
   });
 
   it('closed loop with one connection sees the same stall once (coordinated omission), and the correction restores it', async () => {
@@ -120,8 +124,12 @@ describe('load generator against a local server that stalls', () => {
     const plain = await runLoad({ url, mode: { kind: 'closed', users: 1, thinkMs: [5, 5] }, durationMs: 1500 });
     setTimeout(() => (pausedUntil = performance.now() + 400), 500);
     const corrected = await runLoad({ url, mode: { kind: 'closed', users: 1, thinkMs: [5, 5] }, durationMs: 1500, expectedIntervalMs: 5 });
-    assert.ok(plain.recorder.percentileMs(90) < 50, `uncorrected p90 ${plain.recorder.percentileMs(90)}`);
-    assert.ok(corrected.recorder.percentileMs(90) > 50, `corrected p90 ${corrected.recorder.percentileMs(90)}`);
+    // Uncorrected, the stall is one sample among the requests actually sent; corrected, it also
+    // stands for the ≥ 79 requests due every 5 ms while it lasted (counts, not times: they hold
+    // on a loaded machine, where a longer stall only back-fills more).
+    assert.equal(plain.recorder.count, plain.sent);
+    assert.ok(corrected.recorder.count - corrected.sent >= 70, `back-filled ${corrected.recorder.count - corrected.sent}`);
+    assert.ok(corrected.recorder.percentileMs(90) > plain.recorder.percentileMs(90), 'the correction raises p90');
   });
 
   it('runs on a worker thread and hands back every latency', async () => {
