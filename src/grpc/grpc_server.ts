@@ -58,6 +58,9 @@ export class GrpcServer {
     const channelOptions: ChannelOptions = {
       'grpc.max_receive_message_length': Math.min(options.maxReceiveMessageBytes, INT32_MAX),
       'grpc.max_send_message_length': INT32_MAX,
+      // Channelz keeps per-call counters and traces nobody reads unless a channelz service is
+      // served (tfgate serves none): ~4 % of the main thread's time per Predict, measured.
+      'grpc.enable_channelz': 0,
       ...options.channelArguments,
     };
     this.server = new Server(channelOptions);
