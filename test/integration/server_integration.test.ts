@@ -137,9 +137,13 @@ model_config_list {
     await loop;
     assert.equal(failures, 0);
     assert.ok(sawNew, 'version 2 answered');
-    await new Promise((r) => setTimeout(r, 1500));
-    const states = (await getJson(server.url('/v1/models/live'))).json.model_version_status;
-    assert.deepEqual(states.map((s: { version: string; state: string }) => [s.version, s.state]), [['2', 'AVAILABLE'], ['1', 'END']]);
+    // Version 1 is unloaded once 2 serves; wait for its END rather than guess how long that takes.
+    const want = JSON.stringify([['2', 'AVAILABLE'], ['1', 'END']]);
+    let states = '';
+    for (const deadline = Date.now() + 30_000; states !== want && Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
+      states = JSON.stringify((await getJson(server.url('/v1/models/live'))).json.model_version_status.map((s: { version: string; state: string }) => [s.version, s.state]));
+    }
+    assert.equal(states, want);
   });
 
   it('a corrupt version: its status shows the error, the previous version keeps answering', async () => {
