@@ -132,7 +132,7 @@ describe('bench report', () => {
     const parent = spawn(process.execPath, ['-e', "require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'inherit' }); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
     try {
       const pids = async () => {
-        for (let i = 0; i < 50; i++) {
+        for (let i = 0; i < 400; i++) {
           const kids = fs.readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, 'utf8').trim();
           if (kids) return [parent.pid!, Number(kids)];
           await new Promise((r) => setTimeout(r, 50));
@@ -142,12 +142,16 @@ describe('bench report', () => {
       const all = await pids();
       const state = (pid: number) => /State:\s+(\S)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1];
       assert.ok(treeRssMb(parent.pid!) > 0);
+      // A signal takes effect when the kernel next schedules the process: poll for the state.
+      const settled = async (ok: (states: string[]) => boolean) => {
+        for (let i = 0; i < 200 && !ok(all.map(state)); i++) await new Promise((r) => setTimeout(r, 50));
+        return all.map(state);
+      };
       setTreeFrozen(parent.pid!, true);
-      await new Promise((r) => setTimeout(r, 100));
-      assert.deepEqual(all.map(state), ['T', 'T']);
+      assert.deepEqual(await settled((s) => s.every((x) => x === 'T')), ['T', 'T']);
       setTreeFrozen(parent.pid!, false);
-      await new Promise((r) => setTimeout(r, 100));
-      assert.ok(all.map(state).every((s) => s === 'S' || s === 'R'), all.map(state).join());
+      const thawed = await settled((s) => s.every((x) => x === 'S' || x === 'R'));
+      assert.ok(thawed.every((s) => s === 'S' || s === 'R'), thawed.join());
     } finally {
       setTreeFrozen(parent.pid!, false);
       for (const pid of fs.readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) process.kill(Number(pid), 'SIGKILL');
