@@ -11,6 +11,7 @@
 //   npm run bench:hop [-- --rounds 5]
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { numberArg } from './load/args.js';
+import { percentile } from './load/latency_recorder.js';
 
 const POLL_MS = 2;
 const PARSE_MS = 0.3;
@@ -68,7 +69,7 @@ const busy = (ms: number) => {
   const until = performance.now() + ms;
   while (performance.now() < until);
 };
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
 
 /** One request's hand-off: [round trip from the run's post, the parse's own duration]. */
 async function once(line: Line, mode: Mode): Promise<[number, number]> {

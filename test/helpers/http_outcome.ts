@@ -46,9 +46,9 @@ export function requestOutcome(spec: RequestSpec): Promise<Outcome> {
 }
 
 /** Polls `ready` until it holds; throws with `what` past the deadline (a bound, not a measurement). */
-export async function until(ready: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+export async function until(ready: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!ready()) {
+  while (!(await ready())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { FIXTURES, fixtureModel, MODELS } from '../helpers/paths.js';
 import { getJson, postJson, startServer, type RunningServer } from '../helpers/server_process.js';
+import { until } from '../helpers/http_outcome.js';
 
 const MNIST_P7: Record<number, number> = { 1: 0.995411, 2: 0.992924, 3: 0.993447, 4: 0.99666 };
 const mnistBody = fs.readFileSync(path.join(FIXTURES, 'requests', 'mnist_test0_instances_1x28x28.json'), 'utf8');
@@ -138,12 +139,9 @@ model_config_list {
     assert.equal(failures, 0);
     assert.ok(sawNew, 'version 2 answered');
     // Version 1 is unloaded once 2 serves; wait for its END rather than guess how long that takes.
-    const want = JSON.stringify([['2', 'AVAILABLE'], ['1', 'END']]);
-    let states = '';
-    for (const deadline = Date.now() + 30_000; states !== want && Date.now() < deadline; await new Promise((r) => setTimeout(r, 50))) {
-      states = JSON.stringify((await getJson(server.url('/v1/models/live'))).json.model_version_status.map((s: { version: string; state: string }) => [s.version, s.state]));
-    }
-    assert.equal(states, want);
+    const states = async () => (await getJson(server.url('/v1/models/live'))).json.model_version_status.map((s: { version: string; state: string }) => `${s.version}:${s.state}`).join(' ');
+    await until(async () => (await states()) === '2:AVAILABLE 1:END', 'version 1 to end', 30_000).catch(() => {});
+    assert.equal(await states(), '2:AVAILABLE 1:END');
   });
 
   it('a corrupt version: its status shows the error, the previous version keeps answering', async () => {
