@@ -8,11 +8,14 @@ import { dtypeToTf, type DType } from '../../tensor/dtype.js';
 import type { HostTensor, TensorValues } from '../../tensor/host_tensor.js';
 import { dtypeFromOrt, ORT_TYPE } from './onnx_dtype.js';
 import type { OnnxModel } from './tf_to_onnx.js';
+import { createOrtSessionRunner, type OrtSessionRunner } from './ort_session_runner.js';
 
 export type OnnxDevice = 'cpu' | 'cuda';
 
 export interface OnnxSessionOptions {
   device: OnnxDevice;
+  /** 'public': through onnxruntime-node's public InferenceSession only (see ort_session_runner.ts). */
+  via?: 'public';
 }
 
 /** TF's short type names, as its "Expects arg[i] to be float but int32 is provided" text uses them. */
@@ -42,13 +45,18 @@ function fromOrtTensor(t: ort.Tensor): HostTensor {
 export class OnnxSession {
   private constructor(
     private readonly ort: Ort,
-    private readonly session: ort.InferenceSession,
+    private readonly session: OrtSessionRunner,
     private readonly model: OnnxModel,
   ) {}
 
+  /** How runs reach ONNX Runtime: its native binding directly, or its public API. */
+  get runner(): OrtSessionRunner['kind'] {
+    return this.session.kind;
+  }
+
   static async create(model: OnnxModel, options: OnnxSessionOptions): Promise<OnnxSession> {
     const ort = await loadOrt();
-    const session = await ort.InferenceSession.create(model.bytes, {
+    const session = await createOrtSessionRunner(ort, model.bytes, {
       executionProviders: options.device === 'cuda' ? ['cuda'] : ['cpu'],
       intraOpNumThreads: 1,
       interOpNumThreads: 1,
@@ -56,7 +64,7 @@ export class OnnxSession {
       graphOptimizationLevel: 'all',
       // Warnings (e.g. about unused initializers) would flood the server's log.
       logSeverityLevel: 3,
-    });
+    }, options.via);
     return new OnnxSession(ort, session, model);
   }
 
@@ -76,7 +84,7 @@ export class OnnxSession {
       if (!out) throw new ServingError(Code.INTERNAL, `tensor ${tensor} is not an output of the ONNX graph`);
       return out.name;
     });
-    let results: ort.InferenceSession.OnnxValueMapType;
+    let results: Record<string, ort.Tensor>;
     try {
       results = await this.session.run(inputs, names);
     } catch (e) {
@@ -84,10 +92,10 @@ export class OnnxSession {
       // (e.g. an index out of range): the request is at fault.
       throw invalidArgument(String((e as Error).message ?? e).trim());
     }
-    return names.map((n) => fromOrtTensor(results[n] as ort.Tensor));
+    return names.map((n) => fromOrtTensor(results[n]));
   }
 
   dispose(): void {
-    void this.session.release();
+    this.session.release();
   }
 }

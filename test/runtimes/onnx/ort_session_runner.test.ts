@@ -1,0 +1,92 @@
+// Sessions on onnxruntime-node's native binding (synchronous runs) against sessions through
+// its public InferenceSession: the same answers and the same refusals, without a turn of the
+// event loop per run.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { OnnxSession } from '../../../src/runtimes/onnx/onnx_session.js';
+import { convertToOnnx } from '../../../src/runtimes/onnx/tf_to_onnx.js';
+import { ServingError } from '../../../src/errors/status.js';
+import { a, GraphCase, f32, randomF32 } from './graph_case.js';
+
+/** x [?, 3] float → y = x·W + b (float), its argmax (int64) and whether y > 0 (bool). */
+function denseGraph(): { g: GraphCase; fetch: string[] } {
+  const g = new GraphCase();
+  const x = g.placeholder('x', 'float32', [-1, 3]);
+  const w = g.const('w', randomF32([3, 4], 7));
+  const b = g.const('b', randomF32([4], 8));
+  const y = g.op('BiasAdd', 'y', [g.op('MatMul', 'mm', [x, w], { T: a.type('float32') }), b], { T: a.type('float32') });
+  const axis = g.const('axis', { dtype: 'int32', shape: [], values: Int32Array.of(1) });
+  const argmax = g.op('ArgMax', 'argmax', [y, axis], { T: a.type('float32'), Tidx: a.type('int32'), output_type: a.type('int64') });
+  const zero = g.const('zero', f32([], [0]));
+  const positive = g.op('Greater', 'positive', [y, zero], { T: a.type('float32') });
+  return { g, fetch: [y, argmax, positive] };
+}
+
+async function sessions() {
+  const { g, fetch } = denseGraph();
+  const model = convertToOnnx(g.nodes, g.feeds, fetch);
+  return { fetch, direct: await OnnxSession.create(model, { device: 'cpu' }), viaPublic: await OnnxSession.create(model, { device: 'cpu', via: 'public' }) };
+}
+
+describe('ONNX Runtime session runners', () => {
+  it('runs on the native binding by default, and answers as the public InferenceSession does', async () => {
+    const { fetch, direct, viaPublic } = await sessions();
+    try {
+      assert.equal(direct.runner, 'binding');
+      assert.equal(viaPublic.runner, 'public');
+      for (const rows of [1, 5]) {
+        const feeds = new Map([['x', randomF32([rows, 3], rows)]]);
+        const [got, want] = [await direct.run(feeds, fetch), await viaPublic.run(feeds, fetch)];
+        assert.deepEqual(got.map((t) => t.dtype), ['float32', 'int64', 'bool']);
+        assert.deepEqual(got, want);
+        assert.deepEqual(got[0].shape, [rows, 4]);
+      }
+    } finally {
+      direct.dispose();
+      viaPublic.dispose();
+    }
+  });
+
+  it('refuses a feed that does not fit the graph with the same INVALID_ARGUMENT either way', async () => {
+    const { fetch, direct, viaPublic } = await sessions();
+    try {
+      const feeds = new Map([['x', randomF32([2, 5], 1)]]);
+      const refusal = async (s: OnnxSession) => s.run(feeds, fetch).then(() => assert.fail('ran'), (e: unknown) => e as ServingError);
+      const [got, want] = [await refusal(direct), await refusal(viaPublic)];
+      assert.ok(got instanceof ServingError);
+      assert.equal(got.code, want.code);
+      assert.equal(got.message, want.message);
+      assert.match(got.message, /dimension|shape/i);
+    } finally {
+      direct.dispose();
+      viaPublic.dispose();
+    }
+  });
+
+  it('runs one after another within one turn of the event loop (the public API waits for a turn per run)', async () => {
+    const { fetch, direct, viaPublic } = await sessions();
+    try {
+      const feeds = new Map([['x', randomF32([1, 3], 3)]]);
+      const turnsDuringRuns = async (s: OnnxSession) => {
+        let turns = 0;
+        const tick = setInterval(() => {}, 1 << 30); // keeps the loop alive; setImmediate below counts its turns
+        let counting = true;
+        const count = () => {
+          if (!counting) return;
+          turns++;
+          setImmediate(count);
+        };
+        setImmediate(count);
+        for (let i = 0; i < 5; i++) await s.run(feeds, fetch);
+        counting = false;
+        clearInterval(tick);
+        return turns;
+      };
+      assert.equal(await turnsDuringRuns(direct), 0);
+      assert.ok((await turnsDuringRuns(viaPublic)) >= 4);
+    } finally {
+      direct.dispose();
+      viaPublic.dispose();
+    }
+  });
+});
