@@ -143,7 +143,7 @@ export async function runLatencyBench(o: LatencyBenchOptions): Promise<LatencyRe
     }
     log('REST :predict beside the echo, 32 connections');
     results.overhead = await runOverheadExperiment(quick ? 2 : 5, quick ? 1 : 2, 32);
-    log(`  ${results.overhead.predictRps.toFixed(0)} / ${results.overhead.echoRps.toFixed(0)} req/s`);
+    log(`  ${results.overhead.predictRps.toFixed(0)} / ${results.overhead.echoRps.toFixed(0)} req/s; event-loop CPU per request ${results.overhead.predictCpu.mainUs.toFixed(1)} / ${results.overhead.echoCpu.mainUs.toFixed(1)} µs`);
     log('gRPC Predict beside REST :predict, server CPU per call');
     results.grpc = await measureGrpcCpu(o.runtimes[0] ?? 'auto', 32, quick ? 2 : 5, quick ? 1 : 2);
     log(`  ${results.grpc.grpcCpuMsPerCall.toFixed(3)} vs ${results.grpc.restCpuMsPerCall.toFixed(3)} ms`);

@@ -1,5 +1,6 @@
 // The latency bench as Markdown: a section of its own file (bench:latency) or of the report.
 import type { LatencyResults } from './latency_bench.js';
+import { cpuPerRequestLine } from '../report/overhead_experiment.js';
 
 const f = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : '–');
 
@@ -13,6 +14,7 @@ export function latencyMarkdown(r: LatencyResults, heading = '##'): string {
   out.push('| target | measured | goal | |', '|---|---|---|---|');
   for (const t of r.targets) out.push(`| ${t.name} | ${t.measured} | ${t.goal} | ${t.met ? 'met' : '**missed**'} |`);
   out.push('');
+  if (r.overhead) out.push(`REST beside the echo: ${cpuPerRequestLine(r.overhead)}`, '');
   for (const rt of r.runtimes) {
     out.push(`${heading}# ${rt.runtime.resolved}`, '', rt.runtime.reason, '');
     const rates = rt.models[0]?.open.map((p) => p.ratePerSec) ?? [];

@@ -11,6 +11,8 @@ export function hasWrk(): boolean {
 
 export interface WrkResult {
   rps: number;
+  /** Requests completed. */
+  requests: number;
   latency: string;
   meanMs: number;
   p99Ms: number;
@@ -36,6 +38,7 @@ export function runWrk(url: string, body: string, connections: number, seconds: 
   const p99 = /^\s+99%\s+(\S+)/m.exec(r.stdout)?.[1];
   return {
     rps,
+    requests: Number(/(\d+) requests in/.exec(r.stdout)?.[1] ?? NaN),
     latency: latency ? `mean ${latency[1]}, stdev ${latency[2]}, max ${latency[3]}, non-2xx ${non2xx}` : r.stdout,
     meanMs: toMs(latency?.[1]),
     p99Ms: toMs(p99),

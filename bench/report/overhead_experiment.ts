@@ -1,13 +1,23 @@
 // Serving overhead: tfgate's :predict on the tiny half_plus_two model against a bare Hono
 // JSON echo route (the floor any Hono server pays), same body, same client, rounds
-// interleaved, best of each kept.
+// interleaved, best of each kept. Beside the rates, each server's CPU per request, on its
+// event-loop thread and in the whole process: with the client on the same cores the rates
+// are noisy, and CPU per request says where the difference is spent.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runLoadInWorker } from '../load/load_worker.js';
 import { hasWrk, runWrk } from '../load/wrk.js';
-import { REPO, startNodeProcess, startTfgate, stopProcess, waitModelAvailable } from './processes.js';
+import { REPO, mainThreadCpuMs, processCpuMs, startNodeProcess, startTfgate, stopProcess, waitModelAvailable } from './processes.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Server CPU per request answered, µs (least of the rounds). */
+export interface CpuPerRequest {
+  /** The event-loop thread: HTTP, routing, JSON, hand-offs. */
+  mainUs: number;
+  /** Every thread of the process (executors, GC helpers included). */
+  processUs: number;
+}
 
 export interface OverheadResult {
   client: string;
@@ -15,6 +25,8 @@ export interface OverheadResult {
   predictRps: number;
   /** predict ÷ echo requests/s. */
   ratio: number;
+  echoCpu: CpuPerRequest;
+  predictCpu: CpuPerRequest;
 }
 
 export async function runOverheadExperiment(seconds: number, rounds: number, connections: number): Promise<OverheadResult> {
@@ -25,7 +37,18 @@ export async function runOverheadExperiment(seconds: number, rounds: number, con
     await waitModelAvailable(tfgate.port, 'half_plus_two');
     const urls = { echo: `http://127.0.0.1:${echo.port}/echo`, predict: `http://127.0.0.1:${tfgate.port}/v1/models/half_plus_two:predict` };
     const useWrk = hasWrk();
-    const measure = async (url: string) => (useWrk ? runWrk(url, body, connections, seconds).rps : (await runLoadInWorker({ url, body, mode: { kind: 'concurrency', connections }, durationMs: seconds * 1000 })).rps);
+    const load = async (url: string) => {
+      if (useWrk) return runWrk(url, body, connections, seconds);
+      const r = await runLoadInWorker({ url, body, mode: { kind: 'concurrency', connections }, durationMs: seconds * 1000 });
+      return { rps: r.rps, requests: r.recorder.count };
+    };
+    const measure = async (url: string, pid: number) => {
+      const [main0, all0] = [mainThreadCpuMs(pid), processCpuMs(pid)];
+      const { rps, requests } = await load(url);
+      const perRequestUs = (ms: number) => (requests > 0 ? (ms * 1000) / requests : NaN);
+      return { rps, cpu: { mainUs: perRequestUs(mainThreadCpuMs(pid) - main0), processUs: perRequestUs(processCpuMs(pid) - all0) } };
+    };
+    const least = (a: CpuPerRequest | undefined, b: CpuPerRequest): CpuPerRequest => (a ? { mainUs: Math.min(a.mainUs, b.mainUs), processUs: Math.min(a.processUs, b.processUs) } : b);
     // Unmeasured first: JIT, the runtime's first-shape sessions and the connections' set-up
     // otherwise land in the first round, which a quick run (one round) would report.
     const warmUp = (url: string) => runLoadInWorker({ url, body, mode: { kind: 'concurrency', connections }, durationMs: 1000 });
@@ -33,12 +56,28 @@ export async function runOverheadExperiment(seconds: number, rounds: number, con
     await warmUp(urls.predict);
     let echoRps = 0;
     let predictRps = 0;
+    let echoCpu: CpuPerRequest | undefined;
+    let predictCpu: CpuPerRequest | undefined;
     for (let round = 0; round < rounds; round++) {
-      echoRps = Math.max(echoRps, await measure(urls.echo));
-      predictRps = Math.max(predictRps, await measure(urls.predict));
+      const e = await measure(urls.echo, echo.proc.pid!);
+      const p = await measure(urls.predict, tfgate.proc.pid!);
+      echoRps = Math.max(echoRps, e.rps);
+      predictRps = Math.max(predictRps, p.rps);
+      echoCpu = least(echoCpu, e.cpu);
+      predictCpu = least(predictCpu, p.cpu);
     }
-    return { client: `${useWrk ? 'wrk' : 'tfgate generator'}, ${connections} connections`, echoRps, predictRps, ratio: predictRps / echoRps };
+    return { client: `${useWrk ? 'wrk' : 'tfgate generator'}, ${connections} connections`, echoRps, predictRps, ratio: predictRps / echoRps, echoCpu: echoCpu!, predictCpu: predictCpu! };
   } finally {
     await Promise.all([stopProcess(echo.proc), stopProcess(tfgate.proc)]);
   }
+}
+
+/** The CPU figures as one sentence of the reports. */
+export function cpuPerRequestLine(o: OverheadResult): string {
+  const us = (v: number) => (Number.isFinite(v) ? `${v.toFixed(1)} µs` : '–');
+  return (
+    `Server CPU per request (least of the rounds): tfgate ${us(o.predictCpu.mainUs)} on its event loop, ${us(o.predictCpu.processUs)} in all its threads; ` +
+    `the echo ${us(o.echoCpu.mainUs)} and ${us(o.echoCpu.processUs)}. With the client on the same cores, the event loop's share bounds the rate: ` +
+    `echo ÷ tfgate event-loop CPU ${Number.isFinite(o.predictCpu.mainUs) && o.predictCpu.mainUs > 0 ? (o.echoCpu.mainUs / o.predictCpu.mainUs).toFixed(2) : '–'}.`
+  );
 }

@@ -80,10 +80,20 @@ export async function stopProcess(proc: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** CPU time (user + system, all threads) a process has used, ms; /proc counts in clock ticks of 10 ms. */
-export function processCpuMs(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+/** User + system CPU ms in a /proc stat line; /proc counts in clock ticks of 10 ms. */
+function statCpuMs(statPath: string): number {
+  const fields = fs.readFileSync(statPath, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU time (user + system, all threads) a process has used, ms. */
+export function processCpuMs(pid: number): number {
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/** CPU time a process's main thread (its event loop, for Node) has used, ms. */
+export function mainThreadCpuMs(pid: number): number {
+  return statCpuMs(`/proc/${pid}/task/${pid}/stat`);
 }
 
 function childrenOf(pid: number): number[] {

@@ -76,7 +76,7 @@ function syntheticResults(adaptiveMs: Record<number, number>, naiveMs: Record<nu
       peakRssMb: { naive: 100, executors: 200, fixed_0: 200, adaptive: 200 },
     },
     eventLoop: { modelMs: 4, seconds: 1, rows: [{ setup: 'naive', ratePerSec: 2, predict: summary(5), status: summary(1) }] },
-    overhead: { client: 'wrk', echoRps: 1000, predictRps: 800, ratio: 0.8 },
+    overhead: { client: 'wrk', echoRps: 1000, predictRps: 800, ratio: 0.8, echoCpu: { mainUs: 41, processUs: 44 }, predictCpu: { mainUs: 78.5, processUs: 112 } },
     targets: [],
   };
 }
@@ -123,6 +123,8 @@ describe('bench report', () => {
       for (const heading of ['## Targets', '## The bench model', '### Beside the seed', '### Every set-up', '## The event-loop experiment', '## Serving overhead', '## The load generator against wrk']) assert.ok(md.includes(heading), heading);
       assert.match(md, /\| 20 \| 4100 \| 6000 \|/); // the seed's 4.1 s beside naive's 200 ms scaled by 300/10
       assert.match(md, /!\[latency vs users\]\(synthetic-latency-vs-users\.svg\)/);
+      // The overhead section says where the CPU goes: tfgate's event loop beside the echo's, and their ratio.
+      assert.match(md, /tfgate 78\.5 µs on its event loop, 112\.0 µs in all its threads; the echo 41\.0 µs and 44\.0 µs\..*event-loop CPU 0\.52\./);
     } finally {
       fs.rmSync(bench, { recursive: true, force: true });
     }
