@@ -12,7 +12,7 @@ import { REPO, mainThreadCpuMs, processCpuMs, startNodeProcess, startTfgate, sto
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** Server CPU per request answered, µs (least of the rounds). */
-export interface CpuPerRequest {
+interface CpuPerRequest {
   /** The event-loop thread: HTTP, routing, JSON, hand-offs. */
   mainUs: number;
   /** Every thread of the process (executors, GC helpers included). */
