@@ -10,7 +10,7 @@ import { describeMlp, writeMlpSavedModel } from '../../test_util/savedmodel/mode
 import { RuntimeUnavailableError, selectRuntime } from '../../src/runtimes/runtime_selection.js';
 import type { RuntimeChoice } from '../../src/config/flags.js';
 import { REPO, alone, startNodeProcess, startTfgate, stopProcess, waitModelAvailable } from '../report/processes.js';
-import { runOverheadExperiment, type OverheadResult } from '../report/overhead_experiment.js';
+import { cpuPerRequestLine, runOverheadExperiment, type OverheadResult } from '../report/overhead_experiment.js';
 import type { Target } from '../report/results.js';
 import { measureGrpcCpu, type GrpcCpuResult } from './grpc_cpu.js';
 import { measureModel, type LatencyModel, type LatencyModelResult } from './latency_experiment.js';
@@ -143,7 +143,7 @@ export async function runLatencyBench(o: LatencyBenchOptions): Promise<LatencyRe
     }
     log('REST :predict beside the echo, 32 connections');
     results.overhead = await runOverheadExperiment(quick ? 2 : 5, quick ? 1 : 2, 32);
-    log(`  ${results.overhead.predictRps.toFixed(0)} / ${results.overhead.echoRps.toFixed(0)} req/s; event-loop CPU per request ${results.overhead.predictCpu.mainUs.toFixed(1)} / ${results.overhead.echoCpu.mainUs.toFixed(1)} µs`);
+    log(`  ${results.overhead.predictRps.toFixed(0)} / ${results.overhead.echoRps.toFixed(0)} req/s; ${cpuPerRequestLine(results.overhead)}`);
     log('gRPC Predict beside REST :predict, server CPU per call');
     results.grpc = await measureGrpcCpu(o.runtimes[0] ?? 'auto', 32, quick ? 2 : 5, quick ? 1 : 2);
     log(`  ${results.grpc.grpcCpuMsPerCall.toFixed(3)} vs ${results.grpc.restCpuMsPerCall.toFixed(3)} ms`);

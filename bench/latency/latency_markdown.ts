@@ -14,7 +14,8 @@ export function latencyMarkdown(r: LatencyResults, heading = '##'): string {
   out.push('| target | measured | goal | |', '|---|---|---|---|');
   for (const t of r.targets) out.push(`| ${t.name} | ${t.measured} | ${t.goal} | ${t.met ? 'met' : '**missed**'} |`);
   out.push('');
-  if (r.overhead) out.push(`REST beside the echo: ${cpuPerRequestLine(r.overhead)}`, '');
+  const cpu = r.overhead && cpuPerRequestLine(r.overhead);
+  if (cpu) out.push(`REST beside the echo: ${cpu}`, '');
   for (const rt of r.runtimes) {
     out.push(`${heading}# ${rt.runtime.resolved}`, '', rt.runtime.reason, '');
     const rates = rt.models[0]?.open.map((p) => p.ratePerSec) ?? [];

@@ -25,8 +25,9 @@ export interface OverheadResult {
   predictRps: number;
   /** predict ÷ echo requests/s. */
   ratio: number;
-  echoCpu: CpuPerRequest;
-  predictCpu: CpuPerRequest;
+  /** Absent in result files written before it was measured. */
+  echoCpu?: CpuPerRequest;
+  predictCpu?: CpuPerRequest;
 }
 
 export async function runOverheadExperiment(seconds: number, rounds: number, connections: number): Promise<OverheadResult> {
@@ -72,12 +73,14 @@ export async function runOverheadExperiment(seconds: number, rounds: number, con
   }
 }
 
-/** The CPU figures as one sentence of the reports. */
-export function cpuPerRequestLine(o: OverheadResult): string {
+/** The CPU figures as one sentence of the reports; none for a result file without them. */
+export function cpuPerRequestLine(o: OverheadResult): string | undefined {
+  const { echoCpu: echo, predictCpu: tfgate } = o;
+  if (!echo || !tfgate) return undefined;
   const us = (v: number) => (Number.isFinite(v) ? `${v.toFixed(1)} µs` : '–');
   return (
-    `Server CPU per request (least of the rounds): tfgate ${us(o.predictCpu.mainUs)} on its event loop, ${us(o.predictCpu.processUs)} in all its threads; ` +
-    `the echo ${us(o.echoCpu.mainUs)} and ${us(o.echoCpu.processUs)}. With the client on the same cores, the event loop's share bounds the rate: ` +
-    `echo ÷ tfgate event-loop CPU ${Number.isFinite(o.predictCpu.mainUs) && o.predictCpu.mainUs > 0 ? (o.echoCpu.mainUs / o.predictCpu.mainUs).toFixed(2) : '–'}.`
+    `Server CPU per request (least of the rounds): tfgate ${us(tfgate.mainUs)} on its event loop, ${us(tfgate.processUs)} in all its threads; ` +
+    `the echo ${us(echo.mainUs)} and ${us(echo.processUs)}. With the client on the same cores, the event loop's share bounds the rate: ` +
+    `echo ÷ tfgate event-loop CPU ${Number.isFinite(tfgate.mainUs) && tfgate.mainUs > 0 ? (echo.mainUs / tfgate.mainUs).toFixed(2) : '–'}.`
   );
 }

@@ -144,7 +144,8 @@ export async function writeReport(r: BenchResults, benchDir: string, main = true
 
   out.push('## Serving overhead', '');
   out.push(`tfgate :predict on half_plus_two: ${r.overhead.predictRps.toFixed(0)} req/s; a bare Hono JSON echo: ${r.overhead.echoRps.toFixed(0)} req/s (${r.overhead.client}, best of rounds): ratio ${r.overhead.ratio.toFixed(2)}.`, '');
-  out.push(cpuPerRequestLine(r.overhead), '');
+  const cpu = cpuPerRequestLine(r.overhead);
+  if (cpu) out.push(cpu, '');
   if (r.latency) out.push(latencyMarkdown(r.latency));
   if (s.generatorCheck) out.push('## The load generator against wrk', '', `Saturating ${s.generatorCheck.route} with the same connections: wrk ${s.generatorCheck.wrkRps.toFixed(0)} req/s, tfgate's generator ${s.generatorCheck.generatorRps.toFixed(0)} req/s (ratio ${s.generatorCheck.ratio.toFixed(3)}).`, '');
   write(mdPath, out.join('\n'));

@@ -130,6 +130,21 @@ describe('bench report', () => {
     }
   });
 
+  it('renders a results file written before CPU per request was measured, without the CPU sentence', async () => {
+    const bench = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-'));
+    try {
+      const r = syntheticResults({ 1: 11.5, 20: 20 }, { 1: 11, 20: 200 }, { 1: 11, 20: 19 }, 460);
+      r.overhead = { client: 'wrk', echoRps: 1000, predictRps: 800, ratio: 0.8 };
+      r.targets = evaluateTargets(r);
+      await writeReport(r, bench);
+      const md = fs.readFileSync(path.join(bench, 'results', 'synthetic.md'), 'utf8');
+      assert.ok(md.includes('## Serving overhead'));
+      assert.doesNotMatch(md, /Server CPU per request/);
+    } finally {
+      fs.rmSync(bench, { recursive: true, force: true });
+    }
+  });
+
   it('freezes and thaws a whole process tree', async () => {
     const parent = spawn(process.execPath, ['-e', "require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'inherit' }); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
     try {
