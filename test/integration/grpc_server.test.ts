@@ -36,7 +36,8 @@ describe('gRPC API (real process)', () => {
 
   before(async () => {
     root = tempDir();
-    await writeQueueingConvModel(path.join(root, 'conv', '1'), HW, 3);
+    // Four times the default filters' work: a run outlasts the decoding of the next requests by far.
+    await writeQueueingConvModel(path.join(root, 'conv', '1'), HW, 3, [128, 256]);
     const convInput = Array.from({ length: HW * HW }, (_, i) => (i % 7) / 7);
     convRequest = { model_spec: { name: 'conv' }, inputs: { images: { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: 1 }, { size: HW }, { size: HW }, { size: 1 }] }, tensor_content: floatBytes(convInput) } } };
     // The conv model's queue holds one batch of one request: easy to fill.
