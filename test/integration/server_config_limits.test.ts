@@ -74,19 +74,14 @@ describe('tfgate server: YAML config reload and limits (real process)', () => {
 
   it('a model added to the YAML file is served after the next config poll; a removed one stops serving, its status END', async () => {
     fs.writeFileSync(yamlFile, yaml([['hp2', path.join(REPO_ROOT, 'model_repository', 'half_plus_two')], ['hp3', path.join(MODELS, 'saved_model_half_plus_three')]]));
-    let r = await postJson(server.url('/v1/models/hp3:predict'), { instances: [1.0] });
-    for (let i = 0; i < 80 && r.status !== 200; i++) {
-      await new Promise((res) => setTimeout(res, 100));
-      r = await postJson(server.url('/v1/models/hp3:predict'), { instances: [1.0] });
-    }
-    assert.deepEqual(r.json, { predictions: [3.5] });
+    // Each wait ends in the assertion below it, which says what was there instead.
+    const hp3 = () => postJson(server.url('/v1/models/hp3:predict'), { instances: [1.0] });
+    await until(async () => (await hp3()).status === 200, 'hp3 to serve', 8_000).catch(() => {});
+    assert.deepEqual((await hp3()).json, { predictions: [3.5] });
     // TF Serving's state monitor keeps a removed model's versions, END.
-    let status = await getJson(server.url('/v1/models/slow'));
-    for (let i = 0; i < 300 && status.json.model_version_status?.[0]?.state !== 'END'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      status = await getJson(server.url('/v1/models/slow'));
-    }
-    assert.deepEqual(status.json.model_version_status.map((v: { state: string; status: { error_code: string } }) => [v.state, v.status.error_code]), [['END', 'OK']]);
+    const slowStates = async () => (await getJson(server.url('/v1/models/slow'))).json.model_version_status as { state: string; status: { error_code: string } }[];
+    await until(async () => (await slowStates())?.[0]?.state === 'END', 'slow to end', 30_000).catch(() => {});
+    assert.deepEqual((await slowStates()).map((v) => [v.state, v.status.error_code]), [['END', 'OK']]);
     assert.equal((await postJson(server.url('/v1/models/slow:predict'), { instances: [[0.5]] })).status, 404);
   });
 
