@@ -9,6 +9,7 @@ import { concatRows, padDims, padRows, sliceRows } from '../tensor/batch_rows.js
 import { AdmissionCount, type Release } from '../core/admission.js';
 import type { RunOptions, RunStats, ServableVersion } from '../services/servable_version.js';
 import { paddedSize, type Batch, type BatchQueue, type QueueOptions, type SharedBatchScheduler } from './batch_scheduler.js';
+import { markRequestOwned } from '../tensor/request_owned.js';
 
 export interface BatchTask {
   /** The loaded version that runs the batch. */
@@ -180,7 +181,8 @@ export async function processBatch(queue: BatchQueue<BatchTask>, batch: Batch<Ba
       Object.keys(first.inputs).map((n) => {
         const parts = pieces.map((p) => (p.size === p.taskSize ? p.task.inputs[n] : sliceRows(p.task.inputs[n], p.offset, p.size)));
         const rows = concatRows(padToLargest(parts));
-        return [n, padRows(rows, batch.paddedSize, padRow)];
+        // Stacked for this batch alone: it may be moved to the executor thread.
+        return [n, markRequestOwned(padRows(rows, batch.paddedSize, padRow))];
       }),
     );
     const batchStats: RunStats = {};

@@ -10,6 +10,7 @@ import type { HostTensor } from '../tensor/host_tensor.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, ModelDescription, RunLineOffer, RunReply, RunRequest } from './protocol.js';
 import { RunLine } from './run_line.js';
+import { takeTransferList } from '../tensor/request_owned.js';
 import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
 import { AdmissionCount, type Release } from '../core/admission.js';
 
@@ -212,7 +213,9 @@ export class ExecutorPool {
       if (!group.length) continue;
       this.inFlight++;
       const requests = group.map((w) => w.request);
-      const reply = line ? line.send(requests) : (this.pool.run({ kind: 'runMany', requests } satisfies ExecutorTask) as Promise<ExecutorReply>);
+      // Tensors their request alone holds move to the thread; the rest are copied.
+      const transferList = takeTransferList(requests.flatMap((r) => Object.values(r.inputs)));
+      const reply = line ? line.send(requests, transferList) : (this.pool.run({ kind: 'runMany', requests } satisfies ExecutorTask, { transferList }) as Promise<ExecutorReply>);
       void this.deliver(group, reply).finally(() => {
         if (--this.inFlight === 0) for (const w of this.drainedWaiters.splice(0)) w();
         if (this.waiting.length && !this.flushScheduled) this.flush();

@@ -27,13 +27,13 @@ export class RunLine {
     return !this.answer && !this.closed;
   }
 
-  /** Runs `requests` on the thread; only when idle. */
-  send(requests: RunRequest[]): Promise<ExecutorReply> {
+  /** Runs `requests` on the thread; only when idle. `transfer`: buffers moved, not copied (detached here). */
+  send(requests: RunRequest[], transfer: ArrayBuffer[] = []): Promise<ExecutorReply> {
     if (!this.idle) return Promise.reject(new Error('run line busy or closed'));
     return new Promise((resolve, reject) => {
       this.answer = { resolve, reject };
       this.port.ref();
-      this.port.postMessage({ requests } satisfies RunLineRequest);
+      this.port.postMessage({ requests } satisfies RunLineRequest, transfer);
     });
   }
 

@@ -8,6 +8,7 @@ import type { PredictionService } from '../services/prediction_service.js';
 import { checkInputAliases } from '../services/predict_checks.js';
 import { CLASSIFY_METHOD_NAME, REGRESS_METHOD_NAME, runExamples, type Classification, type ExampleApi } from '../services/example_inference.js';
 import type { ModelSpec } from '../services/servable_version.js';
+import { markRequestOwned } from '../tensor/request_owned.js';
 import { hostTensorFromProto, hostTensorToProto, hostTensorToProtoFields, tensorProtoFootprint } from '../savedmodel/tensor_proto.js';
 import type { MemoryBudget, MemoryClaim } from '../core/memory_budget.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
@@ -63,7 +64,8 @@ function predictInputs(request: PredictRequestMessage, signature: SignatureSpec,
   const inputs: Record<string, HostTensor> = {};
   for (const [alias, proto] of Object.entries(protos)) {
     try {
-      setOwn(inputs, alias, hostTensorFromProto(proto, `input '${alias}'`));
+      // A fresh copy of the request's bytes: it may be moved to the executor thread.
+      setOwn(inputs, alias, markRequestOwned(hostTensorFromProto(proto, `input '${alias}'`)));
     } catch {
       throw invalidArgument(MSG.tensorParsingError(alias));
     }

@@ -63,6 +63,7 @@
 import { Code, ServingError, invalidArgument, unimplemented } from '../errors/status.js';
 import { dtypeFromTf, tfDataTypeString, type DType } from '../tensor/dtype.js';
 import { allocValues, type HostTensor, type TensorValues } from '../tensor/host_tensor.js';
+import { markRequestOwned } from '../tensor/request_owned.js';
 import type { SignatureSpec, TensorSpec } from '../savedmodel/signature_spec.js';
 import { floatElements, isFloatMember, type JsonObject, type JsonValue } from './json_parse.js';
 import { debugJson, jsonTypeString } from './rapidjson_writer.js';
@@ -309,7 +310,8 @@ function finish(type: InputType, shape: number[], sink: Sink, sample: JsonValue)
     // No leaves were written (else the first one failed): a type tfgate cannot hold at all.
     throw unimplemented(MSG.conversionUnimplemented(debugJson(sample), type.typeName));
   }
-  return { dtype: type.dtype, shape, values: sink.values as TensorValues };
+  // Allocated for this request alone: it may be moved to the executor thread.
+  return markRequestOwned({ dtype: type.dtype, shape, values: sink.values as TensorValues });
 }
 
 /** GetDenseTensorShape: sizes along the first elements. */

@@ -7,6 +7,7 @@ import { ExecutorPool, executorNiceIncrement, type ExecutorTiming } from '../../
 import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { Code, QUEUED_PAST_DEADLINE, ServingError } from '../../src/errors/status.js';
 import { tempDir } from '../helpers/temp.js';
+import { markRequestOwned } from '../../src/tensor/request_owned.js';
 
 const x = (...v: number[]) => ({ x: { dtype: 'float32' as const, shape: [v.length, 1], values: Float32Array.from(v) } });
 
@@ -27,6 +28,16 @@ describe('executor pool', () => {
     assert.deepEqual(Array.from(out.y.values as Float32Array), [2.5, 3]);
     assert.ok(typeof timing.computeMs === 'number' && timing.computeMs >= 0);
     assert.ok(Number.isFinite(timing.handoffMs) && Number.isFinite(timing.handbackMs), JSON.stringify(timing));
+  });
+
+  it('moves the buffers of request-owned inputs to the thread and copies the rest, which stay usable', async () => {
+    const owned = markRequestOwned(x(1, 2).x);
+    const shared = x(5).x; // as a signature default is: sent with every request that omits it
+    const answers = await Promise.all([pool.run('serving_default', { x: owned }), pool.run('serving_default', { x: shared }), pool.run('serving_default', { x: shared })]);
+    assert.deepEqual(answers.map((a) => Array.from(a.y.values as Float32Array)), [[2.5, 3], [4.5], [4.5]]);
+    assert.equal((owned.values as Float32Array).byteLength, 0, 'moved: detached on this side');
+    assert.deepEqual(Array.from(shared.values as Float32Array), [5]);
+    assert.deepEqual(Array.from((await pool.run('serving_default', { x: shared })).y.values as Float32Array), [4.5]);
   });
 
   it('a request whose deadline passed before it left the queue is answered DEADLINE_EXCEEDED and not sent', async () => {
