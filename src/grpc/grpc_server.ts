@@ -6,6 +6,7 @@ import { serviceDefinition } from './service_definitions.js';
 import { predictionServiceImplementation, type PredictionGrpcDeps } from './prediction_service_grpc.js';
 import { modelServiceImplementation, type ModelServiceGrpcDeps } from './model_service_grpc.js';
 import { DRAINING_EVENT, healthImplementation, type HealthDeps } from './health_grpc.js';
+import { serializePredictResponse } from './predict_response_codec.js';
 
 export interface GrpcServerOptions {
   /** --grpc_api_host: the address the TCP port binds to (TF Serving: always 0.0.0.0). */
@@ -64,7 +65,7 @@ export class GrpcServer {
       ...options.channelArguments,
     };
     this.server = new Server(channelOptions);
-    this.server.addService(serviceDefinition('tensorflow.serving.PredictionService'), this.tracked('tensorflow.serving.PredictionService', predictionServiceImplementation(deps)));
+    this.server.addService(serviceDefinition('tensorflow.serving.PredictionService', { Predict: serializePredictResponse }), this.tracked('tensorflow.serving.PredictionService', predictionServiceImplementation(deps)));
     this.server.addService(serviceDefinition('tensorflow.serving.ModelService'), this.tracked('tensorflow.serving.ModelService', modelServiceImplementation(deps)));
     if (options.health) this.server.addService(serviceDefinition('grpc.health.v1.Health'), this.tracked('grpc.health.v1.Health', healthImplementation(deps)));
   }

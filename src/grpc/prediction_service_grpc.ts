@@ -9,7 +9,8 @@ import { checkInputAliases } from '../services/predict_checks.js';
 import { CLASSIFY_METHOD_NAME, REGRESS_METHOD_NAME, runExamples, type Classification, type ExampleApi } from '../services/example_inference.js';
 import type { ModelSpec } from '../services/servable_version.js';
 import { markRequestOwned } from '../tensor/request_owned.js';
-import { hostTensorFromProto, hostTensorToProto, hostTensorToProtoFields, tensorProtoFootprint } from '../savedmodel/tensor_proto.js';
+import { hostTensorFromProto, hostTensorToProto, tensorProtoFootprint } from '../savedmodel/tensor_proto.js';
+import { outputTensorProto } from './predict_response_codec.js';
 import type { MemoryBudget, MemoryClaim } from '../core/memory_budget.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
@@ -128,7 +129,7 @@ function regressionResult(results: number[]) {
 }
 
 export function predictionServiceImplementation(deps: PredictionGrpcDeps): UntypedServiceImplementation {
-  const toProto = deps.serializeAsTensorContent ? hostTensorToProto : hostTensorToProtoFields;
+  const toProto = deps.serializeAsTensorContent ? hostTensorToProto : outputTensorProto;
 
   const examples = (api: ExampleApi) =>
     unary<ExampleRequestMessage, object>(api === 'classify' ? 'classify' : 'regress', deps, async (request, call) => {
@@ -143,6 +144,7 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
       const { spec, signatureName } = modelSpecFrom(request.modelSpec);
       const result = await deps.prediction.predict(spec, signatureName, (signature) => ({ inputs: predictInputs(request, signature, claim, deps.maxElements), outputFilter: request.outputFilter ?? [] }), { deadline: deadlineOf(call) });
       const outputs = Object.fromEntries(Object.entries(result.outputs).map(([k, t]) => [k, toProto(t)]));
+      // Serialized by serializePredictResponse (float and double outputs kept as typed arrays).
       return { model: spec.name, response: { modelSpec: modelSpecMessage(spec.name, result.version, result.signatureName), outputs } };
     }),
 

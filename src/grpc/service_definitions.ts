@@ -13,8 +13,11 @@ function codec(type: protobuf.Type) {
   };
 }
 
-/** `tensorflow.serving.PredictionService` → the definition grpc-js serves. */
-export function serviceDefinition(fullName: string): ServiceDefinition {
+/**
+ * `tensorflow.serving.PredictionService` → the definition grpc-js serves. `responseSerializers`:
+ * a method's own serializer for its responses, in place of protobufjs'.
+ */
+export function serviceDefinition(fullName: string, responseSerializers: Record<string, (value: object) => Buffer> = {}): ServiceDefinition {
   const service = protoRoot().lookupService(fullName);
   const definition: Record<string, ServiceDefinition[string]> = {};
   for (const method of service.methodsArray) {
@@ -27,7 +30,7 @@ export function serviceDefinition(fullName: string): ServiceDefinition {
       responseStream: !!method.responseStream,
       requestSerialize: req.serialize,
       requestDeserialize: req.deserialize,
-      responseSerialize: res.serialize,
+      responseSerialize: responseSerializers[method.name] ?? res.serialize,
       responseDeserialize: res.deserialize,
       originalName: method.name,
     };
