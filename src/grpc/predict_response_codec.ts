@@ -1,12 +1,12 @@
 // The gRPC PredictResponse serializer. protobufjs wants a repeated float as a plain array
 // (the output copied into one first) and writes a packed field one element at a time, an
-// operation object per value: for a 224×224×3 float output that was ~40–90 ms of the event
-// loop per call, against ~1 ms for the same bytes as tensor_content. float_val and double_val
-// are packed fixed-width fields: on the wire, the values' little-endian bytes. So for float
-// and double outputs those bytes are written straight from the output's typed array, after
-// the rest of the TensorProto as protobufjs encodes it — the same bytes protobufjs would
-// write, since it too writes fields in number order and float_val / double_val come after
-// every other field such a tensor sets. Other dtypes go through protobufjs as before.
+// operation object per value: 85–133 ms of the event loop here for a 224×224×3 float
+// output, 5–6 ms when written as below. float_val and double_val are packed fixed-width
+// fields: on the wire, the values' little-endian bytes. So for float and double outputs
+// those bytes are written straight from the output's typed array, after the rest of the
+// TensorProto as protobufjs encodes it — the same bytes protobufjs would write, since it too
+// writes fields in number order and float_val / double_val come after every other field such
+// a tensor sets. Other dtypes go through protobufjs as before.
 import protobuf from 'protobufjs';
 import { protoRoot } from '../proto/index.js';
 import { hostTensorToProtoFields, type TensorProtoObject } from '../savedmodel/tensor_proto.js';
