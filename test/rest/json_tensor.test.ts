@@ -500,6 +500,19 @@ describe('WriteDecimal: floats as TF Serving prints them', () => {
       if (Number.isFinite(f64[0])) assert.equal(formatFloat64(f64[0]), referenceWriteDecimal(f64[0], false), String(f64[0]));
     }
   });
+
+  it('agrees with the exact printf model on float32 values as models output them (the arithmetic fast path)', () => {
+    let seed = 777;
+    const unit = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const draws = [() => unit() * 20 - 10, unit, () => Math.exp(unit() * 76 - 30), () => 10 ** Math.floor(unit() * 34 - 13) * (1 + (unit() - 0.5) * 1e-6)];
+    for (const draw of draws) {
+      for (let i = 0; i < 5000; i++) {
+        const v = Math.fround(draw());
+        assert.equal(formatFloat32(v), referenceWriteDecimal(v, true), String(v));
+        assert.equal(formatFloat32(-v), referenceWriteDecimal(-v, true), String(-v));
+      }
+    }
+  });
 });
 
 /** printf("%.{p}g") from the exact binary value, rounding half to even. */
