@@ -21,6 +21,8 @@ interface EchoComparison {
   gapMs: number;
   tfgate: ProbeResult;
   echo: ProbeResult;
+  /** The echo with one worker-thread round trip per request (hop_echo_server.ts); absent in older results. */
+  hopEcho?: ProbeResult;
 }
 
 interface RuntimeLatency {
@@ -52,16 +54,19 @@ export interface LatencyBenchOptions {
 const HALF_PLUS_TWO_BODY = JSON.stringify({ instances: [[1.0], [2.0], [5.0]] });
 const ECHO_GAPS_MS = [0, 200];
 
-async function compareWithEcho(runtimeChoice: string, requests: number, rounds: number, echoServer: string): Promise<EchoComparison[]> {
+const LOAD_DIR = path.join(REPO, 'dist', 'bench', 'load');
+
+async function compareWithEcho(runtimeChoice: string, requests: number, rounds: number): Promise<EchoComparison[]> {
   const tfgate = await startTfgate('half_plus_two', path.join(REPO, 'model_repository', 'half_plus_two'), [`--runtime=${runtimeChoice}`]);
-  const echo = await startNodeProcess([echoServer], /listening (\d+)/);
-  const servers = [tfgate, echo];
+  const echo = await startNodeProcess([path.join(LOAD_DIR, 'echo_server.js')], /listening (\d+)/);
+  const hopEcho = await startNodeProcess([path.join(LOAD_DIR, 'hop_echo_server.js')], /listening (\d+)/);
+  const servers = [tfgate, echo, hopEcho];
   try {
     await waitModelAvailable(tfgate.port, 'half_plus_two');
-    const urls = new Map([[tfgate, `http://127.0.0.1:${tfgate.port}/v1/models/half_plus_two:predict`], [echo, `http://127.0.0.1:${echo.port}/echo`]]);
+    const urls = new Map([[tfgate, `http://127.0.0.1:${tfgate.port}/v1/models/half_plus_two:predict`], [echo, `http://127.0.0.1:${echo.port}/echo`], [hopEcho, `http://127.0.0.1:${hopEcho.port}/echo`]]);
     const out: EchoComparison[] = [];
     for (const gapMs of ECHO_GAPS_MS) {
-      const runs = new Map<unknown, ProbeResult[]>([[tfgate, []], [echo, []]]);
+      const runs = new Map<unknown, ProbeResult[]>(servers.map((s) => [s, []]));
       // Rounds alternate the two servers, so a noisy spell on the machine hits both.
       for (let round = 0; round < rounds; round++) {
         for (const s of servers) runs.get(s)!.push(await alone(servers, s, () => probeSequential({ url: urls.get(s)!, body: HALF_PLUS_TWO_BODY, requests: gapMs ? requests / 4 : requests, gapMs })));
@@ -70,7 +75,7 @@ async function compareWithEcho(runtimeChoice: string, requests: number, rounds: 
         const sorted = rs.map((r) => r.medianMs).sort((a, b) => a - b);
         return { ...rs[0], count: rs.reduce((a, r) => a + r.count, 0), meanMs: rs.reduce((a, r) => a + r.meanMs, 0) / rs.length, medianMs: sorted[(sorted.length - 1) >> 1] };
       };
-      out.push({ gapMs, tfgate: merged(runs.get(tfgate)!), echo: merged(runs.get(echo)!) });
+      out.push({ gapMs, tfgate: merged(runs.get(tfgate)!), echo: merged(runs.get(echo)!), hopEcho: merged(runs.get(hopEcho)!) });
     }
     return out;
   } finally {
@@ -106,7 +111,6 @@ function evaluate(r: LatencyResults): Target[] {
 export async function runLatencyBench(o: LatencyBenchOptions): Promise<LatencyResults> {
   const { quick, log } = o;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-latency-'));
-  const echoServer = path.join(REPO, 'dist', 'bench', 'load', 'echo_server.js');
   const results: LatencyResults = { date: new Date().toISOString(), quick, machine: { cores: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', node: process.version }, runtimes: [], skipped: {}, targets: [] };
   try {
     const options = { inputDim: 256, hiddenSizes: new Array(o.depth).fill(256), outputDim: 16, activation: 'relu' as const, seed: 3 };
@@ -136,9 +140,9 @@ export async function runLatencyBench(o: LatencyBenchOptions): Promise<LatencyRe
         thinkMs ??= r.thinkMs;
         measured.push(r);
       }
-      log('  half_plus_two one at a time beside a bare Hono echo');
-      const echo = await compareWithEcho(choice, quick ? 400 : 2000, quick ? 2 : 4, echoServer);
-      for (const e of echo) log(`    gap ${e.gapMs} ms: median tfgate ${e.tfgate.medianMs.toFixed(3)} ms, echo ${e.echo.medianMs.toFixed(3)} ms`);
+      log('  half_plus_two one at a time beside a bare Hono echo, and the echo through a worker thread');
+      const echo = await compareWithEcho(choice, quick ? 400 : 2000, quick ? 2 : 4);
+      for (const e of echo) log(`    gap ${e.gapMs} ms: median tfgate ${e.tfgate.medianMs.toFixed(3)} ms, echo ${e.echo.medianMs.toFixed(3)} ms, echo through a thread ${e.hopEcho?.medianMs.toFixed(3)} ms`);
       results.runtimes.push({ runtime, models: measured, echo });
     }
     log('REST :predict beside the echo, 32 connections');

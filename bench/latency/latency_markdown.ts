@@ -28,9 +28,15 @@ export function latencyMarkdown(r: LatencyResults, heading = '##'): string {
     out.push('', `Where a lone request's time goes inside tfgate (Server-Timing means, one request at a time with the think time between; client mean beside):`, '');
     out.push(`| model | ${STAGES.join(' | ')} | client |`, `|---|${STAGES.map(() => '---|').join('')}---|`);
     for (const m of rt.models) out.push(`| ${m.label} | ${STAGES.map((s) => f(m.breakdown.serverMs[s] ?? 0, 3)).join(' | ')} | ${f(m.breakdown.meanMs, 3)} |`);
-    out.push('', 'half_plus_two one request at a time, tfgate beside a bare Hono JSON echo (median ms):', '');
-    out.push('| idle before each | tfgate | echo | difference |', '|---|---|---|---|');
-    for (const e of rt.echo) out.push(`| ${e.gapMs ? `${e.gapMs} ms` : 'none'} | ${f(e.tfgate.medianMs, 3)} | ${f(e.echo.medianMs, 3)} | ${f(e.tfgate.medianMs - e.echo.medianMs, 3)} |`);
+    const withHop = rt.echo.some((e) => e.hopEcho);
+    out.push('', `half_plus_two one request at a time, tfgate beside a bare Hono JSON echo${withHop ? ' and the same echo sending each body to a worker thread and back before answering (the floor for a server that keeps work off its event loop)' : ''} (median ms):`, '');
+    if (withHop) out.push('| idle before each | tfgate | echo | tfgate − echo | echo through a thread | thread − echo | tfgate − echo through a thread |', '|---|---|---|---|---|---|---|');
+    else out.push('| idle before each | tfgate | echo | difference |', '|---|---|---|---|');
+    for (const e of rt.echo) {
+      const cells = [e.gapMs ? `${e.gapMs} ms` : 'none', f(e.tfgate.medianMs, 3), f(e.echo.medianMs, 3), f(e.tfgate.medianMs - e.echo.medianMs, 3)];
+      if (withHop) cells.push(f(e.hopEcho?.medianMs ?? NaN, 3), f((e.hopEcho?.medianMs ?? NaN) - e.echo.medianMs, 3), f(e.tfgate.medianMs - (e.hopEcho?.medianMs ?? NaN), 3));
+      out.push(`| ${cells.join(' | ')} |`);
+    }
     out.push('');
   }
   for (const [choice, why] of Object.entries(r.skipped)) out.push(`Runtime ${choice} skipped: ${why}`, '');
