@@ -111,12 +111,13 @@ function unary<Req, Res>(api: string, deps: PredictionGrpcDeps, handle: (request
   };
 }
 
-/** Bytes of tensor_content a decoded PredictRequest holds (the largest part of a big message). */
+/** Bytes of tensor_content and packed float / double values a decoded PredictRequest holds (the largest part of a big message). */
 function heldTensorBytes(request: unknown): number {
   const inputs = (request as PredictRequestMessage | undefined)?.inputs;
   if (!inputs || typeof inputs !== 'object') return 0;
+  const typedBytes = (v: unknown) => (ArrayBuffer.isView(v) ? v.byteLength : 0);
   let n = 0;
-  for (const proto of Object.values(inputs)) n += proto?.tensorContent?.length ?? 0;
+  for (const proto of Object.values(inputs)) n += (proto?.tensorContent?.length ?? 0) + typedBytes(proto?.floatVal) + typedBytes(proto?.doubleVal);
   return n;
 }
 

@@ -13,11 +13,14 @@ function codec(type: protobuf.Type) {
   };
 }
 
-/**
- * `tensorflow.serving.PredictionService` → the definition grpc-js serves. `responseSerializers`:
- * a method's own serializer for its responses, in place of protobufjs'.
- */
-export function serviceDefinition(fullName: string, responseSerializers: Record<string, (value: object) => Buffer> = {}): ServiceDefinition {
+/** A method's own codec, in place of protobufjs' for its requests and / or responses. */
+interface MethodCodec {
+  deserializeRequest?: (bytes: Buffer) => object;
+  serializeResponse?: (value: object) => Buffer;
+}
+
+/** `tensorflow.serving.PredictionService` → the definition grpc-js serves; `own`: codecs by method name. */
+export function serviceDefinition(fullName: string, own: Record<string, MethodCodec> = {}): ServiceDefinition {
   const service = protoRoot().lookupService(fullName);
   const definition: Record<string, ServiceDefinition[string]> = {};
   for (const method of service.methodsArray) {
@@ -29,8 +32,8 @@ export function serviceDefinition(fullName: string, responseSerializers: Record<
       requestStream: !!method.requestStream,
       responseStream: !!method.responseStream,
       requestSerialize: req.serialize,
-      requestDeserialize: req.deserialize,
-      responseSerialize: responseSerializers[method.name] ?? res.serialize,
+      requestDeserialize: own[method.name]?.deserializeRequest ?? req.deserialize,
+      responseSerialize: own[method.name]?.serializeResponse ?? res.serialize,
       responseDeserialize: res.deserialize,
       originalName: method.name,
     };

@@ -16,8 +16,9 @@ export interface TensorProtoObject {
   tensorShape?: TensorShapeObject;
   tensorContent?: Uint8Array;
   halfVal?: number[];
-  floatVal?: number[];
-  doubleVal?: number[];
+  /** A typed array when decoded from a gRPC request's packed field (predict_request_codec.ts). */
+  floatVal?: number[] | Float32Array;
+  doubleVal?: number[] | Float64Array;
   intVal?: number[];
   stringVal?: Uint8Array[];
   int64Val?: Array<number | string>;
@@ -51,8 +52,8 @@ const VAL_FIELD: Readonly<Record<DType, ValField>> = {
   string: 'stringVal',
 };
 
-function valField(proto: TensorProtoObject, dtype: DType): readonly unknown[] | undefined {
-  return (proto as Record<ValField, readonly unknown[] | undefined>)[VAL_FIELD[dtype]];
+function valField(proto: TensorProtoObject, dtype: DType): ArrayLike<unknown> | undefined {
+  return (proto as Record<ValField, ArrayLike<unknown> | undefined>)[VAL_FIELD[dtype]];
 }
 
 /** Sets `dtype`'s *_val field of a TensorProto object (or protobufjs init object). */
@@ -79,13 +80,13 @@ export function toValField(dtype: DType, values: TensorValues): unknown[] {
 }
 
 /** A *_val field's elements as typed storage takes them: int64 / uint64 as bigints, bool as 1 / 0. */
-function fromValField(dtype: DType, field: readonly unknown[]): readonly unknown[] {
+function fromValField(dtype: DType, field: ArrayLike<unknown>): ArrayLike<unknown> {
   switch (dtype) {
     case 'int64':
     case 'uint64':
-      return field.map((v) => BigInt(v as number | string));
+      return Array.from(field, (v) => BigInt(v as number | string));
     case 'bool':
-      return field.map((b) => (b ? 1 : 0));
+      return Array.from(field, (b) => (b ? 1 : 0));
     default:
       return field;
   }
@@ -115,8 +116,12 @@ function valuesFromBytes(dtype: DType, bytes: Uint8Array, size: number): TensorV
   return new TYPED_ARRAY[dtype](new Uint8Array(bytes).buffer);
 }
 
-function fillRepeated<T>(target: { length: number; [i: number]: T }, source: readonly T[]): void {
+function fillRepeated<T>(target: { length: number; [i: number]: T }, source: ArrayLike<T>): void {
   if (source.length === 0) return;
+  // A packed float_val / double_val decoded as a typed array of the tensor's own type (predict_request_codec.ts).
+  if (ArrayBuffer.isView(source) && ArrayBuffer.isView(target) && source.length === target.length && source.constructor === target.constructor) {
+    return (target as unknown as Float32Array).set(source as unknown as Float32Array);
+  }
   for (let i = 0; i < target.length; i++) target[i] = source[Math.min(i, source.length - 1)];
 }
 
