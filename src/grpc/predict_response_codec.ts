@@ -12,12 +12,10 @@ import { protoRoot } from '../proto/index.js';
 import { hostTensorToProtoFields, type TensorProtoObject } from '../savedmodel/tensor_proto.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 
-/** A TensorProto whose float_val or double_val is still the output's typed array. */
-type PackedTensorProto = Omit<TensorProtoObject, 'floatVal' | 'doubleVal'> & { floatVal?: Float32Array; doubleVal?: Float64Array };
-
 interface PredictResponseObject {
   modelSpec?: object;
-  outputs?: Record<string, TensorProtoObject | PackedTensorProto>;
+  /** float_val / double_val may be the output's typed array (outputTensorProto). */
+  outputs?: Record<string, TensorProtoObject>;
 }
 
 const LITTLE_ENDIAN = new Uint8Array(Float32Array.of(1).buffer)[3] === 0x3f;
@@ -33,10 +31,10 @@ const TENSOR_FLOAT_VAL = 5;
 const TENSOR_DOUBLE_VAL = 6;
 
 /** An output as TF Serving answers Predict (the typed *_val fields), float and double kept packed. */
-export function outputTensorProto(t: HostTensor): TensorProtoObject | PackedTensorProto {
+export function outputTensorProto(t: HostTensor): TensorProtoObject {
   if (!LITTLE_ENDIAN || (t.dtype !== 'float32' && t.dtype !== 'float64')) return hostTensorToProtoFields(t);
   // dtype and shape as protobufjs takes them; the values stay where they are.
-  const head: PackedTensorProto = hostTensorToProtoFields({ ...t, values: new Float32Array(0) }) as PackedTensorProto;
+  const head = hostTensorToProtoFields({ ...t, values: new Float32Array(0) });
   delete head.floatVal;
   delete head.doubleVal;
   return t.dtype === 'float32' ? { ...head, floatVal: t.values as Float32Array } : { ...head, doubleVal: t.values as Float64Array };
@@ -51,7 +49,7 @@ function messageTypes() {
   });
 }
 
-function writeTensor(t: TensorProtoObject | PackedTensorProto, w: protobuf.Writer): void {
+function writeTensor(t: TensorProtoObject, w: protobuf.Writer): void {
   const { tensor } = messageTypes();
   const { floatVal, doubleVal, ...rest } = t;
   const packed = floatVal instanceof Float32Array ? { field: TENSOR_FLOAT_VAL, values: floatVal } : doubleVal instanceof Float64Array ? { field: TENSOR_DOUBLE_VAL, values: doubleVal } : undefined;

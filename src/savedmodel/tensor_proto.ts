@@ -16,7 +16,7 @@ export interface TensorProtoObject {
   tensorShape?: TensorShapeObject;
   tensorContent?: Uint8Array;
   halfVal?: number[];
-  /** A typed array when decoded from a gRPC request's packed field (predict_request_codec.ts). */
+  /** Typed arrays in gRPC Predict's own codecs (src/grpc/predict_request_codec.ts, predict_response_codec.ts). */
   floatVal?: number[] | Float32Array;
   doubleVal?: number[] | Float64Array;
   intVal?: number[];
