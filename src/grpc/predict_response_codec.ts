@@ -9,7 +9,7 @@
 // a tensor sets. Other dtypes go through protobufjs as before.
 import protobuf from 'protobufjs';
 import { protoRoot } from '../proto/index.js';
-import { hostTensorToProtoFields, type TensorProtoObject } from '../savedmodel/tensor_proto.js';
+import { hostTensorToProtoFields, tensorProtoHead, type TensorProtoObject } from '../savedmodel/tensor_proto.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 
 interface PredictResponseObject {
@@ -34,9 +34,7 @@ const TENSOR_DOUBLE_VAL = 6;
 export function outputTensorProto(t: HostTensor): TensorProtoObject {
   if (!LITTLE_ENDIAN || (t.dtype !== 'float32' && t.dtype !== 'float64')) return hostTensorToProtoFields(t);
   // dtype and shape as protobufjs takes them; the values stay where they are.
-  const head = hostTensorToProtoFields({ ...t, values: new Float32Array(0) });
-  delete head.floatVal;
-  delete head.doubleVal;
+  const head = tensorProtoHead(t);
   return t.dtype === 'float32' ? { ...head, floatVal: t.values as Float32Array } : { ...head, doubleVal: t.values as Float64Array };
 }
 

@@ -160,9 +160,14 @@ export function hostTensorFromProto(proto: TensorProtoObject, what = 'tensor'): 
   return { dtype, shape, values };
 }
 
+/** A TensorProto's dtype and shape for `t`, without its values. */
+export function tensorProtoHead(t: HostTensor): TensorProtoObject {
+  return { dtype: dtypeToTf(t.dtype), tensorShape: shapeToProto(t.shape) };
+}
+
 /** HostTensor → TensorProto object using tensor_content for numbers and string_val for strings. */
 export function hostTensorToProto(t: HostTensor): TensorProtoObject {
-  const proto: TensorProtoObject = { dtype: dtypeToTf(t.dtype), tensorShape: shapeToProto(t.shape) };
+  const proto = tensorProtoHead(t);
   if (t.dtype === 'string') {
     proto.stringVal = t.values as Uint8Array[];
   } else {
@@ -177,7 +182,7 @@ export function hostTensorToProto(t: HostTensor): TensorProtoObject {
  * them (what TF Serving answers gRPC Predict with unless --enable_serialization_as_tensor_content).
  */
 export function hostTensorToProtoFields(t: HostTensor): TensorProtoObject {
-  const proto: TensorProtoObject = { dtype: dtypeToTf(t.dtype), tensorShape: shapeToProto(t.shape) };
+  const proto = tensorProtoHead(t);
   setValField(proto, t.dtype, toValField(t.dtype, t.values));
   return proto;
 }
