@@ -1,6 +1,7 @@
 // The latency bench as Markdown: a section of its own file (bench:latency) or of the report.
 import type { LatencyResults } from './latency_bench.js';
 import { cpuPerRequestLine } from '../report/overhead_experiment.js';
+import { grpcCpuLine } from './grpc_cpu.js';
 
 const f = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : '–');
 
@@ -16,6 +17,7 @@ export function latencyMarkdown(r: LatencyResults, heading = '##'): string {
   out.push('');
   const cpu = r.overhead && cpuPerRequestLine(r.overhead);
   if (cpu) out.push(`REST beside the echo: ${cpu}`, '');
+  if (r.grpc) out.push(`gRPC beside REST: ${grpcCpuLine(r.grpc)}`, '');
   for (const rt of r.runtimes) {
     out.push(`${heading}# ${rt.runtime.resolved}`, '', rt.runtime.reason, '');
     const rates = rt.models[0]?.open.map((p) => p.ratePerSec) ?? [];
