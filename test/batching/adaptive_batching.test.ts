@@ -100,6 +100,7 @@ describe('adaptive policy decisions', () => {
     assert.deepEqual(busy.decide(10, 11, 9, 32), { run: false, wakeAt: 11 }, 'one row missing: 1 ms');
     assert.deepEqual(busy.decide(10, 12, 9, 32), { run: true });
     assert.deepEqual(busy.decide(15, 5, 9, 32), { run: true }, 'waited c already');
+    assert.deepEqual(busy.decide(14.5, 5, 9, 32), { run: true }, '0.5 ms left: shorter than a timer can wait');
   });
 });
 
