@@ -22,6 +22,8 @@ interface ProtocolCpu {
 }
 
 export interface GrpcCpuResult extends ProtocolCpu {
+  /** Concurrent callers of each protocol in the closed loops (older result files: 32). */
+  callers?: number;
   /** Both at the same open-loop rate: the comparison of the protocols themselves. */
   sameRate?: ProtocolCpu & { ratePerSec: number; grpcErrors: number };
 }
@@ -117,6 +119,7 @@ export async function measureGrpcCpu(runtime: string, callers: number, seconds: 
     }
     const perSec = (calls: number) => calls / (rounds * seconds);
     return {
+      callers,
       restCpuMsPerCall: rest.msPerCall,
       grpcCpuMsPerCall: rpc.msPerCall,
       ratio: rpc.msPerCall / rest.msPerCall,
@@ -133,7 +136,7 @@ export async function measureGrpcCpu(runtime: string, callers: number, seconds: 
 /** One sentence: both measurements, with the rates the closed loops reached. */
 export function grpcCpuLine(g: GrpcCpuResult): string {
   const ms = (v: number) => `${v.toFixed(3)} ms`;
-  const closed = `with 32 callers each, gRPC ${ms(g.grpcCpuMsPerCall)}${g.grpcCallsPerSec ? ` at ${g.grpcCallsPerSec.toFixed(0)} calls/s` : ''} against REST ${ms(g.restCpuMsPerCall)}${g.restCallsPerSec ? ` at ${g.restCallsPerSec.toFixed(0)} req/s` : ''} (ratio ${g.ratio.toFixed(2)})`;
+  const closed = `with ${g.callers ?? 32} callers each, gRPC ${ms(g.grpcCpuMsPerCall)}${g.grpcCallsPerSec ? ` at ${g.grpcCallsPerSec.toFixed(0)} calls/s` : ''} against REST ${ms(g.restCpuMsPerCall)}${g.restCallsPerSec ? ` at ${g.restCallsPerSec.toFixed(0)} req/s` : ''} (ratio ${g.ratio.toFixed(2)})`;
   if (!g.sameRate) return `Server CPU per call ${closed}.`;
   const s = g.sameRate;
   const errors = s.grpcErrors ? `; ${s.grpcErrors} gRPC calls failed` : '';

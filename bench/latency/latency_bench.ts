@@ -108,7 +108,7 @@ export function evaluate(r: LatencyResults): Target[] {
   if (r.grpc) {
     // Older result files measured with 32 callers only.
     const g = r.grpc.sameRate ?? r.grpc;
-    const how = r.grpc.sameRate ? `both at ${r.grpc.sameRate.ratePerSec} req/s` : '32 callers';
+    const how = r.grpc.sameRate ? `both at ${r.grpc.sameRate.ratePerSec} req/s` : `${r.grpc.callers ?? 32} callers`;
     targets.push({ name: `gRPC Predict server CPU per call ÷ REST :predict (half_plus_two, ${how})`, measured: `${g.ratio.toFixed(2)} (${g.grpcCpuMsPerCall.toFixed(3)} / ${g.restCpuMsPerCall.toFixed(3)} ms)`, goal: '≤ 1.1', met: g.ratio <= 1.1 });
   }
   return targets;
