@@ -119,8 +119,9 @@ export type Decision = { run: true } | { run: false; wakeAt: number };
  * The shortest wait worth deciding. A Node timer cannot fire sooner than 1 ms, and fires late,
  * so a shorter wait would hold the batch at least twice as long as decided: the batch runs at
  * once instead. In the seed experiment at 20 users, where most waits were shorter, this was
- * faster in two runs (8.0 vs 8.9 and 8.4 vs 9.0 ms); elsewhere the same within noise.
- * Re-checking every event-loop turn instead took CPU from the executors, and was slower.
+ * faster in three runs (8.0 vs 8.9, 8.4 vs 9.0, 9.4 vs 9.7 ms); at 80 users 3–5 % slower in
+ * two of three, within a cell's noise. Re-checking every event-loop turn instead took CPU
+ * from the executors, and was slower.
  */
 const MIN_WAIT_MS = 1;
 
