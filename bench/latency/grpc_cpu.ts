@@ -8,6 +8,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { serviceDefinition } from '../../src/grpc/service_definitions.js';
 import { runLoadInWorker } from '../load/load_worker.js';
+import { openLoop } from '../load/open_loop.js';
 import { REPO, freePort, processCpuMs, startTfgate, stopProcess, waitModelAvailable } from '../report/processes.js';
 import path from 'node:path';
 
@@ -31,8 +32,6 @@ export interface GrpcCpuResult extends ProtocolCpu {
 type PredictClient = grpc.Client & { Predict(request: object, done: (err: Error | null) => void): void };
 type Calls = { calls: number; errors: number };
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 function predict(client: PredictClient, request: object, tally: Calls): Promise<void> {
   return new Promise<void>((resolve) =>
     client.Predict(request, (err) => {
@@ -51,22 +50,6 @@ async function grpcClosedLoop(client: PredictClient, request: object, callers: n
       while (performance.now() < end) await predict(client, request, tally);
     }),
   );
-  return tally;
-}
-
-/** Calls started at their due times whatever the answers do, as the REST loader's open loop. */
-async function grpcOpenLoop(client: PredictClient, request: object, ratePerSec: number, durationMs: number): Promise<Calls> {
-  const tally = { calls: 0, errors: 0 };
-  const pending: Promise<void>[] = [];
-  const t0 = performance.now();
-  for (let i = 0; ; i++) {
-    const due = t0 + (i * 1000) / ratePerSec;
-    if (due >= t0 + durationMs) break;
-    const wait = due - performance.now();
-    if (wait > 1) await sleep(wait);
-    pending.push(predict(client, request, tally));
-  }
-  await Promise.all(pending);
   return tally;
 }
 
@@ -113,7 +96,8 @@ export async function measureGrpcCpu(runtime: string, callers: number, seconds: 
       rpc.add(rpcCpu, g.calls);
       const [ro, restOpenCpu] = await cpuOf(() => runLoadInWorker({ url, body, mode: { kind: 'open', ratePerSec }, durationMs }));
       restOpen.add(restOpenCpu, ro.recorder.count);
-      const [go, rpcOpenCpu] = await cpuOf(() => grpcOpenLoop(client, request, ratePerSec, durationMs));
+      const go = { calls: 0, errors: 0 };
+      const [, rpcOpenCpu] = await cpuOf(() => openLoop(ratePerSec, durationMs, () => predict(client, request, go)));
       rpcOpen.add(rpcOpenCpu, go.calls);
       rpcOpenErrors += go.errors;
     }

@@ -7,6 +7,7 @@
 // Every latency goes into an HDR histogram (latency_recorder.ts).
 import http from 'node:http';
 import { LatencyRecorder } from './latency_recorder.js';
+import { openLoop } from './open_loop.js';
 import { between, noThinkTime } from './think_time.js';
 import { seededRandom } from '../../test_util/savedmodel/model_zoo.js';
 
@@ -84,17 +85,7 @@ export async function runLoad(spec: LoadSpec, onProgress?: (p: Progress) => void
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const m = spec.mode;
   if (m.kind === 'open') {
-    const pending = new Set<Promise<unknown>>();
-    for (let i = 0; ; i++) {
-      const due = t0 + (i * 1000) / m.ratePerSec;
-      if (due >= end) break;
-      const wait = due - performance.now();
-      if (wait > 1) await sleep(wait);
-      const p = request().then((r) => recorder.record(r.at - due));
-      pending.add(p);
-      void p.finally(() => pending.delete(p));
-    }
-    await Promise.all(pending);
+    await openLoop(m.ratePerSec, spec.durationMs, (due) => request().then((r) => recorder.record(r.at - due)));
   } else {
     const think = m.kind === 'closed' && m.thinkMs ? between(m.thinkMs[0], m.thinkMs[1], seededRandom(spec.seed ?? 1)) : noThinkTime;
     const n = m.kind === 'closed' ? m.users : m.connections;
