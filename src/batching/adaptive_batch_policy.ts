@@ -8,18 +8,20 @@
 // that arrived meanwhile: b = (λ/k)·τ(b), so b* = (λ/k)·c / (1 − (λ/k)·a). A free executor
 // runs the open batch at once when it holds b* rows; otherwise it waits for the rows still
 // missing, but never longer than c after the batch opened — merging two batches saves one c,
-// so waiting longer than that costs the waiting rows more than it can save. A wait shorter
-// than a timer can time (1 ms) is not taken. When arrivals outpace even full batches
-// ((λ/k)·a ≥ 1) nothing waits: an idle executor is lost capacity.
+// so waiting longer than that costs the waiting rows more than it can save. A wait is rounded
+// to what a timer can time: under 0.5 ms the batch runs at once, from there on the timer's
+// 1 ms is taken. When arrivals outpace even full batches ((λ/k)·a ≥ 1) nothing waits: an
+// idle executor is lost capacity. k counts the executors that can run at the same time: no
+// more than the cores beside the event loop's.
 //
-// Worked example: c = 6 ms, a = 0.5 ms, λ = 0.4 rows/ms, k = 2 → λ/k = 0.2, b* = 1.2/0.9 ≈ 1.3:
-// a lone request would wait (1.3 − 1)/0.4 ≈ 0.8 ms for a partner, under a timer's 1 ms, so it
-// runs at once; at λ = 0.6 rows/ms (λ/k = 0.3, b* ≈ 2.1) it waits up to 1.9 ms. One
+// Worked example: c = 6 ms, a = 0.5 ms, λ = 0.35 rows/ms, k = 2 → λ/k = 0.175, b* ≈ 1.15: a
+// lone request would wait (1.15 − 1)/0.35 ≈ 0.4 ms for a partner, under half a timer's 1 ms,
+// so it runs at once; at λ = 0.6 rows/ms (λ/k = 0.3, b* ≈ 2.1) it waits up to 1.9 ms. One
 // closed-loop user makes λ tiny, so b* < 1 and nothing ever waits; at saturation the
 // executors are never free and batches fill as with any pull-based scheduler.
 //
 // With a latency target, batches are capped at the size whose run fits in half the target,
-// and a request whose predicted latency (the batches queued ahead of it, over k executors)
+// and a request whose predicted latency (the batches queued ahead of it, over all executors)
 // exceeds the target is refused at once, with a Retry-After, instead of queueing to fail;
 // one that would run in the first round is always admitted.
 
@@ -116,24 +118,46 @@ export class ArrivalRate {
 export type Decision = { run: true } | { run: false; wakeAt: number };
 
 /**
- * The shortest wait worth deciding. A Node timer cannot fire sooner than 1 ms, and fires late,
- * so a shorter wait would hold the batch at least twice as long as decided: the batch runs at
- * once instead. In the seed experiment at 20 users, where most waits were shorter, this was
- * faster in three runs (8.0 vs 8.9, 8.4 vs 9.0, 9.4 vs 9.7 ms); at 80 users 3–5 % slower in
- * two of three, within a cell's noise. Re-checking every event-loop turn instead took CPU
- * from the executors, and was slower.
+ * The shortest wait worth deciding. A Node timer cannot fire sooner than 1 ms, and fires late:
+ * a wanted wait is rounded to what a timer gives, under half of it the batch runs at once.
+ * Seed experiment on 2 cores (5 s × 3–6 rounds, set-ups interleaved, three runs), this
+ * rounding with the executor count below against neither (waits under 1 ms ran at once):
+ * 20 users 9.26 vs 9.92, 7.82 vs 8.34, 8.54 vs 8.86 ms; 40 users 11.26 vs 13.53, 10.55 vs
+ * 10.49, 11.13 vs 12.08; against the executor count alone, 20 users 9.26 vs 9.02 and 8.54 vs
+ * 8.70, 40 users 11.26 vs 13.53 and 11.13 vs 11.69.
+ * Re-checking every event-loop turn instead took CPU from the executors, and was slower.
  */
-const MIN_WAIT_MS = 1;
+const MIN_WAIT_MS = 0.5;
+
+/**
+ * Executors that can run batches at the same time: the event loop parses and answers every
+ * request, and under load keeps a core busy, so executors beyond the other cores share them
+ * with it. Counting those as parallel capacity made batches smaller than the host can afford:
+ * each batch's fixed cost c is CPU the event loop and the other executor then lack. On
+ * 2 cores with 2 executors, counting one (seed experiment, 5 s × 5 rounds, three runs):
+ * 20 users 9.02 vs 9.92, 8.70 vs 8.86 ms; 40 users 13.53 vs 13.53, 11.69 vs 12.08; 80 users
+ * 17.36 vs 17.64, 17.04 vs 17.66.
+ */
+export function parallelExecutors(executors: number, cores: number): number {
+  return Math.max(1, Math.min(executors, cores - 1));
+}
 
 export class AdaptiveBatchPolicy {
   readonly cost = new BatchCostModel();
   readonly arrivals = new ArrivalRate();
 
+  /** Executors that run batches at the same time (what a batch must keep up with). */
+  private readonly parallel: number;
+
   constructor(
     private readonly options: AdaptiveOptions,
     /** Executors sharing the work (the scheduler's num_batch_threads). */
     private readonly executors: number,
-  ) {}
+    /** CPUs this process may run on. */
+    cores: number,
+  ) {
+    this.parallel = parallelExecutors(executors, cores);
+  }
 
   recordArrival(now: number, rows: number): void {
     this.arrivals.record(now, rows);
@@ -155,7 +179,7 @@ export class AdaptiveBatchPolicy {
   /** Rows a batch should hold before a free executor runs it (< 1: run anything; Infinity: saturated). */
   targetRows(now: number, cap: number): number {
     const { c, a } = this.cost.coefficients();
-    const perExecutor = this.arrivals.rowsPerMs(now) / this.executors;
+    const perExecutor = this.arrivals.rowsPerMs(now) / this.parallel;
     // Batches cost c measured on the executor thread, where the main thread's own delays do not count.
     if (c <= 0 || perExecutor <= 0) return 0;
     if (perExecutor * a >= 1) return Infinity; // saturated: see decide()

@@ -8,6 +8,7 @@
 // A queue with `adaptive` options replaces the fixed timeout with tfgate's adaptive policy
 // (adaptive_batch_policy.ts); without them every decision is TF Serving's.
 import { Code, ServingError, invalidArgument } from '../errors/status.js';
+import { cpuCount } from '../config/batching_parameters.js';
 import { AdaptiveBatchPolicy, type AdaptiveOptions } from './adaptive_batch_policy.js';
 import { systemClock, type Clock } from './clock.js';
 
@@ -81,7 +82,7 @@ export class BatchQueue<T> {
     private readonly scheduler: SharedBatchScheduler<T>,
   ) {
     this.current = options;
-    if (options.adaptive) this.adaptivePolicy = new AdaptiveBatchPolicy(options.adaptive, scheduler.numBatchThreads);
+    if (options.adaptive) this.adaptivePolicy = new AdaptiveBatchPolicy(options.adaptive, scheduler.numBatchThreads, scheduler.cores);
   }
 
   get options(): QueueOptions {
@@ -102,7 +103,7 @@ export class BatchQueue<T> {
     this.current = options;
     if (adaptiveChanged) {
       this.scheduler.clock.clearTimer(this.wakeTimer);
-      this.adaptivePolicy = options.adaptive ? new AdaptiveBatchPolicy(options.adaptive, this.scheduler.numBatchThreads) : undefined;
+      this.adaptivePolicy = options.adaptive ? new AdaptiveBatchPolicy(options.adaptive, this.scheduler.numBatchThreads, this.scheduler.cores) : undefined;
     }
     if (this.open && this.open.size >= this.executionBatchSize) this.closeOpen();
     this.scheduler.pump();
@@ -272,6 +273,8 @@ export class SharedBatchScheduler<T> {
     private threads: number,
     private readonly processBatch: ProcessBatch<T>,
     readonly clock: Clock = systemClock,
+    /** CPUs the executors and the event loop share (adaptive queues weigh their executors by it). */
+    readonly cores: number = cpuCount(),
   ) {}
 
   get numBatchThreads(): number {

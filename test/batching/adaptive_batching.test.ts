@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/batching/clock.js';
 import { SharedBatchScheduler, type Batch, type BatchQueue, type QueueOptions } from '../../src/batching/batch_scheduler.js';
-import { AdaptiveBatchPolicy, ArrivalRate, BatchCostModel } from '../../src/batching/adaptive_batch_policy.js';
+import { AdaptiveBatchPolicy, ArrivalRate, BatchCostModel, parallelExecutors } from '../../src/batching/adaptive_batch_policy.js';
 import { Code, ServingError } from '../../src/errors/status.js';
 
 interface Run {
@@ -76,12 +76,12 @@ describe('arrival rate', () => {
 
 describe('adaptive policy decisions', () => {
   it('b* = (λ/k)·c / (1 − (λ/k)·a); saturated ((λ/k)·a ≥ 1) an idle executor runs whatever waits', () => {
-    const saturated = new AdaptiveBatchPolicy({}, 2);
+    const saturated = new AdaptiveBatchPolicy({}, 2, 4);
     for (const b of [1, 2, 4, 8]) saturated.recordBatch(b, 6 + 0.5 * b);
     for (let t = 0; t <= 10; t++) saturated.recordArrival(t, 4); // 4 rows/ms over 2 executors: (λ/k)·a = 1
     assert.equal(saturated.targetRows(10, 64), Infinity);
     assert.deepEqual(saturated.decide(10, 3, 9, 64), { run: true });
-    const q = new AdaptiveBatchPolicy({}, 2);
+    const q = new AdaptiveBatchPolicy({}, 2, 4);
     for (const b of [1, 2, 4, 8]) q.recordBatch(b, 6 + 0.5 * b);
     for (let t = 0; t <= 10; t++) q.recordArrival(t, 0.4); // 0.4 rows/ms (the first arrival opens the window)
     const want = (0.2 * 6) / (1 - 0.2 * 0.5);
@@ -89,18 +89,35 @@ describe('adaptive policy decisions', () => {
   });
 
   it('waits for the missing rows at the arrival rate, but never longer than c after the batch opened', () => {
-    const p = new AdaptiveBatchPolicy({}, 1);
+    const p = new AdaptiveBatchPolicy({}, 1, 4);
     for (const b of [1, 2, 4, 8]) p.recordBatch(b, 6 + 0.5 * b);
     for (let t = 0; t <= 100; t += 10) p.recordArrival(t, 1); // 0.1 rows/ms → b* = 0.6/0.95 < 1
     assert.deepEqual(p.decide(100, 1, 100, 32), { run: true }, 'b* < 1: a lone request runs at once');
-    const busy = new AdaptiveBatchPolicy({}, 1);
+    const busy = new AdaptiveBatchPolicy({}, 1, 4);
     for (const b of [1, 2, 4, 8]) busy.recordBatch(b, 6 + 0.5 * b);
     for (let t = 0; t <= 10; t++) busy.recordArrival(t, 1); // 1 row/ms → b* = 6/0.5 = 12
     assert.deepEqual(busy.decide(10, 4, 9, 32), { run: false, wakeAt: 15 }, 'capped at opened + c = 15 (the rows would take until 18)');
     assert.deepEqual(busy.decide(10, 11, 9, 32), { run: false, wakeAt: 11 }, 'one row missing: 1 ms');
     assert.deepEqual(busy.decide(10, 12, 9, 32), { run: true });
     assert.deepEqual(busy.decide(15, 5, 9, 32), { run: true }, 'waited c already');
-    assert.deepEqual(busy.decide(14.5, 5, 9, 32), { run: true }, '0.5 ms left: shorter than a timer can wait');
+    assert.deepEqual(busy.decide(14.6, 5, 9, 32), { run: true }, '0.4 ms left: under half what a timer can wait');
+    assert.deepEqual(busy.decide(14.4, 5, 9, 32), { run: false, wakeAt: 15 }, '0.6 ms left: the timer is taken');
+  });
+
+  it('counts no more executors than the cores beside the event loop, so a crowded host batches more', () => {
+    assert.deepEqual([parallelExecutors(2, 2), parallelExecutors(2, 4), parallelExecutors(4, 3), parallelExecutors(1, 1), parallelExecutors(8, 64)], [1, 2, 2, 1, 8]);
+    const policy = (cores: number) => {
+      const p = new AdaptiveBatchPolicy({}, 2, cores);
+      for (const b of [1, 2, 4, 8]) p.recordBatch(b, 6 + 0.5 * b);
+      for (let t = 0; t <= 10; t++) p.recordArrival(t, 0.3); // 0.3 rows/ms
+      return p;
+    };
+    // Two executors in parallel: λ/k = 0.15, b* = 0.9/0.925 < 1. Sharing one core: λ/k = 0.3, b* = 1.8/0.85 ≈ 2.1.
+    assert.deepEqual(policy(4).decide(10, 1, 10, 32), { run: true });
+    const crowded = policy(2);
+    assert.ok(Math.abs(crowded.targetRows(10, 32) - 1.8 / 0.85) < 1e-9);
+    const decision = crowded.decide(10, 1, 10, 32);
+    assert.ok(!decision.run && Math.abs(decision.wakeAt - (10 + (1.8 / 0.85 - 1) / 0.3)) < 1e-9, JSON.stringify(decision));
   });
 });
 
@@ -215,7 +232,7 @@ describe('adaptive batching in the shared scheduler', () => {
 
 describe('latency target admission', () => {
   it('admits a request that runs in the first round even when the target is below the model\'s run time', () => {
-    const p = new AdaptiveBatchPolicy({ latencyTargetMs: 1 }, 2);
+    const p = new AdaptiveBatchPolicy({ latencyTargetMs: 1 }, 2, 4);
     for (const b of [1, 2, 4, 8]) p.recordBatch(b, 6 + 0.5 * b);
     assert.equal(p.batchCap(32), 1);
     assert.equal(p.predictedMiss(1, 0, 32), undefined);
