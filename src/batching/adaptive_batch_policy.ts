@@ -14,11 +14,12 @@
 // idle executor is lost capacity. k counts the executors that can run at the same time: no
 // more than the cores beside the event loop's.
 //
-// Worked example: c = 6 ms, a = 0.5 ms, λ = 0.35 rows/ms, k = 2 → λ/k = 0.175, b* ≈ 1.15: a
-// lone request would wait (1.15 − 1)/0.35 ≈ 0.4 ms for a partner, under half a timer's 1 ms,
-// so it runs at once; at λ = 0.6 rows/ms (λ/k = 0.3, b* ≈ 2.1) it waits up to 1.9 ms. One
-// closed-loop user makes λ tiny, so b* < 1 and nothing ever waits; at saturation the
-// executors are never free and batches fill as with any pull-based scheduler.
+// Worked example: c = 6 ms, a = 0.5 ms, λ = 0.35 rows/ms, k = 2 (3 cores or more) →
+// λ/k = 0.175, b* ≈ 1.15: a lone request would wait (1.15 − 1)/0.35 ≈ 0.4 ms for a partner,
+// under half a timer's 1 ms, so it runs at once; at λ = 0.6 rows/ms (λ/k = 0.3, b* ≈ 2.1)
+// it waits up to 1.9 ms. One closed-loop user makes λ tiny, so b* < 1 and nothing ever
+// waits; at saturation the executors are never free and batches fill as with any pull-based
+// scheduler.
 //
 // With a latency target, batches are capped at the size whose run fits in half the target,
 // and a request whose predicted latency (the batches queued ahead of it, over all executors)
@@ -123,7 +124,8 @@ export type Decision = { run: true } | { run: false; wakeAt: number };
  * Seed experiment on 2 cores (5 s × 3–6 rounds, set-ups interleaved, three runs), this
  * rounding with the executor count below against neither (waits under 1 ms ran at once):
  * 20 users 9.26 vs 9.92, 7.82 vs 8.34, 8.54 vs 8.86 ms; 40 users 11.26 vs 13.53, 10.55 vs
- * 10.49, 11.13 vs 12.08; against the executor count alone, 20 users 9.26 vs 9.02 and 8.54 vs
+ * 10.49, 11.13 vs 12.08, and in a fourth run 11.32 vs 11.17 (80 users there 17.08 vs 17.11:
+ * the same within noise); against the executor count alone, 20 users 9.26 vs 9.02 and 8.54 vs
  * 8.70, 40 users 11.26 vs 13.53 and 11.13 vs 11.69.
  * Re-checking every event-loop turn instead took CPU from the executors, and was slower.
  */
