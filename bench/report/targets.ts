@@ -44,7 +44,7 @@ export function evaluateTargets(r: BenchResults): Target[] {
     if (!a || !fixed.length) continue;
     const best = fixed.reduce((x, y) => (y.latency.meanMs < x.latency.meanMs ? y : x));
     const ratio = a.latency.meanMs / best.latency.meanMs;
-    targets.push({ name: `${users} user${users === 1 ? '' : 's'}: adaptive mean ÷ best fixed timeout (${best.setup})`, measured: `${ratio.toFixed(2)} (${a.latency.meanMs.toFixed(2)} / ${best.latency.meanMs.toFixed(2)} ms)`, goal: '≤ 1.0', met: ratio <= 1.0 });
+    targets.push({ name: `${users} user${users === 1 ? '' : 's'}: adaptive mean ÷ best fixed timeout (${best.setup})`, measured: `${ratio.toFixed(3)} (${a.latency.meanMs.toFixed(2)} / ${best.latency.meanMs.toFixed(2)} ms)`, goal: '≤ 1.0', met: ratio <= 1.0 });
   }
 
   const sat = r.seed.saturation.find((s) => s.setup === 'adaptive');
