@@ -179,8 +179,9 @@ batching:
     const convBatches = async () => Number(/^tfgate_batch_size_count\{model_name="conv"\} (\d+)$/m.exec(await (await fetch(server.url('/monitoring/prometheus/metrics'))).text())?.[1] ?? 0);
     const batchesBefore = await convBatches();
     // One conv request occupies the executor; the next waits in the queue past its 1 ms deadline.
+    // Sent back to back on one channel, so the server takes them in this order and the conv run
+    // has barely begun when the deadline starts; a pause here let the run finish first at times.
     const running = call(clients.prediction, 'Predict', convRequest);
-    await new Promise((r) => setTimeout(r, 5));
     const late = call(clients.prediction, 'Predict', { model_spec: { name: 'hp2' }, inputs: { x: tensor([1], [1], false) } }, 30_000);
     const expired = call(clients.prediction, 'Predict', convRequest, 1);
     await assert.rejects(expired, (e: unknown) => (e as grpc.ServiceError).code === grpc.status.DEADLINE_EXCEEDED);
