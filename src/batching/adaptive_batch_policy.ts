@@ -149,16 +149,22 @@ export class AdaptiveBatchPolicy {
   readonly arrivals = new ArrivalRate();
 
   /** Executors that run batches at the same time (what a batch must keep up with). */
-  private readonly parallel: number;
+  private parallel: number;
 
   constructor(
     private readonly options: AdaptiveOptions,
     /** Executors sharing the work (the scheduler's num_batch_threads). */
-    private readonly executors: number,
+    private executors: number,
     /** CPUs this process may run on. */
-    cores: number,
+    private readonly cores: number,
   ) {
     this.parallel = parallelExecutors(executors, cores);
+  }
+
+  /** num_batch_threads changed (a batching.cfg edit): what was learned stays, the executor count follows. */
+  setExecutors(executors: number): void {
+    this.executors = executors;
+    this.parallel = parallelExecutors(executors, this.cores);
   }
 
   recordArrival(now: number, rows: number): void {

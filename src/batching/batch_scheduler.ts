@@ -284,6 +284,7 @@ export class SharedBatchScheduler<T> {
   /** num_batch_threads changed: more executors start at once; fewer take effect as batches end. */
   setNumBatchThreads(n: number): void {
     this.threads = n;
+    for (const q of this.queues) q.policy?.setExecutors(n);
     this.pump();
   }
 

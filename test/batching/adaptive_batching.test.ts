@@ -122,6 +122,20 @@ describe('adaptive policy decisions', () => {
 });
 
 describe('adaptive batching in the shared scheduler', () => {
+  it('follows a num_batch_threads change: a policy counts the executors the scheduler has now, keeping what it learned', () => {
+    const scheduler = new SharedBatchScheduler<string>(1, () => Promise.resolve(), new ManualClock(), 8);
+    const queue = scheduler.addQueue('q', { maxBatchSize: 32, batchTimeoutMicros: 0, maxEnqueuedBatches: 100, allowedBatchSizes: [], enableLargeBatchSplitting: false, adaptive: {} });
+    const policy = queue.policy!;
+    for (const b of [1, 2, 4, 8]) policy.recordBatch(b, 6 + 0.5 * b);
+    for (let t = 0; t <= 10; t++) policy.recordArrival(t, 0.3); // 0.3 rows/ms
+    // One executor: λ/k = 0.3, b* = 1.8/0.85; four on 8 cores: λ/k = 0.075, b* = 0.45/0.9625 < 1.
+    assert.ok(Math.abs(policy.targetRows(10, 32) - 1.8 / 0.85) < 1e-9);
+    scheduler.setNumBatchThreads(4);
+    assert.equal(queue.policy, policy, 'the same policy, with its cost model');
+    assert.ok(Math.abs(policy.targetRows(10, 32) - 0.45 / 0.9625) < 1e-9, String(policy.targetRows(10, 32)));
+    assert.deepEqual(policy.decide(10, 1, 10, 32), { run: true });
+  });
+
   it('before it has learned anything, a lone request runs at once (no timeout paid)', () => {
     const h = harness(1);
     h.queue.schedule('a', 1);
