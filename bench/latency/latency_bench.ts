@@ -10,6 +10,7 @@ import { describeMlp, writeMlpSavedModel } from '../../test_util/savedmodel/mode
 import { RuntimeUnavailableError, selectRuntime } from '../../src/runtimes/runtime_selection.js';
 import type { RuntimeChoice } from '../../src/config/flags.js';
 import { REPO, alone, startNodeProcess, startTfgate, stopProcess, waitModelAvailable } from '../report/processes.js';
+import { roundOrder } from '../report/round_order.js';
 import { cpuPerRequestLine, runOverheadExperiment, type OverheadResult } from '../report/overhead_experiment.js';
 import type { Target } from '../report/results.js';
 import { grpcCpuLine, measureGrpcCpu, type GrpcCpuResult } from './grpc_cpu.js';
@@ -67,9 +68,9 @@ async function compareWithEcho(runtimeChoice: string, requests: number, rounds: 
     const out: EchoComparison[] = [];
     for (const gapMs of ECHO_GAPS_MS) {
       const runs = new Map<unknown, ProbeResult[]>(servers.map((s) => [s, []]));
-      // Rounds alternate the two servers, so a noisy spell on the machine hits both.
+      // Rounds alternate the servers, forward and backward in turn, so a noisy spell on the machine hits all of them.
       for (let round = 0; round < rounds; round++) {
-        for (const s of servers) runs.get(s)!.push(await alone(servers, s, () => probeSequential({ url: urls.get(s)!, body: HALF_PLUS_TWO_BODY, requests: gapMs ? requests / 4 : requests, gapMs })));
+        for (const s of roundOrder(servers, round)) runs.get(s)!.push(await alone(servers, s, () => probeSequential({ url: urls.get(s)!, body: HALF_PLUS_TWO_BODY, requests: gapMs ? requests / 4 : requests, gapMs })));
       }
       const merged = (rs: ProbeResult[]): ProbeResult => {
         const sorted = rs.map((r) => r.medianMs).sort((a, b) => a - b);

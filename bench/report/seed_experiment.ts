@@ -1,13 +1,14 @@
 // The seed article's experiment, time-scaled: closed-loop users with Locust think times
 // against every set-up, users swept up to saturation; then each set-up saturated (no think
 // time) for its throughput. Rounds interleave the set-ups so that a noisy spell on this
-// shared machine hits all of them, not whichever ran during it; a cell's latencies are the
-// union of its rounds.
+// shared machine hits all of them, not whichever ran during it, forward and backward in turn
+// (round_order.ts); a cell's latencies are the union of its rounds.
 import { LatencyRecorder, type LatencySummary } from '../load/latency_recorder.js';
 import { runLoadInWorker, progressLine } from '../load/load_worker.js';
 import type { LoadSpec } from '../load/generator.js';
 import { hasWrk, runWrk } from '../load/wrk.js';
 import { alone, peakRssSampler } from './processes.js';
+import { roundOrder } from './round_order.js';
 import type { StartedSetup } from './setups.js';
 import { withServerView, type ServerView } from './server_metrics.js';
 
@@ -57,7 +58,7 @@ export async function runSeedExperiment(servers: StartedSetup[], o: SeedOptions,
 
   for (let round = 0; round < o.rounds; round++) {
     for (const users of o.users) {
-      for (const s of servers) {
+      for (const s of roundOrder(servers, round)) {
         // Users start spread over one think time, as Locust's spawn rate would spread them.
         const spec: LoadSpec = { url: s.url, body: o.body, mode: { kind: 'closed', users, thinkMs: o.thinkMs, spawnRatePerSec: (users * 1000) / thinkMean }, durationMs: o.cellSeconds * 1000, seed: round * 1000 + users };
         const settle = () => runLoadInWorker({ url: s.url, body: o.body, mode: { kind: 'concurrency', connections: 4 }, durationMs: 400 });

@@ -14,6 +14,7 @@ import { writeReport } from '../../bench/report/results_markdown.js';
 import type { BenchResults } from '../../bench/report/results.js';
 import type { SeedCell } from '../../bench/report/seed_experiment.js';
 import { LatencyRecorder } from '../../bench/load/latency_recorder.js';
+import { roundOrder } from '../../bench/report/round_order.js';
 import { REPO, freePort, setTreeFrozen, startNodeProcess, stopProcess, treeRssMb } from '../../bench/report/processes.js';
 import { writeMlpSavedModel, describeMlp } from '../../test_util/savedmodel/model_zoo.js';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
@@ -90,6 +91,15 @@ describe('bench report', () => {
     assert.ok(Math.abs(v.requestMs - 12) < 1e-9, `requestMs ${v.requestMs}`);
     assert.ok(Math.abs(v.queueingMs - 3) < 1e-9, `queueingMs ${v.queueingMs}`);
     assert.equal(v.meanBatchSize, 4);
+  });
+
+  it('interleaves rounds forward then backward, so that over two rounds every set-up sits at the same mean position', () => {
+    const setups = ['naive', 'fixed_0', 'fixed_750', 'adaptive'];
+    assert.deepEqual([0, 1, 2, 3].map((r) => roundOrder(setups, r).join(' ')), ['naive fixed_0 fixed_750 adaptive', 'adaptive fixed_750 fixed_0 naive', 'naive fixed_0 fixed_750 adaptive', 'adaptive fixed_750 fixed_0 naive']);
+    // A steady drift (each slot 1 ms slower than the one before) adds the same to every set-up.
+    const drift = setups.map((s) => [0, 1].reduce((sum, round) => sum + (round * setups.length + roundOrder(setups, round).indexOf(s)), 0));
+    assert.deepEqual(drift, [7, 7, 7, 7]);
+    assert.deepEqual(setups, ['naive', 'fixed_0', 'fixed_750', 'adaptive'], 'the caller\'s list is left as it was');
   });
 
   it('judges the targets: met and missed on either side of each goal', () => {
