@@ -16,6 +16,22 @@ const SEED = {
   queue500At20: 4100 / 6,
 };
 
+/**
+ * The cells that should read the same: tfgate set-ups that, at the lightest load, never waited
+ * in a batch queue (batch ≤ 1.05 rows, queue wait ≤ 0.1 ms by the server's own metrics), so
+ * they served those requests alike. How far apart they read is what chance alone does to a
+ * cell on this machine in this run, the yardstick for any ratio between set-ups.
+ */
+export function chanceSpread(cells: readonly SeedCell[], labels: ReadonlyMap<string, string>): { users: number; labels: string[]; minMs: number; maxMs: number } | undefined {
+  const users = Math.min(...cells.map((c) => c.users));
+  const alike = cells.filter((c) => c.users === users && c.server && c.server.meanBatchSize <= 1.05 && c.server.queueingMs <= 0.1);
+  if (alike.length < 2) return undefined;
+  const means = alike.map((c) => c.latency.meanMs);
+  return { users, labels: alike.map((c) => labels.get(c.setup) ?? c.setup), minMs: Math.min(...means), maxMs: Math.max(...means) };
+}
+
+/** “a”, “b” and “c”: labels that hold commas themselves. */
+const listed = (labels: string[]) => labels.map((l) => `“${l}”`).join(', ').replace(/, (“[^“]*”)$/, ' and $1');
 const ms = (v: number) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v.toFixed(2)) : '—');
 const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
 
@@ -134,6 +150,8 @@ export async function writeReport(r: BenchResults, benchDir: string, main = true
       return v ? `${ms(v.requestMs)} / ${ms(v.queueingMs)}; batch ${v.meanBatchSize.toFixed(1)}` : '—';
     })]));
   }
+  const chance = chanceSpread(s.cells, new Map(s.setups.map((x) => [x.key, x.label])));
+  if (chance) out.push('', `Cells that served alike differ by chance: at ${chance.users} user${chance.users === 1 ? '' : 's'}, ${listed(chance.labels)} never waited in a batch queue (batch ≤ 1.05 rows, queue wait ≤ 0.1 ms), yet read ${ms(chance.minMs)}–${ms(chance.maxMs)} ms, ${((chance.maxMs / chance.minMs - 1) * 100).toFixed(0)} % apart. Ratios between set-ups in this table are as uncertain.`);
   out.push('', `![latency vs users](${latencyChart})`, '', `![latency percentiles](${percentileChart})`, '');
 
   out.push('## The event-loop experiment', '');

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { countersFromText, serverView } from '../../bench/report/server_metrics.js';
 import { evaluateTargets } from '../../bench/report/targets.js';
-import { writeReport } from '../../bench/report/results_markdown.js';
+import { chanceSpread, writeReport } from '../../bench/report/results_markdown.js';
 import type { BenchResults } from '../../bench/report/results.js';
 import type { SeedCell } from '../../bench/report/seed_experiment.js';
 import { LatencyRecorder } from '../../bench/load/latency_recorder.js';
@@ -100,6 +100,24 @@ describe('bench report', () => {
     const drift = setups.map((s) => [0, 1].reduce((sum, round) => sum + (round * setups.length + roundOrder(setups, round).indexOf(s)), 0));
     assert.deepEqual(drift, [7, 7, 7, 7]);
     assert.deepEqual(setups, ['naive', 'fixed_0', 'fixed_750', 'adaptive'], 'the caller\'s list is left as it was');
+  });
+
+  it('reads how far apart cells that served alike are: tfgate set-ups that never waited at the lightest load', () => {
+    const view = (queueingMs: number, meanBatchSize: number) => ({ requests: 100, requestMs: 4, queueingMs, meanBatchSize });
+    const cells: SeedCell[] = [
+      { setup: 'naive', users: 1, rps: 1, latency: summary(4) }, // no server view: not tfgate's
+      { setup: 'executors', users: 1, rps: 1, latency: summary(5.6), server: view(0, 1) },
+      { setup: 'fixed_0', users: 1, rps: 1, latency: summary(6.1), server: view(0.04, 1) },
+      { setup: 'fixed_942', users: 1, rps: 1, latency: summary(7.6), server: view(1.2, 1) }, // waited for its timer
+      { setup: 'adaptive', users: 1, rps: 1, latency: summary(6.5), server: view(0.06, 1.02) },
+      { setup: 'adaptive', users: 20, rps: 1, latency: summary(3), server: view(0, 1) }, // not the lightest load
+    ];
+    const labels = new Map([['executors', 'no batching'], ['fixed_0', 'fixed 0'], ['adaptive', 'adaptive']]);
+    const spread = chanceSpread(cells, labels)!;
+    assert.deepEqual([spread.users, spread.labels], [1, ['no batching', 'fixed 0', 'adaptive']]);
+    // The recorder keeps latencies in fine buckets: means within 0.01 ms.
+    assert.ok(Math.abs(spread.minMs - 5.6) < 0.01 && Math.abs(spread.maxMs - 6.5) < 0.01, JSON.stringify(spread));
+    assert.equal(chanceSpread(cells.filter((c) => c.setup !== 'fixed_0' && c.setup !== 'executors'), labels), undefined, 'one such cell: nothing to compare');
   });
 
   it('judges the targets: met and missed on either side of each goal', () => {
