@@ -144,28 +144,22 @@ export function parallelExecutors(executors: number, cores: number): number {
   return Math.max(1, Math.min(executors, cores - 1));
 }
 
+/** Where a policy reads its executors: the shared scheduler, whose num_batch_threads a batching.cfg edit changes. */
+export interface ExecutorHost {
+  readonly numBatchThreads: number;
+  /** CPUs this process may run on. */
+  readonly cores: number;
+}
+
 export class AdaptiveBatchPolicy {
   readonly cost = new BatchCostModel();
   readonly arrivals = new ArrivalRate();
 
-  /** Executors that run batches at the same time (what a batch must keep up with). */
-  private parallel: number;
-
   constructor(
     private readonly options: AdaptiveOptions,
-    /** Executors sharing the work (the scheduler's num_batch_threads). */
-    private executors: number,
-    /** CPUs this process may run on. */
-    private readonly cores: number,
-  ) {
-    this.parallel = parallelExecutors(executors, cores);
-  }
-
-  /** num_batch_threads changed (a batching.cfg edit): what was learned stays, the executor count follows. */
-  setExecutors(executors: number): void {
-    this.executors = executors;
-    this.parallel = parallelExecutors(executors, this.cores);
-  }
+    /** Read at each decision, never copied: an edit of num_batch_threads applies at once, and what was learned stays. */
+    private readonly host: ExecutorHost,
+  ) {}
 
   recordArrival(now: number, rows: number): void {
     this.arrivals.record(now, rows);
@@ -187,7 +181,7 @@ export class AdaptiveBatchPolicy {
   /** Rows a batch should hold before a free executor runs it (< 1: run anything; Infinity: saturated). */
   targetRows(now: number, cap: number): number {
     const { c, a } = this.cost.coefficients();
-    const perExecutor = this.arrivals.rowsPerMs(now) / this.parallel;
+    const perExecutor = this.arrivals.rowsPerMs(now) / parallelExecutors(this.host.numBatchThreads, this.host.cores);
     // Batches cost c measured on the executor thread, where the main thread's own delays do not count.
     if (c <= 0 || perExecutor <= 0) return 0;
     if (perExecutor * a >= 1) return Infinity; // saturated: see decide()
@@ -219,7 +213,7 @@ export class AdaptiveBatchPolicy {
     if (target === undefined || this.cost.samples < 4) return undefined;
     const size = this.batchCap(cap);
     const batchesUntilOurs = Math.floor(queuedRows / size) + Math.ceil(rows / size);
-    const rounds = Math.ceil(batchesUntilOurs / this.executors);
+    const rounds = Math.ceil(batchesUntilOurs / this.host.numBatchThreads);
     // A request that runs in the first round cannot be served sooner anywhere: admit it, so
     // a target below the model's own run time slows nobody down to zero.
     if (rounds <= 1) return undefined;

@@ -82,7 +82,7 @@ export class BatchQueue<T> {
     private readonly scheduler: SharedBatchScheduler<T>,
   ) {
     this.current = options;
-    if (options.adaptive) this.adaptivePolicy = new AdaptiveBatchPolicy(options.adaptive, scheduler.numBatchThreads, scheduler.cores);
+    if (options.adaptive) this.adaptivePolicy = new AdaptiveBatchPolicy(options.adaptive, scheduler);
   }
 
   get options(): QueueOptions {
@@ -103,7 +103,7 @@ export class BatchQueue<T> {
     this.current = options;
     if (adaptiveChanged) {
       this.scheduler.clock.clearTimer(this.wakeTimer);
-      this.adaptivePolicy = options.adaptive ? new AdaptiveBatchPolicy(options.adaptive, this.scheduler.numBatchThreads, this.scheduler.cores) : undefined;
+      this.adaptivePolicy = options.adaptive ? new AdaptiveBatchPolicy(options.adaptive, this.scheduler) : undefined;
     }
     if (this.open && this.open.size >= this.executionBatchSize) this.closeOpen();
     this.scheduler.pump();
@@ -284,7 +284,6 @@ export class SharedBatchScheduler<T> {
   /** num_batch_threads changed: more executors start at once; fewer take effect as batches end. */
   setNumBatchThreads(n: number): void {
     this.threads = n;
-    for (const q of this.queues) q.policy?.setExecutors(n);
     this.pump();
   }
 

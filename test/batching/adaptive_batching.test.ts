@@ -76,12 +76,12 @@ describe('arrival rate', () => {
 
 describe('adaptive policy decisions', () => {
   it('b* = (λ/k)·c / (1 − (λ/k)·a); saturated ((λ/k)·a ≥ 1) an idle executor runs whatever waits', () => {
-    const saturated = new AdaptiveBatchPolicy({}, 2, 4);
+    const saturated = new AdaptiveBatchPolicy({}, { numBatchThreads: 2, cores: 4 });
     for (const b of [1, 2, 4, 8]) saturated.recordBatch(b, 6 + 0.5 * b);
     for (let t = 0; t <= 10; t++) saturated.recordArrival(t, 4); // 4 rows/ms over 2 executors: (λ/k)·a = 1
     assert.equal(saturated.targetRows(10, 64), Infinity);
     assert.deepEqual(saturated.decide(10, 3, 9, 64), { run: true });
-    const q = new AdaptiveBatchPolicy({}, 2, 4);
+    const q = new AdaptiveBatchPolicy({}, { numBatchThreads: 2, cores: 4 });
     for (const b of [1, 2, 4, 8]) q.recordBatch(b, 6 + 0.5 * b);
     for (let t = 0; t <= 10; t++) q.recordArrival(t, 0.4); // 0.4 rows/ms (the first arrival opens the window)
     const want = (0.2 * 6) / (1 - 0.2 * 0.5);
@@ -89,11 +89,11 @@ describe('adaptive policy decisions', () => {
   });
 
   it('waits for the missing rows at the arrival rate, but never longer than c after the batch opened', () => {
-    const p = new AdaptiveBatchPolicy({}, 1, 4);
+    const p = new AdaptiveBatchPolicy({}, { numBatchThreads: 1, cores: 4 });
     for (const b of [1, 2, 4, 8]) p.recordBatch(b, 6 + 0.5 * b);
     for (let t = 0; t <= 100; t += 10) p.recordArrival(t, 1); // 0.1 rows/ms → b* = 0.6/0.95 < 1
     assert.deepEqual(p.decide(100, 1, 100, 32), { run: true }, 'b* < 1: a lone request runs at once');
-    const busy = new AdaptiveBatchPolicy({}, 1, 4);
+    const busy = new AdaptiveBatchPolicy({}, { numBatchThreads: 1, cores: 4 });
     for (const b of [1, 2, 4, 8]) busy.recordBatch(b, 6 + 0.5 * b);
     for (let t = 0; t <= 10; t++) busy.recordArrival(t, 1); // 1 row/ms → b* = 6/0.5 = 12
     assert.deepEqual(busy.decide(10, 4, 9, 32), { run: false, wakeAt: 15 }, 'capped at opened + c = 15 (the rows would take until 18)');
@@ -107,7 +107,7 @@ describe('adaptive policy decisions', () => {
   it('counts no more executors than the cores beside the event loop, so a crowded host batches more', () => {
     assert.deepEqual([parallelExecutors(2, 2), parallelExecutors(2, 4), parallelExecutors(4, 3), parallelExecutors(1, 1), parallelExecutors(8, 64)], [1, 2, 2, 1, 8]);
     const policy = (cores: number) => {
-      const p = new AdaptiveBatchPolicy({}, 2, cores);
+      const p = new AdaptiveBatchPolicy({}, { numBatchThreads: 2, cores });
       for (const b of [1, 2, 4, 8]) p.recordBatch(b, 6 + 0.5 * b);
       for (let t = 0; t <= 10; t++) p.recordArrival(t, 0.3); // 0.3 rows/ms
       return p;
@@ -246,7 +246,7 @@ describe('adaptive batching in the shared scheduler', () => {
 
 describe('latency target admission', () => {
   it('admits a request that runs in the first round even when the target is below the model\'s run time', () => {
-    const p = new AdaptiveBatchPolicy({ latencyTargetMs: 1 }, 2, 4);
+    const p = new AdaptiveBatchPolicy({ latencyTargetMs: 1 }, { numBatchThreads: 2, cores: 4 });
     for (const b of [1, 2, 4, 8]) p.recordBatch(b, 6 + 0.5 * b);
     assert.equal(p.batchCap(32), 1);
     assert.equal(p.predictedMiss(1, 0, 32), undefined);
