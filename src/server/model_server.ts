@@ -30,6 +30,8 @@ import { ConfigWatcher } from './config_watcher.js';
 import { executorReports, managerEventLog } from './lifecycle_log.js';
 import { configFromReloadRequest } from './reload_config_request.js';
 import { batchMetrics } from '../monitoring/batch_metrics.js';
+import { ServerRequestLogger } from '../services/request_logger.js';
+import { requestLogReports } from '../monitoring/request_log_metrics.js';
 
 import type { Log } from './logger.js';
 export type { Log };
@@ -70,6 +72,10 @@ export class ModelServer {
   private yamlTextReadAtBoot?: string;
   /** --batching_parameters_file as read at construction: the watcher's first "last seen". */
   private batchingTextReadAtBoot?: string;
+  /** Request logging: the models' logging_config, applied with each config. */
+  private readonly requestLogger: ServerRequestLogger;
+  /** What the last request-logging line said (said again only when it changes). */
+  private requestLogSaid = '';
 
   constructor(
     private readonly options: ServerOptions,
@@ -80,6 +86,11 @@ export class ModelServer {
     seams: { executorWorkerFile?: string } = {},
   ) {
     this.memoryBudget = new MemoryBudget(options.limits.maxInflightRequestBytes);
+    this.requestLogger = new ServerRequestLogger({
+      tags: options.savedModelTags,
+      limits: options.requestLog,
+      reports: requestLogReports(this.metrics, (message, fields) => log(message, 'warn', fields)),
+    });
     const executors = new ExecutorVersionLoader({
       tags: [...options.savedModelTags],
       maxQueued: options.limits.maxExecutorQueue,
@@ -169,10 +180,30 @@ export class ModelServer {
       return;
     }
     const names = new Set(config.model_config_list.config.map((m) => m.name));
-    for (const old of this.config.model_config_list.config) if (!names.has(old.name)) await this.manager.removeModel(old.name);
+    for (const old of this.config.model_config_list.config) {
+      if (names.has(old.name)) continue;
+      await this.manager.removeModel(old.name);
+      this.metrics.availableVersions.remove(old.name);
+    }
+    // Every configured model has a series, 0 until a version is AVAILABLE: an alert on "< 1"
+    // then sees a model that never loaded, and a removed model stops alerting.
+    for (const name of names) this.metrics.availableVersions.labels(name).inc(0);
     this.config = config;
     this.configuredNames = names;
+    this.applyRequestLogging(config);
     await this.source.setServables(config.model_config_list.config);
+  }
+
+  /** The models' logging_config from now on; a line for each model that logs, when that changes. */
+  private applyRequestLogging(config: ModelServerConfig): void {
+    this.requestLogger.update(config.model_config_list.config);
+    const lines = [...this.requestLogger.destinations()].map(
+      ([model, d]) => `Request logging for model ${model}: sampling_rate ${d.samplingRate}, PredictionLog records to ${d.filenamePrefix}.<host>.<pid>.<n>.tfrecord`,
+    );
+    const said = lines.join('\n');
+    if (said === this.requestLogSaid) return;
+    this.requestLogSaid = said;
+    for (const line of lines) this.log(line, 'info', { event: 'request_logging' });
   }
 
   /**
@@ -194,7 +225,7 @@ export class ModelServer {
     this.source.start();
     this.watchConfigFiles();
     for (const f of this.options.ignoredFlagsGiven) this.log(`--${f} is accepted and ignored (see --help)`);
-    const prediction = new PredictionService(this.manager);
+    const prediction = new PredictionService(this.manager, this.requestLogger);
     const app = createRestApp({
       prediction,
       modelStatus: (spec) => modelStatusJson(this.models.status(spec)),
@@ -323,7 +354,13 @@ export class ModelServer {
       runtime: this.runtime,
       rest_api: `${this.options.restApiHost}:${this.options.restApiPort}`,
       grpc_port: this.options.grpcPort,
-      models: config.model_config_list.config.map((m) => ({ name: m.name, base_path: m.base_path, model_version_policy: m.model_version_policy, version_labels: m.version_labels })),
+      models: config.model_config_list.config.map((m) => ({
+        name: m.name,
+        base_path: m.base_path,
+        model_version_policy: m.model_version_policy,
+        version_labels: m.version_labels,
+        ...(m.logging_config && { logging_config: m.logging_config }),
+      })),
       batching: this.batching ?? null,
       monitoring_path: (await this.prometheusPath(list)) ?? null,
     };
@@ -352,6 +389,13 @@ export class ModelServer {
     }
     await sourceStopped;
     await this.manager.stop();
+    // Records still queued are written, for as long as requests could drain: a log disk that
+    // hangs does not hold the exit.
+    let logBound: NodeJS.Timeout | undefined;
+    const logClosed = this.requestLogger.close().then(() => true);
+    const logTimedOut = Number.isFinite(drainMs) ? new Promise<false>((resolve) => (logBound = setTimeout(() => resolve(false), drainMs))) : new Promise<false>(() => {});
+    if (!(await Promise.race([logClosed, logTimedOut]))) this.log(`request log: records still queued at exit are lost (its disk did not take them within ${drainMs / 1000} s)`, 'warn', { event: 'request_log_cut' });
+    clearTimeout(logBound);
     return report;
   }
 
