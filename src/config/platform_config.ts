@@ -39,7 +39,7 @@ const ModelWarmupOptionsSchema: MessageSchema = {
   },
 };
 
-const SessionBundleConfigSchema: MessageSchema = {
+export const SessionBundleConfigSchema: MessageSchema = {
   name: 'tensorflow.serving.SessionBundleConfig',
   fields: {
     session_target: scalar('string'),
