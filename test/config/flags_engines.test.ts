@@ -19,7 +19,7 @@ describe('engine settings reach the engine', () => {
     const dir = fixtureModel('saved_model_half_plus_two_cpu', '00000123');
     const load = async (argv: string[]) => {
       const before = threadsOfThisProcess();
-      const servable = await (await createRuntime('onnx', undefined, undefined, parseServerOptions(argv, '/w').engine)).load(dir, { tags: ['serve'] });
+      const servable = await (await createRuntime('onnx', undefined, undefined, parseServerOptions(argv, '/w').engine)).load(dir, { tags: ['serve'], signatures: ['serving_default'] });
       return { added: threadsOfThisProcess() - before, servable };
     };
     await load([]); // the first load starts the process's own helpers (libuv's pool …)
