@@ -254,7 +254,10 @@ export class ModelServer {
         everySeconds: src.pollWaitSeconds,
         onText: async (text) => this.applyConfig((await this.readConfig(text))?.config),
         read: (file) => this.storage.readText(file),
-        onError: (e) => this.log(`Failed to reload model config ${src.file}: ${e.message}`, 'error', { event: 'config_reload_failed' }),
+        // A file (or bucket) that cannot be read is said once per streak, not every poll.
+        onError: (e, cause, firstInStreak) => {
+          if (cause === 'apply' || firstInStreak) this.log(`Failed to reload model config ${src.file}: ${e.message}`, 'error', { event: 'config_reload_failed' });
+        },
       });
     }
     const file = this.options.batching.parametersFile;

@@ -104,25 +104,26 @@ export class VersionCache {
     this.inFlightBytes += total;
     let inFlight = total;
     const partial = await fs.mkdtemp(path.join(root, '.partial-'));
-    // The first failure stops the other objects (so that the partial folder is removed only once nothing writes to it).
-    const abort = new AbortController();
+    // The first failure starts no further object; those already streaming finish (a stream
+    // destroyed mid-response leaves the GCS SDK retrying it in the background), then the
+    // partial folder goes.
     let firstError: unknown;
+    let failed = false;
     try {
       await Promise.allSettled(
         objects.map((o) =>
           this.slots.run(async () => {
-            abort.signal.throwIfAborted();
-            await this.download(storage, location, o, partial, what, abort.signal);
+            if (failed) return;
+            await this.download(storage, location, o, partial, what);
             this.inFlightBytes -= o.bytes;
             inFlight -= o.bytes;
           }).catch((e: unknown) => {
-            if (!abort.signal.aborted) firstError = e;
-            abort.abort();
-            throw e;
+            if (!failed) firstError = e;
+            failed = true;
           }),
         ),
       );
-      if (abort.signal.aborted) throw firstError;
+      if (failed) throw firstError;
       const dir = path.join(root, `${what.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 80)}-${randomBytes(4).toString('hex')}`);
       await fs.rename(partial, dir);
       let removed = false;
@@ -160,7 +161,7 @@ export class VersionCache {
   }
 
   /** One object, streamed to its place in the partial folder, its byte count checked against the listing. */
-  private async download(storage: Storage, location: string, o: StoredObject, into: string, what: string, signal: AbortSignal): Promise<void> {
+  private async download(storage: Storage, location: string, o: StoredObject, into: string, what: string): Promise<void> {
     const uri = `${location.replace(/\/+$/, '')}/${o.path}`;
     const file = path.join(into, ...o.path.split('/'));
     await fs.mkdir(path.dirname(file), { recursive: true });
@@ -173,7 +174,7 @@ export class VersionCache {
       },
     });
     try {
-      await pipeline(await storage.open(uri), count, createWriteStream(file, { flags: 'wx' }), { signal });
+      await pipeline(await storage.open(uri), count, createWriteStream(file, { flags: 'wx' }));
     } catch (e) {
       if (e instanceof StorageError) throw e;
       const err = e as NodeJS.ErrnoException;
