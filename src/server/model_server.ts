@@ -93,6 +93,7 @@ export class ModelServer {
       workerFile: seams.executorWorkerFile,
       warmupIterations: options.enableModelWarmup ? Math.max(1, options.numRequestIterationsForWarmup) : 0,
       verify: options.verifyOnLoad,
+      engine: options.engine,
       ...executorReports(this.metrics, this.executorHealth, log),
     });
     const global = this.batchingParameters();
@@ -147,6 +148,7 @@ export class ModelServer {
   private batchingParameters(): BatchingParameters | undefined {
     const b = this.options.batching;
     if (!b.enabled) return undefined;
+    if (b.parameters) return b.parameters;
     if (b.parametersFile) {
       this.batchingTextReadAtBoot = readFileSync(b.parametersFile, 'utf8');
       return parseBatchingParametersText(this.batchingTextReadAtBoot, b.parametersFile);
@@ -201,7 +203,7 @@ export class ModelServer {
     await this.applyConfig(list?.config);
     this.source.start();
     this.watchConfigFiles();
-    for (const f of this.options.ignoredFlagsGiven) this.log(`--${f} is accepted and ignored (see --help)`);
+    for (const h of this.options.harmlessSettingsGiven) this.log(`${h.name} changes nothing here: ${h.why}`, 'info', { event: 'harmless_setting' });
     const prediction = new PredictionService(this.manager);
     const app = createRestApp({
       prediction,
@@ -338,6 +340,7 @@ export class ModelServer {
       grpc_port: this.options.grpcPort,
       models: config.model_config_list.config.map((m) => ({ name: m.name, base_path: m.base_path, model_version_policy: m.model_version_policy, version_labels: m.version_labels })),
       batching: this.batching ?? null,
+      engine: this.options.engine,
       monitoring_path: (await this.prometheusPath(list)) ?? null,
     };
   }
