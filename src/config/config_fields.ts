@@ -15,7 +15,7 @@ export const MODEL_SERVER_CONFIG_FIELDS: Readonly<Record<string, FieldHandling>>
   model_config_list: honoured(),
   custom_model_config: refused('TF Serving\'s open-source binary refuses it too ("ModelServer does not yet support custom model config.")'),
   'config.name': honoured(),
-  'config.base_path': honoured('a folder of versions; a relative path resolves against the file\'s folder'),
+  'config.base_path': honoured('a folder of versions, on disk, s3://bucket/prefix or gs://bucket/prefix (another scheme, e.g. hdfs://, is refused naming it); a relative path resolves against the file\'s folder'),
   'config.model_type': honoured('TENSORFLOW; anything else is refused, as TF Serving refuses it'),
   'config.model_platform': honoured('"tensorflow" (the default when unset); any other platform is refused naming it'),
   'config.model_version_policy': honoured('latest { num_versions }, all, specific { versions }'),

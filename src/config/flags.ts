@@ -24,10 +24,12 @@
 // - No --model_config_file, --config or --model_base_path at all: tfgate serves every model
 //   folder under ./model_repository (TF Serving refuses to start); --model_name alone is
 //   still TF Serving's error.
+import os from 'node:os';
 import path from 'node:path';
 import { BATCHING_MODES, cpuCount, type BatchingMode } from './batching_parameters.js';
 import { defaultMaxConnections, openFileSoftLimit } from './connection_limit.js';
 import { parseAllowedBasePaths } from './allowed_base_paths.js';
+import { resolveLocation, unsupportedLocation, uriScheme } from './storage_uri.js';
 import { getHeapStatistics } from 'node:v8';
 import { byRuntime, harmless, refused, type HarmlessSetting, type SettingHandling } from './setting_handling.js';
 import type { BatchingParameters } from './batching_parameters.js';
@@ -117,11 +119,11 @@ export const FLAGS = {
     'string',
     '',
     'If non-empty, read an ascii ModelServerConfig protobuf from the supplied file name, and serve the models in that file. This config file can be used to specify multiple models to serve and other advanced parameters including non-default version policy. (If used, --model_name, --model_base_path are ignored.)',
-    'relative base paths resolve against the file\'s folder',
+    'relative base paths resolve against the file\'s folder; s3://bucket/file and gs://bucket/file are read from the bucket (see --model_cache_dir)',
   ),
   model_config_file_poll_wait_seconds: acted('int32', 0, 'Interval in seconds between each poll of the filesystem for model_config_file. If unset or set to zero, poll will be done exactly once and not periodically. Setting this to negative is reserved for testing purposes only.', 'also applies to --config'),
   model_name: acted('string', 'default', 'name of model (ignored if --model_config_file flag is set)'),
-  model_base_path: acted('string', '', 'path to export (ignored if --model_config_file flag is set, otherwise required)', 'without any model flag tfgate serves ./model_repository'),
+  model_base_path: acted('string', '', 'path to export (ignored if --model_config_file flag is set, otherwise required)', 'a local path, s3://bucket/prefix or gs://bucket/prefix (other schemes are refused); without any model flag tfgate serves ./model_repository'),
   num_load_threads: acted('int32', 0, "The number of threads in the thread-pool used to load servables. If set as 0, we don't use a thread-pool, and servable loads are performed serially in the manager's main work loop, may casue the Serving request to be delayed. Default: 0", 'at most N loads run at once; 0 = no bound (loads run on executor threads, never on the main loop)'),
   num_unload_threads: harmlessFlag('int32', 0, "The number of threads in the thread-pool used to unload servables. If set as 0, we don't use a thread-pool, and servable loads are performed serially in the manager's main work loop, may casue the Serving request to be delayed. Default: 0", 'unloading only releases executor threads; it never delays requests'),
   max_num_load_retries: acted('int32', 5, 'maximum number of times it retries loading a model after the first failure, before giving up. If set to 0, a load is attempted only once. Default: 5'),
@@ -182,6 +184,8 @@ export const FLAGS = {
   json_max_elements: own('int64', 16 * 1024 * 1024, 'Most JSON values (list items + object members) accepted in a request (400 above it).'),
   max_inflight_request_bytes: own('int64', 0, 'Memory that requests in flight may make the server hold (bodies, parsed JSON, decoded tensors, over REST and gRPC together); a request that would pass it is refused at once (REST 503, gRPC RESOURCE_EXHAUSTED). 0: a quarter of the V8 heap limit.'),
   max_executor_queue: own('int32', 128, 'Requests that may wait for the executor threads of one model version (not counting those already handed to them); more are refused at once (REST 503, gRPC UNAVAILABLE), as batching refuses past max_enqueued_batches.'),
+  model_cache_dir: own('string', '', 'Folder under which versions served from s3:// or gs:// are downloaded before they load (each server makes its own tfgate-models-* folder in it, removed at shutdown; a version\'s copy is removed when it unloads). Empty: the system temporary folder (TMPDIR, else /tmp).'),
+  model_cache_max_mb: own('int64', 0, 'Most MB that the downloaded copies of s3:// and gs:// versions may take together; a version that would pass it fails to load, saying so. 0: no bound but the free space of the cache folder\'s disk, which is always checked.'),
   help: own('bool', false, 'Print this help and exit.'),
 } satisfies Record<string, FlagSpec>;
 
@@ -340,6 +344,8 @@ export interface ServerOptions {
     /** --max_executor_queue. */
     readonly maxExecutorQueue: number;
   };
+  /** Where s3:// and gs:// versions are downloaded before they load, and the most their copies may take (0: free space only). */
+  readonly modelCache: { readonly dir: string; readonly maxBytes: number };
   /** Thread counts and GPU options for the engines (flags, then --tensorflow_session_config_file or the platform config). */
   readonly engine: EngineSettings;
   /** Absolute path of --platform_config_file, or null (read by server/engine_config_files.ts). */
@@ -427,7 +433,7 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
   for (const name of ['num_executors', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'max_executor_queue'] as const) if (v[name] < 1) bad(name, 'must be at least 1');
   if (v.rest_max_connections < 0) bad('rest_max_connections', 'must not be negative (0: the default from the open-file limit)');
   if (!v.grpc_api_host.trim()) bad('grpc_api_host', 'empty');
-  for (const name of ['max_inflight_request_bytes', 'num_load_threads', 'max_num_load_retries', 'num_request_iterations_for_warmup', 'shutdown_drain_seconds', 'batching_parameters_poll_wait_seconds'] as const) if (v[name] < 0) bad(name, 'must not be negative');
+  for (const name of ['max_inflight_request_bytes', 'model_cache_max_mb', 'num_load_threads', 'max_num_load_retries', 'num_request_iterations_for_warmup', 'shutdown_drain_seconds', 'batching_parameters_poll_wait_seconds'] as const) if (v[name] < 0) bad(name, 'must not be negative');
 
   if (v.batching_parameters_file && !v.enable_batching) {
     throw new FlagError('server_options.batching_parameters_file is set without setting server_options.enable_batching to true. (--batching_parameters_file needs --enable_batching)', 'batching_parameters_file');
@@ -444,10 +450,22 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
   }
 
   const abs = (p: string) => path.resolve(cwd, p);
+  /** A model config file or base path: local, file://, s3:// or gs:// (storage_uri.ts); another scheme is refused by name. */
+  const location = (name: FlagName, p: string): string => {
+    const why = unsupportedLocation(p);
+    if (why) bad(name, why);
+    return resolveLocation(p, cwd);
+  };
+  /** A file only read from the local file system. */
+  const localFile = (name: FlagName, p: string): string => {
+    const scheme = uriScheme(p);
+    if (scheme && scheme !== 'file') bad(name, `read from the local file system only (s3:// and gs:// are read for --model_config_file and model base paths)`);
+    return resolveLocation(p, cwd);
+  };
   let modelSource: ModelSource;
-  if (v.model_config_file) modelSource = { kind: 'model_config_file', file: abs(v.model_config_file), pollWaitSeconds: v.model_config_file_poll_wait_seconds };
-  else if (v.config) modelSource = { kind: 'yaml_config', file: abs(v.config), pollWaitSeconds: v.model_config_file_poll_wait_seconds };
-  else if (v.model_base_path) modelSource = { kind: 'single_model', name: v.model_name, basePath: abs(v.model_base_path) };
+  if (v.model_config_file) modelSource = { kind: 'model_config_file', file: location('model_config_file', v.model_config_file), pollWaitSeconds: v.model_config_file_poll_wait_seconds };
+  else if (v.config) modelSource = { kind: 'yaml_config', file: localFile('config', v.config), pollWaitSeconds: v.model_config_file_poll_wait_seconds };
+  else if (v.model_base_path) modelSource = { kind: 'single_model', name: v.model_name, basePath: location('model_base_path', v.model_base_path) };
   else if (flags.given.has('model_name')) {
     throw new FlagError('Both server_options.model_base_path and server_options.model_config_file are empty! (--model_name needs --model_base_path)', 'model_base_path');
   } else modelSource = { kind: 'default_repository', dir: abs(DEFAULT_REPOSITORY_DIR) };
@@ -480,13 +498,13 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
     enableSignatureMethodNameCheck: v.enable_signature_method_name_check,
     batching: Object.freeze({
       enabled: v.enable_batching,
-      parametersFile: v.batching_parameters_file ? abs(v.batching_parameters_file) : null,
+      parametersFile: v.batching_parameters_file ? localFile('batching_parameters_file', v.batching_parameters_file) : null,
       perModel: v.enable_per_model_batching_parameters,
       mode: v.batching_mode as BatchingMode,
       latencyTargetMs: v.batching_latency_target_ms,
       pollWaitSeconds: v.batching_parameters_poll_wait_seconds,
     }),
-    monitoringConfigFile: v.monitoring_config_file ? abs(v.monitoring_config_file) : null,
+    monitoringConfigFile: v.monitoring_config_file ? localFile('monitoring_config_file', v.monitoring_config_file) : null,
     runtime: v.runtime as RuntimeChoice,
     numExecutors: v.num_executors,
     verifyOnLoad: Object.freeze({ mode: v.verify_on_load as VerifyOnLoadMode, maxBytes: v.verify_on_load_max_mb * 1024 * 1024 }),
@@ -500,9 +518,10 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
       maxInflightRequestBytes: v.max_inflight_request_bytes || defaultInflightBudgetBytes(),
       maxExecutorQueue: v.max_executor_queue,
     }),
+    modelCache: Object.freeze({ dir: v.model_cache_dir ? localFile('model_cache_dir', v.model_cache_dir) : os.tmpdir(), maxBytes: v.model_cache_max_mb * 1024 * 1024 }),
     engine,
-    platformConfigFile: v.platform_config_file ? abs(v.platform_config_file) : null,
-    sessionConfigFile: v.tensorflow_session_config_file ? abs(v.tensorflow_session_config_file) : null,
+    platformConfigFile: v.platform_config_file ? localFile('platform_config_file', v.platform_config_file) : null,
+    sessionConfigFile: v.tensorflow_session_config_file ? localFile('tensorflow_session_config_file', v.tensorflow_session_config_file) : null,
     harmlessSettingsGiven: Object.freeze(
       [...flags.given].flatMap((n): HarmlessSetting[] => {
         const h = TABLE[n].handling;

@@ -30,6 +30,8 @@ import { ConfigWatcher } from './config_watcher.js';
 import { executorReports, managerEventLog } from './lifecycle_log.js';
 import { configFromReloadRequest } from './reload_config_request.js';
 import { batchMetrics } from '../monitoring/batch_metrics.js';
+import { StorageRouter } from '../storage/storage_router.js';
+import { FetchingVersionLoader } from '../storage/fetching_version_loader.js';
 
 import type { Log } from './logger.js';
 export type { Log };
@@ -47,6 +49,8 @@ const HEALTH_SERVICE_NAMES = new Set(['ModelService', 'PredictionService']);
 export class ModelServer {
   readonly manager: AspiredVersionsManager<MaybeBatchedVersion<ExecutorServableVersion>>;
   private readonly source: FileSystemSource<ModelConfig>;
+  /** Local folders, s3:// and gs://: base paths listed, config files read, remote versions downloaded before they load. */
+  private readonly storage: StorageRouter;
   private readonly models: ModelService;
   private readonly watcher = new ConfigWatcher();
   private config: ModelServerConfig = { model_config_list: { config: [] } };
@@ -80,6 +84,7 @@ export class ModelServer {
     seams: { executorWorkerFile?: string } = {},
   ) {
     this.memoryBudget = new MemoryBudget(options.limits.maxInflightRequestBytes);
+    this.storage = new StorageRouter({ root: options.modelCache.dir, maxBytes: options.modelCache.maxBytes });
     const executors = new ExecutorVersionLoader({
       tags: [...options.savedModelTags],
       maxQueued: options.limits.maxExecutorQueue,
@@ -114,7 +119,8 @@ export class ModelServer {
     // Request metrics label only models that are configured (or were): any other name a
     // client sends counts under one label, so random names cannot grow the scrape forever.
     this.metrics.knowModelsFrom((name) => this.configuredNames.has(name) || this.manager.hasModel(name));
-    this.manager = new AspiredVersionsManager(loader, {
+    const storage = this.storage;
+    this.manager = new AspiredVersionsManager(new FetchingVersionLoader(loader, (location, what) => storage.localCopy(location, what)), {
       allowVersionLabelsForUnavailableModels: options.allowVersionLabelsForUnavailableModels,
       maxNumLoadRetries: options.maxNumLoadRetries,
       loadRetryIntervalMs: options.loadRetryIntervalMicros / 1000,
@@ -122,7 +128,7 @@ export class ModelServer {
       onEvent: managerEventLog(this.metrics, log),
     });
     this.models = new ModelService(this.manager);
-    this.source = new FileSystemSource<ModelConfig>(options.fileSystemPollWaitSeconds, log);
+    this.source = new FileSystemSource<ModelConfig>(options.fileSystemPollWaitSeconds, log, this.storage);
     this.source.setAspiredVersionsCallback(async (m, versions) => {
       await this.manager.setAspiredVersions(m.name, versions);
       if (!Object.keys(m.version_labels).length) return;
@@ -158,7 +164,7 @@ export class ModelServer {
 
   /** The model list from the flags' source (undefined: an empty config file, no action). */
   private async readConfig(text?: string): Promise<ModelList | undefined> {
-    const list = await readModelList(this.options.modelSource, text ?? this.yamlTextReadAtBoot);
+    const list = await readModelList(this.options.modelSource, text ?? this.yamlTextReadAtBoot, (file) => this.storage.readText(file));
     this.yamlTextReadAtBoot = undefined;
     if (list) this.modelBatching = list.modelBatching;
     return list;
@@ -170,6 +176,8 @@ export class ModelServer {
       this.log(`Taking no action for empty config${'file' in src ? ` ${src.file}` : ''}; still serving ${this.config.model_config_list.config.map((m) => m.name).join(', ') || 'no model'}`, 'warn', { event: 'empty_config' });
       return;
     }
+    // A cloud client the environment cannot build refuses the config before anything unloads.
+    this.storage.checkLocations(config.model_config_list.config.map((m) => m.base_path));
     const names = new Set(config.model_config_list.config.map((m) => m.name));
     for (const old of this.config.model_config_list.config) if (!names.has(old.name)) await this.manager.removeModel(old.name);
     this.config = config;
@@ -216,7 +224,7 @@ export class ModelServer {
         const models = this.config.model_config_list.config.map((m) => ({ name: m.name, versions: this.safeStatus(m.name), queuedRows: queued.get(m.name) ?? 0 }));
         return serverStatusJson(models, this.executorHealth, this.runtime);
       },
-      readiness: () => readiness(this.config.model_config_list.config.map((m) => ({ name: m.name, versions: this.safeStatus(m.name) })), this.stopped),
+      readiness: () => readiness(this.config.model_config_list.config.map((m) => ({ name: m.name, versions: this.safeStatus(m.name), error: this.source.unreadableReason(m.name) })), this.stopped),
       accessLog: this.options.accessLog ? (entry) => this.log('request', 'info', entry) : undefined,
     });
     const port = await new Promise<number>((resolve, reject) => {
@@ -247,7 +255,11 @@ export class ModelServer {
         file: src.file,
         everySeconds: src.pollWaitSeconds,
         onText: async (text) => this.applyConfig((await this.readConfig(text))?.config),
-        onError: (e) => this.log(`Failed to reload model config ${src.file}: ${e.message}`, 'error', { event: 'config_reload_failed' }),
+        read: (file) => this.storage.readText(file),
+        // A file (or bucket) that cannot be read is said once per streak, not every poll.
+        onError: (e, cause, firstInStreak) => {
+          if (cause === 'apply' || firstInStreak) this.log(`Failed to reload model config ${src.file}: ${e.message}`, 'error', { event: 'config_reload_failed' });
+        },
       });
     }
     const file = this.options.batching.parametersFile;
@@ -321,6 +333,7 @@ export class ModelServer {
   async checkConfig(): Promise<Record<string, unknown>> {
     const list = await this.readConfig();
     const config = list?.config ?? this.config;
+    this.storage.checkLocations(config.model_config_list.config.map((m) => m.base_path));
     return {
       runtime: this.runtime,
       rest_api: `${this.options.restApiHost}:${this.options.restApiPort}`,
@@ -355,6 +368,7 @@ export class ModelServer {
     }
     await sourceStopped;
     await this.manager.stop();
+    await this.storage.close();
     return report;
   }
 
