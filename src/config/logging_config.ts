@@ -11,7 +11,7 @@
 // "file" (or "", the type users leave empty): TFRecord files of PredictionLog, the format of
 // assets.extra/tf_serving_warmup_requests. Any other type is refused with TF Serving's
 // message. A relative filename_prefix resolves against the config file's folder, as a
-// relative base_path does. Fields tfgate cannot honour are refused by name:
+// relative base_path does (refused in a config read from object storage: the log is local). Fields tfgate cannot honour are refused by name:
 // per_task_sampling_configs (tfgate has no data centre or task index to match),
 // attributes (no request origin or criticality) and custom_logging_config (no logger here
 // reads it).
@@ -57,6 +57,9 @@ export function loggingConfigFrom(raw: ProtoMessage, model: string, file: string
   }
   if ((sampling.attributes as number | undefined) ?? 0) {
     fail(file, at(sampling, 'attributes'), `Model ${model}: sampling_config.attributes is not supported (tfgate knows no request origin or criticality to log)`, 'attributes');
+  }
+  if (!path.isAbsolute(prefix) && URI_RE.test(baseDir)) {
+    fail(file, at(collector, 'filename_prefix'), `Model ${model}: log_collector_config.filename_prefix ${prefix} is relative, and the config is read from ${baseDir}; give an absolute local path`, 'filename_prefix');
   }
   return { log_collector_config: { type, filename_prefix: path.resolve(baseDir, prefix) }, sampling_config: { sampling_rate: rate } };
 }

@@ -21,7 +21,7 @@ const loading: Promise<Servable> = (async () => {
   const loadStart = performance.now();
   let servable: Servable;
   try {
-    servable = await (await createRuntime(data.runtime)).load(data.versionDir, { tags: data.tags });
+    servable = await (await createRuntime(data.runtime, undefined, undefined, data.engine)).load(data.versionDir, { tags: data.tags });
   } catch (e) {
     loadReport = { loaded: false, loadMs: performance.now() - loadStart };
     throw e;

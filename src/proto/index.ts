@@ -22,6 +22,8 @@ const FILES = [
   'grpc/health/v1/health.proto',
   // What the ONNX Runtime executor hands to onnxruntime-node.
   'onnx/onnx.proto',
+  // A TF-DF model's Yggdrasil files in assets/ (header, data spec; tests write trees too).
+  'yggdrasil_decision_forests/yggdrasil_model.proto',
 ];
 
 let root: protobuf.Root | undefined;

@@ -5,6 +5,7 @@ import { verifyVersion, versionSizeBytes, type VerificationReport } from './vers
 import type { LoadReport, ModelDescription, RuntimeName } from '../executors/protocol.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { Release, RunOptions, ServableVersion } from './servable_version.js';
+import type { EngineSettings } from '../config/session_config.js';
 
 export interface ExecutorLoaderOptions {
   tags: string[];
@@ -27,6 +28,8 @@ export interface ExecutorLoaderOptions {
   onLoadReport?: (modelName: string, version: number, versionDir: string, report: LoadReport) => void;
   /** The executor threads' entry module (default: the production one); tests give one that injects faults. */
   workerFile?: string;
+  /** Thread counts and GPU options for the runtime's sessions (--tensorflow_*_parallelism, session config). */
+  engine?: EngineSettings;
 }
 
 export class ExecutorServableVersion implements ServableVersion {
@@ -61,6 +64,7 @@ export class ExecutorVersionLoader {
       warmupIterations: this.options.warmupIterations ?? 0,
       workerFile: this.options.workerFile,
       onLoadReport: (report) => this.options.onLoadReport?.(modelName, version, versionDir, report),
+      ...(this.options.engine && { engine: this.options.engine }),
     });
     await this.verify(modelName, version, versionDir, pool);
     this.options.onLoaded?.(modelName, version, pool.description);
