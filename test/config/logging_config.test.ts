@@ -42,6 +42,12 @@ describe('logging_config', () => {
     );
   });
 
+  it('a relative prefix in a config read from a bucket is refused (the log is local); an absolute one is kept', () => {
+    const fromBucket = (prefix: string) => parseModelConfigText(configWith(`log_collector_config { filename_prefix: '${prefix}' }`), 's3://bucket/conf/models.config').model_config_list.config[0].logging_config;
+    assert.throws(() => fromBucket('logs/m'), /filename_prefix logs\/m is relative, and the config is read from s3:\/\/bucket\/conf; give an absolute local path/);
+    assert.equal(fromBucket('/var/log/m')?.log_collector_config.filename_prefix, '/var/log/m');
+  });
+
   it('an unknown collector type: TF Serving\'s message, naming the type', () => {
     refuses("log_collector_config { type: 'bigquery' filename_prefix: '/l' }", 'type', /Cannot find LogCollector::Factory for type: bigquery \(model m; tfgate has one log collector, type "file"/);
   });
