@@ -1,8 +1,9 @@
 // The gRPC server (@grpc/grpc-js) on --port and/or --grpc_socket_path: PredictionService,
-// ModelService and, with --enable_grpc_healthcheck_service, grpc.health.v1.Health. With
-// --ssl_config_file both listeners take TLS only, as in TF Serving.
-import { Server, ServerCredentials, type ChannelOptions, type UntypedServiceImplementation } from '@grpc/grpc-js';
+// ModelService, with --enable_grpc_healthcheck_service grpc.health.v1.Health, and server
+// reflection. With --ssl_config_file both listeners take TLS only, as in TF Serving.
+import { Server, ServerCredentials, type ChannelOptions, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { SslConfig } from '../config/ssl_config.js';
+import { addServerReflection } from './server_reflection.js';
 import type { EventEmitter } from 'node:events';
 import { serviceDefinition } from './service_definitions.js';
 import { predictionServiceImplementation, type PredictionGrpcDeps } from './prediction_service_grpc.js';
@@ -86,6 +87,14 @@ export class GrpcServer {
     this.server.addService(serviceDefinition('tensorflow.serving.PredictionService', { Predict: { deserializeRequest: deserializePredictRequest, serializeResponse: serializePredictResponse } }), this.tracked('tensorflow.serving.PredictionService', predictionServiceImplementation(deps)));
     this.server.addService(serviceDefinition('tensorflow.serving.ModelService'), this.tracked('tensorflow.serving.ModelService', modelServiceImplementation(deps)));
     if (options.health) this.server.addService(serviceDefinition('grpc.health.v1.Health'), this.tracked('grpc.health.v1.Health', healthImplementation(deps)));
+    // Tracked like the others, so that the drain ends a reflection stream a client keeps open.
+    const trackedServer = {
+      addService: (definition: ServiceDefinition, impl: UntypedServiceImplementation) => {
+        const service = /^\/(.+)\/[^/]+$/.exec(Object.values(definition)[0].path)![1];
+        this.server.addService(definition, this.tracked(service, impl));
+      },
+    };
+    addServerReflection(trackedServer, ['tensorflow.serving.PredictionService', 'tensorflow.serving.ModelService', ...(options.health ? ['grpc.health.v1.Health'] : [])]);
     this.credentials = serverCredentials(options.tls);
   }
 

@@ -3,6 +3,8 @@
 // on REST. Certificates are made here with openssl (test_pki.ts). Two servers cover the four
 // cases: A has mutual TLS on gRPC (--ssl_config_file with client_verify) and HTTPS on REST;
 // B has TLS on gRPC and mutual TLS on REST (--rest_api_ssl_config_file with client_verify).
+// Server reflection is checked on both, as grpcurl uses it: the names, and a Predict built
+// from the reflected descriptors alone.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
@@ -22,7 +24,7 @@ const PY_CLIENT = path.join(REPO_ROOT, 'test', 'helpers', 'grpc_tls_client.py');
 const run = promisify(execFile);
 
 /** What the Python client printed: {ok: true, ...} or {ok: false, code, details}. */
-type PyResult = { ok: boolean; code?: string; details?: string; y?: number[] };
+type PyResult = { ok: boolean; code?: string; details?: string; y?: number[]; services?: string[]; request_fields?: string[]; files?: string[] };
 
 let pki: TestPki;
 let stubs: string;
@@ -79,7 +81,7 @@ describe('TLS and mutual TLS on gRPC and REST (real process; Python grpcio and c
     stubs = path.join(dir, 'stubs');
     fs.mkdirSync(stubs);
     try {
-      execFileSync(PYTHON, ['-m', 'grpc_tools.protoc', `-I${CLIENT_PROTOS}`, `--python_out=${stubs}`, `--grpc_python_out=${stubs}`, 'prediction_service.proto', 'model_spec.proto', 'tensorflow.proto'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      execFileSync(PYTHON, ['-m', 'grpc_tools.protoc', `-I${CLIENT_PROTOS}`, `--python_out=${stubs}`, `--grpc_python_out=${stubs}`, 'prediction_service.proto', 'model_spec.proto', 'tensorflow.proto', 'reflection.proto'], { stdio: ['ignore', 'ignore', 'pipe'] });
     } catch (e) {
       throw new Error(`the TLS tests' gRPC client needs Debian's python3-grpcio and python3-grpc-tools (apt-get install python3-grpcio python3-grpc-tools): ${(e as Error).message}`);
     }
@@ -114,6 +116,13 @@ describe('TLS and mutual TLS on gRPC and REST (real process; Python grpcio and c
       assert.deepEqual(good, { ok: true, y: [2.5, 3, 4.5] });
       assert.deepEqual([plaintext.ok, plaintext.code], [false, 'UNAVAILABLE']);
     });
+    it('server reflection lists the services and itself (Health: on here); a Predict built from the reflected descriptors alone is answered', async () => {
+      const [list, call] = await python(['reflection_list', grpcA, { ca: pki.ca, client: pki.client }], ['reflection_predict', grpcA, { ca: pki.ca, client: pki.client }]);
+      assert.deepEqual(list, { ok: true, services: ['grpc.health.v1.Health', 'grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection', 'tensorflow.serving.ModelService', 'tensorflow.serving.PredictionService'] });
+      assert.equal(call.ok, true, JSON.stringify(call));
+      assert.deepEqual(call.request_fields, ['model_spec', 'inputs', 'output_filter'], 'field names as the .proto writes them');
+      assert.deepEqual(call.y, [2.5, 3, 4.5]);
+    });
   });
 
   describe('gRPC with TLS, no client_verify', () => {
@@ -121,6 +130,9 @@ describe('TLS and mutual TLS on gRPC and REST (real process; Python grpcio and c
       const [good, plaintext] = await python(['predict', grpcB, { ca: pki.ca }], ['predict', grpcB, null]);
       assert.deepEqual(good, { ok: true, y: [2.5, 3, 4.5] });
       assert.deepEqual([plaintext.ok, plaintext.code], [false, 'UNAVAILABLE']);
+    });
+    it('server reflection without --enable_grpc_healthcheck_service lists no Health', async () => {
+      assert.deepEqual((await python(['reflection_list', grpcB, { ca: pki.ca }]))[0], { ok: true, services: ['grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection', 'tensorflow.serving.ModelService', 'tensorflow.serving.PredictionService'] });
     });
   });
 
