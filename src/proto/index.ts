@@ -23,6 +23,8 @@ const FILES = [
   'tensorflow_serving/apis/prediction_log.proto',
   // What the ONNX Runtime executor hands to onnxruntime-node.
   'onnx/onnx.proto',
+  // A TF-DF model's Yggdrasil files in assets/ (header, data spec; tests write trees too).
+  'yggdrasil_decision_forests/yggdrasil_model.proto',
 ];
 
 /** A new root holding `files` (relative to src/proto, or absolute) and what they import, resolved. */

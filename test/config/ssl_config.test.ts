@@ -74,15 +74,16 @@ describe('SSLConfig', () => {
 });
 
 describe('--ssl_config_file, --rest_api_ssl_config_file, --use_alts_credentials', () => {
-  it('resolve to absolute paths; null when not given', () => {
+  it('resolve to absolute paths; null when not given; only local files', () => {
     const o = parseServerOptions(['--model_base_path=/m', '--ssl_config_file=tls/grpc.cfg', '--rest_api_ssl_config_file=/etc/rest.cfg'], '/w');
     assert.deepEqual([o.sslConfigFile, o.restApiSslConfigFile], ['/w/tls/grpc.cfg', '/etc/rest.cfg']);
     const d = parseServerOptions(['--model_base_path=/m']);
     assert.deepEqual([d.sslConfigFile, d.restApiSslConfigFile], [null, null]);
-    assert.ok(!o.ignoredFlagsGiven.includes('ssl_config_file'));
+    assert.throws(() => parseServerOptions(['--model_base_path=/m', '--ssl_config_file=s3://bucket/ssl.cfg']), (e: unknown) => e instanceof FlagError && e.flag === 'ssl_config_file');
+    assert.deepEqual(o.harmlessSettingsGiven, []);
   });
   it('--use_alts_credentials is refused; with --ssl_config_file in the words of TF Serving', () => {
-    assert.throws(() => parseServerOptions(['--model_base_path=/m', '--use_alts_credentials']), flagError('use_alts_credentials', "Flag 'use_alts_credentials' is not supported: tfgate's gRPC library (grpc-js) has no ALTS credentials. Use --ssl_config_file for TLS (mutual TLS with client_verify)."));
+    assert.throws(() => parseServerOptions(['--model_base_path=/m', '--use_alts_credentials']), flagError('use_alts_credentials', "--use_alts_credentials=true is refused: tfgate's gRPC library (grpc-js) has no ALTS credentials; use --ssl_config_file for TLS (mutual TLS with client_verify)"));
     assert.throws(() => parseServerOptions(['--model_base_path=/m', '--use_alts_credentials', '--ssl_config_file=/s']), flagError('use_alts_credentials', 'Either use_alts_credentials must be false or ssl_config_file must be empty.'));
     assert.equal(parseServerOptions(['--model_base_path=/m', '--use_alts_credentials=false']).sslConfigFile, null);
   });

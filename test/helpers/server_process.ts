@@ -27,13 +27,14 @@ export interface RunningServer {
 
 /** Spawns `tfgate <args> --rest_api_port=<free>` and waits until it answers HTTP. */
 /** `probe`: what tells that the server answers, in place of an HTTP GET of readyPath (e.g. an HTTPS request); it rejects until then. */
-export async function startServer(args: string[], opts: { cwd?: string; readyPath?: string; timeoutMs?: number; probe?: (port: number) => Promise<unknown> } = {}): Promise<RunningServer> {
+export async function startServer(args: string[], opts: { cwd?: string; readyPath?: string; timeoutMs?: number; env?: Record<string, string>; probe?: (port: number) => Promise<unknown> } = {}): Promise<RunningServer> {
   const port = await freePort();
   // gRPC stays off unless the test gives its own --port.
   const grpcOff = args.some((a) => a.startsWith('--port=')) ? [] : ['--port=0'];
   const proc = spawn(process.execPath, [TFGATE_BIN, ...args, `--rest_api_port=${port}`, '--rest_api_host=127.0.0.1', ...grpcOff], {
     cwd: opts.cwd ?? REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(opts.env && { env: { ...process.env, ...opts.env } }),
   });
   let logs = '';
   proc.stdout!.on('data', (d) => (logs += d));
