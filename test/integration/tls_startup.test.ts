@@ -32,7 +32,7 @@ async function runTfgate(args: string[]): Promise<{ code: number | 'served'; out
 }
 
 describe('TLS settings refused at start-up and by --dry_run (real process)', () => {
-  const files = { missing: '', wrongKey: '', good: '', malformed: '' };
+  const files = { missing: '', wrongKey: '', good: '' };
   before(() => {
     const dir = tempDir('tfgate-tls-startup-');
     const pki = makeTestPki(dir);
@@ -43,7 +43,6 @@ describe('TLS settings refused at start-up and by --dry_run (real process)', () 
     files.missing = path.join(dir, 'no_such_ssl.cfg');
     files.wrongKey = write('wrong_key.cfg', sslConfigText({ key: pki.client.key, cert: pki.server.cert }));
     files.good = write('good.cfg', sslConfigText(pki.server));
-    files.malformed = write('malformed.cfg', `server_key: ${JSON.stringify(fs.readFileSync(pki.server.key, 'utf8'))}\nserver_cert: "-----BEGIN CERTIFICATE-----\\nbm90IGEgY2VydA==\\n-----END CERTIFICATE-----\\n"\n`);
   });
 
   // Each case once; --dry_run or not alternates (both read the files in the same constructor,
@@ -52,7 +51,6 @@ describe('TLS settings refused at start-up and by --dry_run (real process)', () 
     ['a missing --ssl_config_file', () => [`--ssl_config_file=${files.missing}`], 1, (f) => new RegExp(`--ssl_config_file=${escape(f.missing)}: cannot read the SSLConfig file: ENOENT`)],
     ['a missing --ssl_config_file (--dry_run)', () => [`--ssl_config_file=${files.missing}`, '--dry_run'], 1, (f) => new RegExp(`--ssl_config_file=${escape(f.missing)}: cannot read the SSLConfig file: ENOENT`)],
     ["a server_key that is not the certificate's (--dry_run)", () => [`--ssl_config_file=${files.wrongKey}`, '--dry_run'], 1, (f) => new RegExp(`${escape(f.wrongKey)}:1:1: server_key is not the private key of server_cert's certificate \\(CN=localhost\\)`)],
-    ['a malformed certificate in --rest_api_ssl_config_file', () => [`--rest_api_ssl_config_file=${files.malformed}`], 1, (f) => new RegExp(`${escape(f.malformed)}:2:1: server_cert: certificate 1 of 1 is not a valid PEM certificate`)],
     ['--use_alts_credentials (--dry_run)', () => ['--use_alts_credentials', '--dry_run'], 2, () => /^--use_alts_credentials=true is refused: tfgate's gRPC library \(grpc-js\) has no ALTS credentials; use --ssl_config_file for TLS/],
     ['--use_alts_credentials with --ssl_config_file', () => ['--use_alts_credentials', `--ssl_config_file=${files.good}`], 2, () => /^Either use_alts_credentials must be false or ssl_config_file must be empty\.$/m],
   ];
