@@ -30,6 +30,8 @@ import { ConfigWatcher } from './config_watcher.js';
 import { executorReports, managerEventLog } from './lifecycle_log.js';
 import { configFromReloadRequest } from './reload_config_request.js';
 import { batchMetrics } from '../monitoring/batch_metrics.js';
+import { readSslConfigFile, type SslConfig } from '../config/ssl_config.js';
+import { httpsServeOptions, tlsSummary } from './rest_https.js';
 import { StorageRouter } from '../storage/storage_router.js';
 import { FetchingVersionLoader } from '../storage/fetching_version_loader.js';
 
@@ -74,6 +76,9 @@ export class ModelServer {
   private yamlTextReadAtBoot?: string;
   /** --batching_parameters_file as read at construction: the watcher's first "last seen". */
   private batchingTextReadAtBoot?: string;
+  /** --ssl_config_file and --rest_api_ssl_config_file, read and checked at construction (a bad one stops start-up and --dry_run). */
+  private readonly grpcTls?: SslConfig;
+  private readonly restTls?: SslConfig;
 
   constructor(
     private readonly options: ServerOptions,
@@ -83,6 +88,8 @@ export class ModelServer {
     /** What tests substitute; the binary gives none. */
     seams: { executorWorkerFile?: string } = {},
   ) {
+    if (options.sslConfigFile) this.grpcTls = readSslConfigFile(options.sslConfigFile, 'ssl_config_file');
+    if (options.restApiSslConfigFile) this.restTls = readSslConfigFile(options.restApiSslConfigFile, 'rest_api_ssl_config_file');
     this.memoryBudget = new MemoryBudget(options.limits.maxInflightRequestBytes);
     this.storage = new StorageRouter({ root: options.modelCache.dir, maxBytes: options.modelCache.maxBytes });
     const executors = new ExecutorVersionLoader({
@@ -228,7 +235,7 @@ export class ModelServer {
       accessLog: this.options.accessLog ? (entry) => this.log('request', 'info', entry) : undefined,
     });
     const port = await new Promise<number>((resolve, reject) => {
-      const server = serve({ fetch: app.fetch, port: this.options.restApiPort, hostname: this.options.restApiHost }, (info) => resolve(info.port));
+      const server = serve({ fetch: app.fetch, port: this.options.restApiPort, hostname: this.options.restApiHost, ...httpsServeOptions(this.restTls) }, (info) => resolve(info.port));
       server.once('error', reject);
       this.http = server;
     });
@@ -238,6 +245,7 @@ export class ModelServer {
     this.httpDrain = new HttpDrain(http);
     this.log(`HTTP/REST connections capped at ${this.options.restMaxConnections} (--rest_max_connections)`, 'info', { event: 'rest_max_connections', max: this.options.restMaxConnections });
     this.log(`Exporting HTTP/REST API at:${this.options.restApiHost}:${port} ...`);
+    if (this.restTls) this.log(`HTTP/REST API over HTTPS (--rest_api_ssl_config_file): ${tlsSummary(this.restTls)}`, 'info', { event: 'rest_tls' });
     const grpcPort = await this.startGrpc(prediction);
     return { restPort: port, grpcPort };
   }
@@ -287,8 +295,11 @@ export class ModelServer {
   private async startGrpc(prediction: PredictionService): Promise<number | undefined> {
     const o = this.options;
     if (!(o.grpcPort > 0) && !o.grpcSocketPath) return undefined;
+    // TF Serving's lines (server.cc BuildServerCredentials), then what the credentials hold.
+    if (this.grpcTls) this.log(`Using SSL credentials: ${tlsSummary(this.grpcTls)}`, 'info', { event: 'grpc_tls' });
+    else this.log('Using InsecureServerCredentials');
     const grpc = new GrpcServer(
-      { host: o.grpcHost, port: o.grpcPort, socketPath: o.grpcSocketPath, channelArguments: o.grpcChannelArguments, maxReceiveMessageBytes: o.limits.maxRequestBodyBytes, health: o.enableGrpcHealthcheck },
+      { host: o.grpcHost, port: o.grpcPort, socketPath: o.grpcSocketPath, channelArguments: o.grpcChannelArguments, maxReceiveMessageBytes: o.limits.maxRequestBodyBytes, health: o.enableGrpcHealthcheck, tls: this.grpcTls },
       {
         budget: this.memoryBudget,
         maxElements: o.limits.jsonMaxElements,
@@ -338,6 +349,8 @@ export class ModelServer {
       runtime: this.runtime,
       rest_api: `${this.options.restApiHost}:${this.options.restApiPort}`,
       grpc_port: this.options.grpcPort,
+      grpc_tls: this.grpcTls ? tlsSummary(this.grpcTls) : null,
+      rest_tls: this.restTls ? tlsSummary(this.restTls) : null,
       models: config.model_config_list.config.map((m) => ({ name: m.name, base_path: m.base_path, model_version_policy: m.model_version_policy, version_labels: m.version_labels })),
       batching: this.batching ?? null,
       engine: this.options.engine,
