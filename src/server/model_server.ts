@@ -32,6 +32,8 @@ import { configFromReloadRequest } from './reload_config_request.js';
 import { batchMetrics } from '../monitoring/batch_metrics.js';
 import { ServerRequestLogger } from '../services/request_logger.js';
 import { requestLogReports } from '../monitoring/request_log_metrics.js';
+import { readSslConfigFile, type SslConfig } from '../config/ssl_config.js';
+import { httpsServeOptions, tlsSummary } from './rest_https.js';
 import { StorageRouter } from '../storage/storage_router.js';
 import { FetchingVersionLoader } from '../storage/fetching_version_loader.js';
 
@@ -80,6 +82,9 @@ export class ModelServer {
   private readonly requestLogger: ServerRequestLogger;
   /** What the last request-logging line said (said again only when it changes). */
   private requestLogSaid = '';
+  /** --ssl_config_file and --rest_api_ssl_config_file, read and checked at construction (a bad one stops start-up and --dry_run). */
+  private readonly grpcTls?: SslConfig;
+  private readonly restTls?: SslConfig;
 
   constructor(
     private readonly options: ServerOptions,
@@ -89,6 +94,8 @@ export class ModelServer {
     /** What tests substitute; the binary gives none. */
     seams: { executorWorkerFile?: string } = {},
   ) {
+    if (options.sslConfigFile) this.grpcTls = readSslConfigFile(options.sslConfigFile, 'ssl_config_file');
+    if (options.restApiSslConfigFile) this.restTls = readSslConfigFile(options.restApiSslConfigFile, 'rest_api_ssl_config_file');
     this.memoryBudget = new MemoryBudget(options.limits.maxInflightRequestBytes);
     this.requestLogger = new ServerRequestLogger({
       tags: options.savedModelTags,
@@ -259,7 +266,7 @@ export class ModelServer {
       accessLog: this.options.accessLog ? (entry) => this.log('request', 'info', entry) : undefined,
     });
     const port = await new Promise<number>((resolve, reject) => {
-      const server = serve({ fetch: app.fetch, port: this.options.restApiPort, hostname: this.options.restApiHost }, (info) => resolve(info.port));
+      const server = serve({ fetch: app.fetch, port: this.options.restApiPort, hostname: this.options.restApiHost, ...httpsServeOptions(this.restTls) }, (info) => resolve(info.port));
       server.once('error', reject);
       this.http = server;
     });
@@ -269,6 +276,7 @@ export class ModelServer {
     this.httpDrain = new HttpDrain(http);
     this.log(`HTTP/REST connections capped at ${this.options.restMaxConnections} (--rest_max_connections)`, 'info', { event: 'rest_max_connections', max: this.options.restMaxConnections });
     this.log(`Exporting HTTP/REST API at:${this.options.restApiHost}:${port} ...`);
+    if (this.restTls) this.log(`HTTP/REST API over HTTPS (--rest_api_ssl_config_file): ${tlsSummary(this.restTls)}`, 'info', { event: 'rest_tls' });
     const grpcPort = await this.startGrpc(prediction);
     return { restPort: port, grpcPort };
   }
@@ -318,8 +326,11 @@ export class ModelServer {
   private async startGrpc(prediction: PredictionService): Promise<number | undefined> {
     const o = this.options;
     if (!(o.grpcPort > 0) && !o.grpcSocketPath) return undefined;
+    // TF Serving's lines (server.cc BuildServerCredentials), then what the credentials hold.
+    if (this.grpcTls) this.log(`Using SSL credentials: ${tlsSummary(this.grpcTls)}`, 'info', { event: 'grpc_tls' });
+    else this.log('Using InsecureServerCredentials');
     const grpc = new GrpcServer(
-      { host: o.grpcHost, port: o.grpcPort, socketPath: o.grpcSocketPath, channelArguments: o.grpcChannelArguments, maxReceiveMessageBytes: o.limits.maxRequestBodyBytes, health: o.enableGrpcHealthcheck },
+      { host: o.grpcHost, port: o.grpcPort, socketPath: o.grpcSocketPath, channelArguments: o.grpcChannelArguments, maxReceiveMessageBytes: o.limits.maxRequestBodyBytes, health: o.enableGrpcHealthcheck, tls: this.grpcTls },
       {
         budget: this.memoryBudget,
         maxElements: o.limits.jsonMaxElements,
@@ -369,6 +380,8 @@ export class ModelServer {
       runtime: this.runtime,
       rest_api: `${this.options.restApiHost}:${this.options.restApiPort}`,
       grpc_port: this.options.grpcPort,
+      grpc_tls: this.grpcTls ? tlsSummary(this.grpcTls) : null,
+      rest_tls: this.restTls ? tlsSummary(this.restTls) : null,
       models: config.model_config_list.config.map((m) => ({
         name: m.name,
         base_path: m.base_path,
