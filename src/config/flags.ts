@@ -184,6 +184,8 @@ export const FLAGS = {
   json_max_elements: own('int64', 16 * 1024 * 1024, 'Most JSON values (list items + object members) accepted in a request (400 above it).'),
   max_inflight_request_bytes: own('int64', 0, 'Memory that requests in flight may make the server hold (bodies, parsed JSON, decoded tensors, over REST and gRPC together); a request that would pass it is refused at once (REST 503, gRPC RESOURCE_EXHAUSTED). 0: a quarter of the V8 heap limit.'),
   max_executor_queue: own('int32', 128, 'Requests that may wait for the executor threads of one model version (not counting those already handed to them); more are refused at once (REST 503, gRPC UNAVAILABLE), as batching refuses past max_enqueued_batches.'),
+  request_log_file_max_bytes: own('int64', 128 * 1024 * 1024, "Request logging (a model's logging_config): a log file is closed and the next one begun before a record would take it past this size."),
+  request_log_queue_max_bytes: own('int64', 32 * 1024 * 1024, 'Request logging: sampled records waiting to be written hold at most this much memory; while the disk is slower than that, more are dropped (tfgate_request_log_dropped_total), never waited for.'),
   model_cache_dir: own('string', '', 'Folder under which versions served from s3:// or gs:// are downloaded before they load (each server makes its own tfgate-models-* folder in it, removed at shutdown; a version\'s copy is removed when it unloads). Empty: the system temporary folder (TMPDIR, else /tmp).'),
   model_cache_max_mb: own('int64', 0, 'Most MB that the downloaded copies of s3:// and gs:// versions may take together; a version that would pass it fails to load, saying so. 0: no bound but the free space of the cache folder\'s disk, which is always checked.'),
   help: own('bool', false, 'Print this help and exit.'),
@@ -348,6 +350,8 @@ export interface ServerOptions {
     /** --max_executor_queue. */
     readonly maxExecutorQueue: number;
   };
+  /** Request logging's files and queue (--request_log_file_max_bytes, --request_log_queue_max_bytes). */
+  readonly requestLog: { readonly maxFileBytes: number; readonly maxQueuedBytes: number };
   /** Where s3:// and gs:// versions are downloaded before they load, and the most their copies may take (0: free space only). */
   readonly modelCache: { readonly dir: string; readonly maxBytes: number };
   /** Thread counts and GPU options for the engines (flags, then --tensorflow_session_config_file or the platform config). */
@@ -434,7 +438,7 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
   if (v.rest_api_port === 0 && v.port === 0 && !v.grpc_socket_path) bad('rest_api_port', '0 disables the HTTP/REST API, and --port=0 with no --grpc_socket_path disables gRPC: nothing would be served');
   const grpcChannelArguments = parseChannelArguments(v.grpc_channel_arguments, bad);
   if (v.rest_api_timeout_in_ms <= 0) bad('rest_api_timeout_in_ms', 'must be positive');
-  for (const name of ['num_executors', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'max_executor_queue'] as const) if (v[name] < 1) bad(name, 'must be at least 1');
+  for (const name of ['num_executors', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'max_executor_queue', 'request_log_file_max_bytes', 'request_log_queue_max_bytes'] as const) if (v[name] < 1) bad(name, 'must be at least 1');
   if (v.rest_max_connections < 0) bad('rest_max_connections', 'must not be negative (0: the default from the open-file limit)');
   if (!v.grpc_api_host.trim()) bad('grpc_api_host', 'empty');
   for (const name of ['max_inflight_request_bytes', 'model_cache_max_mb', 'num_load_threads', 'max_num_load_retries', 'num_request_iterations_for_warmup', 'shutdown_drain_seconds', 'batching_parameters_poll_wait_seconds'] as const) if (v[name] < 0) bad(name, 'must not be negative');
@@ -525,6 +529,7 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
       maxInflightRequestBytes: v.max_inflight_request_bytes || defaultInflightBudgetBytes(),
       maxExecutorQueue: v.max_executor_queue,
     }),
+    requestLog: Object.freeze({ maxFileBytes: v.request_log_file_max_bytes, maxQueuedBytes: v.request_log_queue_max_bytes }),
     modelCache: Object.freeze({ dir: v.model_cache_dir ? localFile('model_cache_dir', v.model_cache_dir) : os.tmpdir(), maxBytes: v.model_cache_max_mb * 1024 * 1024 }),
     engine,
     platformConfigFile: v.platform_config_file ? localFile('platform_config_file', v.platform_config_file) : null,
