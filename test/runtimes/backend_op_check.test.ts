@@ -3,7 +3,7 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
-import '../../src/runtimes/embedded/backend.js';
+import '../../src/runtimes/shared/tfjs_backend.js';
 import { checkBackendCanRun, kernelsOf, nodeProblem } from '../../src/runtimes/embedded/backend_op_check.js';
 import { registerTfgateOps } from '../../src/runtimes/embedded/ops/index.js';
 import { converterOps } from '../../src/runtimes/embedded/tfjs_ops.js';

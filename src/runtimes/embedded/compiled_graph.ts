@@ -12,7 +12,7 @@ import { attrString } from '../../savedmodel/graph/types.js';
 import { parseTensorName } from '../../savedmodel/graph/graph_flattener.js';
 import { shapeFromProto } from '../../savedmodel/tensor_proto.js';
 import { dtypeFromTf } from '../../tensor/dtype.js';
-import { tfjsDtype } from './tensor_convert.js';
+import { tfjsDtype } from '../shared/tensor_convert.js';
 
 type Kernel = (inputs: tf.Tensor[]) => tf.Tensor;
 /** A kernel for the node, or null when this compiler does not handle the node's form. */

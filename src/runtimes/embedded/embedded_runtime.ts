@@ -14,17 +14,18 @@ import { resolveTables } from '../../savedmodel/graph/lookup_tables/resolve_look
 import { readTensorBundle } from '../../savedmodel/tensor_bundle/index.js';
 import type { LoadOptions, Runtime, Servable } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
-import { initBackend, type BackendPreference } from './backend.js';
-import { toModelArtifacts } from './tfjs_artifacts.js';
+import { initBackend, type BackendPreference } from '../shared/tfjs_backend.js';
+import { TFJS_MODEL_JSON, toModelArtifacts } from '../shared/tfjs_artifacts.js';
 import { isTfjsSupportedOp, registerCustomOp } from './tfjs_ops.js';
-import { parseExample, parseExampleV2 } from './parse_example_op.js';
+import { parseExample, parseExampleV2 } from '../shared/parse_example/parse_example_op.js';
 import { TfjsServable, type SignatureGraph } from './tfjs_servable.js';
 import { CompiledGraph } from './compiled_graph.js';
-import { loadTfjsGraphModelDir, TFJS_MODEL_JSON } from './tfjs_graph_model_dir.js';
+import { loadTfjsGraphModelDir } from './tfjs_graph_model_dir.js';
 import { registerTfgateOps } from './ops/index.js';
 import { checkBackendCanRun } from './backend_op_check.js';
 import { rewriteForTfjs } from './tfjs_graph_rewrites.js';
-import { patchGraphExecutor } from './graph_executor_patch.js';
+import { patchGraphExecutor } from '../tfjs_patches/index.js';
+import { closeListsOpenedDuring } from './tensor_list.js';
 import { checkFunctionsCanRun, rewriteFunctionsForTfjs } from './tfjs_functions.js';
 import { TENSOR_LIST_OPS } from './tensor_list_ops.js';
 
@@ -34,7 +35,7 @@ registerCustomOp('ParseExampleV2', parseExampleV2);
 // Einsum, FakeQuant*, ReverseSequence (see ops/index.ts).
 registerTfgateOps();
 // Loop bodies that write TensorLists need tfjs-converter to spare kept tensors (see the module).
-patchGraphExecutor();
+patchGraphExecutor(closeListsOpenedDuring);
 // TensorLists with TF's semantics (reserved sizes, unset elements, element shapes).
 for (const [name, op] of TENSOR_LIST_OPS) registerCustomOp(name, op);
 

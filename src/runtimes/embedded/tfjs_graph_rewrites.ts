@@ -13,7 +13,7 @@ import { attrString, type NodeDef } from '../../savedmodel/graph/types.js';
 import { hostTensorFromProto, hostTensorToProto } from '../../savedmodel/tensor_proto.js';
 import { FAKE_QUANT_OPS, fakeQuantAttrsOf, fakeQuantOp, type FakeQuantOp } from './ops/fake_quant.js';
 import { lowercaseEinsumEquation } from './ops/einsum.js';
-import { toTfTensor } from './tensor_convert.js';
+import { toTfTensor } from '../shared/tensor_convert.js';
 import { ServingError, toStatusData } from '../../errors/status.js';
 
 const isFakeQuant = (op: string): op is FakeQuantOp => (FAKE_QUANT_OPS as readonly string[]).includes(op);

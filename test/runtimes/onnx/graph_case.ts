@@ -10,11 +10,11 @@ import { hostTensorToProto } from '../../../src/savedmodel/tensor_proto.js';
 import type { DType } from '../../../src/tensor/dtype.js';
 import { dtypeToTf } from '../../../src/tensor/dtype.js';
 import type { HostTensor } from '../../../src/tensor/host_tensor.js';
-import { initBackend } from '../../../src/runtimes/embedded/backend.js';
+import { initBackend } from '../../../src/runtimes/shared/tfjs_backend.js';
 // The embedded runtime's own ops (FakeQuant, Einsum, ParseExample …) registered with tfjs-converter.
 import '../../../src/runtimes/embedded/embedded_runtime.js';
-import { toModelArtifacts } from '../../../src/runtimes/embedded/tfjs_artifacts.js';
-import { fromTfTensor, toTfTensor } from '../../../src/runtimes/embedded/tensor_convert.js';
+import { toModelArtifacts } from '../../../src/runtimes/shared/tfjs_artifacts.js';
+import { fromTfTensor, toTfTensor } from '../../../src/runtimes/shared/tensor_convert.js';
 import { convertToOnnx, type FeedSpec } from '../../../src/runtimes/onnx/tf_to_onnx.js';
 import { OnnxSession } from '../../../src/runtimes/onnx/onnx_session.js';
 

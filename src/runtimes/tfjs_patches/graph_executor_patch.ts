@@ -30,10 +30,13 @@
 //    `executeWithControlFlow` disposes what the success path would have: its partial tensor
 //    map (recorded from `processStack`), and at the root the results of the run's function
 //    calls (recorded from `executeFunctionAsync`, keyed by the run's shared list map) and the
-//    context's lists. The wrapped `execute` closes the TensorLists a failed sync run opened.
+//    context's lists. The wrapped `execute` closes the TensorLists a failed sync run opened
+//    (tfgate's own lists, embedded/ops/control/tensor_list.ts: their closing hook is passed in).
 import { loadGraphModelSync } from '@tensorflow/tfjs-converter';
 import type { Tensor } from '@tensorflow/tfjs-core';
-import { closeListsOpenedDuring } from './tensor_list.js';
+
+/** Runs a synchronous graph run; if it throws, closes the lists it opened before rethrowing. */
+type CloseListsOpenedDuring = <T>(run: () => T) => T;
 
 type TensorsMap = Record<string, Array<Tensor | undefined>>;
 
@@ -90,7 +93,7 @@ function graphExecutorPrototype(): GraphExecutor & { [PATCHED]?: boolean } {
 }
 
 /** Applies the fixes to tfjs-converter's GraphExecutor (once per process). */
-export function patchGraphExecutor(): void {
+export function patchGraphExecutor(closeListsOpenedDuring: CloseListsOpenedDuring): void {
   const proto = graphExecutorPrototype();
   if (proto[PATCHED]) return;
   const partialMaps = new WeakMap<ExecutionContext, TensorsMap>();

@@ -12,8 +12,8 @@
 // dense tensor [batch, ...shape] per key.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { Code, ServingError, invalidArgument } from '../../errors/status.js';
-import { protoType, TO_OBJECT } from '../../proto/index.js';
+import { Code, ServingError, invalidArgument } from '../../../errors/status.js';
+import { protoType, TO_OBJECT } from '../../../proto/index.js';
 import { sparseOutputs } from './sparse_example.js';
 import { featureValues, type FeatureObject, type Kind } from './example_features.js';
 

@@ -5,7 +5,7 @@
 // a kind) contributes no values; one of another kind is refused with TF's text. int64 is held
 // as TF.js int32: a value outside int32 is refused rather than wrapped.
 import * as tf from '@tensorflow/tfjs-core';
-import { invalidArgument, unimplemented } from '../../errors/status.js';
+import { invalidArgument, unimplemented } from '../../../errors/status.js';
 import { featureValues, type FeatureObject, type Kind } from './example_features.js';
 
 /** TF's DataTypeString of a sparse feature's declared type. */

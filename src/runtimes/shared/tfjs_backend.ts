@@ -1,21 +1,15 @@
 // Chooses the TF.js backend for this thread: WASM (fast, no native code) unless it cannot
-// start, then the pure-JS CPU backend. Each executor thread makes this choice once.
+// start, then the pure-JS CPU backend. Each executor thread makes this choice once. The
+// embedded runtime runs its graphs there; ONNX Runtime its ParseExample step.
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import '@tensorflow/tfjs-backend-wasm';
-import { fixWasmSameConvKernels } from './wasm_conv_same_fix.js';
-import { fixWasmHighRankKernels } from './wasm_rank_fix.js';
-import { fixWasmGather } from './wasm_gather_fix.js';
-import { fixWasmStringKernels } from './wasm_string_fix.js';
-import { borrowCpuKernelsForWasm } from './wasm_cpu_kernels.js';
+import { patchWasmBackend } from '../tfjs_patches/index.js';
 
-// Kernels of tfjs-backend-wasm that give wrong numbers, replaced before any use (see each module).
-fixWasmSameConvKernels();
-fixWasmHighRankKernels();
-fixWasmGather();
-fixWasmStringKernels();
-// Kernels WASM lacks and real exports need, run by the CPU backend (wasm_cpu_kernels.ts).
-borrowCpuKernelsForWasm();
+// Kernels of tfjs-backend-wasm that give wrong numbers, replaced before any use, and the ones
+// it lacks (tfjs_patches/). Importing this module registers both backends: tests that call
+// tf.setBackend themselves import it for that.
+patchWasmBackend();
 
 export type BackendPreference = 'auto' | 'wasm' | 'cpu';
 

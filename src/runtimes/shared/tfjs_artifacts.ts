@@ -9,6 +9,9 @@ import type { AttrValue, NodeDef } from '../../savedmodel/graph/types.js';
 import { hostTensorFromProto } from '../../savedmodel/tensor_proto.js';
 import { tfjsDtype, tfjsValues } from './tensor_convert.js';
 
+/** The file that makes a version folder a TF.js graph model (the TF.js converter's output). */
+export const TFJS_MODEL_JSON = 'model.json';
+
 const TFJS_TF_TYPE = { float32: 'DT_FLOAT', int32: 'DT_INT32', bool: 'DT_BOOL', string: 'DT_STRING' } as const;
 
 /**
