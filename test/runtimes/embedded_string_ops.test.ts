@@ -14,9 +14,9 @@ import { isError } from '../helpers/errors.js';
 import { attr, f32, i32, i64, node, Tensor, writeTinyModel, type GraphBuilder } from '../helpers/tiny_graphs.js';
 import { EMBEDDED_BACKENDS, runOnBothBackends } from '../helpers/both_backends.js';
 import type { AttrValueInit } from '../../test_util/savedmodel/writer/graph_builder.js';
-import { fingerprint64 } from '../../src/runtimes/embedded/ops/farmhash_fingerprint64.js';
-import { sipHash24 } from '../../src/runtimes/embedded/ops/siphash.js';
-import { printfNumber } from '../../src/runtimes/embedded/ops/printf_format.js';
+import { fingerprint64 } from '../../src/runtimes/embedded/ops/string/farmhash_fingerprint64.js';
+import { sipHash24 } from '../../src/runtimes/embedded/ops/string/siphash.js';
+import { printfNumber } from '../../src/runtimes/embedded/ops/string/printf_format.js';
 
 const RUNTIMES = EMBEDDED_BACKENDS;
 const load = async (dir: string, runtime: EmbeddedRuntime = RUNTIMES[0]) => (await runtime.load(dir, { tags: ['serve'] })) as TfjsServable;

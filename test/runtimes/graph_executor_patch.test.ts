@@ -10,7 +10,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { loadGraphModelSync, type GraphModel } from '@tensorflow/tfjs-converter';
 import { isGraphExecutorPatched, patchGraphExecutor, withoutKeptTensors } from '../../src/runtimes/tfjs_patches/graph_executor_patch.js';
-import { closeListsOpenedDuring } from '../../src/runtimes/embedded/tensor_list.js';
+import { closeListsOpenedDuring } from '../../src/runtimes/embedded/ops/control/tensor_list.js';
 import { toModelArtifacts } from '../../src/runtimes/shared/tfjs_artifacts.js';
 import { isTfjsSupportedOp } from '../../src/runtimes/embedded/tfjs_ops.js';
 import { prepareSignatureGraph, type PreparedGraph } from '../../src/savedmodel/graph/prepare_signature_graph.js';

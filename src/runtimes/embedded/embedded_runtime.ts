@@ -16,28 +16,24 @@ import type { LoadOptions, Runtime, Servable } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { initBackend, type BackendPreference } from '../shared/tfjs_backend.js';
 import { TFJS_MODEL_JSON, toModelArtifacts } from '../shared/tfjs_artifacts.js';
-import { isTfjsSupportedOp, registerCustomOp } from './tfjs_ops.js';
-import { parseExample, parseExampleV2 } from '../shared/parse_example/parse_example_op.js';
+import { isTfjsSupportedOp } from './tfjs_ops.js';
 import { TfjsServable, type SignatureGraph } from './tfjs_servable.js';
 import { CompiledGraph } from './compiled_graph.js';
 import { loadTfjsGraphModelDir } from './tfjs_graph_model_dir.js';
-import { registerTfgateOps } from './ops/index.js';
+import { registerEmbeddedOps } from './ops/index.js';
 import { checkBackendCanRun } from './backend_op_check.js';
 import { rewriteForTfjs } from './tfjs_graph_rewrites.js';
 import { patchGraphExecutor } from '../tfjs_patches/index.js';
-import { closeListsOpenedDuring } from './tensor_list.js';
+import { closeListsOpenedDuring } from './ops/control/tensor_list.js';
 import { checkFunctionsCanRun, rewriteFunctionsForTfjs } from './tfjs_functions.js';
-import { TENSOR_LIST_OPS } from './tensor_list_ops.js';
 
-// Classify/regress signatures parse tf.Example protos in the graph; TF.js has no op for that.
-registerCustomOp('ParseExample', parseExample);
-registerCustomOp('ParseExampleV2', parseExampleV2);
-// Einsum, FakeQuant*, ReverseSequence (see ops/index.ts).
-registerTfgateOps();
-// Loop bodies that write TensorLists need tfjs-converter to spare kept tensors (see the module).
-patchGraphExecutor(closeListsOpenedDuring);
-// TensorLists with TF's semantics (reserved sizes, unset elements, element shapes).
-for (const [name, op] of TENSOR_LIST_OPS) registerCustomOp(name, op);
+/** tfjs-converter as this runtime needs it, process-wide and once: tfgate's ops, and its executor fixed. */
+function prepareConverter(): void {
+  // ParseExample*, TensorLists with TF's semantics, the string and sparse ops … (ops/index.ts).
+  registerEmbeddedOps();
+  // Loop bodies that write TensorLists need tfjs-converter to spare kept tensors (see the module).
+  patchGraphExecutor(closeListsOpenedDuring);
+}
 
 const exists = (p: string) => fs.stat(p).then(() => true, () => false);
 
@@ -55,7 +51,9 @@ export class EmbeddedRuntime implements Runtime {
     private readonly log: (msg: string) => void = () => {},
     /** Run graphs of common ops through CompiledGraph (false: always tfjs-converter's GraphModel, for comparison). */
     private readonly compileGraphs = true,
-  ) {}
+  ) {
+    prepareConverter();
+  }
 
   async load(dir: string, options: LoadOptions): Promise<Servable> {
     const backend = await initBackend(this.preference, this.log);

@@ -11,8 +11,8 @@ import type { PreparedGraph } from '../../savedmodel/graph/prepare_signature_gra
 import { parseTensorName } from '../../savedmodel/graph/graph_flattener.js';
 import { attrString, type NodeDef } from '../../savedmodel/graph/types.js';
 import { hostTensorFromProto, hostTensorToProto } from '../../savedmodel/tensor_proto.js';
-import { FAKE_QUANT_OPS, fakeQuantAttrsOf, fakeQuantOp, type FakeQuantOp } from './ops/fake_quant.js';
-import { lowercaseEinsumEquation } from './ops/einsum.js';
+import { FAKE_QUANT_OPS, fakeQuantAttrsOf, fakeQuantOp, type FakeQuantOp } from './ops/nn/fake_quant.js';
+import { lowercaseEinsumEquation } from './ops/math/einsum.js';
 import { toTfTensor } from '../shared/tensor_convert.js';
 import { ServingError, toStatusData } from '../../errors/status.js';
 

@@ -6,7 +6,7 @@ import * as tfconv from '@tensorflow/tfjs-converter';
 import type { NodeDef } from '../../savedmodel/graph/types.js';
 
 /** Why a node cannot run (checked at load, before any request), or null when it can. */
-export type NodeCheck = (node: NodeDef) => string | null;
+type NodeCheck = (node: NodeDef) => string | null;
 
 export interface TfjsOp {
   /** What tfjs-converter's executor calls for each node of the op (it replaces the converter's own mapping). */

@@ -11,8 +11,7 @@ import type { DType } from '../../../src/tensor/dtype.js';
 import { dtypeToTf } from '../../../src/tensor/dtype.js';
 import type { HostTensor } from '../../../src/tensor/host_tensor.js';
 import { initBackend } from '../../../src/runtimes/shared/tfjs_backend.js';
-// The embedded runtime's own ops (FakeQuant, Einsum, ParseExample …) registered with tfjs-converter.
-import '../../../src/runtimes/embedded/embedded_runtime.js';
+import { registerEmbeddedOps } from '../../../src/runtimes/embedded/ops/index.js';
 import { toModelArtifacts } from '../../../src/runtimes/shared/tfjs_artifacts.js';
 import { fromTfTensor, toTfTensor } from '../../../src/runtimes/shared/tensor_convert.js';
 import { convertToOnnx, type FeedSpec } from '../../../src/runtimes/onnx/tf_to_onnx.js';
@@ -71,6 +70,8 @@ let backendReady: Promise<string> | undefined;
 export async function runTfjs(g: GraphCase, feeds: Record<string, HostTensor>, fetch: string[]): Promise<HostTensor[]> {
   backendReady ??= initBackend('cpu');
   await backendReady;
+  // The embedded runtime's own ops (FakeQuant, Einsum, ParseExample …), as its graphs run them.
+  registerEmbeddedOps();
   const model = loadGraphModelSync(toModelArtifacts({ signature: { key: 't', methodName: '', inputs: {}, outputs: {}, defaults: {} }, nodes: g.nodes, inputs: {}, outputs: {} }));
   const feed: Record<string, tf.Tensor> = {};
   for (const [k, v] of Object.entries(feeds)) feed[k] = toTfTensor(v, k);

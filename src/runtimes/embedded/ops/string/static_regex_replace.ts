@@ -7,7 +7,7 @@
 // other pattern is refused at load, naming it; an unterminated class is refused with TF's
 // "Invalid pattern" message (core/kernels/regex_replace_op.cc).
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import type { NodeDef } from '../../../savedmodel/graph/types.js';
+import type { NodeDef } from '../../../../savedmodel/graph/types.js';
 import { bytesAttr, escapeBytes, nodeBytesAttr, stringElements, stringTensor } from './string_tensors.js';
 
 type SimplePattern = { kind: 'literal'; bytes: Uint8Array } | { kind: 'class'; set: Uint8Array; repeated: boolean };

@@ -13,8 +13,8 @@
 // most two too), and more than 26 distinct labels.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument } from '../../../errors/status.js';
-import { attrString, type NodeDef } from '../../../savedmodel/graph/types.js';
+import { invalidArgument } from '../../../../errors/status.js';
+import { attrString, type NodeDef } from '../../../../savedmodel/graph/types.js';
 
 const ELLIPSIS = '...';
 

@@ -5,7 +5,7 @@
 // op(B) to row m of the output, in the order of the indices, in float32; messages are TF's.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument } from '../../../errors/status.js';
+import { invalidArgument } from '../../../../errors/status.js';
 
 const f32 = Math.fround;
 

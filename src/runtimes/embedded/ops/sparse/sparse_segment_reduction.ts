@@ -8,8 +8,8 @@
 // bit, and names segment ids `segmentIds` in its message; messages here are TF's.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument } from '../../../errors/status.js';
-import type { NodeDef } from '../../../savedmodel/graph/types.js';
+import { invalidArgument } from '../../../../errors/status.js';
+import type { NodeDef } from '../../../../savedmodel/graph/types.js';
 
 export const SPARSE_SEGMENT_OPS = [
   'SparseSegmentSum',

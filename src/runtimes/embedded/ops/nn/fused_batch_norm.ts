@@ -18,8 +18,8 @@
 // empty reserve space.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument } from '../../../errors/status.js';
-import { attrString, type NodeDef } from '../../../savedmodel/graph/types.js';
+import { invalidArgument } from '../../../../errors/status.js';
+import { attrString, type NodeDef } from '../../../../savedmodel/graph/types.js';
 
 export const FUSED_BATCH_NORM_OPS = ['FusedBatchNorm', 'FusedBatchNormV2', 'FusedBatchNormV3'] as const;
 const FORMATS = ['NHWC', 'NCHW', 'NDHWC', 'NCDHW'];

@@ -8,8 +8,8 @@
 // and string inputs, and float64, which reaches TF.js rounded to float32 and would print
 // other digits.
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import type { NodeDef } from '../../../savedmodel/graph/types.js';
-import { tfDataTypeString } from '../../../tensor/dtype.js';
+import type { NodeDef } from '../../../../savedmodel/graph/types.js';
+import { tfDataTypeString } from '../../../../tensor/dtype.js';
 import { printfNumber, type PrintfSpec } from './printf_format.js';
 import { bytesAttr, escapeBytes, nodeBytesAttr, nodeTypeAttr, stringTensor } from './string_tensors.js';
 

@@ -5,7 +5,7 @@
 // are checked in order (validate_indices, the default) and always against the bounds.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument } from '../../../errors/status.js';
+import { invalidArgument } from '../../../../errors/status.js';
 
 const shapeText = (shape: readonly number[]) => `[${shape.join(',')}]`;
 

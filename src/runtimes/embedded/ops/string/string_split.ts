@@ -7,7 +7,7 @@
 // SparseTensor: indices [N, 2] (row, position), values [N], dense shape [rows, longest row].
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument } from '../../../errors/status.js';
+import { invalidArgument } from '../../../../errors/status.js';
 import { stringElements, stringTensor } from './string_tensors.js';
 import { isAsciiSpace } from './string_strip.js';
 

@@ -5,9 +5,9 @@
 // arithmetic (TF's nudging, with a worked example) is in shared/fake_quant.ts.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument } from '../../../errors/status.js';
-import type { NodeDef } from '../../../savedmodel/graph/types.js';
-import { nudge, quantRange, type FakeQuantAttrs } from '../../shared/fake_quant.js';
+import { invalidArgument } from '../../../../errors/status.js';
+import type { NodeDef } from '../../../../savedmodel/graph/types.js';
+import { nudge, quantRange, type FakeQuantAttrs } from '../../../shared/fake_quant.js';
 
 export const FAKE_QUANT_OPS = ['FakeQuantWithMinMaxArgs', 'FakeQuantWithMinMaxVars', 'FakeQuantWithMinMaxVarsPerChannel'] as const;
 export type FakeQuantOp = (typeof FAKE_QUANT_OPS)[number];

@@ -4,7 +4,7 @@
 // is tf.div as before.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument } from '../../../errors/status.js';
+import { invalidArgument } from '../../../../errors/status.js';
 
 function tfDiv(x: tf.Tensor, y: tf.Tensor): tf.Tensor {
   if (x.dtype !== 'int32' || y.dtype !== 'int32') return tf.div(x, y);

@@ -5,7 +5,7 @@
 // model's weight tensor, the same object on every call), not per request.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument } from '../../../errors/status.js';
+import { invalidArgument } from '../../../../errors/status.js';
 
 type MapKey = string | number;
 const latin1 = new TextDecoder('latin1');

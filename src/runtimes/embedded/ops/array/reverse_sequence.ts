@@ -5,8 +5,8 @@
 // per-batch indices; checks and messages are TF's (core/kernels/reverse_sequence_op.cc).
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument } from '../../../errors/status.js';
-import type { NodeDef } from '../../../savedmodel/graph/types.js';
+import { invalidArgument } from '../../../../errors/status.js';
+import type { NodeDef } from '../../../../savedmodel/graph/types.js';
 
 function reverseSequence(x: tf.Tensor, seqLengths: tf.Tensor, seqDim: number, batchDim: number): tf.Tensor {
   if (seqLengths.rank !== 1) throw invalidArgument(`seq_lengths must be 1-dim, not ${seqLengths.rank}`);

@@ -6,12 +6,12 @@
 // int32, which every bucket fits while num_buckets <= 2^31 (checked at load).
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import type { NodeDef } from '../../../savedmodel/graph/types.js';
+import type { NodeDef } from '../../../../savedmodel/graph/types.js';
 import { fingerprint64 } from './farmhash_fingerprint64.js';
 import { sipHash24 } from './siphash.js';
 import { stringElements } from './string_tensors.js';
 
-export const STRING_HASH_OPS = ['StringToHashBucketFast', 'StringToHashBucketStrong'] as const;
+const STRING_HASH_OPS = ['StringToHashBucketFast', 'StringToHashBucketStrong'] as const;
 
 const MAX_BUCKETS = 2 ** 31;
 

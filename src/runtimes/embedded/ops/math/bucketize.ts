@@ -8,7 +8,7 @@
 // within float32 rounding of a boundary can land one bucket off; all else is exact.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import type { NodeDef } from '../../../savedmodel/graph/types.js';
+import type { NodeDef } from '../../../../savedmodel/graph/types.js';
 
 /** upper_bound: the number of boundaries b with !(x < b) before the first b > x. */
 function bucketOf(x: number, boundaries: ArrayLike<number>): number {

@@ -7,7 +7,7 @@
 // to tf.matMul unchanged.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument } from '../../../errors/status.js';
+import { invalidArgument } from '../../../../errors/status.js';
 
 const size = (dims: number[]) => dims.reduce((a, b) => a * b, 1);
 

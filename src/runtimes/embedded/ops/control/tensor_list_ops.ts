@@ -186,4 +186,4 @@ function concat(node: GraphNode, opShape: PartialShape): tf.Tensor[] {
   return [tf.concat(items, 0), tf.tensor1d(items.map((t) => t.shape[0]), 'int32')];
 }
 
-export const TENSOR_LIST_OPS: ReadonlyArray<[string, OpExecutor]> = Object.entries(OPS);
+export const TENSOR_LIST_OPS: Readonly<Record<string, OpExecutor>> = OPS;

@@ -6,7 +6,7 @@
 // falls in that boundary's bucket, and nothing lands past the last one.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument } from '../../../errors/status.js';
+import { invalidArgument } from '../../../../errors/status.js';
 
 /** std::lower_bound over `boundaries`, clamped to the last index (0 when there are none). */
 function boostedTreesBucketOf(value: number, boundaries: ArrayLike<number>): number {

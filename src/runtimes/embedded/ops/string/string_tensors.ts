@@ -5,8 +5,8 @@
 // AttrValue instead.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument } from '../../../errors/status.js';
-import type { AttrValue, NodeDef } from '../../../savedmodel/graph/types.js';
+import { invalidArgument } from '../../../../errors/status.js';
+import type { AttrValue, NodeDef } from '../../../../savedmodel/graph/types.js';
 
 /** The elements' bytes. (dataSync() would decode them as UTF-8 into JS strings.) */
 export function stringElements(t: tf.Tensor, what: string): Uint8Array[] {

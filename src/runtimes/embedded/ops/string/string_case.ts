@@ -7,10 +7,10 @@
 // UnicodeString from c_str(), the text ends at the first NUL byte; bytes that are not UTF-8
 // become U+FFFD.
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import type { NodeDef } from '../../../savedmodel/graph/types.js';
+import type { NodeDef } from '../../../../savedmodel/graph/types.js';
 import { bytesAttr, escapeBytes, nodeBytesAttr, stringElements, stringTensor } from './string_tensors.js';
 
-export const STRING_CASE_OPS = ['StringLower', 'StringUpper'] as const;
+const STRING_CASE_OPS = ['StringLower', 'StringUpper'] as const;
 type CaseOp = (typeof STRING_CASE_OPS)[number];
 
 const A = 0x41;
