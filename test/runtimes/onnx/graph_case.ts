@@ -31,7 +31,6 @@ export const a = {
 
 export const f32 = (shape: number[], values: ArrayLike<number>): HostTensor => ({ dtype: 'float32', shape, values: Float32Array.from(values) });
 export const i32 = (shape: number[], values: ArrayLike<number>): HostTensor => ({ dtype: 'int32', shape, values: Int32Array.from(values) });
-export const b8 = (shape: number[], values: ArrayLike<number>): HostTensor => ({ dtype: 'bool', shape, values: Uint8Array.from(values) });
 
 /** Deterministic values in (-scale, scale). */
 export function seeded(n: number, seed: number, scale = 2): number[] {
