@@ -232,8 +232,37 @@ const REGEX_CASES: OpCase[] = [
   replace('a', '(\\0)', ONE, /rewrite '\(\\0\)': only a literal rewrite/, 'a rewrite with a group is refused at load', 'tfgate: the embedded runtime implements only literal rewrites'),
 ];
 
+const JOIN_TEST = `${KERNEL_TESTS}/string_join_op_test.py@609ec267`;
+const [A_B, A, B_C] = [str([2], ['a', 'b']), str([], ['a']), str([2, 1], ['b', 'c'])];
+const join = (inputs: HostTensor[], separator: string, want: HostTensor | RegExp, name: string, line: number): OpCase => ({
+  name,
+  source: `${JOIN_TEST}:${line} testStringJoin`,
+  op: 'StringJoin',
+  attrs: { separator: attr.s(separator) },
+  inputs: [inputs],
+  want: want instanceof RegExp ? failsAtRun(want) : { output: want },
+});
+
+const JOIN_CASES: OpCase[] = [
+  join([A_B, A], '', str([2], ['aa', 'ba']), '[["a", "b"], "a"] → ["aa", "ba"]: a scalar is broadcast', 30),
+  join([A_B, A], '--', str([2], ['a--a', 'b--a']), 'separator "--"', 33),
+  join([A_B, A, A_B], '--', str([2], ['a--a--a', 'b--a--b']), 'three inputs', 36),
+  join([A, A, A, A], '!', str([], ['a!a!a!a']), 'scalars only give a scalar', 39),
+  join([B_C, B_C], '', str([2, 1], ['bb', 'cc']), '[[["b"], ["c"]]] * 2 → [["bb"], ["cc"]]', 42),
+  // TF's graph builder refuses these shapes (ValueError, line 44) before the kernel runs; a graph
+  // that reaches the kernel gets string_join_op.cc's message.
+  join([A_B, B_C], '', /Input shapes do not match: \[2\] vs\. \[2,1\]/, 'shapes [2] and [2, 1] do not match', 45),
+];
+
 export const STRING_CASES: OpFamilyCases = {
   family: 'string',
+  registrations: [
+    `REGISTER_OP("StringJoin")
+    .Input("inputs: N * string")
+    .Attr("N: int >= 0")
+    .Attr("separator: string = ''")
+    .Output("output: string")`,
+  ],
   engines: { onnx: { skip: 'ONNX Runtime takes no string tensors here: the converter refuses a DT_STRING input (tf_to_onnx.ts), so --runtime=auto serves string ops on the embedded runtime' } },
-  cases: [...HASH_CASES, ...CASE_CASES, ...AS_STRING_CASES, ...SPLIT_CASES, ...REGEX_CASES],
+  cases: [...HASH_CASES, ...CASE_CASES, ...AS_STRING_CASES, ...SPLIT_CASES, ...REGEX_CASES, ...JOIN_CASES],
 };

@@ -8,6 +8,7 @@ import { stringStripOp } from './string_strip.js';
 import { staticRegexReplaceNodeProblem, staticRegexReplaceOp } from './static_regex_replace.js';
 import { stringSplitV2Op } from './string_split.js';
 import { asStringNodeProblem, asStringOp } from './as_string.js';
+import { stringJoinOp } from './string_join.js';
 
 export const STRING_OPS: TfjsOpTable = {
   StringToHashBucketFast: { execute: stringHashExecutor('StringToHashBucketFast'), check: stringHashNodeProblem },
@@ -18,4 +19,5 @@ export const STRING_OPS: TfjsOpTable = {
   StaticRegexReplace: { execute: staticRegexReplaceOp, check: staticRegexReplaceNodeProblem },
   StringSplitV2: { execute: stringSplitV2Op },
   AsString: { execute: asStringOp, check: asStringNodeProblem },
+  StringJoin: { execute: stringJoinOp },
 };
