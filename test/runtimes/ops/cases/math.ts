@@ -5,8 +5,6 @@ import type { DType } from '../../../../src/tensor/dtype.js';
 import type { HostTensor } from '../../../../src/tensor/host_tensor.js';
 import { bool, f32, i32, i64, refusedAtLoad, type OpCase, type OpFamilyCases } from '../op_case.js';
 
-const NO_ONNX_BUCKETIZE = { refuse: /Bucketize \(node Bucketize: no ONNX converter\)/ };
-
 const bucketize = (x: HostTensor, boundaries: number[], want: number[] | RegExp, name: string, source: string): OpCase => ({
   name,
   source,
@@ -14,7 +12,6 @@ const bucketize = (x: HostTensor, boundaries: number[], want: number[] | RegExp,
   attrs: { boundaries: { list: { f: boundaries } } },
   inputs: [x],
   want: want instanceof RegExp ? refusedAtLoad(want) : { output: i32(x.shape, want) },
-  engines: { onnx: NO_ONNX_BUCKETIZE },
 });
 const BUCKETIZE_TEST = 'tensorflow/python/kernel_tests/math_ops/bucketize_op_test.py@03049341';
 const API_DEF = 'tensorflow/core/api_def/base_api/api_def_Bucketize.pbtxt@c3bd2f4b';
