@@ -16,7 +16,7 @@ let warmupRecords = 0;
 // Every thread loads the version and replays its warmup records before answering anything,
 // so the version is AVAILABLE only once all its executors are warm.
 const loading: Promise<Servable> = (async () => {
-  const servable = await (await createRuntime(data.runtime)).load(data.versionDir, { tags: data.tags });
+  const servable = await (await createRuntime(data.runtime, undefined, undefined, data.engine)).load(data.versionDir, { tags: data.tags });
   if (data.warmupIterations) {
     const records = (await readWarmupRuns(data.versionDir)) ?? [];
     for (const [i, runs] of records.entries()) {

@@ -8,6 +8,7 @@ import type { ResolvedRuntime } from '../runtimes/runtime_selection.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
+import type { EngineSettings } from '../config/session_config.js';
 
 /** Given to each executor thread when the pool starts: which version to load, and how. */
 export interface ExecutorWorkerData {
@@ -16,6 +17,8 @@ export interface ExecutorWorkerData {
   runtime: RuntimeName;
   /** --enable_model_warmup: times each warmup record is replayed on this thread (0: off). */
   warmupIterations?: number;
+  /** Thread counts and GPU options for the runtime's sessions. */
+  engine?: EngineSettings;
 }
 
 /** A runtime already resolved on the main thread (never 'auto'). */

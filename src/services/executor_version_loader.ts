@@ -5,6 +5,7 @@ import { verifyVersion, versionSizeBytes, type VerificationReport } from './vers
 import type { ModelDescription, RuntimeName } from '../executors/protocol.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { Release, RunOptions, ServableVersion } from './servable_version.js';
+import type { EngineSettings } from '../config/session_config.js';
 
 export interface ExecutorLoaderOptions {
   tags: string[];
@@ -25,6 +26,8 @@ export interface ExecutorLoaderOptions {
   onVerified?: (modelName: string, version: number, report: VerificationReport | { skipped: string }) => void;
   /** The executor threads' entry module (default: the production one); tests give one that injects faults. */
   workerFile?: string;
+  /** Thread counts and GPU options for the runtime's sessions (--tensorflow_*_parallelism, session config). */
+  engine?: EngineSettings;
 }
 
 export class ExecutorServableVersion implements ServableVersion {
@@ -58,6 +61,7 @@ export class ExecutorVersionLoader {
       maxQueued: this.options.maxQueued,
       warmupIterations: this.options.warmupIterations ?? 0,
       workerFile: this.options.workerFile,
+      ...(this.options.engine && { engine: this.options.engine }),
     });
     await this.verify(modelName, version, versionDir, pool);
     this.options.onLoaded?.(modelName, version, pool.description);

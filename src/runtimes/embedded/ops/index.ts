@@ -12,6 +12,7 @@ import { registerTfjsOps } from '../../shared/tfjs_op_table.js';
 import { EXAMPLE_OPS } from '../../shared/parse_example/index.js';
 import { ARRAY_OPS } from './array/index.js';
 import { CONTROL_OPS } from './control/index.js';
+import { DECISION_FOREST_OPS } from './decision_forests/index.js';
 import { LOOKUP_OPS } from './lookup/index.js';
 import { MATH_OPS } from './math/index.js';
 import { NN_OPS } from './nn/index.js';
@@ -23,6 +24,7 @@ import { STRING_OPS } from './string/index.js';
 export const EMBEDDED_OP_FAMILIES: Readonly<Record<string, TfjsOpTable>> = {
   array: ARRAY_OPS,
   control: CONTROL_OPS,
+  decision_forests: DECISION_FOREST_OPS,
   example: EXAMPLE_OPS,
   lookup: LOOKUP_OPS,
   math: MATH_OPS,

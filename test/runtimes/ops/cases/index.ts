@@ -26,4 +26,5 @@ export const OPS_TESTED_ELSEWHERE: Readonly<Record<string, string>> = {
   ),
   TfgateLookupTableFind: 'lookup_table_cases.ts (what LookupTableFindV2 becomes at load)',
   BoostedTreesBucketize: 'corpus.test.ts (the TFX benchmark models, test/corpus/PROVENANCE.md)',
+  TfgateSimpleMLInference: 'decision_forests.test.ts (what SimpleMLInferenceOp… becomes at load)',
 };
