@@ -363,11 +363,11 @@ describe('load-time refusals name the op, the node and why', () => {
       (g, x) => node(g, 'FakeQuantWithMinMaxVars', 'fq', [x, g.constant('lo', f32([], [-1])), g.constant('hi', f32([], [1]))], { num_bits: attr.i(1) }),
       /FakeQuantWithMinMaxVars \(node fq: num_bits must be between 2 and 16, inclusive\)/,
     ));
-  it('RFFT, which tfjs-converter maps but the WASM backend has no kernels for', () =>
-    refused(
-      (g, x) => node(g, 'ComplexAbs', 'abs', [node(g, 'RFFT', 'rfft', [x, g.constant('n', { dtype: 'int32', shape: [1], values: Int32Array.of(4) })], {})], {}),
-      /RFFT \(node rfft: the wasm backend has no kernel 'Complex', 'FFT', 'Real', 'Imag'\)/,
-    ));
+  it('a complex64 tensor into a WASM kernel that cannot read one (Mul of an RFFT)', () =>
+    refused((g, x) => {
+      const spectrum = node(g, 'RFFT', 'rfft', [x, g.constant('n', { dtype: 'int32', shape: [1], values: Int32Array.of(4) })], {});
+      return node(g, 'ComplexAbs', 'abs', [node(g, 'Mul', 'mul', [spectrum, spectrum], { T: attr.type('DT_COMPLEX64') })], {});
+    }, /Mul \(node mul: a complex64 tensor: the wasm backend's Mul kernel cannot read one\)/));
   it('BiasAdd over NCHW, whose data_format tfjs-converter ignores', () =>
     refused((g, x) => node(g, 'BiasAdd', 'bias', [x, g.constant('b', f32([2], [1, 2]))], { T: floatT, data_format: attr.s('NCHW') }), /BiasAdd \(node bias: data_format NCHW: tfjs-converter ignores the attribute/));
 });
@@ -420,7 +420,7 @@ describe('TF.js graph models (model.json) get the same load-time check and ops',
     s.dispose();
   });
 
-  it('an RFFT node is refused at load on WASM, naming the op, the node and the missing kernels', async () => {
+  it('RFFT → ComplexAbs, which the WASM backend had no kernels for, runs on WASM: |[10, −2 + 2i, −2]|', async () => {
     const dir = writeModelJson(
       [
         placeholder('x', [4]),
@@ -431,6 +431,7 @@ describe('TF.js graph models (model.json) get the same load-time check and ops',
       [{ name: 'n', shape: [1], dtype: 'int32' }],
       new Uint8Array(Int32Array.of(4).buffer),
     );
-    await assert.rejects(load(dir), isError(Code.UNIMPLEMENTED, /RFFT \(node spectrum: the wasm backend has no kernel 'Complex', 'FFT', 'Real', 'Imag'\), ComplexAbs \(node y: /));
+    const { y } = await run(dir, { x: f32([4], [1, 2, 3, 4]) });
+    assertClose(y, [10, Math.hypot(2, 2), 2], 1e-6);
   });
 });

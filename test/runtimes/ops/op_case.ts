@@ -29,6 +29,8 @@ export type EngineNote =
 export interface Failure {
   at: 'load' | 'run';
   message: RegExp;
+  /** The status of a run-time failure: INVALID_ARGUMENT unless TF's kernel says otherwise. */
+  code?: 'INVALID_ARGUMENT' | 'FAILED_PRECONDITION' | 'RESOURCE_EXHAUSTED';
 }
 
 /** A node input: a value fed through a placeholder (shaped as the value unless given), or a constant. */
@@ -70,8 +72,8 @@ export const isFailure = (w: OpCase['want']): w is Failure => typeof (w as Failu
 const exactly = (m: RegExp | string) => (typeof m === 'string' ? new RegExp(`^${m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : m);
 /** TF refuses the node at load (op construction); `message` is TF's text (a string: the whole message). */
 export const refusedAtLoad = (message: RegExp | string): Failure => ({ at: 'load', message: exactly(message) });
-/** TF fails the run with INVALID_ARGUMENT; `message` is TF's text (a string: the whole message). */
-export const failsAtRun = (message: RegExp | string): Failure => ({ at: 'run', message: exactly(message) });
+/** TF fails the run with INVALID_ARGUMENT (or `code`); `message` is TF's text (a string: the whole message). */
+export const failsAtRun = (message: RegExp | string, code: Failure['code'] = 'INVALID_ARGUMENT'): Failure => ({ at: 'run', message: exactly(message), code });
 
 const enc = new TextEncoder();
 const bytes = (v: string | Uint8Array) => (typeof v === 'string' ? enc.encode(v) : v);
