@@ -13,7 +13,6 @@ import { checkModelRef, parseRestPath, REST_API_PATH } from './rest_paths.js';
 import { readRequestBody } from './request_body.js';
 import { parseJsonBodyYielding, type JsonLimits, type JsonValue } from './json_parse.js';
 import { UNLIMITED_BUDGET, type MemoryBudget, type MemoryClaim } from '../core/memory_budget.js';
-import type { HostTensor } from '../tensor/host_tensor.js';
 import { parsePredictRequest } from './json_tensor.js';
 import { predictResponseJsonYielding } from './json_tensor_writer.js';
 import { mountOpenInferenceRoutes } from './v2/index.js';
@@ -104,12 +103,6 @@ async function readJson(c: Context, deps: RestDeps, rootMembers: ReadonlySet<str
   return parseJsonBodyYielding(await readRequestBody(c, deps.limits.maxBodyBytes, claim), jsonLimits(deps, rootMembers, claim));
 }
 
-function tensorBytes(inputs: Record<string, HostTensor>): number {
-  let n = 0;
-  for (const t of Object.values(inputs)) n += Array.isArray(t.values) ? t.values.reduce((a, v) => a + v.length + 96, 0) : (t.values as ArrayBufferView).byteLength;
-  return n;
-}
-
 /** POST …:predict: parse against the signature, run, answer; counted and timed as TF Serving does. */
 async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promise<Response> {
   const started = performance.now();
@@ -128,9 +121,9 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
     let parsedAt = started;
     const result = await withTimeout(
       deps.prediction.predict(spec, signatureName, (signature) => {
-        const parsed = parsePredictRequest(body, signature);
+        // Each tensor's memory is charged before it is allocated.
+        const parsed = parsePredictRequest(body, signature, (bytes) => claim!.add(bytes));
         format = parsed.format;
-        claim!.add(tensorBytes(parsed.inputs));
         parsedAt = performance.now();
         // Parsed: it goes to the version's queue now, where it counts instead.
         release!();

@@ -26,12 +26,13 @@ export interface RunningServer {
 }
 
 /** Spawns `tfgate <args> --rest_api_port=<free>` and waits until it answers HTTP. */
-export async function startServer(args: string[], opts: { cwd?: string; readyPath?: string; timeoutMs?: number } = {}): Promise<RunningServer> {
+export async function startServer(args: string[], opts: { cwd?: string; readyPath?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<RunningServer> {
   const port = await freePort();
   // gRPC stays off unless the test gives its own --port.
   const grpcOff = args.some((a) => a.startsWith('--port=')) ? [] : ['--port=0'];
   const proc = spawn(process.execPath, [TFGATE_BIN, ...args, `--rest_api_port=${port}`, '--rest_api_host=127.0.0.1', ...grpcOff], {
     cwd: opts.cwd ?? REPO_ROOT,
+    env: opts.env ?? process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let logs = '';

@@ -14,17 +14,18 @@ import { readRequestBodyBytes } from '../request_body.js';
 import { parseJsonBodyYielding } from '../json_parse.js';
 import { datatypeOfDtype } from './datatypes.js';
 import { HEADER_LENGTH, splitInferenceBody } from './binary_body.js';
-import { INFER_REQUEST_MEMBERS, parseInferRequest } from './infer_request.js';
+import { decodeInferInput, INFER_REQUEST_MEMBERS, parseInferRequest, type InferInput } from './infer_request.js';
 import { inferResponseBody } from './infer_response.js';
-import { heldBytes } from './tensor_data.js';
+import { markRequestOwned } from '../../tensor/request_owned.js';
 import type { V2Deps } from './v2_deps.js';
 import { withTimeout } from '../request_timeout.js';
 
 /**
- * Each input named and typed as the signature wants, in the protocol's words; a missing input
- * is left to PredictionService's checks (TF Serving's message, which lists them).
+ * Each input named and typed as the signature wants, in the protocol's words, from what the
+ * request declares (before its data is decoded); a missing input is left to
+ * PredictionService's checks (TF Serving's message, which lists them).
  */
-function checkInputs(model: string, signature: SignatureSpec, inputs: Record<string, HostTensor>): void {
+function checkInputs(model: string, signature: SignatureSpec, inputs: Record<string, InferInput>): void {
   for (const [name, tensor] of Object.entries(inputs)) {
     const spec = ownValue(signature.inputs, name);
     if (!spec) throw invalidArgument(`Unexpected inference input '${name}' for model '${model}'; its inputs are: ${Object.keys(signature.inputs).sort().join(', ')}`);
@@ -54,14 +55,18 @@ export async function handleInfer(c: Context, spec: ModelSpec, deps: V2Deps): Pr
       onGrowth: (bytes) => claim.add(bytes),
     });
     const request = parseInferRequest(parsed, binary, deps.limits.jsonMaxElements);
-    for (const t of Object.values(request.inputs)) claim.add(heldBytes(t));
     const result = await withTimeout(
       deps.prediction.predict(
         spec,
         request.signatureName,
         (signature) => {
           checkInputs(spec.name, signature, request.inputs);
-          return { inputs: request.inputs, outputFilter: request.outputs?.map((o) => o.name) };
+          // Decoded only now, each tensor's memory charged before it is taken.
+          const inputs: Record<string, HostTensor> = {};
+          for (const [name, input] of Object.entries(request.inputs)) {
+            Object.defineProperty(inputs, name, { value: markRequestOwned(decodeInferInput(input, (bytes) => claim.add(bytes))), enumerable: true, writable: true, configurable: true });
+          }
+          return { inputs, outputFilter: request.outputs?.map((o) => o.name) };
         },
         {
           deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
