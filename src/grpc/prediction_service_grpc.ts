@@ -142,9 +142,9 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
   const toProto = deps.serializeAsTensorContent ? hostTensorToProto : outputTensorProto;
 
   const examples = (api: ExampleApi) =>
-    unary<ExampleRequestMessage, object>(api === 'classify' ? 'classify' : 'regress', deps, async (request, call) => {
+    unary<ExampleRequestMessage, object>(api === 'classify' ? 'classify' : 'regress', deps, async (request, call, claim) => {
       const { spec, signatureName } = modelSpecFrom(request.modelSpec);
-      const r = await runExamples(deps.prediction, api, spec, signatureName, () => serializedExamples(request.input), { deadline: deadlineOf(call), checkMethodName: deps.checkMethodName });
+      const r = await runExamples(deps.prediction, api, spec, signatureName, () => serializedExamples(request.input), { deadline: deadlineOf(call), checkMethodName: deps.checkMethodName, claim });
       const result = api === 'classify' ? classificationResult(r.results as Classification[]) : regressionResult(r.results as number[]);
       return { model: spec.name, response: { modelSpec: modelSpecMessage(spec.name, r.version, signatureName ?? 'serving_default'), result } };
     });
@@ -152,7 +152,7 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
   return {
     Predict: unary<PredictRequestWire, object>('predict', deps, async (request, call, claim) => {
       const { spec, signatureName } = modelSpecFrom(request.modelSpec);
-      const result = await deps.prediction.predict(spec, signatureName, (signature) => predictInputs(request, signature, claim, deps.maxElements), { deadline: deadlineOf(call) });
+      const result = await deps.prediction.predict(spec, signatureName, (signature) => predictInputs(request, signature, claim, deps.maxElements), { deadline: deadlineOf(call), claim });
       const outputs = Object.fromEntries(Object.entries(result.outputs).map(([k, t]) => [k, toProto(t)]));
       // Serialized by serializePredictResponse (float and double outputs kept as typed arrays).
       return { model: spec.name, response: { modelSpec: modelSpecMessage(spec.name, result.version, result.signatureName), outputs } };
@@ -161,7 +161,7 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
     Classify: examples('classify'),
     Regress: examples('regress'),
 
-    MultiInference: unary<MultiInferenceRequestMessage, object>('multi_inference', deps, async (request, call) => {
+    MultiInference: unary<MultiInferenceRequestMessage, object>('multi_inference', deps, async (request, call, claim) => {
       const tasks = request.tasks ?? [];
       // multi_inference_helper.cc resolves the first task's model before looking at any task.
       const signatures = deps.prediction.signatures(modelSpecFrom(tasks[0]?.modelSpec ?? {}).spec);
@@ -193,6 +193,7 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
           const api: ExampleApi = task.methodName === CLASSIFY_METHOD_NAME ? 'classify' : 'regress';
           const r = await runExamples(deps.prediction, api, spec, signatureName, examples, {
             deadline,
+            claim,
             checkMethodName: deps.checkMethodName,
             signatureNotFound: (n) => invalidArgument(MSG.multiInferenceSignatureNotFound(n)),
           });

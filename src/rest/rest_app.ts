@@ -131,6 +131,7 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
       }, {
         deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
         signatureNotFound: (name) => invalidArgument(MSG.restSignatureNotFound(name)),
+        claim,
       }),
       deps.timeoutMs,
     );
@@ -166,6 +167,7 @@ async function handleExamples(c: Context, api: ExampleApi, spec: ModelSpec, deps
       runExamples(deps.prediction, api, spec, request.signatureName, () => request.serialized, {
         deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
         checkMethodName: deps.checkMethodName,
+        claim,
       }),
       deps.timeoutMs,
     );

@@ -13,9 +13,18 @@
 // up on V8's heap, larger ones get a backing store whose allocator rounds too); a request of
 // 16 M empty strings is 3 GB of objects from a 32 MB message.
 import { bytesPerElement, type DType } from './dtype.js';
+import type { HostTensor } from './host_tensor.js';
 
 /** One string element's own Uint8Array (typed array + array buffer + its slot), bytes aside. */
 const STRING_ELEMENT_BYTES = 192;
+
+/** What a HostTensor's values hold now. */
+export function hostTensorBytes(t: HostTensor): number {
+  if (!Array.isArray(t.values)) return t.values.byteLength;
+  let n = 0;
+  for (const v of t.values) n += STRING_ELEMENT_BYTES + 2 * v.length;
+  return n;
+}
 
 /**
  * What decoding a tensor of `elements` values will hold, before it is decoded: numbers from

@@ -71,6 +71,7 @@ export async function handleInfer(c: Context, spec: ModelSpec, deps: V2Deps): Pr
         {
           deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
           signatureNotFound: (name) => invalidArgument(`Model '${spec.name}' has no signature '${name}'`),
+          claim,
         },
       ),
       deps.timeoutMs,
