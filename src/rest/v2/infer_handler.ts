@@ -11,7 +11,8 @@ import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import type { ModelSpec } from '../../services/servable_version.js';
 import { readRequestBodyBytes } from '../request_body.js';
-import { parseJsonBodyYielding } from '../json_parse.js';
+import { parseJsonBodyYielding, type JsonValue } from '../json_parse.js';
+import { chargeJsonParse } from '../json_footprint.js';
 import { datatypeOfDtype } from './datatypes.js';
 import { HEADER_LENGTH, splitInferenceBody } from './binary_body.js';
 import { decodeInferInput, INFER_REQUEST_MEMBERS, parseInferRequest, type InferInput } from './infer_request.js';
@@ -48,13 +49,15 @@ export async function handleInfer(c: Context, spec: ModelSpec, deps: V2Deps): Pr
     const body = await readRequestBodyBytes(c, deps.limits.maxBodyBytes, claim);
     const { json, binary } = splitInferenceBody(body, c.req.header(HEADER_LENGTH));
     claim.add(json.length);
-    const parsed = await parseJsonBodyYielding(json, {
+    // The parse's memory, counted from the text and charged before anything is built.
+    let parsed: JsonValue | undefined = await parseJsonBodyYielding(json, {
       maxDepth: deps.limits.jsonMaxDepth,
       maxElements: deps.limits.jsonMaxElements,
       rootMembers: INFER_REQUEST_MEMBERS,
-      onGrowth: (bytes) => claim.add(bytes),
+      onGrowth: await chargeJsonParse(json, (bytes) => claim.add(bytes)),
     });
     const request = parseInferRequest(parsed, binary, deps.limits.jsonMaxElements);
+    parsed = undefined;
     const result = await withTimeout(
       deps.prediction.predict(
         spec,
@@ -65,6 +68,8 @@ export async function handleInfer(c: Context, spec: ModelSpec, deps: V2Deps): Pr
           const inputs: Record<string, HostTensor> = {};
           for (const [name, input] of Object.entries(request.inputs)) {
             Object.defineProperty(inputs, name, { value: markRequestOwned(decodeInferInput(input, (bytes) => claim.add(bytes))), enumerable: true, writable: true, configurable: true });
+            // The JSON it came from may go now (its charge stays until the answer).
+            input.data = undefined;
           }
           return { inputs, outputFilter: request.outputs?.map((o) => o.name) };
         },
