@@ -25,25 +25,6 @@ export function modelSpecMessage(name: string, version: number, signatureName: s
   return { name, version: { value: version }, signatureName };
 }
 
-export interface ExampleMessage {
-  features?: unknown;
-}
-
-export interface InputMessage {
-  exampleList?: { examples?: ExampleMessage[] };
-  exampleListWithContext?: { examples?: ExampleMessage[]; context?: ExampleMessage };
-}
-
-export interface ExampleRequestMessage {
-  modelSpec?: ModelSpecMessage;
-  input?: InputMessage;
-}
-
-export interface MultiInferenceRequestMessage {
-  tasks?: { modelSpec?: ModelSpecMessage; methodName?: string }[];
-  input?: InputMessage;
-}
-
 export interface GetModelMetadataRequestMessage {
   modelSpec?: ModelSpecMessage;
   metadataField?: string[];

@@ -20,14 +20,13 @@ import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import { protoType } from '../proto/index.js';
 import type { Metrics } from '../monitoring/metrics.js';
 import { grpcError } from './grpc_status.js';
-import { serializedExamples } from './example_input.js';
+import { readExamples, readTasks, type ExampleRequestWire, type InferenceTaskMessage } from './example_request_codec.js';
 import { hasOwnKey, setOwn } from '../core/own_property.js';
 import {
   modelSpecFrom,
   modelSpecMessage,
-  type ExampleRequestMessage,
   type GetModelMetadataRequestMessage,
-  type MultiInferenceRequestMessage,
+  type ModelSpecMessage,
 } from './grpc_messages.js';
 
 export interface PredictionGrpcDeps {
@@ -102,7 +101,8 @@ function unary<Req, Res>(api: string, deps: PredictionGrpcDeps, handle: (request
     // then what decoding adds; given back once the response is handed to gRPC.
     const claim = deps.budget.claim();
     const started = performance.now();
-    const model = (call.request as { modelSpec?: { name?: string }; tasks?: { modelSpec?: { name?: string } }[] })?.modelSpec?.name ?? (call.request as { tasks?: { modelSpec?: { name?: string } }[] }).tasks?.[0]?.modelSpec?.name ?? '';
+    const request = call.request as { modelSpec?: ModelSpecMessage; firstTask?: InferenceTaskMessage } | undefined;
+    const model = request?.modelSpec?.name ?? request?.firstTask?.modelSpec?.name ?? '';
     const record = deps.metrics.requestRecorder(model, api, 'GRPC', started);
     const admitted = new Promise<void>((resolve) => {
       claim.add(heldMessageBytes(call.request));
@@ -124,9 +124,9 @@ function unary<Req, Res>(api: string, deps: PredictionGrpcDeps, handle: (request
   };
 }
 
-/** The bytes of a Predict message, which the request holds until it is answered (other requests are decoded whole, and small). */
+/** The bytes of a Predict, Classify, Regress or MultiInference message, which the request holds until it is answered (the others are small). */
 function heldMessageBytes(request: unknown): number {
-  const bytes = (request as Partial<PredictRequestWire> | undefined)?.bytes;
+  const bytes = (request as { bytes?: unknown } | undefined)?.bytes;
   return bytes instanceof Uint8Array ? bytes.byteLength : 0;
 }
 
@@ -142,9 +142,9 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
   const toProto = deps.serializeAsTensorContent ? hostTensorToProto : outputTensorProto;
 
   const examples = (api: ExampleApi) =>
-    unary<ExampleRequestMessage, object>(api === 'classify' ? 'classify' : 'regress', deps, async (request, call, claim) => {
+    unary<ExampleRequestWire, object>(api === 'classify' ? 'classify' : 'regress', deps, async (request, call, claim) => {
       const { spec, signatureName } = modelSpecFrom(request.modelSpec);
-      const r = await runExamples(deps.prediction, api, spec, signatureName, () => serializedExamples(request.input), { deadline: deadlineOf(call), checkMethodName: deps.checkMethodName, claim });
+      const r = await runExamples(deps.prediction, api, spec, signatureName, () => readExamples(request, (bytes) => claim.add(bytes)), { deadline: deadlineOf(call), checkMethodName: deps.checkMethodName, claim });
       const result = api === 'classify' ? classificationResult(r.results as Classification[]) : regressionResult(r.results as number[]);
       return { model: spec.name, response: { modelSpec: modelSpecMessage(spec.name, r.version, signatureName ?? 'serving_default'), result } };
     });
@@ -161,14 +161,16 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
     Classify: examples('classify'),
     Regress: examples('regress'),
 
-    MultiInference: unary<MultiInferenceRequestMessage, object>('multi_inference', deps, async (request, call, claim) => {
-      const tasks = request.tasks ?? [];
+    MultiInference: unary<ExampleRequestWire, object>('multi_inference', deps, async (request, call, claim) => {
       // multi_inference_helper.cc resolves the first task's model before looking at any task.
-      const signatures = deps.prediction.signatures(modelSpecFrom(tasks[0]?.modelSpec ?? {}).spec);
-      // multi_inference.cc's checks, in its order and words.
+      const signatures = deps.prediction.signatures(modelSpecFrom(request.firstTask?.modelSpec ?? {}).spec);
+      // multi_inference.cc's checks, in its order and words. Tasks are read one by one: past
+      // the model's signatures one must fail (a duplicate), so no more are ever read.
       let modelName = '';
       const seen = new Set<string>();
-      for (const task of tasks) {
+      const tasks: InferenceTaskMessage[] = [];
+      for (const task of readTasks(request)) {
+        tasks.push(task);
         const name = task.modelSpec?.name ?? '';
         if (!name) throw invalidArgument(MSG.MULTI_INFERENCE_EMPTY_MODEL_NAME);
         if (!modelName) modelName = name;
@@ -182,7 +184,7 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
         }
       }
       let serialized: Uint8Array[] | undefined;
-      const examples = () => (serialized ??= serializedExamples(request.input));
+      const examples = () => (serialized ??= readExamples(request, (bytes) => claim.add(bytes)));
       const deadline = deadlineOf(call);
       // Each task runs its signature through the batch queues (TF runs one session call over
       // the union of outputs; the answers are the same). The method-name check is the

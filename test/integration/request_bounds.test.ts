@@ -49,10 +49,17 @@ function emptyStringsRequest(signature: string, alias: string, n: number): Buffe
   return Buffer.concat([spec, entry]);
 }
 
-/** Sends raw PredictRequest bytes; resolves with the status code and details. */
-function predictRaw(clients: Clients, message: Buffer, deadlineMs = 30_000): Promise<{ code: grpc.status; details: string }> {
+/** n empty messages as a repeated message field `tag` (2 bytes each). */
+function emptyMessages(tag: number, n: number): Buffer {
+  const out = Buffer.alloc(2 * n);
+  for (let i = 0; i < n; i++) out[2 * i] = tag;
+  return out;
+}
+
+/** Sends raw request bytes to a PredictionService method; resolves with the status code and details. */
+function callRaw(clients: Clients, message: Buffer, method = 'Predict', deadlineMs = 30_000): Promise<{ code: grpc.status; details: string }> {
   return new Promise((resolve) => {
-    clients.prediction.makeUnaryRequest('/tensorflow.serving.PredictionService/Predict', (b: Buffer) => b, (b: Buffer) => b, message, { deadline: new Date(Date.now() + deadlineMs) }, (err: grpc.ServiceError | null) =>
+    clients.prediction.makeUnaryRequest(`/tensorflow.serving.PredictionService/${method}`, (b: Buffer) => b, (b: Buffer) => b, message, { deadline: new Date(Date.now() + deadlineMs) }, (err: grpc.ServiceError | null) =>
       resolve(err ? { code: err.code, details: err.details } : { code: grpc.status.OK, details: '' }),
     );
   });
@@ -106,14 +113,25 @@ describe('bounds before work: huge declared string tensors (real process, 256 MB
   }
 
   it('gRPC: 2 Mi empty strings for a float input: TF Serving\'s dtype error, nothing decoded', async () => {
-    const r = await besideOthers(predictRaw(clients, emptyStringsRequest(FLOAT_INPUT.signature, FLOAT_INPUT.alias, STRINGS)));
+    const r = await besideOthers(callRaw(clients, emptyStringsRequest(FLOAT_INPUT.signature, FLOAT_INPUT.alias, STRINGS)));
     assert.deepEqual(r, { code: grpc.status.INVALID_ARGUMENT, details: 'Expects arg[0] to be float but string is provided' });
   });
 
   it('gRPC: 2 Mi empty strings for a string input: RESOURCE_EXHAUSTED before they are decoded', async () => {
-    const r = await besideOthers(predictRaw(clients, emptyStringsRequest(STRING_INPUT.signature, STRING_INPUT.alias, STRINGS)));
+    const r = await besideOthers(callRaw(clients, emptyStringsRequest(STRING_INPUT.signature, STRING_INPUT.alias, STRINGS)));
     assert.equal(r.code, grpc.status.RESOURCE_EXHAUSTED, r.details);
     assert.match(r.details, /--max_inflight_request_bytes/);
+  });
+
+  it('gRPC Classify with 2 Mi empty Examples: RESOURCE_EXHAUSTED before they are read; MultiInference with 2 Mi tasks: its error at the second', async () => {
+    const spec = field(10, Buffer.concat([field(10, Buffer.from('hp2')), field(26, Buffer.from(STRING_INPUT.signature))]));
+    // ClassificationRequest {model_spec, input {example_list {examples: {} × n}}}.
+    const classify = await besideOthers(callRaw(clients, Buffer.concat([spec, field(18, field(10, emptyMessages(10, STRINGS)))]), 'Classify'));
+    assert.equal(classify.code, grpc.status.RESOURCE_EXHAUSTED, classify.details);
+    assert.match(classify.details, /--max_inflight_request_bytes/);
+    // MultiInferenceRequest {tasks: {} × n, input}: the first task names no model.
+    const multi = await besideOthers(callRaw(clients, Buffer.concat([emptyMessages(10, STRINGS), field(18, field(10, emptyMessages(10, 1)))]), 'MultiInference'));
+    assert.equal(multi.code, grpc.status.INVALID_ARGUMENT, multi.details);
   });
 
   it('Python grpcio: the float-input request gets the same answer', async () => {
