@@ -169,7 +169,7 @@ async function handleExamples(c: Context, api: ExampleApi, spec: ModelSpec, deps
     release = deps.prediction.admit(spec);
     claim = (deps.budget ?? UNLIMITED_BUDGET).claim();
     const body = await readJson(c, deps, EXAMPLES_MEMBERS, claim);
-    const request = parseExampleRequest(body);
+    const request = parseExampleRequest(body, (bytes) => claim!.add(bytes));
     release();
     const result = await withTimeout(
       runExamples(deps.prediction, api, spec, request.signatureName, () => request.serialized, {
