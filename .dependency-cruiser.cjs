@@ -19,6 +19,13 @@ module.exports = {
       to: { path: '^src/(rest|grpc|runtimes|executors|batching|services|server|monitoring)/' },
     },
     {
+      name: 'storage-below-core',
+      comment: 'storage/ is the file systems under the source (local folders, s3://, gs://): it knows folders, files and downloads, not models, loaders or transports; of src/ it reads only config/ (what a location is).',
+      severity: 'error',
+      from: { path: '^src/storage/' },
+      to: { path: '^src/', pathNot: '^src/(storage|config)/' },
+    },
+    {
       name: 'savedmodel-no-runtime',
       comment: 'savedmodel/ reads the format; runtimes build on it, never the other way (SignatureSpec/TensorSpec live in savedmodel/signature_spec.ts).',
       severity: 'error',
@@ -38,6 +45,34 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/grpc/' },
       to: { path: '^src/rest/' },
+    },
+    {
+      name: 'onnx-not-embedded',
+      comment: 'The engines are siblings: what ONNX Runtime and the embedded runtime both use (tensor conversion, the ParseExample step, fake-quant nudging, the TF.js backend) lives in runtimes/shared/.',
+      severity: 'error',
+      from: { path: '^src/runtimes/onnx/' },
+      to: { path: '^src/runtimes/embedded/' },
+    },
+    {
+      name: 'embedded-not-onnx',
+      comment: 'The engines are siblings: what ONNX Runtime and the embedded runtime both use lives in runtimes/shared/.',
+      severity: 'error',
+      from: { path: '^src/runtimes/embedded/' },
+      to: { path: '^src/runtimes/onnx/' },
+    },
+    {
+      name: 'shared-below-engines',
+      comment: 'runtimes/shared/ is what every engine uses: it imports no engine (embedded, onnx, tfjs_node), or it would tie them together again.',
+      severity: 'error',
+      from: { path: '^src/runtimes/shared/' },
+      to: { path: '^src/runtimes/(embedded|onnx|tfjs_node|verify)/' },
+    },
+    {
+      name: 'tfjs-patches-stand-alone',
+      comment: 'runtimes/tfjs_patches/ fixes the TF.js packages themselves; it knows no tfgate engine (a hook such as the TensorList closer is passed in).',
+      severity: 'error',
+      from: { path: '^src/runtimes/tfjs_patches/' },
+      to: { path: '^src/runtimes/(?!tfjs_patches/)' },
     },
     {
       name: 'no-circular',

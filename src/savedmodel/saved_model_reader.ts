@@ -37,6 +37,9 @@ export interface SavedModelObject {
 }
 
 export const SAVED_MODEL_FILENAME = 'saved_model.pb';
+/** What TF Serving's --prefer_tflite_model looks for in a version folder. */
+const TFLITE_MODEL_FILENAME = 'model.tflite';
+const isFile = (p: string) => fs.stat(p).then((s) => s.isFile(), () => false);
 /** Where a version's asset files live (asset_file_def names files in it). */
 export const ASSETS_DIRECTORY = 'assets';
 
@@ -47,6 +50,10 @@ export async function readSavedModelProto(dir: string): Promise<SavedModelObject
   try {
     bytes = await fs.readFile(file);
   } catch {
+    // TF Serving with --prefer_tflite_model serves such a folder; tfgate has no TFLite engine.
+    if (await isFile(path.join(dir, TFLITE_MODEL_FILENAME))) {
+      throw new ServingError(Code.UNIMPLEMENTED, `${dir} holds a TensorFlow Lite model (${TFLITE_MODEL_FILENAME}) and no ${SAVED_MODEL_FILENAME}: tfgate does not run TensorFlow Lite models`);
+    }
     throw new ServingError(Code.NOT_FOUND, `SavedModel not found in export directory: ${dir}`);
   }
   try {

@@ -78,7 +78,7 @@ describe('bounds before work: huge declared string tensors (real process, 256 MB
     const port = await freePort();
     server = await startServer([`--port=${port}`, `--model_base_path=${HP2}`, '--model_name=hp2', '--num_executors=1', `--max_inflight_request_bytes=${BUDGET}`], {
       readyPath: '/v1/models/hp2',
-      env: { ...process.env, NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` },
+      env: { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` },
     });
     await waitAvailable(server, ['hp2']);
     address = `127.0.0.1:${port}`;

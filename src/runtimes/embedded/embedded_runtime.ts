@@ -7,36 +7,39 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadGraphModelSync } from '@tensorflow/tfjs-converter';
 import { Code, ServingError, toStatusData } from '../../errors/status.js';
-import { readMetaGraph } from '../../savedmodel/saved_model_reader.js';
+import { readMetaGraph, type MetaGraphObject } from '../../savedmodel/saved_model_reader.js';
 import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
 import { prepareSignatureGraph, type VariableReader } from '../../savedmodel/graph/prepare_signature_graph.js';
-import { resolveTables } from '../../savedmodel/graph/lookup_tables/resolve_lookup_tables.js';
+import { resolveTables, type LookupTables } from '../../savedmodel/graph/lookup_tables/resolve_lookup_tables.js';
 import { readTensorBundle } from '../../savedmodel/tensor_bundle/index.js';
 import type { LoadOptions, Runtime, Servable } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
-import { initBackend, type BackendPreference } from './backend.js';
-import { toModelArtifacts } from './tfjs_artifacts.js';
-import { isTfjsSupportedOp, registerCustomOp } from './tfjs_ops.js';
-import { parseExample, parseExampleV2 } from './parse_example_op.js';
+import { initBackend, type BackendPreference } from '../shared/tfjs_backend.js';
+import { TFJS_MODEL_JSON, toModelArtifacts } from '../shared/tfjs_artifacts.js';
+import { isTfjsSupportedOp } from './tfjs_ops.js';
 import { TfjsServable, type SignatureGraph } from './tfjs_servable.js';
 import { CompiledGraph } from './compiled_graph.js';
-import { loadTfjsGraphModelDir, TFJS_MODEL_JSON } from './tfjs_graph_model_dir.js';
-import { registerTfgateOps } from './ops/index.js';
+import { loadTfjsGraphModelDir } from './tfjs_graph_model_dir.js';
+import { registerEmbeddedOps } from './ops/index.js';
 import { checkBackendCanRun } from './backend_op_check.js';
 import { rewriteForTfjs } from './tfjs_graph_rewrites.js';
-import { patchGraphExecutor } from './graph_executor_patch.js';
+import { patchGraphExecutor } from '../tfjs_patches/index.js';
+import { closeListsOpenedDuring } from './ops/control/tensor_list.js';
 import { checkFunctionsCanRun, rewriteFunctionsForTfjs } from './tfjs_functions.js';
-import { TENSOR_LIST_OPS } from './tensor_list_ops.js';
+import { resolveForestModels } from '../../savedmodel/graph/decision_forests/resolve_forest_models.js';
+import { TFGATE_FOREST_INFERENCE_OP } from '../../savedmodel/graph/decision_forests/forest_ops.js';
+import { loadForests, type LoadedForests } from './ops/decision_forests/load_forests.js';
 
-// Classify/regress signatures parse tf.Example protos in the graph; TF.js has no op for that.
-registerCustomOp('ParseExample', parseExample);
-registerCustomOp('ParseExampleV2', parseExampleV2);
-// Einsum, FakeQuant*, ReverseSequence (see ops/index.ts).
-registerTfgateOps();
-// Loop bodies that write TensorLists need tfjs-converter to spare kept tensors (see the module).
-patchGraphExecutor();
-// TensorLists with TF's semantics (reserved sizes, unset elements, element shapes).
-for (const [name, op] of TENSOR_LIST_OPS) registerCustomOp(name, op);
+/** tfjs-converter as this runtime needs it, process-wide and once: tfgate's ops, and its executor fixed. */
+function prepareConverter(): void {
+  // ParseExample*, TensorLists with TF's semantics, the string and sparse ops … (ops/index.ts).
+  registerEmbeddedOps();
+  // Loop bodies that write TensorLists need tfjs-converter to spare kept tensors (see the module).
+  patchGraphExecutor(closeListsOpenedDuring);
+}
+
+/** Why a second engine cannot check a signature's decision forest (EngineChoice.singleEngine). */
+const SINGLE_FOREST_ENGINE = "its decision forest runs on Yggdrasil's WASM engine, the only one tfgate has for TF-DF models";
 
 const exists = (p: string) => fs.stat(p).then(() => true, () => false);
 
@@ -54,7 +57,9 @@ export class EmbeddedRuntime implements Runtime {
     private readonly log: (msg: string) => void = () => {},
     /** Run graphs of common ops through CompiledGraph (false: always tfjs-converter's GraphModel, for comparison). */
     private readonly compileGraphs = true,
-  ) {}
+  ) {
+    prepareConverter();
+  }
 
   async load(dir: string, options: LoadOptions): Promise<Servable> {
     const backend = await initBackend(this.preference, this.log);
@@ -63,13 +68,35 @@ export class EmbeddedRuntime implements Runtime {
     const mg = await readMetaGraph(dir, options.tags);
     const variables = await openVariables(dir);
     const tables = await resolveTables(mg, variables, dir);
+    // TF-DF models are loaded as TF's init op loads them: one that cannot be read fails the version.
+    const forests = await loadForests(resolveForestModels(mg, variables, dir)).catch((e: unknown) => {
+      const status = toStatusData(e);
+      throw new ServingError(status.code, `${dir}: ${status.message}`);
+    });
+    try {
+      return this.loadSignatures(dir, mg, variables, tables, forests, backend, options);
+    } catch (e) {
+      forests.release();
+      throw e;
+    }
+  }
+
+  private loadSignatures(
+    dir: string,
+    mg: MetaGraphObject,
+    variables: VariableReader | null,
+    tables: LookupTables,
+    forests: LoadedForests,
+    backend: string,
+    options: LoadOptions,
+  ): Servable {
     const graphs = new Map<string, SignatureGraph>();
     const refused = new Map<string, { spec: SignatureSpec; error: ServingError }>();
     for (const [key, def] of Object.entries(mg.signatureDef ?? {})) {
       if (key === INIT_OP_SIGNATURE_KEY) continue;
       if (options.signatures && !options.signatures.includes(key)) continue;
       try {
-        const mapped = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp, tables });
+        const mapped = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp, tables, forests: forests.bindings });
         checkBackendCanRun(mapped.nodes, backend, key);
         checkFunctionsCanRun(mapped, backend, key);
         const prepared = rewriteFunctionsForTfjs(rewriteForTfjs(mapped));
@@ -82,6 +109,7 @@ export class EmbeddedRuntime implements Runtime {
           inputs: Object.fromEntries(Object.entries(prepared.inputs).map(([k, v]) => [k, v.placeholder])),
           outputs: prepared.outputs,
           nodeNames: prepared.nodes.filter((n) => n.op !== 'Const' && n.op !== 'Placeholder').map((n) => n.name),
+          singleEngine: prepared.nodes.some((n) => n.op === TFGATE_FOREST_INFERENCE_OP) ? SINGLE_FOREST_ENGINE : undefined,
         });
       } catch (e) {
         const status = toStatusData(e);
@@ -101,6 +129,6 @@ export class EmbeddedRuntime implements Runtime {
       throw new ServingError(Code.FAILED_PRECONDITION, `${dir}: no signature can be served${reasons ? ` (${reasons})` : ''}`);
     }
     for (const [key, r] of refused) this.log(`${dir}: signature '${key}' is not served: ${r.error.message}`);
-    return new TfjsServable(backend, graphs, refused, mg.signatureDef ?? {});
+    return new TfjsServable(backend, graphs, refused, mg.signatureDef ?? {}, forests.release);
   }
 }

@@ -7,7 +7,7 @@ import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { EngineChoice, Servable } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
-import { fromTfTensor, toTfTensor } from './tensor_convert.js';
+import { fromTfTensor, toTfTensor } from '../shared/tensor_convert.js';
 import { checkAliases, servableSignature } from '../signature_checks.js';
 import type { CompiledGraph } from './compiled_graph.js';
 
@@ -22,6 +22,8 @@ export interface SignatureGraph {
   outputs: Record<string, string>;
   /** Computed nodes (not constants or placeholders), in dependency order: what trace() fetches. */
   nodeNames: string[];
+  /** What no second engine can check in it (EngineChoice.singleEngine), when anything. */
+  singleEngine?: string;
 }
 
 export class TfjsServable implements Servable {
@@ -36,13 +38,15 @@ export class TfjsServable implements Servable {
     /** Signatures that exist in the model but could not be prepared, with the reason. */
     private readonly refused: Map<string, { spec: SignatureSpec; error: ServingError }>,
     readonly signatureDefs: Record<string, SignatureDefObject>,
+    /** Releases what the version holds beside its graphs (its decision forests). */
+    private readonly releaseResources: () => void = () => {},
   ) {
     this.signatures = Object.fromEntries([
       ...[...graphs].map(([k, g]) => [k, g.spec] as const),
       ...[...refused].map(([k, r]) => [k, r.spec] as const),
     ]);
     this.refusals = Object.fromEntries([...refused].map(([k, r]) => [k, r.error.message]));
-    this.engines = Object.fromEntries([...graphs.keys()].map((k) => [k, { engine: backend }]));
+    this.engines = Object.fromEntries([...graphs].map(([k, g]) => [k, g.singleEngine ? { engine: backend, singleEngine: g.singleEngine } : { engine: backend }]));
   }
 
   async run(key: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {
@@ -121,6 +125,7 @@ export class TfjsServable implements Servable {
 
   dispose(): void {
     for (const g of this.graphs.values()) g.model.dispose();
+    this.releaseResources();
   }
 }
 

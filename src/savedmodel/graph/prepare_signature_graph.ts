@@ -21,6 +21,7 @@ import { variableWriteInFunctions } from './function_side_effects.js';
 import type { LookupTables } from './lookup_tables/resolve_lookup_tables.js';
 import { rewriteLookups } from './lookup_tables/lookup_rewrite.js';
 import { TABLE_STATE_OPS } from './lookup_tables/table_ops.js';
+import { rewriteForestInference, type ForestBindings } from './decision_forests/forest_rewrite.js';
 
 export type { VariableReader };
 
@@ -41,6 +42,8 @@ export interface PrepareOptions {
   isSupportedOp: (op: string) => boolean;
   /** The model's lookup tables as its init ops fill them; without, every lookup is refused. */
   tables?: LookupTables;
+  /** The TF-DF models the runtime loaded; without, TF-DF's ops stay in the graph (for the engine to refuse). */
+  forests?: ForestBindings;
 }
 
 const FEED_PREFIX = '__tfgate_feed/';
@@ -208,6 +211,7 @@ export function prepareSignatureGraph(
   });
   controlFlow.rewriteSignatureGraph(out);
   rewriteLookups(out, options.tables, signatureKey);
+  rewriteForestInference(out, options.forests, signatureKey);
 
   guardOutputs(outputs, out);
   bypassIdentities(out, new Set(Object.values(outputs).map((t) => parseTensorName(t)[0])));
