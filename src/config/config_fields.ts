@@ -20,7 +20,7 @@ export const MODEL_SERVER_CONFIG_FIELDS: Readonly<Record<string, FieldHandling>>
   'config.model_platform': honoured('"tensorflow" (the default when unset); any other platform is refused naming it'),
   'config.model_version_policy': honoured('latest { num_versions }, all, specific { versions }'),
   'config.version_labels': honoured('labels must be [a-zA-Z0-9_]+ (REST addresses them)'),
-  'config.logging_config': NOT_YET,
+  'config.logging_config': honoured('log_collector_config type "file" (or empty): each call drawn with sampling_config.sampling_rate is written as a PredictionLog record to TFRecord files filename_prefix.host.pid.n.tfrecord (see Request logging); another type, per_task_sampling_configs, attributes and custom_logging_config are refused by name'),
 };
 
 /** batching.cfg / batching_params.pbtxt (BatchingParameters, session_bundle_config.proto). */

@@ -59,8 +59,8 @@ export type FlagType = 'int32' | 'int64' | 'float' | 'bool' | 'string';
 type FlagDefault = number | boolean | string;
 
 /**
- * A flag tfgate accepts and does not act on yet (the two TLS flags): neither honoured nor
- * refused. Kept apart so that the table's test can list them; nothing new goes here.
+ * A flag tfgate accepts and does not act on: neither honoured nor refused. None is left (the
+ * two TLS flags were the last); the kind stays so that the table's test keeps the list empty.
  */
 type Ignored = { readonly kind: 'ignored'; readonly why: string };
 
@@ -80,7 +80,6 @@ export interface FlagSpec {
 type Spec<T extends FlagType> = FlagSpec & { readonly type: T };
 /** Honoured; `note`: what tfgate does differently. */
 const acted = <T extends FlagType>(type: T, def: FlagDefault, help: string, note?: string): Spec<T> => ({ type, default: def, help, handling: { kind: 'honoured' }, ...(note ? { note } : {}) });
-const ignored = <T extends FlagType>(type: T, def: FlagDefault, help: string, note: string): Spec<T> => ({ type, default: def, help, handling: { kind: 'ignored', why: note }, note });
 /** Refused when given a value other than its default; `why` is said in the refusal. */
 const refusedFlag = <T extends FlagType>(type: T, def: FlagDefault, help: string, why: string): Spec<T> => ({ type, default: def, help, handling: refused(why) });
 /** Honoured or refused once the runtime is chosen (session_config.ts checkEngineForRuntime). */
@@ -138,8 +137,8 @@ export const FLAGS = {
   tensorflow_session_config_file: acted('string', '', 'If non-empty, read an ascii TensorFlow Session ConfigProto protobuf from the supplied file name. Note, parts of the session config (threads, parallelism etc.) can be overridden if needed, via corresponding command line flags.', 'a ConfigProto text proto read field by field: thread counts and GPU options honoured or refused by the runtime, the rest refused or harmless by name; a missing file stops start-up. Its values stand unless a flag sets them (TF Serving lets the flags overwrite them)'),
   tensorflow_intra_op_parallelism: acted('int64', 0, 'Number of threads to use to parallelize the executionof an individual op. Auto-configured by default.Note that this option is ignored if --platform_config_file is non-empty.', 'threads per op: ONNX Runtime intraOpNumThreads per session (one per executor thread), libtensorflow TF_NUM_INTRAOP_THREADS; the embedded runtime runs an op on one thread. 0: tfgate default (1)'),
   tensorflow_inter_op_parallelism: acted('int64', 0, 'Controls the number of operators that can be executed simultaneously. Auto-configured by default.Note that this option is ignored if --platform_config_file is non-empty.', 'ops at once: ONNX Runtime interOpNumThreads (parallel mode above 1), libtensorflow TF_NUM_INTEROP_THREADS; the embedded runtime runs ops one at a time. 0: tfgate default (1)'),
-  use_alts_credentials: ignored('bool', false, 'Use Google ALTS credentials', 'gRPC only'),
-  ssl_config_file: ignored('string', '', 'If non-empty, read an ascii SSLConfig protobuf from the supplied file name and set up a secure gRPC channel', 'gRPC only'),
+  use_alts_credentials: refusedFlag('bool', false, 'Use Google ALTS credentials', "tfgate's gRPC library (grpc-js) has no ALTS credentials; use --ssl_config_file for TLS (mutual TLS with client_verify)"),
+  ssl_config_file: acted('string', '', 'If non-empty, read an ascii SSLConfig protobuf from the supplied file name and set up a secure gRPC channel', 'gRPC port and socket; --rest_api_ssl_config_file for HTTPS on the REST port'),
   platform_config_file: acted('string', '', 'If non-empty, read an ascii PlatformConfigMap protobuf from the supplied file name, and use that platform config instead of the Tensorflow platform. (If used, --enable_batching is ignored.)', 'the tensorflow platform: SavedModelBundleSourceAdapterConfig legacy_config (batching_parameters, session_config, saved_model_tags, warmup …) replaces those flags, which are refused beside it; unsupported fields refused by name'),
   per_process_gpu_memory_fraction: runtimeFlag('float', 0, 'Fraction that each process occupies of the GPU memory space the value is between 0.0 and 1.0 (with 0.0 as the default) If 1.0, the server will allocate all the memory when the server starts, If 0.0, Tensorflow will automatically select a value.', 'refused with --runtime onnx-cuda or tfjs-node-gpu (onnxruntime-node cannot set the CUDA provider gpu_mem_limit; tfjs-node takes no ConfigProto); with a runtime that uses no GPU it caps nothing and is logged'),
   saved_model_tags: acted('string', 'serve', 'Comma-separated set of tags corresponding to the meta graph def to load from SavedModel.'),
@@ -165,6 +164,7 @@ export const FLAGS = {
   // ---- tfgate's own ----
   rest_api_host: own('string', '0.0.0.0', 'Address the HTTP/REST API binds to.'),
   grpc_api_host: own('string', '0.0.0.0', "Address the gRPC API (--port) binds to, e.g. 127.0.0.1 to take calls from this machine only. TF Serving always binds 0.0.0.0 (its --port takes only a number)."),
+  rest_api_ssl_config_file: own('string', '', "If non-empty, serve the HTTP/REST API over HTTPS with the ascii SSLConfig protobuf in the supplied file (the format of --ssl_config_file; may be the same file): server_key and server_cert; with client_verify, only clients with a certificate signed by custom_ca (mutual TLS)."),
   rest_max_connections: own('int32', 0, 'Most HTTP/REST connections open at once; a connection past it is closed as soon as it is accepted. 0: the open-file limit (ulimit -n) minus 256 descriptors kept for model files, threads and gRPC, between 16 and 16384.'),
   enable_reload_config_request: own('bool', true, "Serve ModelService.HandleReloadConfigRequest (TF Serving always does): any gRPC client may then load models from any path the server can read, or unload every model. false: it answers UNIMPLEMENTED. Turn it off, or firewall --port, where clients are not trusted."),
   reload_config_allowed_base_paths: own('string', '', 'Comma-separated directories (or URI prefixes): a HandleReloadConfigRequest naming a base_path outside all of them is refused with INVALID_ARGUMENT before the file system is touched. Empty: any path.'),
@@ -184,6 +184,8 @@ export const FLAGS = {
   json_max_elements: own('int64', 16 * 1024 * 1024, 'Most JSON values (list items + object members) accepted in a request (400 above it).'),
   max_inflight_request_bytes: own('int64', 0, 'Memory that requests in flight may make the server hold (bodies, parsed JSON, decoded tensors, over REST and gRPC together); a request that would pass it is refused at once (REST 503, gRPC RESOURCE_EXHAUSTED). 0: a quarter of the V8 heap limit.'),
   max_executor_queue: own('int32', 128, 'Requests that may wait for the executor threads of one model version (not counting those already handed to them); more are refused at once (REST 503, gRPC UNAVAILABLE), as batching refuses past max_enqueued_batches.'),
+  request_log_file_max_bytes: own('int64', 128 * 1024 * 1024, "Request logging (a model's logging_config): a log file is closed and the next one begun before a record would take it past this size."),
+  request_log_queue_max_bytes: own('int64', 32 * 1024 * 1024, 'Request logging: sampled records waiting to be written hold at most this much memory; while the disk is slower than that, more are dropped (tfgate_request_log_dropped_total), never waited for.'),
   model_cache_dir: own('string', '', 'Folder under which versions served from s3:// or gs:// are downloaded before they load (each server makes its own tfgate-models-* folder in it, removed at shutdown; a version\'s copy is removed when it unloads). Empty: the system temporary folder (TMPDIR, else /tmp).'),
   model_cache_max_mb: own('int64', 0, 'Most MB that the downloaded copies of s3:// and gs:// versions may take together; a version that would pass it fails to load, saying so. 0: no bound but the free space of the cache folder\'s disk, which is always checked.'),
   help: own('bool', false, 'Print this help and exit.'),
@@ -292,6 +294,10 @@ export interface ServerOptions {
   readonly restMaxConnections: number;
   /** HandleReloadConfigRequest: whether it is served, and the base paths it may name (empty: any). */
   readonly reloadConfigRequest: { readonly enabled: boolean; readonly allowedBasePaths: readonly string[] };
+  /** --ssl_config_file (absolute): gRPC over TLS with this SSLConfig; null: plaintext. */
+  readonly sslConfigFile: string | null;
+  /** --rest_api_ssl_config_file (absolute): HTTPS on the REST port with this SSLConfig; null: HTTP. */
+  readonly restApiSslConfigFile: string | null;
   /** --grpc_channel_arguments as grpc-js server options. */
   readonly grpcChannelArguments: Readonly<Record<string, string | number>>;
   readonly enableGrpcHealthcheck: boolean;
@@ -344,6 +350,8 @@ export interface ServerOptions {
     /** --max_executor_queue. */
     readonly maxExecutorQueue: number;
   };
+  /** Request logging's files and queue (--request_log_file_max_bytes, --request_log_queue_max_bytes). */
+  readonly requestLog: { readonly maxFileBytes: number; readonly maxQueuedBytes: number };
   /** Where s3:// and gs:// versions are downloaded before they load, and the most their copies may take (0: free space only). */
   readonly modelCache: { readonly dir: string; readonly maxBytes: number };
   /** Thread counts and GPU options for the engines (flags, then --tensorflow_session_config_file or the platform config). */
@@ -430,7 +438,7 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
   if (v.rest_api_port === 0 && v.port === 0 && !v.grpc_socket_path) bad('rest_api_port', '0 disables the HTTP/REST API, and --port=0 with no --grpc_socket_path disables gRPC: nothing would be served');
   const grpcChannelArguments = parseChannelArguments(v.grpc_channel_arguments, bad);
   if (v.rest_api_timeout_in_ms <= 0) bad('rest_api_timeout_in_ms', 'must be positive');
-  for (const name of ['num_executors', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'max_executor_queue'] as const) if (v[name] < 1) bad(name, 'must be at least 1');
+  for (const name of ['num_executors', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'max_executor_queue', 'request_log_file_max_bytes', 'request_log_queue_max_bytes'] as const) if (v[name] < 1) bad(name, 'must be at least 1');
   if (v.rest_max_connections < 0) bad('rest_max_connections', 'must not be negative (0: the default from the open-file limit)');
   if (!v.grpc_api_host.trim()) bad('grpc_api_host', 'empty');
   for (const name of ['max_inflight_request_bytes', 'model_cache_max_mb', 'num_load_threads', 'max_num_load_retries', 'num_request_iterations_for_warmup', 'shutdown_drain_seconds', 'batching_parameters_poll_wait_seconds'] as const) if (v[name] < 0) bad(name, 'must not be negative');
@@ -438,6 +446,7 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
   if (v.batching_parameters_file && !v.enable_batching) {
     throw new FlagError('server_options.batching_parameters_file is set without setting server_options.enable_batching to true. (--batching_parameters_file needs --enable_batching)', 'batching_parameters_file');
   }
+  checkTransportSecurity(v);
   if (v.model_config_file && v.config) throw new FlagError("Flags 'model_config_file' and 'config' both give the model config: use one", 'config');
   refuseRefusedFlags(v);
   const engine = engineFromFlags(v, bad);
@@ -482,6 +491,8 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
     grpcSocketPath: v.grpc_socket_path && abs(v.grpc_socket_path),
     grpcHost: v.grpc_api_host.trim(),
     restMaxConnections: v.rest_max_connections || defaultMaxConnections(openFileSoftLimit()),
+    sslConfigFile: v.ssl_config_file ? localFile('ssl_config_file', v.ssl_config_file) : null,
+    restApiSslConfigFile: v.rest_api_ssl_config_file ? localFile('rest_api_ssl_config_file', v.rest_api_ssl_config_file) : null,
     reloadConfigRequest: Object.freeze({ enabled: v.enable_reload_config_request, allowedBasePaths: Object.freeze(parseAllowedBasePaths(v.reload_config_allowed_base_paths, cwd)) }),
     grpcChannelArguments: Object.freeze(grpcChannelArguments),
     enableGrpcHealthcheck: v.enable_grpc_healthcheck_service,
@@ -518,6 +529,7 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
       maxInflightRequestBytes: v.max_inflight_request_bytes || defaultInflightBudgetBytes(),
       maxExecutorQueue: v.max_executor_queue,
     }),
+    requestLog: Object.freeze({ maxFileBytes: v.request_log_file_max_bytes, maxQueuedBytes: v.request_log_queue_max_bytes }),
     modelCache: Object.freeze({ dir: v.model_cache_dir ? localFile('model_cache_dir', v.model_cache_dir) : os.tmpdir(), maxBytes: v.model_cache_max_mb * 1024 * 1024 }),
     engine,
     platformConfigFile: v.platform_config_file ? localFile('platform_config_file', v.platform_config_file) : null,
@@ -531,6 +543,18 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
       }),
     ),
   });
+}
+
+/**
+ * ALTS beside --ssl_config_file is refused in TF Serving's words (ALTS alone is a refused flag
+ * of the table); an SSLConfig for a transport that is off would be accepted and do nothing.
+ */
+function checkTransportSecurity(v: FlagValues): void {
+  if (v.use_alts_credentials && v.ssl_config_file) throw new FlagError('Either use_alts_credentials must be false or ssl_config_file must be empty.', 'use_alts_credentials');
+  if (v.ssl_config_file && v.port === 0 && !v.grpc_socket_path) {
+    throw new FlagError("Flag 'ssl_config_file' sets up TLS for gRPC, which is off (--port=0, no --grpc_socket_path); HTTPS on the REST port is --rest_api_ssl_config_file", 'ssl_config_file');
+  }
+  if (v.rest_api_ssl_config_file && v.rest_api_port === 0) throw new FlagError("Flag 'rest_api_ssl_config_file' sets up HTTPS for the HTTP/REST API, which is off (--rest_api_port=0)", 'rest_api_ssl_config_file');
 }
 
 /** `a=1,b=x` → {a: 1, b: 'x'}: integers become numbers, as TF Serving's server.cc sets them. */

@@ -28,6 +28,7 @@ import {
   type ProtoMessage,
 } from './schema.js';
 import { parseTextProto } from './text_format.js';
+import { loggingConfigFrom, type LoggingConfig } from './logging_config.js';
 import { parentLocation, resolveLocation, unsupportedLocation } from './storage_uri.js';
 
 // ---- descriptors (field names and types as in the .proto files) ----
@@ -103,16 +104,6 @@ export type VersionPolicy =
   | { readonly all: Readonly<Record<string, never>> }
   | { readonly specific: { readonly versions: readonly number[] } };
 
-interface LoggingConfig {
-  readonly log_collector_config?: { readonly type: string; readonly filename_prefix: string };
-  readonly sampling_config?: {
-    readonly sampling_rate: number;
-    readonly per_task_sampling_configs: readonly { readonly dc: string; readonly task_index?: number; readonly sampling_rate: number }[];
-    readonly attributes: number;
-  };
-  readonly custom_logging_config?: { readonly type_url: string; readonly value: string };
-}
-
 export interface ModelConfig {
   readonly name: string;
   /** Absolute (resolved against the config file's folder when written relative), or an s3:// / gs:// URI. */
@@ -122,7 +113,7 @@ export interface ModelConfig {
   /** Default: latest { num_versions: 1 }; num_versions 0 means 1, as in TF Serving. */
   readonly model_version_policy: VersionPolicy;
   readonly version_labels: Readonly<Record<string, number>>;
-  /** Parsed and kept; tfgate does not log requests. */
+  /** Request logging (logging_config.ts): checked, filename_prefix absolute. */
   readonly logging_config?: LoggingConfig;
 }
 
@@ -193,7 +184,7 @@ function modelConfigFromProto(raw: ProtoMessage, file: string, baseDir: string):
     model_version_policy: versionPolicyFrom(raw.model_version_policy as ProtoMessage | undefined),
     version_labels: { ...labels },
   };
-  if (raw.logging_config) out.logging_config = withDefaults(LoggingConfigSchema, raw.logging_config as ProtoMessage) as LoggingConfig;
+  if (raw.logging_config) out.logging_config = loggingConfigFrom(raw.logging_config as ProtoMessage, name, file, baseDir);
   return out;
 }
 

@@ -8,7 +8,7 @@ import { Piscina } from 'piscina';
 import { Code, ServingError, internal, queuedPastDeadline } from '../errors/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { MessagePort } from 'node:worker_threads';
-import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, ModelDescription, RunLineOffer, RunReply, RunRequest } from './protocol.js';
+import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, LoadReport, ModelDescription, RunLineOffer, RunReply, RunRequest } from './protocol.js';
 import { RunLine } from './run_line.js';
 import { takeTransferList } from '../tensor/request_owned.js';
 import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
@@ -24,6 +24,8 @@ export interface ExecutorPoolOptions extends ExecutorWorkerData {
   maxQueued?: number;
   /** The thread's entry module (default: executor_worker). Tests give one that wraps it to inject faults. */
   workerFile?: string;
+  /** Told how loading went on the first thread to answer (load and warmup metrics), loaded or not. */
+  onLoadReport?: (report: LoadReport) => void;
 }
 
 /** The queue of waiting requests is full: UNAVAILABLE (503), as batching's full queue. */
@@ -93,7 +95,7 @@ export class ExecutorPool {
   ) {}
 
   static async open(options: ExecutorPoolOptions): Promise<ExecutorPool> {
-    const { threads, maxQueued = Number.POSITIVE_INFINITY, workerFile = WORKER_FILE, ...workerData } = options;
+    const { threads, maxQueued = Number.POSITIVE_INFINITY, workerFile = WORKER_FILE, onLoadReport, ...workerData } = options;
     const pool = new Piscina({
       filename: workerFile,
       minThreads: threads,
@@ -133,6 +135,8 @@ export class ExecutorPool {
       const describes = Promise.all(Array.from({ length: threads }, () => pool.run({ kind: 'describe' } satisfies ExecutorTask) as Promise<ExecutorReply>));
       const replies = await Promise.race([describes, poolFailed]);
       const first = replies[0];
+      const load = 'load' in first ? first.load : undefined;
+      if (load) onLoadReport?.(load);
       if (!first.ok) throw ServingError.fromData(first.error);
       if (first.kind !== 'describe') throw internal('executor answered describe with a run reply');
       opened = new ExecutorPool(pool, first.description, threads, maxQueued);

@@ -62,8 +62,21 @@ export interface ModelDescription {
  */
 export type RunReply = { ok: true; kind: 'run'; outputs: Record<string, HostTensor>; computeMs: number; startedAt: number; endedAt: number } | { ok: false; error: StatusData };
 
+/**
+ * How loading the version went on a thread (TensorFlow's SavedModel load metrics, TF
+ * Serving's warmup metrics): sent with its answer to `describe`, whether it loaded or not.
+ */
+export interface LoadReport {
+  /** The SavedModel read and its runtime built (false: the load failed). */
+  loaded: boolean;
+  loadMs: number;
+  /** Present when a warmup file was read: records replayed in full, time taken, and the error that stopped it. */
+  warmup?: { records: number; ms: number; error?: StatusData };
+}
+
 export type ExecutorReply =
-  | { ok: true; kind: 'describe'; description: ModelDescription }
+  | { ok: true; kind: 'describe'; description: ModelDescription; load?: LoadReport }
+  | { ok: false; error: StatusData; load?: LoadReport }
   | RunReply
   | { ok: true; kind: 'runMany'; replies: RunReply[] }
   | { ok: true; kind: 'trace'; tensors: Array<[string, HostTensor]> }

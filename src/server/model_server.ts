@@ -30,6 +30,10 @@ import { ConfigWatcher } from './config_watcher.js';
 import { executorReports, managerEventLog } from './lifecycle_log.js';
 import { configFromReloadRequest } from './reload_config_request.js';
 import { batchMetrics } from '../monitoring/batch_metrics.js';
+import { ServerRequestLogger } from '../services/request_logger.js';
+import { requestLogReports } from '../monitoring/request_log_metrics.js';
+import { readSslConfigFile, type SslConfig } from '../config/ssl_config.js';
+import { httpsServeOptions, tlsSummary } from './rest_https.js';
 import { StorageRouter } from '../storage/storage_router.js';
 import { FetchingVersionLoader } from '../storage/fetching_version_loader.js';
 
@@ -74,6 +78,13 @@ export class ModelServer {
   private yamlTextReadAtBoot?: string;
   /** --batching_parameters_file as read at construction: the watcher's first "last seen". */
   private batchingTextReadAtBoot?: string;
+  /** Request logging: the models' logging_config, applied with each config. */
+  private readonly requestLogger: ServerRequestLogger;
+  /** What the last request-logging line said (said again only when it changes). */
+  private requestLogSaid = '';
+  /** --ssl_config_file and --rest_api_ssl_config_file, read and checked at construction (a bad one stops start-up and --dry_run). */
+  private readonly grpcTls?: SslConfig;
+  private readonly restTls?: SslConfig;
 
   constructor(
     private readonly options: ServerOptions,
@@ -83,7 +94,14 @@ export class ModelServer {
     /** What tests substitute; the binary gives none. */
     seams: { executorWorkerFile?: string } = {},
   ) {
+    if (options.sslConfigFile) this.grpcTls = readSslConfigFile(options.sslConfigFile, 'ssl_config_file');
+    if (options.restApiSslConfigFile) this.restTls = readSslConfigFile(options.restApiSslConfigFile, 'rest_api_ssl_config_file');
     this.memoryBudget = new MemoryBudget(options.limits.maxInflightRequestBytes);
+    this.requestLogger = new ServerRequestLogger({
+      tags: options.savedModelTags,
+      limits: options.requestLog,
+      reports: requestLogReports(this.metrics, (message, fields) => log(message, 'warn', fields)),
+    });
     this.storage = new StorageRouter({ root: options.modelCache.dir, maxBytes: options.modelCache.maxBytes });
     const executors = new ExecutorVersionLoader({
       tags: [...options.savedModelTags],
@@ -179,10 +197,30 @@ export class ModelServer {
     // A cloud client the environment cannot build refuses the config before anything unloads.
     this.storage.checkLocations(config.model_config_list.config.map((m) => m.base_path));
     const names = new Set(config.model_config_list.config.map((m) => m.name));
-    for (const old of this.config.model_config_list.config) if (!names.has(old.name)) await this.manager.removeModel(old.name);
+    for (const old of this.config.model_config_list.config) {
+      if (names.has(old.name)) continue;
+      await this.manager.removeModel(old.name);
+      this.metrics.availableVersions.remove(old.name);
+    }
+    // Every configured model has a series, 0 until a version is AVAILABLE: an alert on "< 1"
+    // then sees a model that never loaded, and a removed model stops alerting.
+    for (const name of names) this.metrics.availableVersions.labels(name).inc(0);
     this.config = config;
     this.configuredNames = names;
+    this.applyRequestLogging(config);
     await this.source.setServables(config.model_config_list.config);
+  }
+
+  /** The models' logging_config from now on; a line for each model that logs, when that changes. */
+  private applyRequestLogging(config: ModelServerConfig): void {
+    this.requestLogger.update(config.model_config_list.config);
+    const lines = [...this.requestLogger.destinations()].map(
+      ([model, d]) => `Request logging for model ${model}: sampling_rate ${d.samplingRate}, PredictionLog records to ${d.filenamePrefix}.<host>.<pid>.<n>.tfrecord`,
+    );
+    const said = lines.join('\n');
+    if (said === this.requestLogSaid) return;
+    this.requestLogSaid = said;
+    for (const line of lines) this.log(line, 'info', { event: 'request_logging' });
   }
 
   /**
@@ -204,7 +242,7 @@ export class ModelServer {
     this.source.start();
     this.watchConfigFiles();
     for (const h of this.options.harmlessSettingsGiven) this.log(`${h.name} changes nothing here: ${h.why}`, 'info', { event: 'harmless_setting' });
-    const prediction = new PredictionService(this.manager);
+    const prediction = new PredictionService(this.manager, this.requestLogger);
     const app = createRestApp({
       prediction,
       modelStatus: (spec) => modelStatusJson(this.models.status(spec)),
@@ -228,7 +266,7 @@ export class ModelServer {
       accessLog: this.options.accessLog ? (entry) => this.log('request', 'info', entry) : undefined,
     });
     const port = await new Promise<number>((resolve, reject) => {
-      const server = serve({ fetch: app.fetch, port: this.options.restApiPort, hostname: this.options.restApiHost }, (info) => resolve(info.port));
+      const server = serve({ fetch: app.fetch, port: this.options.restApiPort, hostname: this.options.restApiHost, ...httpsServeOptions(this.restTls) }, (info) => resolve(info.port));
       server.once('error', reject);
       this.http = server;
     });
@@ -238,6 +276,7 @@ export class ModelServer {
     this.httpDrain = new HttpDrain(http);
     this.log(`HTTP/REST connections capped at ${this.options.restMaxConnections} (--rest_max_connections)`, 'info', { event: 'rest_max_connections', max: this.options.restMaxConnections });
     this.log(`Exporting HTTP/REST API at:${this.options.restApiHost}:${port} ...`);
+    if (this.restTls) this.log(`HTTP/REST API over HTTPS (--rest_api_ssl_config_file): ${tlsSummary(this.restTls)}`, 'info', { event: 'rest_tls' });
     const grpcPort = await this.startGrpc(prediction);
     return { restPort: port, grpcPort };
   }
@@ -287,8 +326,11 @@ export class ModelServer {
   private async startGrpc(prediction: PredictionService): Promise<number | undefined> {
     const o = this.options;
     if (!(o.grpcPort > 0) && !o.grpcSocketPath) return undefined;
+    // TF Serving's lines (server.cc BuildServerCredentials), then what the credentials hold.
+    if (this.grpcTls) this.log(`Using SSL credentials: ${tlsSummary(this.grpcTls)}`, 'info', { event: 'grpc_tls' });
+    else this.log('Using InsecureServerCredentials');
     const grpc = new GrpcServer(
-      { host: o.grpcHost, port: o.grpcPort, socketPath: o.grpcSocketPath, channelArguments: o.grpcChannelArguments, maxReceiveMessageBytes: o.limits.maxRequestBodyBytes, health: o.enableGrpcHealthcheck },
+      { host: o.grpcHost, port: o.grpcPort, socketPath: o.grpcSocketPath, channelArguments: o.grpcChannelArguments, maxReceiveMessageBytes: o.limits.maxRequestBodyBytes, health: o.enableGrpcHealthcheck, tls: this.grpcTls },
       {
         budget: this.memoryBudget,
         maxElements: o.limits.jsonMaxElements,
@@ -338,7 +380,15 @@ export class ModelServer {
       runtime: this.runtime,
       rest_api: `${this.options.restApiHost}:${this.options.restApiPort}`,
       grpc_port: this.options.grpcPort,
-      models: config.model_config_list.config.map((m) => ({ name: m.name, base_path: m.base_path, model_version_policy: m.model_version_policy, version_labels: m.version_labels })),
+      grpc_tls: this.grpcTls ? tlsSummary(this.grpcTls) : null,
+      rest_tls: this.restTls ? tlsSummary(this.restTls) : null,
+      models: config.model_config_list.config.map((m) => ({
+        name: m.name,
+        base_path: m.base_path,
+        model_version_policy: m.model_version_policy,
+        version_labels: m.version_labels,
+        ...(m.logging_config && { logging_config: m.logging_config }),
+      })),
       batching: this.batching ?? null,
       engine: this.options.engine,
       monitoring_path: (await this.prometheusPath(list)) ?? null,
@@ -368,6 +418,13 @@ export class ModelServer {
     }
     await sourceStopped;
     await this.manager.stop();
+    // Records still queued are written, for as long as requests could drain: a log disk that
+    // hangs does not hold the exit.
+    let logBound: NodeJS.Timeout | undefined;
+    const logClosed = this.requestLogger.close().then(() => true);
+    const logTimedOut = Number.isFinite(drainMs) ? new Promise<false>((resolve) => (logBound = setTimeout(() => resolve(false), drainMs))) : new Promise<false>(() => {});
+    if (!(await Promise.race([logClosed, logTimedOut]))) this.log(`request log: records still queued at exit are lost (its disk did not take them within ${drainMs / 1000} s)`, 'warn', { event: 'request_log_cut' });
+    clearTimeout(logBound);
     await this.storage.close();
     return report;
   }

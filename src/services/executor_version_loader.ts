@@ -2,7 +2,7 @@
 import { ExecutorPool } from '../executors/executor_pool.js';
 import { Code, ServingError } from '../errors/status.js';
 import { verifyVersion, versionSizeBytes, type VerificationReport } from './version_verifier.js';
-import type { ModelDescription, RuntimeName } from '../executors/protocol.js';
+import type { LoadReport, ModelDescription, RuntimeName } from '../executors/protocol.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { Release, RunOptions, ServableVersion } from './servable_version.js';
 import type { EngineSettings } from '../config/session_config.js';
@@ -24,6 +24,8 @@ export interface ExecutorLoaderOptions {
   verify?: { mode: 'auto' | 'true' | 'false'; maxBytes: number };
   /** What the check found (or why it was skipped: `skipped` set). */
   onVerified?: (modelName: string, version: number, report: VerificationReport | { skipped: string }) => void;
+  /** How loading went (TensorFlow's load metrics, TF Serving's warmup metrics), loaded or not. */
+  onLoadReport?: (modelName: string, version: number, versionDir: string, report: LoadReport) => void;
   /** The executor threads' entry module (default: the production one); tests give one that injects faults. */
   workerFile?: string;
   /** Thread counts and GPU options for the runtime's sessions (--tensorflow_*_parallelism, session config). */
@@ -61,6 +63,7 @@ export class ExecutorVersionLoader {
       maxQueued: this.options.maxQueued,
       warmupIterations: this.options.warmupIterations ?? 0,
       workerFile: this.options.workerFile,
+      onLoadReport: (report) => this.options.onLoadReport?.(modelName, version, versionDir, report),
       ...(this.options.engine && { engine: this.options.engine }),
     });
     await this.verify(modelName, version, versionDir, pool);

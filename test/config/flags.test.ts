@@ -33,7 +33,7 @@ describe('flag table', () => {
   it("has every flag of main.cc, in its order, then tfgate's own", () => {
     const names = Object.keys(FLAGS);
     assert.deepEqual(names.filter((n) => !FLAGS[n as FlagName].own), TF_FLAGS);
-    assert.deepEqual(names.filter((n) => FLAGS[n as FlagName].own), ['rest_api_host', 'grpc_api_host', 'rest_max_connections', 'enable_reload_config_request', 'reload_config_allowed_base_paths', 'runtime', 'config', 'batching_mode', 'batching_latency_target_ms', 'dry_run', 'batching_parameters_poll_wait_seconds', 'access_log', 'shutdown_drain_seconds', 'num_executors', 'verify_on_load', 'verify_on_load_max_mb', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'max_inflight_request_bytes', 'max_executor_queue', 'model_cache_dir', 'model_cache_max_mb', 'help']);
+    assert.deepEqual(names.filter((n) => FLAGS[n as FlagName].own), ['rest_api_host', 'grpc_api_host', 'rest_api_ssl_config_file', 'rest_max_connections', 'enable_reload_config_request', 'reload_config_allowed_base_paths', 'runtime', 'config', 'batching_mode', 'batching_latency_target_ms', 'dry_run', 'batching_parameters_poll_wait_seconds', 'access_log', 'shutdown_drain_seconds', 'num_executors', 'verify_on_load', 'verify_on_load_max_mb', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'max_inflight_request_bytes', 'max_executor_queue', 'request_log_file_max_bytes', 'request_log_queue_max_bytes', 'model_cache_dir', 'model_cache_max_mb', 'help']);
   });
   it("keeps TF Serving's types and defaults (server.h), except rest_api_port", () => {
     const expect: Array<[FlagName, string, unknown]> = [
@@ -186,14 +186,14 @@ describe('resolveServerOptions', () => {
     assert.ok(Object.isFrozen(o) && Object.isFrozen(o.modelSource) && Object.isFrozen(o.limits) && Object.isFrozen(o.savedModelTags));
   });
   it('a TF Serving command line: single model, paths against cwd, REST still on 8501 unless given', () => {
-    const o = parseServerOptions(['--model_name=m', '--model_base_path=models/m', '--saved_model_tags=serve, gpu', '--enable_batching', '--batching_parameters_file=b.cfg', '--monitoring_config_file=/etc/mon.cfg', '--use_alts_credentials'], '/srv');
+    const o = parseServerOptions(['--model_name=m', '--model_base_path=models/m', '--saved_model_tags=serve, gpu', '--enable_batching', '--batching_parameters_file=b.cfg', '--monitoring_config_file=/etc/mon.cfg', '--grpc_max_threads=8'], '/srv');
     assert.deepEqual(o.modelSource, { kind: 'single_model', name: 'm', basePath: '/srv/models/m' });
     assert.equal(o.restApiPort, 8501);
     assert.deepEqual(o.savedModelTags, ['serve', 'gpu']);
     assert.deepEqual(o.batching, { enabled: true, parametersFile: '/srv/b.cfg', perModel: false, mode: 'fixed', latencyTargetMs: 0, pollWaitSeconds: 1 });
     assert.deepEqual(parseServerOptions(['--enable_batching', '--batching_mode=adaptive', '--batching_latency_target_ms=40'], '/w').batching, { enabled: true, parametersFile: null, perModel: false, mode: 'adaptive', latencyTargetMs: 40, pollWaitSeconds: 1 });
     assert.equal(o.monitoringConfigFile, '/etc/mon.cfg');
-    assert.deepEqual(o.harmlessSettingsGiven, [{ name: '--use_alts_credentials', why: 'accepted and ignored (gRPC only)' }]);
+    assert.deepEqual(o.harmlessSettingsGiven.map((h) => h.name), ['--grpc_max_threads']);
     assert.equal(parseServerOptions(['--model_base_path=/m', '--rest_api_port=9001']).restApiPort, 9001);
   });
   it('model_config_file wins over model_name/model_base_path (ignored, as TF Serving); --config is the YAML source', () => {

@@ -26,7 +26,8 @@ export interface RunningServer {
 }
 
 /** Spawns `tfgate <args> --rest_api_port=<free>` and waits until it answers HTTP. */
-export async function startServer(args: string[], opts: { cwd?: string; readyPath?: string; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<RunningServer> {
+/** `probe`: what tells that the server answers, in place of an HTTP GET of readyPath (e.g. an HTTPS request); it rejects until then. */
+export async function startServer(args: string[], opts: { cwd?: string; readyPath?: string; timeoutMs?: number; env?: Record<string, string>; probe?: (port: number) => Promise<unknown> } = {}): Promise<RunningServer> {
   const port = await freePort();
   // gRPC stays off unless the test gives its own --port.
   const grpcOff = args.some((a) => a.startsWith('--port=')) ? [] : ['--port=0'];
@@ -45,7 +46,7 @@ export async function startServer(args: string[], opts: { cwd?: string; readyPat
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`tfgate exited with ${proc.exitCode}:\n${logs}`);
     try {
-      await fetch(url(opts.readyPath ?? '/v1/models/__probe__'));
+      await (opts.probe ? opts.probe(port) : fetch(url(opts.readyPath ?? '/v1/models/__probe__')));
       break;
     } catch {
       if (Date.now() > deadline) {

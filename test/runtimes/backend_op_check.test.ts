@@ -3,9 +3,9 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
-import '../../src/runtimes/embedded/backend.js';
+import '../../src/runtimes/shared/tfjs_backend.js';
 import { checkBackendCanRun, kernelsOf, nodeProblem } from '../../src/runtimes/embedded/backend_op_check.js';
-import { registerTfgateOps } from '../../src/runtimes/embedded/ops/index.js';
+import { registerEmbeddedOps } from '../../src/runtimes/embedded/ops/index.js';
 import { converterOps } from '../../src/runtimes/embedded/tfjs_ops.js';
 import type { AttrValue, NodeDef } from '../../src/savedmodel/graph/types.js';
 import { Code } from '../../src/errors/status.js';
@@ -19,7 +19,7 @@ const converterOnly = (backend: string) => ({ backend, isCustomOp: () => false }
 describe('load-time op check', () => {
   before(async () => {
     await tf.ready();
-    registerTfgateOps();
+    registerEmbeddedOps();
   });
 
   it("asks the backend's kernel registry: Einsum maps to tf.einsum, which WASM has no kernel for (CPU has)", () => {

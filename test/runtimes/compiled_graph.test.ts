@@ -7,7 +7,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import { CompiledGraph } from '../../src/runtimes/embedded/compiled_graph.js';
-import { initBackend } from '../../src/runtimes/embedded/backend.js';
+import { initBackend } from '../../src/runtimes/shared/tfjs_backend.js';
 import type { TfjsServable } from '../../src/runtimes/embedded/tfjs_servable.js';
 import { writeConvSavedModel, writeMlpSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';

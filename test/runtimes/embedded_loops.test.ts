@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import type { TfjsServable } from '../../src/runtimes/embedded/tfjs_servable.js';
-import { toModelArtifacts } from '../../src/runtimes/embedded/tfjs_artifacts.js';
+import { toModelArtifacts } from '../../src/runtimes/shared/tfjs_artifacts.js';
 import { isTfjsSupportedOp } from '../../src/runtimes/embedded/tfjs_ops.js';
 import { prepareSignatureGraph } from '../../src/savedmodel/graph/prepare_signature_graph.js';
 import { readMetaGraph } from '../../src/savedmodel/saved_model_reader.js';

@@ -9,8 +9,9 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { loadGraphModelSync, type GraphModel } from '@tensorflow/tfjs-converter';
-import { isGraphExecutorPatched, patchGraphExecutor, withoutKeptTensors } from '../../src/runtimes/embedded/graph_executor_patch.js';
-import { toModelArtifacts } from '../../src/runtimes/embedded/tfjs_artifacts.js';
+import { isGraphExecutorPatched, patchGraphExecutor, withoutKeptTensors } from '../../src/runtimes/tfjs_patches/graph_executor_patch.js';
+import { closeListsOpenedDuring } from '../../src/runtimes/embedded/ops/control/tensor_list.js';
+import { toModelArtifacts } from '../../src/runtimes/shared/tfjs_artifacts.js';
 import { isTfjsSupportedOp } from '../../src/runtimes/embedded/tfjs_ops.js';
 import { prepareSignatureGraph, type PreparedGraph } from '../../src/savedmodel/graph/prepare_signature_graph.js';
 import { readMetaGraph } from '../../src/savedmodel/saved_model_reader.js';
@@ -46,8 +47,8 @@ describe('GraphExecutor kept-tensor patch', () => {
   });
 
   it('patched, the loop gives its values and leaves no tensor behind; patching twice changes nothing', async () => {
-    patchGraphExecutor();
-    patchGraphExecutor();
+    patchGraphExecutor(closeListsOpenedDuring);
+    patchGraphExecutor(closeListsOpenedDuring);
     assert.equal(isGraphExecutorPatched(), true);
     assert.deepEqual(await run(), [110, 210, 120, 220, 130, 230]);
     const before = tf.memory().numTensors;

@@ -1,14 +1,14 @@
 // tfgate's replacements of tfjs-backend-wasm kernels that give wrong numbers
 // (wasm_conv_same_fix.ts, wasm_rank_fix.ts), checked at the TF.js op level on the WASM backend
-// against a plain-JS reference and the CPU backend. Importing backend.ts registers both
+// against a plain-JS reference and the CPU backend. Importing tfjs_backend.ts registers both
 // backends and applies the fixes, as the runtime does.
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
-import '../../src/runtimes/embedded/backend.js';
-import { tfSamePadding, xnnSamePaddingWraps, WASM_SAME_CONV_KERNELS } from '../../src/runtimes/embedded/wasm_conv_same_fix.js';
-import { WASM_XNN_ND_KERNELS } from '../../src/runtimes/embedded/wasm_rank_fix.js';
-import { wasmGatherMisindexes } from '../../src/runtimes/embedded/wasm_gather_fix.js';
+import '../../src/runtimes/shared/tfjs_backend.js';
+import { tfSamePadding, xnnSamePaddingWraps, WASM_SAME_CONV_KERNELS } from '../../src/runtimes/tfjs_patches/wasm_conv_same_fix.js';
+import { WASM_XNN_ND_KERNELS } from '../../src/runtimes/tfjs_patches/wasm_rank_fix.js';
+import { wasmGatherMisindexes } from '../../src/runtimes/tfjs_patches/wasm_gather_fix.js';
 import { conv2dRef, sample } from '../helpers/reference_ops.js';
 
 type Backend = 'wasm' | 'cpu';

@@ -4,6 +4,7 @@
 // vocabulary to int64 keys; index_to_string_table_from_tensor computes the keys that way.
 // The loader runs such an initializer's inputs once on the engine; the lookups must give what
 // TF's lookup_ops_test.py states for them (IndexTableFromTensor, IndexToStringTableFromTensorTest).
+// Keys a StringJoin computes are computed too; an op the engine lacks is refused by name.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Code } from '../../src/errors/status.js';
@@ -13,7 +14,11 @@ import type { Runtime } from '../../src/runtimes/runtime.js';
 import type { DType } from '../../src/tensor/dtype.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { isError } from '../helpers/errors.js';
-import { attr, i32, i64, node, writeTinyModel, type GraphBuilder, type Tensor } from '../helpers/tiny_graphs.js';
+import path from 'node:path';
+import { attr, GraphBuilder, i32, i64, node, writeTinyModel, type Tensor } from '../helpers/tiny_graphs.js';
+import { writeSavedModel } from '../../test_util/savedmodel/saved_model_writer.js';
+import { opDefFromRegistration } from '../../test_util/savedmodel/writer/op_registration.js';
+import { tempDir } from '../helpers/temp.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -43,6 +48,20 @@ function staticHashTable(g: GraphBuilder, scope: string, keyDtype: DType, valueD
   const init = g.addNode('InitializeTableV2', `${scope}/table_init`, [table, keys, values], { Tkey: attr.type(keyDtype), Tval: attr.type(valueDtype) });
   return { table, init };
 }
+
+const stringJoin = (g: GraphBuilder, name: string, inputs: Tensor[], separator: string): Tensor =>
+  node(g, 'StringJoin', name, inputs, { N: attr.i(inputs.length), separator: attr.s(separator) }, 'string', inputs[0].shape);
+
+/** As in tensorflow/core/ops/string_ops.cc. */
+const UNICODE_TRANSCODE = `REGISTER_OP("UnicodeTranscode")
+    .Input("input: string")
+    .Output("output: string")
+    .Attr("input_encoding: string")
+    .Attr("output_encoding: {'UTF-8', 'UTF-16-BE', 'UTF-32-BE'}")
+    .Attr("errors: {'strict', 'replace', 'ignore'} = 'replace'")
+    .Attr("replacement_char: int = 65533")  // 0xFFFD unicode replacement char
+    .Attr("replace_control_characters: bool = false")
+    .SetShapeFn(shape_inference::UnchangedShape);`;
 
 const find = (g: GraphBuilder, name: string, table: Tensor, keys: Tensor, dflt: Tensor, valueDtype: DType): Tensor =>
   node(g, 'LookupTableFindV2', name, [table, keys, dflt], { Tin: attr.type(keys.dtype), Tout: attr.type(valueDtype) }, valueDtype, null);
@@ -120,18 +139,33 @@ describe('lookup tables whose initializer computes its keys or values (embedded 
     assert.deepEqual(await lookup(runtime, await indexToString(), i64([3], [1, 2, 4])), ['salad', 'surgery', 'NONE']);
   });
 
-  it('an initializer input the engine cannot compute refuses the lookup, naming the op and why', async () => {
+  it('keys joined in the graph (StringJoin of two vocabularies with "_"): x_1, y_2, x → 0, 1, -1', async () => {
     const dir = await writeTinyModel((g) => {
-      const a = g.constant('prefix', strings(['x', 'y']));
-      const b = g.constant('suffix', strings(['1', '2']));
-      const keys = node(g, 'StringJoin', 'joined', [a, b], { N: attr.i(2), separator: attr.s('_') }, 'string', [2]);
+      const keys = stringJoin(g, 'joined', [g.constant('prefix', strings(['x', 'y'])), g.constant('suffix', strings(['1', '2']))], '_');
       const { table, init } = staticHashTable(g, 'joined_table', 'string', 'int64', keys, g.constant('ids', i64([2], [0, 1])));
       const k = g.placeholder('k', 'string', [-1]);
       return { inputs: { k }, outputs: { ids: find(g, 'lookup', table, k, g.constant('default', i64([], [-1])), 'int64') }, nodeCollections: { table_initializer: [init] } };
     });
+    assert.deepEqual(await lookup(runtime, dir, strings(['x_1', 'y_2', 'x'])), [0, 1, -1]);
+  });
+
+  it('an initializer input the engine cannot compute refuses the lookup, naming the op and why', async () => {
+    const g = new GraphBuilder();
+    const keys = node(g, 'UnicodeTranscode', 'transcoded', [g.constant('latin', strings(['a', 'b']))], {
+      input_encoding: attr.s('ISO-8859-1'),
+      output_encoding: attr.s('UTF-8'),
+      errors: attr.s('replace'),
+      replacement_char: attr.i(65533),
+      replace_control_characters: attr.b(false),
+    }, 'string', [2]);
+    const { table, init } = staticHashTable(g, 'transcoded_table', 'string', 'int64', keys, g.constant('ids', i64([2], [0, 1])));
+    const k = g.placeholder('k', 'string', [-1]);
+    const ids = find(g, 'lookup', table, k, g.constant('default', i64([], [-1])), 'int64');
+    const dir = path.join(tempDir('tfgate-computed-table-'), '1');
+    await writeSavedModel(dir, g, { serving_default: { inputs: { k }, outputs: { ids } } }, { nodeCollections: { table_initializer: [init] }, opDefs: [opDefFromRegistration(UNICODE_TRANSCODE)] });
     await assert.rejects(
       runtime.load(dir, { tags: ['serve'] }),
-      isError(Code.FAILED_PRECONDITION, /LookupTableFindV2 \(node lookup\) looks up table 'joined_table\/hash_table' \(HashTableV2\), whose contents tfgate cannot compute at load: InitializeTableV2 'joined_table\/table_init' \(init op\) fills it from ops StringJoin computed at load, which the engine could not run: .*StringJoin/),
+      isError(Code.FAILED_PRECONDITION, /LookupTableFindV2 \(node lookup\) looks up table 'transcoded_table\/hash_table' \(HashTableV2\), whose contents tfgate cannot compute at load: InitializeTableV2 'transcoded_table\/table_init' \(init op\) fills it from ops UnicodeTranscode computed at load, which the engine could not run: .*UnicodeTranscode/),
     );
   });
 });

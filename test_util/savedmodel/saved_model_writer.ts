@@ -33,7 +33,7 @@ import { writeTensorBundle } from './tensor_bundle/tensor_bundle_writer.js';
 import { compareBytes } from '../../src/savedmodel/tensor_bundle/coding.js';
 import { Tensor, validateGraph, type GraphBuilder } from './writer/graph_builder.js';
 import { addSaver } from './writer/saver.js';
-import { strippedOpList } from './writer/op_defs.js';
+import { strippedOpList, type OpDefInit } from './writer/op_defs.js';
 import { shapeProto } from './writer/tensor_value.js';
 import { encodeVariableDef } from './writer/variable_def.js';
 import { Tf2GraphBuilder } from './writer/tf2_graph_builder.js';
@@ -88,6 +88,8 @@ export interface SavedModelWriterOptions {
   skipSaver?: boolean;
   /** With a Tf2GraphBuilder's object graph: how the checkpoint's copy is numbered; false writes none (a name-based checkpoint). */
   checkpointObjectGraph?: CheckpointGraphOptions | false;
+  /** OpDefs of ops op_defs.ts does not declare (an op case's, read from TF's registration: writer/op_registration.ts). */
+  opDefs?: readonly OpDefInit[];
 }
 
 export interface WriterAsset {
@@ -133,7 +135,8 @@ export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, 
   const saverDef = graph.variables.length ? addSaver(graph) : tf2Saves ? addResourceSaver(tf2!) : undefined;
 
   const objectGraph = tf2?.hasObjectGraph ? tf2.objects : undefined;
-  const problems = [...validateGraph(graph.nodes), ...(tf2?.library.problems(graph.nodes) ?? []), ...(objectGraph?.problems(graph.nodes) ?? [])];
+  const extraDefs = new Map((options.opDefs ?? []).map((d) => [d.name, d]));
+  const problems = [...validateGraph(graph.nodes, extraDefs), ...(tf2?.library.problems(graph.nodes) ?? []), ...(objectGraph?.problems(graph.nodes) ?? [])];
   if (problems.length) throw internal(`SavedModel writer built an invalid graph:\n  ${problems.join('\n  ')}`);
   const nodeNames = new Set(graph.nodes.map((n) => n.name));
   const signatureDef: Record<string, unknown> = {};
@@ -151,7 +154,7 @@ export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, 
   }
 
   const metaInfoDef: Record<string, unknown> = {
-    strippedOpList: strippedOpList([...graph.nodes.map((n) => n.op), ...(tf2?.library.ops() ?? [])]),
+    strippedOpList: strippedOpList([...graph.nodes.map((n) => n.op), ...(tf2?.library.ops() ?? [])], extraDefs),
     tags: options.tags ?? ['serve'],
     tensorflowVersion: options.tensorflowVersion ?? WRITER_TF_VERSION,
     tensorflowGitVersion: options.tensorflowGitVersion ?? 'tfgate',

@@ -7,7 +7,10 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Code, ServingError } from '../../errors/status.js';
 import { attrString, type NodeDef } from '../../savedmodel/graph/types.js';
-import { customOpProblem, isCustomOp } from './tfjs_ops.js';
+import { embeddedOp } from './ops/index.js';
+
+const isEmbeddedOp = (op: string) => embeddedOp(op) !== undefined;
+const embeddedOpProblem = (node: NodeDef) => embeddedOp(node.op)?.check?.(node) ?? null;
 
 export interface NodeProblem {
   op: string;
@@ -90,8 +93,8 @@ export interface OpCheckOptions {
 
 /** Why `node` cannot be computed exactly on the backend, or null. */
 export function nodeProblem(node: NodeDef, o: OpCheckOptions): string | null {
-  const custom = o.isCustomOp ?? isCustomOp;
-  if (custom(node.op)) return (o.customOpProblem ?? customOpProblem)(node);
+  const custom = o.isCustomOp ?? isEmbeddedOp;
+  if (custom(node.op)) return (o.customOpProblem ?? embeddedOpProblem)(node);
   if (CONVERTER_IGNORED_OPS[node.op]) return CONVERTER_IGNORED_OPS[node.op];
   for (const rule of rulesByOp.get(node.op) ?? []) {
     const p = rule.problem(node, o.backend);

@@ -12,7 +12,8 @@ import { attrString } from '../../savedmodel/graph/types.js';
 import { parseTensorName } from '../../savedmodel/graph/graph_flattener.js';
 import { shapeFromProto } from '../../savedmodel/tensor_proto.js';
 import { dtypeFromTf } from '../../tensor/dtype.js';
-import { tfjsDtype } from './tensor_convert.js';
+import { tfjsDtype } from '../shared/tensor_convert.js';
+import { embeddedOp } from './ops/index.js';
 
 type Kernel = (inputs: tf.Tensor[]) => tf.Tensor;
 /** A kernel for the node, or null when this compiler does not handle the node's form. */
@@ -152,7 +153,8 @@ export class CompiledGraph {
           alias.push(ins[0]);
           producer.push(-1);
         } else {
-          const factory = KERNELS[node.op];
+          // An op tfgate implements itself (ops/index.ts) runs its own kernel, never the TF.js op here.
+          const factory = embeddedOp(node.op) ? undefined : KERNELS[node.op];
           const kernel = factory?.(node, (i) => valueOf.get(ins[i]));
           if (!kernel) return null;
           steps.push({ kernel, slot, inputs: ins, release: [] });

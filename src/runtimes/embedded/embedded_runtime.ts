@@ -14,33 +14,30 @@ import { resolveTables, type LookupTables } from '../../savedmodel/graph/lookup_
 import { readTensorBundle } from '../../savedmodel/tensor_bundle/index.js';
 import type { LoadOptions, Runtime, Servable } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
-import { initBackend, type BackendPreference } from './backend.js';
-import { toModelArtifacts } from './tfjs_artifacts.js';
-import { isTfjsSupportedOp, registerCustomOp } from './tfjs_ops.js';
-import { parseExample, parseExampleV2 } from './parse_example_op.js';
+import { initBackend, type BackendPreference } from '../shared/tfjs_backend.js';
+import { TFJS_MODEL_JSON, toModelArtifacts } from '../shared/tfjs_artifacts.js';
+import { isTfjsSupportedOp } from './tfjs_ops.js';
 import { TfjsServable, type SignatureGraph } from './tfjs_servable.js';
 import { CompiledGraph } from './compiled_graph.js';
-import { loadTfjsGraphModelDir, TFJS_MODEL_JSON } from './tfjs_graph_model_dir.js';
-import { registerTfgateOps } from './ops/index.js';
+import { loadTfjsGraphModelDir } from './tfjs_graph_model_dir.js';
+import { registerEmbeddedOps } from './ops/index.js';
 import { checkBackendCanRun } from './backend_op_check.js';
 import { rewriteForTfjs } from './tfjs_graph_rewrites.js';
-import { patchGraphExecutor } from './graph_executor_patch.js';
+import { patchGraphExecutor } from '../tfjs_patches/index.js';
+import { closeListsOpenedDuring } from './ops/control/tensor_list.js';
 import { checkFunctionsCanRun, rewriteFunctionsForTfjs } from './tfjs_functions.js';
-import { TENSOR_LIST_OPS } from './tensor_list_ops.js';
 import { resolveForestModels } from '../../savedmodel/graph/decision_forests/resolve_forest_models.js';
 import { TFGATE_FOREST_INFERENCE_OP } from '../../savedmodel/graph/decision_forests/forest_ops.js';
 import { loadForests, type LoadedForests } from './ops/decision_forests/load_forests.js';
 import { evaluateOnTfjs } from '../shared/tfjs_constant_evaluator.js';
 
-// Classify/regress signatures parse tf.Example protos in the graph; TF.js has no op for that.
-registerCustomOp('ParseExample', parseExample);
-registerCustomOp('ParseExampleV2', parseExampleV2);
-// Einsum, FakeQuant*, ReverseSequence (see ops/index.ts).
-registerTfgateOps();
-// Loop bodies that write TensorLists need tfjs-converter to spare kept tensors (see the module).
-patchGraphExecutor();
-// TensorLists with TF's semantics (reserved sizes, unset elements, element shapes).
-for (const [name, op] of TENSOR_LIST_OPS) registerCustomOp(name, op);
+/** tfjs-converter as this runtime needs it, process-wide and once: tfgate's ops, and its executor fixed. */
+function prepareConverter(): void {
+  // ParseExample*, TensorLists with TF's semantics, the string and sparse ops … (ops/index.ts).
+  registerEmbeddedOps();
+  // Loop bodies that write TensorLists need tfjs-converter to spare kept tensors (see the module).
+  patchGraphExecutor(closeListsOpenedDuring);
+}
 
 /** Why a second engine cannot check a signature's decision forest (EngineChoice.singleEngine). */
 const SINGLE_FOREST_ENGINE = "its decision forest runs on Yggdrasil's WASM engine, the only one tfgate has for TF-DF models";
@@ -61,7 +58,9 @@ export class EmbeddedRuntime implements Runtime {
     private readonly log: (msg: string) => void = () => {},
     /** Run graphs of common ops through CompiledGraph (false: always tfjs-converter's GraphModel, for comparison). */
     private readonly compileGraphs = true,
-  ) {}
+  ) {
+    prepareConverter();
+  }
 
   async load(dir: string, options: LoadOptions): Promise<Servable> {
     const backend = await initBackend(this.preference, this.log);

@@ -11,8 +11,8 @@ import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js'
 import type { AttrValue, NodeDef } from '../../savedmodel/graph/types.js';
 import { checkBackendCanRun } from './backend_op_check.js';
 import { TfjsServable } from './tfjs_servable.js';
+import { TFJS_MODEL_JSON } from '../shared/tfjs_artifacts.js';
 
-export const TFJS_MODEL_JSON = 'model.json';
 const DEFAULT_SIGNATURE_KEY = 'serving_default';
 
 interface ModelJson {

@@ -11,9 +11,9 @@ import type { PreparedGraph } from '../../savedmodel/graph/prepare_signature_gra
 import { parseTensorName } from '../../savedmodel/graph/graph_flattener.js';
 import { attrString, type NodeDef } from '../../savedmodel/graph/types.js';
 import { hostTensorFromProto, hostTensorToProto } from '../../savedmodel/tensor_proto.js';
-import { FAKE_QUANT_OPS, fakeQuantAttrsOf, fakeQuantOp, type FakeQuantOp } from './ops/fake_quant.js';
-import { lowercaseEinsumEquation } from './ops/einsum.js';
-import { toTfTensor } from './tensor_convert.js';
+import { FAKE_QUANT_OPS, fakeQuantAttrsOf, fakeQuantOp, type FakeQuantOp } from './ops/nn/fake_quant.js';
+import { lowercaseEinsumEquation } from './ops/math/einsum.js';
+import { toTfTensor } from '../shared/tensor_convert.js';
 import { ServingError, toStatusData } from '../../errors/status.js';
 
 const isFakeQuant = (op: string): op is FakeQuantOp => (FAKE_QUANT_OPS as readonly string[]).includes(op);

@@ -1,12 +1,11 @@
 // Which TensorFlow ops the TF.js graph executor can run: read once from tfjs-converter's own
 // op mapping tables (dist/operations/op_list/*.js) — only those its OperationMapper imports
 // (4.22 ships op_list/ragged.js but never loads it, so those ops fail at predict with "Unknown
-// op") — plus ops registered with registerOp().
+// op") — plus the ops tfgate implements itself (ops/index.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import * as tfconv from '@tensorflow/tfjs-converter';
-import type { NodeDef } from '../../savedmodel/graph/types.js';
+import { embeddedOp } from './ops/index.js';
 
 let builtin: Set<string> | undefined;
 
@@ -27,35 +26,11 @@ function builtinOps(): Set<string> {
   return ops;
 }
 
-/** Why a node of a custom op cannot run (checked at load), or null when it can. */
-export type NodeCheck = (node: NodeDef) => string | null;
-
-const customOps = new Map<string, NodeCheck | undefined>();
-
-/**
- * Registers an op implementation with the TF.js graph executor; it takes precedence over the
- * converter's own mapping of the same op. `check` refuses, at load, nodes the implementation
- * cannot compute (an unsupported equation, an invalid attribute).
- */
-export function registerCustomOp(name: string, impl: tfconv.OpExecutor, check?: NodeCheck): void {
-  tfconv.registerOp(name, impl);
-  customOps.set(name, check);
-}
-
-export function isCustomOp(op: string): boolean {
-  return customOps.has(op);
-}
-
-/** The load-time problem of a custom-op node, or null. */
-export function customOpProblem(node: NodeDef): string | null {
-  return customOps.get(node.op)?.(node) ?? null;
-}
-
 /** The TF ops tfjs-converter itself maps (its op_list). */
 export function converterOps(): ReadonlySet<string> {
   return builtinOps();
 }
 
 export function isTfjsSupportedOp(op: string): boolean {
-  return builtinOps().has(op) || customOps.has(op);
+  return builtinOps().has(op) || embeddedOp(op) !== undefined;
 }

@@ -7,7 +7,7 @@ import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { EngineChoice, Servable } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
-import { fromTfTensor, toTfTensor } from './tensor_convert.js';
+import { fromTfTensor, toTfTensor } from '../shared/tensor_convert.js';
 import { checkAliases, servableSignature } from '../signature_checks.js';
 import type { CompiledGraph } from './compiled_graph.js';
 

@@ -11,8 +11,10 @@ import type { NodeDef } from '../../savedmodel/graph/types.js';
 import { shapeFromProto } from '../../savedmodel/tensor_proto.js';
 import { dtypeFromTf, dtypeToTf, type DType } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
-import { toModelArtifacts } from '../embedded/tfjs_artifacts.js';
-import { fromTfTensor, toTfTensor } from '../embedded/tensor_convert.js';
+import { toModelArtifacts } from '../shared/tfjs_artifacts.js';
+import { fromTfTensor, toTfTensor } from '../shared/tensor_convert.js';
+import { registerTfjsOps } from '../shared/tfjs_op_table.js';
+import { EXAMPLE_OPS } from '../shared/parse_example/index.js';
 import type { FeedSpec } from './tf_to_onnx.js';
 
 const PARSING_OPS = new Set(['ParseExample', 'ParseExampleV2']);
@@ -105,6 +107,7 @@ export class HostStep {
 
   /** Runs the step on `feeds` (placeholder → value); returns the ONNX graph's new inputs. */
   async run(feeds: ReadonlyMap<string, HostTensor>): Promise<Map<string, HostTensor>> {
+    registerTfjsOps(EXAMPLE_OPS);
     this.model ??= loadGraphModelSync(toModelArtifacts({ signature: { key: '', methodName: '', inputs: {}, outputs: {}, defaults: {} }, nodes: this.nodes, inputs: {}, outputs: {} }));
     const feed: Record<string, tf.Tensor> = {};
     const owned: tf.Tensor[] = [];

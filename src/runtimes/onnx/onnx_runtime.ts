@@ -18,13 +18,13 @@ import type { HostTensor } from '../../tensor/host_tensor.js';
 import { CompositeServable, type Refusal } from '../composite_servable.js';
 import type { LoadOptions, Runtime, Servable } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
-import { TFJS_MODEL_JSON } from '../embedded/tfjs_graph_model_dir.js';
+import { TFJS_MODEL_JSON } from '../shared/tfjs_artifacts.js';
 import { OnnxServable, type OnnxSignature } from './onnx_servable.js';
 import { OnnxSession, type OnnxDevice } from './onnx_session.js';
 import { convertToOnnx, OnnxConversionRefused, type FeedSpec } from './tf_to_onnx.js';
 import { ShapeSpecializedSessions } from './shape_specialized_sessions.js';
 import { splitHostStep, type HostSplit } from './host_step.js';
-import { initBackend } from '../embedded/backend.js';
+import { initBackend } from '../shared/tfjs_backend.js';
 import { evaluateOnTfjs } from '../shared/tfjs_constant_evaluator.js';
 import type { EngineSettings } from '../../config/session_config.js';
 

@@ -9,8 +9,8 @@ import type { ConstantGraph } from '../../savedmodel/graph/constant_subgraph.js'
 import type { PreparedGraph } from '../../savedmodel/graph/prepare_signature_graph.js';
 import { hostTensorFromProto } from '../../savedmodel/tensor_proto.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
-import { fromTfTensor } from '../embedded/tensor_convert.js';
-import { toModelArtifacts } from '../embedded/tfjs_artifacts.js';
+import { fromTfTensor } from './tensor_convert.js';
+import { toModelArtifacts } from './tfjs_artifacts.js';
 
 const INT32_MIN = -(2n ** 31n);
 const INT32_MAX = 2n ** 31n - 1n;

@@ -8,7 +8,7 @@ import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { EngineChoice, LoadOptions, Runtime, Servable } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
-import { fromTfTensor, tfjsDtype, tfjsValues } from '../embedded/tensor_convert.js';
+import { fromTfTensor, tfjsDtype, tfjsValues } from '../shared/tensor_convert.js';
 import { checkAliases, servableSignature } from '../signature_checks.js';
 import type { NodeSavedModel, NodeTensor, NodeTensorMap, TfjsNodeModule } from './tfjs_node_module.js';
 import type * as tf from '@tensorflow/tfjs-core';

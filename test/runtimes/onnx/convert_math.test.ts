@@ -1,10 +1,11 @@
 // Element-wise, reduction, matrix-product and resize converters against TF.js's CPU backend:
-// integer floor division and modulo with negative operands, casts, TF1 Select's row
-// condition, reductions with keep_dims and negative/empty axes, ArgMax's int32 output,
-// MatMul/BatchMatMul transposes, Einsum, and each resize mode TF has.
+// integer floor division and modulo with negative operands, casts, reductions with keep_dims
+// and negative/empty axes, ArgMax's int32 output, MatMul/BatchMatMul transposes, Einsum, and
+// each resize mode TF has. Ops with values TF states (integer Div, FloorDiv/FloorMod, TF1
+// Select's row condition, Softsign) are op cases (ops/cases/), run on every engine.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { GraphCase, a, assertSameOnBoth, b8, f32, i32, randomF32, runOnnx, values } from './graph_case.js';
+import { GraphCase, a, assertSameOnBoth, f32, i32, randomF32, runOnnx, values } from './graph_case.js';
 import type { DType } from '../../../src/tensor/dtype.js';
 
 function binaryGraph(op: string, dtype: DType, shapes: [number[], number[]]): GraphCase {
@@ -33,22 +34,7 @@ describe('ONNX converter: element-wise ops (vs TF.js CPU)', () => {
     });
   }
 
-  it('Div on int32 truncates toward zero, as TF\'s CPU kernel does (safe_div, like TruncateDiv; TF.js 4.22 floors instead)', async () => {
-    const g = binaryGraph('Div', 'int32', [[6], [6]]);
-    const [q] = await runOnnx(g, { x: i32([6], [7, -7, 7, -7, 0, 9]), y: i32([6], [2, 2, -2, -2, 3, 4]) }, ['out:0']);
-    assert.deepEqual(values(q), [3, -3, -3, 3, 0, 2]);
-  });
-
-  it('FloorDiv/FloorMod on int32 give TF\'s documented values (remainder takes the divisor\'s sign)', async () => {
-    const g = binaryGraph('FloorMod', 'int32', [[4], [4]]);
-    const [mod] = await runOnnx(g, { x: i32([4], [7, -7, 7, -7]), y: i32([4], [3, 3, -3, -3]) }, ['out:0']);
-    assert.deepEqual(values(mod), [1, 2, -2, -1]);
-    const d = binaryGraph('FloorDiv', 'int32', [[4], [4]]);
-    const [div] = await runOnnx(d, { x: i32([4], [7, -7, 7, -7]), y: i32([4], [3, 3, -3, -3]) }, ['out:0']);
-    assert.deepEqual(values(div), [2, -3, -3, 2]);
-  });
-
-  it('comparisons and logic (Equal, NotEqual, Less, GreaterEqual, LogicalAnd/Or/Not), Select with a row condition, SelectV2', async () => {
+  it('comparisons and logic (Equal, NotEqual, Less, GreaterEqual, LogicalAnd/Or/Not), SelectV2', async () => {
     const g = new GraphCase();
     const x = g.placeholder('x', 'float32', [3, 2]);
     const y = g.placeholder('y', 'float32', [3, 2]);
@@ -62,19 +48,6 @@ describe('ONNX converter: element-wise ops (vs TF.js CPU)', () => {
     g.op('SelectV2', 'sel2', [lt, x, g.const('zero', f32([], [0]))], { T: a.type('float32') });
     const feeds = { x: f32([3, 2], [1, 2, 3, 4, 5, 6]), y: f32([3, 2], [1, 3, 2, 4, 6, 5]) };
     await assertSameOnBoth(g, feeds, ['eq:0', 'ne:0', 'lt:0', 'ge:0', 'and:0', 'or:0', 'not:0', 'sel2:0'], 0);
-    // TF1 Select with a vector condition picks whole rows (TF.js has no such Select).
-    const rows = g.placeholder('rows', 'bool', [3]);
-    g.op('Select', 'sel', [rows, x, y], { T: a.type('float32') });
-    const [sel] = await runOnnx(g, { ...feeds, rows: b8([3], [1, 0, 1]) }, ['sel:0']);
-    assert.deepEqual(values(sel), [1, 2, 2, 4, 5, 6]);
-  });
-
-  it('Softsign is x / (1 + |x|) (TF.js has no Softsign)', async () => {
-    const g = new GraphCase();
-    const x = g.placeholder('x', 'float32', [4]);
-    g.op('Softsign', 'out', [x], { T: a.type('float32') });
-    const [y] = await runOnnx(g, { x: f32([4], [-3, -0.5, 0, 2]) }, ['out:0']);
-    values(y).forEach((v, i) => assert.ok(Math.abs(v - [-0.75, -1 / 3, 0, 2 / 3][i]) < 1e-6));
   });
 
   const UNARY = ['Relu', 'Relu6', 'Elu', 'Selu', 'Sigmoid', 'Tanh', 'Softplus', 'Exp', 'Neg', 'Abs', 'Sign', 'Floor', 'Ceil', 'Round', 'Square', 'Erf', 'Sin', 'Cos', 'Softmax', 'LogSoftmax'];

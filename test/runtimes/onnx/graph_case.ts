@@ -10,11 +10,10 @@ import { hostTensorToProto } from '../../../src/savedmodel/tensor_proto.js';
 import type { DType } from '../../../src/tensor/dtype.js';
 import { dtypeToTf } from '../../../src/tensor/dtype.js';
 import type { HostTensor } from '../../../src/tensor/host_tensor.js';
-import { initBackend } from '../../../src/runtimes/embedded/backend.js';
-// The embedded runtime's own ops (FakeQuant, Einsum, ParseExample …) registered with tfjs-converter.
-import '../../../src/runtimes/embedded/embedded_runtime.js';
-import { toModelArtifacts } from '../../../src/runtimes/embedded/tfjs_artifacts.js';
-import { fromTfTensor, toTfTensor } from '../../../src/runtimes/embedded/tensor_convert.js';
+import { initBackend } from '../../../src/runtimes/shared/tfjs_backend.js';
+import { registerEmbeddedOps } from '../../../src/runtimes/embedded/ops/index.js';
+import { toModelArtifacts } from '../../../src/runtimes/shared/tfjs_artifacts.js';
+import { fromTfTensor, toTfTensor } from '../../../src/runtimes/shared/tensor_convert.js';
 import { convertToOnnx, type FeedSpec } from '../../../src/runtimes/onnx/tf_to_onnx.js';
 import { OnnxSession } from '../../../src/runtimes/onnx/onnx_session.js';
 
@@ -32,7 +31,6 @@ export const a = {
 
 export const f32 = (shape: number[], values: ArrayLike<number>): HostTensor => ({ dtype: 'float32', shape, values: Float32Array.from(values) });
 export const i32 = (shape: number[], values: ArrayLike<number>): HostTensor => ({ dtype: 'int32', shape, values: Int32Array.from(values) });
-export const b8 = (shape: number[], values: ArrayLike<number>): HostTensor => ({ dtype: 'bool', shape, values: Uint8Array.from(values) });
 
 /** Deterministic values in (-scale, scale). */
 export function seeded(n: number, seed: number, scale = 2): number[] {
@@ -71,6 +69,8 @@ let backendReady: Promise<string> | undefined;
 export async function runTfjs(g: GraphCase, feeds: Record<string, HostTensor>, fetch: string[]): Promise<HostTensor[]> {
   backendReady ??= initBackend('cpu');
   await backendReady;
+  // The embedded runtime's own ops (FakeQuant, Einsum, ParseExample …), as its graphs run them.
+  registerEmbeddedOps();
   const model = loadGraphModelSync(toModelArtifacts({ signature: { key: 't', methodName: '', inputs: {}, outputs: {}, defaults: {} }, nodes: g.nodes, inputs: {}, outputs: {} }));
   const feed: Record<string, tf.Tensor> = {};
   for (const [k, v] of Object.entries(feeds)) feed[k] = toTfTensor(v, k);

@@ -5,7 +5,7 @@
 // (`_class: loc:@…`) where Python adds it. Node and attr objects are protobufjs-ready.
 import { dtypeToTf, type DType } from '../../../src/tensor/dtype.js';
 import { numElements, type HostTensor } from '../../../src/tensor/host_tensor.js';
-import { OP_DEFS } from './op_defs.js';
+import { OP_DEFS, type OpDefInit } from './op_defs.js';
 import { makeTensorProto, shapeProto, zerosTensorProto } from './tensor_value.js';
 
 /**
@@ -317,14 +317,15 @@ const attrKind = (v: AttrValueInit): string | undefined => {
  * Checks nodes against the writer's OpDefs: known op, every attr without a default set
  * with a value of the declared kind (and an allowed value where the OpDef restricts it), no
  * undeclared attr (except `_`-prefixed internal ones), the declared number of data inputs,
- * every input naming an earlier node. Returns the problems found.
+ * every input naming an earlier node. Returns the problems found. `extraDefs`: OpDefs of ops
+ * the writer does not declare (an op case's, from TF's registration text).
  */
-export function validateGraph(nodes: readonly NodeInit[]): string[] {
+export function validateGraph(nodes: readonly NodeInit[], extraDefs: ReadonlyMap<string, OpDefInit> = new Map()): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   const dec = new TextDecoder();
   for (const node of nodes) {
-    const def = OP_DEFS.get(node.op);
+    const def = extraDefs.get(node.op) ?? OP_DEFS.get(node.op);
     if (seen.has(node.name)) problems.push(`${node.name}: duplicate node name`);
     if (!def) {
       problems.push(`${node.name}: op ${node.op} has no OpDef`);

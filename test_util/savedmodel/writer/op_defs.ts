@@ -439,13 +439,13 @@ const DEFS: OpDefInit[] = [
 
 export const OP_DEFS: ReadonlyMap<string, OpDefInit> = new Map([...DEFS, ...TF2_OP_DEFS, ...LOOKUP_OP_DEFS].map((d) => [d.name, d]));
 
-function opDef(name: string): OpDefInit {
-  const d = OP_DEFS.get(name);
+function opDef(name: string, extraDefs: ReadonlyMap<string, OpDefInit>): OpDefInit {
+  const d = extraDefs.get(name) ?? OP_DEFS.get(name);
   if (!d) throw new Error(`the SavedModel writer has no OpDef for op ${name}`);
   return d;
 }
 
 /** MetaInfoDef.stripped_op_list for a graph using `ops`: one OpDef per op, sorted by name (as TF does). */
-export function strippedOpList(ops: Iterable<string>): { op: OpDefInit[] } {
-  return { op: [...new Set(ops)].sort().map(opDef) };
+export function strippedOpList(ops: Iterable<string>, extraDefs: ReadonlyMap<string, OpDefInit> = new Map()): { op: OpDefInit[] } {
+  return { op: [...new Set(ops)].sort().map((op) => opDef(op, extraDefs)) };
 }

@@ -162,6 +162,7 @@ export const TF2_OP_DEFS: OpDefInit[] = [
   { name: 'Lgamma', inputArg: [arg('x')], outputArg: [arg('y')], attr: [typeAttr('T', ['BFLOAT16', 'HALF', 'FLOAT', 'DOUBLE'])] },
   // What TF1's index_table_from_tensor and IdTableWithHashBuckets emit (lookup_ops.py):
   // math_ops.cc Cast, Range, NotEqual, SelectV2; array_ops.cc Size; string_ops.cc StringJoin.
+  // Equal to the stripped_op_list of test/corpus's TF 2.9 and 2.21 exports.
   {
     name: 'Cast',
     inputArg: [arg('x', 'SrcT')],

@@ -1,65 +1,58 @@
-// The TensorFlow ops tfgate implements for tfjs-converter's graph executor (beside
-// ParseExample): ops the converter lacks or ignores (the string ops and Bucketize among them),
-// Einsum, for which the WASM backend has no kernel, and the lookup that table lookups become
-// at load. Each comes with its load-time check, so that a node it cannot compute is refused
-// when the model loads, naming the op and the node.
-import { registerCustomOp } from '../tfjs_ops.js';
-import { einsumNodeProblem, einsumOp } from './einsum.js';
-import { FAKE_QUANT_OPS, fakeQuantExecutor, fakeQuantNodeProblem } from './fake_quant.js';
-import { reverseSequenceNodeProblem, reverseSequenceOp } from './reverse_sequence.js';
-import { FUSED_BATCH_NORM_OPS, fusedBatchNormNodeProblem, fusedBatchNormOp } from './fused_batch_norm.js';
-import { batchMatMulOp } from './batch_mat_mul.js';
-import { divOp } from './div.js';
-import { STRING_HASH_OPS, stringHashExecutor, stringHashNodeProblem } from './string_hash.js';
-import { STRING_CASE_OPS, stringCaseExecutor, stringCaseNodeProblem } from './string_case.js';
-import { stringStripOp } from './string_strip.js';
-import { stringSplitV2Op } from './string_split.js';
-import { bucketizeNodeProblem, bucketizeOp } from './bucketize.js';
-import { boostedTreesBucketizeOp } from './boosted_trees_bucketize.js';
-import { asStringNodeProblem, asStringOp } from './as_string.js';
-import { staticRegexReplaceNodeProblem, staticRegexReplaceOp } from './static_regex_replace.js';
-import { lookupTableFindOp } from './lookup_table_find.js';
-import { raggedGatherOp, raggedRangeOp, raggedTensorToTensorOp } from './ragged.js';
-import { TFGATE_LOOKUP_OP } from '../../../savedmodel/graph/lookup_tables/lookup_rewrite.js';
-import { SPARSE_SEGMENT_OPS, sparseSegmentExecutor, sparseSegmentNodeProblem } from './sparse_segment_reduction.js';
-import { sparseToDenseOp } from './sparse_to_dense.js';
-import { sparseTensorDenseMatMulOp } from './sparse_tensor_dense_matmul.js';
-import { floatOnlyProblem } from './float_only.js';
-import { simpleMLInferenceNodeProblem, simpleMLInferenceOp } from './decision_forests/simple_ml_inference_op.js';
-import { TFGATE_FOREST_INFERENCE_OP } from '../../../savedmodel/graph/decision_forests/forest_ops.js';
+// Every TensorFlow op the embedded runtime implements itself for tfjs-converter's graph
+// executor, by family (as tfjs-converter lays out its own executors, and onnx/ops/ its
+// converters): ops the converter lacks or ignores, and ones whose TF.js answers differ from
+// TensorFlow's. Each op is a kernel and, where some node forms cannot be computed exactly,
+// a load-time check that refuses them naming the op and the node (shared/tfjs_op_table.ts).
+//
+// This table is the one list: registerEmbeddedOps() hands it to tfjs-converter, and the load
+// checks ask it which ops are tfgate's (tfjs_ops.ts, backend_op_check.ts). To add an op, add
+// its kernel to its family's folder and one line to that family's table (CONTRIBUTING.md).
+import type { TfjsOp, TfjsOpTable } from '../../shared/tfjs_op_table.js';
+import { registerTfjsOps } from '../../shared/tfjs_op_table.js';
+import { EXAMPLE_OPS } from '../../shared/parse_example/index.js';
+import { ARRAY_OPS } from './array/index.js';
+import { CONTROL_OPS } from './control/index.js';
+import { DECISION_FOREST_OPS } from './decision_forests/index.js';
+import { LOOKUP_OPS } from './lookup/index.js';
+import { MATH_OPS } from './math/index.js';
+import { NN_OPS } from './nn/index.js';
+import { RAGGED_OPS } from './ragged/index.js';
+import { SPARSE_OPS } from './sparse/index.js';
+import { STRING_OPS } from './string/index.js';
 
-let registered = false;
+/** Family name → its table. `example` (ParseExample*) is shared with ONNX Runtime's host step. */
+export const EMBEDDED_OP_FAMILIES: Readonly<Record<string, TfjsOpTable>> = {
+  array: ARRAY_OPS,
+  control: CONTROL_OPS,
+  decision_forests: DECISION_FOREST_OPS,
+  example: EXAMPLE_OPS,
+  lookup: LOOKUP_OPS,
+  math: MATH_OPS,
+  nn: NN_OPS,
+  ragged: RAGGED_OPS,
+  sparse: SPARSE_OPS,
+  string: STRING_OPS,
+};
 
-export function registerTfgateOps(): void {
-  if (registered) return;
-  registered = true;
-  registerCustomOp('Einsum', einsumOp, einsumNodeProblem);
-  for (const op of FAKE_QUANT_OPS) registerCustomOp(op, fakeQuantExecutor(op), fakeQuantNodeProblem);
-  registerCustomOp('ReverseSequence', reverseSequenceOp, reverseSequenceNodeProblem);
-  for (const op of FUSED_BATCH_NORM_OPS) registerCustomOp(op, fusedBatchNormOp, fusedBatchNormNodeProblem);
-  for (const op of ['BatchMatMul', 'BatchMatMulV2']) registerCustomOp(op, batchMatMulOp);
-  registerCustomOp('Div', divOp);
-  // Keras preprocessing (Hashing, StringLookup, TextVectorization, Discretization) and
-  // Estimator feature columns: byte-exact string ops and Bucketize.
-  for (const op of STRING_HASH_OPS) registerCustomOp(op, stringHashExecutor(op), stringHashNodeProblem);
-  for (const op of STRING_CASE_OPS) registerCustomOp(op, stringCaseExecutor(op), stringCaseNodeProblem);
-  registerCustomOp('StringStrip', stringStripOp);
-  registerCustomOp('StaticRegexReplace', staticRegexReplaceOp, staticRegexReplaceNodeProblem);
-  registerCustomOp('StringSplitV2', stringSplitV2Op);
-  registerCustomOp('Bucketize', bucketizeOp, bucketizeNodeProblem);
-  registerCustomOp('BoostedTreesBucketize', boostedTreesBucketizeOp);
-  registerCustomOp('AsString', asStringOp, asStringNodeProblem);
-  registerCustomOp(TFGATE_LOOKUP_OP, lookupTableFindOp);
-  // Ragged ops TF.js has kernels for but never maps (ragged.ts).
-  registerCustomOp('RaggedTensorToTensor', raggedTensorToTensorOp);
-  registerCustomOp('RaggedGather', raggedGatherOp);
-  registerCustomOp('RaggedRange', raggedRangeOp);
-  // Estimator sparse features (ParseExample's sparse outputs): TF's segment combiners and
-  // SparseToDense with its index validation replace TF.js's; SparseReshape,
-  // SparseFillEmptyRows and Unique stay TF.js's (they match TF: test/runtimes/embedded_sparse_ops).
-  for (const op of SPARSE_SEGMENT_OPS) registerCustomOp(op, sparseSegmentExecutor(op), sparseSegmentNodeProblem);
-  registerCustomOp('SparseToDense', sparseToDenseOp);
-  registerCustomOp('SparseTensorDenseMatMul', sparseTensorDenseMatMulOp, floatOnlyProblem);
-  // TF Decision Forests: SimpleMLInferenceOp(WithHandle) on Yggdrasil's WASM engine (decision_forests/).
-  registerCustomOp(TFGATE_FOREST_INFERENCE_OP, simpleMLInferenceOp, simpleMLInferenceNodeProblem);
+const EMBEDDED_OPS: TfjsOpTable = mergeFamilies(EMBEDDED_OP_FAMILIES);
+
+function mergeFamilies(families: Readonly<Record<string, TfjsOpTable>>): TfjsOpTable {
+  const all: Record<string, TfjsOp> = {};
+  for (const [family, table] of Object.entries(families)) {
+    for (const [op, impl] of Object.entries(table)) {
+      if (all[op]) throw new Error(`op ${op} is in two families (the second: ${family})`);
+      all[op] = impl;
+    }
+  }
+  return all;
+}
+
+/** The op tfgate implements under this name, if any. */
+export function embeddedOp(op: string): TfjsOp | undefined {
+  return Object.hasOwn(EMBEDDED_OPS, op) ? EMBEDDED_OPS[op] : undefined;
+}
+
+/** Registers every op above with tfjs-converter (process-wide; idempotent). */
+export function registerEmbeddedOps(): void {
+  registerTfjsOps(EMBEDDED_OPS);
 }

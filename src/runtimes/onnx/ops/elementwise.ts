@@ -150,6 +150,33 @@ function valueArray(dtype: DType, v: number) {
   }
 }
 
+/**
+ * Bucketize (core/kernels/bucketize_op.cc): std::upper_bound of each value over the sorted float
+ * boundaries, compared as C++ compares `value < boundary` (an integer converted to float, a
+ * double against the boundary widened). For sorted boundaries the upper bound is the count of
+ * boundaries b with !(x < b) — NaN lands in the last bucket, as in TF.
+ */
+function bucketize(ctx: OpContext): TfValue[] {
+  const x = ctx.input(0);
+  if (!['float32', 'float64', 'int32', 'int64'].includes(x.dtype)) ctx.fail(`Bucketize on ${x.dtype}`);
+  const boundaries = (ctx.attr('boundaries')?.list?.f ?? []).map(Number);
+  if (boundaries.some((b, i) => i > 0 && b < boundaries[i - 1])) ctx.fail('Expected sorted boundaries');
+  // No boundaries: every value in bucket 0.
+  if (!boundaries.length) {
+    const zeros = ctx.emit('ConstantOfShape', [ctx.emit('Shape', [ctx.use(0)])], { value: { tensor: { dtype: 'int32', shape: [1], values: Int32Array.of(0) } } });
+    return [ctx.out(zeros, 'int32', x.shape)];
+  }
+  const as: DType = x.dtype === 'float64' ? 'float64' : 'float32';
+  const value = x.dtype === as ? ctx.use(0) : ctx.emit('Cast', [ctx.use(0)], { to: ONNX_TYPE[as] }, 'as_float');
+  const bounds = ctx.constTensor({ dtype: as, shape: [boundaries.length], values: as === 'float64' ? Float64Array.from(boundaries) : Float32Array.from(boundaries) }, 'boundaries');
+  const below = ctx.emit('Less', [ctx.emit('Unsqueeze', [value, ctx.int64s([-1], 'last')], {}, 'value'), bounds], {}, 'below');
+  const passed = ctx.emit('Cast', [ctx.emit('Not', [below], {}, 'passed')], { to: ONNX_TYPE.int32 }, 'passed_i32');
+  // Reshaped to x's shape rather than reduced with keepdims 0: ONNX Runtime 1.30 keeps the
+  // reduced axis of an empty input then ([0, 3] with 2 boundaries gave [0, 3, 2]).
+  const counts = ctx.emit('ReduceSum', [passed, ctx.int64s([-1], 'axis')], { keepdims: 1 }, 'counts');
+  return [ctx.out(ctx.emit('Reshape', [counts, ctx.emit('Shape', [ctx.use(0)], {}, 'shape')]), 'int32', x.shape)];
+}
+
 export const ELEMENTWISE_OPS: Record<string, OpConverter> = {
   Add: binary('Add'),
   AddV2: binary('Add'),
@@ -221,4 +248,5 @@ export const ELEMENTWISE_OPS: Record<string, OpConverter> = {
   SelectV2: select,
   ZerosLike: zerosLike(0),
   OnesLike: zerosLike(1),
+  Bucketize: bucketize,
 };

@@ -1,12 +1,12 @@
 // FakeQuantWithMinMaxArgs / …Vars / …VarsPerChannel (quantisation-aware-trained models) as
 // element-wise ONNX ops with TF's float32 nudging (core/kernels/fake_quant_ops_functor.h; the
-// parameters are computed here as the embedded runtime computes them, see
-// embedded/ops/fake_quant.ts for the worked example). ONNX's QuantizeLinear/DequantizeLinear
+// parameters are computed as the embedded runtime computes them: shared/fake_quant.ts, with
+// the worked example). ONNX's QuantizeLinear/DequantizeLinear
 // round differently (half to even, no nudged range), so they are not used. The range must be
 // constant (it is in every exported QAT graph); ONNX Runtime folds the ops away where x is a
 // constant too (quantized weights).
 import type { OpConverter } from '../convert_context.js';
-import { nudge, quantRange, type FakeQuantAttrs } from '../../embedded/ops/fake_quant.js';
+import { nudge, quantRange, type FakeQuantAttrs } from '../../shared/fake_quant.js';
 
 const f = Math.fround;
 

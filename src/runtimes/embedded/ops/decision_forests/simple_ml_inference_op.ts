@@ -5,7 +5,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { internal, invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';
-import { bytesAttr } from '../string_tensors.js';
+import { bytesAttr } from '../string/string_tensors.js';
 import { forestOf } from './forest_registry.js';
 
 const utf8 = new TextDecoder();

@@ -1,0 +1,23 @@
+// The `string` op family: the string ops of Keras preprocessing layers (Hashing, StringLookup's
+// OOV buckets, TextVectorization) and Estimator feature columns, on the strings' bytes as TF
+// computes them. tfjs-converter has none of them (or maps them to something else).
+import type { TfjsOpTable } from '../../../shared/tfjs_op_table.js';
+import { stringHashExecutor, stringHashNodeProblem } from './string_hash.js';
+import { stringCaseExecutor, stringCaseNodeProblem } from './string_case.js';
+import { stringStripOp } from './string_strip.js';
+import { staticRegexReplaceNodeProblem, staticRegexReplaceOp } from './static_regex_replace.js';
+import { stringSplitV2Op } from './string_split.js';
+import { asStringNodeProblem, asStringOp } from './as_string.js';
+import { stringJoinOp } from './string_join.js';
+
+export const STRING_OPS: TfjsOpTable = {
+  StringToHashBucketFast: { execute: stringHashExecutor('StringToHashBucketFast'), check: stringHashNodeProblem },
+  StringToHashBucketStrong: { execute: stringHashExecutor('StringToHashBucketStrong'), check: stringHashNodeProblem },
+  StringLower: { execute: stringCaseExecutor('StringLower'), check: stringCaseNodeProblem },
+  StringUpper: { execute: stringCaseExecutor('StringUpper'), check: stringCaseNodeProblem },
+  StringStrip: { execute: stringStripOp },
+  StaticRegexReplace: { execute: staticRegexReplaceOp, check: staticRegexReplaceNodeProblem },
+  StringSplitV2: { execute: stringSplitV2Op },
+  AsString: { execute: asStringOp, check: asStringNodeProblem },
+  StringJoin: { execute: stringJoinOp },
+};

@@ -1,0 +1,46 @@
+// What the string ops share: a TF.js string tensor's elements as bytes (tfjs-core stores each
+// as a Uint8Array, so bytes that are not UTF-8 survive as long as nobody decodes them), and string attributes as bytes.
+// tfjs-converter's own attribute parsing lowercases strings (parseStringParam), so a custom
+// op that needs an attribute's exact bytes (a separator, a fill character) reads the raw
+// AttrValue instead.
+import * as tf from '@tensorflow/tfjs-core';
+import type * as tfconv from '@tensorflow/tfjs-converter';
+import { invalidArgument } from '../../../../errors/status.js';
+import type { AttrValue, NodeDef } from '../../../../savedmodel/graph/types.js';
+
+/** The elements' bytes. (dataSync() would decode them as UTF-8 into JS strings.) */
+export function stringElements(t: tf.Tensor, what: string): Uint8Array[] {
+  if (t.dtype !== 'string') throw invalidArgument(`${what} must be a string tensor, got ${t.dtype}`);
+  return tf.engine().readSync(t.dataId) as unknown as Uint8Array[];
+}
+
+export function stringTensor(values: Uint8Array[], shape: readonly number[]): tf.Tensor {
+  return tf.tensor(values as unknown as string[], [...shape], 'string');
+}
+
+/** The raw AttrValue of an executing node (base64 `s` in the GraphModel's JSON form). */
+function rawAttr(node: tfconv.GraphNode, name: string): { s?: string | Uint8Array | number[] } | undefined {
+  const inner = (node as unknown as { node?: { rawAttrs?: Record<string, { s?: string | Uint8Array | number[] }> } }).node;
+  return inner?.rawAttrs?.[name];
+}
+
+/** A string attribute's exact bytes at run time, or `fallback` when the node has none. */
+export function bytesAttr(node: tfconv.GraphNode, name: string, fallback = new Uint8Array(0)): Uint8Array {
+  const s = rawAttr(node, name)?.s;
+  if (s == null) return fallback;
+  if (typeof s === 'string') return new Uint8Array(Buffer.from(s, 'base64'));
+  return Uint8Array.from(s);
+}
+
+/** A string attribute's bytes at load time. */
+export const nodeBytesAttr = (node: NodeDef, name: string): Uint8Array => node.attr?.[name]?.s ?? new Uint8Array(0);
+
+/** A TF type attribute's name (DT_FLOAT …) at load time; protobufjs gives enum names. */
+export const nodeTypeAttr = (a: AttrValue | undefined): string => String(a?.type ?? '');
+
+/** Bytes shown in a message: printable ASCII as is, any other byte as \xNN. */
+export function escapeBytes(b: Uint8Array): string {
+  let out = '';
+  for (const c of b) out += c >= 0x20 && c < 0x7f ? String.fromCharCode(c) : `\\x${c.toString(16).padStart(2, '0')}`;
+  return out;
+}

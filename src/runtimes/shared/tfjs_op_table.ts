@@ -1,0 +1,27 @@
+// The form of an op tfgate implements for tfjs-converter's graph executor: its kernel, and the
+// load-time check that refuses, naming the op and node, what the kernel cannot compute. Op
+// families export tables of them (`{ TfOp: { execute, check } }`, embedded/ops/<family>/);
+// an engine registers the tables it runs, and asks the same tables at load which ops it has.
+import * as tfconv from '@tensorflow/tfjs-converter';
+import type { NodeDef } from '../../savedmodel/graph/types.js';
+
+/** Why a node cannot run (checked at load, before any request), or null when it can. */
+type NodeCheck = (node: NodeDef) => string | null;
+
+export interface TfjsOp {
+  /** What tfjs-converter's executor calls for each node of the op (it replaces the converter's own mapping). */
+  execute: tfconv.OpExecutor;
+  /** Refuses at load a node the kernel cannot compute exactly (an invalid attribute, an unsupported form). */
+  check?: NodeCheck;
+}
+
+export type TfjsOpTable = Readonly<Record<string, TfjsOp>>;
+
+const registered = new WeakSet<TfjsOpTable>();
+
+/** Registers every op of `table` with tfjs-converter (process-wide). Idempotent. */
+export function registerTfjsOps(table: TfjsOpTable): void {
+  if (registered.has(table)) return;
+  registered.add(table);
+  for (const [name, op] of Object.entries(table)) tfconv.registerOp(name, op.execute);
+}

@@ -1,0 +1,91 @@
+// Math ops (tensorflow/core/ops/math_ops.cc): Bucketize, the integer divisions whose rounding
+// TF defines, Select's TF1 row condition. Values from TF's API docs and kernel tests.
+import { attr } from '../../../../test_util/savedmodel/writer/graph_builder.js';
+import type { DType } from '../../../../src/tensor/dtype.js';
+import type { HostTensor } from '../../../../src/tensor/host_tensor.js';
+import { bool, f32, i32, i64, refusedAtLoad, type OpCase, type OpFamilyCases } from '../op_case.js';
+
+const bucketize = (x: HostTensor, boundaries: number[], want: number[] | RegExp, name: string, source: string): OpCase => ({
+  name,
+  source,
+  op: 'Bucketize',
+  attrs: { boundaries: { list: { f: boundaries } } },
+  inputs: [x],
+  want: want instanceof RegExp ? refusedAtLoad(want) : { output: i32(x.shape, want) },
+});
+const BUCKETIZE_TEST = 'tensorflow/python/kernel_tests/math_ops/bucketize_op_test.py@03049341';
+const API_DEF = 'tensorflow/core/api_def/base_api/api_def_Bucketize.pbtxt@c3bd2f4b';
+const DOC_INPUT = [-5, 10000, 150, 10, 5, 100];
+
+const BUCKETIZE_CASES: OpCase[] = [
+  bucketize(f32([3, 2], DOC_INPUT), [0, 10, 100], [0, 3, 3, 2, 1, 3], 'boundaries [0, 10, 100]: [[-5, 10000], [150, 10], [5, 100]] → [[0, 3], [3, 2], [1, 3]] (float32)', API_DEF),
+  bucketize(i32([3, 2], DOC_INPUT), [0, 10, 100], [0, 3, 3, 2, 1, 3], 'the same example on int32', API_DEF),
+  bucketize(i64([9], [-5, 0, 2, 3, 5, 8, 10, 11, 12]), [0, 3, 8, 11], [0, 1, 1, 2, 2, 3, 3, 4, 4], 'boundaries [0, 3, 8, 11] (int64 input): a value equal to a boundary goes right', `${BUCKETIZE_TEST}:36 testInt`),
+  bucketize(f32([9], [-5, 0, 2, 3, 5, 8, 10, 11, 12]), [0, 3, 8, 11], [0, 1, 1, 2, 2, 3, 3, 4, 4], 'the same on float32', `${BUCKETIZE_TEST}:53 testFloat`),
+  bucketize(i32([2, 5], [-5, 0, 2, 3, 5, 8, 10, 11, 12, 0]), [0, 3, 8, 11], [0, 1, 1, 2, 2, 3, 3, 4, 4, 1], '2-D input', `${BUCKETIZE_TEST}:62 test2DInput`),
+  bucketize(f32([0, 3], []), [], [], 'an empty [0, 3] input with no boundaries gives an empty [0, 3] output', `${BUCKETIZE_TEST}:44 testEmptyFloat`),
+  bucketize(f32([0, 3], []), [1, 2], [], 'an empty [0, 3] input gives an empty [0, 3] output whatever the boundaries', 'tensorflow/core/kernels/bucketize_op.cc (the output is allocated with the input\'s shape)'),
+  bucketize(i32([2], [-5, 0]), [0, 8, 3, 11], /Bucketize \(node Bucketize: Expected sorted boundaries\)/, 'unsorted boundaries are refused at load', `${BUCKETIZE_TEST}:71 testInvalidBoundariesOrder`),
+];
+
+const ints = (dtype: DType, x: number[]) => (dtype === 'int64' ? i64([x.length], x) : i32([x.length], x));
+const X = [7, -7, 7, -7];
+const Y = [3, 3, -3, -3];
+const binary = (op: string, dtype: DType, x: number[], y: number[], want: number[], name: string, source: string): OpCase => ({
+  name: `${dtype}: ${name}`,
+  source,
+  op,
+  inputs: [ints(dtype, x), ints(dtype, y)],
+  want: { z: ints(dtype, want) },
+});
+
+const DIVISION_CASES: OpCase[] = [
+  binary('FloorMod', 'int32', X, Y, [1, 2, -2, -1], 'the remainder takes the divisor\'s sign (Python semantics: floor(x / y) * y + floormod(x, y) = x)', 'tf.math.floormod API doc'),
+  binary('FloorDiv', 'int32', X, Y, [2, -3, -3, 2], 'rounds toward negative infinity (floor(x / y))', 'tf.math.floordiv API doc'),
+  {
+    ...binary('Div', 'int32', [7, -7, 7, -7, 0, 9], [2, 2, -2, -2, 3, 4], [3, -3, -3, 3, 0, 2], 'integer Div truncates toward zero, as C++ division', 'tensorflow/core/kernels/cwise_op_div.cc (integers: safe_div_or_mod_op with std::divides)'),
+  },
+];
+
+const SELECT_CASES: OpCase[] = [
+  {
+    name: 'TF1 Select with a vector condition picks whole rows of x or y',
+    source: 'tf.compat.v1.where API doc ("If condition is rank 1, x may have higher rank, but its first dimension must match the size of condition")',
+    op: 'Select',
+    inputs: [bool([3], [1, 0, 1]), f32([3, 2], [1, 2, 3, 4, 5, 6]), f32([3, 2], [1, 3, 2, 4, 6, 5])],
+    want: { output: f32([3, 2], [1, 2, 2, 4, 5, 6]) },
+    engines: {
+      wasm: { todo: "fails every request with INVALID_ARGUMENT (TF.js's where broadcasts the condition instead of picking rows) after loading without complaint" },
+      cpu: { todo: "fails every request with INVALID_ARGUMENT (TF.js's where broadcasts the condition instead of picking rows) after loading without complaint" },
+    },
+  },
+];
+
+const MATH_REGISTRATIONS = [
+  `REGISTER_OP("FloorMod")
+    .Input("x: T")
+    .Input("y: T")
+    .Output("z: T")
+    .Attr( "T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64, " "bfloat16, half, float, double}")`,
+  // FloorDiv and Div are .BINARY_MORE() in math_ops.cc, expanded here.
+  `REGISTER_OP("FloorDiv")
+    .Input("x: T").Input("y: T").Output("z: T").Attr(
+      "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, "
+      "int64, complex64, complex128}")`,
+  `REGISTER_OP("Div")
+    .Input("x: T").Input("y: T").Output("z: T").Attr(
+      "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, "
+      "int64, complex64, complex128}")`,
+  `REGISTER_OP("Select")
+    .Input("condition: bool")
+    .Input("t: T")
+    .Input("e: T")
+    .Output("output: T")
+    .Attr("T: type")`,
+];
+
+export const MATH_CASES: OpFamilyCases = {
+  family: 'math',
+  registrations: MATH_REGISTRATIONS,
+  cases: [...BUCKETIZE_CASES, ...DIVISION_CASES, ...SELECT_CASES],
+};

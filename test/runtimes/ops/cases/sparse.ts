@@ -1,0 +1,135 @@
+// What Estimator categorical and embedding columns do with ParseExample's sparse outputs: the
+// segment combiners (math_ops.cc), SparseToDense, SparseFillEmptyRows, SparseReshape,
+// SparseTensorDenseMatMul (sparse_ops.cc), Unique (array_ops.cc). Values from TF's API docs
+// (tf.sparse.*, tf.math.sparse_segment_*) and its kernels' float32 arithmetic.
+import { attr } from '../../../../test_util/savedmodel/writer/graph_builder.js';
+import type { HostTensor } from '../../../../src/tensor/host_tensor.js';
+import { bool, f32, failsAtRun, i32, i64, konst, type OpCase, type OpFamilyCases } from '../op_case.js';
+
+const f = Math.fround;
+// The docs' c = [[1, 2, 3, 4], [-1, -2, -3, -4], [5, 6, 7, 8]].
+const C = f32([3, 4], [1, 2, 3, 4, -1, -2, -3, -4, 5, 6, 7, 8]);
+
+const segment = (op: string, data: HostTensor, indices: number[], ids: number[], want: HostTensor | string, name: string, source: string, numSegments?: number): OpCase => ({
+  name,
+  source,
+  op,
+  inputs: [konst(data), konst(i32([indices.length], indices)), konst(i32([ids.length], ids)), ...(numSegments === undefined ? [] : [konst(i32([], [numSegments]))])],
+  want: typeof want === 'string' ? failsAtRun(want) : { output: want },
+});
+const SUM_DOC = 'tf.sparse.segment_sum API doc';
+const MEAN_DOC = 'tf.sparse.segment_mean API doc';
+const KERNEL = 'tensorflow/core/kernels/segment_reduction_ops_impl.h';
+
+// The mean of [1, 1, 1.0000003]: TF multiplies the sum by float(1/n) (n < 10); dividing gives another last bit.
+const sum3 = f(f(1 + 1) + f(1.0000003));
+// n = 11 rows: n & 7 = 3 → rows 0..2 summed first, then rows 3..10 as one block of 8; then divided by n.
+const rows11 = Array.from({ length: 11 }, (_, i) => f(1 + i * 1e-7 + (i % 3) * 0.1));
+const mean11 = (() => {
+  let first = f(f(rows11[0] + rows11[1]) + rows11[2]);
+  let block = rows11[3];
+  for (let i = 4; i < 11; i++) block = f(block + rows11[i]);
+  first = f(first + block);
+  return f(first / 11);
+})();
+
+const SEGMENT_CASES: OpCase[] = [
+  segment('SparseSegmentSum', C, [0, 1], [0, 0], f32([1, 4], [0, 0, 0, 0]), 'two rows, one segment', SUM_DOC),
+  segment('SparseSegmentSum', C, [0, 1], [0, 1], f32([2, 4], [1, 2, 3, 4, -1, -2, -3, -4]), 'two rows, two segments', SUM_DOC),
+  segment('SparseSegmentSum', C, [0, 1, 2], [0, 0, 1], f32([2, 4], [0, 0, 0, 0, 5, 6, 7, 8]), 'all rows', SUM_DOC),
+  segment('SparseSegmentSum', i32([3, 4], Array.from(C.values as Float32Array)), [0, 1, 2], [0, 0, 1], i32([2, 4], [0, 0, 0, 0, 5, 6, 7, 8]), 'all rows of int32 data', SUM_DOC),
+  segment('SparseSegmentMean', C, [0, 1], [0, 0], f32([1, 4], [0, 0, 0, 0]), 'sparse_segment_mean(c, [0, 1], [0, 0]) == [[0, 0, 0, 0]]', MEAN_DOC),
+  segment('SparseSegmentMean', C, [0, 1, 2], [0, 0, 1], f32([2, 4], [0, 0, 0, 0, 5, 6, 7, 8]), 'sparse_segment_mean(c, [0, 1, 2], [0, 0, 1]) == [[0, 0, 0, 0], [5, 6, 7, 8]]', MEAN_DOC),
+  segment('SparseSegmentMean', C, [0, 2], [1, 3], f32([4, 4], [0, 0, 0, 0, 1, 2, 3, 4, 0, 0, 0, 0, 5, 6, 7, 8]), 'segments no id names are rows of 0', KERNEL),
+  segment('SparseSegmentMean', C, [], [], f32([0, 4], []), 'no indices: an empty [0, 4] output', KERNEL),
+  segment('SparseSegmentSqrtN', C, [0, 2], [0, 0], f32([1, 4], [6, 8, 10, 12].map((v) => f(v * f(1 / f(Math.SQRT2))))), 'divides by sqrt(n): rows 0 and 2 give (c0 + c2) * float(1/sqrt(2))', 'tf.sparse.segment_sqrt_n API doc; its kernel\'s float32 arithmetic'),
+  segment('SparseSegmentSumWithNumSegments', C, [0, 1], [0, 2], f32([4, 4], [1, 2, 3, 4, 0, 0, 0, 0, -1, -2, -3, -4, 0, 0, 0, 0]), 'sparse_segment_sum_with_num_segments(c, [0, 1], [0, 2], num_segments=4)', 'tf.math.sparse_segment_sum API doc', 4),
+  segment('SparseSegmentMeanWithNumSegments', C, [0, 2], [1, 1], f32([3, 4], [0, 0, 0, 0, 3, 4, 5, 6, 0, 0, 0, 0]), 'num_segments 3, one segment in the middle', KERNEL, 3),
+  segment('SparseSegmentSqrtNWithNumSegments', C, [], [], f32([2, 4], [0, 0, 0, 0, 0, 0, 0, 0]), 'no indices, num_segments 2: zeros', KERNEL, 2),
+  segment('SparseSegmentMean', f32([3, 1], [1, 1, 1.0000003]), [0, 1, 2], [0, 0, 0], f32([1, 1], [f(sum3 * f(1 / 3))]), 'n < 10: the sum times float(1/n), TF\'s last bit (TF.js divides)', KERNEL),
+  segment('SparseSegmentMean', f32([11, 1], rows11), [...Array(11).keys()], new Array<number>(11).fill(0), f32([1, 1], [mean11]), 'n ≥ 10: summed in blocks of 8 and divided by n (TF\'s ReduceImpl)', KERNEL),
+  segment('SparseSegmentSum', C, [0, 1], [1, 0], 'segment ids are not increasing', 'segment ids not increasing: TF\'s message', KERNEL),
+  segment('SparseSegmentMean', C, [0, 3], [0, 1], 'Bad: indices[1] == 3 out of range [0, 3)', 'an index out of range: TF\'s message', KERNEL),
+  segment('SparseSegmentMean', C, [0, 1], [-1, 0], "Segment id -1 out of range [0, 1), possibly because 'segment_ids' input is not sorted.", 'a negative segment id: TF\'s message', KERNEL),
+  segment('SparseSegmentSumWithNumSegments', C, [0, 1], [0, 2], 'segment ids must be < num_segments', 'an id past num_segments: TF\'s message', KERNEL, 2),
+  segment('SparseSegmentSum', C, [0, 1], [0], 'segment_ids and indices should have same size.', 'ids and indices of different sizes: TF\'s message', KERNEL),
+];
+
+const toDense = (indices: HostTensor, shape: number[], values: HostTensor, dflt: HostTensor, want: HostTensor | string, name: string, source: string, validate = true): OpCase => ({
+  name,
+  source,
+  op: 'SparseToDense',
+  attrs: { validate_indices: attr.b(validate) },
+  inputs: [konst(indices), konst(i64([shape.length], shape)), konst(values), konst(dflt)],
+  want: typeof want === 'string' ? failsAtRun(want) : { dense: want },
+});
+const TO_DENSE = 'tf.sparse.to_dense API doc; tensorflow/core/kernels/sparse_to_dense_op.cc';
+
+const TO_DENSE_CASES: OpCase[] = [
+  toDense(i64([2, 2], [0, 1, 2, 3]), [3, 4], f32([2], [1, 2]), f32([], [-1]), f32([3, 4], [-1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2]), 'values at their indices, the default elsewhere', TO_DENSE),
+  toDense(i64([2], [1, 3]), [5], i32([], [7]), i32([], [0]), i32([5], [0, 7, 0, 7, 0]), 'a scalar value broadcast over 1-D indices', TO_DENSE),
+  toDense(
+    i64([2, 2], [0, 2, 0, 1]),
+    [3, 4],
+    f32([2], [1, 2]),
+    f32([], [0]),
+    'indices[1] = [0,1] is out of order. Many sparse ops require sorted indices.\n    Use `tf.sparse.reorder` to create a correctly ordered copy.\n\n',
+    'indices out of order (the TF guide\'s s5) fail with TF\'s message',
+    'tensorflow/core/util/sparse/sparse_tensor.h (IndicesValid)',
+  ),
+  toDense(i64([1, 2], [0, 5]), [2, 3], f32([1], [1]), f32([], [0]), 'indices[0] = [0,5] is out of bounds: need 0 <= index < [2,3]', 'an index out of one dimension fails', 'tensorflow/core/util/sparse/sparse_tensor.h (IndicesValid)'),
+  toDense(i64([2, 2], [1, 1, 1, 1]), [2, 3], f32([2], [1, 2]), f32([], [0]), 'indices[1] = [1,1] is repeated', 'a repeated index fails', 'tensorflow/core/util/sparse/sparse_tensor.h (IndicesValid)'),
+  toDense(i64([2, 2], [0, 2, 0, 1]), [1, 3], f32([2], [1, 2]), f32([], [0]), f32([1, 3], [0, 2, 1]), 'validate_indices false: order is not checked', TO_DENSE, false),
+  toDense(i64([1, 2], [0, 5]), [2, 3], f32([1], [1]), f32([], [0]), 'Indices are not valid (out of bounds).  Shape: [2,3]', 'validate_indices false: bounds still are', 'tensorflow/core/kernels/sparse_to_dense_op.cc', false),
+];
+
+const OTHER_CASES: OpCase[] = [
+  {
+    name: 'rows 1 and 4 are empty: they get [1, 0] and [4, 0] with the default',
+    source: 'tf.sparse.fill_empty_rows API doc',
+    op: 'SparseFillEmptyRows',
+    inputs: [konst(i64([4, 2], [0, 1, 0, 3, 2, 0, 3, 1])), konst(f32([4], [10, 13, 14, 32])), konst(i64([2], [5, 6])), konst(f32([], [-1]))],
+    want: {
+      output_indices: i64([6, 2], [0, 1, 0, 3, 1, 0, 2, 0, 3, 1, 4, 0]),
+      output_values: f32([6], [10, 13, -1, 14, 32, -1]),
+      empty_row_indicator: bool([5], [0, 1, 0, 0, 1]),
+      reverse_index_map: i64([4], [0, 1, 3, 4]),
+    },
+  },
+  {
+    name: '[2, 3, 6] → [9, -1]: each index mapped through its row-major position, -1 inferred as 4',
+    source: 'tf.sparse.reshape API doc',
+    op: 'SparseReshape',
+    inputs: [konst(i64([3, 3], [0, 0, 0, 0, 1, 2, 1, 2, 5])), konst(i64([3], [2, 3, 6])), konst(i64([2], [9, -1]))],
+    // Flat positions 0, 8, 35 in a [9, 4] shape.
+    want: { output_indices: i64([3, 2], [0, 0, 2, 0, 8, 3]), output_shape: i64([2], [9, 4]) },
+  },
+  {
+    name: 'tf.unique([1, 1, 2, 4, 4, 4, 7, 8, 8]) == ([1, 2, 4, 7, 8], [0, 0, 1, 2, 2, 2, 3, 4, 4])',
+    source: 'tf.unique API doc',
+    op: 'Unique',
+    inputs: [i64([9], [1, 1, 2, 4, 4, 4, 7, 8, 8])],
+    want: { y: i64([5], [1, 2, 4, 7, 8]), idx: i32([9], [0, 0, 1, 2, 2, 2, 3, 4, 4]) },
+  },
+];
+
+// A = [[1, 0, 0], [0, 0, 2], [0, 3, 0]] as indices/values; B = [[1, 2], [3, 4], [5, 6]].
+const matmul = (adjointA: boolean, adjointB: boolean, b: HostTensor, want: number[], name: string): OpCase => ({
+  name,
+  source: 'tf.sparse.sparse_dense_matmul API doc (the dense product)',
+  op: 'SparseTensorDenseMatMul',
+  attrs: { adjoint_a: attr.b(adjointA), adjoint_b: attr.b(adjointB) },
+  inputs: [konst(i64([3, 2], [0, 0, 1, 2, 2, 1])), konst(f32([3], [1, 2, 3])), konst(i64([2], [3, 3])), konst(b)],
+  want: { product: f32([3, 2], want) },
+});
+const MATMUL_CASES: OpCase[] = [
+  matmul(false, false, f32([3, 2], [1, 2, 3, 4, 5, 6]), [1, 2, 10, 12, 9, 12], 'A·B'),
+  matmul(true, false, f32([3, 2], [1, 2, 3, 4, 5, 6]), [1, 2, 15, 18, 6, 8], 'Aᵀ·B (adjoint_a)'),
+  matmul(false, true, f32([2, 3], [1, 3, 5, 2, 4, 6]), [1, 2, 10, 12, 9, 12], 'A·(Bᵀ)ᵀ (adjoint_b)'),
+];
+
+export const SPARSE_CASES: OpFamilyCases = {
+  family: 'sparse',
+  engines: { onnx: { refuse: /no ONNX converter/ } },
+  cases: [...SEGMENT_CASES, ...TO_DENSE_CASES, ...OTHER_CASES, ...MATMUL_CASES],
+};
