@@ -29,6 +29,34 @@ export interface MetaGraphObject {
   collectionDef?: Record<string, { nodeList?: { value?: string[] }; bytesList?: { value?: Uint8Array[] }; anyList?: { value?: Array<{ type_url?: string; value?: Uint8Array }> } }>;
   signatureDef?: Record<string, SignatureDefObject>;
   assetFileDef?: Array<{ tensorInfo?: TensorInfoObject; filename?: string }>;
+  /** TF2 exports: the objects the checkpoint's values belong to (graph/checkpoint_object_graph.ts). */
+  objectGraphDef?: SavedObjectGraphObject;
+}
+
+/** An edge of an object graph (SavedObjectGraph or a checkpoint's TrackableObjectGraph). */
+export interface ObjectReferenceObject {
+  /** Absent for 0 (proto3 default). */
+  nodeId?: number;
+  localName?: string;
+}
+
+export interface SavedObjectObject {
+  children?: ObjectReferenceObject[];
+  userObject?: { identifier?: string };
+  variable?: { dtype?: string; shape?: TensorShapeObject; name?: string };
+  resource?: { device?: string };
+  asset?: { assetFileDefIndex?: number };
+  constant?: { operation?: string };
+  function?: { concreteFunctions?: string[] };
+  bareConcreteFunction?: { concreteFunctionName?: string };
+  capturedTensor?: { name?: string; concreteFunction?: string };
+  registeredName?: string;
+}
+
+/** tensorflow.SavedObjectGraph: nodes[0] is the root; concrete functions list the objects they capture. */
+export interface SavedObjectGraphObject {
+  nodes?: SavedObjectObject[];
+  concreteFunctions?: Record<string, { boundInputs?: number[] }>;
 }
 
 export interface SavedModelObject {

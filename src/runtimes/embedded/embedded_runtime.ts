@@ -29,6 +29,7 @@ import { checkFunctionsCanRun, rewriteFunctionsForTfjs } from './tfjs_functions.
 import { resolveForestModels } from '../../savedmodel/graph/decision_forests/resolve_forest_models.js';
 import { TFGATE_FOREST_INFERENCE_OP } from '../../savedmodel/graph/decision_forests/forest_ops.js';
 import { loadForests, type LoadedForests } from './ops/decision_forests/load_forests.js';
+import { evaluateOnTfjs } from '../shared/tfjs_constant_evaluator.js';
 
 /** tfjs-converter as this runtime needs it, process-wide and once: tfgate's ops, and its executor fixed. */
 function prepareConverter(): void {
@@ -67,7 +68,7 @@ export class EmbeddedRuntime implements Runtime {
 
     const mg = await readMetaGraph(dir, options.tags);
     const variables = await openVariables(dir);
-    const tables = await resolveTables(mg, variables, dir);
+    const tables = await resolveTables(mg, variables, dir, evaluateOnTfjs);
     // TF-DF models are loaded as TF's init op loads them: one that cannot be read fails the version.
     const forests = await loadForests(resolveForestModels(mg, variables, dir)).catch((e: unknown) => {
       const status = toStatusData(e);

@@ -26,6 +26,7 @@ import { convertToOnnx, OnnxConversionRefused, type FeedSpec } from './tf_to_onn
 import { ShapeSpecializedSessions } from './shape_specialized_sessions.js';
 import { splitHostStep, type HostSplit } from './host_step.js';
 import { initBackend } from '../shared/tfjs_backend.js';
+import { evaluateOnTfjs } from '../shared/tfjs_constant_evaluator.js';
 import type { EngineSettings } from '../../config/session_config.js';
 
 const exists = (p: string) => fs.stat(p).then(() => true, () => false);
@@ -122,7 +123,11 @@ export class OnnxRuntime implements Runtime {
     }
     const mg = await readMetaGraph(dir, options.tags);
     const variables = await openVariables(dir);
-    const tables = await resolveTables(mg, variables, dir);
+    // What table initializers compute runs on TF.js in this thread, as the parsing step does.
+    const tables = await resolveTables(mg, variables, dir, async (graph) => {
+      await initBackend('auto');
+      return evaluateOnTfjs(graph);
+    });
     const graphs = new Map<string, OnnxSignature>();
     const notOnOnnx = new Map<string, Refusal>();
     const refusedEverywhere = new Map<string, Refusal>();

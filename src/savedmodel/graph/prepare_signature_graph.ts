@@ -13,7 +13,8 @@ import { signatureSpec } from '../signature_spec.js';
 import { hostTensorToProto } from '../tensor_proto.js';
 import { GraphFlattener, parseTensorName } from './graph_flattener.js';
 import type { AttrValue, FunctionDef, NodeDef, OpDef, VariableReader } from './types.js';
-import { fallbackKey, sourceOf, variableRestoreMap } from './variable_restore_map.js';
+import { sourceOf } from './variable_restore_map.js';
+import { CheckpointRestore } from './checkpoint_restore.js';
 import { defaultAttrTable, withDefaultAttrs } from './default_attrs.js';
 import { bypassIdentities, pruneTo } from './graph_rewrites.js';
 import { ControlFlowFunctions, FUNCTIONAL_OPS, localName, type PreparedFunction } from './control_flow_functions.js';
@@ -69,28 +70,18 @@ function constNode(name: string, value: HostTensor): NodeDef {
   return { name, op: 'Const', input: [], attr: { dtype: { type: dtypeToTf(value.dtype) }, value: { tensor: hostTensorToProto(value) } } };
 }
 
+/** The values the signature's variables freeze to, each checkpoint tensor read once per preparation. */
 class VariableValues {
-  private keys?: Map<string, string>;
+  private readonly restore: CheckpointRestore;
   private readonly cache = new Map<string, HostTensor>();
-  constructor(
-    private readonly mg: MetaGraphObject,
-    private readonly variables: VariableReader | null,
-  ) {}
+  constructor(mg: MetaGraphObject, variables: VariableReader | null) {
+    this.restore = CheckpointRestore.of(mg, variables);
+  }
 
   value(node: NodeDef): HostTensor {
-    this.keys ??= variableRestoreMap(
-      new GraphFlattener(this.mg.graphDef?.node ?? [], functionLibrary(this.mg), opDefs(this.mg), { keepControlInputs: true }),
-      this.mg.saverDef?.restoreOpName,
-    );
-    const key = this.keys.get(node.name) ?? fallbackKey(node);
-    if (!this.variables) {
-      throw new ServingError(Code.NOT_FOUND, `variable '${node.name}' needs checkpoint key '${key}', but the SavedModel has no variables/ folder`);
-    }
-    if (!this.variables.has(key)) {
-      throw new ServingError(Code.NOT_FOUND, `Key ${key} not found in checkpoint (variable '${node.name}', variables/variables.index)`);
-    }
+    const key = this.restore.variableKey(node);
     let value = this.cache.get(key);
-    if (!value) this.cache.set(key, (value = this.variables.read(key)));
+    if (!value) this.cache.set(key, (value = this.restore.read(key)));
     return value;
   }
 }
