@@ -86,8 +86,8 @@ export default async function handle(task: ExecutorTask): Promise<ExecutorReply>
   try {
     const servable = await loading;
     if (task.kind === 'describe') {
-      const { backend, engines, signatures, refusals, signatureDefs } = servable;
-      return { ok: true, kind: 'describe', description: { backend, engines, signatures, refusals, signatureDefs, warmupRecords }, load: loadReport };
+      const { backend, engines, signatures, refusals, signatureDefs, runCosts } = servable;
+      return { ok: true, kind: 'describe', description: { backend, engines, signatures, refusals, signatureDefs, runCosts, warmupRecords }, load: loadReport };
     }
     if (task.kind === 'trace') {
       if (!servable.trace) return { ok: false, error: { code: Code.UNIMPLEMENTED, message: `the ${servable.backend} runtime cannot trace a run` } };

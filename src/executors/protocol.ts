@@ -8,6 +8,7 @@ import type { ResolvedRuntime } from '../runtimes/runtime_selection.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
+import type { RunCost } from '../runtimes/run_cost.js';
 import type { EngineSettings } from '../config/session_config.js';
 
 /** Given to each executor thread when the pool starts: which version to load, and how. */
@@ -48,6 +49,8 @@ export interface ModelDescription {
   signatures: Record<string, SignatureSpec>;
   /** Signature key → why it cannot be served. */
   refusals: Record<string, string>;
+  /** Signature key → what a run holds on the executor thread, where the engine can tell (the in-flight budget charges it). */
+  runCosts?: Record<string, RunCost>;
   /** SignatureDefs as stored, for GetModelMetadata. */
   signatureDefs: Record<string, SignatureDefObject>;
   /** Warmup records replayed on the thread that answered (0 without a warmup file). */

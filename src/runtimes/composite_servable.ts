@@ -7,6 +7,7 @@ import type { HostTensor } from '../tensor/host_tensor.js';
 import type { EngineChoice, Servable } from './runtime.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { servableSignature } from './signature_checks.js';
+import type { RunCost } from './run_cost.js';
 
 export interface Refusal {
   spec: SignatureSpec;
@@ -18,6 +19,7 @@ export class CompositeServable implements Servable {
   readonly signatures: Record<string, SignatureSpec> = {};
   readonly refusals: Record<string, string> = {};
   readonly engines: Record<string, EngineChoice> = {};
+  readonly runCosts: Record<string, RunCost> = {};
   private readonly owner = new Map<string, Servable>();
 
   constructor(
@@ -32,6 +34,8 @@ export class CompositeServable implements Servable {
         this.owner.set(key, part);
         this.signatures[key] = part.signatures[key];
         this.engines[key] = notes[key] ? { ...part.engines[key], reason: notes[key] } : part.engines[key];
+        const cost = part.runCosts?.[key];
+        if (cost) this.runCosts[key] = cost;
       }
     }
     for (const [key, r] of refused) {

@@ -3,6 +3,7 @@
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
+import type { RunCost } from './run_cost.js';
 
 /** Which engine answers a signature, and why not a faster one when that was tried first. */
 export interface EngineChoice {
@@ -27,6 +28,8 @@ export interface Servable {
   readonly signatureDefs: Record<string, SignatureDefObject>;
   /** Signature key → why it cannot be served (absent when all serve). */
   readonly refusals: Record<string, string>;
+  /** Signature key → what a run holds, where the engine can tell from the graph (absent: unknown). */
+  readonly runCosts?: Record<string, RunCost>;
   /**
    * Runs one signature. `inputs` are keyed by signature input key; `outputKeys` selects outputs
    * (all when empty). Rejects with ServingError (INVALID_ARGUMENT for bad inputs).

@@ -125,27 +125,6 @@ function fillRepeated<T>(target: { length: number; [i: number]: T }, source: Arr
   for (let i = 0; i < target.length; i++) target[i] = source[Math.min(i, source.length - 1)];
 }
 
-/** What one string element costs besides its bytes (a Uint8Array object on the V8 heap). */
-const STRING_ELEMENT_BYTES = 96;
-
-/**
- * What decoding a TensorProto would allocate, from its dtype and shape alone (before anything
- * is decoded or copied): a tiny proto may declare a shape of billions of elements that the
- * *_val fields' "repeat the last value" rule would fill. A shape that does not make sense
- * counts as empty (decoding refuses it).
- */
-export function tensorProtoFootprint(proto: TensorProtoObject): { elements: number; bytes: number } {
-  const dtype = dtypeFromTf(proto.dtype ?? 'DT_INVALID');
-  const shape = shapeFromProto(proto.tensorShape) ?? [];
-  const n = numElements(shape);
-  const elements = Number.isFinite(n) && n > 0 ? n : 0;
-  if (!dtype) return { elements, bytes: 0 };
-  if (dtype !== 'string') return { elements, bytes: elements * bytesPerElement(dtype) };
-  let stringBytes = 0;
-  for (const v of proto.stringVal ?? []) stringBytes += v.length;
-  return { elements, bytes: elements * STRING_ELEMENT_BYTES + stringBytes };
-}
-
 export function hostTensorFromProto(proto: TensorProtoObject, what = 'tensor'): HostTensor {
   const tfType = proto.dtype ?? 'DT_INVALID';
   const dtype = dtypeFromTf(tfType);

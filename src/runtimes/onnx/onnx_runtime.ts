@@ -17,6 +17,7 @@ import { dtypeFromTf } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import { CompositeServable, type Refusal } from '../composite_servable.js';
 import type { LoadOptions, Runtime, Servable } from '../runtime.js';
+import type { RunCost } from '../run_cost.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { TFJS_MODEL_JSON } from '../shared/tfjs_artifacts.js';
 import { OnnxServable, type OnnxSignature } from './onnx_servable.js';
@@ -72,8 +73,11 @@ async function loadSignature(mg: MetaGraphObject, key: string, variables: Variab
   // The parsing step runs on TF.js in this thread.
   if (split.step) await initBackend('auto');
   const fetch = [...new Set(Object.values(prepared.outputs))];
+  // The first build is for the declared shapes: its estimate is the signature's.
+  let runCost: RunCost | undefined;
   const build = async (feeds: ReadonlyMap<string, FeedSpec>) => {
     const model = convertToOnnx(split.nodes, feeds, fetch, key);
+    runCost ??= model.runCost;
     return OnnxSession.create(model, { device, engine }).catch((e: unknown) => {
       throw new SessionBuildFailed(`ONNX Runtime could not build a session: ${toStatusData(e).message}`);
     });
@@ -94,9 +98,11 @@ async function loadSignature(mg: MetaGraphObject, key: string, variables: Variab
       session.dispose();
     }
   };
+  const sessions = new ShapeSpecializedSessions(declared, await build(declared), build);
   return {
     spec: prepared.signature,
-    sessions: new ShapeSpecializedSessions(declared, await build(declared), build),
+    sessions,
+    runCost: runCost!,
     inputs: Object.fromEntries(Object.entries(prepared.inputs).map(([k, v]) => [k, v.placeholder])),
     outputs: prepared.outputs,
     step: split.step,

@@ -17,6 +17,8 @@ import { MATMUL_OPS } from './ops/matmul.js';
 import { NN_OPS } from './ops/nn.js';
 import { REDUCE_OPS } from './ops/reduce.js';
 import { FAKE_QUANT_OPS } from './ops/fake_quant.js';
+import { estimateRunCost } from './run_cost_estimate.js';
+import type { RunCost } from '../run_cost.js';
 
 const OPS: ReadonlyMap<string, OpConverter> = new Map(Object.entries({ ...ELEMENTWISE_OPS, ...NN_OPS, ...MATMUL_OPS, ...ARRAY_OPS, ...REDUCE_OPS, ...IMAGE_OPS, ...FAKE_QUANT_OPS }));
 
@@ -52,6 +54,8 @@ export interface OnnxModel {
   /** Requested TF tensor ('node:idx') → the ONNX graph output holding it. */
   outputs: Map<string, GraphValue>;
   nodeCount: number;
+  /** What a run holds at its peak and in its outputs, from the shapes propagated (run_cost_estimate.ts). */
+  runCost: RunCost;
 }
 
 /**
@@ -138,5 +142,5 @@ export function convertToOnnx(
     graph.addOutput(gv);
     outputs.set(tensor, gv);
   }
-  return { bytes: graph.encode(graphName), inputs, outputs, nodeCount: graph.nodeCount };
+  return { bytes: graph.encode(graphName), inputs, outputs, nodeCount: graph.nodeCount, runCost: estimateRunCost(nodes, values, [...outputs.keys()]) };
 }
