@@ -9,7 +9,7 @@
 // Errors TF's own initialisation would raise (a malformed vocabulary file, a key with two
 // values, a missing asset) fail the load as in TF; an init op whose inputs tfgate cannot
 // compute marks its table unresolved, which refuses only the signatures that look it up.
-import fs from 'node:fs/promises';
+import { readVersionFile } from '../../version_files.js';
 import path from 'node:path';
 import { Code, ServingError, toStatusData } from '../../../errors/status.js';
 import { ASSETS_DIRECTORY, type MetaGraphObject } from '../../saved_model_reader.js';
@@ -86,13 +86,9 @@ function textFileInit(node: NodeDef, filename: string): TextFileInit {
   return { filename, keyIndex: int('key_index', 0), valueIndex: int('value_index', 0), vocabSize: int('vocab_size', -1), delimiter, offset: int('offset', 0) };
 }
 
-async function readAsset(file: string): Promise<Uint8Array> {
-  try {
-    return await fs.readFile(file);
-  } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : (e as Error).message;
-    throw new ServingError(Code.NOT_FOUND, `${file}; ${reason}`);
-  }
+/** A table's text file: only a regular file inside the version folder (version_files.ts). */
+async function readAsset(modelDir: string, file: string): Promise<Uint8Array> {
+  return readVersionFile(modelDir, file);
 }
 
 class Resolver {
@@ -105,6 +101,7 @@ class Resolver {
     private readonly opDefs: Map<string, OpDef>,
     private readonly assets: Map<string, string>,
     private readonly variables: VariableReader | null,
+    private readonly modelDir: string,
   ) {}
 
   /** Runs the table-filling ops `roots` reach, in the graph's order. */
@@ -154,7 +151,7 @@ class Resolver {
     const name = values.value(node.input?.[1] ?? '');
     if (name.dtype !== 'string' || name.values.length !== 1) throw new Unresolvable(`a filename that is not one string`);
     const filename = new TextDecoder().decode((name.values as Uint8Array[])[0]);
-    const parsed = parseTextFileTable(await readAsset(filename), textFileInit(node, filename), contents.info.keyDtype, contents.info.valueDtype);
+    const parsed = parseTextFileTable(await readAsset(this.modelDir, filename), textFileInit(node, filename), contents.info.keyDtype, contents.info.valueDtype);
     contents.insert(parsed.keys, parsed.values, shown);
   }
 
@@ -169,7 +166,7 @@ async function resolveLookupTables(mg: MetaGraphObject, variables: VariableReade
   if (!usesTables(mg)) return new LookupTables();
   const library = new Map((mg.graphDef?.library?.function ?? []).map((f): [string, FunctionDef] => [f.signature.name, f]));
   const opDefs = new Map((mg.metaInfoDef?.strippedOpList?.op ?? []).map((o): [string, OpDef] => [o.name, o]));
-  const resolver = new Resolver(mg, library, opDefs, assetPaths(mg, modelDir), variables);
+  const resolver = new Resolver(mg, library, opDefs, assetPaths(mg, modelDir), variables, modelDir);
   const restoreOp = mg.saverDef?.restoreOpName;
   if (restoreOp) await resolver.run([parseTensorName(restoreOp)[0]], 'restore op');
   await resolver.run(initRoots(mg), 'init op');
