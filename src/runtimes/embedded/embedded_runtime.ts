@@ -7,11 +7,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadGraphModelSync } from '@tensorflow/tfjs-converter';
 import { Code, ServingError, toStatusData } from '../../errors/status.js';
-import { readMetaGraph } from '../../savedmodel/saved_model_reader.js';
 import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
 import { prepareSignatureGraph, type VariableReader } from '../../savedmodel/graph/prepare_signature_graph.js';
 import { resolveTables } from '../../savedmodel/graph/lookup_tables/resolve_lookup_tables.js';
-import { readTensorBundle } from '../../savedmodel/tensor_bundle/index.js';
+import { openSavedModelVersion, verifyVariables } from '../../savedmodel/saved_model_version.js';
 import type { LoadOptions, Runtime, Servable } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { initBackend, type BackendPreference } from './backend.js';
@@ -19,6 +18,8 @@ import { toModelArtifacts } from './tfjs_artifacts.js';
 import { isTfjsSupportedOp, registerCustomOp } from './tfjs_ops.js';
 import { parseExample, parseExampleV2 } from './parse_example_op.js';
 import { TfjsServable, type SignatureGraph } from './tfjs_servable.js';
+import { noSignatureServed } from '../composite_servable.js';
+import { LoadRunCheck, sizeGraph, type SizeGraph } from '../../savedmodel/graph/tensor_sizes.js';
 import { CompiledGraph } from './compiled_graph.js';
 import { loadTfjsGraphModelDir, TFJS_MODEL_JSON } from './tfjs_graph_model_dir.js';
 import { registerTfgateOps } from './ops/index.js';
@@ -40,12 +41,6 @@ for (const [name, op] of TENSOR_LIST_OPS) registerCustomOp(name, op);
 
 const exists = (p: string) => fs.stat(p).then(() => true, () => false);
 
-async function openVariables(dir: string): Promise<VariableReader | null> {
-  const prefix = path.join(dir, 'variables', 'variables');
-  if (!(await exists(`${prefix}.index`))) return null;
-  return readTensorBundle(prefix);
-}
-
 export class EmbeddedRuntime implements Runtime {
   readonly name = 'embedded';
 
@@ -60,19 +55,20 @@ export class EmbeddedRuntime implements Runtime {
     const backend = await initBackend(this.preference, this.log);
     if (await exists(path.join(dir, TFJS_MODEL_JSON))) return loadTfjsGraphModelDir(dir, backend);
 
-    const mg = await readMetaGraph(dir, options.tags);
-    const variables = await openVariables(dir);
+    const { metaGraph: mg, variables, memoryBound } = await openSavedModelVersion(dir, options.tags, options.memoryFloorMb);
     const tables = await resolveTables(mg, variables, dir);
     const graphs = new Map<string, SignatureGraph>();
+    const sizes = new Map<string, SizeGraph>();
     const refused = new Map<string, { spec: SignatureSpec; error: ServingError }>();
     for (const [key, def] of Object.entries(mg.signatureDef ?? {})) {
       if (key === INIT_OP_SIGNATURE_KEY) continue;
       if (options.signatures && !options.signatures.includes(key)) continue;
       try {
-        const mapped = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp, tables });
+        const mapped = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp, tables, memoryBound });
         checkBackendCanRun(mapped.nodes, backend, key);
         checkFunctionsCanRun(mapped, backend, key);
         const prepared = rewriteFunctionsForTfjs(rewriteForTfjs(mapped));
+        sizes.set(key, sizeGraph(mapped.nodes, Object.fromEntries(Object.entries(mapped.inputs).map(([k, v]) => [k, v.placeholder]))));
         const model = loadGraphModelSync(toModelArtifacts(prepared));
         const outputs = [...new Set(Object.values(prepared.outputs))];
         graphs.set(key, {
@@ -96,11 +92,11 @@ export class EmbeddedRuntime implements Runtime {
         refused.set(key, { spec, error: new ServingError(status.code, status.message) });
       }
     }
+    if (!options.signatures) verifyVariables(dir, variables);
     if (graphs.size === 0) {
-      const reasons = [...refused].map(([k, r]) => `${k}: ${r.error.message}`).join('; ');
-      throw new ServingError(Code.FAILED_PRECONDITION, `${dir}: no signature can be served${reasons ? ` (${reasons})` : ''}`);
+      throw noSignatureServed(dir, refused);
     }
     for (const [key, r] of refused) this.log(`${dir}: signature '${key}' is not served: ${r.error.message}`);
-    return new TfjsServable(backend, graphs, refused, mg.signatureDef ?? {});
+    return new TfjsServable(backend, graphs, refused, mg.signatureDef ?? {}, new LoadRunCheck(sizes, memoryBound));
   }
 }

@@ -7,15 +7,16 @@
 //   - without one (--runtime=onnx): is refused by name with that reason.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Code, ServingError, toStatusData } from '../../errors/status.js';
-import { readMetaGraph, type MetaGraphObject } from '../../savedmodel/saved_model_reader.js';
+import { Code, ServingError, errorText, toStatusData } from '../../errors/status.js';
+import type { MetaGraphObject } from '../../savedmodel/saved_model_reader.js';
+import type { LoadMemoryBound } from '../../savedmodel/load_bounds.js';
 import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
 import { prepareSignatureGraph, type PreparedGraph, type VariableReader } from '../../savedmodel/graph/prepare_signature_graph.js';
-import { readTensorBundle } from '../../savedmodel/tensor_bundle/index.js';
+import { openSavedModelVersion, verifyVariables } from '../../savedmodel/saved_model_version.js';
 import { resolveTables, type LookupTables } from '../../savedmodel/graph/lookup_tables/resolve_lookup_tables.js';
 import { dtypeFromTf } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
-import { CompositeServable, type Refusal } from '../composite_servable.js';
+import { CompositeServable, noSignatureServed, type Refusal } from '../composite_servable.js';
 import type { LoadOptions, Runtime, Servable } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { TFJS_MODEL_JSON } from '../embedded/tfjs_graph_model_dir.js';
@@ -25,14 +26,9 @@ import { convertToOnnx, OnnxConversionRefused, type FeedSpec } from './tf_to_onn
 import { ShapeSpecializedSessions } from './shape_specialized_sessions.js';
 import { splitHostStep, type HostSplit } from './host_step.js';
 import { initBackend } from '../embedded/backend.js';
+import { LoadRunCheck, sizeGraph } from '../../savedmodel/graph/tensor_sizes.js';
 
 const exists = (p: string) => fs.stat(p).then(() => true, () => false);
-
-async function openVariables(dir: string): Promise<VariableReader | null> {
-  const prefix = path.join(dir, 'variables', 'variables');
-  if (!(await exists(`${prefix}.index`))) return null;
-  return readTensorBundle(prefix);
-}
 
 /** ONNX Runtime rejected a converted graph (a kernel missing for a dtype, say). */
 class SessionBuildFailed extends Error {}
@@ -62,8 +58,8 @@ function declaredFeeds(prepared: PreparedGraph, split: HostSplit): Map<string, F
 }
 
 /** Prepares one signature and builds its sessions (declared shapes now, others on demand). */
-async function loadSignature(mg: MetaGraphObject, key: string, variables: VariableReader | null, tables: LookupTables, device: OnnxDevice): Promise<OnnxSignature> {
-  const prepared = prepareSignatureGraph(mg, key, variables, { isSupportedOp: () => true, tables });
+async function loadSignature(mg: MetaGraphObject, key: string, variables: VariableReader | null, tables: LookupTables, device: OnnxDevice, memoryBound: LoadMemoryBound): Promise<OnnxSignature> {
+  const prepared = prepareSignatureGraph(mg, key, variables, { isSupportedOp: () => true, tables, memoryBound });
   const split = splitHostStep(prepared.nodes);
   // The parsing step runs on TF.js in this thread.
   if (split.step) await initBackend('auto');
@@ -71,7 +67,7 @@ async function loadSignature(mg: MetaGraphObject, key: string, variables: Variab
   const build = async (feeds: ReadonlyMap<string, FeedSpec>) => {
     const model = convertToOnnx(split.nodes, feeds, fetch, key);
     return OnnxSession.create(model, { device }).catch((e: unknown) => {
-      throw new SessionBuildFailed(`ONNX Runtime could not build a session: ${toStatusData(e).message}`);
+      throw new SessionBuildFailed(`ONNX Runtime could not build a session: ${errorText(e)}`);
     });
   };
   const declared = declaredFeeds(prepared, split);
@@ -97,6 +93,7 @@ async function loadSignature(mg: MetaGraphObject, key: string, variables: Variab
     outputs: prepared.outputs,
     step: split.step,
     trace,
+    sizes: sizeGraph(prepared.nodes, Object.fromEntries(Object.entries(prepared.inputs).map(([k, v]) => [k, v.placeholder]))),
   };
 }
 
@@ -111,8 +108,7 @@ export class OnnxRuntime implements Runtime {
       if (!fallback) throw new ServingError(Code.UNIMPLEMENTED, `${dir}: ONNX Runtime cannot run a TF.js graph model folder (model.json); --runtime=auto or wasm serves it`);
       return fallback.load(dir, options);
     }
-    const mg = await readMetaGraph(dir, options.tags);
-    const variables = await openVariables(dir);
+    const { metaGraph: mg, variables, memoryBound } = await openSavedModelVersion(dir, options.tags, options.memoryFloorMb);
     const tables = await resolveTables(mg, variables, dir);
     const graphs = new Map<string, OnnxSignature>();
     const notOnOnnx = new Map<string, Refusal>();
@@ -121,7 +117,7 @@ export class OnnxRuntime implements Runtime {
       if (key === INIT_OP_SIGNATURE_KEY) continue;
       if (options.signatures && !options.signatures.includes(key)) continue;
       try {
-        graphs.set(key, await loadSignature(mg, key, variables, tables, this.options.device));
+        graphs.set(key, await loadSignature(mg, key, variables, tables, this.options.device, memoryBound));
       } catch (e) {
         const status = toStatusData(e);
         // A missing variable or corrupt checkpoint spoils the whole version, as on every engine.
@@ -134,7 +130,8 @@ export class OnnxRuntime implements Runtime {
       }
     }
 
-    const onnx = new OnnxServable(graphs, mg.signatureDef ?? {});
+    if (!options.signatures) verifyVariables(dir, variables);
+    const onnx = new OnnxServable(graphs, mg.signatureDef ?? {}, new LoadRunCheck(new Map([...graphs].map(([k, g]) => [k, g.sizes])), memoryBound));
     const refused = new Map<string, Refusal>(refusedEverywhere);
     const parts: Servable[] = graphs.size ? [onnx] : [];
     const notes: Record<string, string> = {};
@@ -157,8 +154,7 @@ export class OnnxRuntime implements Runtime {
       for (const [key, r] of notOnOnnx) refused.set(key, r);
     }
     if (parts.length === 0) {
-      const reasons = [...refused].map(([k, r]) => `${k}: ${r.error.message}`).join('; ');
-      throw new ServingError(Code.FAILED_PRECONDITION, `${dir}: no signature can be served${reasons ? ` (${reasons})` : ''}`);
+      throw noSignatureServed(dir, refused);
     }
     for (const [key, r] of refused) this.options.log?.(`${dir}: signature '${key}' is not served: ${r.error.message}`);
     return new CompositeServable(parts, refused, mg.signatureDef ?? {}, notes);

@@ -3,7 +3,7 @@
 // measured: two single-threaded sessions in two threads give 2.0× one, one session with two
 // threads 1.5×) and every graph optimisation on (it folds the NHWC↔NCHW transposes away).
 import type ort from 'onnxruntime-node';
-import { Code, ServingError, invalidArgument } from '../../errors/status.js';
+import { Code, ServingError, invalidArgument, isJsFault } from '../../errors/status.js';
 import { dtypeToTf, type DType } from '../../tensor/dtype.js';
 import type { HostTensor, TensorValues } from '../../tensor/host_tensor.js';
 import { dtypeFromOrt, ORT_TYPE } from './onnx_dtype.js';
@@ -28,7 +28,12 @@ let loaded: Promise<Ort> | undefined;
 
 /** onnxruntime-node's native binding, loaded on first use (threads on other runtimes never load it). */
 function loadOrt(): Promise<Ort> {
-  loaded ??= import('onnxruntime-node').then((m) => ((m as { default?: Ort }).default ?? (m as unknown as Ort)));
+  loaded ??= import('onnxruntime-node').then((m) => {
+    const ortModule = (m as { default?: Ort }).default ?? (m as unknown as Ort);
+    // Its process-wide logger (read once, at the first session) writes to stderr too: fatal only, as sessions.
+    ortModule.env.logLevel = 'fatal';
+    return ortModule;
+  });
   return loaded;
 }
 
@@ -62,8 +67,10 @@ export class OnnxSession {
       interOpNumThreads: 1,
       executionMode: 'sequential',
       graphOptimizationLevel: 'all',
-      // Warnings (e.g. about unused initializers) would flood the server's log.
-      logSeverityLevel: 3,
+      // ONNX Runtime writes its log lines, ANSI-coloured, straight to stderr, into the
+      // server's JSON-lines log: fatal only. Its errors still arrive as rejections, which
+      // tfgate reports in its own log and answers.
+      logSeverityLevel: 4,
     }, options.via);
     return new OnnxSession(ort, session, model);
   }
@@ -89,7 +96,8 @@ export class OnnxSession {
       results = await this.session.run(inputs, names);
     } catch (e) {
       // ORT rejects feeds whose shapes do not fit the graph, and kernels fail on bad values
-      // (e.g. an index out of range): the request is at fault.
+      // (e.g. an index out of range): the request is at fault. JS's own errors are not (INTERNAL).
+      if (isJsFault(e)) throw e;
       throw invalidArgument(String((e as Error).message ?? e).trim());
     }
     return names.map((n) => fromOrtTensor(results[n]));
