@@ -19,6 +19,13 @@ module.exports = {
       to: { path: '^src/(rest|grpc|runtimes|executors|batching|services|server|monitoring)/' },
     },
     {
+      name: 'storage-below-core',
+      comment: 'storage/ is the file systems under the source (local folders, s3://, gs://): it knows folders, files and downloads, not models, loaders or transports; of src/ it reads only config/ (what a location is).',
+      severity: 'error',
+      from: { path: '^src/storage/' },
+      to: { path: '^src/', pathNot: '^src/(storage|config)/' },
+    },
+    {
       name: 'savedmodel-no-runtime',
       comment: 'savedmodel/ reads the format; runtimes build on it, never the other way (SignatureSpec/TensorSpec live in savedmodel/signature_spec.ts).',
       severity: 'error',

@@ -8,6 +8,9 @@ import { ModelServer } from './server/model_server.js';
 import { createLog } from './server/logger.js';
 import { setInternalErrorReporter } from './errors/status.js';
 import { RuntimeUnavailableError, selectRuntime } from './runtimes/runtime_selection.js';
+import { readEngineConfigFiles } from './server/engine_config_files.js';
+import { checkEngineForRuntime, EngineSettingRefused } from './config/session_config.js';
+import { libtensorflowEnvironment } from './runtimes/tfjs_node/libtensorflow_environment.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -50,9 +53,11 @@ export async function main(argv: string[]): Promise<void> {
       out(`TensorFlow ModelServer: tfgate-${version()}\nTensorFlow Library: TF.js (embedded runtime)\n`);
       return;
     }
-    options = resolveServerOptions(flags);
+    options = readEngineConfigFiles(resolveServerOptions(flags));
+    Object.assign(process.env, libtensorflowEnvironment(options.engine));
     const selection = await selectRuntime(options.runtime);
     log(`Runtime: ${selection.runtime}: ${selection.reason}`, 'info', { event: 'runtime_selected', runtime: selection.runtime });
+    for (const note of checkEngineForRuntime(options.engine, selection.runtime)) log(note, 'info', { event: 'harmless_setting' });
     server = new ModelServer(options, log, selection.runtime);
     if (options.dryRun) {
       out(`${JSON.stringify(await server.checkConfig(), null, 2)}\n`);
@@ -61,6 +66,11 @@ export async function main(argv: string[]): Promise<void> {
   } catch (e) {
     if (e instanceof FlagError) {
       process.stderr.write(`${e.message}\n\n${helpText()}`);
+      process.exit(2);
+    }
+    // A flag the runtime in force cannot honour is a bad command line; a file's field, bad config.
+    if (e instanceof EngineSettingRefused && e.flag) {
+      log(e.message, 'error', { event: 'setting_refused', flag: e.flag });
       process.exit(2);
     }
     if (e instanceof ConfigError || e instanceof RuntimeUnavailableError) {

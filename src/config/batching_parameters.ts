@@ -30,7 +30,7 @@ import {
 } from './schema.js';
 import { parseTextProto } from './text_format.js';
 
-const BatchingParametersSchema: MessageSchema = {
+export const BatchingParametersSchema: MessageSchema = {
   name: 'tensorflow.serving.BatchingParameters',
   fields: {
     max_batch_size: message(Int64Value), // 1

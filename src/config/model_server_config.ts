@@ -7,12 +7,13 @@
 // - model_platform may be left out: it defaults to "tensorflow" (TF Serving rejects a
 //   config that sets neither model_platform nor the deprecated model_type).
 // - a relative base_path resolves against the config file's folder (TF Serving requires
-//   absolute paths: "Expected model X to have an absolute path or URI; got base_path()=…").
-//   An empty base_path is still refused with TF Serving's message.
+//   absolute paths: "Expected model X to have an absolute path or URI; got base_path()=…"),
+//   a prefix of the bucket when the file itself was read from s3:// or gs://.
+//   An empty base_path is still refused with TF Serving's message; so is a URI whose scheme
+//   tfgate cannot read (hdfs:// …), naming the scheme (storage_uri.ts).
 // - version labels must be REST-addressable words ([a-zA-Z0-9_]+, as serving_config.md
 //   restricts them), since REST is what tfgate serves.
 // - int64 versions are JavaScript numbers: at most 2^53-1.
-import path from 'node:path';
 import {
   AnySchema,
   deepFreeze,
@@ -27,6 +28,8 @@ import {
   type ProtoMessage,
 } from './schema.js';
 import { parseTextProto } from './text_format.js';
+import { loggingConfigFrom, type LoggingConfig } from './logging_config.js';
+import { parentLocation, resolveLocation, unsupportedLocation } from './storage_uri.js';
 
 // ---- descriptors (field names and types as in the .proto files) ----
 
@@ -101,26 +104,16 @@ export type VersionPolicy =
   | { readonly all: Readonly<Record<string, never>> }
   | { readonly specific: { readonly versions: readonly number[] } };
 
-interface LoggingConfig {
-  readonly log_collector_config?: { readonly type: string; readonly filename_prefix: string };
-  readonly sampling_config?: {
-    readonly sampling_rate: number;
-    readonly per_task_sampling_configs: readonly { readonly dc: string; readonly task_index?: number; readonly sampling_rate: number }[];
-    readonly attributes: number;
-  };
-  readonly custom_logging_config?: { readonly type_url: string; readonly value: string };
-}
-
 export interface ModelConfig {
   readonly name: string;
-  /** Absolute (resolved against the config file's folder when written relative), or a URI as written. */
+  /** Absolute (resolved against the config file's folder when written relative), or an s3:// / gs:// URI. */
   readonly base_path: string;
   /** "tensorflow" unless the file says otherwise (only "tensorflow" is accepted). */
   readonly model_platform: string;
   /** Default: latest { num_versions: 1 }; num_versions 0 means 1, as in TF Serving. */
   readonly model_version_policy: VersionPolicy;
   readonly version_labels: Readonly<Record<string, number>>;
-  /** Parsed and kept; tfgate does not log requests. */
+  /** Request logging (logging_config.ts): checked, filename_prefix absolute. */
   readonly logging_config?: LoggingConfig;
 }
 
@@ -131,7 +124,6 @@ export interface ModelServerConfig {
 const DEFAULT_VERSION_POLICY: VersionPolicy = deepFreeze({ latest: { num_versions: 1 } });
 const TENSORFLOW_PLATFORM = 'tensorflow';
 const LABEL_RE = /^[a-zA-Z0-9_]+$/;
-const URI_RE = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//;
 
 export interface ModelConfigOptions {
   /** Folder relative base paths resolve against; default: the folder of `file`. */
@@ -139,9 +131,11 @@ export interface ModelConfigOptions {
 }
 
 function resolveBasePath(base: string, baseDir: string): string {
-  if (URI_RE.test(base) || path.isAbsolute(base)) return base;
-  return path.resolve(baseDir, base);
+  return resolveLocation(base, baseDir);
 }
+
+/** TF Serving's message for a base path it cannot open, with the reason (e.g. hdfs:// unsupported). */
+const unreadableBasePath = (name: string, base: string, why: string) => `Model ${name} has base_path ${base}: ${why}`;
 
 function versionPolicyFrom(raw: ProtoMessage | undefined): VersionPolicy {
   if (!raw) return { latest: { num_versions: 1 } };
@@ -161,6 +155,8 @@ function modelConfigFromProto(raw: ProtoMessage, file: string, baseDir: string):
   if (!name) fail(file, positionOf(raw), 'A model config has no name', 'name');
   const base = (raw.base_path as string | undefined) ?? '';
   if (!base) fail(file, positionOf(raw, 'base_path') ?? positionOf(raw), `Expected model ${name} to have an absolute path or URI; got base_path()=`, 'base_path');
+  const unsupported = unsupportedLocation(base);
+  if (unsupported) fail(file, positionOf(raw, 'base_path'), unreadableBasePath(name, base, unsupported), 'base_path');
 
   const modelType = raw.model_type as string | undefined;
   let platform = raw.model_platform as string | undefined;
@@ -188,14 +184,14 @@ function modelConfigFromProto(raw: ProtoMessage, file: string, baseDir: string):
     model_version_policy: versionPolicyFrom(raw.model_version_policy as ProtoMessage | undefined),
     version_labels: { ...labels },
   };
-  if (raw.logging_config) out.logging_config = withDefaults(LoggingConfigSchema, raw.logging_config as ProtoMessage) as LoggingConfig;
+  if (raw.logging_config) out.logging_config = loggingConfigFrom(raw.logging_config as ProtoMessage, name, file, baseDir);
   return out;
 }
 
 /** A parsed ModelServerConfig message → checked, defaulted, frozen ModelServerConfig. */
 export function modelServerConfigFromProto(raw: ProtoMessage, file: string, options: ModelConfigOptions = {}): ModelServerConfig {
   if (raw.custom_model_config) fail(file, positionOf(raw, 'custom_model_config'), 'ModelServer does not yet support custom model config.', 'custom_model_config');
-  const baseDir = options.baseDir ?? path.dirname(path.resolve(file));
+  const baseDir = options.baseDir ?? parentLocation(file);
   const list = (raw.model_config_list as ProtoMessage | undefined) ?? {};
   const raws = (list.config as ProtoMessage[] | undefined) ?? [];
   const seen = new Set<string>();
@@ -233,6 +229,8 @@ export function validateModelServerConfig(config: ModelServerConfig, where: stri
   for (const m of config.model_config_list.config) {
     if (!m.name) fail(where, undefined, 'A model config has no name', 'name');
     if (!m.base_path) fail(where, undefined, `Expected model ${m.name} to have an absolute path or URI; got base_path()=`, 'base_path');
+    const unsupported = unsupportedLocation(m.base_path);
+    if (unsupported) fail(where, undefined, unreadableBasePath(m.name, m.base_path, unsupported), 'base_path');
     if (seen.has(m.name)) fail(where, undefined, `Illegal to list model ${m.name} multiple times in config list`, 'name');
     seen.add(m.name);
     if (m.model_platform !== TENSORFLOW_PLATFORM) fail(where, undefined, `Model ${m.name} requests unsupported platform ${m.model_platform}`, 'model_platform');

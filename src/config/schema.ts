@@ -46,6 +46,17 @@ export interface MessageSchema {
   oneofs?: Readonly<Record<string, readonly string[]>>;
   /** google.protobuf.*Value: YAML may give the bare value instead of `{value: …}`. */
   wrapper?: boolean;
+  /**
+   * google.protobuf.Any fields whose packed message tfgate reads, by full type name: the text
+   * format's `[type.googleapis.com/NAME] { … }` is parsed with that schema and stored as
+   * `{ type_url, value: <message> }`.
+   */
+  anyTypes?: Readonly<Record<string, MessageSchema>>;
+  /**
+   * A message tfgate does not model field by field (it refuses it whole when set): the text
+   * reader skips its content, checking only that the braces balance.
+   */
+  opaque?: boolean;
 }
 
 export type ProtoValue = string | number | boolean | ProtoMessage | ProtoValue[] | { [key: string]: ProtoValue };
@@ -66,9 +77,14 @@ export const mapField = (key: ScalarType, value: ScalarType | MessageSchema): Fi
 
 const wrapperOf = (name: string, type: ScalarType): MessageSchema => ({ name: `google.protobuf.${name}`, fields: { value: scalar(type) }, wrapper: true });
 export const Int64Value = wrapperOf('Int64Value', 'int64');
+export const Int32Value = wrapperOf('Int32Value', 'int32');
 export const BoolValue = wrapperOf('BoolValue', 'bool');
 export const StringValue = wrapperOf('StringValue', 'string');
 export const AnySchema: MessageSchema = { name: 'google.protobuf.Any', fields: { type_url: scalar('string'), value: scalar('bytes') } };
+/** An Any whose packed message is one of `types` (full proto names). */
+export const anyOf = (types: readonly MessageSchema[]): MessageSchema => ({ ...AnySchema, anyTypes: Object.fromEntries(types.map((t) => [t.name, t])) });
+/** A message refused whole when set; its content is not read. */
+export const opaqueMessage = (name: string): MessageSchema => ({ name, fields: {}, opaque: true });
 
 // ---- where things were written ----
 

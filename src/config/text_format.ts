@@ -26,7 +26,8 @@ import {
 export { ConfigError } from './schema.js';
 
 interface Token {
-  type: 'ident' | 'number' | 'string' | 'punct' | 'eof';
+  /** typeUrl: `[type.googleapis.com/pkg.Message]`, an Any's expanded form (value: the URL). */
+  type: 'ident' | 'number' | 'string' | 'punct' | 'typeUrl' | 'eof';
   /** As written. */
   text: string;
   /** Decoded value of a string token. */
@@ -97,6 +98,10 @@ function tokenize(text: string, file: string): Token[] {
       const value = new TextDecoder('utf-8', { fatal: false }).decode(new Uint8Array(bytes));
       tokens.push({ type: 'string', text: text.slice(start, j + 1), value, pos: pos(start) });
       i = j + 1;
+    } else if (c === '[' && /^\[\s*[A-Za-z0-9_.-]+\/[A-Za-z0-9_./-]+\s*\]/.test(text.slice(i, i + 512))) {
+      const m = /^\[\s*([A-Za-z0-9_.-]+\/[A-Za-z0-9_./-]+)\s*\]/.exec(text.slice(i, i + 512))!;
+      tokens.push({ type: 'typeUrl', text: m[0], value: m[1], pos: pos() });
+      i += m[0].length;
     } else if ('{}<>[]:,;-'.includes(c)) {
       tokens.push({ type: 'punct', text: c, value: c, pos: pos() });
       i++;
@@ -131,6 +136,10 @@ class TextParser {
   /** Fields up to `end` ('}' or '>'), or to end of file for the top level. */
   parseMessage(schema: MessageSchema, pos: Position, end: { close: string; name: string; open: Position } | null): ProtoMessage {
     const b = new MessageBuilder(schema, this.file, pos);
+    if (schema.opaque) {
+      this.skipTo(end);
+      return b.value;
+    }
     for (;;) {
       const t = this.peek();
       if (end ? t.type === 'punct' && t.text === end.close : t.type === 'eof') {
@@ -140,12 +149,50 @@ class TextParser {
       if (t.type === 'eof') {
         fail(this.file, t.pos, `Expected "${end!.close}" to close field "${end!.name}" opened at ${end!.open.line}:${end!.open.col}, found end of file.`, end!.name);
       }
+      if (t.type === 'typeUrl' && schema.anyTypes) {
+        this.parseAnyExpansion(b, schema.anyTypes, t);
+        continue;
+      }
+      if (t.type === 'typeUrl') fail(this.file, t.pos, `Any-expansion ${t.text} is not supported here.`);
       if (t.type === 'punct' && t.text === '[') fail(this.file, t.pos, 'Extension and Any-expansion fields ([…]) are not supported.');
       if (t.type !== 'ident') fail(this.file, t.pos, `Expected a field name, found ${describe(t)}.`);
       this.k++;
       const f = b.field(t.text, t.pos);
       this.parseField(b, t.text, f, t.pos);
       if (!this.tryConsume(';')) this.tryConsume(',');
+    }
+  }
+
+  /** `[type.googleapis.com/NAME] { … }` inside an Any: the packed message, read with its schema. */
+  private parseAnyExpansion(b: MessageBuilder, types: Readonly<Record<string, MessageSchema>>, t: Token): void {
+    this.k++;
+    const typeName = t.value.slice(t.value.lastIndexOf('/') + 1);
+    const schema = types[typeName];
+    if (!schema) fail(this.file, t.pos, `Any type "${typeName}" is not one tfgate reads here (expected ${Object.keys(types).join(' or ')}).`, 'type_url');
+    if ('type_url' in b.value) fail(this.file, t.pos, 'An Any holds one message; a second expansion was found.', 'type_url');
+    this.tryConsume(':');
+    const open = this.next();
+    if (open.type !== 'punct' || (open.text !== '{' && open.text !== '<')) fail(this.file, open.pos, `Expected "{" to open ${t.text}, found ${describe(open)}.`);
+    const value = this.parseMessage(schema, t.pos, { close: open.text === '{' ? '}' : '>', name: t.text, open: open.pos });
+    b.add('type_url', { kind: 'scalar', type: 'string' }, t.value, t.pos);
+    b.value.value = value;
+  }
+
+  /** Skips an opaque message's content up to and including its closing delimiter. */
+  private skipTo(end: { close: string; name: string; open: Position } | null): void {
+    let depth = 0;
+    for (;;) {
+      const t = this.next();
+      if (t.type === 'eof') {
+        if (!end) return;
+        fail(this.file, t.pos, `Expected "${end.close}" to close field "${end.name}" opened at ${end.open.line}:${end.open.col}, found end of file.`, end.name);
+      }
+      if (t.type !== 'punct') continue;
+      if (t.text === '{' || t.text === '<') depth++;
+      else if (t.text === '}' || t.text === '>') {
+        if (depth === 0) return;
+        depth--;
+      }
     }
   }
 

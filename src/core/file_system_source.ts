@@ -11,7 +11,11 @@
 // - Listing is exclusive per servable (a slow file system must not stack polls), but a
 //   callback that is still settling — a load retrying for minutes — does not stop the
 //   polling, so a newer version dropped in meanwhile is still seen and supersedes it.
+// - A base path on s3:// or gs:// is listed through the same storage seam (src/storage/)
+//   with the same rules: a missing bucket or credential is an unreadable base path like any
+//   other, and what the source last said about it is kept for readiness to show.
 import { listVersions, type VersionOnDisk } from './version_dirs.js';
+import type { Storage } from '../storage/storage.js';
 import { aspiredVersions, type VersionPolicy } from './version_policy.js';
 
 /** A servable to watch: the fields of a model's config the source reads. */
@@ -40,8 +44,8 @@ export class FileSystemSource<S extends WatchedServable> {
   private readonly listing = new Set<string>();
   /** Polls in flight (stop() waits for them). */
   private readonly polls = new Set<Promise<void>>();
-  /** Servables whose base path could not be read at the last poll, with the reason logged. */
-  private readonly unreadable = new Map<string, string>();
+  /** Servables whose base path could not be read at the last poll: the reason (streak key) and the line logged. */
+  private readonly unreadable = new Map<string, { reason: string; message: string }>();
   /** Servables whose (readable) base path held no version folder at the last poll. */
   private readonly withoutVersions = new Set<string>();
 
@@ -49,7 +53,14 @@ export class FileSystemSource<S extends WatchedServable> {
     /** file_system_poll_wait_seconds: 0 reads each base path only when the servables are set. */
     private readonly pollWaitSeconds: number,
     private readonly log: SourceLog,
+    /** Where base paths are listed (the server's router over local, s3:// and gs://; tests give local). */
+    private readonly storage?: Pick<Storage, 'list'>,
   ) {}
+
+  /** Why `name`'s base path could not be read at its last poll (the line logged), or undefined when it could. */
+  unreadableReason(name: string): string | undefined {
+    return this.unreadable.get(name)?.message;
+  }
 
   /** Supplies the target. Can be called at most once, before setServables(). */
   setAspiredVersionsCallback(callback: AspiredVersionsCallback<S>): void {
@@ -94,7 +105,7 @@ export class FileSystemSource<S extends WatchedServable> {
     this.listing.add(s.name);
     let found: VersionOnDisk[];
     try {
-      found = await listVersions(s.base_path);
+      found = await listVersions(s.base_path, this.storage);
     } catch (e) {
       this.reportUnreadable(s, e as NodeJS.ErrnoException);
       return;
@@ -116,9 +127,10 @@ export class FileSystemSource<S extends WatchedServable> {
    */
   private reportUnreadable(s: WatchedServable, e: NodeJS.ErrnoException): void {
     const reason = e.code ?? e.message;
-    if (this.unreadable.get(s.name) === reason) return;
-    this.unreadable.set(s.name, reason);
+    if (this.unreadable.get(s.name)?.reason === reason) return;
     const what = e.code === 'ENOENT' && e.path === s.base_path ? `Could not find base path ${s.base_path} for servable ${s.name}` : `Could not list base path ${s.base_path} for servable ${s.name}`;
-    this.log(`FileSystemStoragePathSource encountered a filesystem access error: ${what} with error ${e.message}; keeping the versions it serves and polling again`, 'error', { model: s.name, event: 'base_path_unreadable', code: e.code });
+    const message = `FileSystemStoragePathSource encountered a filesystem access error: ${what} with error ${e.message}; keeping the versions it serves and polling again`;
+    this.unreadable.set(s.name, { reason, message });
+    this.log(message, 'error', { model: s.name, event: 'base_path_unreadable', code: e.code });
   }
 }

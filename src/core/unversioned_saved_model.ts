@@ -2,20 +2,8 @@
 // KServe's storage initializer copies whatever its storageUri holds into /mnt/models, so a
 // storageUri that names the SavedModel itself (rather than a folder holding `1/`, `0001/` …)
 // leaves exactly this. TF Serving finds no version there and serves nothing; tfgate serves
-// it as version 1. Version folders, when there are any, win and the stray file is ignored,
-// as TF Serving ignores it.
-import fs from 'node:fs/promises';
-import path from 'node:path';
+// it as version 1 (version_dirs.ts). Version folders, when there are any, win and the stray
+// file is ignored, as TF Serving ignores it.
 
 /** The version an unversioned SavedModel is served as. */
 export const UNVERSIONED_SAVED_MODEL_VERSION = 1;
-
-/** Whether `basePath/saved_model.pb` is a file; ENOENT is "no", any other error is the poll's. */
-export async function holdsSavedModel(basePath: string): Promise<boolean> {
-  try {
-    return (await fs.stat(path.join(basePath, 'saved_model.pb'))).isFile();
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw e;
-  }
-}

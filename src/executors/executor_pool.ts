@@ -8,7 +8,7 @@ import { Piscina } from 'piscina';
 import { Code, ServingError, internal, queuedPastDeadline } from '../errors/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { MessagePort } from 'node:worker_threads';
-import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, ModelDescription, RunLineOffer, RunReply, RunRequest } from './protocol.js';
+import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, LoadReport, ModelDescription, RunLineOffer, RunReply, RunRequest } from './protocol.js';
 import { RunLine } from './run_line.js';
 import { takeTransferList } from '../tensor/request_owned.js';
 import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
@@ -26,6 +26,8 @@ export interface ExecutorPoolOptions extends ExecutorWorkerData {
   workerFile?: string;
   /** Aborted when the load ran out of time: opening fails with the signal's reason and the threads are stopped. */
   signal?: AbortSignal;
+  /** Told how loading went on the first thread to answer (load and warmup metrics), loaded or not. */
+  onLoadReport?: (report: LoadReport) => void;
 }
 
 /** The queue of waiting requests is full: UNAVAILABLE (503), as batching's full queue. */
@@ -95,7 +97,7 @@ export class ExecutorPool {
   ) {}
 
   static async open(options: ExecutorPoolOptions): Promise<ExecutorPool> {
-    const { threads, maxQueued = Number.POSITIVE_INFINITY, workerFile = WORKER_FILE, signal, ...workerData } = options;
+    const { threads, maxQueued = Number.POSITIVE_INFINITY, workerFile = WORKER_FILE, signal, onLoadReport, ...workerData } = options;
     const pool = new Piscina({
       filename: workerFile,
       minThreads: threads,
@@ -139,6 +141,8 @@ export class ExecutorPool {
       describes.catch(() => {});
       const replies = await Promise.race([describes, poolFailed]);
       const first = replies[0];
+      const load = 'load' in first ? first.load : undefined;
+      if (load) onLoadReport?.(load);
       if (!first.ok) throw ServingError.fromData(first.error);
       if (first.kind !== 'describe') throw internal('executor answered describe with a run reply');
       opened = new ExecutorPool(pool, first.description, threads, maxQueued);

@@ -9,36 +9,55 @@ import type { Servable } from '../runtimes/runtime.js';
 import { EmbeddedRuntime } from '../runtimes/embedded/embedded_runtime.js';
 import { verifySignatures, type VerificationReport } from '../runtimes/verify/verify_signatures.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, RunLineOffer, RunLineRequest, RunReply, RunRequest } from './protocol.js';
+import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, LoadReport, RunLineOffer, RunLineRequest, RunReply, RunRequest } from './protocol.js';
 import { routeEngineChatter } from '../runtimes/engine_chatter.js';
 
 // The engines' own prints (TF.js banners, XNNPACK errors) join the server's JSON-lines log.
 routeEngineChatter();
 const data = workerData as ExecutorWorkerData;
 let warmupRecords = 0;
+/** How loading went, told with the answer to `describe`. */
+let loadReport: LoadReport | undefined;
 // Every thread loads the version and replays its warmup records before answering anything,
 // so the version is AVAILABLE only once all its executors are warm.
 const loading: Promise<Servable> = (async () => {
-  const servable = await (await createRuntime(data.runtime)).load(data.versionDir, { tags: data.tags, memoryFloorMb: data.memoryFloorMb });
+  const loadStart = performance.now();
+  let servable: Servable;
+  try {
+    servable = await (await createRuntime(data.runtime, undefined, undefined, data.engine)).load(data.versionDir, { tags: data.tags, memoryFloorMb: data.memoryFloorMb });
+  } catch (e) {
+    loadReport = { loaded: false, loadMs: performance.now() - loadStart };
+    throw e;
+  }
+  const report: LoadReport = (loadReport = { loaded: true, loadMs: performance.now() - loadStart });
   if (data.warmupIterations) {
-    const records = (await readWarmupRuns(data.versionDir)) ?? [];
-    for (const [i, runs] of records.entries()) {
-      for (let k = 0; k < data.warmupIterations; k++) {
-        for (const r of runs) {
-          await Promise.resolve()
-            .then(() => {
-              // A warmup record is the version's own input: its run is bounded like the load.
-              servable.checkLoadRun?.(r.signature, r.inputs);
-              return servable.run(r.signature, r.inputs, r.outputKeys);
-            })
-            .catch((e: unknown) => {
-              const status = toStatusData(e);
-              throw new ServingError(status.code, `Warmup failed: ${path.join(data.versionDir, WARMUP_FILE)} record ${i} (signature ${r.signature}): ${status.message}`);
-            });
+    const warmupStart = performance.now();
+    let replayed = 0;
+    try {
+      const records = await readWarmupRuns(data.versionDir);
+      for (const [i, runs] of (records ?? []).entries()) {
+        for (let k = 0; k < data.warmupIterations; k++) {
+          for (const r of runs) {
+            await Promise.resolve()
+              .then(() => {
+                // A warmup record is the version's own input: its run is bounded like the load.
+                servable.checkLoadRun?.(r.signature, r.inputs);
+                return servable.run(r.signature, r.inputs, r.outputKeys);
+              })
+              .catch((e: unknown) => {
+                const status = toStatusData(e);
+                throw new ServingError(status.code, `Warmup failed: ${path.join(data.versionDir, WARMUP_FILE)} record ${i} (signature ${r.signature}): ${status.message}`);
+              });
+          }
         }
+        replayed++;
       }
+      if (records) report.warmup = { records: replayed, ms: performance.now() - warmupStart };
+      warmupRecords = records?.length ?? 0;
+    } catch (e) {
+      report.warmup = { records: replayed, ms: performance.now() - warmupStart, error: toStatusData(e) };
+      throw e;
     }
-    warmupRecords = records.length;
   }
   return servable;
 })();
@@ -77,7 +96,7 @@ export default async function handle(task: ExecutorTask): Promise<ExecutorReply>
     const servable = await loading;
     if (task.kind === 'describe') {
       const { backend, engines, signatures, refusals, signatureDefs } = servable;
-      return { ok: true, kind: 'describe', description: { backend, engines, signatures, refusals, signatureDefs, warmupRecords } };
+      return { ok: true, kind: 'describe', description: { backend, engines, signatures, refusals, signatureDefs, warmupRecords }, load: loadReport };
     }
     if (task.kind === 'trace') {
       if (!servable.trace) return { ok: false, error: { code: Code.UNIMPLEMENTED, message: `the ${servable.backend} runtime cannot trace a run` } };
@@ -92,7 +111,7 @@ export default async function handle(task: ExecutorTask): Promise<ExecutorReply>
     for (const r of task.requests) replies.push(await runOne(servable, r));
     return { ok: true, kind: 'runMany', replies };
   } catch (e) {
-    return { ok: false, error: toStatusData(e) };
+    return { ok: false, error: toStatusData(e), ...(task.kind === 'describe' && loadReport && { load: loadReport }) };
   }
 }
 

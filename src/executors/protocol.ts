@@ -8,6 +8,7 @@ import type { ResolvedRuntime } from '../runtimes/runtime_selection.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
+import type { EngineSettings } from '../config/session_config.js';
 
 /** Given to each executor thread when the pool starts: which version to load, and how. */
 export interface ExecutorWorkerData {
@@ -18,6 +19,8 @@ export interface ExecutorWorkerData {
   warmupIterations?: number;
   /** --load_memory_floor_mb (savedmodel/load_bounds.ts); the default when absent. */
   memoryFloorMb?: number;
+  /** Thread counts and GPU options for the runtime's sessions. */
+  engine?: EngineSettings;
 }
 
 /** A runtime already resolved on the main thread (never 'auto'). */
@@ -63,8 +66,21 @@ export interface ModelDescription {
  */
 export type RunReply = { ok: true; kind: 'run'; outputs: Record<string, HostTensor>; computeMs: number; startedAt: number; endedAt: number } | { ok: false; error: StatusData };
 
+/**
+ * How loading the version went on a thread (TensorFlow's SavedModel load metrics, TF
+ * Serving's warmup metrics): sent with its answer to `describe`, whether it loaded or not.
+ */
+export interface LoadReport {
+  /** The SavedModel read and its runtime built (false: the load failed). */
+  loaded: boolean;
+  loadMs: number;
+  /** Present when a warmup file was read: records replayed in full, time taken, and the error that stopped it. */
+  warmup?: { records: number; ms: number; error?: StatusData };
+}
+
 export type ExecutorReply =
-  | { ok: true; kind: 'describe'; description: ModelDescription }
+  | { ok: true; kind: 'describe'; description: ModelDescription; load?: LoadReport }
+  | { ok: false; error: StatusData; load?: LoadReport }
   | RunReply
   | { ok: true; kind: 'runMany'; replies: RunReply[] }
   | { ok: true; kind: 'trace'; tensors: Array<[string, HostTensor]> }

@@ -1,6 +1,9 @@
 // The gRPC server (@grpc/grpc-js) on --port and/or --grpc_socket_path: PredictionService,
-// ModelService and, with --enable_grpc_healthcheck_service, grpc.health.v1.Health.
-import { Server, ServerCredentials, type ChannelOptions, type UntypedServiceImplementation } from '@grpc/grpc-js';
+// ModelService, with --enable_grpc_healthcheck_service grpc.health.v1.Health, and server
+// reflection. With --ssl_config_file both listeners take TLS only, as in TF Serving.
+import { Server, ServerCredentials, type ChannelOptions, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { SslConfig } from '../config/ssl_config.js';
+import { addServerReflection } from './server_reflection.js';
 import type { EventEmitter } from 'node:events';
 import { serviceDefinition } from './service_definitions.js';
 import { predictionServiceImplementation, type PredictionGrpcDeps } from './prediction_service_grpc.js';
@@ -21,6 +24,19 @@ export interface GrpcServerOptions {
   /** --max_request_body_bytes: the largest message received unless the channel arguments say otherwise. */
   maxReceiveMessageBytes: number;
   health: boolean;
+  /** --ssl_config_file, read and checked; undefined: plaintext. */
+  tls?: SslConfig;
+}
+
+/**
+ * TF Serving's BuildServerCredentials: the key and certificate chain; custom_ca as the roots
+ * client certificates must chain to; client_verify: a client certificate is required and
+ * verified (GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY).
+ */
+function serverCredentials(tls: SslConfig | undefined): ServerCredentials {
+  if (!tls) return ServerCredentials.createInsecure();
+  const ca = tls.custom_ca ? Buffer.from(tls.custom_ca) : null;
+  return ServerCredentials.createSsl(ca, [{ private_key: Buffer.from(tls.server_key), cert_chain: Buffer.from(tls.server_cert) }], tls.client_verify);
 }
 
 /** A call still running when the drain bound passed. */
@@ -50,6 +66,8 @@ const INT32_MAX = 2 ** 31 - 1;
 
 export class GrpcServer {
   private readonly server: Server;
+  /** Insecure, or TLS from --ssl_config_file; the same for the TCP port and the Unix socket. */
+  private readonly credentials: ServerCredentials;
   /** Bound addresses, e.g. `0.0.0.0:8500`, `unix:/run/tfgate.sock`. */
   readonly addresses: string[] = [];
 
@@ -69,6 +87,15 @@ export class GrpcServer {
     this.server.addService(serviceDefinition('tensorflow.serving.PredictionService', { Predict: { deserializeRequest: deserializePredictRequest, serializeResponse: serializePredictResponse } }), this.tracked('tensorflow.serving.PredictionService', predictionServiceImplementation(deps)));
     this.server.addService(serviceDefinition('tensorflow.serving.ModelService'), this.tracked('tensorflow.serving.ModelService', modelServiceImplementation(deps)));
     if (options.health) this.server.addService(serviceDefinition('grpc.health.v1.Health'), this.tracked('grpc.health.v1.Health', healthImplementation(deps)));
+    // Tracked like the others, so that the drain ends a reflection stream a client keeps open.
+    const trackedServer = {
+      addService: (definition: ServiceDefinition, impl: UntypedServiceImplementation) => {
+        const service = /^\/(.+)\/[^/]+$/.exec(Object.values(definition)[0].path)![1];
+        this.server.addService(definition, this.tracked(service, impl));
+      },
+    };
+    addServerReflection(trackedServer, ['tensorflow.serving.PredictionService', 'tensorflow.serving.ModelService', ...(options.health ? ['grpc.health.v1.Health'] : [])]);
+    this.credentials = serverCredentials(options.tls);
   }
 
   private readonly running = new Set<RunningCall>();
@@ -97,7 +124,7 @@ export class GrpcServer {
 
   private bind(address: string): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.server.bindAsync(address, ServerCredentials.createInsecure(), (e, port) => (e ? reject(e) : resolve(port)));
+      this.server.bindAsync(address, this.credentials, (e, port) => (e ? reject(e) : resolve(port)));
     });
   }
 

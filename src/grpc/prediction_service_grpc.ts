@@ -7,7 +7,7 @@ import * as MSG from '../core/messages.js';
 import type { PredictionService } from '../services/prediction_service.js';
 import { checkInputAliases } from '../services/predict_checks.js';
 import { CLASSIFY_METHOD_NAME, REGRESS_METHOD_NAME, runExamples, type Classification, type ExampleApi } from '../services/example_inference.js';
-import type { ModelSpec } from '../services/servable_version.js';
+import type { ModelSpec, RunStats } from '../services/servable_version.js';
 import { markRequestOwned } from '../tensor/request_owned.js';
 import { hostTensorFromProto, hostTensorToProto, tensorProtoFootprint } from '../savedmodel/tensor_proto.js';
 import { outputTensorProto } from './predict_response_codec.js';
@@ -82,22 +82,33 @@ function deadlineOf(call: ServerUnaryCall<unknown, unknown>): number | undefined
   return performance.now() + (at - Date.now());
 }
 
+/**
+ * The API label of request_latency and runtime_latency, as prediction_service_impl.cc writes
+ * it; MultiInference and GetModelMetadata are counted by neither, as in TF Serving.
+ */
+type GrpcApi = 'Predict' | 'Classify' | 'Regress';
+
 /** Wraps a handler: resolves to the response, or fails with the canonical code and message. */
-function unary<Req, Res>(api: string, deps: PredictionGrpcDeps, handle: (request: Req, call: ServerUnaryCall<Req, Res>, claim: MemoryClaim) => Promise<{ model: string; response: Res }>) {
+function unary<Req, Res>(
+  api: GrpcApi | undefined,
+  deps: PredictionGrpcDeps,
+  handle: (request: Req, call: ServerUnaryCall<Req, Res>, claim: MemoryClaim) => Promise<{ model: string; response: Res; stats?: RunStats }>,
+) {
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
     // The request's share of the memory budget: the tensor bytes its message already holds,
     // then what decoding adds; given back once the response is handed to gRPC.
     const claim = deps.budget.claim();
     const started = performance.now();
     const model = (call.request as { modelSpec?: { name?: string }; tasks?: { modelSpec?: { name?: string } }[] })?.modelSpec?.name ?? (call.request as { tasks?: { modelSpec?: { name?: string } }[] }).tasks?.[0]?.modelSpec?.name ?? '';
-    const record = deps.metrics.requestRecorder(model, api, 'GRPC', started);
+    const record = api ? deps.metrics.requestRecorder(model, api, 'GRPC', started) : () => {};
     const admitted = new Promise<void>((resolve) => {
       claim.add(heldTensorBytes(call.request));
       resolve();
     });
     admitted.then(() => handle(call.request, call, claim)).then(
-      ({ response }) => {
+      ({ response, stats }) => {
         record('OK');
+        if (api && stats) deps.metrics.recordRuntimeLatency(model, api, stats.inferMs);
         callback(null, response);
         claim.release();
       },
@@ -133,26 +144,26 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
   const toProto = deps.serializeAsTensorContent ? hostTensorToProto : outputTensorProto;
 
   const examples = (api: ExampleApi) =>
-    unary<ExampleRequestMessage, object>(api === 'classify' ? 'classify' : 'regress', deps, async (request, call) => {
+    unary<ExampleRequestMessage, object>(api === 'classify' ? 'Classify' : 'Regress', deps, async (request, call) => {
       const { spec, signatureName } = modelSpecFrom(request.modelSpec);
       const r = await runExamples(deps.prediction, api, spec, signatureName, () => serializedExamples(request.input), { deadline: deadlineOf(call), checkMethodName: deps.checkMethodName });
       const result = api === 'classify' ? classificationResult(r.results as Classification[]) : regressionResult(r.results as number[]);
-      return { model: spec.name, response: { modelSpec: modelSpecMessage(spec.name, r.version, signatureName ?? 'serving_default'), result } };
+      return { model: spec.name, response: { modelSpec: modelSpecMessage(spec.name, r.version, signatureName ?? 'serving_default'), result }, stats: r.stats };
     });
 
   return {
-    Predict: unary<PredictRequestMessage, object>('predict', deps, async (request, call, claim) => {
+    Predict: unary<PredictRequestMessage, object>('Predict', deps, async (request, call, claim) => {
       const { spec, signatureName } = modelSpecFrom(request.modelSpec);
       const result = await deps.prediction.predict(spec, signatureName, (signature) => ({ inputs: predictInputs(request, signature, claim, deps.maxElements), outputFilter: request.outputFilter ?? [] }), { deadline: deadlineOf(call) });
       const outputs = Object.fromEntries(Object.entries(result.outputs).map(([k, t]) => [k, toProto(t)]));
       // Serialized by serializePredictResponse (float and double outputs kept as typed arrays).
-      return { model: spec.name, response: { modelSpec: modelSpecMessage(spec.name, result.version, result.signatureName), outputs } };
+      return { model: spec.name, response: { modelSpec: modelSpecMessage(spec.name, result.version, result.signatureName), outputs }, stats: result.stats };
     }),
 
     Classify: examples('classify'),
     Regress: examples('regress'),
 
-    MultiInference: unary<MultiInferenceRequestMessage, object>('multi_inference', deps, async (request, call) => {
+    MultiInference: unary<MultiInferenceRequestMessage, object>(undefined, deps, async (request, call) => {
       const tasks = request.tasks ?? [];
       // multi_inference_helper.cc resolves the first task's model before looking at any task.
       const signatures = deps.prediction.signatures(modelSpecFrom(tasks[0]?.modelSpec ?? {}).spec);
@@ -178,7 +189,7 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
       // Each task runs its signature through the batch queues (TF runs one session call over
       // the union of outputs; the answers are the same). The method-name check is the
       // server's (--enable_signature_method_name_check, off by default), as for Classify.
-      const results = await Promise.all(
+      const runs = await Promise.all(
         tasks.map(async (task) => {
           const { spec, signatureName } = modelSpecFrom(task.modelSpec);
           const api: ExampleApi = task.methodName === CLASSIFY_METHOD_NAME ? 'classify' : 'regress';
@@ -186,15 +197,26 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
             deadline,
             checkMethodName: deps.checkMethodName,
             signatureNotFound: (n) => invalidArgument(MSG.multiInferenceSignatureNotFound(n)),
+            loggedByCaller: true,
           });
-          const modelSpec = modelSpecMessage(spec.name, r.version, signatureName ?? 'serving_default');
-          return api === 'classify' ? { modelSpec, classificationResult: classificationResult(r.results as Classification[]) } : { modelSpec, regressionResult: regressionResult(r.results as number[]) };
+          return { spec, signatureName, methodName: task.methodName ?? '', kind: api, version: r.version, results: r.results };
         }),
       );
+      deps.metrics.recordExampleCount(modelName, serialized?.length ?? 0);
+      deps.prediction.requestLog?.sample(modelName)?.log({
+        kind: 'multi_inference',
+        tasks: runs,
+        examples: serialized ?? [],
+        runs: runs.map((r) => ({ ...r, signatureName: r.signatureName ?? 'serving_default' })),
+      });
+      const results = runs.map((r) => {
+        const modelSpec = modelSpecMessage(r.spec.name, r.version, r.signatureName ?? 'serving_default');
+        return r.kind === 'classify' ? { modelSpec, classificationResult: classificationResult(r.results as Classification[]) } : { modelSpec, regressionResult: regressionResult(r.results as number[]) };
+      });
       return { model: modelName, response: { results } };
     }),
 
-    GetModelMetadata: unary<GetModelMetadataRequestMessage, object>('get_model_metadata', deps, async (request) => {
+    GetModelMetadata: unary<GetModelMetadataRequestMessage, object>(undefined, deps, async (request) => {
       const { spec } = modelSpecFrom(request.modelSpec);
       const fields = request.metadataField ?? [];
       if (!fields.length) throw invalidArgument('GetModelMetadataRequest must specify at least one metadata_field');

@@ -1,5 +1,6 @@
 // What every batch reports to the metrics: its size and padding as it starts, each task's
-// time in the queue, and the executor time it took once done.
+// time in the queue, and the executor time it took once done. TF Serving's batching-session
+// metrics (batching_session.cc, batching_util.h) carry no model; tfgate's own do.
 import type { BatchingSetup } from '../batching/batching_version_loader.js';
 import type { Metrics } from './metrics.js';
 
@@ -8,8 +9,14 @@ export function batchMetrics(metrics: Metrics, threadPoolName: string): Required
     onBatch: (model, batch) => {
       metrics.batchSize.labels(model).observe(batch.size);
       if (batch.paddedSize > batch.size) metrics.paddingRows.labels(model).inc(batch.paddedSize - batch.size);
+      metrics.wrappedRunCount.inc();
+      metrics.processedBatchSize.observe(batch.paddedSize);
+      metrics.paddingSize.labels(String(batch.paddedSize)).observe(batch.paddedSize - batch.size);
       const now = performance.now();
       for (const p of batch.pieces) {
+        // TF Serving records a request's rows once per input tensor when it enters the queue;
+        // here, when its first rows start (a request split over batches counts once).
+        if (p.offset === 0) for (let i = Object.keys(p.task.inputs).length; i > 0; i--) metrics.inputBatchSize.observe(p.taskSize);
         metrics.queuingLatency.labels(threadPoolName).observe((now - p.task.enqueuedAt) * 1000);
         metrics.batchQueuingDelay.labels(model).observe((now - p.task.enqueuedAt) / 1000);
       }

@@ -1,11 +1,29 @@
-// Prometheus metrics (prom-client). TF Serving's own metrics keep its names as its
-// Prometheus exporter writes them ("/tensorflow/serving/request_count" →
-// ":tensorflow:serving:request_count") with its labels and microsecond buckets
-// (exponential, scale 10, factor 1.8, 33 buckets); tfgate's own are prefixed tfgate_.
+// Prometheus metrics (prom-client). TF Serving's own metrics, and TensorFlow's SavedModel load
+// metrics, keep their names as TF Serving's Prometheus exporter writes them
+// ("/tensorflow/serving/request_count" → ":tensorflow:serving:request_count"), with their
+// labels, label values and buckets (test/monitoring/tf_serving_metrics.test.ts holds the list,
+// each with the file it comes from). tfgate's own are prefixed tfgate_.
+//
+// Where the text differs from TF Serving's page, Prometheus reads the same series: TF Serving
+// writes `{}` after a metric without labels and large bucket bounds in exponent form
+// (le="1.27482e+06" where this page says le="1274820"); it writes no # HELP lines.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
 
-/** TF's Buckets::Exponential(10, 1.8, 33), in microseconds. */
-const TF_LATENCY_BUCKETS_US = exponentialBuckets(10, 1.8, 32);
+/**
+ * TF's monitoring::Buckets::Exponential(scale, growth, count): `count` bounds scale·growthⁱ,
+ * then +Inf. Each bound rounded to the 6 significant digits TF Serving's exporter prints.
+ */
+function tfExponentialBuckets(scale: number, growth: number, count: number): number[] {
+  return Array.from({ length: count }, (_, i) => Number((scale * growth ** i).toPrecision(6)));
+}
+
+/** Buckets::Exponential(10, 1.8, 33), in microseconds (~20 minutes): request, runtime and warmup latencies. */
+const TF_LATENCY_BUCKETS_US = tfExponentialBuckets(10, 1.8, 33);
+/** Buckets::Exponential(1, 2, 14): the batching session's batch sizes. */
+const TF_BATCH_SIZE_BUCKETS = tfExponentialBuckets(1, 2, 14);
+
+/** The runtime label of runtime_latency: TF Serving's session runtime ("TFRT" is its other). */
+const RUNTIME_LABEL = 'TF1';
 
 /**
  * The model_name label of requests for a model the server does not know: one series for
@@ -38,8 +56,21 @@ export class Metrics {
     return (status) => {
       const label = this.modelLabel(model);
       this.requestCount.labels(label, status).inc();
-      this.requestLatency.labels(label, api, entrypoint).observe((performance.now() - started) * 1000);
+      // http_server.cc and prediction_service_impl.cc time successful requests only.
+      if (status === 'OK') this.requestLatency.labels(label, api, entrypoint).observe((performance.now() - started) * 1000);
     };
+  }
+
+  /** runtime_latency of one Predict / Classify / Regress run (predict_util.cc, classifier.cc, regressor.cc). */
+  recordRuntimeLatency(model: string, api: 'Predict' | 'Classify' | 'Regress', inferMs: number | undefined): void {
+    if (inferMs !== undefined) this.runtimeLatency.labels(this.modelLabel(model), api, RUNTIME_LABEL).observe(inferMs * 1000);
+  }
+
+  /** The examples of one MultiInference request (multi_inference.cc's RecordRequestExampleCount). */
+  recordExampleCount(model: string, examples: number): void {
+    const label = this.modelLabel(model);
+    this.requestExampleCounts.labels(label).observe(examples);
+    this.requestExampleCountTotal.labels(label).inc(examples);
   }
 
   readonly requestCount = new Counter({
@@ -65,11 +96,98 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly requestExampleCounts = new Histogram({
+    name: ':tensorflow:serving:request_example_counts',
+    help: 'The number of tensorflow.Examples per request.',
+    labelNames: ['model'] as const,
+    buckets: tfExponentialBuckets(1, 2, 15),
+    registers: [this.registry],
+  });
+
+  readonly requestExampleCountTotal = new Counter({
+    name: ':tensorflow:serving:request_example_count_total',
+    help: 'The total number of tensorflow.Examples.',
+    labelNames: ['model'] as const,
+    registers: [this.registry],
+  });
+
+  /** model_path: the version folder; status: OK, or the error as absl's Status::ToString() writes it. */
+  readonly modelWarmupLatency = new Histogram({
+    name: ':tensorflow:serving:model_warmup_latency',
+    help: 'Distribution of wall time (in microseconds) for warming up the model.',
+    labelNames: ['model_path', 'status'] as const,
+    buckets: TF_LATENCY_BUCKETS_US,
+    registers: [this.registry],
+  });
+
+  readonly modelWarmupRecordsRead = new Counter({
+    name: ':tensorflow:serving:model_warmup_records_read',
+    help: 'Total number of warmup records read during model warmup.',
+    labelNames: ['model_path', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  /** status_code: OK once written; RESOURCE_EXHAUSTED when the queue had no room; the write's error otherwise. */
+  readonly requestLogCount = new Counter({
+    name: ':tensorflow:serving:request_log_count',
+    help: 'The total number of requests logged from the model server sliced down by model_name and status code.',
+    labelNames: ['model_name', 'status_code'] as const,
+    registers: [this.registry],
+  });
+
   readonly queuingLatency = new Histogram({
     name: ':tensorflow:serving:batching_session:queuing_latency',
     help: 'Distribution of wall time spent (in microseconds) in queuing',
     labelNames: ['thread_pool_name'] as const,
-    buckets: TF_LATENCY_BUCKETS_US,
+    // Scale of 100, power of 1.2 with bucket count 52 (~1 second).
+    buckets: tfExponentialBuckets(100, 1.2, 52),
+    registers: [this.registry],
+  });
+
+  readonly wrappedRunCount = new Counter({
+    name: ':tensorflow:serving:batching_session:wrapped_run_count',
+    help: 'Total count of run calls on the wrapped session',
+    registers: [this.registry],
+  });
+
+  /** Rows of each request entering a batch queue, once per input tensor (batching_session.cc's ComputeInputSize). */
+  readonly inputBatchSize = new Histogram({
+    name: ':tensorflow:serving:batching_session:input_batch_size',
+    help: 'Tracks the batch size distribution on the inputs.',
+    buckets: TF_BATCH_SIZE_BUCKETS,
+    registers: [this.registry],
+  });
+
+  /** Rows of each batch run, after padding. */
+  readonly processedBatchSize = new Histogram({
+    name: ':tensorflow:serving:batching_session:processed_batch_size',
+    help: 'Tracks the batch size distribution on processing.',
+    buckets: TF_BATCH_SIZE_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly paddingSize = new Histogram({
+    name: ':tensorflow:serving:batching_session:padding_size',
+    help: 'Tracks the padding size distribution on batches.',
+    labelNames: ['execution_batch_size'] as const,
+    buckets: TF_BATCH_SIZE_BUCKETS,
+    registers: [this.registry],
+  });
+
+  // TensorFlow's SavedModel loader (tensorflow/cc/saved_model/loader.cc): one attempt per
+  // version load (its executor threads each load it; the first to answer counts), status
+  // "success" or "fail"; load_latency sums microseconds, as TF's counter does.
+  readonly loadAttemptCount = new Counter({
+    name: ':tensorflow:cc:saved_model:load_attempt_count',
+    help: 'The number of times a SavedModel was successfully loaded.',
+    labelNames: ['model_path', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly loadLatency = new Counter({
+    name: ':tensorflow:cc:saved_model:load_latency',
+    help: 'Latency in microseconds for SavedModels that were successfully loaded.',
+    labelNames: ['model_path'] as const,
     registers: [this.registry],
   });
 
@@ -125,6 +243,13 @@ export class Metrics {
     name: 'tfgate_executor_thread_deaths_total',
     help: 'Executor threads that died and were replaced (their in-flight requests failed with INTERNAL), by model.',
     labelNames: ['model_name'] as const,
+    registers: [this.registry],
+  });
+
+  readonly requestLogDropped = new Counter({
+    name: 'tfgate_request_log_dropped_total',
+    help: 'Sampled requests whose PredictionLog record was not written: queue_full (the log queue had no room: the disk is slower than the requests) or write_error, by model.',
+    labelNames: ['model_name', 'reason'] as const,
     registers: [this.registry],
   });
 

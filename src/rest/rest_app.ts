@@ -145,7 +145,7 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
     const text = await predictResponseJsonYielding(result.outputs, format);
     result.stats.parseMs = parsedAt - started;
     result.stats.serialiseMs = performance.now() - answeredAt;
-    if (result.stats.inferMs !== undefined) deps.metrics.runtimeLatency.labels(deps.metrics.modelLabel(spec.name), 'Predict', 'TF.js').observe(result.stats.inferMs * 1000);
+    deps.metrics.recordRuntimeLatency(spec.name, 'Predict', result.stats.inferMs);
     record('OK');
     return c.body(text, 200, { ...JSON_HEADERS, 'Server-Timing': serverTiming(result.stats) });
   } catch (e) {
@@ -176,6 +176,7 @@ async function handleExamples(c: Context, api: ExampleApi, spec: ModelSpec, deps
       }),
       deps.timeoutMs,
     );
+    deps.metrics.recordRuntimeLatency(spec.name, api === 'classify' ? 'Classify' : 'Regress', result.stats.inferMs);
     record('OK');
     return c.body(examplesResponseJson(api, result.results), 200, JSON_HEADERS);
   } catch (e) {

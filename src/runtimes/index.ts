@@ -6,19 +6,21 @@ import type { Runtime } from './runtime.js';
 import { importPackage, TFJS_NODE_PACKAGES, type PackageImporter, type ResolvedRuntime } from './runtime_selection.js';
 import { TfjsNodeRuntime } from './tfjs_node/tfjs_node_runtime.js';
 import type { TfjsNodeModule } from './tfjs_node/tfjs_node_module.js';
+import type { EngineSettings } from '../config/session_config.js';
 
 export type { Runtime } from './runtime.js';
 
-export async function createRuntime(name: ResolvedRuntime, log?: (msg: string) => void, importer: PackageImporter = importPackage): Promise<Runtime> {
+/** `engine`: thread counts and the CUDA device for ONNX Runtime's sessions (libtensorflow takes them from its environment). */
+export async function createRuntime(name: ResolvedRuntime, log?: (msg: string) => void, importer: PackageImporter = importPackage, engine?: EngineSettings): Promise<Runtime> {
   switch (name) {
     case 'embedded':
       return new EmbeddedRuntime('auto', log);
     case 'onnx+embedded':
-      return new OnnxRuntime({ device: 'cpu', fallback: new EmbeddedRuntime('wasm', log), log });
+      return new OnnxRuntime({ device: 'cpu', fallback: new EmbeddedRuntime('wasm', log), log, engine });
     case 'onnx':
-      return new OnnxRuntime({ device: 'cpu', fallback: null, log });
+      return new OnnxRuntime({ device: 'cpu', fallback: null, log, engine });
     case 'onnx-cuda':
-      return new OnnxRuntime({ device: 'cuda', fallback: null, log });
+      return new OnnxRuntime({ device: 'cuda', fallback: null, log, engine });
     case 'wasm':
     case 'cpu':
       return new EmbeddedRuntime(name, log);

@@ -9,6 +9,12 @@ export interface EngineChoice {
   /** 'onnxruntime', 'wasm', 'cpu', 'tensorflow' … */
   engine: string;
   reason?: string;
+  /**
+   * A part of the signature every engine tfgate has runs on one and the same implementation
+   * (a decision forest on Yggdrasil's WASM engine), said in a few words: --verify_on_load can
+   * compare only the rest, and says so instead of calling the signature verified.
+   */
+  singleEngine?: string;
 }
 
 export interface Servable {

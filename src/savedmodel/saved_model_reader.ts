@@ -1,5 +1,6 @@
 // Reads `<version>/saved_model.pb` and picks the MetaGraphDef whose tag set equals the
 // requested one (TF matches tag sets exactly: {train, serve} is not {serve}).
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { protoType, TO_OBJECT } from '../proto/index.js';
 import { Code, ServingError, dataLoss } from '../errors/status.js';
@@ -37,6 +38,9 @@ export interface SavedModelObject {
 }
 
 export const SAVED_MODEL_FILENAME = 'saved_model.pb';
+/** What TF Serving's --prefer_tflite_model looks for in a version folder. */
+const TFLITE_MODEL_FILENAME = 'model.tflite';
+const isFile = (p: string) => fs.stat(p).then((s) => s.isFile(), () => false);
 /** Where a version's asset files live (asset_file_def names files in it). */
 export const ASSETS_DIRECTORY = 'assets';
 
@@ -50,7 +54,13 @@ const MAX_PROTO_BYTES = 2 ** 31 - 1;
  */
 export async function readSavedModelProto(dir: string): Promise<SavedModelObject> {
   const file = path.join(dir, SAVED_MODEL_FILENAME);
-  if (!(await versionPathExists(file))) throw new ServingError(Code.NOT_FOUND, `SavedModel not found in export directory: ${dir}`);
+  if (!(await versionPathExists(file))) {
+    // TF Serving with --prefer_tflite_model serves such a folder; tfgate has no TFLite engine.
+    if (await isFile(path.join(dir, TFLITE_MODEL_FILENAME))) {
+      throw new ServingError(Code.UNIMPLEMENTED, `${dir} holds a TensorFlow Lite model (${TFLITE_MODEL_FILENAME}) and no ${SAVED_MODEL_FILENAME}: tfgate does not run TensorFlow Lite models`);
+    }
+    throw new ServingError(Code.NOT_FOUND, `SavedModel not found in export directory: ${dir}`);
+  }
   const bytes = await readVersionFile(dir, file, {
     maxBytes: MAX_PROTO_BYTES,
     tooLarge: (size) => dataLoss(`Can't parse ${file} as binary proto: it is ${size} bytes, over protobuf's limit of ${MAX_PROTO_BYTES} bytes for one message`),

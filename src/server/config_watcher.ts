@@ -18,6 +18,8 @@ export interface WatchedFile {
   /** Call onText only when the text differs from the last one seen (seeded by `initialText`). */
   readonly changedOnly?: boolean;
   readonly initialText?: string;
+  /** How the file is read (default: from the local disk); a model config on s3:// or gs:// is read through the storage router. */
+  readonly read?: (file: string) => Promise<string>;
 }
 
 export class ConfigWatcher {
@@ -32,7 +34,7 @@ export class ConfigWatcher {
     const check = async () => {
       let text: string;
       try {
-        text = await fs.readFile(w.file, 'utf8');
+        text = await (w.read ? w.read(w.file) : fs.readFile(w.file, 'utf8'));
       } catch (e) {
         w.onError(e as Error, 'read', !unreadable);
         unreadable = true;

@@ -6,6 +6,7 @@
 // idle keep-alive connections, and count the drain done when every socket has flushed its
 // last byte to the kernel and closed. At the bound, what is left is cut and reported.
 import net from 'node:net';
+import tls from 'node:tls';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 
 /** A request still being answered when the drain bound passed. */
@@ -33,7 +34,11 @@ export class HttpDrain {
   private onEmpty?: () => void;
 
   constructor(private readonly server: HttpServer) {
-    server.on('connection', (socket: net.Socket) => {
+    // Over HTTPS a request's socket is the TLS socket, which exists once the handshake is done
+    // ('secureConnection'); 'connection' gives the TCP socket under it, which must not be ended
+    // on its own while the TLS socket above it still writes an answer.
+    const connectionEvent = server instanceof tls.Server ? 'secureConnection' : 'connection';
+    server.on(connectionEvent, (socket: net.Socket) => {
       if (this.draining) return void socket.destroy(); // accepted just before listening stopped
       this.sockets.set(socket, new Set());
       socket.once('close', () => {

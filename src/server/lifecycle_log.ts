@@ -5,8 +5,9 @@ import type { ExecutorLoaderOptions } from '../services/executor_version_loader.
 import type { Metrics } from '../monitoring/metrics.js';
 import type { ExecutorHealth } from './server_status.js';
 import type { Log } from './logger.js';
+import { Code, type StatusData } from '../errors/status.js';
 
-type ExecutorReports = Required<Pick<ExecutorLoaderOptions, 'onThreadDeath' | 'onVerified' | 'onLoaded'>>;
+type ExecutorReports = Required<Pick<ExecutorLoaderOptions, 'onThreadDeath' | 'onVerified' | 'onLoaded' | 'onLoadReport'>>;
 
 /** The manager's onEvent: load/unload counters, available-version gauge and log lines. */
 export function managerEventLog(metrics: Metrics, log: Log): (e: ManagerEvent) => void {
@@ -26,7 +27,12 @@ export function managerEventLog(metrics: Metrics, log: Log): (e: ManagerEvent) =
   };
 }
 
-/** The executors' reports: thread deaths, verify-on-load results, engines chosen and refused signatures. */
+/** absl's Status::ToString(): "OK", or "CODE: message" (TF Serving's warmup metrics label with it). */
+function statusString(error: StatusData | undefined): string {
+  return error ? `${Code[error.code] ?? 'UNKNOWN'}: ${error.message}` : 'OK';
+}
+
+/** The executors' reports: thread deaths, verify-on-load results, engines chosen and refused signatures, load and warmup metrics. */
 export function executorReports(metrics: Metrics, health: ExecutorHealth, log: Log): ExecutorReports {
   return {
     onThreadDeath: (model, version, e) => {
@@ -43,6 +49,14 @@ export function executorReports(metrics: Metrics, health: ExecutorHealth, log: L
       for (const [signature, reference] of Object.entries(report.verified)) log(`{name: ${model} version: ${version}} signature '${signature}' agrees with ${reference}`, 'info', { ...fields, signature });
       for (const [signature, why] of Object.entries(report.unchecked)) log(`{name: ${model} version: ${version}} signature '${signature}' not verified: ${why}`, 'warn', { ...fields, signature });
       for (const [signature, why] of Object.entries(report.refused)) log(`{name: ${model} version: ${version}} signature '${signature}' refused: ${why}`, 'error', { ...fields, signature });
+    },
+    onLoadReport: (_model, _version, versionDir, report) => {
+      metrics.loadAttemptCount.labels(versionDir, report.loaded ? 'success' : 'fail').inc();
+      metrics.loadLatency.labels(versionDir).inc(Math.round(report.loadMs * 1000));
+      if (!report.warmup) return;
+      const status = statusString(report.warmup.error);
+      metrics.modelWarmupLatency.labels(versionDir, status).observe(report.warmup.ms * 1000);
+      metrics.modelWarmupRecordsRead.labels(versionDir, status).inc(report.warmup.records);
     },
     onLoaded: (model, version, description) => {
       for (const [signature, { engine, reason }] of Object.entries(description.engines)) {

@@ -37,12 +37,15 @@ export function parseModelList(kind: 'model_config_file' | 'yaml_config', file: 
   return { config: yaml.model_server_config, modelBatching: yaml.model_batching, batching: yaml.batching, monitoring: yaml.monitoring_config };
 }
 
-/** Reads the source once. `text`: the config file's content when already read. */
-export async function readModelList(src: ModelSource, text?: string): Promise<ModelList | undefined> {
+/**
+ * Reads the source once. `text`: the config file's content when already read; `readText`:
+ * how a config file is read (a --model_config_file may be on s3:// or gs://).
+ */
+export async function readModelList(src: ModelSource, text?: string, readText: (file: string) => Promise<string> = (f) => fs.readFile(f, 'utf8')): Promise<ModelList | undefined> {
   switch (src.kind) {
     case 'model_config_file':
     case 'yaml_config':
-      return parseModelList(src.kind, src.file, text ?? (await fs.readFile(src.file, 'utf8')));
+      return parseModelList(src.kind, src.file, text ?? (await readText(src.file)));
     case 'single_model':
       return { config: singleModelConfig(src.name, src.basePath), modelBatching: {} };
     case 'default_repository': {

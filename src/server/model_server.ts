@@ -30,6 +30,12 @@ import { ConfigWatcher } from './config_watcher.js';
 import { executorReports, managerEventLog } from './lifecycle_log.js';
 import { configFromReloadRequest } from './reload_config_request.js';
 import { batchMetrics } from '../monitoring/batch_metrics.js';
+import { ServerRequestLogger } from '../services/request_logger.js';
+import { requestLogReports } from '../monitoring/request_log_metrics.js';
+import { readSslConfigFile, type SslConfig } from '../config/ssl_config.js';
+import { httpsServeOptions, tlsSummary } from './rest_https.js';
+import { StorageRouter } from '../storage/storage_router.js';
+import { FetchingVersionLoader } from '../storage/fetching_version_loader.js';
 
 import type { Log } from './logger.js';
 export type { Log };
@@ -47,6 +53,8 @@ const HEALTH_SERVICE_NAMES = new Set(['ModelService', 'PredictionService']);
 export class ModelServer {
   readonly manager: AspiredVersionsManager<MaybeBatchedVersion<ExecutorServableVersion>>;
   private readonly source: FileSystemSource<ModelConfig>;
+  /** Local folders, s3:// and gs://: base paths listed, config files read, remote versions downloaded before they load. */
+  private readonly storage: StorageRouter;
   private readonly models: ModelService;
   private readonly watcher = new ConfigWatcher();
   private config: ModelServerConfig = { model_config_list: { config: [] } };
@@ -70,6 +78,13 @@ export class ModelServer {
   private yamlTextReadAtBoot?: string;
   /** --batching_parameters_file as read at construction: the watcher's first "last seen". */
   private batchingTextReadAtBoot?: string;
+  /** Request logging: the models' logging_config, applied with each config. */
+  private readonly requestLogger: ServerRequestLogger;
+  /** What the last request-logging line said (said again only when it changes). */
+  private requestLogSaid = '';
+  /** --ssl_config_file and --rest_api_ssl_config_file, read and checked at construction (a bad one stops start-up and --dry_run). */
+  private readonly grpcTls?: SslConfig;
+  private readonly restTls?: SslConfig;
 
   constructor(
     private readonly options: ServerOptions,
@@ -79,7 +94,15 @@ export class ModelServer {
     /** What tests substitute; the binary gives none. */
     seams: { executorWorkerFile?: string } = {},
   ) {
+    if (options.sslConfigFile) this.grpcTls = readSslConfigFile(options.sslConfigFile, 'ssl_config_file');
+    if (options.restApiSslConfigFile) this.restTls = readSslConfigFile(options.restApiSslConfigFile, 'rest_api_ssl_config_file');
     this.memoryBudget = new MemoryBudget(options.limits.maxInflightRequestBytes);
+    this.requestLogger = new ServerRequestLogger({
+      tags: options.savedModelTags,
+      limits: options.requestLog,
+      reports: requestLogReports(this.metrics, (message, fields) => log(message, 'warn', fields)),
+    });
+    this.storage = new StorageRouter({ root: options.modelCache.dir, maxBytes: options.modelCache.maxBytes });
     const executors = new ExecutorVersionLoader({
       tags: [...options.savedModelTags],
       maxQueued: options.limits.maxExecutorQueue,
@@ -89,6 +112,7 @@ export class ModelServer {
       warmupIterations: options.enableModelWarmup ? Math.max(1, options.numRequestIterationsForWarmup) : 0,
       verify: options.verifyOnLoad,
       loadBounds: options.loadBounds,
+      engine: options.engine,
       ...executorReports(this.metrics, this.executorHealth, log),
     });
     const global = this.batchingParameters();
@@ -114,7 +138,8 @@ export class ModelServer {
     // Request metrics label only models that are configured (or were): any other name a
     // client sends counts under one label, so random names cannot grow the scrape forever.
     this.metrics.knowModelsFrom((name) => this.configuredNames.has(name) || this.manager.hasModel(name));
-    this.manager = new AspiredVersionsManager(loader, {
+    const storage = this.storage;
+    this.manager = new AspiredVersionsManager(new FetchingVersionLoader(loader, (location, what) => storage.localCopy(location, what)), {
       allowVersionLabelsForUnavailableModels: options.allowVersionLabelsForUnavailableModels,
       maxNumLoadRetries: options.maxNumLoadRetries,
       loadRetryIntervalMs: options.loadRetryIntervalMicros / 1000,
@@ -122,7 +147,7 @@ export class ModelServer {
       onEvent: managerEventLog(this.metrics, log),
     });
     this.models = new ModelService(this.manager);
-    this.source = new FileSystemSource<ModelConfig>(options.fileSystemPollWaitSeconds, log);
+    this.source = new FileSystemSource<ModelConfig>(options.fileSystemPollWaitSeconds, log, this.storage);
     this.source.setAspiredVersionsCallback(async (m, versions) => {
       await this.manager.setAspiredVersions(m.name, versions);
       if (!Object.keys(m.version_labels).length) return;
@@ -142,6 +167,7 @@ export class ModelServer {
   private batchingParameters(): BatchingParameters | undefined {
     const b = this.options.batching;
     if (!b.enabled) return undefined;
+    if (b.parameters) return b.parameters;
     if (b.parametersFile) {
       this.batchingTextReadAtBoot = readFileSync(b.parametersFile, 'utf8');
       return parseBatchingParametersText(this.batchingTextReadAtBoot, b.parametersFile);
@@ -157,7 +183,7 @@ export class ModelServer {
 
   /** The model list from the flags' source (undefined: an empty config file, no action). */
   private async readConfig(text?: string): Promise<ModelList | undefined> {
-    const list = await readModelList(this.options.modelSource, text ?? this.yamlTextReadAtBoot);
+    const list = await readModelList(this.options.modelSource, text ?? this.yamlTextReadAtBoot, (file) => this.storage.readText(file));
     this.yamlTextReadAtBoot = undefined;
     if (list) this.modelBatching = list.modelBatching;
     return list;
@@ -169,11 +195,33 @@ export class ModelServer {
       this.log(`Taking no action for empty config${'file' in src ? ` ${src.file}` : ''}; still serving ${this.config.model_config_list.config.map((m) => m.name).join(', ') || 'no model'}`, 'warn', { event: 'empty_config' });
       return;
     }
+    // A cloud client the environment cannot build refuses the config before anything unloads.
+    this.storage.checkLocations(config.model_config_list.config.map((m) => m.base_path));
     const names = new Set(config.model_config_list.config.map((m) => m.name));
-    for (const old of this.config.model_config_list.config) if (!names.has(old.name)) await this.manager.removeModel(old.name);
+    for (const old of this.config.model_config_list.config) {
+      if (names.has(old.name)) continue;
+      await this.manager.removeModel(old.name);
+      this.metrics.availableVersions.remove(old.name);
+    }
+    // Every configured model has a series, 0 until a version is AVAILABLE: an alert on "< 1"
+    // then sees a model that never loaded, and a removed model stops alerting.
+    for (const name of names) this.metrics.availableVersions.labels(name).inc(0);
     this.config = config;
     this.configuredNames = names;
+    this.applyRequestLogging(config);
     await this.source.setServables(config.model_config_list.config);
+  }
+
+  /** The models' logging_config from now on; a line for each model that logs, when that changes. */
+  private applyRequestLogging(config: ModelServerConfig): void {
+    this.requestLogger.update(config.model_config_list.config);
+    const lines = [...this.requestLogger.destinations()].map(
+      ([model, d]) => `Request logging for model ${model}: sampling_rate ${d.samplingRate}, PredictionLog records to ${d.filenamePrefix}.<host>.<pid>.<n>.tfrecord`,
+    );
+    const said = lines.join('\n');
+    if (said === this.requestLogSaid) return;
+    this.requestLogSaid = said;
+    for (const line of lines) this.log(line, 'info', { event: 'request_logging' });
   }
 
   /**
@@ -194,8 +242,8 @@ export class ModelServer {
     await this.applyConfig(list?.config);
     this.source.start();
     this.watchConfigFiles();
-    for (const f of this.options.ignoredFlagsGiven) this.log(`--${f} is accepted and ignored (see --help)`);
-    const prediction = new PredictionService(this.manager);
+    for (const h of this.options.harmlessSettingsGiven) this.log(`${h.name} changes nothing here: ${h.why}`, 'info', { event: 'harmless_setting' });
+    const prediction = new PredictionService(this.manager, this.requestLogger);
     const app = createRestApp({
       prediction,
       modelStatus: (spec) => modelStatusJson(this.models.status(spec)),
@@ -215,11 +263,11 @@ export class ModelServer {
         const models = this.config.model_config_list.config.map((m) => ({ name: m.name, versions: this.safeStatus(m.name), queuedRows: queued.get(m.name) ?? 0 }));
         return serverStatusJson(models, this.executorHealth, this.runtime);
       },
-      readiness: () => readiness(this.config.model_config_list.config.map((m) => ({ name: m.name, versions: this.safeStatus(m.name) })), this.stopped),
+      readiness: () => readiness(this.config.model_config_list.config.map((m) => ({ name: m.name, versions: this.safeStatus(m.name), error: this.source.unreadableReason(m.name) })), this.stopped),
       accessLog: this.options.accessLog ? (entry) => this.log('request', 'info', entry) : undefined,
     });
     const port = await new Promise<number>((resolve, reject) => {
-      const server = serve({ fetch: app.fetch, port: this.options.restApiPort, hostname: this.options.restApiHost }, (info) => resolve(info.port));
+      const server = serve({ fetch: app.fetch, port: this.options.restApiPort, hostname: this.options.restApiHost, ...httpsServeOptions(this.restTls) }, (info) => resolve(info.port));
       server.once('error', reject);
       this.http = server;
     });
@@ -229,6 +277,7 @@ export class ModelServer {
     this.httpDrain = new HttpDrain(http);
     this.log(`HTTP/REST connections capped at ${this.options.restMaxConnections} (--rest_max_connections)`, 'info', { event: 'rest_max_connections', max: this.options.restMaxConnections });
     this.log(`Exporting HTTP/REST API at:${this.options.restApiHost}:${port} ...`);
+    if (this.restTls) this.log(`HTTP/REST API over HTTPS (--rest_api_ssl_config_file): ${tlsSummary(this.restTls)}`, 'info', { event: 'rest_tls' });
     const grpcPort = await this.startGrpc(prediction);
     return { restPort: port, grpcPort };
   }
@@ -246,7 +295,11 @@ export class ModelServer {
         file: src.file,
         everySeconds: src.pollWaitSeconds,
         onText: async (text) => this.applyConfig((await this.readConfig(text))?.config),
-        onError: (e) => this.log(`Failed to reload model config ${src.file}: ${e.message}`, 'error', { event: 'config_reload_failed' }),
+        read: (file) => this.storage.readText(file),
+        // A file (or bucket) that cannot be read is said once per streak, not every poll.
+        onError: (e, cause, firstInStreak) => {
+          if (cause === 'apply' || firstInStreak) this.log(`Failed to reload model config ${src.file}: ${e.message}`, 'error', { event: 'config_reload_failed' });
+        },
       });
     }
     const file = this.options.batching.parametersFile;
@@ -274,8 +327,11 @@ export class ModelServer {
   private async startGrpc(prediction: PredictionService): Promise<number | undefined> {
     const o = this.options;
     if (!(o.grpcPort > 0) && !o.grpcSocketPath) return undefined;
+    // TF Serving's lines (server.cc BuildServerCredentials), then what the credentials hold.
+    if (this.grpcTls) this.log(`Using SSL credentials: ${tlsSummary(this.grpcTls)}`, 'info', { event: 'grpc_tls' });
+    else this.log('Using InsecureServerCredentials');
     const grpc = new GrpcServer(
-      { host: o.grpcHost, port: o.grpcPort, socketPath: o.grpcSocketPath, channelArguments: o.grpcChannelArguments, maxReceiveMessageBytes: o.limits.maxRequestBodyBytes, health: o.enableGrpcHealthcheck },
+      { host: o.grpcHost, port: o.grpcPort, socketPath: o.grpcSocketPath, channelArguments: o.grpcChannelArguments, maxReceiveMessageBytes: o.limits.maxRequestBodyBytes, health: o.enableGrpcHealthcheck, tls: this.grpcTls },
       {
         budget: this.memoryBudget,
         maxElements: o.limits.jsonMaxElements,
@@ -320,12 +376,22 @@ export class ModelServer {
   async checkConfig(): Promise<Record<string, unknown>> {
     const list = await this.readConfig();
     const config = list?.config ?? this.config;
+    this.storage.checkLocations(config.model_config_list.config.map((m) => m.base_path));
     return {
       runtime: this.runtime,
       rest_api: `${this.options.restApiHost}:${this.options.restApiPort}`,
       grpc_port: this.options.grpcPort,
-      models: config.model_config_list.config.map((m) => ({ name: m.name, base_path: m.base_path, model_version_policy: m.model_version_policy, version_labels: m.version_labels })),
+      grpc_tls: this.grpcTls ? tlsSummary(this.grpcTls) : null,
+      rest_tls: this.restTls ? tlsSummary(this.restTls) : null,
+      models: config.model_config_list.config.map((m) => ({
+        name: m.name,
+        base_path: m.base_path,
+        model_version_policy: m.model_version_policy,
+        version_labels: m.version_labels,
+        ...(m.logging_config && { logging_config: m.logging_config }),
+      })),
       batching: this.batching ?? null,
+      engine: this.options.engine,
       monitoring_path: (await this.prometheusPath(list)) ?? null,
     };
   }
@@ -353,6 +419,14 @@ export class ModelServer {
     }
     await sourceStopped;
     await this.manager.stop();
+    // Records still queued are written, for as long as requests could drain: a log disk that
+    // hangs does not hold the exit.
+    let logBound: NodeJS.Timeout | undefined;
+    const logClosed = this.requestLogger.close().then(() => true);
+    const logTimedOut = Number.isFinite(drainMs) ? new Promise<false>((resolve) => (logBound = setTimeout(() => resolve(false), drainMs))) : new Promise<false>(() => {});
+    if (!(await Promise.race([logClosed, logTimedOut]))) this.log(`request log: records still queued at exit are lost (its disk did not take them within ${drainMs / 1000} s)`, 'warn', { event: 'request_log_cut' });
+    clearTimeout(logBound);
+    await this.storage.close();
     return report;
   }
 

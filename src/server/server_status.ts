@@ -47,8 +47,8 @@ export function serverStatusJson(models: { name: string; versions: ModelVersionS
 
 export interface Readiness {
   ready: boolean;
-  /** Models without an AVAILABLE version, with the states their versions are in. */
-  not_ready: { name: string; states: string[] }[];
+  /** Models without an AVAILABLE version, with the states their versions are in, and why the base path could not be read when that is why. */
+  not_ready: { name: string; states: string[]; error?: string }[];
 }
 
 /**
@@ -58,7 +58,9 @@ export interface Readiness {
  * here: it answers 200 while the only version is still LOADING or has failed to load, and
  * needs the model's name in the probe.
  */
-export function readiness(models: { name: string; versions: ModelVersionStatus[] }[], draining: boolean): Readiness {
-  const notReady = models.filter((m) => draining || !m.versions.some((v) => v.state === 'AVAILABLE')).map((m) => ({ name: m.name, states: m.versions.map((v) => `${v.version}:${v.state}`) }));
+export function readiness(models: { name: string; versions: ModelVersionStatus[]; error?: string }[], draining: boolean): Readiness {
+  const notReady = models
+    .filter((m) => draining || !m.versions.some((v) => v.state === 'AVAILABLE'))
+    .map((m) => ({ name: m.name, states: m.versions.map((v) => `${v.version}:${v.state}`), ...(m.error && { error: m.error }) }));
   return { ready: !draining && !notReady.length, not_ready: notReady };
 }

@@ -6,8 +6,9 @@ import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import * as MSG from '../core/messages.js';
 import type { PredictionService, PredictOptions } from './prediction_service.js';
-import type { ModelSpec } from './servable_version.js';
+import type { ModelSpec, RunStats } from './servable_version.js';
 import { hasOwnKey } from '../core/own_property.js';
+import type { Classification } from './prediction_log.js';
 
 export const CLASSIFY_METHOD_NAME = 'tensorflow/serving/classify';
 export const REGRESS_METHOD_NAME = 'tensorflow/serving/regress';
@@ -18,12 +19,13 @@ export type ExampleApi = 'classify' | 'regress';
 /** classifier.cc / regressor.cc: Classify and Regress name a missing signature alike. */
 const exampleSignatureNotFound = (name: string) => invalidArgument(MSG.exampleSignatureNotFound(name));
 
-/** One example's classes: [label, score] pairs ("" when the model has no classes output). */
-export type Classification = Array<[string, number]>;
+export type { Classification };
 
 export interface ExampleResult {
   version: number;
   results: Classification[] | number[];
+  /** Where the run's time went (runtime_latency). */
+  stats: RunStats;
 }
 
 function checkSignature(api: ExampleApi, name: string, signature: SignatureSpec, checkMethodName: boolean): { outputs: string[] } {
@@ -70,26 +72,34 @@ export async function runExamples(
   options: PredictOptions & { checkMethodName?: boolean } = {},
 ): Promise<ExampleResult> {
   let outputKeys: string[] = [];
-  let batch = 0;
+  let serialized: Uint8Array[] = [];
+  // MultiInference logs its tasks in one record of its own.
+  const logged = options.loggedByCaller ? undefined : prediction.requestLog?.sample(spec.name);
   const result = await prediction.predict(
     spec,
     signatureName,
     (signature) => {
       outputKeys = checkSignature(api, signatureName ?? 'serving_default', signature, options.checkMethodName ?? false).outputs;
-      const serialized = examples();
-      batch = serialized.length;
-      return { inputs: { [INPUTS]: { dtype: 'string', shape: [batch], values: serialized } }, outputFilter: outputKeys };
+      serialized = examples();
+      return { inputs: { [INPUTS]: { dtype: 'string', shape: [serialized.length], values: serialized } }, outputFilter: outputKeys };
     },
-    { signatureNotFound: exampleSignatureNotFound, ...options },
+    { signatureNotFound: exampleSignatureNotFound, ...options, loggedByCaller: true },
   );
+  const answer = { version: result.version, results: resultsOf(api, result.outputs, serialized.length), stats: result.stats };
+  logged?.log({ kind: api, spec, signatureName, examples: serialized, run: { version: answer.version, signatureName: result.signatureName, results: answer.results } });
+  return answer;
+}
+
+/** The classify / regress results read from the signature's outputs, as classifier.cc / regressor.cc read them. */
+function resultsOf(api: ExampleApi, outputs: Record<string, HostTensor>, batch: number): Classification[] | number[] {
   if (api === 'regress') {
-    const out = result.outputs.outputs;
+    const out = outputs.outputs;
     const { width } = rowsOf(out, batch, 'output');
     if (width !== 1) throw invalidArgument(`Expected output Tensor shape to be either [batch_size] or [batch_size, 1] but got [${out.shape.join(',')}]`);
-    return { version: result.version, results: Array.from(out.values as ArrayLike<number>, Number) };
+    return Array.from(out.values as ArrayLike<number>, Number);
   }
-  const scores = result.outputs.scores;
-  const classes = result.outputs.classes;
+  const scores = outputs.scores;
+  const classes = outputs.classes;
   const width = scores ? rowsOf(scores, batch, 'scores').width : rowsOf(classes, batch, 'classes').width;
   if (scores && classes && rowsOf(classes, batch, 'classes').width !== width) throw invalidArgument('Tensors class and score should match in shape.');
   const results: Classification[] = [];
@@ -101,5 +111,5 @@ export async function runExamples(
     }
     results.push(row);
   }
-  return { version: result.version, results };
+  return results;
 }

@@ -4,6 +4,10 @@ import { Code, ServingError } from '../errors/status.js';
 import { verifyVersion, type VerificationReport } from './version_verifier.js';
 import { versionInventory } from '../savedmodel/version_files.js';
 import { DEFAULT_LOAD_TIMEOUT_SECONDS, loadTimeoutMs } from '../savedmodel/load_bounds.js';
+import type { LoadReport, ModelDescription, RuntimeName } from '../executors/protocol.js';
+import type { HostTensor } from '../tensor/host_tensor.js';
+import type { Release, RunOptions, ServableVersion } from './servable_version.js';
+import type { EngineSettings } from '../config/session_config.js';
 
 /** `work`, or the signal's reason as soon as it aborts (what `work` holds is the caller's to stop). */
 function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -14,9 +18,6 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
-import type { ModelDescription, RuntimeName } from '../executors/protocol.js';
-import type { HostTensor } from '../tensor/host_tensor.js';
-import type { Release, RunOptions, ServableVersion } from './servable_version.js';
 
 export interface ExecutorLoaderOptions {
   tags: string[];
@@ -35,8 +36,12 @@ export interface ExecutorLoaderOptions {
   verify?: { mode: 'auto' | 'true' | 'false'; maxBytes: number };
   /** What the check found (or why it was skipped: `skipped` set). */
   onVerified?: (modelName: string, version: number, report: VerificationReport | { skipped: string }) => void;
+  /** How loading went (TensorFlow's load metrics, TF Serving's warmup metrics), loaded or not. */
+  onLoadReport?: (modelName: string, version: number, versionDir: string, report: LoadReport) => void;
   /** The executor threads' entry module (default: the production one); tests give one that injects faults. */
   workerFile?: string;
+  /** Thread counts and GPU options for the runtime's sessions (--tensorflow_*_parallelism, session config). */
+  engine?: EngineSettings;
   /** --load_memory_floor_mb, --load_timeout_seconds (savedmodel/load_bounds.ts); defaults when absent. */
   loadBounds?: { memoryFloorMb: number; timeoutSeconds: number };
 }
@@ -93,6 +98,8 @@ export class ExecutorVersionLoader {
         workerFile: this.options.workerFile,
         memoryFloorMb: this.options.loadBounds?.memoryFloorMb,
         signal: deadline.signal,
+        onLoadReport: (report) => this.options.onLoadReport?.(modelName, version, versionDir, report),
+        ...(this.options.engine && { engine: this.options.engine }),
       });
       await abortable(this.verify(modelName, version, versionDir, pool, deadline.signal, bytes), deadline.signal);
     } catch (e) {

@@ -8,6 +8,8 @@ import type { ModelSpec, Release, RunStats, ServableVersion, VersionSource } fro
 import type { ServableHandle } from '../core/servable_handle.js';
 import { checkInputAliases, checkInputDtypes, checkOutputFilter } from './predict_checks.js';
 import { ownValue } from '../core/own_property.js';
+import { capturePredictRequest } from './prediction_log.js';
+import type { RequestLogSampler } from './request_logger.js';
 
 /** How long the caller waits: performance.now() ms (see RunOptions.deadline). */
 interface CallOptions {
@@ -21,6 +23,8 @@ export interface PredictOptions extends CallOptions {
    * Classify / Regress INVALID_ARGUMENT with their own texts.
    */
   signatureNotFound?: (name: string) => ServingError;
+  /** The caller logs this run in a record of its own (Classify, Regress, MultiInference): no PredictLog. */
+  loggedByCaller?: boolean;
 }
 
 export const DEFAULT_SIGNATURE_KEY = 'serving_default';
@@ -35,7 +39,11 @@ export interface PredictResult {
 const predictSignatureNotFound = (name: string) => failedPrecondition(MSG.predictSignatureNotFound(name));
 
 export class PredictionService {
-  constructor(private readonly versions: VersionSource) {}
+  constructor(
+    private readonly versions: VersionSource,
+    /** Request logging (logging_config): which calls are logged, and where their records go. */
+    readonly requestLog?: RequestLogSampler,
+  ) {}
 
   /**
    * Admission of a request for `spec` before anything of it is read (ServableVersion.admit):
@@ -95,8 +103,11 @@ export class PredictionService {
       checkInputAliases(signature, Object.keys(inputs));
       checkOutputFilter(signature, outputFilter);
       checkInputDtypes(signature, inputs);
+      const logged = call.loggedByCaller ? undefined : this.requestLog?.sample(spec.name);
+      const request = logged && capturePredictRequest(spec, signatureName, inputs, outputFilter);
       const stats: RunStats = {};
       const outputs = await version.run(name, inputs, outputFilter, { stats, deadline: call.deadline });
+      if (logged) logged.log({ kind: 'predict', request: request!, name: spec.name, version: handle.version, signatureName: name, outputs });
       return { version: handle.version, signatureName: name, outputs, stats };
     } finally {
       handle.release();

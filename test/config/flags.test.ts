@@ -33,7 +33,7 @@ describe('flag table', () => {
   it("has every flag of main.cc, in its order, then tfgate's own", () => {
     const names = Object.keys(FLAGS);
     assert.deepEqual(names.filter((n) => !FLAGS[n as FlagName].own), TF_FLAGS);
-    assert.deepEqual(names.filter((n) => FLAGS[n as FlagName].own), ['rest_api_host', 'grpc_api_host', 'rest_max_connections', 'enable_reload_config_request', 'reload_config_allowed_base_paths', 'runtime', 'config', 'batching_mode', 'batching_latency_target_ms', 'dry_run', 'batching_parameters_poll_wait_seconds', 'access_log', 'shutdown_drain_seconds', 'num_executors', 'verify_on_load', 'verify_on_load_max_mb', 'load_memory_floor_mb', 'load_timeout_seconds', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'max_inflight_request_bytes', 'max_executor_queue', 'help']);
+    assert.deepEqual(names.filter((n) => FLAGS[n as FlagName].own), ['rest_api_host', 'grpc_api_host', 'rest_api_ssl_config_file', 'rest_max_connections', 'enable_reload_config_request', 'reload_config_allowed_base_paths', 'runtime', 'config', 'batching_mode', 'batching_latency_target_ms', 'dry_run', 'batching_parameters_poll_wait_seconds', 'access_log', 'shutdown_drain_seconds', 'num_executors', 'verify_on_load', 'verify_on_load_max_mb', 'load_memory_floor_mb', 'load_timeout_seconds', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'max_inflight_request_bytes', 'max_executor_queue', 'request_log_file_max_bytes', 'request_log_queue_max_bytes', 'model_cache_dir', 'model_cache_max_mb', 'help']);
   });
   it("keeps TF Serving's types and defaults (server.h), except rest_api_port", () => {
     const expect: Array<[FlagName, string, unknown]> = [
@@ -69,12 +69,13 @@ describe('flag table', () => {
     const executors = FLAGS.num_executors.default as number;
     assert.ok(executors >= 1 && executors <= 4);
   });
-  it('marks flags without meaning for tfgate as ignored', () => {
-    for (const n of ['use_alts_credentials', 'ssl_config_file', 'prefer_tflite_model', 'xla_cpu_compilation_enabled', 'skip_initialize_tpu', 'enable_profiler', 'tensorflow_session_parallelism', 'per_process_gpu_memory_fraction', 'mixed_precision'] as const) {
-      assert.equal(FLAGS[n].acted, false, n);
-    }
-    for (const n of ['rest_api_port', 'model_config_file', 'model_base_path', 'enable_batching', 'batching_parameters_file', 'monitoring_config_file', 'file_system_poll_wait_seconds'] as const) {
-      assert.equal(FLAGS[n].acted, true, n);
+  it('classifies each flag: honoured, refused, by runtime, harmless', () => {
+    const kind = (n: FlagName) => FLAGS[n].handling.kind;
+    for (const n of ['prefer_tflite_model', 'mixed_precision', 'thread_pool_factory_config_file'] as const) assert.equal(kind(n), 'refused', n);
+    for (const n of ['xla_cpu_compilation_enabled', 'skip_initialize_tpu', 'enable_profiler', 'grpc_max_threads', 'num_tflite_pools'] as const) assert.equal(kind(n), 'harmless', n);
+    assert.equal(kind('per_process_gpu_memory_fraction'), 'runtime');
+    for (const n of ['rest_api_port', 'model_config_file', 'model_base_path', 'enable_batching', 'batching_parameters_file', 'monitoring_config_file', 'file_system_poll_wait_seconds', 'platform_config_file', 'tensorflow_session_config_file', 'tensorflow_intra_op_parallelism', 'tensorflow_session_parallelism'] as const) {
+      assert.equal(kind(n), 'honoured', n);
     }
   });
 });
@@ -181,18 +182,18 @@ describe('resolveServerOptions', () => {
     assert.equal(parseServerOptions(['--max_inflight_request_bytes=1048576']).limits.maxInflightRequestBytes, 1048576);
     assert.throws(() => parseServerOptions(['--max_inflight_request_bytes=-1']), /max_inflight_request_bytes/);
     assert.throws(() => parseServerOptions(['--max_executor_queue=0']), /max_executor_queue/);
-    assert.deepEqual(o.ignoredFlagsGiven, []);
+    assert.deepEqual(o.harmlessSettingsGiven, []);
     assert.ok(Object.isFrozen(o) && Object.isFrozen(o.modelSource) && Object.isFrozen(o.limits) && Object.isFrozen(o.savedModelTags));
   });
   it('a TF Serving command line: single model, paths against cwd, REST still on 8501 unless given', () => {
-    const o = parseServerOptions(['--model_name=m', '--model_base_path=models/m', '--saved_model_tags=serve, gpu', '--enable_batching', '--batching_parameters_file=b.cfg', '--monitoring_config_file=/etc/mon.cfg', '--use_alts_credentials'], '/srv');
+    const o = parseServerOptions(['--model_name=m', '--model_base_path=models/m', '--saved_model_tags=serve, gpu', '--enable_batching', '--batching_parameters_file=b.cfg', '--monitoring_config_file=/etc/mon.cfg', '--grpc_max_threads=8'], '/srv');
     assert.deepEqual(o.modelSource, { kind: 'single_model', name: 'm', basePath: '/srv/models/m' });
     assert.equal(o.restApiPort, 8501);
     assert.deepEqual(o.savedModelTags, ['serve', 'gpu']);
     assert.deepEqual(o.batching, { enabled: true, parametersFile: '/srv/b.cfg', perModel: false, mode: 'fixed', latencyTargetMs: 0, pollWaitSeconds: 1 });
     assert.deepEqual(parseServerOptions(['--enable_batching', '--batching_mode=adaptive', '--batching_latency_target_ms=40'], '/w').batching, { enabled: true, parametersFile: null, perModel: false, mode: 'adaptive', latencyTargetMs: 40, pollWaitSeconds: 1 });
     assert.equal(o.monitoringConfigFile, '/etc/mon.cfg');
-    assert.deepEqual(o.ignoredFlagsGiven, ['use_alts_credentials']);
+    assert.deepEqual(o.harmlessSettingsGiven.map((h) => h.name), ['--grpc_max_threads']);
     assert.equal(parseServerOptions(['--model_base_path=/m', '--rest_api_port=9001']).restApiPort, 9001);
   });
   it('model_config_file wins over model_name/model_base_path (ignored, as TF Serving); --config is the YAML source', () => {
@@ -230,10 +231,19 @@ describe('--help', () => {
     assert.match(help, /\t--rest_api_port=8501 +\tint32\t.*tfgate default 8501 \(TF Serving: 0\)/);
     assert.match(help, /tfgate's own flags:\n(.*\n)*\t--rest_api_host="0\.0\.0\.0"/);
   });
-  it('lists every flag once; ignored ones under "Accepted and ignored"', () => {
+  it('lists every flag once, under the heading of its handling, with the reason', () => {
     for (const name of Object.keys(FLAGS)) assert.equal(help.split(`\t--${name}=`).length, 2, name);
-    const ignoredPart = help.slice(help.indexOf('Accepted and ignored'));
-    for (const [name, spec] of Object.entries(FLAGS)) assert.equal(ignoredPart.includes(`\t--${name}=`), !spec.acted, name);
-    assert.match(ignoredPart, /\t--per_process_gpu_memory_fraction=0\.000000 *\tfloat\t\(no GPU\)/);
+    const section = (heading: string) => help.slice(help.indexOf(heading)).split('\n\n')[0];
+    const refusedPart = section('Refused when set');
+    const harmlessPart = section('Accepted; they change nothing here');
+    const runtimePart = section('Honoured or refused according to the runtime');
+    for (const [name, spec] of Object.entries(FLAGS)) {
+      assert.equal(refusedPart.includes(`\t--${name}=`), spec.handling.kind === 'refused', name);
+      assert.equal(harmlessPart.includes(`\t--${name}=`), spec.handling.kind === 'harmless', name);
+      assert.equal(runtimePart.includes(`\t--${name}=`), spec.handling.kind === 'runtime', name);
+    }
+    assert.match(harmlessPart, /\t--skip_initialize_tpu=false *\tbool\tWhether to skip auto initializing TPU\. \[tfgate: no TPU here\]/);
+    assert.match(runtimePart, /\t--per_process_gpu_memory_fraction=0\.000000 *\tfloat\t.*\[tfgate: refused with --runtime onnx-cuda or tfjs-node-gpu/);
+    assert.doesNotMatch(help, /no GPU\]|\(gRPC only\)\n.*per_process/);
   });
 });

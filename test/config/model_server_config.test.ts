@@ -56,7 +56,7 @@ describe('models.config content', () => {
          config { name: 'a' base_path: 'models/a' model_version_policy { specific { versions: 1 versions: 3 } }
                   version_labels { key: 'stable' value: 1 } version_labels { key: 'canary' value: 3 } }
          config { name: 'b' base_path: '/abs/b' model_version_policy { latest { num_versions: 2 } }
-                  logging_config { sampling_config { sampling_rate: 0.5 } } }
+                  logging_config { log_collector_config { type: 'file' filename_prefix: 'logs/b' } sampling_config { sampling_rate: 0.5 } } }
          config { name: 'c' base_path: 'gs://bucket/c' model_type: TENSORFLOW model_version_policy { latest {} } }
          config { name: 'd' base_path: './d' model_version_policy {} }
        }`,
@@ -67,7 +67,7 @@ describe('models.config content', () => {
     assert.deepEqual(a.model_version_policy, { specific: { versions: [1, 3] } });
     assert.deepEqual(a.version_labels, { stable: 1, canary: 3 });
     assert.deepEqual(b.model_version_policy, { latest: { num_versions: 2 } });
-    assert.deepEqual(b.logging_config, { sampling_config: { sampling_rate: 0.5, per_task_sampling_configs: [], attributes: 0 } });
+    assert.deepEqual(b.logging_config, { log_collector_config: { type: 'file', filename_prefix: '/srv/conf/logs/b' }, sampling_config: { sampling_rate: 0.5 } }, 'a relative filename_prefix resolves as base_path does');
     assert.equal(cc.base_path, 'gs://bucket/c', 'URIs are kept as written');
     assert.equal(cc.model_platform, 'tensorflow', 'deprecated model_type TENSORFLOW');
     assert.deepEqual(cc.model_version_policy, { latest: { num_versions: 1 } }, 'num_versions 0 means 1');

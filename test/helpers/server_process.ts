@@ -26,13 +26,15 @@ export interface RunningServer {
 }
 
 /** Spawns `tfgate <args> --rest_api_port=<free>` and waits until it answers HTTP. */
-export async function startServer(args: string[], opts: { cwd?: string; readyPath?: string; timeoutMs?: number } = {}): Promise<RunningServer> {
+/** `probe`: what tells that the server answers, in place of an HTTP GET of readyPath (e.g. an HTTPS request); it rejects until then. */
+export async function startServer(args: string[], opts: { cwd?: string; readyPath?: string; timeoutMs?: number; env?: Record<string, string>; probe?: (port: number) => Promise<unknown> } = {}): Promise<RunningServer> {
   const port = await freePort();
   // gRPC stays off unless the test gives its own --port.
   const grpcOff = args.some((a) => a.startsWith('--port=')) ? [] : ['--port=0'];
   const proc = spawn(process.execPath, [TFGATE_BIN, ...args, `--rest_api_port=${port}`, '--rest_api_host=127.0.0.1', ...grpcOff], {
     cwd: opts.cwd ?? REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(opts.env && { env: { ...process.env, ...opts.env } }),
   });
   let logs = '';
   proc.stdout!.on('data', (d) => (logs += d));
@@ -44,7 +46,7 @@ export async function startServer(args: string[], opts: { cwd?: string; readyPat
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`tfgate exited with ${proc.exitCode}:\n${logs}`);
     try {
-      await fetch(url(opts.readyPath ?? '/v1/models/__probe__'));
+      await (opts.probe ? opts.probe(port) : fetch(url(opts.readyPath ?? '/v1/models/__probe__')));
       break;
     } catch {
       if (Date.now() > deadline) {

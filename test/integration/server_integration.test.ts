@@ -210,7 +210,7 @@ model_config_list {
     assert.match(text, /^:tensorflow:serving:request_count\{model_name="_unknown_",status="NOT_FOUND"\} \d+$/m);
     assert.doesNotMatch(text, /model_name="nope"/);
     assert.match(text, /^:tensorflow:serving:request_latency_bucket\{le="10",model_name="default",API="predict",entrypoint="REST"\} \d+$/m);
-    assert.match(text, /^:tensorflow:serving:runtime_latency_count\{model_name="default",API="Predict",runtime="TF\.js"\} \d+$/m);
+    assert.match(text, /^:tensorflow:serving:runtime_latency_count\{model_name="default",API="Predict",runtime="TF1"\} \d+$/m);
     assert.match(text, /^tfgate_model_version_loads_total\{model_name="live",outcome="failed"\} 1$/m);
     assert.match(text, /^nodejs_eventloop_lag_seconds \d/m);
   });

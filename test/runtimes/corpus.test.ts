@@ -114,6 +114,21 @@ const PENGUIN_EXAMPLES: HostTensor = {
   ],
 };
 
+/** Census rows as the TF-DF Adult model reads them: 14 columns, int64 or string (a missing string is ""). */
+function adultRows(rows: Array<Array<number | string>>): Record<string, HostTensor> {
+  const columns = ['age', 'workclass', 'fnlwgt', 'education', 'education_num', 'marital_status', 'occupation', 'relationship', 'race', 'sex', 'capital_gain', 'capital_loss', 'hours_per_week', 'native_country'];
+  return Object.fromEntries(
+    columns.map((name, j) => {
+      const column = rows.map((r) => r[j]);
+      const tensor: HostTensor =
+        typeof column[0] === 'number'
+          ? { dtype: 'int64', shape: [column.length], values: BigInt64Array.from(column, (v) => BigInt(v)) }
+          : strings(column.map(String));
+      return [name, tensor];
+    }),
+  );
+}
+
 const taxiInputs = (_signature: string, spec: SignatureSpec) => {
   const keys = Object.keys(spec.inputs);
   return keys.length === 1 ? { [keys[0]]: TAXI_EXAMPLES } : undefined;
@@ -245,6 +260,18 @@ export const CORPUS: Record<string, CorpusEntry> = {
     family: 'Keras tabular classifier behind a ParseExample + tf.Transform serving function (TFX penguin)',
     signatures: { serving_default: { agree: ['cpu', 'onnxruntime', 'wasm'] } },
     inputs: () => ({ examples: PENGUIN_EXAMPLES }),
+  },
+  tfdf_adult_rf: {
+    family: 'TF Decision Forests random forest (Keras), its Yggdrasil model in assets/',
+    signatures: {
+      // The forest runs on Yggdrasil's WASM engine under both backends; the lookups, casts and
+      // packing around it are what the two compare. The stated rows include a missing value.
+      serving_default: { stated: ['cpu', 'wasm'] },
+    },
+    inputs: () => adultRows([
+      [25, 'Private', 226802, '11th', 7, 'Never-married', 'Machine-op-inspct', 'Own-child', 'Black', 'Male', 0, 0, 40, 'United-States'],
+      [28, 'Local-gov', 336951, 'Assoc-acdm', 12, 'Married-civ-spouse', 'Protective-serv', 'Husband', 'White', 'Male', 0, 0, 40, ''],
+    ]),
   },
   thai_word_segmentation: {
     family: 'TF1 bidirectional GRU tagger (tf.nn dynamic RNN, while loops, tf.data iterator)',

@@ -49,4 +49,14 @@ describe('model server config', () => {
     assert.equal((config.batching as { max_batch_size: number }).max_batch_size, 7);
     assert.deepEqual((config.models as { name: string }[]).map((m) => m.name), ['m']);
   });
+
+  it("--dry_run shows each model's logging_config as it will be honoured (prefix resolved), and refuses an unknown collector", async () => {
+    const yaml = path.join(dir, 'logging.yaml');
+    fs.writeFileSync(yaml, 'models:\n  - {name: m, base_path: m, logging_config: {log_collector_config: {type: file, filename_prefix: logs/m}, sampling_config: {sampling_rate: 0.5}}}\n  - {name: n, base_path: m}\n');
+    const models = (await checkConfig(['--config', yaml])).models as { name: string; logging_config?: unknown }[];
+    assert.deepEqual(models[0].logging_config, { log_collector_config: { type: 'file', filename_prefix: path.join(dir, 'logs', 'm') }, sampling_config: { sampling_rate: 0.5 } });
+    assert.equal('logging_config' in models[1], false);
+    fs.writeFileSync(yaml, 'models:\n  - {name: m, base_path: m, logging_config: {log_collector_config: {type: bigquery, filename_prefix: l}}}\n');
+    await assert.rejects(checkConfig(['--config', yaml]), /Cannot find LogCollector::Factory for type: bigquery/);
+  });
 });

@@ -37,10 +37,7 @@ function checkInputs(model: string, signature: SignatureSpec, inputs: Record<str
 
 export async function handleInfer(c: Context, spec: ModelSpec, deps: V2Deps): Promise<Response> {
   const started = performance.now();
-  const record = (status: string) => {
-    deps.metrics.requestCount.labels(deps.metrics.modelLabel(spec.name), status).inc();
-    deps.metrics.requestLatency.labels(deps.metrics.modelLabel(spec.name), 'predict', 'REST').observe((performance.now() - started) * 1000);
-  };
+  const record = deps.metrics.requestRecorder(spec.name, 'predict', 'REST', started);
   // The request's share of --max_inflight_request_bytes, given back once it is answered.
   const claim = (deps.budget ?? UNLIMITED_BUDGET).claim();
   try {
@@ -71,7 +68,7 @@ export async function handleInfer(c: Context, spec: ModelSpec, deps: V2Deps): Pr
       deps.timeoutMs,
     );
     const response = await inferResponseBody({ name: spec.name, version: result.version }, request.id, result.outputs, request.outputs, request.binaryOutputs);
-    if (result.stats.inferMs !== undefined) deps.metrics.runtimeLatency.labels(deps.metrics.modelLabel(spec.name), 'Predict', 'TF.js').observe(result.stats.inferMs * 1000);
+    deps.metrics.recordRuntimeLatency(spec.name, 'Predict', result.stats.inferMs);
     record('OK');
     const headers: Record<string, string> =
       response.jsonBytes === undefined

@@ -7,10 +7,13 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadGraphModelSync } from '@tensorflow/tfjs-converter';
 import { Code, ServingError, toStatusData } from '../../errors/status.js';
+import type { MetaGraphObject } from '../../savedmodel/saved_model_reader.js';
 import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
 import { prepareSignatureGraph, type VariableReader } from '../../savedmodel/graph/prepare_signature_graph.js';
-import { resolveTables } from '../../savedmodel/graph/lookup_tables/resolve_lookup_tables.js';
+import { resolveTables, type LookupTables } from '../../savedmodel/graph/lookup_tables/resolve_lookup_tables.js';
 import { openSavedModelVersion, verifyVariables } from '../../savedmodel/saved_model_version.js';
+import type { LoadMemoryBound } from '../../savedmodel/load_bounds.js';
+import { LoadRunCheck, sizeGraph, type SizeGraph } from '../../savedmodel/graph/tensor_sizes.js';
 import type { LoadOptions, Runtime, Servable } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { initBackend, type BackendPreference } from './backend.js';
@@ -19,7 +22,6 @@ import { isTfjsSupportedOp, registerCustomOp } from './tfjs_ops.js';
 import { parseExample, parseExampleV2 } from './parse_example_op.js';
 import { TfjsServable, type SignatureGraph } from './tfjs_servable.js';
 import { noSignatureServed } from '../composite_servable.js';
-import { LoadRunCheck, sizeGraph, type SizeGraph } from '../../savedmodel/graph/tensor_sizes.js';
 import { CompiledGraph } from './compiled_graph.js';
 import { loadTfjsGraphModelDir, TFJS_MODEL_JSON } from './tfjs_graph_model_dir.js';
 import { registerTfgateOps } from './ops/index.js';
@@ -28,6 +30,9 @@ import { rewriteForTfjs } from './tfjs_graph_rewrites.js';
 import { patchGraphExecutor } from './graph_executor_patch.js';
 import { checkFunctionsCanRun, rewriteFunctionsForTfjs } from './tfjs_functions.js';
 import { TENSOR_LIST_OPS } from './tensor_list_ops.js';
+import { resolveForestModels } from '../../savedmodel/graph/decision_forests/resolve_forest_models.js';
+import { TFGATE_FOREST_INFERENCE_OP } from '../../savedmodel/graph/decision_forests/forest_ops.js';
+import { loadForests, type LoadedForests } from './ops/decision_forests/load_forests.js';
 
 // Classify/regress signatures parse tf.Example protos in the graph; TF.js has no op for that.
 registerCustomOp('ParseExample', parseExample);
@@ -38,6 +43,9 @@ registerTfgateOps();
 patchGraphExecutor();
 // TensorLists with TF's semantics (reserved sizes, unset elements, element shapes).
 for (const [name, op] of TENSOR_LIST_OPS) registerCustomOp(name, op);
+
+/** Why a second engine cannot check a signature's decision forest (EngineChoice.singleEngine). */
+const SINGLE_FOREST_ENGINE = "its decision forest runs on Yggdrasil's WASM engine, the only one tfgate has for TF-DF models";
 
 const exists = (p: string) => fs.stat(p).then(() => true, () => false);
 
@@ -57,6 +65,40 @@ export class EmbeddedRuntime implements Runtime {
 
     const { metaGraph: mg, variables, memoryBound } = await openSavedModelVersion(dir, options.tags, options.memoryFloorMb);
     const tables = await resolveTables(mg, variables, dir);
+    // TF-DF models are loaded as TF's init op loads them: one that cannot be read fails the version.
+    const forests = await loadForests(resolveForestModels(mg, variables, dir)).catch((e: unknown) => {
+      const status = toStatusData(e);
+      throw new ServingError(status.code, `${dir}: ${status.message}`);
+    });
+    let servable: Servable;
+    try {
+      servable = this.loadSignatures(dir, mg, variables, tables, forests, backend, options, memoryBound);
+    } catch (e) {
+      forests.release();
+      throw e;
+    }
+    // Every checkpoint tensor's checksum, as TF's RestoreV2 (a partial load is another engine's reference or fallback).
+    if (!options.signatures) {
+      try {
+        verifyVariables(dir, variables);
+      } catch (e) {
+        servable.dispose();
+        throw e;
+      }
+    }
+    return servable;
+  }
+
+  private loadSignatures(
+    dir: string,
+    mg: MetaGraphObject,
+    variables: VariableReader | null,
+    tables: LookupTables,
+    forests: LoadedForests,
+    backend: string,
+    options: LoadOptions,
+    memoryBound: LoadMemoryBound,
+  ): Servable {
     const graphs = new Map<string, SignatureGraph>();
     const sizes = new Map<string, SizeGraph>();
     const refused = new Map<string, { spec: SignatureSpec; error: ServingError }>();
@@ -64,7 +106,7 @@ export class EmbeddedRuntime implements Runtime {
       if (key === INIT_OP_SIGNATURE_KEY) continue;
       if (options.signatures && !options.signatures.includes(key)) continue;
       try {
-        const mapped = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp, tables, memoryBound });
+        const mapped = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp, tables, forests: forests.bindings, memoryBound });
         checkBackendCanRun(mapped.nodes, backend, key);
         checkFunctionsCanRun(mapped, backend, key);
         const prepared = rewriteFunctionsForTfjs(rewriteForTfjs(mapped));
@@ -78,6 +120,7 @@ export class EmbeddedRuntime implements Runtime {
           inputs: Object.fromEntries(Object.entries(prepared.inputs).map(([k, v]) => [k, v.placeholder])),
           outputs: prepared.outputs,
           nodeNames: prepared.nodes.filter((n) => n.op !== 'Const' && n.op !== 'Placeholder').map((n) => n.name),
+          singleEngine: prepared.nodes.some((n) => n.op === TFGATE_FOREST_INFERENCE_OP) ? SINGLE_FOREST_ENGINE : undefined,
         });
       } catch (e) {
         const status = toStatusData(e);
@@ -92,11 +135,8 @@ export class EmbeddedRuntime implements Runtime {
         refused.set(key, { spec, error: new ServingError(status.code, status.message) });
       }
     }
-    if (!options.signatures) verifyVariables(dir, variables);
-    if (graphs.size === 0) {
-      throw noSignatureServed(dir, refused);
-    }
+    if (graphs.size === 0) throw noSignatureServed(dir, refused);
     for (const [key, r] of refused) this.log(`${dir}: signature '${key}' is not served: ${r.error.message}`);
-    return new TfjsServable(backend, graphs, refused, mg.signatureDef ?? {}, new LoadRunCheck(sizes, memoryBound));
+    return new TfjsServable(backend, graphs, refused, mg.signatureDef ?? {}, forests.release, new LoadRunCheck(sizes, memoryBound));
   }
 }

@@ -23,6 +23,8 @@ export interface SignatureGraph {
   outputs: Record<string, string>;
   /** Computed nodes (not constants or placeholders), in dependency order: what trace() fetches. */
   nodeNames: string[];
+  /** What no second engine can check in it (EngineChoice.singleEngine), when anything. */
+  singleEngine?: string;
 }
 
 export class TfjsServable implements Servable {
@@ -37,6 +39,8 @@ export class TfjsServable implements Servable {
     /** Signatures that exist in the model but could not be prepared, with the reason. */
     private readonly refused: Map<string, { spec: SignatureSpec; error: ServingError }>,
     readonly signatureDefs: Record<string, SignatureDefObject>,
+    /** Releases what the version holds beside its graphs (its decision forests). */
+    private readonly releaseResources: () => void = () => {},
     /** The sizes of the runs a load makes, checked against its bound (absent: not checked). */
     private readonly loadRuns?: LoadRunCheck,
   ) {
@@ -45,7 +49,7 @@ export class TfjsServable implements Servable {
       ...[...refused].map(([k, r]) => [k, r.spec] as const),
     ]);
     this.refusals = Object.fromEntries([...refused].map(([k, r]) => [k, r.error.message]));
-    this.engines = Object.fromEntries([...graphs.keys()].map((k) => [k, { engine: backend }]));
+    this.engines = Object.fromEntries([...graphs].map(([k, g]) => [k, g.singleEngine ? { engine: backend, singleEngine: g.singleEngine } : { engine: backend }]));
   }
 
   checkLoadRun(key: string, inputs: Record<string, HostTensor>): void {
@@ -129,6 +133,7 @@ export class TfjsServable implements Servable {
 
   dispose(): void {
     for (const g of this.graphs.values()) g.model.dispose();
+    this.releaseResources();
   }
 }
 

@@ -27,6 +27,7 @@ import { ShapeSpecializedSessions } from './shape_specialized_sessions.js';
 import { splitHostStep, type HostSplit } from './host_step.js';
 import { initBackend } from '../embedded/backend.js';
 import { LoadRunCheck, sizeGraph } from '../../savedmodel/graph/tensor_sizes.js';
+import type { EngineSettings } from '../../config/session_config.js';
 
 const exists = (p: string) => fs.stat(p).then(() => true, () => false);
 
@@ -35,6 +36,8 @@ class SessionBuildFailed extends Error {}
 
 export interface OnnxRuntimeOptions {
   device: OnnxDevice;
+  /** Thread counts and the CUDA device for every session. */
+  engine?: EngineSettings;
   /** Runs the signatures ONNX Runtime cannot; none: they are refused. */
   fallback: Runtime | null;
   log?: (msg: string) => void;
@@ -58,7 +61,7 @@ function declaredFeeds(prepared: PreparedGraph, split: HostSplit): Map<string, F
 }
 
 /** Prepares one signature and builds its sessions (declared shapes now, others on demand). */
-async function loadSignature(mg: MetaGraphObject, key: string, variables: VariableReader | null, tables: LookupTables, device: OnnxDevice, memoryBound: LoadMemoryBound): Promise<OnnxSignature> {
+async function loadSignature(mg: MetaGraphObject, key: string, variables: VariableReader | null, tables: LookupTables, device: OnnxDevice, memoryBound: LoadMemoryBound, engine?: EngineSettings): Promise<OnnxSignature> {
   const prepared = prepareSignatureGraph(mg, key, variables, { isSupportedOp: () => true, tables, memoryBound });
   const split = splitHostStep(prepared.nodes);
   // The parsing step runs on TF.js in this thread.
@@ -66,7 +69,7 @@ async function loadSignature(mg: MetaGraphObject, key: string, variables: Variab
   const fetch = [...new Set(Object.values(prepared.outputs))];
   const build = async (feeds: ReadonlyMap<string, FeedSpec>) => {
     const model = convertToOnnx(split.nodes, feeds, fetch, key);
-    return OnnxSession.create(model, { device }).catch((e: unknown) => {
+    return OnnxSession.create(model, { device, engine }).catch((e: unknown) => {
       throw new SessionBuildFailed(`ONNX Runtime could not build a session: ${errorText(e)}`);
     });
   };
@@ -77,7 +80,7 @@ async function loadSignature(mg: MetaGraphObject, key: string, variables: Variab
     if (split.step) for (const [name, value] of await split.step.run(feeds)) all.set(name, value);
     const specs = new Map([...declared].map(([name, spec]) => [name, { dtype: spec.dtype, shape: all.get(name)?.shape ?? spec.shape }]));
     const model = convertToOnnx(split.nodes, specs, computed, key, { skipMissingFetches: true });
-    const session = await OnnxSession.create(model, { device });
+    const session = await OnnxSession.create(model, { device, engine });
     try {
       const names = computed.filter((t) => model.outputs.has(t));
       const values = await session.run(all, names);
@@ -117,7 +120,7 @@ export class OnnxRuntime implements Runtime {
       if (key === INIT_OP_SIGNATURE_KEY) continue;
       if (options.signatures && !options.signatures.includes(key)) continue;
       try {
-        graphs.set(key, await loadSignature(mg, key, variables, tables, this.options.device, memoryBound));
+        graphs.set(key, await loadSignature(mg, key, variables, tables, this.options.device, memoryBound, this.options.engine));
       } catch (e) {
         const status = toStatusData(e);
         // A missing variable or corrupt checkpoint spoils the whole version, as on every engine.

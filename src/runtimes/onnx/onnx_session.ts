@@ -1,7 +1,5 @@
-// One converted signature graph on an onnxruntime-node InferenceSession. Sessions are built
-// once per executor thread with one intra-op thread (tfgate runs one executor per core;
-// measured: two single-threaded sessions in two threads give 2.0× one, one session with two
-// threads 1.5×) and every graph optimisation on (it folds the NHWC↔NCHW transposes away).
+// One converted signature graph on an onnxruntime-node InferenceSession, built once per
+// executor thread with the options of ort_session_options.ts.
 import type ort from 'onnxruntime-node';
 import { Code, ServingError, invalidArgument, isJsFault } from '../../errors/status.js';
 import { dtypeToTf, type DType } from '../../tensor/dtype.js';
@@ -9,11 +7,15 @@ import type { HostTensor, TensorValues } from '../../tensor/host_tensor.js';
 import { dtypeFromOrt, ORT_TYPE } from './onnx_dtype.js';
 import type { OnnxModel } from './tf_to_onnx.js';
 import { createOrtSessionRunner, type OrtSessionRunner } from './ort_session_runner.js';
+import { ortSessionOptions, type OnnxDevice } from './ort_session_options.js';
+import type { EngineSettings } from '../../config/session_config.js';
 
-export type OnnxDevice = 'cpu' | 'cuda';
+export type { OnnxDevice } from './ort_session_options.js';
 
 export interface OnnxSessionOptions {
   device: OnnxDevice;
+  /** Thread counts and the CUDA device (default: tfgate's). */
+  engine?: EngineSettings;
   /** 'public': through onnxruntime-node's public InferenceSession only (see ort_session_runner.ts). */
   via?: 'public';
 }
@@ -61,17 +63,7 @@ export class OnnxSession {
 
   static async create(model: OnnxModel, options: OnnxSessionOptions): Promise<OnnxSession> {
     const ort = await loadOrt();
-    const session = await createOrtSessionRunner(ort, model.bytes, {
-      executionProviders: options.device === 'cuda' ? ['cuda'] : ['cpu'],
-      intraOpNumThreads: 1,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-      // ONNX Runtime writes its log lines, ANSI-coloured, straight to stderr, into the
-      // server's JSON-lines log: fatal only. Its errors still arrive as rejections, which
-      // tfgate reports in its own log and answers.
-      logSeverityLevel: 4,
-    }, options.via);
+    const session = await createOrtSessionRunner(ort, model.bytes, ortSessionOptions(options.device, options.engine), options.via);
     return new OnnxSession(ort, session, model);
   }
 

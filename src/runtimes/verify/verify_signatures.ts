@@ -4,6 +4,9 @@
 // differing node named. The reference for each engine:
 //   ONNX Runtime → the WASM runtime; WASM → TF.js's plain-JS CPU backend (another
 //   implementation of every kernel); CPU → WASM; libtensorflow → ONNX Runtime.
+// A signature part of which every engine runs on one implementation (EngineChoice.singleEngine:
+// a decision forest on Yggdrasil's WASM engine) is compared all the same, but reported
+// unchecked, with that reason, when the rest agrees: it is never called verified.
 import type { ResolvedRuntime } from '../runtime_selection.js';
 import type { EngineChoice } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
@@ -116,7 +119,11 @@ export async function verifySignatures(
             verdict = 'unchecked';
           }
         }
-        if (!report.refused[key] && verdict === 'agree') report.verified[key] = b.name;
+        const single = description.engines[key].singleEngine;
+        if (!report.refused[key] && verdict === 'agree') {
+          if (single) report.unchecked[key] = `${single}, under ${b.name} as well: only the graph around it was compared with ${b.name} (it agreed)`;
+          else report.verified[key] = b.name;
+        }
       }
     } finally {
       await pool.close();

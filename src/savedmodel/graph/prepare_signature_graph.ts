@@ -26,6 +26,7 @@ import { checkConstSizes, checkTensorSizes, type TensorFacts } from './tensor_si
 import type { LoadMemoryBound } from '../load_bounds.js';
 import { tensorProtoFootprint } from '../tensor_proto.js';
 import { checkFetchable, isDataType, opDefLookup, validateGraph, type OpDefLookup } from './graph_validation.js';
+import { rewriteForestInference, type ForestBindings } from './decision_forests/forest_rewrite.js';
 
 export type { VariableReader };
 
@@ -48,6 +49,8 @@ export interface PrepareOptions {
   tables?: LookupTables;
   /** The load's memory bound: a graph whose known tensor sizes exceed it is refused (tensor_sizes.ts). */
   memoryBound?: LoadMemoryBound;
+  /** The TF-DF models the runtime loaded; without, TF-DF's ops stay in the graph (for the engine to refuse). */
+  forests?: ForestBindings;
 }
 
 const FEED_PREFIX = '__tfgate_feed/';
@@ -221,6 +224,7 @@ export function prepareSignatureGraph(
   });
   controlFlow.rewriteSignatureGraph(out);
   rewriteLookups(out, options.tables, signatureKey);
+  rewriteForestInference(out, options.forests, signatureKey);
 
   guardOutputs(outputs, out);
   bypassIdentities(out, new Set(Object.values(outputs).map((t) => parseTensorName(t)[0])));

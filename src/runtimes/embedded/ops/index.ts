@@ -25,6 +25,8 @@ import { SPARSE_SEGMENT_OPS, sparseSegmentExecutor, sparseSegmentNodeProblem } f
 import { sparseToDenseOp } from './sparse_to_dense.js';
 import { sparseTensorDenseMatMulOp } from './sparse_tensor_dense_matmul.js';
 import { floatOnlyProblem } from './float_only.js';
+import { simpleMLInferenceNodeProblem, simpleMLInferenceOp } from './decision_forests/simple_ml_inference_op.js';
+import { TFGATE_FOREST_INFERENCE_OP } from '../../../savedmodel/graph/decision_forests/forest_ops.js';
 
 let registered = false;
 
@@ -58,4 +60,6 @@ export function registerTfgateOps(): void {
   for (const op of SPARSE_SEGMENT_OPS) registerCustomOp(op, sparseSegmentExecutor(op), sparseSegmentNodeProblem);
   registerCustomOp('SparseToDense', sparseToDenseOp);
   registerCustomOp('SparseTensorDenseMatMul', sparseTensorDenseMatMulOp, floatOnlyProblem);
+  // TF Decision Forests: SimpleMLInferenceOp(WithHandle) on Yggdrasil's WASM engine (decision_forests/).
+  registerCustomOp(TFGATE_FOREST_INFERENCE_OP, simpleMLInferenceOp, simpleMLInferenceNodeProblem);
 }

@@ -48,7 +48,8 @@ function usesTables(mg: MetaGraphObject): boolean {
   return has(mg.graphDef?.node) || (mg.graphDef?.library?.function ?? []).some((f) => has(f.nodeDef));
 }
 
-function initRoots(mg: MetaGraphObject): string[] {
+/** The init op's nodes: `__saved_model_init_op`'s output and TF1's init collections. */
+export function initRoots(mg: MetaGraphObject): string[] {
   const roots: string[] = [];
   for (const info of Object.values(mg.signatureDef?.[INIT_OP_SIGNATURE_KEY]?.outputs ?? {})) if (info.name) roots.push(info.name);
   for (const key of INIT_COLLECTIONS) roots.push(...(mg.collectionDef?.[key]?.nodeList?.value ?? []));
@@ -67,7 +68,8 @@ function assetFileDefs(mg: MetaGraphObject): NonNullable<MetaGraphObject['assetF
   return [...(mg.assetFileDef ?? []), ...fromCollection];
 }
 
-function assetPaths(mg: MetaGraphObject, modelDir: string): Map<string, string> {
+/** Top-level tensor ('node:index') → the path on disk TF feeds it with (its asset). */
+export function assetPaths(mg: MetaGraphObject, modelDir: string): Map<string, string> {
   const paths = new Map<string, string>();
   for (const a of assetFileDefs(mg)) {
     if (!a.tensorInfo?.name || !a.filename) continue;

@@ -1,0 +1,18 @@
+// s3rver ships no types: the part of its API the storage tests use.
+declare module 's3rver' {
+  import type { AddressInfo } from 'node:net';
+  import type { Server } from 'node:http';
+  interface S3rverOptions {
+    port?: number;
+    address?: string;
+    silent?: boolean;
+    directory: string;
+    configureBuckets?: { name: string }[];
+  }
+  export default class S3rver {
+    constructor(options: S3rverOptions);
+    run(): Promise<AddressInfo>;
+    close(): Promise<void>;
+    readonly httpServer?: Server;
+  }
+}
