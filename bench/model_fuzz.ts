@@ -145,7 +145,7 @@ interface VersionStatus {
   status: { error_code: string; error_message: string };
 }
 
-const JS_TEXT = /Cannot read propert|is not a function|is not defined|undefined \(reading|Maximum call stack|is not iterable|Invalid array length|Unexpected token/;
+const JS_TEXT = /Cannot read propert|is not a function|ReferenceError|undefined \(reading|Maximum call stack|is not iterable|Invalid (typed )?array length|Unexpected token/;
 
 function nest(values: ArrayLike<unknown>, shape: number[]): unknown {
   if (!shape.length) return values[0];
@@ -324,6 +324,7 @@ async function main(): Promise<void> {
   const bad = results.filter((r) => ['refused unclearly', 'harmless change refused', 'silent wrong', 'crashed', 'hung', 'over the bound'].includes(r.outcome));
   for (const r of bad) console.log(`  ! case ${r.index} (--seed ${SEED} --only ${r.index}) ${r.name}: ${r.outcome} — ${r.detail}`);
   for (const f of serveFailures.slice(0, 5)) console.log(`  ! serving model: ${f}`);
+  if (process.argv.includes('--server-log')) process.stderr.write(logs);
   if (process.argv.includes('--verbose')) for (const r of results.sort((a, b) => a.index - b.index)) console.log(`  ${String(r.index).padStart(4)} ${(r.ms / 1000).toFixed(1).padStart(5)} s  ${r.outcome.padEnd(18)} ${r.name} — ${r.detail}`);
   fs.rmSync(work, { recursive: true, force: true });
 }

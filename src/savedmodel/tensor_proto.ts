@@ -151,7 +151,11 @@ export function hostTensorFromProto(proto: TensorProtoObject, what = 'tensor'): 
   const dtype = dtypeFromTf(tfType);
   if (!dtype) throw invalidArgument(`${what}: unsupported dtype ${tfType}`);
   const shape = shapeFromProto(proto.tensorShape) ?? [];
+  // TensorShape::IsValid: a stored shape has no unknown or negative dimension.
+  const bad = shape.find((d) => !Number.isSafeInteger(d) || d < 0);
+  if (bad !== undefined) throw invalidArgument(`${what}: Dimension ${bad} must be >= 0`);
   const size = numElements(shape);
+  if (!Number.isSafeInteger(size)) throw invalidArgument(`${what}: shape [${shape.join(',')}] has too many elements`);
   if (proto.tensorContent && proto.tensorContent.length > 0 && dtype !== 'string') {
     return { dtype, shape, values: valuesFromBytes(dtype, proto.tensorContent, size) };
   }
