@@ -18,6 +18,8 @@ export interface ExecutorWorkerData {
   runtime: RuntimeName;
   /** --enable_model_warmup: times each warmup record is replayed on this thread (0: off). */
   warmupIterations?: number;
+  /** --load_memory_floor_mb (savedmodel/load_bounds.ts); the default when absent. */
+  memoryFloorMb?: number;
   /** Thread counts and GPU options for the runtime's sessions. */
   engine?: EngineSettings;
 }
@@ -40,7 +42,9 @@ export type ExecutorTask =
   | { kind: 'runMany'; requests: RunRequest[] }
   | { kind: 'trace'; signature: string; inputs: Record<string, HostTensor> }
   /** Checks these signatures against the WASM runtime loaded in this same thread (--verify_on_load). */
-  | { kind: 'verify'; signatures: string[] };
+  | { kind: 'verify'; signatures: string[] }
+  /** Refuses a run the load itself would make (verification) when its tensors exceed the load's memory bound (Servable.checkLoadRun). */
+  | { kind: 'checkLoadRun'; signature: string; inputs: Record<string, HostTensor> };
 
 export interface ModelDescription {
   backend: string;
@@ -83,7 +87,8 @@ export type ExecutorReply =
   | RunReply
   | { ok: true; kind: 'runMany'; replies: RunReply[] }
   | { ok: true; kind: 'trace'; tensors: Array<[string, HostTensor]> }
-  | { ok: true; kind: 'verify'; report: VerificationReport };
+  | { ok: true; kind: 'verify'; report: VerificationReport }
+  | { ok: true; kind: 'checkLoadRun' };
 
 /**
  * A thread's own line for runs, posted on its parentPort once its version has loaded: a

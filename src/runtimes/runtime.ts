@@ -41,6 +41,12 @@ export interface Servable {
    * order), for locating where two engines part ways. Costly; used only on a disagreement.
    */
   trace?(signatureKey: string, inputs: Record<string, HostTensor>): Promise<Array<[string, HostTensor]>>;
+  /**
+   * For the runs a load makes itself (verification, warmup): refuses, before anything is
+   * allocated, a run whose known tensor sizes exceed the load's memory bound
+   * (RESOURCE_EXHAUSTED naming the op and node; savedmodel/graph/tensor_sizes.ts).
+   */
+  checkLoadRun?(signatureKey: string, inputs: Record<string, HostTensor>): void;
   dispose(): void;
 }
 
@@ -49,6 +55,8 @@ export interface LoadOptions {
   tags: string[];
   /** Load only these signature keys (another engine serves the rest); all when absent. */
   signatures?: readonly string[];
+  /** --load_memory_floor_mb: the memory bound of a small version's load (load_bounds.ts). */
+  memoryFloorMb?: number;
 }
 
 export interface Runtime {

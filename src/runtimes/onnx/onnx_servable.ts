@@ -8,6 +8,7 @@ import { checkAliases, servableSignature } from '../signature_checks.js';
 import type { ShapeSpecializedSessions } from './shape_specialized_sessions.js';
 import type { HostStep } from './host_step.js';
 import type { RunCost } from '../run_cost.js';
+import type { LoadRunCheck, SizeGraph } from '../../savedmodel/graph/tensor_sizes.js';
 
 const ONNX_ENGINE = 'onnxruntime';
 
@@ -24,6 +25,8 @@ export interface OnnxSignature {
   step: HostStep | null;
   /** Every computed node's first output for these feeds (placeholder → value), in dependency order. */
   trace(feeds: ReadonlyMap<string, HostTensor>): Promise<Array<[string, HostTensor]>>;
+  /** The prepared graph as tensor sizes need it (load runs' check). */
+  sizes: SizeGraph;
 }
 
 export class OnnxServable implements Servable {
@@ -36,10 +39,16 @@ export class OnnxServable implements Servable {
   constructor(
     private readonly graphs: Map<string, OnnxSignature>,
     readonly signatureDefs: Record<string, SignatureDefObject>,
+    /** The sizes of the runs a load makes, checked against its bound (absent: not checked). */
+    private readonly loadRuns?: LoadRunCheck,
   ) {
     this.signatures = Object.fromEntries([...graphs].map(([k, g]) => [k, g.spec]));
     this.engines = Object.fromEntries([...graphs.keys()].map((k) => [k, { engine: ONNX_ENGINE }]));
     this.runCosts = Object.fromEntries([...graphs].map(([k, g]) => [k, g.runCost]));
+  }
+
+  checkLoadRun(key: string, inputs: Record<string, HostTensor>): void {
+    this.loadRuns?.check(key, inputs);
   }
 
   async run(key: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {

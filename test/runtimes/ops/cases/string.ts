@@ -48,7 +48,7 @@ const HASH_CASES: OpCase[] = [
     op: 'StringToHashBucketFast',
     attrs: { num_buckets: attr.i(0) },
     inputs: [str([1], ['a'])],
-    want: refusedAtLoad(/StringToHashBucketFast \(node StringToHashBucketFast: Value for attr 'num_buckets' of 0 must be at least minimum 1\)/),
+    want: refusedAtLoad(/Value for attr 'num_buckets' of 0 must be at least minimum 1; NodeDef: \{\{node StringToHashBucketFast\}\}; Op<name=StringToHashBucketFast/),
   },
   {
     name: 'a key of one element is refused at load',

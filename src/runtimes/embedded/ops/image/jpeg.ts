@@ -20,7 +20,7 @@ export interface JpegHeader {
 }
 
 /** TF's message for anything jpeg::Uncompress fails on. */
-export const JPEG_UNCOMPRESS_FAILED = 'jpeg::Uncompress failed. Invalid JPEG data or crop window.';
+const JPEG_UNCOMPRESS_FAILED = 'jpeg::Uncompress failed. Invalid JPEG data or crop window.';
 
 const SOF_MARKERS = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
 

@@ -13,7 +13,7 @@ ALPHABET.forEach((c, i) => (VALUE[c] = i));
 const PAD = 0x3d;
 const A = ALPHABET[0];
 
-export function base64Encode(src: Uint8Array, pad: boolean): Uint8Array {
+function base64Encode(src: Uint8Array, pad: boolean): Uint8Array {
   const out = new Uint8Array(Math.ceil(src.length / 3) * 4);
   let o = 0;
   let i = 0;
@@ -44,7 +44,7 @@ function decodeQuad(c0: number, c1: number, c2: number, c3: number, out: Uint8Ar
   out[o + 2] = n & 255;
 }
 
-export function base64Decode(b: Uint8Array): Uint8Array {
+function base64Decode(b: Uint8Array): Uint8Array {
   if (b.length === 0) return b;
   const out = new Uint8Array(3 * Math.floor(b.length / 4) + 3);
   let p = 0;
