@@ -15,6 +15,7 @@ import { AUDIO_OPS } from './audio/index.js';
 import { CONTROL_OPS } from './control/index.js';
 import { CTC_OPS } from './ctc/index.js';
 import { DECISION_FOREST_OPS } from './decision_forests/index.js';
+import { IMAGE_OPS } from './image/index.js';
 import { LOOKUP_OPS } from './lookup/index.js';
 import { MATH_OPS } from './math/index.js';
 import { NN_OPS } from './nn/index.js';
@@ -31,6 +32,7 @@ export const EMBEDDED_OP_FAMILIES: Readonly<Record<string, TfjsOpTable>> = {
   ctc: CTC_OPS,
   decision_forests: DECISION_FOREST_OPS,
   example: EXAMPLE_OPS,
+  image: IMAGE_OPS,
   lookup: LOOKUP_OPS,
   math: MATH_OPS,
   nn: NN_OPS,
