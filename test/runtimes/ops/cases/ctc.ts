@@ -119,6 +119,12 @@ const BEAM_CASES: OpCase[] = [
     { beam_width: attr.i(2), top_paths: attr.i(3) },
     refusedAtLoad(/CTCBeamSearchDecoder \(node CTCBeamSearchDecoder: top_paths 3 > beam_width 2: TF fails every request with "requested more paths than the beam width\."\)/),
   ),
+  beam(
+    'beam_width 0: the registration\'s minimum, TF\'s message',
+    'tensorflow/core/ops/ctc_ops.cc (Attr("beam_width: int >= 1")); tensorflow/core/framework/op_def_util.cc ValidateAttrValue',
+    { beam_width: attr.i(0), top_paths: attr.i(1) },
+    refusedAtLoad(/Value for attr 'beam_width' of 0 must be at least minimum 1/),
+  ),
 ];
 
 export const CTC_CASES: OpFamilyCases = {
