@@ -93,6 +93,18 @@ const BEAM_PROBS = [
 ];
 const BEAM_INPUTS = f32([7, 1, 6], [...BEAM_PROBS.flatMap((row) => row.map((p) => f(f(p) + 2))), ...new Array<number>(12).fill(0)]);
 
+// ctc_beam_search_test.cc DecodingWithAndWithoutDictionary: one batch entry, 6 classes (the blank
+// last, never likely), the plain decoder with the default scorer, beam width 10 × top_paths.
+const BEAM_SEARCH_TEST = 'tensorflow/core/util/ctc/ctc_beam_search_test.cc@074d88ff';
+const DICTIONARY_PROBS = [
+  [0, 0.6, 0, 0.4, 0, 0],
+  [0, 0.5, 0, 0.5, 0, 0],
+  [0, 0.4, 0, 0.6, 0, 0],
+  [0, 0.4, 0, 0.6, 0, 0],
+  [0, 0.4, 0, 0.6, 0, 0],
+];
+const DICTIONARY_INPUTS = f32([5, 1, 6], DICTIONARY_PROBS.flat().map((p) => f(Math.log(p))));
+
 const beam = (name: string, source: string, attrs: OpCase['attrs'], want: OpCase['want']): OpCase => ({
   name,
   source,
@@ -119,6 +131,22 @@ const BEAM_CASES: OpCase[] = [
     { beam_width: attr.i(2), top_paths: attr.i(3) },
     refusedAtLoad(/CTCBeamSearchDecoder \(node CTCBeamSearchDecoder: top_paths 3 > beam_width 2: TF fails every request with "requested more paths than the beam width\."\)/),
   ),
+  {
+    name: 'beam width 30, top 3 paths over log-probabilities with −inf entries: [1, 3], [1, 3, 1], [3, 1, 3]',
+    source: `${BEAM_SEARCH_TEST} DecodingWithAndWithoutDictionary (expected_output)`,
+    op: 'CTCBeamSearchDecoder',
+    attrs: { beam_width: attr.i(30), top_paths: attr.i(3) },
+    inputs: [DICTIONARY_INPUTS, i32([1], [5])],
+    want: {
+      decoded_indices_0: i64([2, 2], [0, 0, 0, 1]),
+      decoded_values_0: i64([2], [1, 3]),
+      decoded_shape_0: i64([2], [1, 2]),
+      decoded_values_1: i64([3], [1, 3, 1]),
+      decoded_shape_1: i64([2], [1, 3]),
+      decoded_values_2: i64([3], [3, 1, 3]),
+      decoded_shape_2: i64([2], [1, 3]),
+    },
+  },
   beam(
     'beam_width 0: the registration\'s minimum, TF\'s message',
     'tensorflow/core/ops/ctc_ops.cc (Attr("beam_width: int >= 1")); tensorflow/core/framework/op_def_util.cc ValidateAttrValue',
