@@ -148,6 +148,20 @@ const SPECTROGRAM_CASES: OpCase[] = [
   spectrogram('window size 1 is refused when the kernel is built', `${SPECTROGRAM_TEST} InvalidWindowSize`, f32([8, 1], SQUARE_WAVE), window(1, 1), refusedAtLoad(/AudioSpectrogram \(node AudioSpectrogram: window_size must be > 1, got 1\)/)),
   spectrogram('stride 0 is refused when the kernel is built', `${SPECTROGRAM_TEST} InvalidStride`, f32([8, 1], SQUARE_WAVE), window(2, 0), refusedAtLoad(/AudioSpectrogram \(node AudioSpectrogram: stride must be > 0, got 0\)/)),
   spectrogram('a 1-D input: TF\'s message', 'tensorflow/core/kernels/spectrogram_op.cc', f32([8], SQUARE_WAVE), window(8, 1), failsAtRun('input must be 2-dimensional[8]')),
+  spectrogram(
+    '132 095 samples, window 1024, stride 1 would be 131 072 frames × 513 bins (67 M floats): RESOURCE_EXHAUSTED before allocating',
+    "tfgate's bound on one op output (src/runtimes/embedded/ops/output_bound.ts); TF would allocate 256 MiB",
+    f32([132095, 1], new Array<number>(132095).fill(0)),
+    window(1024, 1),
+    failsAtRun(/^AudioSpectrogram: the output would hold 67239936 elements \(shape \[1,131072,513\]\)/, 'RESOURCE_EXHAUSTED'),
+  ),
+  spectrogram(
+    'a window of 2^23 samples (a transform past tfgate\'s bound) is refused at load',
+    "tfgate's bound on one transform (src/runtimes/embedded/ops/output_bound.ts)",
+    f32([8, 1], SQUARE_WAVE),
+    window(2 ** 23, 1),
+    refusedAtLoad(/AudioSpectrogram \(node AudioSpectrogram: window_size 8388608: tfgate computes transforms of at most 4194304 elements\)/),
+  ),
 ];
 
 const MFCC_STATED = [29.13970072, -6.41568601, -0.61903012, -0.96778652, -0.26819878, -0.40907028, -0.15614748, -0.23203119, -0.10481487, -0.1543029, -0.0769791, -0.10806114, -0.06047613];

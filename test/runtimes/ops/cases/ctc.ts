@@ -147,6 +147,14 @@ const BEAM_CASES: OpCase[] = [
       decoded_shape_2: i64([2], [1, 3]),
     },
   },
+  {
+    name: '1 000 steps × beam 100 × 100 labels would make 10 M beam entries: RESOURCE_EXHAUSTED before the search',
+    source: "tfgate's bound on a beam search's entries (src/runtimes/embedded/ops/ctc/ctc_decoders.ts); TF would build them all",
+    op: 'CTCBeamSearchDecoder',
+    attrs: { beam_width: attr.i(100), top_paths: attr.i(1) },
+    inputs: [f32([1000, 1, 101], new Array<number>(101000).fill(0)), i32([1], [1000])],
+    want: failsAtRun(/^CTCBeamSearchDecoder: the beam entries of one batch entry \(.*\) would be 10000000, more than tfgate allows \(4194304\)$/, 'RESOURCE_EXHAUSTED'),
+  },
   beam(
     'beam_width 0: the registration\'s minimum, TF\'s message',
     'tensorflow/core/ops/ctc_ops.cc (Attr("beam_width: int >= 1")); tensorflow/core/framework/op_def_util.cc ValidateAttrValue',
