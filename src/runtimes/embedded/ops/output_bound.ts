@@ -6,7 +6,7 @@
 import { Code, ServingError } from '../../../errors/status.js';
 
 /** Elements one op output may hold: 64 Mi (256 MiB of float32). */
-export const MAX_OP_OUTPUT_ELEMENTS = 2 ** 26;
+const MAX_OP_OUTPUT_ELEMENTS = 2 ** 26;
 
 /** Elements of one Fourier transform: 16 bytes of doubles each, Bluestein's up to 4× that. */
 export const MAX_TRANSFORM_ELEMENTS = 2 ** 22;

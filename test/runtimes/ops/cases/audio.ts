@@ -35,6 +35,7 @@ const WAV_IO_TEST = 'tensorflow/core/lib/wav/wav_io_test.cc@09272db3';
 const WAV_IO = 'tensorflow/core/lib/wav/wav_io.cc@06f3c933';
 const SPECTROGRAM_TEST = 'tensorflow/core/kernels/spectrogram_op_test.cc@0d7247fd';
 const MFCC_TEST = 'tensorflow/core/kernels/mfcc_op_test.cc@1538548d';
+const MFCC_GOLDEN = 'tensorflow/core/kernels/mfcc_test.cc@1b5235fd';
 
 const ascii = (s: string) => Array.from(s, (c) => c.charCodeAt(0));
 const u32 = (v: number) => [v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, (v >>> 24) & 0xff];
@@ -170,19 +171,19 @@ const IOTA_513 = f32([1, 1, 513], Array.from({ length: 513 }, (_, i) => i + 1));
 const MFCC_CASES: OpCase[] = [
   {
     name: 'spectrogram 1, 2, … 513 at 22050 Hz, default attrs: TF\'s 13 coefficients',
-    source: `${MFCC_TEST} SimpleTest`,
+    source: `${MFCC_TEST} SimpleTest; ${MFCC_GOLDEN} AgreesWithPythonGoldenValues`,
     op: 'Mfcc',
     inputs: [IOTA_513, konst(i32([], [22050]))],
     want: { output: f32([1, 1, 13], MFCC_STATED) },
-    tol: 1e-3,
+    tol: 1e-4, // mfcc_test.cc AgreesWithPythonGoldenValues: EXPECT_NEAR(…, 1e-04)
   },
   {
     name: 'the sample rate fed at run time, as DecodeWav gives it',
-    source: `${MFCC_TEST} SimpleTest`,
+    source: `${MFCC_TEST} SimpleTest; ${MFCC_GOLDEN} AgreesWithPythonGoldenValues`,
     op: 'Mfcc',
     inputs: [IOTA_513, i32([], [22050])],
     want: { output: f32([1, 1, 13], MFCC_STATED) },
-    tol: 1e-3,
+    tol: 1e-4, // mfcc_test.cc AgreesWithPythonGoldenValues: EXPECT_NEAR(…, 1e-04)
   },
   {
     name: 'a spectrogram with fewer bins than the upper limit needs: TF\'s filterbank gives nothing, the coefficients are 0',

@@ -135,7 +135,7 @@ function introsortLoop<T>(v: T[], first: number, last: number, depth: number, cm
 }
 
 /** std::sort(v.begin(), v.end(), cmp) as libstdc++ does it (introsort, then insertion sort). */
-export function stdSort<T>(v: T[], cmp: Greater<T>): void {
+function stdSort<T>(v: T[], cmp: Greater<T>): void {
   const n = v.length;
   if (n === 0) return;
   introsortLoop(v, 0, n, 2 * Math.floor(Math.log2(n)), cmp);
