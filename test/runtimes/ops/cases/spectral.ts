@@ -46,6 +46,50 @@ const SPECTRAL_REGISTRATIONS = [
     .Attr("T: {complex64, complex128} = DT_COMPLEX64")
     .Attr("Tout: {float, double} = DT_FLOAT")`,
   ),
+  // The ops tf.signal.stft's graph holds around RFFT (the STFT case below).
+  `REGISTER_OP("Range")
+    .Input("start: Tidx")
+    .Input("limit: Tidx")
+    .Input("delta: Tidx")
+    .Output("output: Tidx")
+    .Attr("Tidx: {bfloat16, float, double, int32, int64} = DT_INT32")`,
+  `REGISTER_OP("Cast")
+    .Input("x: SrcT")
+    .Output("y: DstT")
+    .Attr("SrcT: type")
+    .Attr("DstT: type")
+    .Attr("Truncate: bool = false")`,
+  `REGISTER_OP("RealDiv")
+    .Input("x: T")
+    .Input("y: T")
+    .Output("z: T")
+    .Attr("T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64, complex128}")`,
+  `REGISTER_OP("Cos")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: {bfloat16, half, float, double, complex64, complex128}")`,
+  `REGISTER_OP("StridedSlice")
+    .Input("input: T")
+    .Input("begin: Index")
+    .Input("end: Index")
+    .Input("strides: Index")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Index: {int16, int32, int64}")
+    .Attr("begin_mask: int = 0")
+    .Attr("end_mask: int = 0")
+    .Attr("ellipsis_mask: int = 0")
+    .Attr("new_axis_mask: int = 0")
+    .Attr("shrink_axis_mask: int = 0")`,
+  `REGISTER_OP("GatherV2")
+    .Input("params: Tparams")
+    .Input("indices: Tindices")
+    .Input("axis: Taxis")
+    .Attr("batch_dims: int = 0")
+    .Output("output: Tparams")
+    .Attr("Tparams: type")
+    .Attr("Tindices: {int16, int32, int64}")
+    .Attr("Taxis: {int32, int64}")`,
   `REGISTER_OP("ComplexAbs")
     .Input("x: T")
     .Output("y: Tout")
@@ -259,6 +303,50 @@ const COMPLEX_CASES: OpCase[] = [
   },
 ];
 
+/**
+ * tf.signal.stft(x, frame_length=8, frame_step=8, fft_length=8) and tf.abs, as a TF2 export
+ * traces them for a [1, 8] waveform (simple_audio's get_spectrogram): tf.signal.frame's
+ * StridedSlice → Reshape → GatherV2 of a Range selector → Reshape, the periodic Hann window
+ * computed in the graph (_raised_cosine_window: 0.5 − 0.5·cos(2π·Cast(Range(8)) / 8)), Mul,
+ * RFFT, ComplexAbs.
+ */
+function stftGraph(g: GraphBuilder) {
+  const x = g.placeholder('waveform', 'float32', [1, 8]);
+  const c32 = (name: string, values: number[]) => g.constant(name, i32([values.length], values));
+  const s32 = (name: string, v: number) => g.constant(name, i32([], [v]));
+  const f = (name: string, v: number) => g.constant(name, f32([], [v]));
+  const t = (op: string, name: string, inputs: Tensor[], attrs: Record<string, Record<string, unknown>>, dtype: Tensor['dtype'] = 'float32') => new Tensor(g.addNode(op, name, inputs, attrs), 0, dtype, null);
+  const int32 = { Tidx: attr.type('int32') };
+  const sliced = t('StridedSlice', 'stft/frame/StridedSlice', [x, c32('stft/frame/begin', [0, 0]), c32('stft/frame/end', [1, 8]), c32('stft/frame/strides', [1, 1])], { T: attr.type('float32'), Index: attr.type('int32') });
+  const subframes = t('Reshape', 'stft/frame/Reshape', [sliced, c32('stft/frame/subframe_shape', [1, 1, 8])], { T: attr.type('float32'), Tshape: attr.type('int32') });
+  const range1 = (name: string) => t('Range', name, [s32(`${name}/start`, 0), s32(`${name}/limit`, 1), s32(`${name}/delta`, 1)], int32, 'int32');
+  const frameSelector = t('Reshape', 'stft/frame/Reshape_1', [t('Mul', 'stft/frame/mul', [range1('stft/frame/range'), s32('stft/frame/mul/y', 1)], { T: attr.type('int32') }, 'int32'), c32('stft/frame/Reshape_1/shape', [1, 1])], { T: attr.type('int32'), Tshape: attr.type('int32') }, 'int32');
+  const subframeSelector = t('Reshape', 'stft/frame/Reshape_2', [range1('stft/frame/range_1'), c32('stft/frame/Reshape_2/shape', [1, 1])], { T: attr.type('int32'), Tshape: attr.type('int32') }, 'int32');
+  const selector = t('AddV2', 'stft/frame/add', [frameSelector, subframeSelector], { T: attr.type('int32') }, 'int32');
+  const gathered = t('GatherV2', 'stft/frame/GatherV2', [subframes, selector, s32('stft/frame/GatherV2/axis', 1)], { Tparams: attr.type('float32'), Tindices: attr.type('int32'), Taxis: attr.type('int32'), batch_dims: attr.i(0) });
+  const frames = t('Reshape', 'stft/frame/Reshape_3', [gathered, c32('stft/frame/Reshape_3/shape', [1, 1, 8])], { T: attr.type('float32'), Tshape: attr.type('int32') });
+  const count = t('Cast', 'stft/hann_window/Cast', [t('Range', 'stft/hann_window/range', [s32('stft/hann_window/range/start', 0), s32('stft/hann_window/range/limit', 8), s32('stft/hann_window/range/delta', 1)], int32, 'int32')], { SrcT: attr.type('int32'), DstT: attr.type('float32') });
+  const cosArg = t('RealDiv', 'stft/hann_window/truediv', [t('Mul', 'stft/hann_window/mul', [f('stft/hann_window/Const', 2 * Math.PI), count], { T: attr.type('float32') }), f('stft/hann_window/n', 8)], { T: attr.type('float32') });
+  const window = t('Sub', 'stft/hann_window/sub', [f('stft/hann_window/a', 0.5), t('Mul', 'stft/hann_window/mul_1', [f('stft/hann_window/b', 0.5), t('Cos', 'stft/hann_window/Cos', [cosArg], { T: attr.type('float32') })], { T: attr.type('float32') })], { T: attr.type('float32') });
+  const windowed = t('Mul', 'stft/mul', [frames, window], { T: attr.type('float32') });
+  const spectrum = t('RFFT', 'RFFT', [windowed, c32('stft/rfft/fft_length', [8])], { Treal: attr.type('float32'), Tcomplex: attr.type('DT_COMPLEX64') });
+  const y = g.identity('y', t('ComplexAbs', 'Abs', [spectrum], { T: attr.type('DT_COMPLEX64'), Tout: attr.type('float32') }));
+  return { inputs: { waveform: x }, outputs: { y } };
+}
+
+const STFT_CASES: OpCase[] = [
+  {
+    name: 'tf.signal.stft + tf.abs of spectrogram_op_test\'s square wave, as a TF2 export traces them: AudioSpectrogram\'s [0, 1, 2, 1, 0]',
+    source:
+      'tensorflow/python/ops/signal/shape_ops.py@01f75da5 frame; signal/spectral_ops.py stft, window_ops.py hann_window (periodic); tensorflow/core/kernels/spectrogram_op_test.cc@0d7247fd SimpleTest (the same periodic Hann window and transform: |X| = [0, 1, 2, 1, 0], exactly 0.5(−i)^k − (−1)^k + 0.5i^k)',
+    op: 'RFFT',
+    graph: stftGraph,
+    feeds: { waveform: f32([1, 8], [-1, 0, 1, 0, -1, 0, 1, 0]) },
+    want: { y: f32([1, 1, 5], [0, 1, 2, 1, 0]) },
+    tol: 1e-6,
+  },
+];
+
 const onnxNote = (op: string) =>
   op.startsWith('RFFT') || op === 'Complex'
     ? { refuse: new RegExp(`${op} \\(node [^:)]*: no ONNX converter\\)`) }
@@ -271,5 +359,5 @@ export const SPECTRAL_CASES: OpFamilyCases = {
   // other converter reads as one (see the README). ONNX Runtime refuses the first op it cannot
   // convert, naming it: the op itself where the case's graph starts from real inputs (RFFT*,
   // Complex); the Complex that builds the input, for the ops taking a complex one.
-  cases: [...RFFT_CASES, ...IRFFT_CASES, ...FFT_CASES, ...COMPLEX_CASES].map((c) => ({ ...c, engines: { onnx: onnxNote(c.op) } })),
+  cases: [...RFFT_CASES, ...IRFFT_CASES, ...FFT_CASES, ...COMPLEX_CASES, ...STFT_CASES].map((c) => ({ ...c, engines: { onnx: onnxNote(c.op) } })),
 };
