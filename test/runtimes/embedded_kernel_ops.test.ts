@@ -14,7 +14,8 @@ import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { Code } from '../../src/errors/status.js';
 import { isError } from '../helpers/errors.js';
 import { attr, f32, i64, node, writeTinyModel, type GraphBuilder, type Tensor } from '../helpers/tiny_graphs.js';
-import type { AttrValueInit } from '../../test_util/savedmodel/writer/graph_builder.js';
+import { GraphBuilder as SavedModelGraph, type AttrValueInit } from '../../test_util/savedmodel/writer/graph_builder.js';
+import { writeSavedModel } from '../../test_util/savedmodel/saved_model_writer.js';
 import { conv2dRef, einsumRef, fakeQuantRef, reverseSequenceRef, sample } from '../helpers/reference_ops.js';
 
 const compiledRuntime = new EmbeddedRuntime('wasm');
@@ -369,6 +370,14 @@ describe('load-time refusals name the op, the node and why', () => {
       const spectrum = node(g, 'RFFT', 'rfft', [x, g.constant('n', { dtype: 'int32', shape: [1], values: Int32Array.of(4) })], {});
       return node(g, 'ComplexAbs', 'abs', [node(g, 'Mul', 'mul', [spectrum, spectrum], { T: attr.type('DT_COMPLEX64') })], {});
     }, /Mul \(node mul: a complex64 tensor: the wasm backend's Mul kernel cannot read one\)/));
+  it('a signature whose output is the complex64 RFFT itself: refused, not served as its float pairs', async () => {
+    const g = new SavedModelGraph();
+    const x = g.placeholder('x', 'float32', [4]);
+    node(g, 'RFFT', 'rfft', [x, g.constant('n', { dtype: 'int32', shape: [1], values: Int32Array.of(4) })], {});
+    const dir = path.join(tempDir('tfgate-complex-out-'), '1');
+    await writeSavedModel(dir, g, { serving_default: { inputs: { x }, outputs: { y: { name: 'rfft:0', dtype: 'DT_COMPLEX64', shape: [3] } } } });
+    await assert.rejects(load(dir), isError(Code.FAILED_PRECONDITION, /signature 'serving_default' output 'y' is DT_COMPLEX64: tfgate's requests and responses carry no complex tensors/));
+  });
   it('BiasAdd over NCHW, whose data_format tfjs-converter ignores', () =>
     refused((g, x) => node(g, 'BiasAdd', 'bias', [x, g.constant('b', f32([2], [1, 2]))], { T: floatT, data_format: attr.s('NCHW') }), /BiasAdd \(node bias: data_format NCHW: tfjs-converter ignores the attribute/));
 });

@@ -7,6 +7,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Code, ServingError } from '../../errors/status.js';
 import { attrString, type NodeDef } from '../../savedmodel/graph/types.js';
+import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { embeddedOp } from './ops/index.js';
 
 const isEmbeddedOp = (op: string) => embeddedOp(op) !== undefined;
@@ -141,4 +142,18 @@ export function checkBackendCanRun(nodes: readonly NodeDef[], backend: string, s
   if (!problems.length) return;
   const list = problems.map((p) => `${p.op} (node ${p.node}: ${p.reason})`).join(', ');
   throw new ServingError(Code.UNIMPLEMENTED, `signature '${signatureKey}' uses ops the embedded runtime cannot compute on the ${backend} backend: ${list}`);
+}
+
+/**
+ * Complex tensors stay inside the graph: tfgate's requests and responses carry none (a
+ * complex64 output would be served as its interleaved float pairs under the complex shape).
+ */
+export function checkSignatureDtypes(spec: SignatureSpec): void {
+  for (const [side, tensors] of [['input', spec.inputs], ['output', spec.outputs]] as const) {
+    for (const [alias, t] of Object.entries(tensors)) {
+      if (t.dtype === 'DT_COMPLEX64' || t.dtype === 'DT_COMPLEX128') {
+        throw new ServingError(Code.UNIMPLEMENTED, `signature '${spec.key}' ${side} '${alias}' is ${t.dtype}: tfgate's requests and responses carry no complex tensors (serve tf.math.real, tf.math.imag or tf.abs of it)`);
+      }
+    }
+  }
 }
