@@ -155,18 +155,20 @@ const BEAM_CASES: OpCase[] = [
     inputs: [f32([1000, 1, 101], new Array<number>(101000).fill(0)), i32([1], [1000])],
     want: failsAtRun(/^CTCBeamSearchDecoder: the beam entries of one batch entry \(.*\) would be 10000000, more than tfgate allows \(4194304\)$/, 'RESOURCE_EXHAUSTED'),
   },
-  beam(
-    'beam_width 0: the registration\'s minimum, TF\'s message',
-    'tensorflow/core/ops/ctc_ops.cc (Attr("beam_width: int >= 1")); tensorflow/core/framework/op_def_util.cc ValidateAttrValue',
-    { beam_width: attr.i(0), top_paths: attr.i(1) },
-    refusedAtLoad(/Value for attr 'beam_width' of 0 must be at least minimum 1/),
-  ),
 ];
+
+// Graph validation refuses it on every engine, before any converter, with TF's words.
+const BEAM_WIDTH_ZERO: OpCase = beam(
+  'beam_width 0: the registration\'s minimum, TF\'s message',
+  'tensorflow/core/ops/ctc_ops.cc (Attr("beam_width: int >= 1")); tensorflow/core/framework/op_def_util.cc ValidateAttrValue',
+  { beam_width: attr.i(0), top_paths: attr.i(1) },
+  refusedAtLoad(/Value for attr 'beam_width' of 0 must be at least minimum 1/),
+);
 
 export const CTC_CASES: OpFamilyCases = {
   family: 'ctc',
   registrations: CTC_REGISTRATIONS,
   // No ONNX converter: ONNX has no CTC decoder, and the beam search's data-dependent tree of
   // entries has no exact ONNX form.
-  cases: [...GREEDY_CASES, ...BEAM_CASES].map((c) => ({ ...c, engines: { onnx: { refuse: new RegExp(`${c.op} \\(node ${c.op}: no ONNX converter\\)`) } } })),
+  cases: [...[...GREEDY_CASES, ...BEAM_CASES].map((c) => ({ ...c, engines: { onnx: { refuse: new RegExp(`${c.op} \\(node ${c.op}: no ONNX converter\\)`) } } })), BEAM_WIDTH_ZERO],
 };
