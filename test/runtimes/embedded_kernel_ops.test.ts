@@ -430,6 +430,19 @@ describe('TF.js graph models (model.json) get the same load-time check and ops',
     s.dispose();
   });
 
+  it('a model.json whose output is an RFFT (complex64) is refused, not served as its float pairs', async () => {
+    const dir = writeModelJson(
+      [
+        placeholder('x', [4]),
+        { name: 'n', op: 'Const', attr: { dtype: { type: 'DT_INT32' }, value: { tensor: { dtype: 'DT_INT32', tensorShape: { dim: [{ size: '1' }] } } } } },
+        { name: 'spectrum', op: 'RFFT', input: ['x', 'n'], attr: {} },
+      ],
+      [{ name: 'n', shape: [1], dtype: 'int32' }],
+      new Uint8Array(Int32Array.of(4).buffer),
+    );
+    await assert.rejects(load(dir), isError(Code.UNIMPLEMENTED, /signature 'serving_default' output 'spectrum' is DT_COMPLEX64: tfgate's requests and responses carry no complex tensors/));
+  });
+
   it('RFFT → ComplexAbs, which the WASM backend had no kernels for, runs on WASM: |[10, −2 + 2i, −2]|', async () => {
     const dir = writeModelJson(
       [
