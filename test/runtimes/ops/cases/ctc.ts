@@ -126,6 +126,16 @@ const BEAM_CASES: OpCase[] = [
     log_probability: f32([1, 2], [-5.811451, -6.63339]),
   }),
   beam(
+    'merge_repeated false (tf.nn.ctc_beam_search_decoder in TF 2, Keras ctc_decode(greedy=False)): the same two paths and scores',
+    `${TEST} testCTCDecoderBeamSearch; tensorflow/core/util/ctc/ctc_beam_search.h@0f4829a1 TopPaths (merge_repeated only collapses repeats in LabelSeq; these paths have none)`,
+    { beam_width: attr.i(2), top_paths: attr.i(2), merge_repeated: attr.b(false) },
+    {
+      decoded_values_0: i64([2], [1, 0]),
+      decoded_values_1: i64([1], [1]),
+      log_probability: f32([1, 2], [-5.811451, -6.63339]),
+    },
+  ),
+  beam(
     'top_paths 3 > beam_width 2: TF fails every request ("requested more paths than the beam width."), tfgate refuses at load',
     `${TEST} testCTCDecoderBeamSearch; tensorflow/core/util/ctc/ctc_beam_search.h TopPaths`,
     { beam_width: attr.i(2), top_paths: attr.i(3) },
