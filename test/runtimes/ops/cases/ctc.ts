@@ -178,7 +178,9 @@ const BEAM_WIDTH_ZERO: OpCase = beam(
 export const CTC_CASES: OpFamilyCases = {
   family: 'ctc',
   registrations: CTC_REGISTRATIONS,
-  // No ONNX converter: ONNX has no CTC decoder, and the beam search's data-dependent tree of
-  // entries has no exact ONNX form.
+  // No ONNX converter: ONNX has no CTC decoder; the greedy one could be composed (ArgMax,
+  // NonZero, CumSum, GatherND) but an ONNX graph cannot fail a run, so TF's checks of
+  // sequence_length (FAILED_PRECONDITION past max_time) would become answers; the beam
+  // search's data-dependent tree of entries has no ONNX form at all.
   cases: [...[...GREEDY_CASES, ...BEAM_CASES].map((c) => ({ ...c, engines: { onnx: { refuse: new RegExp(`${c.op} \\(node ${c.op}: no ONNX converter\\)`) } } })), BEAM_WIDTH_ZERO],
 };
