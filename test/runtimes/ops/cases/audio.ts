@@ -104,6 +104,13 @@ const DECODE_WAV_CASES: OpCase[] = [
   decode('desired_channels −2 is refused when the graph is built', `${DECODE_TEST} DecodeWav_ShapeFn`, TEST_WAV, refusedAtLoad(/DecodeWav \(node DecodeWav: channels must be non-negative, got -2\)/), { desired_channels: attr.i(-2) }),
   decode('desired_samples −2 is refused when the graph is built', `${DECODE_TEST} DecodeWav_ShapeFn`, TEST_WAV, refusedAtLoad(/DecodeWav \(node DecodeWav: samples must be non-negative, got -2\)/), { desired_samples: attr.i(-2) }),
   decode(
+    'desired_samples 2^27 with desired_channels 1 would fail every request on the bound: refused at load',
+    "tfgate's bound on one op output (src/runtimes/embedded/ops/output_bound.ts)",
+    TEST_WAV,
+    refusedAtLoad(/DecodeWav \(node DecodeWav: every output would hold 134217728 elements \(shape \[134217728,1\]\), more than tfgate allows one op output \(67108864\)\)/),
+    { desired_samples: attr.i(2 ** 27), desired_channels: attr.i(1) },
+  ),
+  decode(
     'a 52-byte file of 32767 channels padded to desired_samples 4096 would be 134 M floats: RESOURCE_EXHAUSTED before allocating',
     "tfgate's bound on one op output (src/runtimes/embedded/ops/output_bound.ts); TF would allocate 512 MiB",
     wavBytes([], { channels: 32767, rate: 1 }),

@@ -7,7 +7,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';
-import { checkOutputElements } from '../output_bound.js';
+import { checkOutputElements, fixedOutputProblem } from '../output_bound.js';
 import { stringElements } from '../string/string_tensors.js';
 import { shapeText } from '../spectral/complex_tensors.js';
 import { decodeLin16Wav } from './wav.js';
@@ -41,5 +41,6 @@ export function decodeWavNodeProblem(node: NodeDef): string | null {
   const samples = Number(node.attr?.desired_samples?.i ?? -1);
   if (channels < -1) return `channels must be non-negative, got ${channels}`;
   if (samples < -1) return `samples must be non-negative, got ${samples}`;
-  return null;
+  // Both fixed: the output's size is the graph's, and past the bound every request would fail.
+  return samples >= 0 && channels >= 0 ? fixedOutputProblem([samples, channels]) : null;
 }
