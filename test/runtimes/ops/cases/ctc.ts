@@ -3,7 +3,7 @@
 // inputs are built as the test builds them (np.log of float32 probabilities; probabilities
 // + 2.0 for the beam search), in float32.
 import { attr } from '../../../../test_util/savedmodel/writer/graph_builder.js';
-import { f32, failsAtRun, i32, i64, refusedAtLoad, type OpCase, type OpFamilyCases } from '../op_case.js';
+import { f32, f64, failsAtRun, i32, i64, refusedAtLoad, type OpCase, type OpFamilyCases } from '../op_case.js';
 
 const CTC_REGISTRATIONS = [
   `REGISTER_OP("CTCGreedyDecoder")
@@ -80,6 +80,14 @@ const GREEDY_CASES: OpCase[] = [
     [greedyInputs(), i32([1], [4])],
     failsAtRun('len(sequence_length) != batch_size.  len(sequence_length):  1 batch_size: 2', 'FAILED_PRECONDITION'),
   ),
+  {
+    name: 'T double is refused on the embedded runtime: it holds float64 as float32',
+    source: 'tensorflow/core/ops/ctc_ops.cc (T: {float, double})',
+    op: 'CTCGreedyDecoder',
+    attrs: { merge_repeated: attr.b(true), T: attr.type('DT_DOUBLE') },
+    inputs: [f64([1, 1, 2], [0, 0]), i32([1], [1])],
+    want: refusedAtLoad(/CTCGreedyDecoder \(node CTCGreedyDecoder: T double: the embedded runtime computes float32 only/),
+  },
   greedy('inputs of rank 2: TF\'s message', KERNEL, [f32([2, 4], new Array<number>(8).fill(0)), i32([2], [1, 1])], failsAtRun('inputs is not a 3-Tensor')),
 ];
 
