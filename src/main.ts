@@ -7,6 +7,7 @@ import { UsageError } from './cli/cli_args.js';
 import { ModelServer } from './server/model_server.js';
 import { createLog } from './server/logger.js';
 import { RuntimeUnavailableError, selectRuntime } from './runtimes/runtime_selection.js';
+import { armExitWatchdog } from './server/exit_watchdog.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -16,6 +17,8 @@ function version(): string {
 const log = createLog();
 /** After the drain, how long unloading may take before the process exits anyway. */
 const UNLOAD_GRACE_SECONDS = 10;
+/** Once unloaded, how long the exit may take before the watchdog ends the process. */
+const EXIT_GRACE_MS = 2000;
 
 async function subcommand(run: () => Promise<void>, usage: string): Promise<void> {
   try {
@@ -30,7 +33,8 @@ async function subcommand(run: () => Promise<void>, usage: string): Promise<void
   }
 }
 
-export async function main(argv: string[]): Promise<void> {
+/** What tests substitute (ModelServer's seams); the binary gives none. */
+export async function main(argv: string[], seams: { executorWorkerFile?: string } = {}): Promise<void> {
   const out = (s: string) => process.stdout.write(s);
   if (argv[0] === 'show') return subcommand(() => showCommand(argv.slice(1), out), SHOW_USAGE);
   if (argv[0] === 'run') return subcommand(() => runCommand(argv.slice(1), out), RUN_USAGE);
@@ -50,7 +54,7 @@ export async function main(argv: string[]): Promise<void> {
     options = resolveServerOptions(flags);
     const selection = await selectRuntime(options.runtime);
     log(`Runtime: ${selection.runtime}: ${selection.reason}`, 'info', { event: 'runtime_selected', runtime: selection.runtime });
-    server = new ModelServer(options, log, selection.runtime);
+    server = new ModelServer(options, log, selection.runtime, seams);
     if (options.dryRun) {
       out(`${JSON.stringify(await server.checkConfig(), null, 2)}\n`);
       return;
@@ -71,23 +75,25 @@ export async function main(argv: string[]): Promise<void> {
     throw e;
   }
   // The first signal drains: no new connections, answers for every request already received
-  // (flushed to the kernel, connections closed), then models unload; exit 0. Past the bound
-  // what still runs is cut and logged; exit 1. A second signal finds no handler left (once)
-  // and ends the process at once.
+  // (flushed to the kernel, connections closed), then models unload — loads under way are
+  // abandoned — and the process exits 0. Past the bound what still runs is cut and logged;
+  // exit 1. Whatever is loading, the process is gone by the drain bound plus the unload grace
+  // (exit_watchdog.ts). A second signal finds no handler left (once) and ends the process at once.
   const shutdown = async (signal: string) => {
     const bound = options.shutdownDrainSeconds;
     log(`${signal} received: draining (at most ${bound} s) and unloading`);
-    // A backstop should unloading itself hang after the drain.
+    const lastMs = (bound + UNLOAD_GRACE_SECONDS) * 1000;
+    armExitWatchdog(lastMs, `shutdown took longer than --shutdown_drain_seconds=${bound} plus ${UNLOAD_GRACE_SECONDS} s to unload, and the exit hung: killed (SIGKILL)`, (e) => log(`could not start the exit watchdog: ${e.message}`, 'warn'));
+    // A backstop should unloading itself hang after the drain (the watchdog ends an exit that hangs).
     setTimeout(() => {
       log(`shutdown took longer than --shutdown_drain_seconds=${bound} plus ${UNLOAD_GRACE_SECONDS} s to unload: exiting`, 'warn');
       process.exit(1);
-    }, (bound + UNLOAD_GRACE_SECONDS) * 1000).unref();
+    }, lastMs - 500).unref();
     const report = await server.stop(bound * 1000);
-    if (!report.drained) {
-      log(`drain took longer than --shutdown_drain_seconds=${bound}: ${report.cutRequests.length} HTTP request(s) and ${report.cutCalls.length} gRPC call(s) cut`, 'warn', { event: 'drain_bound_passed' });
-      process.exit(1);
-    }
-    process.exit(0);
+    if (!report.drained) log(`drain took longer than --shutdown_drain_seconds=${bound}: ${report.cutRequests.length} HTTP request(s) and ${report.cutCalls.length} gRPC call(s) cut`, 'warn', { event: 'drain_bound_passed' });
+    // The exit itself waits for every executor thread to end; one stuck in a read never does.
+    armExitWatchdog(EXIT_GRACE_MS, `the exit did not end within ${EXIT_GRACE_MS} ms of unloading (an executor thread stuck, e.g. in a read that never ends): killed (SIGKILL)`, () => {});
+    process.exit(report.drained ? 0 : 1);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));

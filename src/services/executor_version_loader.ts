@@ -1,16 +1,23 @@
-// Loads a model version onto its own executor threads; unloading drains them.
+// Loads a model version onto executor threads; unloading drains them. With load probes on, a
+// version is first loaded, checked and run in a probe process (load_probe.ts), and only then
+// in the serving executors. Small versions share one set of executor threads (ExecutorHost);
+// larger ones get threads of their own.
 import { ExecutorPool } from '../executors/executor_pool.js';
+import { ExecutorHost } from '../executors/executor_host.js';
 import { Code, ServingError } from '../errors/status.js';
 import { verifyVersion, versionSizeBytes, type VerificationReport } from './version_verifier.js';
 import type { ModelDescription, RuntimeName } from '../executors/protocol.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { Release, RunOptions, ServableVersion } from './servable_version.js';
+import { LoadProbes } from './load_probe.js';
 
 export interface ExecutorLoaderOptions {
   tags: string[];
   runtime: RuntimeName;
-  /** Executor threads per loaded version. */
+  /** Executor threads per loaded version (and of the set small versions share). */
   threadsPerVersion: number;
+  /** Versions up to this size on disk share one set of executor threads (0: none do). */
+  sharedMaxBytes?: number;
   /** --max_executor_queue: requests that may wait for a version's threads (default: unbounded). */
   maxQueued?: number;
   /** Warmup replays per record on every thread (0: --enable_model_warmup=false). */
@@ -23,6 +30,10 @@ export interface ExecutorLoaderOptions {
   verify?: { mode: 'auto' | 'true' | 'false'; maxBytes: number };
   /** What the check found (or why it was skipped: `skipped` set). */
   onVerified?: (modelName: string, version: number, report: VerificationReport | { skipped: string }) => void;
+  /** --enable_load_probe: load, check and run each version in a probe process first. */
+  probe?: boolean;
+  /** Probe processes at once (default: the cores). */
+  maxProbeProcesses?: number;
   /** The executor threads' entry module (default: the production one); tests give one that injects faults. */
   workerFile?: string;
 }
@@ -47,52 +58,91 @@ export class ExecutorServableVersion implements ServableVersion {
 }
 
 export class ExecutorVersionLoader {
-  constructor(private readonly options: ExecutorLoaderOptions) {}
+  private shared?: ExecutorHost;
+  private readonly probes?: LoadProbes;
 
-  async load(modelName: string, version: number, versionDir: string): Promise<ExecutorServableVersion> {
+  constructor(private readonly options: ExecutorLoaderOptions) {
+    if (options.probe) this.probes = new LoadProbes({ runtime: options.runtime, workerFile: options.workerFile, maxProcesses: options.maxProbeProcesses });
+  }
+
+  /** Starts a probe process and the shared threads ahead of the first load: their start-up overlaps the server's. */
+  prewarm(): void {
+    this.probes?.prewarm();
+    if ((this.options.sharedMaxBytes ?? 0) > 0) this.sharedHost();
+  }
+
+  /** The threads small versions share, started with the first of them. */
+  private sharedHost(): ExecutorHost {
+    if (!this.shared) {
+      this.shared = ExecutorHost.start({ threads: this.options.threadsPerVersion, runtime: this.options.runtime, workerFile: this.options.workerFile });
+      this.shared.onThreadError = (e) => this.options.onThreadDeath?.('(shared executor threads)', 0, e);
+    }
+    return this.shared;
+  }
+
+  async load(modelName: string, version: number, versionDir: string, signal?: AbortSignal): Promise<ExecutorServableVersion> {
+    // An unreadable folder gets threads of its own: the load then fails with what it could not read.
+    const size = await versionSizeBytes(versionDir).catch(() => Number.POSITIVE_INFINITY);
+    const load = { versionDir, tags: this.options.tags, warmupIterations: this.options.warmupIterations ?? 0 };
+    const verify = this.verifyPlan(size);
+    const probed = this.probes ? await this.probes.probe({ load, verify: verify === true }, signal) : undefined;
+    const small = size <= (this.options.sharedMaxBytes ?? 0);
     const pool = await ExecutorPool.open({
-      versionDir,
-      tags: this.options.tags,
+      ...load,
       runtime: this.options.runtime,
       threads: this.options.threadsPerVersion,
+      host: small ? this.sharedHost() : undefined,
       maxQueued: this.options.maxQueued,
-      warmupIterations: this.options.warmupIterations ?? 0,
       workerFile: this.options.workerFile,
+      signal,
     });
-    await this.verify(modelName, version, versionDir, pool);
+    try {
+      if (typeof verify === 'string') this.options.onVerified?.(modelName, version, { skipped: verify });
+      else if (verify) this.applyVerification(modelName, version, versionDir, pool, probed ?? (await verifyVersion(pool, this.options.runtime, versionDir, this.options.tags)));
+    } catch (e) {
+      await pool.close();
+      throw e;
+    }
     this.options.onLoaded?.(modelName, version, pool.description);
     const onDeath = this.options.onThreadDeath;
     if (onDeath) pool.onThreadDeath = (e) => onDeath(modelName, version, e);
     return new ExecutorServableVersion(pool);
   }
 
-  /**
-   * Runs --verify_on_load's check; signatures whose engines disagree move from the
-   * description's engines to its refusals. A version left with none fails to load.
-   */
-  private async verify(modelName: string, version: number, versionDir: string, pool: ExecutorPool): Promise<void> {
+  /** --verify_on_load for a version of `size` bytes: check it (true), not (false), or why it is skipped. */
+  private verifyPlan(size: number): boolean | string {
     const v = this.options.verify;
-    if (!v || v.mode === 'false') return;
-    if (v.mode === 'auto') {
-      const size = await versionSizeBytes(versionDir);
-      if (size > v.maxBytes) {
-        this.options.onVerified?.(modelName, version, { skipped: `${(size / 2 ** 20).toFixed(1)} MB on disk, over --verify_on_load_max_mb=${v.maxBytes / 2 ** 20}` });
-        return;
-      }
-    }
-    const report = await verifyVersion(pool, this.options.runtime, versionDir, this.options.tags);
+    if (!v || v.mode === 'false') return false;
+    if (v.mode === 'auto' && size > v.maxBytes) return `${(size / 2 ** 20).toFixed(1)} MB on disk, over --verify_on_load_max_mb=${v.maxBytes / 2 ** 20}`;
+    return true;
+  }
+
+  /**
+   * Signatures whose engines disagree move from the description's engines to its refusals. A
+   * version left with none fails to load.
+   */
+  private applyVerification(modelName: string, version: number, versionDir: string, pool: ExecutorPool, report: VerificationReport): void {
     for (const [key, why] of Object.entries(report.refused)) {
       delete pool.description.engines[key];
       pool.description.refusals[key] = `the engines disagree (--verify_on_load): ${why}`;
     }
     this.options.onVerified?.(modelName, version, report);
     if (Object.keys(pool.description.engines).length === 0) {
-      await pool.close();
       throw new ServingError(Code.FAILED_PRECONDITION, `${versionDir}: no signature can be served (${Object.entries(pool.description.refusals).map(([k, r]) => `${k}: ${r}`).join('; ')})`);
     }
   }
 
   async unload(loaded: ExecutorServableVersion): Promise<void> {
     await loaded.pool.close();
+  }
+
+  /**
+   * Ends the probe processes and the shared threads (shutdown, after the unloads). Their end
+   * is not awaited: a thread stuck in an abandoned load never ends (the process's exit then
+   * needs its watchdog, see server/exit_watchdog.ts).
+   */
+  stop(): void {
+    this.probes?.stop();
+    void this.shared?.destroy();
   }
 }

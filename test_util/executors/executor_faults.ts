@@ -1,12 +1,24 @@
 // Executor-thread faults for tests: the entry module to give the pool (ExecutorPool's
-// workerFile, ModelServer's executorWorkerFile) and the value that trips it. Kept apart from
-// the worker module itself, which may only be loaded on an executor thread.
+// workerFile, ModelServer's executorWorkerFile), the tfgate binary that runs on it, and what
+// trips it. Kept apart from the worker module itself, which may only be loaded on an executor
+// thread.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(import.meta.url);
+const ext = path.extname(here);
 
-/** An executor thread that ends mid-request, as an out-of-memory abort would, on a float input holding POISON. */
-export const FAULTY_EXECUTOR_WORKER = path.join(path.dirname(here), `faulty_executor_worker${path.extname(here)}`);
+/**
+ * An executor thread that ends mid-request, as an out-of-memory abort would, on a float input
+ * holding POISON; whose load of a version folder holding ABORT_ON_LOAD aborts the process
+ * (a native abort nobody foresaw); and whose load of one holding HANG_ON_LOAD (a FIFO) reads
+ * it and so never ends, nor can the thread be stopped.
+ */
+export const FAULTY_EXECUTOR_WORKER = path.join(path.dirname(here), `faulty_executor_worker${ext}`);
+
+/** The tfgate binary (src/main.ts) with its executor threads on FAULTY_EXECUTOR_WORKER. */
+export const TFGATE_WITH_FAULTS_BIN = path.join(path.dirname(here), `tfgate_with_faults${ext}`);
 
 export const POISON = 13;
+export const ABORT_ON_LOAD = 'abort_on_load';
+export const HANG_ON_LOAD = 'hang_on_load';

@@ -7,6 +7,7 @@
 //   - without one (--runtime=onnx): is refused by name with that reason.
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Code, ServingError, toStatusData } from '../../errors/status.js';
 import { readMetaGraph, type MetaGraphObject } from '../../savedmodel/saved_model_reader.js';
 import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
@@ -122,6 +123,9 @@ export class OnnxRuntime implements Runtime {
       if (options.signatures && !options.signatures.includes(key)) continue;
       try {
         graphs.set(key, await loadSignature(mg, key, variables, tables, this.options.device));
+        // A turn of the thread's event loop per signature: runs of the other versions sharing
+        // this executor thread get in between (a version may have thousands of signatures).
+        await nextTurn();
       } catch (e) {
         const status = toStatusData(e);
         // A missing variable or corrupt checkpoint spoils the whole version, as on every engine.
