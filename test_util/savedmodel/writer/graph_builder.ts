@@ -27,7 +27,13 @@ export interface NodeInit {
 }
 
 const enc = new TextEncoder();
-const tfType = (d: DType | string) => (d.startsWith('DT_') ? d : dtypeToTf(d as DType));
+function tfType(d: DType | string): string {
+  if (d.startsWith('DT_')) return d;
+  const name = dtypeToTf(d as DType);
+  // A type the table lacks would leave the attr without a value: TF refuses such a graph.
+  if (!name) throw new Error(`no TF DataType for '${d}' (give DT_… names for types tfgate does not serve, e.g. DT_RESOURCE)`);
+  return name;
+}
 
 /** AttrValue constructors. */
 export const attr = {
