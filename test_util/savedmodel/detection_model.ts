@@ -35,7 +35,7 @@ const REGISTRATIONS = [
 ];
 
 /** NonMaxSuppressionV5's max_output_size in the loop: each image's selections padded to it. */
-export const DETECTION_MAX_OUTPUTS = 5;
+const DETECTION_MAX_OUTPUTS = 5;
 
 const FRAME = 'map/while/while_context';
 const i32 = (values: number[], shape = [values.length]) => ({ dtype: 'int32' as const, shape, values: Int32Array.from(values) });

@@ -1,13 +1,23 @@
 // What the detection kernels borrow from the C++ runtime TF links (libstdc++'s heap and
 // introsort, glibc's expf), checked against outputs of libstdc++ 12 and glibc 2.36 (Debian
-// 12, g++ -O2 -mavx, an FMA CPU) recorded for these inputs; and the one load-time check the
-// op cases cannot reach (the writer refuses an attr value outside the OpDef's set).
+// 12, g++ -O2 -mavx, an FMA CPU) recorded for these inputs; and the load-time checks the
+// op cases cannot reach (the writer refuses an attr value outside the OpDef's set): the
+// kernel's constructor check, and TF's registry check of a graph that carries no OpDefs.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PriorityQueue, stdSort } from '../../../src/runtimes/embedded/ops/libstdcxx_algorithms.js';
 import { glibcExpf } from '../../../src/runtimes/embedded/ops/image/glibc_expf.js';
 import { cropAndResizeNodeProblem } from '../../../src/runtimes/embedded/ops/image/crop_and_resize.js';
 import type { NodeDef } from '../../../src/savedmodel/graph/types.js';
+import path from 'node:path';
+import { Code } from '../../../src/errors/status.js';
+import { readMetaGraph } from '../../../src/savedmodel/saved_model_reader.js';
+import { prepareSignatureGraph } from '../../../src/savedmodel/graph/prepare_signature_graph.js';
+import { writeRawSavedModel } from '../../../test_util/savedmodel/raw_saved_model.js';
+import { attr } from '../../../test_util/savedmodel/writer/graph_builder.js';
+import { constNode, placeholder } from '../../../test_util/savedmodel/hostile_graphs.js';
+import { isError } from '../../helpers/errors.js';
+import { tempDir } from '../../helpers/temp.js';
 
 // 40 keys with many ties; an element is [key, index].
 const KEYS = [3, 1, 3, 2, 0, 3, 1, 1, 2, 3, 0, 0, 2, 3, 1, 2, 3, 0, 1, 2, 3, 3, 1, 0, 2, 2, 1, 3, 0, 1, 2, 0, 3, 1, 2, 3, 0, 2, 1, 3];
@@ -65,5 +75,28 @@ describe('CropAndResize load check', () => {
     assert.equal(cropAndResizeNodeProblem(node('area')), "method must be 'bilinear' or 'nearest'area");
     assert.equal(cropAndResizeNodeProblem(node('nearest')), null);
     assert.equal(cropAndResizeNodeProblem(node()), null);
+  });
+});
+
+describe("the detection ops' registrations", () => {
+  it("a graph without OpDefs whose CropAndResize method is 'area' is refused at load with TF's registry message", async () => {
+    const dir = path.join(tempDir('tfgate-detection-registry-'), '1');
+    const f32 = (values: number[], shape: number[]) => ({ dtype: 'float32' as const, shape, values: Float32Array.from(values) });
+    const i32 = (values: number[], shape: number[]) => ({ dtype: 'int32' as const, shape, values: Int32Array.from(values) });
+    await writeRawSavedModel(dir, {
+      nodes: [
+        placeholder('image', 'float32', [1, 2, 2, 1]),
+        constNode('boxes', f32([0, 0, 1, 1], [1, 4])),
+        constNode('box_ind', i32([0], [1])),
+        constNode('crop_size', i32([3, 3], [2])),
+        { name: 'crops', op: 'CropAndResize', input: ['image', 'boxes', 'box_ind', 'crop_size'], attr: { T: attr.type('float32'), method: attr.s('area'), extrapolation_value: attr.f(0) } },
+      ],
+      signatures: { serving_default: { inputs: { image: { name: 'image:0', dtype: 'DT_FLOAT', shape: [1, 2, 2, 1] } }, outputs: { crops: { name: 'crops:0', dtype: 'DT_FLOAT', shape: [1, 3, 3, 1] } } } },
+    });
+    const meta = await readMetaGraph(dir, ['serve']);
+    assert.throws(
+      () => prepareSignatureGraph(meta, 'serving_default', null, { isSupportedOp: () => true }),
+      isError(Code.INVALID_ARGUMENT, /Value for attr 'method' of "area" is not in the list of allowed values: "bilinear", "nearest"/),
+    );
   });
 });

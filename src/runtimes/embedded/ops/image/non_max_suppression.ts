@@ -56,7 +56,7 @@ interface Candidate {
 /** The queue's order: higher score first, then the lower box index. */
 const below = (a: Candidate, b: Candidate) => (a.score === b.score && a.box > b.box) || a.score < b.score;
 
-export interface NmsProblem {
+interface NmsProblem {
   scores: ArrayLike<number>;
   maxOutputSize: number;
   /** In T. */
@@ -70,14 +70,14 @@ export interface NmsProblem {
   op: string;
 }
 
-export interface NmsResult {
+interface NmsResult {
   selected: Int32Array;
   selectedScores: Float32Array;
   validOutputs: number;
 }
 
 /** DoNonMaxSuppressionOp. */
-export function doNonMaxSuppression(p: NmsProblem): NmsResult {
+function doNonMaxSuppression(p: NmsProblem): NmsResult {
   const { t, similarityThreshold, scoreThreshold } = p;
   if (!(p.maxOutputSize >= 0)) throw invalidArgument('output size must be non-negative');
   if (p.pad) checkRequestedOutput(p.op, 'selected_indices', [p.maxOutputSize]);
