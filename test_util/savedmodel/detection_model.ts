@@ -14,6 +14,9 @@
 import { attr, GraphBuilder, Tensor } from './writer/graph_builder.js';
 import { opDefFromRegistration } from './writer/op_registration.js';
 import { writeSavedModel } from './saved_model_writer.js';
+import { Tf2GraphBuilder } from './writer/tf2_graph_builder.js';
+import { emit, type Value } from './writer/function_library.js';
+import { binary, identity, scalarF32, scalarI32, tensorListFromTensor, tensorListGetItem, tensorListLength, tensorListReserve, tensorListSetItem, tensorListStack, whileLoop } from './writer/tf2_ops.js';
 
 /** REGISTER_OP texts (tensorflow/core/ops/{control_flow,data_flow,image}_ops.cc) of the ops the writer has no OpDef for. */
 const REGISTRATIONS = [
@@ -149,4 +152,40 @@ export async function writeDetectionModel(dir: string): Promise<void> {
     },
     { opDefs: [...defs.values()] },
   );
+}
+
+/**
+ * The same per-image NonMaxSuppressionV5 (padded to 5) as TF2's `tf.map_fn` writes it: a
+ * StatelessWhile over TensorLists inside the signature's graph, `boxes` [batch, 6, 4] and
+ * `scores` [batch, 6] in, `nms_indices` [batch, 5] out.
+ */
+export async function writeTf2MapFnNmsModel(dir: string): Promise<void> {
+  const F = 'DT_FLOAT';
+  const I = 'DT_INT32';
+  const V = 'DT_VARIANT';
+  const g = new Tf2GraphBuilder();
+  const loopArgs: Array<[string, string]> = [['i', I], ['n', I], ['boxes', V], ['scores', V], ['out', V]];
+  const cond = g.library.define('map_while_cond_12', loopArgs, (f, [i, n]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, n)) }));
+  const body = g.library.define('map_while_body_13', loopArgs, (f, [i, n, boxes, scores, out]) => {
+    const b = tensorListGetItem(f, 'TensorListGetItem', boxes, i, [6, 4], F);
+    const s = tensorListGetItem(f, 'TensorListGetItem_1', scores, i, [6], F);
+    const [selected] = emit(f, 'NonMaxSuppressionV5', 'NonMaxSuppressionV5', [b, s, scalarI32(f, 'max_output_size', DETECTION_MAX_OUTPUTS), scalarF32(f, 'iou_threshold', 0.5), scalarF32(f, 'score_threshold', 0), scalarF32(f, 'soft_nms_sigma', 0)], {
+      T: attr.type('float32'),
+      pad_to_max_output_size: attr.b(true),
+    });
+    const next = tensorListSetItem(f, 'TensorListSetItem', out, i, selected.withShape([DETECTION_MAX_OUTPUTS]));
+    const names = ['identity', 'identity_1', 'identity_2', 'identity_3', 'identity_4'];
+    const values = [binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)), n, boxes, scores, next];
+    return Object.fromEntries(values.map((v, k) => [names[k], identity(f, k === 0 ? 'Identity' : `Identity_${k}`, v)]));
+  });
+  const boxes = g.top.placeholder('boxes', F, [-1, 6, 4]);
+  const scores = g.top.placeholder('scores', F, [-1, 6]);
+  const boxesList = tensorListFromTensor(g.top, 'map/TensorListFromTensor', boxes, [6, 4]);
+  const scoresList = tensorListFromTensor(g.top, 'map/TensorListFromTensor_1', scores, [6]);
+  const n = tensorListLength(g.top, 'map/TensorListLength', boxesList);
+  const out = tensorListReserve(g.top, 'map/TensorListReserve', [DETECTION_MAX_OUTPUTS], n, I);
+  const loop = whileLoop(g.top, 'map/while', [scalarI32(g.top, 'map/i', 0), n, boxesList, scoresList, out], cond, body);
+  const stacked = tensorListStack(g.top, 'map/TensorListStack', loop[4], [DETECTION_MAX_OUTPUTS], I);
+  const info = (v: Value, shape: number[]) => ({ name: v.tensorName, dtype: v.type, shape });
+  await writeSavedModel(dir, g, { serving_default: { inputs: { boxes: info(boxes, [-1, 6, 4]), scores: info(scores, [-1, 6]) }, outputs: { nms_indices: info(stacked, [-1, DETECTION_MAX_OUTPUTS]) } } });
 }

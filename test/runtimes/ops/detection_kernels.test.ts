@@ -2,7 +2,8 @@
 // introsort, glibc's expf), checked against outputs of libstdc++ 12 and glibc 2.36 (Debian
 // 12, g++ -O2 -mavx, an FMA CPU) recorded for these inputs; and the load-time checks the
 // op cases cannot reach (the writer refuses an attr value outside the OpDef's set): the
-// kernel's constructor check, and TF's registry check of a graph that carries no OpDefs.
+// kernel's constructor check, and TF's registry check of a graph that carries no OpDefs;
+// and a detection op inside a TF2 loop body (TF2 exports' tf.map_fn), which op cases cannot write.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PriorityQueue, stdSort } from '../../../src/runtimes/embedded/ops/libstdcxx_algorithms.js';
@@ -17,6 +18,8 @@ import { writeRawSavedModel } from '../../../test_util/savedmodel/raw_saved_mode
 import { attr } from '../../../test_util/savedmodel/writer/graph_builder.js';
 import { constNode, placeholder } from '../../../test_util/savedmodel/hostile_graphs.js';
 import { isError } from '../../helpers/errors.js';
+import { EmbeddedRuntime } from '../../../src/runtimes/embedded/embedded_runtime.js';
+import { writeTf2MapFnNmsModel } from '../../../test_util/savedmodel/detection_model.js';
 import { tempDir } from '../../helpers/temp.js';
 
 // 40 keys with many ties; an element is [key, index].
@@ -98,5 +101,24 @@ describe("the detection ops' registrations", () => {
       () => prepareSignatureGraph(meta, 'serving_default', null, { isSupportedOp: () => true }),
       isError(Code.INVALID_ARGUMENT, /Value for attr 'method' of "area" is not in the list of allowed values: "bilinear", "nearest"/),
     );
+  });
+});
+
+describe('NonMaxSuppressionV5 inside a TF2 tf.map_fn (StatelessWhile over TensorLists)', () => {
+  it("answers, per image, what non_max_suppression_op_test.cc's TestSelectFromThreeClustersPadFive states", async () => {
+    const dir = path.join(tempDir('tfgate-detection-tf2-'), '1');
+    await writeTf2MapFnNmsModel(dir);
+    const servable = await new EmbeddedRuntime('cpu').load(dir, { tags: ['serve'] });
+    // The second image's corners in either order (TestSelectFromThreeClustersFlippedCoordinates).
+    const clusters = [0, 0, 1, 1, 0, 0.1, 1, 1.1, 0, -0.1, 1, 0.9, 0, 10, 1, 11, 0, 10.1, 1, 11.1, 0, 100, 1, 101];
+    const flipped = [1, 1, 0, 0, 0, 0.1, 1, 1.1, 0, 0.9, 1, -0.1, 0, 10, 1, 11, 1, 10.1, 0, 11.1, 1, 101, 0, 100];
+    const scores = [0.9, 0.75, 0.6, 0.95, 0.5, 0.3];
+    const out = await servable.run('serving_default', {
+      boxes: { dtype: 'float32', shape: [2, 6, 4], values: Float32Array.from([...clusters, ...flipped]) },
+      scores: { dtype: 'float32', shape: [2, 6], values: Float32Array.from([...scores, ...scores]) },
+    });
+    assert.deepEqual(out.nms_indices.shape, [2, 5]);
+    assert.deepEqual(Array.from(out.nms_indices.values as Int32Array), [3, 0, 5, 0, 0, 3, 0, 5, 0, 0]);
+    servable.dispose();
   });
 });
