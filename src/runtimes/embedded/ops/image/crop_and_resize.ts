@@ -28,8 +28,24 @@ function cropBox(image: ArrayLike<number>, imageBase: number, y1: number, x1: nu
   const { height, width, depth, cropHeight, cropWidth } = g;
   const heightScale = cropHeight > 1 ? f32(f32(f32(y2 - y1) * (height - 1)) / (cropHeight - 1)) : 0;
   const widthScale = cropWidth > 1 ? f32(f32(f32(x2 - x1) * (width - 1)) / (cropWidth - 1)) : 0;
-  const inX = (x: number) => (cropWidth > 1 ? f32(f32(x1 * (width - 1)) + f32(x * widthScale)) : f32(0.5 * f32(x1 + x2) * (width - 1)));
-  const pixel = (y: number, x: number) => imageBase + (y * width + x) * depth;
+  // A column's source does not depend on the row: TF computes it per pixel, the same float
+  // operations once per column here. -1: outside the image (extrapolation_value).
+  const left = new Int32Array(cropWidth);
+  const right = new Int32Array(cropWidth);
+  const xLerp = new Float32Array(cropWidth);
+  for (let x = 0; x < cropWidth; x++) {
+    const sx = cropWidth > 1 ? f32(f32(x1 * (width - 1)) + f32(x * widthScale)) : f32(0.5 * f32(x1 + x2) * (width - 1));
+    if (sx < 0 || sx > width - 1) {
+      left[x] = -1;
+      continue;
+    }
+    if (bilinear) {
+      left[x] = Math.floor(sx) * depth;
+      right[x] = Math.ceil(sx) * depth;
+      xLerp[x] = f32(sx - Math.floor(sx));
+    } else left[x] = roundHalfUp(sx) * depth;
+  }
+  const rowSize = width * depth;
   for (let y = 0; y < cropHeight; y++) {
     const row = base + y * cropWidth * depth;
     const inY = cropHeight > 1 ? f32(f32(y1 * (height - 1)) + f32(y * heightScale)) : f32(0.5 * f32(y1 + y2) * (height - 1));
@@ -37,32 +53,33 @@ function cropBox(image: ArrayLike<number>, imageBase: number, y1: number, x1: nu
       out.fill(extrapolation, row, row + cropWidth * depth);
       continue;
     }
-    const top = Math.floor(inY);
-    const bottom = Math.ceil(inY);
-    const yLerp = f32(inY - top);
+    const top = imageBase + Math.floor(inY) * rowSize;
+    const bottom = imageBase + Math.ceil(inY) * rowSize;
+    const yLerp = f32(inY - Math.floor(inY));
+    const nearestRow = imageBase + roundHalfUp(inY) * rowSize;
     for (let x = 0; x < cropWidth; x++) {
       const at = row + x * depth;
-      const sx = inX(x);
-      if (sx < 0 || sx > width - 1) {
+      if (left[x] < 0) {
         out.fill(extrapolation, at, at + depth);
         continue;
       }
       if (bilinear) {
-        const left = Math.floor(sx);
-        const right = Math.ceil(sx);
-        const xLerp = f32(sx - left);
-        const [tl, tr, bl, br] = [pixel(top, left), pixel(top, right), pixel(bottom, left), pixel(bottom, right)];
+        const tl = top + left[x];
+        const tr = top + right[x];
+        const bl = bottom + left[x];
+        const br = bottom + right[x];
+        const xl = xLerp[x];
         for (let d = 0; d < depth; d++) {
           const topLeft = f32(image[tl + d]);
           const topRight = f32(image[tr + d]);
           const bottomLeft = f32(image[bl + d]);
           const bottomRight = f32(image[br + d]);
-          const upper = f32(topLeft + f32(f32(topRight - topLeft) * xLerp));
-          const lower = f32(bottomLeft + f32(f32(bottomRight - bottomLeft) * xLerp));
+          const upper = f32(topLeft + f32(f32(topRight - topLeft) * xl));
+          const lower = f32(bottomLeft + f32(f32(bottomRight - bottomLeft) * xl));
           out[at + d] = f32(upper + f32(f32(lower - upper) * yLerp));
         }
       } else {
-        const src = pixel(roundHalfUp(inY), roundHalfUp(sx));
+        const src = nearestRow + left[x];
         for (let d = 0; d < depth; d++) out[at + d] = f32(image[src + d]);
       }
     }
