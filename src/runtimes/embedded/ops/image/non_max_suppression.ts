@@ -67,12 +67,14 @@ interface NmsProblem {
   similarity: (i: number, j: number) => number;
   t: Arith;
   pad: boolean;
+  /** Whether selected_scores is an output (V5): only then is it allocated, padded. */
+  withScores: boolean;
   op: string;
 }
 
 interface NmsResult {
   selected: Int32Array;
-  selectedScores: Float32Array;
+  selectedScores: Float32Array | null;
   validOutputs: number;
 }
 
@@ -118,8 +120,11 @@ function doNonMaxSuppression(p: NmsProblem): NmsResult {
   const size = p.pad ? p.maxOutputSize : validOutputs;
   const out = new Int32Array(size);
   out.set(selected);
-  const outScores = new Float32Array(size);
-  outScores.set(selectedScores);
+  let outScores: Float32Array | null = null;
+  if (p.withScores) {
+    outScores = new Float32Array(size);
+    outScores.set(selectedScores);
+  }
   return { selected: out, selectedScores: outScores, validOutputs };
 }
 
@@ -157,7 +162,7 @@ const boxIou = (boxes: tf.Tensor) => {
 /** selected_indices, then selected_scores (V5), then valid_outputs (V4, V5). */
 function outputs(r: NmsResult, parts: { validOutputs?: boolean; scores?: boolean }): tf.Tensor[] {
   const out: tf.Tensor[] = [tf.tensor1d(r.selected, 'int32')];
-  if (parts.scores) out.push(tf.tensor1d(r.selectedScores, 'float32'));
+  if (parts.scores) out.push(tf.tensor1d(r.selectedScores!, 'float32'));
   if (parts.validOutputs) out.push(tf.scalar(r.validOutputs, 'int32'));
   return out;
 }
@@ -179,6 +184,7 @@ export const nonMaxSuppressionV1Op: tfconv.OpExecutor = (node) => {
     similarity: boxIou(boxes),
     t: FLOAT,
     pad: false,
+    withScores: false,
   });
   return outputs(r, {});
 };
@@ -219,6 +225,7 @@ function nonMaxSuppressionOp(version: Version): tfconv.OpExecutor {
       similarity: boxIou(boxes),
       t,
       pad: version >= 4 && node.attrs.pad_to_max_output_size === true,
+      withScores: version === 5,
     });
     return outputs(r, { validOutputs: version >= 4, scores: version === 5 });
   };
@@ -250,6 +257,7 @@ export const nonMaxSuppressionWithOverlapsOp: tfconv.OpExecutor = (node) => {
     similarity: (i, j) => o[i * n + j],
     t: FLOAT,
     pad: false,
+    withScores: false,
   });
   return outputs(r, {});
 };
