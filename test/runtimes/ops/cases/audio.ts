@@ -3,6 +3,7 @@
 // decode_wav_op_test.cc, spectrogram_op_test.cc, mfcc_op_test.cc, core/lib/wav/wav_io_test.cc)
 // and, where a test states a tolerance only, TF's exact arithmetic (wav_io.cc scales a sample
 // by 1/32768).
+import { Code } from '../../../../src/errors/status.js';
 import { attr } from '../../../../test_util/savedmodel/writer/graph_builder.js';
 import type { HostTensor } from '../../../../src/tensor/host_tensor.js';
 import { f32, failsAtRun, i32, konst, refusedAtLoad, str, type OpCase, type OpFamilyCases } from '../op_case.js';
@@ -114,7 +115,7 @@ const DECODE_WAV_CASES: OpCase[] = [
     'a 52-byte file of 32767 channels padded to desired_samples 4096 would be 134 M floats: RESOURCE_EXHAUSTED before allocating',
     "tfgate's bound on one op output (src/runtimes/embedded/ops/output_bound.ts); TF would allocate 512 MiB",
     wavBytes([], { channels: 32767, rate: 1 }),
-    failsAtRun(/^DecodeWav: the output would hold 134213632 elements \(shape \[4096,32767\]\)/, 'RESOURCE_EXHAUSTED'),
+    failsAtRun(/^DecodeWav: the output would hold 134213632 elements \(shape \[4096,32767\]\)/, Code.RESOURCE_EXHAUSTED),
     { desired_samples: attr.i(4096) },
   ),
 ];
@@ -161,7 +162,7 @@ const SPECTROGRAM_CASES: OpCase[] = [
     "tfgate's bound on one op output (src/runtimes/embedded/ops/output_bound.ts); TF would allocate 256 MiB",
     f32([132095, 1], new Array<number>(132095).fill(0)),
     window(1024, 1),
-    failsAtRun(/^AudioSpectrogram: the output would hold 67239936 elements \(shape \[1,131072,513\]\)/, 'RESOURCE_EXHAUSTED'),
+    failsAtRun(/^AudioSpectrogram: the output would hold 67239936 elements \(shape \[1,131072,513\]\)/, Code.RESOURCE_EXHAUSTED),
   ),
   spectrogram(
     'a window of 2^23 samples (a transform past tfgate\'s bound) is refused at load',

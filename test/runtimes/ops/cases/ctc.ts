@@ -2,6 +2,7 @@
 // from TF's kernel test (tensorflow/python/kernel_tests/nn_ops/ctc_decoder_ops_test.py): the
 // inputs are built as the test builds them (np.log of float32 probabilities; probabilities
 // + 2.0 for the beam search), in float32.
+import { Code } from '../../../../src/errors/status.js';
 import { attr } from '../../../../test_util/savedmodel/writer/graph_builder.js';
 import { f32, f64, failsAtRun, i32, i64, refusedAtLoad, type OpCase, type OpFamilyCases } from '../op_case.js';
 
@@ -73,12 +74,12 @@ const GREEDY_CASES: OpCase[] = [
     { merge_repeated: attr.b(false) },
   ),
   greedy('blank_index out of range: TF\'s message', KERNEL, [greedyInputs(), GREEDY_SEQ_LEN], failsAtRun('blank_index expected to be between -4 and 3 but was 4'), { blank_index: attr.i(4) }),
-  greedy('a sequence_length past max_time: TF\'s FailedPrecondition', KERNEL, [greedyInputs(), i32([2], [7, 5])], failsAtRun('sequence_length(0) <= 6', 'FAILED_PRECONDITION')),
+  greedy('a sequence_length past max_time: TF\'s FailedPrecondition', KERNEL, [greedyInputs(), i32([2], [7, 5])], failsAtRun('sequence_length(0) <= 6', Code.FAILED_PRECONDITION)),
   greedy(
     'a sequence_length of the wrong size: TF\'s FailedPrecondition',
     KERNEL,
     [greedyInputs(), i32([1], [4])],
-    failsAtRun('len(sequence_length) != batch_size.  len(sequence_length):  1 batch_size: 2', 'FAILED_PRECONDITION'),
+    failsAtRun('len(sequence_length) != batch_size.  len(sequence_length):  1 batch_size: 2', Code.FAILED_PRECONDITION),
   ),
   {
     name: 'T double is refused on the embedded runtime: it holds float64 as float32',
@@ -171,7 +172,7 @@ const BEAM_CASES: OpCase[] = [
     op: 'CTCBeamSearchDecoder',
     attrs: { beam_width: attr.i(100), top_paths: attr.i(1) },
     inputs: [f32([1000, 1, 101], new Array<number>(101000).fill(0)), i32([1], [1000])],
-    want: failsAtRun(/^CTCBeamSearchDecoder: the beam entries of one batch entry \(.*\) would be 10000000, more than tfgate allows \(4194304\)$/, 'RESOURCE_EXHAUSTED'),
+    want: failsAtRun(/^CTCBeamSearchDecoder: the beam entries of one batch entry \(.*\) would be 10000000, more than tfgate allows \(4194304\)$/, Code.RESOURCE_EXHAUSTED),
   },
 ];
 
