@@ -74,8 +74,8 @@ export class ExecutorVersionLoader {
   }
 
   /**
-   * Runs --verify_on_load's check; signatures whose engines disagree move from the
-   * description's engines to its refusals. A version left with none fails to load.
+   * Runs --verify_on_load's check; signatures whose engines disagree, or that their engine
+   * cannot run, move from the description's engines to its refusals. A version left with none fails to load.
    */
   private async verify(modelName: string, version: number, versionDir: string, pool: ExecutorPool): Promise<void> {
     const v = this.options.verify;
@@ -90,7 +90,7 @@ export class ExecutorVersionLoader {
     const report = await verifyVersion(pool, this.options.runtime, versionDir, this.options.tags);
     for (const [key, why] of Object.entries(report.refused)) {
       delete pool.description.engines[key];
-      pool.description.refusals[key] = `the engines disagree (--verify_on_load): ${why}`;
+      pool.description.refusals[key] = `refused by --verify_on_load: ${why}`;
     }
     this.options.onVerified?.(modelName, version, report);
     if (Object.keys(pool.description.engines).length === 0) {

@@ -80,6 +80,7 @@ export async function loadTfjsGraphModelDir(dir: string, backend: string): Promi
   const def = json.signature ?? json.userDefinedMetadata?.signature ?? inferSignature(nodes);
   const spec = signatureSpec(DEFAULT_SIGNATURE_KEY, { methodName: 'tensorflow/serving/predict', ...def });
   const strip = (name: string) => name.replace(/:0$/, '');
+  const computed = nodes.filter((n) => n.op !== 'Const' && n.op !== 'Placeholder');
   return new TfjsServable(
     backend,
     new Map([
@@ -91,7 +92,8 @@ export async function loadTfjsGraphModelDir(dir: string, backend: string): Promi
           compiled: null, // the converter's own graphs stay on its GraphModel
           inputs: Object.fromEntries(Object.entries(spec.inputs).map(([k, v]) => [k, strip(v.name)])),
           outputs: Object.fromEntries(Object.entries(spec.outputs).map(([k, v]) => [k, v.name.includes(':') ? v.name : `${v.name}:0`])),
-          nodeNames: nodes.filter((n) => n.op !== 'Const' && n.op !== 'Placeholder').map((n) => n.name),
+          nodeNames: computed.map((n) => n.name),
+          nodeOps: computed.map((n) => n.op),
         },
       ],
     ]),
