@@ -8,9 +8,23 @@ import * as tf from '@tensorflow/tfjs-core';
 import { Code, ServingError } from '../../errors/status.js';
 import { attrString, type NodeDef } from '../../savedmodel/graph/types.js';
 import { embeddedOp } from './ops/index.js';
+import type { ConstantInput } from '../shared/tfjs_op_table.js';
+import { parseTensorName } from '../../savedmodel/graph/graph_flattener.js';
+import { hostTensorFromProto } from '../../savedmodel/tensor_proto.js';
 
 const isEmbeddedOp = (op: string) => embeddedOp(op) !== undefined;
-const embeddedOpProblem = (node: NodeDef) => embeddedOp(node.op)?.check?.(node) ?? null;
+const embeddedOpProblem = (node: NodeDef, constant: ConstantInput) => embeddedOp(node.op)?.check?.(node, constant) ?? null;
+const noConstants: ConstantInput = () => undefined;
+
+/** The constant value of a node input, read from the graph's Const nodes (on demand). */
+function constantsOf(nodes: readonly NodeDef[]): ConstantInput {
+  const consts = new Map(nodes.filter((n) => n.op === 'Const').map((n) => [n.name, n]));
+  return (ref) => {
+    const [name, index] = parseTensorName(ref);
+    const n = index === 0 ? consts.get(name) : undefined;
+    return n ? hostTensorFromProto(n.attr?.value?.tensor ?? {}, `constant ${n.name}`) : undefined;
+  };
+}
 
 export interface NodeProblem {
   op: string;
@@ -88,13 +102,15 @@ export interface OpCheckOptions {
   backend: string;
   /** Ops implemented by tfgate for the converter (their own check decides). */
   isCustomOp?: (op: string) => boolean;
-  customOpProblem?: (node: NodeDef) => string | null;
+  customOpProblem?: (node: NodeDef, constant: ConstantInput) => string | null;
+  /** Constant inputs of the graph's nodes (a check of tfgate's own ops may read them). */
+  constant?: ConstantInput;
 }
 
 /** Why `node` cannot be computed exactly on the backend, or null. */
 export function nodeProblem(node: NodeDef, o: OpCheckOptions): string | null {
   const custom = o.isCustomOp ?? isEmbeddedOp;
-  if (custom(node.op)) return (o.customOpProblem ?? embeddedOpProblem)(node);
+  if (custom(node.op)) return (o.customOpProblem ?? embeddedOpProblem)(node, o.constant ?? noConstants);
   if (CONVERTER_IGNORED_OPS[node.op]) return CONVERTER_IGNORED_OPS[node.op];
   for (const rule of rulesByOp.get(node.op) ?? []) {
     const p = rule.problem(node, o.backend);
@@ -105,8 +121,9 @@ export function nodeProblem(node: NodeDef, o: OpCheckOptions): string | null {
 }
 
 export function graphProblems(nodes: readonly NodeDef[], o: OpCheckOptions): NodeProblem[] {
+  const withConstants = { ...o, constant: o.constant ?? constantsOf(nodes) };
   return nodes.flatMap((n) => {
-    const reason = nodeProblem(n, o);
+    const reason = nodeProblem(n, withConstants);
     return reason ? [{ op: n.op, node: n.name, reason }] : [];
   });
 }
