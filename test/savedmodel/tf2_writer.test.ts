@@ -126,9 +126,9 @@ describe('SavedModel writer: resource variables', () => {
     const flattener = new GraphFlattener(mg.graphDef?.node ?? [], functionLibrary(mg), new Map(), { keepControlInputs: true });
     const keys = variableRestoreMap(flattener, mg.saverDef?.restoreOpName);
     assert.deepEqual(Object.fromEntries(keys), {
-      'simple_rnn/simple_rnn_cell/bias': 'layer_with_weights-0/cell/bias/.ATTRIBUTES/VARIABLE_VALUE',
-      'simple_rnn/simple_rnn_cell/kernel': 'layer_with_weights-0/cell/kernel/.ATTRIBUTES/VARIABLE_VALUE',
-      'simple_rnn/simple_rnn_cell/recurrent_kernel': 'layer_with_weights-0/cell/recurrent_kernel/.ATTRIBUTES/VARIABLE_VALUE',
+      'shared:/simple_rnn/simple_rnn_cell/bias': 'layer_with_weights-0/cell/bias/.ATTRIBUTES/VARIABLE_VALUE',
+      'shared:/simple_rnn/simple_rnn_cell/kernel': 'layer_with_weights-0/cell/kernel/.ATTRIBUTES/VARIABLE_VALUE',
+      'shared:/simple_rnn/simple_rnn_cell/recurrent_kernel': 'layer_with_weights-0/cell/recurrent_kernel/.ATTRIBUTES/VARIABLE_VALUE',
     });
   });
 

@@ -38,6 +38,8 @@ import { shapeProto } from './writer/tensor_value.js';
 import { encodeVariableDef } from './writer/variable_def.js';
 import { Tf2GraphBuilder } from './writer/tf2_graph_builder.js';
 import { addResourceSaver, checkpointEntries } from './writer/resource_saver.js';
+import type { CheckpointGraphOptions } from './writer/object_graph.js';
+import { OBJECT_GRAPH_KEY } from '../../src/savedmodel/graph/checkpoint_object_graph.js';
 import { ASSETS_DIRECTORY, SAVED_MODEL_FILENAME } from '../../src/savedmodel/saved_model_reader.js';
 
 const VARIABLES_DIRECTORY = 'variables';
@@ -79,6 +81,13 @@ export interface SavedModelWriterOptions {
   assets?: WriterAsset[];
   /** Extra node-list collections (TF1 `table_initializer`, `saved_model_main_op` …): key → node names. */
   nodeCollections?: Record<string, string[]>;
+  /**
+   * TF2 `SaveOptions(experimental_skip_saver=True)`: no saver_def and no save/restore
+   * functions; the checkpoint is written all the same (only the object graph restores it).
+   */
+  skipSaver?: boolean;
+  /** With a Tf2GraphBuilder's object graph: how the checkpoint's copy is numbered; false writes none (a name-based checkpoint). */
+  checkpointObjectGraph?: CheckpointGraphOptions | false;
   /** OpDefs of ops op_defs.ts does not declare (an op case's, read from TF's registration: writer/op_registration.ts). */
   opDefs?: readonly OpDefInit[];
 }
@@ -121,10 +130,13 @@ export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, 
   // TF2 graphs (a function library, resource variables) are Tf2GraphBuilders.
   const tf2 = graph instanceof Tf2GraphBuilder ? graph : undefined;
   if (graph.variables.length && tf2?.resourceVariables.length) throw invalidArgument('the writer does not mix VariableV2 and resource variables in one graph');
-  const saverDef = graph.variables.length ? addSaver(graph) : tf2?.resourceVariables.length || tf2?.checkpointedTables.length ? addResourceSaver(tf2) : undefined;
+  tf2?.keyByObjects(options.checkpointObjectGraph === false);
+  const tf2Saves = Boolean(tf2?.resourceVariables.length || tf2?.checkpointedTables.length) && !options.skipSaver;
+  const saverDef = graph.variables.length ? addSaver(graph) : tf2Saves ? addResourceSaver(tf2!) : undefined;
 
+  const objectGraph = tf2?.hasObjectGraph ? tf2.objects : undefined;
   const extraDefs = new Map((options.opDefs ?? []).map((d) => [d.name, d]));
-  const problems = [...validateGraph(graph.nodes, extraDefs), ...(tf2?.library.problems(graph.nodes) ?? [])];
+  const problems = [...validateGraph(graph.nodes, extraDefs), ...(tf2?.library.problems(graph.nodes) ?? []), ...(objectGraph?.problems(graph.nodes) ?? [])];
   if (problems.length) throw internal(`SavedModel writer built an invalid graph:\n  ${problems.join('\n  ')}`);
   const nodeNames = new Set(graph.nodes.map((n) => n.name));
   const signatureDef: Record<string, unknown> = {};
@@ -159,6 +171,7 @@ export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, 
     signatureDef: sortedRecord(signatureDef),
   };
   if (saverDef) metaGraph.saverDef = saverDef;
+  if (objectGraph) metaGraph.objectGraphDef = objectGraph.savedObjectGraph();
   const collections: Record<string, unknown> = {};
   if (saverDef && graph.variables.length) {
     const defs = (vs: typeof graph.variables) => ({ bytesList: { value: vs.map(encodeVariableDef) } });
@@ -177,10 +190,18 @@ export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, 
       return { tensorInfo: tensorInfo(a.tensor), filename: a.filename };
     });
   }
-  const variables = [...graph.variables.map((v): [string, HostTensor] => [v.name, v.value]), ...(tf2 ? checkpointEntries(tf2) : [])].sort(
+  const checkpointGraph: Array<[string, HostTensor]> =
+    objectGraph && options.checkpointObjectGraph !== false ? [[OBJECT_GRAPH_KEY, trackableObjectGraphTensor(objectGraph.trackableObjectGraph(options.checkpointObjectGraph))]] : [];
+  const variables = [...graph.variables.map((v): [string, HostTensor] => [v.name, v.value]), ...(tf2 ? checkpointEntries(tf2) : []), ...checkpointGraph].sort(
     ([a], [b]) => compareKeys(a, b),
   );
   return { savedModel: { savedModelSchemaVersion: 1, metaGraphs: [metaGraph] }, variables };
+}
+
+/** The checkpoint's `_CHECKPOINTABLE_OBJECT_GRAPH` entry: the serialized TrackableObjectGraph as a string scalar. */
+function trackableObjectGraphTensor(graph: Record<string, unknown>): HostTensor {
+  const type = protoType('tensorflow.TrackableObjectGraph');
+  return { dtype: 'string', shape: [], values: [type.encode(type.fromObject(graph)).finish()] };
 }
 
 /** GraphDef.library with every node's attrs in sorted key order, as the graph's nodes. */

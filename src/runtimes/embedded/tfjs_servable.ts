@@ -2,7 +2,7 @@
 // servable signature (each signature's graph is cut and frozen for its own feeds).
 import * as tf from '@tensorflow/tfjs-core';
 import type { GraphModel } from '@tensorflow/tfjs-converter';
-import { ServingError, invalidArgument } from '../../errors/status.js';
+import { ServingError, invalidArgument, isJsFault } from '../../errors/status.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { EngineChoice, Servable } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
@@ -11,6 +11,7 @@ import { fromTfTensor, toTfTensor } from '../shared/tensor_convert.js';
 import { checkAliases, servableSignature } from '../signature_checks.js';
 import type { CompiledGraph } from './compiled_graph.js';
 import { tfjsRunError } from './tfjs_run_errors.js';
+import type { LoadRunCheck } from '../../savedmodel/graph/tensor_sizes.js';
 
 export interface SignatureGraph {
   spec: SignatureSpec;
@@ -43,6 +44,8 @@ export class TfjsServable implements Servable {
     readonly signatureDefs: Record<string, SignatureDefObject>,
     /** Releases what the version holds beside its graphs (its decision forests). */
     private readonly releaseResources: () => void = () => {},
+    /** The sizes of the runs a load makes, checked against its bound (absent: not checked). */
+    private readonly loadRuns?: LoadRunCheck,
   ) {
     this.signatures = Object.fromEntries([
       ...[...graphs].map(([k, g]) => [k, g.spec] as const),
@@ -50,6 +53,10 @@ export class TfjsServable implements Servable {
     ]);
     this.refusals = Object.fromEntries([...refused].map(([k, r]) => [k, r.error.message]));
     this.engines = Object.fromEntries([...graphs].map(([k, g]) => [k, g.singleEngine ? { engine: backend, singleEngine: g.singleEngine } : { engine: backend }]));
+  }
+
+  checkLoadRun(key: string, inputs: Record<string, HostTensor>): void {
+    this.loadRuns?.check(key, inputs);
   }
 
   async run(key: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {
@@ -93,6 +100,8 @@ export class TfjsServable implements Servable {
       }
       return asArray(await graph.model.executeAsync(feed, names));
     } catch (e) {
+      // JS's own errors (a TypeError in a kernel) are not the request's: INTERNAL, never their text.
+      if (isJsFault(e)) throw e;
       throw tfjsRunError(e);
     }
   }

@@ -85,3 +85,21 @@ export class OpOutputIndex {
     return index;
   }
 }
+
+/**
+ * The TF dtype (DT_…) of output `index` of `node`, from its OpDef's output arguments (a fixed
+ * type, a type attr, or one entry of a type-list attr); undefined when the OpDef is unknown.
+ */
+export function outputType(node: NodeDef, index: number, opDefs: ReadonlyMap<string, OpDef>): string | undefined {
+  const attrs = node.attr ?? {};
+  let base = 0;
+  for (const arg of opDefs.get(node.op)?.outputArg ?? []) {
+    const n = argLength(arg, attrs);
+    if (index < base + n) {
+      if (arg.typeListAttr) return attrs[arg.typeListAttr]?.list?.type?.[index - base];
+      return arg.type ?? (arg.typeAttr ? attrs[arg.typeAttr]?.type : undefined);
+    }
+    base += n;
+  }
+  return undefined;
+}

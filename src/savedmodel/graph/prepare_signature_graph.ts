@@ -13,7 +13,8 @@ import { signatureSpec } from '../signature_spec.js';
 import { hostTensorToProto } from '../tensor_proto.js';
 import { GraphFlattener, parseTensorName } from './graph_flattener.js';
 import type { AttrValue, FunctionDef, NodeDef, OpDef, VariableReader } from './types.js';
-import { fallbackKey, sourceOf, variableRestoreMap } from './variable_restore_map.js';
+import { sourceOf } from './variable_restore_map.js';
+import { CheckpointRestore } from './checkpoint_restore.js';
 import { defaultAttrTable, withDefaultAttrs } from './default_attrs.js';
 import { bypassIdentities, pruneTo } from './graph_rewrites.js';
 import { ControlFlowFunctions, FUNCTIONAL_OPS, localName, type PreparedFunction } from './control_flow_functions.js';
@@ -22,6 +23,11 @@ import { exampleFeaturesOf } from './example_features.js';
 import type { LookupTables } from './lookup_tables/resolve_lookup_tables.js';
 import { rewriteLookups } from './lookup_tables/lookup_rewrite.js';
 import { TABLE_STATE_OPS } from './lookup_tables/table_ops.js';
+import { checkKernelAttrs } from './kernel_attr_checks.js';
+import { checkConstSizes, checkTensorSizes, type TensorFacts } from './tensor_sizes.js';
+import type { LoadMemoryBound } from '../load_bounds.js';
+import { tensorProtoFootprint } from '../tensor_proto.js';
+import { checkFetchable, isDataType, opDefLookup, validateGraph, type OpDefLookup } from './graph_validation.js';
 import { rewriteForestInference, type ForestBindings } from './decision_forests/forest_rewrite.js';
 
 export type { VariableReader };
@@ -43,6 +49,8 @@ export interface PrepareOptions {
   isSupportedOp: (op: string) => boolean;
   /** The model's lookup tables as its init ops fill them; without, every lookup is refused. */
   tables?: LookupTables;
+  /** The load's memory bound: a graph whose known tensor sizes exceed it is refused (tensor_sizes.ts). */
+  memoryBound?: LoadMemoryBound;
   /** The TF-DF models the runtime loaded; without, TF-DF's ops stay in the graph (for the engine to refuse). */
   forests?: ForestBindings;
 }
@@ -70,28 +78,18 @@ function constNode(name: string, value: HostTensor): NodeDef {
   return { name, op: 'Const', input: [], attr: { dtype: { type: dtypeToTf(value.dtype) }, value: { tensor: hostTensorToProto(value) } } };
 }
 
+/** The values the signature's variables freeze to, each checkpoint tensor read once per preparation. */
 class VariableValues {
-  private keys?: Map<string, string>;
+  private readonly restore: CheckpointRestore;
   private readonly cache = new Map<string, HostTensor>();
-  constructor(
-    private readonly mg: MetaGraphObject,
-    private readonly variables: VariableReader | null,
-  ) {}
+  constructor(mg: MetaGraphObject, variables: VariableReader | null) {
+    this.restore = CheckpointRestore.of(mg, variables);
+  }
 
   value(node: NodeDef): HostTensor {
-    this.keys ??= variableRestoreMap(
-      new GraphFlattener(this.mg.graphDef?.node ?? [], functionLibrary(this.mg), opDefs(this.mg), { keepControlInputs: true }),
-      this.mg.saverDef?.restoreOpName,
-    );
-    const key = this.keys.get(node.name) ?? fallbackKey(node);
-    if (!this.variables) {
-      throw new ServingError(Code.NOT_FOUND, `variable '${node.name}' needs checkpoint key '${key}', but the SavedModel has no variables/ folder`);
-    }
-    if (!this.variables.has(key)) {
-      throw new ServingError(Code.NOT_FOUND, `Key ${key} not found in checkpoint (variable '${node.name}', variables/variables.index)`);
-    }
+    const key = this.restore.variableKey(node);
     let value = this.cache.get(key);
-    if (!value) this.cache.set(key, (value = this.variables.read(key)));
+    if (!value) this.cache.set(key, (value = this.restore.read(key)));
     return value;
   }
 }
@@ -155,6 +153,7 @@ export function prepareSignatureGraph(
 ): PreparedGraph {
   const def = mg.signatureDef?.[signatureKey];
   if (!def) throw invalidArgument(`Serving signature key "${signatureKey}" not found.`);
+  if (options.memoryBound) checkDefaultSizes(def, signatureKey, options.memoryBound);
   const signature = signatureSpec(signatureKey, def);
   const graphNodes = mg.graphDef?.node ?? [];
   const byName = new Map(graphNodes.map((n) => [n.name, n]));
@@ -162,6 +161,7 @@ export function prepareSignatureGraph(
   for (const [kind, infos] of [['input', def.inputs], ['output', def.outputs]] as const) {
     for (const [key, info] of Object.entries(infos ?? {})) {
       if (!info.name) throw failedPrecondition(`signature '${signatureKey}' ${kind} '${key}' is a sparse or composite tensor, which tfgate cannot serve yet`);
+      if (!isDataType(info.dtype)) throw invalidArgument(`signature '${signatureKey}' ${kind} '${key}' has dtype ${String(info.dtype ?? 'DT_INVALID')}, which is not a valid DataType`);
       if (!byName.has(parseTensorName(info.name)[0])) {
         throw invalidArgument(`signature '${signatureKey}' ${kind} '${key}' names tensor '${info.name}', which is not in the graph`);
       }
@@ -189,8 +189,12 @@ export function prepareSignatureGraph(
   }
 
   const flattener = new GraphFlattener(graphNodes, functionLibrary(mg), opDefs(mg), { keepControlInputs: false, aliases });
+  const lookup = opDefLookup(opDefs(mg));
   const outputs: Record<string, string> = {};
-  for (const [key, spec] of Object.entries(signature.outputs)) outputs[key] = flattener.resolveTensor(spec.name);
+  for (const [key, spec] of Object.entries(signature.outputs)) {
+    outputs[key] = flattener.resolveTensor(spec.name);
+    checkFetchable(outputs[key], flattener.out.get(parseTensorName(outputs[key])[0]), lookup);
+  }
 
   // Fed placeholders replace whatever the flattener copied (their shape check is tfgate's job).
   const out = flattener.out;
@@ -224,8 +228,58 @@ export function prepareSignatureGraph(
     if (example) signature.inputs[key] = { ...signature.inputs[key], example };
   }
   const functions = controlFlow.calledBy(nodes);
+  validatePrepared(nodes, functions, lookup, signatureKey);
+  if (options.memoryBound) checkPreparedSizes(nodes, functions, inputs, signatureKey, options.memoryBound);
   checkRunnable(nodes, functions, new Set(feedNodes.map((f) => f.name)), signatureKey, options);
   return { signature, nodes, inputs, outputs, functions };
+}
+
+/** A signature default is expanded from its TensorProto like a Const: refuse one over the bound first. */
+function checkDefaultSizes(def: NonNullable<MetaGraphObject['signatureDef']>[string], signatureKey: string, bound: LoadMemoryBound): void {
+  for (const [key, t] of Object.entries(def.defaults ?? {})) {
+    const { bytes } = tensorProtoFootprint(t);
+    if (bytes > bound.bytes) throw new ServingError(Code.RESOURCE_EXHAUSTED, `signature '${signatureKey}': the default for input '${key}' would take ${bytes} bytes, over this load's memory bound of ${bound.bytes} bytes (${bound.rule})`);
+  }
+}
+
+/**
+ * The sizes the smallest request would make (every open dimension 1): a graph that exceeds
+ * the load's memory bound then exceeds it for every non-empty request (tensor_sizes.ts).
+ */
+function checkPreparedSizes(nodes: NodeDef[], functions: PreparedFunction[], inputs: PreparedGraph['inputs'], signatureKey: string, bound: LoadMemoryBound): void {
+  const feeds = new Map<string, TensorFacts>();
+  for (const { placeholder, spec } of Object.values(inputs)) {
+    if (placeholder) feeds.set(placeholder, { dtype: spec.feedDtype ?? spec.dtype, shape: spec.shape?.map((d) => (d < 0 ? 1 : d)) ?? null });
+  }
+  try {
+    checkTensorSizes(nodes, feeds, bound);
+    for (const f of functions) checkConstSizes(f.nodes, bound);
+  } catch (e) {
+    if (e instanceof ServingError) throw new ServingError(e.code, `signature '${signatureKey}': ${e.message}`);
+    throw e;
+  }
+}
+
+/** TF's graph checks (graph_validation.ts) and kernel checks (kernel_attr_checks.ts) on the signature's graph and on each function its loops call. */
+function validatePrepared(nodes: NodeDef[], functions: PreparedFunction[], lookup: OpDefLookup, signatureKey: string): void {
+  const where = (e: unknown, fn?: PreparedFunction) => {
+    if (e instanceof ServingError) throw new ServingError(e.code, `signature '${signatureKey}'${fn ? ` (function '${fn.source}', ${fn.role})` : ''}: ${e.message}`);
+    throw e;
+  };
+  try {
+    validateGraph(nodes, lookup);
+    checkKernelAttrs(nodes);
+  } catch (e) {
+    where(e);
+  }
+  for (const f of functions) {
+    try {
+      validateGraph(f.nodes, lookup, new Map(f.inputs.map((i) => [i.name, i.type])));
+      checkKernelAttrs(f.nodes);
+    } catch (e) {
+      where(e, f);
+    }
+  }
 }
 
 /**

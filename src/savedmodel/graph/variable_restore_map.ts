@@ -1,11 +1,14 @@
-// Which checkpoint key holds each variable's value. Rather than guessing from names (TF1
-// uses the variable name, TF2 an object-graph path such as `a/.ATTRIBUTES/VARIABLE_VALUE`,
-// Keras 3 `variables/3`), tfgate reads the answer from the restore graph that every
-// SavedModel carries: saver_def.restore_op_name runs Assign / AssignVariableOp nodes whose
-// value is `RestoreV2:i` and whose `tensor_names` constant gives key i.
+// TF1's way to a variable's checkpoint key (a SavedModel without an object graph): the
+// loader runs the saver's restore op (saver_def.restore_op_name), whose Assign /
+// AssignVariableOp nodes take `RestoreV2:i` and whose `tensor_names` constant gives key i.
+// Which variable an assign fills is a resource, not a node: TF shares a variable between
+// every node of the same container and shared_name (a VariableV2 without one uses its node
+// name), so the map is keyed by that identity. TF2 exports go through their object graph
+// instead (checkpoint_restore.ts).
 import type { GraphFlattener } from './graph_flattener.js';
 import { parseTensorName } from './graph_flattener.js';
-import { utf8, type NodeDef } from './types.js';
+import { attrString, utf8, type NodeDef } from './types.js';
+import { TABLE_OPS, tableIdentity } from './lookup_tables/table_ops.js';
 
 const ASSIGN_OPS = new Set(['Assign', 'AssignVariableOp']);
 const VARIABLE_OPS = new Set(['VariableV2', 'Variable', 'VarHandleOp']);
@@ -35,8 +38,17 @@ export function restoreKey(out: Map<string, NodeDef>, restoreNode: NodeDef, inde
 }
 
 /**
- * Global variable node name (VariableV2 / VarHandleOp, as named in the flattened graph)
- * → checkpoint key. `restoreFlattener` must keep control inputs.
+ * The resource a handle-making node opens: its container and shared_name, the node name
+ * standing in for an empty shared_name (VariableV2; a table's own rule is tableIdentity).
+ */
+export function resourceIdentity(node: NodeDef): string {
+  if (TABLE_OPS.has(node.op)) return tableIdentity(node);
+  return `shared:${attrString(node.attr?.container)}/${attrString(node.attr?.shared_name) || node.name}`;
+}
+
+/**
+ * Variable resource (resourceIdentity of its VariableV2 / VarHandleOp) → the checkpoint key
+ * the restore op assigns it from. `restoreFlattener` must keep control inputs.
  */
 export function variableRestoreMap(restoreFlattener: GraphFlattener, restoreOpName: string | undefined): Map<string, string> {
   const keys = new Map<string, string>();
@@ -52,16 +64,7 @@ export function variableRestoreMap(restoreFlattener: GraphFlattener, restoreOpNa
     if (!target || !value || !VARIABLE_OPS.has(target.node.op)) continue;
     if (value.node.op !== 'RestoreV2') continue;
     const key = restoreKey(out, value.node, value.index);
-    if (key !== undefined) keys.set(target.node.name, key);
+    if (key !== undefined) keys.set(resourceIdentity(target.node), key);
   }
   return keys;
-}
-
-/** The key a variable would have without a restore graph: TF1 name or resource shared_name. */
-export function fallbackKey(node: NodeDef): string {
-  if (node.op === 'VarHandleOp') {
-    const shared = node.attr?.shared_name?.s;
-    if (shared?.length) return utf8.decode(shared);
-  }
-  return node.name;
 }

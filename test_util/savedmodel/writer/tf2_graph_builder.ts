@@ -6,11 +6,12 @@ import type { HostTensor } from '../../../src/tensor/host_tensor.js';
 import { GraphBuilder } from './graph_builder.js';
 import { emit, FunctionLibrary, GraphEmitter, shapeInit, type Value } from './function_library.js';
 import { tfType } from './tf2_ops.js';
+import { ObjectGraphBuilder } from './object_graph.js';
 
 export interface ResourceVariableRecord {
   /** The VarHandleOp's output. */
   handle: Value;
-  /** Checkpoint key. */
+  /** Checkpoint key (with an object graph: its object's, set when the model is built). */
   key: string;
   value: HostTensor;
 }
@@ -18,7 +19,7 @@ export interface ResourceVariableRecord {
 /** A MutableHashTableV2 whose contents the checkpoint holds (Keras' adapted StringLookup). */
 export interface CheckpointedTableRecord {
   handle: Value;
-  /** Checkpoint keys `<path>/.ATTRIBUTES/table-keys` and `…/table-values`. */
+  /** Checkpoint keys `<path>/.ATTRIBUTES/table-keys` and `…/table-values` (with an object graph: its object's). */
   keysKey: string;
   valuesKey: string;
   keys: HostTensor;
@@ -30,6 +31,36 @@ export class Tf2GraphBuilder extends GraphBuilder {
   readonly resourceVariables: ResourceVariableRecord[] = [];
   readonly checkpointedTables: CheckpointedTableRecord[] = [];
   readonly top = new GraphEmitter(this);
+  private objectGraph?: ObjectGraphBuilder;
+
+  /** The SavedObjectGraph tf.saved_model.save writes (made on first use; without it, none is written). */
+  get objects(): ObjectGraphBuilder {
+    return (this.objectGraph ??= new ObjectGraphBuilder());
+  }
+
+  get hasObjectGraph(): boolean {
+    return this.objectGraph !== undefined;
+  }
+
+  /**
+   * Keys every variable and table that is an object of the object graph by its object's
+   * path, as TF saves them; `byName`: variables by their SavedVariable.name instead, as a
+   * checkpoint without an object graph (a tf.compat.v1 Saver's) holds them.
+   */
+  keyByObjects(byName = false): void {
+    if (!this.objectGraph) return;
+    for (const v of this.resourceVariables) {
+      const id = this.objectGraph.objectOf(v.handle);
+      if (id !== undefined) v.key = byName ? this.objectGraph.variableName(id) : this.objectGraph.checkpointKey(id);
+    }
+    for (const t of this.checkpointedTables) {
+      const id = this.objectGraph.objectOf(t.handle);
+      if (id === undefined) continue;
+      const key = this.objectGraph.checkpointKey(id);
+      t.keysKey = `${key}-keys`;
+      t.valuesKey = `${key}-values`;
+    }
+  }
 
   /**
    * `tf.Variable(value)` in TF2: a VarHandleOp named `name` (its shared_name too, as Keras

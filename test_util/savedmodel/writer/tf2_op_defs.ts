@@ -5,7 +5,8 @@
 // list_ops.cc (TensorList*; TensorListSetItem's resize_if_index_out_of_bounds is in the
 // 2.13+ registry and tf.raw_ops docs), resource_variable_ops.cc (VarHandleOp,
 // ReadVariableOp, AssignVariableOp, AssignAddVariableOp), array_ops.cc (Shape,
-// StridedSlice, Pack, Fill, Transpose, Split) and math_ops.cc (Less, Greater, Lgamma).
+// StridedSlice, Pack, Fill, Transpose, Split, Size), math_ops.cc (Less, Greater, Lgamma, Cast,
+// Range, NotEqual, SelectV2) and string_ops.cc (StringJoin).
 // Checked against the stripped_op_list of real TF 2.6 / 2.12 Keras exports where those
 // hold the op. Appended to the writer's table by op_defs.ts.
 import type { ArgDefInit, AttrDefInit, OpDefInit } from './op_defs.js';
@@ -159,4 +160,44 @@ export const TF2_OP_DEFS: OpDefInit[] = [
   comparison('Less'),
   comparison('Greater'),
   { name: 'Lgamma', inputArg: [arg('x')], outputArg: [arg('y')], attr: [typeAttr('T', ['BFLOAT16', 'HALF', 'FLOAT', 'DOUBLE'])] },
+  // What TF1's index_table_from_tensor and IdTableWithHashBuckets emit (lookup_ops.py):
+  // math_ops.cc Cast, Range, NotEqual, SelectV2; array_ops.cc Size; string_ops.cc StringJoin.
+  // Equal to the stripped_op_list of test/corpus's TF 2.9 and 2.21 exports.
+  {
+    name: 'Cast',
+    inputArg: [arg('x', 'SrcT')],
+    outputArg: [arg('y', 'DstT')],
+    attr: [typeAttr('SrcT'), typeAttr('DstT'), { name: 'Truncate', type: 'bool', defaultValue: { b: false } }],
+  },
+  {
+    name: 'Size',
+    inputArg: [arg('input')],
+    outputArg: [arg('output', 'out_type')],
+    attr: [typeAttr('T'), typeAttr('out_type', ['INT32', 'INT64'], 'INT32')],
+  },
+  {
+    name: 'Range',
+    inputArg: [arg('start', 'Tidx'), arg('limit', 'Tidx'), arg('delta', 'Tidx')],
+    outputArg: [arg('output', 'Tidx')],
+    attr: [typeAttr('Tidx', ['BFLOAT16', 'HALF', 'FLOAT', 'DOUBLE', 'INT8', 'INT16', 'INT32', 'INT64', 'UINT16', 'UINT32'], 'INT32')],
+  },
+  {
+    name: 'NotEqual',
+    inputArg: [arg('x'), arg('y')],
+    outputArg: [fixed('z', 'DT_BOOL')],
+    attr: [typeAttr('T'), { name: 'incompatible_shape_error', type: 'bool', defaultValue: { b: true } }],
+    isCommutative: true,
+  },
+  {
+    name: 'SelectV2',
+    inputArg: [fixed('condition', 'DT_BOOL'), arg('t'), arg('e')],
+    outputArg: [arg('output')],
+    attr: [typeAttr('T')],
+  },
+  {
+    name: 'StringJoin',
+    inputArg: [{ name: 'inputs', type: 'DT_STRING', numberAttr: 'N' }],
+    outputArg: [fixed('output', 'DT_STRING')],
+    attr: [{ name: 'N', type: 'int', hasMinimum: true }, { name: 'separator', type: 'string', defaultValue: { s: new Uint8Array(0) } }],
+  },
 ];

@@ -13,7 +13,8 @@ import { sourceOf } from '../variable_restore_map.js';
 import type { MetaGraphObject } from '../../saved_model_reader.js';
 import { attrString, type FunctionDef, type NodeDef, type OpDef, type VariableReader } from '../types.js';
 import { assetPaths, initRoots } from '../lookup_tables/resolve_lookup_tables.js';
-import { InitGraphValues, Unresolvable } from '../lookup_tables/init_graph_values.js';
+import { InitGraphValues } from '../lookup_tables/init_graph_values.js';
+import { Unresolvable } from '../constant_subgraph.js';
 import { CREATE_MODEL_RESOURCE, LOAD_OPS, LOAD_WITH_HANDLE, INFERENCE_OPS, modelIdentifierIdentity, modelResourceIdentity } from './forest_ops.js';
 
 /** What a load op reads: TF's YggdrasilModelResource::LoadModelFromDisk arguments. */

@@ -1,15 +1,17 @@
-// What every lookup table of a SavedModel holds once TF's loader has run: first the restore
-// op (saver_def.restore_op_name: a MutableHashTable's contents come back from the checkpoint
-// through LookupTableImportV2), then the init ops (the `__saved_model_init_op` signature,
-// TF1's `saved_model_main_op` / `legacy_init_op` and `table_initializer` collections). Those
-// graphs are flattened with their control edges (tables are filled by ops nothing reads) and
-// every op that fills a table is evaluated here, at load, so the serving graph can carry the
-// contents as constants (lookup_rewrite.ts).
+// What every lookup table of a SavedModel holds once TF's loader has run: first the checkpoint
+// restore (a MutableHashTable's contents come back from it: in a TF2 export through the
+// table's object in the object graph, checkpoint_restore.ts; in a TF1 graph through the
+// saver's restore op, saver_def.restore_op_name, and its LookupTableImportV2), then the init
+// ops (the `__saved_model_init_op` signature, TF1's `saved_model_main_op` / `legacy_init_op`
+// and `table_initializer` collections). Those graphs are flattened with their control edges
+// (tables are filled by ops nothing reads) and every op that fills a table is evaluated here,
+// at load, so the serving graph can carry the contents as constants (lookup_rewrite.ts). What an initializer's inputs compute from
+// constants runs once on the loading runtime's engine (init_graph_values.ts).
 //
 // Errors TF's own initialisation would raise (a malformed vocabulary file, a key with two
 // values, a missing asset) fail the load as in TF; an init op whose inputs tfgate cannot
 // compute marks its table unresolved, which refuses only the signatures that look it up.
-import fs from 'node:fs/promises';
+import { readVersionFile } from '../../version_files.js';
 import path from 'node:path';
 import { Code, ServingError, toStatusData } from '../../../errors/status.js';
 import { ASSETS_DIRECTORY, type MetaGraphObject } from '../../saved_model_reader.js';
@@ -19,7 +21,9 @@ import { localName } from '../control_flow_functions.js';
 import { sourceOf } from '../variable_restore_map.js';
 import { attrString, type FunctionDef, type NodeDef, type OpDef, type VariableReader } from '../types.js';
 import { protoType, TO_OBJECT } from '../../../proto/index.js';
-import { InitGraphValues, Unresolvable } from './init_graph_values.js';
+import { InitGraphValues } from './init_graph_values.js';
+import { Unresolvable, type ConstantGraphEvaluator } from '../constant_subgraph.js';
+import { CheckpointRestore } from '../checkpoint_restore.js';
 import { TableContents } from './table_contents.js';
 import { tableInfo } from './table_info.js';
 import { parseTextFileTable, type TextFileInit } from './text_file_table.js';
@@ -88,13 +92,9 @@ function textFileInit(node: NodeDef, filename: string): TextFileInit {
   return { filename, keyIndex: int('key_index', 0), valueIndex: int('value_index', 0), vocabSize: int('vocab_size', -1), delimiter, offset: int('offset', 0) };
 }
 
-async function readAsset(file: string): Promise<Uint8Array> {
-  try {
-    return await fs.readFile(file);
-  } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : (e as Error).message;
-    throw new ServingError(Code.NOT_FOUND, `${file}; ${reason}`);
-  }
+/** A table's text file: only a regular file inside the version folder (version_files.ts). */
+async function readAsset(modelDir: string, file: string): Promise<Uint8Array> {
+  return readVersionFile(modelDir, file);
 }
 
 class Resolver {
@@ -107,7 +107,27 @@ class Resolver {
     private readonly opDefs: Map<string, OpDef>,
     private readonly assets: Map<string, string>,
     private readonly variables: VariableReader | null,
+    private readonly restore: CheckpointRestore,
+    private readonly evaluate: ConstantGraphEvaluator | undefined,
+    private readonly modelDir: string,
   ) {}
+
+  /** TF2: each table its object restores from the checkpoint (Keras' adapted StringLookup …). */
+  restoreFromObjects(): void {
+    for (const node of this.mg.graphDef?.node ?? []) {
+      if (!TABLE_OPS.has(node.op)) continue;
+      const saved = this.restore.checkpointedTable(node);
+      if (!saved) continue;
+      try {
+        const contents = new TableContents(tableInfo(node));
+        contents.insert(saved.keys, saved.values, saved.by);
+        this.tables.set(tableIdentity(node), { contents });
+      } catch (e) {
+        if (!(e instanceof Unresolvable)) throw e;
+        this.tables.set(tableIdentity(node), { unresolved: `${saved.by}: ${e.message}` });
+      }
+    }
+  }
 
   /** Runs the table-filling ops `roots` reach, in the graph's order. */
   async run(roots: string[], phase: string): Promise<void> {
@@ -121,7 +141,7 @@ class Resolver {
       return;
     }
     const out = flattener.out;
-    const values = new InitGraphValues(out, this.assets, this.variables);
+    const values = new InitGraphValues(out, this.assets, this.variables, { evaluate: this.evaluate, restore: this.restore, opDefs: this.opDefs });
     for (const node of out.values()) {
       const fills = IMPORT_OPS.has(node.op) || INITIALIZE_OPS.has(node.op) || TEXT_FILE_INIT_OPS.has(node.op);
       if (!fills || this.applied.has(node.name)) continue;
@@ -148,15 +168,15 @@ class Resolver {
 
   private async fill(contents: TableContents, node: NodeDef, values: InitGraphValues, shown: string): Promise<void> {
     if (!TEXT_FILE_INIT_OPS.has(node.op)) {
-      contents.insert(values.value(node.input?.[1] ?? ''), values.value(node.input?.[2] ?? ''), shown);
+      contents.insert(await values.computed(node.input?.[1] ?? ''), await values.computed(node.input?.[2] ?? ''), shown);
       return;
     }
     // TF ignores a second initialisation from a file (lookup_util.cc: "already initialized").
     if (contents.filledBy.length && !contents.info.mutable) return;
-    const name = values.value(node.input?.[1] ?? '');
+    const name = await values.computed(node.input?.[1] ?? '');
     if (name.dtype !== 'string' || name.values.length !== 1) throw new Unresolvable(`a filename that is not one string`);
     const filename = new TextDecoder().decode((name.values as Uint8Array[])[0]);
-    const parsed = parseTextFileTable(await readAsset(filename), textFileInit(node, filename), contents.info.keyDtype, contents.info.valueDtype);
+    const parsed = parseTextFileTable(await readAsset(this.modelDir, filename), textFileInit(node, filename), contents.info.keyDtype, contents.info.valueDtype);
     contents.insert(parsed.keys, parsed.values, shown);
   }
 
@@ -167,21 +187,27 @@ class Resolver {
 }
 
 /** Resolves every lookup table of `mg` (a model without tables costs one scan of its nodes). */
-async function resolveLookupTables(mg: MetaGraphObject, variables: VariableReader | null, modelDir: string): Promise<LookupTables> {
+async function resolveLookupTables(mg: MetaGraphObject, variables: VariableReader | null, modelDir: string, evaluate?: ConstantGraphEvaluator): Promise<LookupTables> {
   if (!usesTables(mg)) return new LookupTables();
   const library = new Map((mg.graphDef?.library?.function ?? []).map((f): [string, FunctionDef] => [f.signature.name, f]));
   const opDefs = new Map((mg.metaInfoDef?.strippedOpList?.op ?? []).map((o): [string, OpDef] => [o.name, o]));
-  const resolver = new Resolver(mg, library, opDefs, assetPaths(mg, modelDir), variables);
+  const restore = CheckpointRestore.of(mg, variables);
+  const resolver = new Resolver(mg, library, opDefs, assetPaths(mg, modelDir), variables, restore, evaluate, modelDir);
   const restoreOp = mg.saverDef?.restoreOpName;
-  if (restoreOp) await resolver.run([parseTensorName(restoreOp)[0]], 'restore op');
+  if (restore.objectBased) resolver.restoreFromObjects();
+  else if (restoreOp) await resolver.run([parseTensorName(restoreOp)[0]], 'restore op');
   await resolver.run(initRoots(mg), 'init op');
   return new LookupTables(resolver.tables);
 }
 
-/** resolveLookupTables for a runtime's load: a failure fails the whole version, naming its folder (as TF's failed init op does). */
-export async function resolveTables(mg: MetaGraphObject, variables: VariableReader | null, modelDir: string): Promise<LookupTables> {
+/**
+ * resolveLookupTables for a runtime's load: a failure fails the whole version, naming its
+ * folder (as TF's failed init op does). `evaluate` is the runtime's engine for what table
+ * initializers compute; without one, only constants, assets and checkpoint values are known.
+ */
+export async function resolveTables(mg: MetaGraphObject, variables: VariableReader | null, modelDir: string, evaluate?: ConstantGraphEvaluator): Promise<LookupTables> {
   try {
-    return await resolveLookupTables(mg, variables, modelDir);
+    return await resolveLookupTables(mg, variables, modelDir, evaluate);
   } catch (e) {
     const status = toStatusData(e);
     throw new ServingError(status.code, `${modelDir}: initialising lookup tables failed: ${status.message}`);

@@ -3,7 +3,7 @@ import { dtypeFromTf, type DType } from '../../../tensor/dtype.js';
 import { shapeFromProto } from '../../tensor_proto.js';
 import { localName } from '../control_flow_functions.js';
 import type { NodeDef } from '../types.js';
-import { Unresolvable } from './init_graph_values.js';
+import { Unresolvable } from '../constant_subgraph.js';
 import type { TableInfo } from './table_contents.js';
 import { MUTABLE_TABLE_OPS } from './table_ops.js';
 

@@ -9,6 +9,7 @@ import { staticRegexReplaceNodeProblem, staticRegexReplaceOp } from './static_re
 import { stringSplitV2Op } from './string_split.js';
 import { asStringNodeProblem, asStringOp } from './as_string.js';
 import { stringJoinOp } from './string_join.js';
+import { decodeBase64Op, encodeBase64Op } from './base64.js';
 
 export const STRING_OPS: TfjsOpTable = {
   StringToHashBucketFast: { execute: stringHashExecutor('StringToHashBucketFast'), check: stringHashNodeProblem },
@@ -20,4 +21,6 @@ export const STRING_OPS: TfjsOpTable = {
   StringSplitV2: { execute: stringSplitV2Op },
   AsString: { execute: asStringOp, check: asStringNodeProblem },
   StringJoin: { execute: stringJoinOp },
+  EncodeBase64: { execute: encodeBase64Op },
+  DecodeBase64: { execute: decodeBase64Op },
 };
