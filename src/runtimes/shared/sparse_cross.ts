@@ -46,7 +46,7 @@ export interface CrossInputs {
  */
 export const MAX_CROSSES = 1 << 24;
 /** Bytes of joined string crosses one request may make (256 MiB), likewise. */
-export const MAX_CROSS_STRING_BYTES = 1 << 28;
+const MAX_CROSS_STRING_BYTES = 1 << 28;
 
 const INT64_MAX = (1n << 63n) - 1n;
 const U64 = (x: bigint) => BigInt.asUintN(64, x);
