@@ -120,12 +120,54 @@ export function nodeProblem(node: NodeDef, o: OpCheckOptions): string | null {
   return missing.length ? `the ${o.backend} backend has no kernel ${missing.map((k) => `'${k}'`).join(', ')}` : null;
 }
 
+/**
+ * Inputs where TF.js may read an int64 constant clamped to int32 without changing the answer:
+ * slice bounds (INT64_MAX as "to the end" of a dimension that fits int32 anyway).
+ */
+const CLAMP_SAFE_INPUTS: Readonly<Record<string, readonly number[]>> = { StridedSlice: [1, 2, 3] };
+const INT64_TYPES = new Set(['DT_INT64', 'DT_UINT64']);
+
+/**
+ * Nodes reading an int64 constant beyond int32 where the clamp the embedded runtime applies to
+ * such constants (TF.js has no int64) would change the answer: refused rather than computed wrong.
+ */
+function wideInt64Problems(nodes: readonly NodeDef[]): NodeProblem[] {
+  const consumers = new Map<string, Array<{ node: NodeDef; index: number }>>();
+  for (const n of nodes) {
+    (n.input ?? []).forEach((ref, index) => {
+      if (ref.startsWith('^')) return;
+      const [name, output] = parseTensorName(ref);
+      if (output === 0) consumers.set(name, [...(consumers.get(name) ?? []), { node: n, index }]);
+    });
+  }
+  const problems: NodeProblem[] = [];
+  for (const c of nodes) {
+    if (c.op !== 'Const' || !INT64_TYPES.has(String(c.attr?.dtype?.type))) continue;
+    const values = hostTensorFromProto(c.attr?.value?.tensor ?? {}, `constant ${c.name}`).values as BigInt64Array | BigUint64Array;
+    const wide = Array.from(values as Iterable<bigint>).find((v) => BigInt.asIntN(32, v) !== v);
+    if (wide === undefined) continue;
+    const pending = [...(consumers.get(c.name) ?? [])];
+    const seen = new Set<NodeDef>();
+    while (pending.length) {
+      const { node, index } = pending.pop()!;
+      if (seen.has(node)) continue;
+      seen.add(node);
+      if (node.op === 'Identity') pending.push(...(consumers.get(node.name) ?? []));
+      else if (!CLAMP_SAFE_INPUTS[node.op]?.includes(index)) {
+        problems.push({ op: node.op, node: node.name, reason: `it reads the int64 constant ${c.name} (${wide}), beyond the embedded runtime's 32-bit integers` });
+      }
+    }
+  }
+  return problems;
+}
+
 export function graphProblems(nodes: readonly NodeDef[], o: OpCheckOptions): NodeProblem[] {
   const withConstants = { ...o, constant: o.constant ?? constantsOf(nodes) };
-  return nodes.flatMap((n) => {
+  const problems = nodes.flatMap((n) => {
     const reason = nodeProblem(n, withConstants);
     return reason ? [{ op: n.op, node: n.name, reason }] : [];
   });
+  return [...problems, ...wideInt64Problems(nodes)];
 }
 
 /** Throws UNIMPLEMENTED naming every op (first node of each) the backend cannot compute. */

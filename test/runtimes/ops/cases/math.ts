@@ -3,7 +3,7 @@
 import { attr } from '../../../../test_util/savedmodel/writer/graph_builder.js';
 import type { DType } from '../../../../src/tensor/dtype.js';
 import type { HostTensor } from '../../../../src/tensor/host_tensor.js';
-import { bool, f32, failsAtRun, i32, i64, refusedAtLoad, str, type OpCase, type OpFamilyCases } from '../op_case.js';
+import { bool, f32, failsAtRun, i32, i64, konst, refusedAtLoad, str, type OpCase, type OpFamilyCases } from '../op_case.js';
 
 const bucketize = (x: HostTensor, boundaries: number[], want: number[] | RegExp, name: string, source: string): OpCase => ({
   name,
@@ -150,8 +150,22 @@ const MATH_REGISTRATIONS = [
     .Attr("T: type")`,
 ];
 
+// int64 beyond 32 bits: ONNX Runtime computes on int64; the embedded runtime (TF.js has no
+// int64) would clamp such a constant to int32, so it refuses the node that reads it.
+const WIDE_CONSTANT = /AddV2 \(node AddV2: it reads the int64 constant .* \(4294967297\), beyond the embedded runtime's 32-bit integers\)/;
+const INT64_CASES: OpCase[] = [
+  {
+    name: 'AddV2 on int64 with the constant 2^32 + 1: exact where int64 is native, refused where a clamp would change it',
+    source: 'tensorflow/core/ops/math_ops.cc AddV2 (int64 in its type list); int64 arithmetic',
+    op: 'AddV2',
+    inputs: [i64([3], [1, -1, -4294967297]), konst(i64([], [4294967297]))],
+    want: { z: i64([3], [4294967298n, 4294967296n, 0n]) },
+    engines: { wasm: { refuse: WIDE_CONSTANT }, cpu: { refuse: WIDE_CONSTANT } },
+  },
+];
+
 export const MATH_CASES: OpFamilyCases = {
   family: 'math',
   registrations: MATH_REGISTRATIONS,
-  cases: [...BUCKETIZE_CASES, ...DIVISION_CASES, ...SELECT_CASES],
+  cases: [...BUCKETIZE_CASES, ...DIVISION_CASES, ...SELECT_CASES, ...INT64_CASES],
 };
