@@ -2,7 +2,8 @@
 // segment combiners (math_ops.cc), SparseToDense, SparseFillEmptyRows, SparseReshape,
 // SparseTensorDenseMatMul (sparse_ops.cc), Unique (array_ops.cc). Values from TF's API docs
 // (tf.sparse.*, tf.math.sparse_segment_*) and its kernels' float32 arithmetic.
-import { attr } from '../../../../test_util/savedmodel/writer/graph_builder.js';
+import { attr, Tensor } from '../../../../test_util/savedmodel/writer/graph_builder.js';
+import { example, parseExample, serialized } from '../../../helpers/sparse_examples.js';
 import type { HostTensor } from '../../../../src/tensor/host_tensor.js';
 import { bool, f32, failsAtRun, i32, i64, konst, str, type CaseInput, type OpCase, type OpFamilyCases } from '../op_case.js';
 
@@ -287,6 +288,28 @@ const CROSS_CASES: OpCase[] = [
     inputs: [...crossInputs([]), konst(i64([], [100])), konst(bool([], [false])), konst(i64([0], []))],
     want: failsAtRun('Input "salt" must have length 2 but has length 0'),
   },
+  {
+    name: 'a crossed column as an Estimator\'s linear model reads it: ParseExample → SparseCross (hashed, 100 buckets) → the weight of bucket 83',
+    source: `${CROSS_TEST} SparseCrossOpTest.test_hashed_no_hash_key (bucket 83); the graph as feature_column's crossed_column feeds a linear model`,
+    op: 'SparseCross',
+    graph: (g) => {
+      const keys = ['fc1', 'fc2', 'fc3'];
+      const p = parseExample(g, keys.map((k) => [k, 'string']), []);
+      const cross = g.addNode('SparseCross', 'SparseCross', [...p.indices, ...p.values, ...p.shapes], {
+        ...v1Attrs(true, 'DT_STRING', 100),
+        N: attr.i(3),
+        sparse_types: attr.types(['string', 'string', 'string']),
+        dense_types: attr.types([]),
+      });
+      const bucket = new Tensor(cross, 1, 'int64', [-1]);
+      const weights = g.constant('weights', f32([100], Array.from({ length: 100 }, (_, i) => i + 0.5)));
+      const weight = g.addNode('GatherV2', 'weight', [weights, bucket, g.constant('axis', i32([], [0]))], { Tparams: attr.type('float32'), Tindices: attr.type('int64'), Taxis: attr.type('int32'), batch_dims: attr.i(0) });
+      return { inputs: { examples: p.x }, outputs: { bucket: g.identity('bucket', bucket), weight: g.identity('weight_out', new Tensor(weight, 0, 'float32', [-1])) } };
+    },
+    feeds: { examples: serialized(example({ fc1: { bytes: ['batch1-FC1-F1'] }, fc2: { bytes: ['batch1-FC2-F1'] }, fc3: { bytes: ['batch1-FC3-F1'] } })) },
+    want: { bucket: i64([1], [83]), weight: f32([1], [83.5]) },
+    engines: { onnx: { skip: 'ONNX Runtime takes no string tensors in tfgate: the parsed string features are refused by name before SparseCross is reached' } },
+  },
 ];
 
 export const SPARSE_CASES: OpFamilyCases = {
@@ -320,6 +343,15 @@ export const SPARSE_CASES: OpFamilyCases = {
     .Attr("N: int >= 0")
     .Attr("sparse_types: list({int64, string}) >= 0")
     .Attr("dense_types: list({int64, string}) >= 0")`,
+    `REGISTER_OP("GatherV2")
+    .Input("params: Tparams")
+    .Input("indices: Tindices")
+    .Input("axis: Taxis")
+    .Attr("batch_dims: int = 0")
+    .Output("output: Tparams")
+    .Attr("Tparams: type")
+    .Attr("Tindices: {int16, int32, int64}")
+    .Attr("Taxis: {int32, int64}")`,
     `REGISTER_OP("SparseCrossHashed")
     .Input("indices: N * int64")
     .Input("values: sparse_types")
