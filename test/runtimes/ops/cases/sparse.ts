@@ -5,7 +5,7 @@
 import { attr, Tensor } from '../../../../test_util/savedmodel/writer/graph_builder.js';
 import { example, parseExample, serialized } from '../../../helpers/sparse_examples.js';
 import type { HostTensor } from '../../../../src/tensor/host_tensor.js';
-import { bool, f32, failsAtRun, i32, i64, konst, str, type CaseInput, type OpCase, type OpFamilyCases } from '../op_case.js';
+import { bool, f32, failsAtRun, i32, i64, konst, refusedAtLoad, str, type CaseInput, type OpCase, type OpFamilyCases } from '../op_case.js';
 
 const f = Math.fround;
 // The docs' c = [[1, 2, 3, 4], [-1, -2, -3, -4], [5, 6, 7, 8]].
@@ -244,6 +244,16 @@ const CROSS_CASES: OpCase[] = [
       [konst(i64([1, 2], [0, 0])), konst(i64([1], [0])), konst(i64([2], [7, 10]))],
     ]),
     want: failsAtRun('Expected batch size 10 got 7 at position 1'),
+  },
+  {
+    name: 'SparseCross: a negative num_buckets is refused at load with TF\'s words',
+    source: 'tensorflow/core/ops/sparse_ops.cc REGISTER_OP("SparseCross") .Attr("num_buckets: int >= 0"); op_def_util.cc ValidateAttrValue',
+    op: 'SparseCross',
+    attrs: v1Attrs(true, 'DT_STRING', -1),
+    inputs: ONE_FEATURE_EACH,
+    want: refusedAtLoad(/Value for attr 'num_buckets' of -1 must be at least minimum 0; NodeDef: \{\{node SparseCross\}\}; Op<name=SparseCross/),
+    // Refused by the graph check every engine shares, before ONNX conversion (the family's note).
+    engines: { onnx: { refuse: /Value for attr 'num_buckets' of -1 must be at least minimum 0; NodeDef: \{\{node SparseCross\}\}/ } },
   },
   {
     name: 'SparseCrossV2: sep "_Y_" joins the features',
