@@ -166,6 +166,9 @@ function exhausted(op: SparseCrossOp, what: string): ServingError {
 /** The cross of `inputs`: [output_indices int64 [n, 2], output_values [n], output_shape int64 [2]]. */
 export function sparseCross(op: SparseCrossOp, inputs: CrossInputs, mode: CrossMode): [HostTensor, HostTensor, HostTensor] {
   const batch = validate(inputs, mode.kind === 'hashedV2' ? undefined : mode.internalType);
+  // The batch comes from a request's shape tensor: TF sizes a vector by it; tfgate walks its rows.
+  if (batch < 0) throw invalidArgument(`${op}: the batch size ${batch} (from shapes[0]) is negative`);
+  if (batch > MAX_CROSSES) throw exhausted(op, `made over ${batch} rows`);
   const columns = [...sparseColumns(inputs, batch), ...inputs.dense.map(denseColumn)];
   // CreateOutputTensors: each row's cross count (0 if a column is empty there), the largest.
   const counts = new Array<number>(batch);

@@ -38,6 +38,11 @@ describe('SparseCross hashes (TF\'s stated values)', () => {
 });
 
 describe('SparseCross bounds', () => {
+  it('a batch size of 2^40 in a request\'s shape tensor fails RESOURCE_EXHAUSTED at once instead of walking its rows', () => {
+    const x: CrossInputs = { indices: [i64([0, 2], [])], values: [{ dtype: 'string', shape: [0], values: [] }], shapes: [i64([2], [2n ** 40n, 1])], dense: [] };
+    assert.throws(() => sparseCross('SparseCross', x, { kind: 'strings', separator: enc.encode('_X_') }), (e: unknown) => e instanceof ServingError && e.code === Code.RESOURCE_EXHAUSTED && /^SparseCross: /.test(e.message));
+  });
+
   it('a request whose crosses would pass the bound fails RESOURCE_EXHAUSTED naming the op, before allocating them', () => {
     // One row, three dense columns of 300 features: 27 million crosses.
     const wide: HostTensor = { dtype: 'int64', shape: [1, 300], values: new BigInt64Array(300) };
