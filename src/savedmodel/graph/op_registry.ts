@@ -270,6 +270,15 @@ const REGISTRY: Readonly<Record<string, string>> = {
   Softsign: 'features:T -> activations:T | T:type',
   SpaceToDepth: 'input:T -> output:T | T:type; block_size:int>=2; data_format:string{NHWC,NCHW,NCHW_VECT_C}="NHWC"',
   Tan: 'x:T -> y:T | T:type',
+  // The object-detection ops (image_ops.cc), as registered.
+  CombinedNonMaxSuppression: 'boxes:float, scores:float, max_output_size_per_class:int32, max_total_size:int32, iou_threshold:float, score_threshold:float -> nmsed_boxes:float, nmsed_scores:float, nmsed_classes:float, valid_detections:int32 | pad_per_class:bool=false; clip_boxes:bool=true',
+  CropAndResize: 'image:T, boxes:float, box_ind:int32, crop_size:int32 -> crops:float | T:type{uint8,uint16,int8,int16,int32,int64,half,float,double}; method:string{bilinear,nearest}="bilinear"; extrapolation_value:float=0',
+  NonMaxSuppression: 'boxes:float, scores:float, max_output_size:int32 -> selected_indices:int32 | iou_threshold:float=0.5',
+  NonMaxSuppressionV2: 'boxes:T, scores:T, max_output_size:int32, iou_threshold:T_threshold -> selected_indices:int32 | T:type{half,float}=float; T_threshold:type{half,float}=float',
+  NonMaxSuppressionV3: 'boxes:T, scores:T, max_output_size:int32, iou_threshold:T_threshold, score_threshold:T_threshold -> selected_indices:int32 | T:type{half,float}=float; T_threshold:type{half,float}=float',
+  NonMaxSuppressionV4: 'boxes:T, scores:T, max_output_size:int32, iou_threshold:T_threshold, score_threshold:T_threshold -> selected_indices:int32, valid_outputs:int32 | T:type{half,float}=float; T_threshold:type{half,float}=float; pad_to_max_output_size:bool=false',
+  NonMaxSuppressionV5: 'boxes:T, scores:T, max_output_size:int32, iou_threshold:T, score_threshold:T, soft_nms_sigma:T -> selected_indices:int32, selected_scores:T, valid_outputs:int32 | T:type{half,float}=float; pad_to_max_output_size:bool=false',
+  NonMaxSuppressionWithOverlaps: 'overlaps:float, scores:float, max_output_size:int32, overlap_threshold:float, score_threshold:float -> selected_indices:int32',
 };
 
 /** TF's DataTypeString of every DataType: what tells a fixed arg type from a type attr's name. */
