@@ -4,8 +4,8 @@
 // themselves are op cases (cases/string.ts), run on every engine.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fingerprint64 } from '../../../src/runtimes/embedded/ops/string/farmhash_fingerprint64.js';
-import { sipHash24 } from '../../../src/runtimes/embedded/ops/string/siphash.js';
+import { fingerprint64 } from '../../../src/runtimes/shared/hash/farmhash_fingerprint64.js';
+import { sipHash24 } from '../../../src/runtimes/shared/hash/siphash.js';
 import { printfNumber } from '../../../src/runtimes/embedded/ops/string/printf_format.js';
 
 const enc = new TextEncoder();

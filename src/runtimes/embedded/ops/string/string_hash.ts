@@ -7,8 +7,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';
-import { fingerprint64 } from './farmhash_fingerprint64.js';
-import { sipHash24 } from './siphash.js';
+import { fingerprint64 } from '../../../shared/hash/farmhash_fingerprint64.js';
+import { sipHash24 } from '../../../shared/hash/siphash.js';
 import { stringElements } from './string_tensors.js';
 
 const STRING_HASH_OPS = ['StringToHashBucketFast', 'StringToHashBucketStrong'] as const;
