@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { protoType, TO_OBJECT } from '../proto/index.js';
-import { Code, ServingError, dataLoss } from '../errors/status.js';
+import { Code, ServingError, dataLoss, isJsFault } from '../errors/status.js';
 import type { GraphDef, OpDef } from './graph/types.js';
 import type { TensorProtoObject, TensorShapeObject } from './tensor_proto.js';
 import { readVersionFile, versionPathExists } from './version_files.js';
@@ -99,6 +99,8 @@ export async function readSavedModelProto(dir: string): Promise<SavedModelObject
     if (!sm.metaGraphs?.length) throw new Error('it holds no MetaGraphDef');
     return sm;
   } catch (e) {
+    // Corrupt bytes can trip protobufjs itself (a TypeError reading a field of null): TF's words then, not JS's.
+    if (isJsFault(e)) throw dataLoss(`Can't parse ${file} as binary proto`);
     throw dataLoss(`Could not parse ${file} as a SavedModel: ${(e as Error).message}`);
   }
 }
