@@ -5,6 +5,7 @@
 // load naming it. Cases live in cases/<family>.ts, one file per TF op family
 // (tensorflow/core/ops/<family>_ops.cc); run_op_cases.ts writes each as a SavedModel with
 // tfgate's writer, loads it on the engine and compares.
+import { Code } from '../../../src/errors/status.js';
 import type { DType } from '../../../src/tensor/dtype.js';
 import type { HostTensor } from '../../../src/tensor/host_tensor.js';
 import type { AttrValueInit, GraphBuilder, Tensor } from '../../../test_util/savedmodel/writer/graph_builder.js';
@@ -29,6 +30,8 @@ export type EngineNote =
 export interface Failure {
   at: 'load' | 'run';
   message: RegExp;
+  /** The status of a failure at run time: TF's (INVALID_ARGUMENT unless said), or tfgate's refusal of a form it cannot compute. */
+  code?: Code;
 }
 
 /** A node input: a value fed through a placeholder (shaped as the value unless given), or a constant. */
@@ -70,8 +73,8 @@ export const isFailure = (w: OpCase['want']): w is Failure => typeof (w as Failu
 const exactly = (m: RegExp | string) => (typeof m === 'string' ? new RegExp(`^${m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : m);
 /** TF refuses the node at load (op construction); `message` is TF's text (a string: the whole message). */
 export const refusedAtLoad = (message: RegExp | string): Failure => ({ at: 'load', message: exactly(message) });
-/** TF fails the run with INVALID_ARGUMENT; `message` is TF's text (a string: the whole message). */
-export const failsAtRun = (message: RegExp | string): Failure => ({ at: 'run', message: exactly(message) });
+/** TF fails the run with INVALID_ARGUMENT (or `code`); `message` is TF's text (a string: the whole message). */
+export const failsAtRun = (message: RegExp | string, code = Code.INVALID_ARGUMENT): Failure => ({ at: 'run', message: exactly(message), code });
 
 const enc = new TextEncoder();
 const bytes = (v: string | Uint8Array) => (typeof v === 'string' ? enc.encode(v) : v);

@@ -7,6 +7,9 @@ import type { DType } from '../../../../src/tensor/dtype.js';
 import type { HostTensor } from '../../../../src/tensor/host_tensor.js';
 import { fingerprint64 } from '../../../../src/runtimes/embedded/ops/string/farmhash_fingerprint64.js';
 import { bool, f32, f64, failsAtRun, i32, i64, konst, refusedAtLoad, str, type OpCase, type OpFamilyCases } from '../op_case.js';
+import { REGEX_CASES, REGEX_REGISTRATIONS } from './string_regex.js';
+import { UNICODE_CASES, UNICODE_REGISTRATIONS } from './string_unicode.js';
+import { JOIN_MORE_CASES, JOIN_MORE_REGISTRATIONS } from './string_join.js';
 
 const KERNEL_TESTS = 'tensorflow/python/kernel_tests/strings_ops';
 const HASH_TEST = `${KERNEL_TESTS}/string_to_hash_bucket_op_test.py@3a2c6ae8`;
@@ -200,38 +203,6 @@ const SPLIT_CASES: OpCase[] = [
   },
 ];
 
-// Keras TextVectorization's DEFAULT_STRIP_REGEX (lower_and_strip_punctuation).
-const KERAS_STRIP = '[!"#$%&()\\*\\+,-\\./:;<=>?@\\[\\\\\\]^_`{|}~\\\']';
-const replace = (pattern: string, rewrite: string, x: HostTensor, want: HostTensor | RegExp, name: string, source: string, global = true): OpCase => ({
-  name,
-  source,
-  op: 'StaticRegexReplace',
-  attrs: { pattern: attr.s(pattern), rewrite: attr.s(rewrite), replace_global: attr.b(global) },
-  inputs: [x],
-  want: want instanceof RegExp ? refusedAtLoad(want) : { output: want },
-});
-const REGEX_TEST = `${KERNEL_TESTS}/regex_replace_op_test.py@03049341`;
-const ONE = str([1], ['a']);
-
-const REGEX_CASES: OpCase[] = [
-  replace('ab', 'abc', str([3], ['ababababab', 'abcabcabc', '']), str([3], ['abcabcabcabcabc', 'abccabccabcc', '']), "a literal, global: 'ab' → 'abc'", `${REGEX_TEST}:87 testGlobal`),
-  replace('ab', 'abc', str([3], ['ababababab', 'abcabcabc', '']), str([3], ['abcabababab', 'abccabcabc', '']), 'replace_global false replaces the first match only', 'tensorflow/core/kernels/regex_replace_op.cc (replace_global=false: RE2::Replace, the first match)', false),
-  replace(
-    KERAS_STRIP,
-    '',
-    str([3], ["The Brown Fox! It's [a]\\b-c.", 'naïve café, “quoted”', Uint8Array.of(0xff, 0x2c, 0x41)]),
-    str([3], ['The Brown Fox Its abc', 'naïve café “quoted”', Uint8Array.of(0xff, 0x41)]),
-    "Keras' punctuation class strips every ASCII punctuation byte, leaves UTF-8 text and other bytes alone",
-    'RE2 semantics of a bracket class (re2/re2.h); Keras TextVectorization DEFAULT_STRIP_REGEX',
-  ),
-  replace('\\s+', ' ', str([1], [' a \t\n b\x0b c  ']), str([1], [' a b\x0b c ']), '\\s+ collapses whitespace runs (RE2\'s \\s has no \\v)', 'RE2 syntax: \\s is [\\t\\n\\f\\r ]'),
-  replace('[a-z]', '.', str([1], ['fooBAR1']), str([1], ['...BAR1']), 'a range class', 'RE2 syntax'),
-  replace('A[', 'x', ONE, /StaticRegexReplace \(node StaticRegexReplace: Invalid pattern: A\[, error: missing \]: \[/, 'an unterminated class is refused at load with TF\'s message', `${REGEX_TEST}:78 testInvalidPattern`),
-  replace('^(a:|b:)', '', ONE, /pattern '\^\(a:\|b:\)': the embedded runtime implements exactly only/, 'anchors and groups are refused at load, naming the pattern', `${REGEX_TEST}:51 testRemovePrefix states ["foo", …]; tfgate implements only literal and one-class patterns`),
-  replace('\\p{Ll}', '.', ONE, /pattern '\\p\{Ll\}'/, '\\p{…} is refused at load', `${REGEX_TEST}:43 testForwarding states ["A.C.E", "H.J.L"]; tfgate implements only literal and one-class patterns`),
-  replace('a', '(\\0)', ONE, /rewrite '\(\\0\)': only a literal rewrite/, 'a rewrite with a group is refused at load', 'tfgate: the embedded runtime implements only literal rewrites'),
-];
-
 const JOIN_TEST = `${KERNEL_TESTS}/string_join_op_test.py@609ec267`;
 const [A_B, A, B_C] = [str([2], ['a', 'b']), str([], ['a']), str([2, 1], ['b', 'c'])];
 const join = (inputs: HostTensor[], separator: string, want: HostTensor | RegExp, name: string, line: number): OpCase => ({
@@ -257,6 +228,9 @@ const JOIN_CASES: OpCase[] = [
 export const STRING_CASES: OpFamilyCases = {
   family: 'string',
   registrations: [
+    ...REGEX_REGISTRATIONS,
+    ...UNICODE_REGISTRATIONS,
+    ...JOIN_MORE_REGISTRATIONS,
     `REGISTER_OP("StringJoin")
     .Input("inputs: N * string")
     .Attr("N: int >= 0")
@@ -264,5 +238,5 @@ export const STRING_CASES: OpFamilyCases = {
     .Output("output: string")`,
   ],
   engines: { onnx: { skip: 'ONNX Runtime takes no string tensors here: the converter refuses a DT_STRING input (tf_to_onnx.ts), so --runtime=auto serves string ops on the embedded runtime' } },
-  cases: [...HASH_CASES, ...CASE_CASES, ...AS_STRING_CASES, ...SPLIT_CASES, ...REGEX_CASES, ...JOIN_CASES],
+  cases: [...HASH_CASES, ...CASE_CASES, ...AS_STRING_CASES, ...SPLIT_CASES, ...REGEX_CASES, ...JOIN_CASES, ...JOIN_MORE_CASES, ...UNICODE_CASES],
 };
