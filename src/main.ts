@@ -6,6 +6,7 @@ import { runCommand, showCommand, RUN_USAGE, SHOW_USAGE } from './cli/saved_mode
 import { UsageError } from './cli/cli_args.js';
 import { ModelServer } from './server/model_server.js';
 import { createLog } from './server/logger.js';
+import { setInternalErrorReporter } from './errors/status.js';
 import { RuntimeUnavailableError, selectRuntime } from './runtimes/runtime_selection.js';
 import { readEngineConfigFiles } from './server/engine_config_files.js';
 import { checkEngineForRuntime, EngineSettingRefused } from './config/session_config.js';
@@ -17,6 +18,8 @@ function version(): string {
 }
 
 const log = createLog();
+// An error in tfgate's own code reaches the client as INTERNAL with an id; its details go here.
+setInternalErrorReporter((id, e) => log(`Internal error ${id}: ${e instanceof Error ? e.stack ?? e.message : String(e)}`, 'error', { event: 'internal_error', id }));
 /** After the drain, how long unloading may take before the process exits anyway. */
 const UNLOAD_GRACE_SECONDS = 10;
 

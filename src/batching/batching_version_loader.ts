@@ -1,6 +1,6 @@
 // Puts a BatchingSession in front of every loaded version when --enable_batching is on; all
 // versions of all models share one scheduler (TF Serving's shared batch thread pool).
-import { readFile } from 'node:fs/promises';
+import { readVersionFile, versionPathExists } from '../savedmodel/version_files.js';
 import { join } from 'node:path';
 import { parseBatchingParametersText, type BatchingMode, type BatchingParameters } from '../config/batching_parameters.js';
 import type { VersionLoader } from '../core/aspired_versions_manager.js';
@@ -114,7 +114,8 @@ export class BatchingVersionLoader<T extends ServableVersion> implements Version
     if (!s) return undefined;
     if (s.perVersionFiles) {
       const file = join(versionDir, PER_MODEL_BATCHING_FILE);
-      const text = await readFile(file, 'utf8').catch(() => undefined);
+      // Read as every file of a version folder is (a FIFO there must not block a libuv thread).
+      const text = (await versionPathExists(file)) ? (await readVersionFile(versionDir, file)).toString('utf8') : undefined;
       // Only the thread pool (name and size) comes from the global config, as in TF Serving.
       if (text !== undefined) return { params: { ...parseBatchingParametersText(text, file), num_batch_threads: s.global.num_batch_threads, thread_pool_name: s.global.thread_pool_name }, global: false };
     }

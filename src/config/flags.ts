@@ -97,6 +97,9 @@ const VERIFY_ON_LOAD_MODES = ['auto', 'true', 'false'] as const;
 type VerifyOnLoadMode = (typeof VERIFY_ON_LOAD_MODES)[number];
 /** Verification loads the version a second time and runs it once on the slowest engine: about as long as the load itself (bench:verify). */
 const VERIFY_ON_LOAD_DEFAULT_MAX_MB = 64;
+/** load_bounds.ts' defaults (config imports nothing else: the values are repeated there). */
+const LOAD_MEMORY_FLOOR_MB = 256;
+const LOAD_TIMEOUT_SECONDS = 120;
 
 /** The flag table, in main.cc's order, then tfgate's own flags. */
 export const FLAGS = {
@@ -179,6 +182,8 @@ export const FLAGS = {
   num_executors: own('int32', Math.max(1, Math.min(cpus - 1, 4)), 'Executor threads per loaded model version (default: one core left to the event loop, at most 4).'),
   verify_on_load: own('string', 'auto', 'Before a version serves, run each signature once on a second, independent engine (ONNX Runtime against WASM, WASM against the plain-JS CPU backend) and refuse a signature whose answers differ, naming the first differing node: true | false | auto (true for versions up to --verify_on_load_max_mb).'),
   verify_on_load_max_mb: own('int64', VERIFY_ON_LOAD_DEFAULT_MAX_MB, 'With --verify_on_load=auto: the largest version (MB on disk) that is verified.'),
+  load_memory_floor_mb: own('int64', LOAD_MEMORY_FLOOR_MB, "A version's load (conversion, constant folding, verification, warmup) may make tensors of at most max(this, 4 × the version's size on disk), one tensor and those alive at once; a graph whose known sizes exceed it is refused before they are allocated (RESOURCE_EXHAUSTED naming the op and node)."),
+  load_timeout_seconds: own('int32', LOAD_TIMEOUT_SECONDS, "How long a version's load may take, plus one second per 4 MB on disk; then it fails with DEADLINE_EXCEEDED and its executor threads are stopped. 0: no bound (TF Serving has none)."),
   max_request_body_bytes: own('int64', 64 * 1024 * 1024, 'Largest request body accepted (413 above it).'),
   json_max_depth: own('int32', 64, 'Deepest JSON nesting accepted in a request (400 above it).'),
   json_max_elements: own('int64', 16 * 1024 * 1024, 'Most JSON values (list items + object members) accepted in a request (400 above it).'),
@@ -335,6 +340,8 @@ export interface ServerOptions {
   readonly numExecutors: number;
   /** --verify_on_load: check each signature on a second engine before the version serves. */
   readonly verifyOnLoad: { readonly mode: VerifyOnLoadMode; readonly maxBytes: number };
+  /** --load_memory_floor_mb, --load_timeout_seconds: a load's bounds (savedmodel/load_bounds.ts). */
+  readonly loadBounds: { readonly memoryFloorMb: number; readonly timeoutSeconds: number };
   /** --access_log: one log line per HTTP request. */
   readonly accessLog: boolean;
   /** --dry_run: check the configuration and exit. */
@@ -433,6 +440,8 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
   if (!(BATCHING_MODES as readonly string[]).includes(v.batching_mode)) bad('batching_mode', `expected ${BATCHING_MODES.join(' or ')}`);
   if (!(VERIFY_ON_LOAD_MODES as readonly string[]).includes(v.verify_on_load)) bad('verify_on_load', `expected ${VERIFY_ON_LOAD_MODES.join(', ')}`);
   if (v.verify_on_load_max_mb < 0) bad('verify_on_load_max_mb', 'must not be negative');
+  if (v.load_memory_floor_mb < 1) bad('load_memory_floor_mb', 'must be at least 1');
+  if (v.load_timeout_seconds < 0) bad('load_timeout_seconds', 'must not be negative');
   if (v.batching_latency_target_ms < 0) bad('batching_latency_target_ms', 'must not be negative');
   for (const name of ['port', 'rest_api_port'] as const) if (v[name] < 0 || v[name] > 65535) bad(name, 'not a port number');
   if (v.rest_api_port === 0 && v.port === 0 && !v.grpc_socket_path) bad('rest_api_port', '0 disables the HTTP/REST API, and --port=0 with no --grpc_socket_path disables gRPC: nothing would be served');
@@ -519,6 +528,7 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
     runtime: v.runtime as RuntimeChoice,
     numExecutors: v.num_executors,
     verifyOnLoad: Object.freeze({ mode: v.verify_on_load as VerifyOnLoadMode, maxBytes: v.verify_on_load_max_mb * 1024 * 1024 }),
+    loadBounds: Object.freeze({ memoryFloorMb: v.load_memory_floor_mb, timeoutSeconds: v.load_timeout_seconds }),
     shutdownDrainSeconds: v.shutdown_drain_seconds,
     accessLog: v.access_log,
     dryRun: v.dry_run,

@@ -63,11 +63,55 @@ export const unimplemented = (m: string) => new ServingError(Code.UNIMPLEMENTED,
 export const internal = (m: string) => new ServingError(Code.INTERNAL, m);
 export const dataLoss = (m: string) => new ServingError(Code.DATA_LOSS, m);
 
-/** Any thrown value as StatusData; non-ServingErrors become UNKNOWN with their message. */
+/**
+ * Where the details of an internal error go (the server's log); each thread sets its own.
+ * The default writes them with console.error, which executor threads route into the JSON log.
+ */
+let reportInternalError: (id: string, e: unknown) => void = (id, e) => console.error(`internal error ${id}:`, e);
+
+export function setInternalErrorReporter(report: (id: string, e: unknown) => void): void {
+  reportInternalError = report;
+}
+
+/** What a client is told of an error in tfgate's own code (or an engine's): no JS text, an id to find it in the log. */
+export const internalErrorMessage = (id: string) => `Internal error ${id} in tfgate; the server log has its details`;
+
+/**
+ * Any thrown value as StatusData. A ServingError (or its data) is kept; anything else is a
+ * fault of tfgate or an engine, not of the request: INTERNAL with a generic message, its
+ * details logged under the id the message gives — no JS error text ever reaches a client.
+ */
 export function toStatusData(e: unknown): StatusData {
   if (e instanceof ServingError) return e.toData();
   if (e && typeof e === 'object' && 'code' in e && 'message' in e && typeof (e as StatusData).code === 'number') {
     return { code: (e as StatusData).code, message: String((e as StatusData).message) };
   }
-  return { code: Code.UNKNOWN, message: e instanceof Error ? e.message : String(e) };
+  // The same error asked again (a metric, then the answer) keeps its id and is logged once.
+  const known = e && typeof e === 'object' ? internalErrors.get(e) : undefined;
+  if (known) return known;
+  const id = Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0');
+  try {
+    reportInternalError(id, e);
+  } catch {
+    // Reporting must never turn one failure into another.
+  }
+  const data = { code: Code.INTERNAL, message: internalErrorMessage(id) };
+  if (e && typeof e === 'object') internalErrors.set(e, data);
+  return data;
+}
+
+const internalErrors = new WeakMap<object, StatusData>();
+
+/**
+ * An error's text for a load's refusal: a ServingError's message, a library's own text (ONNX
+ * Runtime's, libtensorflow's), but never JS's own (see toStatusData).
+ */
+export function errorText(e: unknown): string {
+  if (e instanceof Error && !(e instanceof ServingError) && !isJsFault(e)) return e.message;
+  return toStatusData(e).message;
+}
+
+/** Errors of JS itself (a bug: reading a property of undefined, a stack overflow), as opposed to a library's refusal. */
+export function isJsFault(e: unknown): boolean {
+  return e instanceof TypeError || e instanceof RangeError || e instanceof ReferenceError || e instanceof SyntaxError;
 }

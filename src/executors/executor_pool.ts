@@ -24,6 +24,8 @@ export interface ExecutorPoolOptions extends ExecutorWorkerData {
   maxQueued?: number;
   /** The thread's entry module (default: executor_worker). Tests give one that wraps it to inject faults. */
   workerFile?: string;
+  /** Aborted when the load ran out of time: opening fails with the signal's reason and the threads are stopped. */
+  signal?: AbortSignal;
   /** Told how loading went on the first thread to answer (load and warmup metrics), loaded or not. */
   onLoadReport?: (report: LoadReport) => void;
 }
@@ -95,7 +97,7 @@ export class ExecutorPool {
   ) {}
 
   static async open(options: ExecutorPoolOptions): Promise<ExecutorPool> {
-    const { threads, maxQueued = Number.POSITIVE_INFINITY, workerFile = WORKER_FILE, onLoadReport, ...workerData } = options;
+    const { threads, maxQueued = Number.POSITIVE_INFINITY, workerFile = WORKER_FILE, signal, onLoadReport, ...workerData } = options;
     const pool = new Piscina({
       filename: workerFile,
       minThreads: threads,
@@ -130,9 +132,13 @@ export class ExecutorPool {
       if (!opened) return failOpen(internal(`executor thread failed to start: ${e.message}`));
       opened.onThreadDeath?.(internal(`executor thread failed: ${e.message}`));
     });
+    const onAbort = () => failOpen(signal!.reason as Error);
+    signal?.addEventListener('abort', onAbort, { once: true });
     try {
+      if (signal?.aborted) throw signal.reason;
       // One describe per thread: every thread has loaded before the version serves.
       const describes = Promise.all(Array.from({ length: threads }, () => pool.run({ kind: 'describe' } satisfies ExecutorTask) as Promise<ExecutorReply>));
+      describes.catch(() => {});
       const replies = await Promise.race([describes, poolFailed]);
       const first = replies[0];
       const load = 'load' in first ? first.load : undefined;
@@ -143,9 +149,20 @@ export class ExecutorPool {
       for (const port of offered) opened.addLine(port);
       return opened;
     } catch (e) {
-      await pool.destroy();
+      // A thread stuck in native code ends only when it returns to JS: do not wait for it after a timeout.
+      if (signal?.aborted) void pool.destroy().catch(() => {});
+      else await pool.destroy();
       throw e;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** Stops every thread now, whatever it runs (a load out of time); runs in flight fail. */
+  terminate(): void {
+    for (const l of this.lines) l.close();
+    clearInterval(this.waitHold);
+    void this.pool.destroy().catch(() => {});
   }
 
   private addLine(port: MessagePort): void {
@@ -276,6 +293,12 @@ export class ExecutorPool {
     if (!reply.ok) throw ServingError.fromData(reply.error);
     if (reply.kind !== 'trace') throw internal('executor answered trace with another reply');
     return reply.tensors;
+  }
+
+  /** Refuses (rejects) a run the load would make whose tensors exceed its memory bound (Servable.checkLoadRun). */
+  async checkLoadRun(signature: string, inputs: Record<string, HostTensor>): Promise<void> {
+    const reply = (await this.pool.run({ kind: 'checkLoadRun', signature, inputs } satisfies ExecutorTask)) as ExecutorReply;
+    if (!reply.ok) throw ServingError.fromData(reply.error);
   }
 
   /** --verify_on_load's check of `signatures` against the WASM runtime, inside one executor thread. */

@@ -10,7 +10,10 @@ import { EmbeddedRuntime } from '../runtimes/embedded/embedded_runtime.js';
 import { verifySignatures, type VerificationReport } from '../runtimes/verify/verify_signatures.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, LoadReport, RunLineOffer, RunLineRequest, RunReply, RunRequest } from './protocol.js';
+import { routeEngineChatter } from '../runtimes/engine_chatter.js';
 
+// The engines' own prints (TF.js banners, XNNPACK errors) join the server's JSON-lines log.
+routeEngineChatter();
 const data = workerData as ExecutorWorkerData;
 let warmupRecords = 0;
 /** How loading went, told with the answer to `describe`. */
@@ -21,7 +24,7 @@ const loading: Promise<Servable> = (async () => {
   const loadStart = performance.now();
   let servable: Servable;
   try {
-    servable = await (await createRuntime(data.runtime, undefined, undefined, data.engine)).load(data.versionDir, { tags: data.tags });
+    servable = await (await createRuntime(data.runtime, undefined, undefined, data.engine)).load(data.versionDir, { tags: data.tags, memoryFloorMb: data.memoryFloorMb });
   } catch (e) {
     loadReport = { loaded: false, loadMs: performance.now() - loadStart };
     throw e;
@@ -35,10 +38,16 @@ const loading: Promise<Servable> = (async () => {
       for (const [i, runs] of (records ?? []).entries()) {
         for (let k = 0; k < data.warmupIterations; k++) {
           for (const r of runs) {
-            await servable.run(r.signature, r.inputs, r.outputKeys).catch((e: unknown) => {
-              const status = toStatusData(e);
-              throw new ServingError(status.code, `Warmup failed: ${path.join(data.versionDir, WARMUP_FILE)} record ${i} (signature ${r.signature}): ${status.message}`);
-            });
+            await Promise.resolve()
+              .then(() => {
+                // A warmup record is the version's own input: its run is bounded like the load.
+                servable.checkLoadRun?.(r.signature, r.inputs);
+                return servable.run(r.signature, r.inputs, r.outputKeys);
+              })
+              .catch((e: unknown) => {
+                const status = toStatusData(e);
+                throw new ServingError(status.code, `Warmup failed: ${path.join(data.versionDir, WARMUP_FILE)} record ${i} (signature ${r.signature}): ${status.message}`);
+              });
           }
         }
         replayed++;
@@ -79,21 +88,25 @@ async function verifyInThisThread(servable: Servable, signatures: string[]): Pro
       trace: (k, i) => (reference.trace ? reference.trace(k, i) : Promise.resolve([])),
       close: async () => reference.dispose(),
     };
-  });
+  }, (k, i) => servable.checkLoadRun?.(k, i));
 }
 
 export default async function handle(task: ExecutorTask): Promise<ExecutorReply> {
   try {
     const servable = await loading;
     if (task.kind === 'describe') {
-      const { backend, engines, signatures, refusals, signatureDefs } = servable;
-      return { ok: true, kind: 'describe', description: { backend, engines, signatures, refusals, signatureDefs, warmupRecords }, load: loadReport };
+      const { backend, engines, signatures, refusals, signatureDefs, runCosts } = servable;
+      return { ok: true, kind: 'describe', description: { backend, engines, signatures, refusals, signatureDefs, runCosts, warmupRecords }, load: loadReport };
     }
     if (task.kind === 'trace') {
       if (!servable.trace) return { ok: false, error: { code: Code.UNIMPLEMENTED, message: `the ${servable.backend} runtime cannot trace a run` } };
       return { ok: true, kind: 'trace', tensors: await servable.trace(task.signature, task.inputs) };
     }
     if (task.kind === 'verify') return { ok: true, kind: 'verify', report: await verifyInThisThread(servable, task.signatures) };
+    if (task.kind === 'checkLoadRun') {
+      servable.checkLoadRun?.(task.signature, task.inputs);
+      return { ok: true, kind: 'checkLoadRun' };
+    }
     const replies: RunReply[] = [];
     for (const r of task.requests) replies.push(await runOne(servable, r));
     return { ok: true, kind: 'runMany', replies };

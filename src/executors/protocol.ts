@@ -8,6 +8,7 @@ import type { ResolvedRuntime } from '../runtimes/runtime_selection.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
+import type { RunCost } from '../runtimes/run_cost.js';
 import type { EngineSettings } from '../config/session_config.js';
 
 /** Given to each executor thread when the pool starts: which version to load, and how. */
@@ -17,6 +18,8 @@ export interface ExecutorWorkerData {
   runtime: RuntimeName;
   /** --enable_model_warmup: times each warmup record is replayed on this thread (0: off). */
   warmupIterations?: number;
+  /** --load_memory_floor_mb (savedmodel/load_bounds.ts); the default when absent. */
+  memoryFloorMb?: number;
   /** Thread counts and GPU options for the runtime's sessions. */
   engine?: EngineSettings;
 }
@@ -39,7 +42,9 @@ export type ExecutorTask =
   | { kind: 'runMany'; requests: RunRequest[] }
   | { kind: 'trace'; signature: string; inputs: Record<string, HostTensor> }
   /** Checks these signatures against the WASM runtime loaded in this same thread (--verify_on_load). */
-  | { kind: 'verify'; signatures: string[] };
+  | { kind: 'verify'; signatures: string[] }
+  /** Refuses a run the load itself would make (verification) when its tensors exceed the load's memory bound (Servable.checkLoadRun). */
+  | { kind: 'checkLoadRun'; signature: string; inputs: Record<string, HostTensor> };
 
 export interface ModelDescription {
   backend: string;
@@ -48,6 +53,8 @@ export interface ModelDescription {
   signatures: Record<string, SignatureSpec>;
   /** Signature key → why it cannot be served. */
   refusals: Record<string, string>;
+  /** Signature key → what a run holds on the executor thread, where the engine can tell (the in-flight budget charges it). */
+  runCosts?: Record<string, RunCost>;
   /** SignatureDefs as stored, for GetModelMetadata. */
   signatureDefs: Record<string, SignatureDefObject>;
   /** Warmup records replayed on the thread that answered (0 without a warmup file). */
@@ -80,7 +87,8 @@ export type ExecutorReply =
   | RunReply
   | { ok: true; kind: 'runMany'; replies: RunReply[] }
   | { ok: true; kind: 'trace'; tensors: Array<[string, HostTensor]> }
-  | { ok: true; kind: 'verify'; report: VerificationReport };
+  | { ok: true; kind: 'verify'; report: VerificationReport }
+  | { ok: true; kind: 'checkLoadRun' };
 
 /**
  * A thread's own line for runs, posted on its parentPort once its version has loaded: a

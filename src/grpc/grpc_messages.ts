@@ -3,7 +3,6 @@
 import { invalidArgument } from '../errors/status.js';
 import * as MSG from '../core/messages.js';
 import type { ModelSpec } from '../services/servable_version.js';
-import type { TensorProtoObject } from '../savedmodel/tensor_proto.js';
 
 export interface ModelSpecMessage {
   name?: string;
@@ -24,31 +23,6 @@ export function modelSpecFrom(m: ModelSpecMessage | undefined | null): { spec: M
 /** The ModelSpec a response echoes: the model, the version that served, the signature used. */
 export function modelSpecMessage(name: string, version: number, signatureName: string): ModelSpecMessage {
   return { name, version: { value: version }, signatureName };
-}
-
-export interface PredictRequestMessage {
-  modelSpec?: ModelSpecMessage;
-  inputs?: Record<string, TensorProtoObject>;
-  outputFilter?: string[];
-}
-
-export interface ExampleMessage {
-  features?: unknown;
-}
-
-export interface InputMessage {
-  exampleList?: { examples?: ExampleMessage[] };
-  exampleListWithContext?: { examples?: ExampleMessage[]; context?: ExampleMessage };
-}
-
-export interface ExampleRequestMessage {
-  modelSpec?: ModelSpecMessage;
-  input?: InputMessage;
-}
-
-export interface MultiInferenceRequestMessage {
-  tasks?: { modelSpec?: ModelSpecMessage; methodName?: string }[];
-  input?: InputMessage;
 }
 
 export interface GetModelMetadataRequestMessage {

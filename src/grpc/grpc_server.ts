@@ -11,6 +11,7 @@ import { modelServiceImplementation, type ModelServiceGrpcDeps } from './model_s
 import { DRAINING_EVENT, healthImplementation, type HealthDeps } from './health_grpc.js';
 import { serializePredictResponse } from './predict_response_codec.js';
 import { deserializePredictRequest } from './predict_request_codec.js';
+import { exampleRequestDeserializer } from './example_request_codec.js';
 
 export interface GrpcServerOptions {
   /** --grpc_api_host: the address the TCP port binds to (TF Serving: always 0.0.0.0). */
@@ -84,7 +85,13 @@ export class GrpcServer {
       ...options.channelArguments,
     };
     this.server = new Server(channelOptions);
-    this.server.addService(serviceDefinition('tensorflow.serving.PredictionService', { Predict: { deserializeRequest: deserializePredictRequest, serializeResponse: serializePredictResponse } }), this.tracked('tensorflow.serving.PredictionService', predictionServiceImplementation(deps)));
+    const predictionCodecs = {
+      Predict: { deserializeRequest: deserializePredictRequest, serializeResponse: serializePredictResponse },
+      Classify: { deserializeRequest: exampleRequestDeserializer('tensorflow.serving.ClassificationRequest') },
+      Regress: { deserializeRequest: exampleRequestDeserializer('tensorflow.serving.RegressionRequest') },
+      MultiInference: { deserializeRequest: exampleRequestDeserializer('tensorflow.serving.MultiInferenceRequest') },
+    };
+    this.server.addService(serviceDefinition('tensorflow.serving.PredictionService', predictionCodecs), this.tracked('tensorflow.serving.PredictionService', predictionServiceImplementation(deps)));
     this.server.addService(serviceDefinition('tensorflow.serving.ModelService'), this.tracked('tensorflow.serving.ModelService', modelServiceImplementation(deps)));
     if (options.health) this.server.addService(serviceDefinition('grpc.health.v1.Health'), this.tracked('grpc.health.v1.Health', healthImplementation(deps)));
     // Tracked like the others, so that the drain ends a reflection stream a client keeps open.

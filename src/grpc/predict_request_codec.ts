@@ -1,114 +1,158 @@
-// The gRPC PredictRequest deserializer. protobufjs reads a packed float_val one element at a
-// time into a plain array: 36–54 ms of the event loop here for a 224×224×3 float input sent
-// as float_val (as Java and Go clients build it), where tensor_content takes well under a
-// millisecond. A packed float_val / double_val is the values' little-endian bytes, so here each
-// input TensorProto's packed float_val and double_val are copied straight into a Float32Array /
-// Float64Array and the rest of the message is decoded by protobufjs as before. Anything
-// unusual in those two fields (values written one by one, a length that is not a whole number
-// of values) leaves the whole tensor to protobufjs, which reads it or fails as it did.
+// The gRPC PredictRequest deserializer. It runs inside grpc-js on the event loop, before any
+// handler could look at the model's signature or the memory budget, so it decodes only what
+// is small (the model_spec) and leaves the inputs and the output_filter in the message:
+// protobufjs would make an object per string_val element, per map entry and per output_filter
+// string — 16 M empty string_val in a 32 MB message took the heap past 4 GB before the dtype
+// was ever checked. The message is walked once here, allocating nothing per element, so that
+// bytes which are no PredictRequest are refused here as before (grpc-js: INTERNAL "Error
+// deserializing request"); the Predict handler then reads the map entries, checks each input
+// against the signature from its summary (tensor_proto_wire.ts) and charges the budget before
+// decoding any value.
 import protobuf from 'protobufjs';
 import { protoRoot, TO_OBJECT } from '../proto/index.js';
-import { setOwn } from '../core/own_property.js';
+import type { ModelSpecMessage } from './grpc_messages.js';
+import { checkTensorProtoWire } from './tensor_proto_wire.js';
+import { WIRE_LENGTH_DELIMITED, WireReader } from './wire.js';
 
-// Field numbers and wire types (tensorflow_serving/apis/predict.proto, tensorflow/core/framework/tensor.proto).
-const WIRE_LENGTH_DELIMITED = 2;
+// Field numbers (tensorflow_serving/apis/predict.proto): a map entry is {key = 1, value = 2}.
 const REQUEST_INPUTS = 2;
+const REQUEST_OUTPUT_FILTER = 3;
 const MAP_KEY = 1;
 const MAP_VALUE = 2;
-const TENSOR_FLOAT_VAL = 5;
-const TENSOR_DOUBLE_VAL = 6;
 
-const LITTLE_ENDIAN = new Uint8Array(Float32Array.of(1).buffer)[3] === 0x3f;
 /** As the generic codec decodes requests (service_definitions.ts): int64 as decimal strings. */
 const OPTIONS: protobuf.IConversionOptions = { ...TO_OBJECT, longs: String };
 
-let types: { request: protobuf.Type; tensor: protobuf.Type } | undefined;
+let requestType: protobuf.Type | undefined;
 
-function messageTypes() {
-  return (types ??= {
-    request: protoRoot().lookupType('tensorflow.serving.PredictRequest'),
-    tensor: protoRoot().lookupType('tensorflow.TensorProto'),
-  });
+/** A PredictRequest as deserialized: the model_spec decoded, the rest still in `bytes`. */
+export interface PredictRequestWire {
+  modelSpec?: ModelSpecMessage;
+  /** The message as received (a plain Uint8Array view of it). */
+  bytes: Uint8Array;
+  /** Entries of the inputs map as sent (a key sent twice counts twice), and their keys' total length. */
+  inputEntries: number;
+  inputKeyBytes: number;
+  /** Strings of output_filter, and their total length. */
+  outputFilterEntries: number;
+  outputFilterBytes: number;
 }
 
-/** The bytes of `parts` (views into one message) as one new, aligned buffer. */
-function concatBytes(parts: Uint8Array[], total: number): ArrayBuffer {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
+const isInputEntry = (tag: number) => tag >>> 3 === REQUEST_INPUTS && (tag & 7) === WIRE_LENGTH_DELIMITED;
+const isOutputFilter = (tag: number) => tag >>> 3 === REQUEST_OUTPUT_FILTER && (tag & 7) === WIRE_LENGTH_DELIMITED;
+
+/** Checks one map entry parses, its value as a TensorProto; returns the length of its key(s). */
+function checkEntry(bytes: Uint8Array, start: number, end: number): number {
+  let keyBytes = 0;
+  const r = new WireReader(bytes, start, end);
+  while (!r.done) {
+    const tag = r.uint32();
+    if (tag >>> 3 === MAP_VALUE && (tag & 7) === WIRE_LENGTH_DELIMITED) {
+      const length = r.skipLengthDelimited();
+      checkTensorProtoWire(bytes, r.pos - length, r.pos);
+    } else if (tag >>> 3 === MAP_KEY && (tag & 7) === WIRE_LENGTH_DELIMITED) {
+      keyBytes += r.skipLengthDelimited();
+    } else {
+      r.skip(tag & 7);
+    }
   }
-  return out.buffer;
+  return keyBytes;
 }
 
-/** One TensorProto: packed float_val / double_val as typed arrays, the rest via protobufjs. */
-function decodeTensor(bytes: Uint8Array): object {
-  const { tensor } = messageTypes();
-  const r = protobuf.Reader.create(bytes);
-  const rest: Uint8Array[] = [];
-  const floats: Uint8Array[] = [];
-  const doubles: Uint8Array[] = [];
-  let floatBytes = 0;
-  let doubleBytes = 0;
-  while (r.pos < r.len) {
+/** PredictRequest bytes → the model_spec and what the rest holds; throws when they are no PredictRequest. */
+export function deserializePredictRequest(message: Buffer | Uint8Array): PredictRequestWire {
+  const bytes = new Uint8Array(message.buffer, message.byteOffset, message.byteLength);
+  const r = new WireReader(bytes);
+  let inputEntries = 0;
+  let inputKeyBytes = 0;
+  let outputFilterEntries = 0;
+  let outputFilterBytes = 0;
+  let restBytes = 0;
+  while (!r.done) {
     const start = r.pos;
     const tag = r.uint32();
-    const field = tag >>> 3;
-    const wire = tag & 7;
-    if ((field === TENSOR_FLOAT_VAL || field === TENSOR_DOUBLE_VAL) && wire === WIRE_LENGTH_DELIMITED) {
-      const values = r.bytes();
-      if (field === TENSOR_FLOAT_VAL) {
-        floats.push(values);
-        floatBytes += values.length;
-      } else {
-        doubles.push(values);
-        doubleBytes += values.length;
-      }
-      continue;
+    if (isInputEntry(tag)) {
+      const length = r.skipLengthDelimited();
+      inputKeyBytes += checkEntry(bytes, r.pos - length, r.pos);
+      inputEntries++;
+    } else if (isOutputFilter(tag)) {
+      outputFilterBytes += r.skipLengthDelimited();
+      outputFilterEntries++;
+    } else {
+      r.skip(tag & 7);
+      restBytes += r.pos - start;
     }
-    // float_val / double_val written value by value (legal, unusual): protobufjs reads it all.
-    if (field === TENSOR_FLOAT_VAL || field === TENSOR_DOUBLE_VAL) return tensor.toObject(tensor.decode(bytes), OPTIONS);
-    r.skipType(wire);
-    rest.push(bytes.subarray(start, r.pos));
   }
-  if (floatBytes % 4 !== 0 || doubleBytes % 8 !== 0) return tensor.toObject(tensor.decode(bytes), OPTIONS);
-  const decoded = tensor.toObject(tensor.decode(Buffer.concat(rest)), OPTIONS);
-  if (floats.length) decoded.floatVal = new Float32Array(concatBytes(floats, floatBytes));
-  if (doubles.length) decoded.doubleVal = new Float64Array(concatBytes(doubles, doubleBytes));
-  return decoded;
+  // Every other field (model_spec, fields this proto does not know) alone is a PredictRequest
+  // for protobufjs: copied out (no view per field) and decoded.
+  const rest = new Uint8Array(restBytes);
+  if (restBytes > 0) {
+    let at = 0;
+    r.pos = 0;
+    while (!r.done) {
+      const start = r.pos;
+      const tag = r.uint32();
+      r.skip(tag & 7);
+      if (isInputEntry(tag) || isOutputFilter(tag)) continue;
+      rest.set(bytes.subarray(start, r.pos), at);
+      at += r.pos - start;
+    }
+  }
+  requestType ??= protoRoot().lookupType('tensorflow.serving.PredictRequest');
+  const { modelSpec } = requestType.toObject(requestType.decode(rest), OPTIONS) as { modelSpec?: ModelSpecMessage };
+  return { modelSpec, bytes, inputEntries, inputKeyBytes, outputFilterEntries, outputFilterBytes };
 }
 
-/** PredictRequest bytes → the plain object the generic codec gives, float_val / double_val typed. */
-export function deserializePredictRequest(bytes: Buffer): object {
-  const { request } = messageTypes();
-  if (!LITTLE_ENDIAN) return request.toObject(request.decode(bytes), OPTIONS);
-  const r = protobuf.Reader.create(bytes);
-  // Every field but the inputs map goes to protobufjs: those fields alone are a PredictRequest.
-  const rest: Uint8Array[] = [];
-  const inputs: Record<string, object> = {};
-  while (r.pos < r.len) {
-    const start = r.pos;
+/**
+ * The inputs map: key → its TensorProto's [start, end) in the message. A missing key is "",
+ * a missing value an empty TensorProto (proto3's defaults), and of two entries with one key
+ * the last counts, as protobuf's map parsing has it.
+ */
+export function readInputEntries(request: PredictRequestWire): Map<string, [number, number]> {
+  const { bytes } = request;
+  const entries = new Map<string, [number, number]>();
+  const r = new WireReader(bytes);
+  const entry = new WireReader(bytes, 0, 0);
+  while (!r.done) {
     const tag = r.uint32();
-    if (tag >>> 3 !== REQUEST_INPUTS || (tag & 7) !== WIRE_LENGTH_DELIMITED) {
-      r.skipType(tag & 7);
-      rest.push(bytes.subarray(start, r.pos));
+    if (!isInputEntry(tag)) {
+      r.skip(tag & 7);
       continue;
     }
-    // A map entry {key = 1, value = 2}: a missing key is "", a missing value an empty tensor
-    // (proto3's defaults), and of two entries with one key the last counts.
-    const end = r.uint32() + r.pos;
+    const length = r.skipLengthDelimited();
+    entry.pos = r.pos - length;
+    entry.end = r.pos;
     let key = '';
-    let value: object | undefined;
-    while (r.pos < end) {
-      const entryTag = r.uint32();
-      if (entryTag >>> 3 === MAP_KEY && (entryTag & 7) === WIRE_LENGTH_DELIMITED) key = r.string();
-      else if (entryTag >>> 3 === MAP_VALUE && (entryTag & 7) === WIRE_LENGTH_DELIMITED) value = decodeTensor(r.bytes());
-      else r.skipType(entryTag & 7);
+    let value: [number, number] = [0, 0];
+    while (!entry.done) {
+      const t = entry.uint32();
+      if ((t & 7) !== WIRE_LENGTH_DELIMITED || (t >>> 3 !== MAP_KEY && t >>> 3 !== MAP_VALUE)) {
+        entry.skip(t & 7);
+        continue;
+      }
+      const n = entry.skipLengthDelimited();
+      if (t >>> 3 === MAP_KEY) key = protobuf.util.utf8.read(bytes, entry.pos - n, entry.pos);
+      else value = [entry.pos - n, entry.pos];
     }
-    setOwn(inputs, key, value ?? decodeTensor(new Uint8Array(0)));
+    entries.set(key, value);
   }
-  const decoded = request.toObject(request.decode(Buffer.concat(rest)), OPTIONS);
-  decoded.inputs = inputs;
-  return decoded;
+  return entries;
+}
+
+/** The output_filter strings, in order. */
+export function readOutputFilter(request: PredictRequestWire): string[] {
+  const { bytes } = request;
+  const filter: string[] = [];
+  if (request.outputFilterEntries === 0) return filter;
+  const r = new WireReader(bytes);
+  while (!r.done) {
+    const tag = r.uint32();
+    if (!isOutputFilter(tag)) {
+      r.skip(tag & 7);
+      continue;
+    }
+    const n = r.skipLengthDelimited();
+    filter.push(protobuf.util.utf8.read(bytes, r.pos - n, r.pos));
+  }
+  return filter;
 }

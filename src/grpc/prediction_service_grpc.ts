@@ -5,11 +5,13 @@ import type { sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } fro
 import { Code, ServingError, invalidArgument } from '../errors/status.js';
 import * as MSG from '../core/messages.js';
 import type { PredictionService } from '../services/prediction_service.js';
-import { checkInputAliases } from '../services/predict_checks.js';
+import { checkFedDtypes, checkInputAliases, checkOutputFilter } from '../services/predict_checks.js';
 import { CLASSIFY_METHOD_NAME, REGRESS_METHOD_NAME, runExamples, type Classification, type ExampleApi } from '../services/example_inference.js';
 import type { ModelSpec, RunStats } from '../services/servable_version.js';
 import { markRequestOwned } from '../tensor/request_owned.js';
-import { hostTensorFromProto, hostTensorToProto, tensorProtoFootprint } from '../savedmodel/tensor_proto.js';
+import { hostTensorToProto } from '../savedmodel/tensor_proto.js';
+import { readInputEntries, readOutputFilter, type PredictRequestWire } from './predict_request_codec.js';
+import { checkTensorProto, decodeTensorProto, summarizeTensorProto } from './tensor_proto_wire.js';
 import { outputTensorProto } from './predict_response_codec.js';
 import type { MemoryBudget, MemoryClaim } from '../core/memory_budget.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
@@ -18,15 +20,13 @@ import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import { protoType } from '../proto/index.js';
 import type { Metrics } from '../monitoring/metrics.js';
 import { grpcError } from './grpc_status.js';
-import { serializedExamples } from './example_input.js';
+import { readExamples, readTasks, type ExampleRequestWire, type InferenceTaskMessage } from './example_request_codec.js';
 import { hasOwnKey, setOwn } from '../core/own_property.js';
 import {
   modelSpecFrom,
   modelSpecMessage,
-  type ExampleRequestMessage,
   type GetModelMetadataRequestMessage,
-  type MultiInferenceRequestMessage,
-  type PredictRequestMessage,
+  type ModelSpecMessage,
 } from './grpc_messages.js';
 
 export interface PredictionGrpcDeps {
@@ -44,34 +44,46 @@ export interface PredictionGrpcDeps {
   maxElements: number;
 }
 
+/** What reading one inputs map entry holds besides its key's characters (the key string, a Map slot, its place in the message). */
+const INPUT_ENTRY_BYTES = 128;
+/** What one output_filter string holds besides its characters. */
+const OUTPUT_FILTER_ENTRY_BYTES = 64;
+
 /**
- * PredictRequest.inputs → HostTensors. The names are checked first and each TensorProto is
- * decoded only then, as GetInputValues does; a proto that does not decode is TensorFlow's
- * bare "tensor parsing error: <alias>".
+ * PredictRequest.inputs and output_filter → HostTensors and the filter, checked in TF
+ * Serving's order (predict_util.cc: the input names, each TensorProto's parse, the
+ * output_filter, then the session's dtype check) with every check made on what the message
+ * declares, before anything is decoded; then the tensors' memory is charged to the budget
+ * and only then are their values decoded. A 32 MB message of 16 M empty string_val sent for
+ * a float input is "Expects arg[0] to be float but string is provided" after one walk over
+ * its bytes, and for a string input RESOURCE_EXHAUSTED unless the budget holds its 3 GB.
  */
-function predictInputs(request: PredictRequestMessage, signature: SignatureSpec, claim: MemoryClaim, maxElements: number): Record<string, HostTensor> {
-  const protos = request.inputs ?? {};
-  checkInputAliases(signature, Object.keys(protos));
+function predictInputs(request: PredictRequestWire, signature: SignatureSpec, claim: MemoryClaim, maxElements: number): { inputs: Record<string, HostTensor>; outputFilter: string[] } {
+  claim.add(request.inputEntries * INPUT_ENTRY_BYTES + 2 * request.inputKeyBytes + request.outputFilterEntries * OUTPUT_FILTER_ENTRY_BYTES + 2 * request.outputFilterBytes);
+  const entries = readInputEntries(request);
+  checkInputAliases(signature, [...entries.keys()]);
+  const { bytes } = request;
+  const read = [...entries].map(([alias, [start, end]]) => {
+    const summary = summarizeTensorProto(bytes, start, end);
+    return { alias, start, end, summary, check: checkTensorProto(summary) };
+  });
   // What decoding would allocate, from the shapes alone, checked before anything is decoded.
   let elements = 0;
-  let bytes = 0;
-  for (const proto of Object.values(protos)) {
-    const f = tensorProtoFootprint(proto);
-    elements += f.elements;
-    bytes += f.bytes;
-  }
+  for (const r of read) elements += r.check.elements;
   if (elements > maxElements) throw invalidArgument(`The request's input tensors have ${elements} elements; at most ${maxElements} are accepted (--json_max_elements)`);
-  claim.add(bytes);
+  for (const r of read) if (r.check.refusal !== undefined) throw invalidArgument(MSG.tensorParsingError(r.alias));
+  const outputFilter = readOutputFilter(request);
+  checkOutputFilter(signature, outputFilter);
+  checkFedDtypes(signature, read.map((r) => [r.alias, r.check.dtype!] as const));
+  let tensorBytes = 0;
+  for (const r of read) tensorBytes += r.check.bytes;
+  claim.add(tensorBytes);
   const inputs: Record<string, HostTensor> = {};
-  for (const [alias, proto] of Object.entries(protos)) {
-    try {
-      // A fresh copy of the request's bytes: it may be moved to the executor thread.
-      setOwn(inputs, alias, markRequestOwned(hostTensorFromProto(proto, `input '${alias}'`)));
-    } catch {
-      throw invalidArgument(MSG.tensorParsingError(alias));
-    }
+  for (const r of read) {
+    // Fresh storage, not views of the message: it may be moved to the executor thread.
+    setOwn(inputs, r.alias, markRequestOwned(decodeTensorProto(bytes, r.start, r.end, r.summary, r.check.dtype!)));
   }
-  return inputs;
+  return { inputs, outputFilter };
 }
 
 /** A gRPC deadline as a performance.now() instant (what the batch queues compare against). */
@@ -99,10 +111,11 @@ function unary<Req, Res>(
     // then what decoding adds; given back once the response is handed to gRPC.
     const claim = deps.budget.claim();
     const started = performance.now();
-    const model = (call.request as { modelSpec?: { name?: string }; tasks?: { modelSpec?: { name?: string } }[] })?.modelSpec?.name ?? (call.request as { tasks?: { modelSpec?: { name?: string } }[] }).tasks?.[0]?.modelSpec?.name ?? '';
+    const request = call.request as { modelSpec?: ModelSpecMessage; firstTask?: InferenceTaskMessage } | undefined;
+    const model = request?.modelSpec?.name ?? request?.firstTask?.modelSpec?.name ?? '';
     const record = api ? deps.metrics.requestRecorder(model, api, 'GRPC', started) : () => {};
     const admitted = new Promise<void>((resolve) => {
-      claim.add(heldTensorBytes(call.request));
+      claim.add(heldMessageBytes(call.request));
       resolve();
     });
     admitted.then(() => handle(call.request, call, claim)).then(
@@ -122,14 +135,10 @@ function unary<Req, Res>(
   };
 }
 
-/** Bytes of tensor_content and packed float / double values a decoded PredictRequest holds (the largest part of a big message). */
-function heldTensorBytes(request: unknown): number {
-  const inputs = (request as PredictRequestMessage | undefined)?.inputs;
-  if (!inputs || typeof inputs !== 'object') return 0;
-  const typedBytes = (v: unknown) => (ArrayBuffer.isView(v) ? v.byteLength : 0);
-  let n = 0;
-  for (const proto of Object.values(inputs)) n += (proto?.tensorContent?.length ?? 0) + typedBytes(proto?.floatVal) + typedBytes(proto?.doubleVal);
-  return n;
+/** The bytes of a Predict, Classify, Regress or MultiInference message, which the request holds until it is answered (the others are small). */
+function heldMessageBytes(request: unknown): number {
+  const bytes = (request as { bytes?: unknown } | undefined)?.bytes;
+  return bytes instanceof Uint8Array ? bytes.byteLength : 0;
 }
 
 function classificationResult(results: Classification[]) {
@@ -144,17 +153,17 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
   const toProto = deps.serializeAsTensorContent ? hostTensorToProto : outputTensorProto;
 
   const examples = (api: ExampleApi) =>
-    unary<ExampleRequestMessage, object>(api === 'classify' ? 'Classify' : 'Regress', deps, async (request, call) => {
+    unary<ExampleRequestWire, object>(api === 'classify' ? 'Classify' : 'Regress', deps, async (request, call, claim) => {
       const { spec, signatureName } = modelSpecFrom(request.modelSpec);
-      const r = await runExamples(deps.prediction, api, spec, signatureName, () => serializedExamples(request.input), { deadline: deadlineOf(call), checkMethodName: deps.checkMethodName });
+      const r = await runExamples(deps.prediction, api, spec, signatureName, () => readExamples(request, (bytes) => claim.add(bytes)), { deadline: deadlineOf(call), checkMethodName: deps.checkMethodName, claim });
       const result = api === 'classify' ? classificationResult(r.results as Classification[]) : regressionResult(r.results as number[]);
       return { model: spec.name, response: { modelSpec: modelSpecMessage(spec.name, r.version, signatureName ?? 'serving_default'), result }, stats: r.stats };
     });
 
   return {
-    Predict: unary<PredictRequestMessage, object>('Predict', deps, async (request, call, claim) => {
+    Predict: unary<PredictRequestWire, object>('Predict', deps, async (request, call, claim) => {
       const { spec, signatureName } = modelSpecFrom(request.modelSpec);
-      const result = await deps.prediction.predict(spec, signatureName, (signature) => ({ inputs: predictInputs(request, signature, claim, deps.maxElements), outputFilter: request.outputFilter ?? [] }), { deadline: deadlineOf(call) });
+      const result = await deps.prediction.predict(spec, signatureName, (signature) => predictInputs(request, signature, claim, deps.maxElements), { deadline: deadlineOf(call), claim });
       const outputs = Object.fromEntries(Object.entries(result.outputs).map(([k, t]) => [k, toProto(t)]));
       // Serialized by serializePredictResponse (float and double outputs kept as typed arrays).
       return { model: spec.name, response: { modelSpec: modelSpecMessage(spec.name, result.version, result.signatureName), outputs }, stats: result.stats };
@@ -163,14 +172,16 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
     Classify: examples('classify'),
     Regress: examples('regress'),
 
-    MultiInference: unary<MultiInferenceRequestMessage, object>(undefined, deps, async (request, call) => {
-      const tasks = request.tasks ?? [];
+    MultiInference: unary<ExampleRequestWire, object>(undefined, deps, async (request, call, claim) => {
       // multi_inference_helper.cc resolves the first task's model before looking at any task.
-      const signatures = deps.prediction.signatures(modelSpecFrom(tasks[0]?.modelSpec ?? {}).spec);
-      // multi_inference.cc's checks, in its order and words.
+      const signatures = deps.prediction.signatures(modelSpecFrom(request.firstTask?.modelSpec ?? {}).spec);
+      // multi_inference.cc's checks, in its order and words. Tasks are read one by one: past
+      // the model's signatures one must fail (a duplicate), so no more are ever read.
       let modelName = '';
       const seen = new Set<string>();
-      for (const task of tasks) {
+      const tasks: InferenceTaskMessage[] = [];
+      for (const task of readTasks(request)) {
+        tasks.push(task);
         const name = task.modelSpec?.name ?? '';
         if (!name) throw invalidArgument(MSG.MULTI_INFERENCE_EMPTY_MODEL_NAME);
         if (!modelName) modelName = name;
@@ -184,7 +195,7 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
         }
       }
       let serialized: Uint8Array[] | undefined;
-      const examples = () => (serialized ??= serializedExamples(request.input));
+      const examples = () => (serialized ??= readExamples(request, (bytes) => claim.add(bytes)));
       const deadline = deadlineOf(call);
       // Each task runs its signature through the batch queues (TF runs one session call over
       // the union of outputs; the answers are the same). The method-name check is the
@@ -195,6 +206,7 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
           const api: ExampleApi = task.methodName === CLASSIFY_METHOD_NAME ? 'classify' : 'regress';
           const r = await runExamples(deps.prediction, api, spec, signatureName, examples, {
             deadline,
+            claim,
             checkMethodName: deps.checkMethodName,
             signatureNotFound: (n) => invalidArgument(MSG.multiInferenceSignatureNotFound(n)),
             loggedByCaller: true,

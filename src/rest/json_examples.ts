@@ -10,6 +10,7 @@
 // as {"results": …} (examplesResponseJson, at the end).
 import { invalidArgument } from '../errors/status.js';
 import { protoType } from '../proto/index.js';
+import { decodedTensorBytes } from '../tensor/tensor_cost.js';
 import { isFloatMember, numberIsFloat, type JsonObject, type JsonValue } from './json_parse.js';
 import { debugJson, jsonTypeString, rapidjsonString } from './rapidjson_writer.js';
 import { decodeBase64Object, isBase64Object } from './base64.js';
@@ -76,7 +77,8 @@ function exampleFeatures(v: JsonValue): Record<string, object> {
   return out;
 }
 
-export function parseExampleRequest(body: JsonValue): ExampleRequest {
+/** `charge` is told of the serialized Examples' memory: one string element each before any is written, then their bytes. */
+export function parseExampleRequest(body: JsonValue, charge: (bytes: number) => void = () => {}): ExampleRequest {
   if (!isObject(body)) throw invalidArgument(MSG.isNotObject(debugJson(body)));
   const sig = body.signature_name;
   if (sig !== undefined && typeof sig !== 'string') throw invalidArgument(MSG.signatureNameNotString(debugJson(body)));
@@ -86,7 +88,9 @@ export function parseExampleRequest(body: JsonValue): ExampleRequest {
   if (!Array.isArray(examples)) throw invalidArgument(MSG.examplesNotList(debugJson(body)));
   if (examples.length === 0) throw invalidArgument(MSG.examplesEmpty(debugJson(body)));
   const type = protoType('tensorflow.Example');
+  charge(decodedTensorBytes('string', examples.length));
   const serialized = examples.map((e) => type.encode(type.fromObject({ features: { feature: { ...context, ...exampleFeatures(e) } } })).finish());
+  charge(decodedTensorBytes('string', 0, serialized.reduce((n, e) => n + e.length, 0)));
   return { signatureName: sig, serialized };
 }
 

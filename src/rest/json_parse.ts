@@ -25,6 +25,7 @@
 // Strings without escapes are single slices. Its speed next to JSON.parse: npm run bench:json.
 import { invalidArgument } from '../errors/status.js';
 import * as MSG from '../core/messages.js';
+import { parsedJsonBytes, stringBytes } from './json_footprint.js';
 
 export interface JsonLimits {
   /** Deepest nesting of arrays/objects; the root container is depth 1. */
@@ -154,9 +155,6 @@ const NINE = 0x39;
 const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
 /** Returned by Parser.resume when the slice ended before the document did. */
 const PENDING: unique symbol = Symbol('tfgate.json.pending');
-/** Estimated heap cost of a parsed value (a slot in its container, a boxed number) and of a container. */
-const VALUE_BYTES = 24;
-const CONTAINER_BYTES = 128;
 /** onGrowth is told every this many values (about a megabyte). */
 const GROWTH_STEP_VALUES = 1 << 15;
 /** Stands for a root member checked but not built (see JsonLimits.rootMembers). */
@@ -183,8 +181,11 @@ class Parser {
   private readonly maxDepth: number;
   private readonly maxElements: number;
   private readonly rootMembers: ReadonlySet<string> | undefined;
-  private elements = 0;
-  private containers = 0;
+  // What the parse has built, counted as json_footprint.ts counts it (JsonCounts).
+  elements = 0;
+  containers = 0;
+  members = 0;
+  stringBytes = 0;
   /** Estimated bytes already reported to onGrowth. */
   private reported = 0;
   private readonly onGrowth: ((bytes: number) => void) | undefined;
@@ -211,7 +212,7 @@ class Parser {
   /** Reports the estimated growth since the last report to onGrowth. */
   private grow(): void {
     if (!this.onGrowth) return;
-    const estimate = this.elements * VALUE_BYTES + this.containers * CONTAINER_BYTES;
+    const estimate = parsedJsonBytes(this);
     const delta = estimate - this.reported;
     this.reported = estimate;
     this.onGrowth(delta);
@@ -345,6 +346,7 @@ class Parser {
           if (value !== SKIPPED && !Object.prototype.hasOwnProperty.call(obj, key)) {
             if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
             else obj[key] = value;
+            this.members++;
             if (marked) (frame.marks ??= []).push(key);
           }
           i = this.ws(i);
@@ -484,6 +486,7 @@ class Parser {
       const c = src.charCodeAt(j);
       if (c === QUOTE) {
         this.pos = j + 1;
+        this.stringBytes += stringBytes(j - start, false);
         return src.slice(start, j);
       }
       if (c === BACKSLASH) return this.parseEscapedString(start, j);
@@ -502,7 +505,9 @@ class Parser {
       const c = src.charCodeAt(j);
       if (c === QUOTE) {
         this.pos = j + 1;
-        return out + src.slice(run, j);
+        const value = out + src.slice(run, j);
+        this.stringBytes += stringBytes(value.length, true);
+        return value;
       }
       if (c < 0x20) this.fail(MSG.RAPIDJSON.stringEscapeInvalid, j);
       if (c !== BACKSLASH) {

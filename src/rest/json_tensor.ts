@@ -64,6 +64,7 @@ import { Code, ServingError, invalidArgument, unimplemented } from '../errors/st
 import { dtypeFromTf, tfDataTypeString, type DType } from '../tensor/dtype.js';
 import { allocValues, type HostTensor, type TensorValues } from '../tensor/host_tensor.js';
 import { markRequestOwned } from '../tensor/request_owned.js';
+import { decodedTensorBytes } from '../tensor/tensor_cost.js';
 import type { SignatureSpec, TensorSpec } from '../savedmodel/signature_spec.js';
 import { floatElements, isFloatMember, type JsonObject, type JsonValue } from './json_parse.js';
 import { debugJson, jsonTypeString } from './rapidjson_writer.js';
@@ -88,11 +89,18 @@ export type JsonLayout = 'tfserving' | 'compact';
 // =============================================================================================
 
 /**
+ * Told what each tensor will hold before its storage is allocated (its element count times
+ * the per-element cost, tensor_cost.ts), then, for strings, what their bytes add once they
+ * are encoded; may throw to stop the parse (a memory budget that is full).
+ */
+export type ChargeMemory = (bytes: number) => void;
+
+/**
  * The tensors of a parsed :predict body (parseJsonBody's result) for `signature`.
  * Throws ServingError INVALID_ARGUMENT (UNIMPLEMENTED for dtypes JSON cannot express) with
- * TF Serving's messages.
+ * TF Serving's messages; `charge` is told of the memory the tensors take before it is taken.
  */
-export function parsePredictRequest(body: unknown, signature: SignatureSpec): ParsedPredictRequest {
+export function parsePredictRequest(body: unknown, signature: SignatureSpec, charge: ChargeMemory = () => {}): ParsedPredictRequest {
   if (!isPlainObject(body)) throw invalidArgument(MSG.isNotObject(debugJson(body as JsonValue)));
   const doc = body as JsonObject;
   const signatureName = doc.signature_name;
@@ -105,7 +113,7 @@ export function parsePredictRequest(body: unknown, signature: SignatureSpec): Pa
   const hasInstances = hasOwn(doc, 'instances');
   const hasInputs = hasOwn(doc, 'inputs');
   if (hasInstances && hasInputs) throw invalidArgument(MSG.bothInstancesAndInputs(debugJson(doc)));
-  const ctx = new InputContext(signature);
+  const ctx = new InputContext(signature, charge);
   if (hasInstances) {
     const instances = doc.instances;
     if (!Array.isArray(instances)) throw invalidArgument(MSG.instancesNotList(debugJson(doc)));
@@ -168,6 +176,8 @@ function inputType(spec: TensorSpec): InputType {
 interface Sink {
   values: TensorValues | unknown[];
   n: number;
+  /** Bytes of the strings written (their memory is charged when the tensor is finished). */
+  stringBytes: number;
 }
 
 const INT64_MIN = -(2n ** 63n);
@@ -180,7 +190,10 @@ class InputContext {
   private readonly required: string[];
   private readonly types = new Map<string, InputType>();
 
-  constructor(private readonly signature: SignatureSpec) {
+  constructor(
+    private readonly signature: SignatureSpec,
+    private readonly charge: ChargeMemory,
+  ) {
     this.names = Object.keys(signature.inputs).sort();
     this.required = this.names.filter((n) => !hasOwn(signature.defaults, n));
   }
@@ -228,9 +241,22 @@ class InputContext {
 
   private toTensor(value: JsonValue, marked: boolean, type: InputType): HostTensor {
     const shape = denseShape(value);
-    const sink = newSink(type, product(shape));
+    const sink = this.newSink(type, product(shape));
     fillTensor(value, marked, 0, shape, type, sink);
-    return finish(type, shape, sink, value);
+    return this.finish(type, shape, sink, value);
+  }
+
+  /** Storage for `size` leaves, charged before it is allocated. */
+  private newSink(type: InputType, size: number): Sink {
+    if (type.dtype === undefined) return { values: [], n: 0, stringBytes: 0 };
+    this.charge(decodedTensorBytes(type.dtype, size));
+    // Strings: slots only, each filled with its own encoded bytes (no empty Uint8Array first).
+    return { values: type.dtype === 'string' ? new Array<Uint8Array>(size) : allocValues(type.dtype, size), n: 0, stringBytes: 0 };
+  }
+
+  private finish(type: InputType, shape: number[], sink: Sink, sample: JsonValue): HostTensor {
+    this.charge(2 * sink.stringBytes);
+    return finish(type, shape, sink, sample);
   }
 
   // ---- row -------------------------------------------------------------------------------------
@@ -250,12 +276,12 @@ class InputContext {
       const size = product(shape);
       let a = acc.get(name);
       if (!a) {
-        a = { type, shape, size, sink: newSink(type, batch * size), first: value };
+        a = { type, shape, size, sink: this.newSink(type, batch * size), first: value };
         acc.set(name, a);
       }
       if (size !== a.size) {
         // Fill anyway (its errors come first in TF Serving), into scratch space.
-        fillTensor(value, marked, 0, shape, type, newSink(type, size));
+        fillTensor(value, marked, 0, shape, type, this.newSink(type, size));
         throw invalidArgument(MSG.expectingTensorSize(a.size, size));
       }
       fillTensor(value, marked, 0, shape, type, a.sink);
@@ -274,7 +300,7 @@ class InputContext {
           try {
             add(obj[key], isFloatMember(obj, key), key);
           } catch (e) {
-            throw invalidArgument(MSG.failedToProcessElementKey(i, key, statusString(e)));
+            throw elementError(e, (status) => MSG.failedToProcessElementKey(i, key, status));
           }
         }
         // Every instance names the same inputs: all of them (TF Serving), or here all but
@@ -289,20 +315,15 @@ class InputContext {
         try {
           add(elem, floatAt !== undefined && floatAt(i), target!);
         } catch (e) {
-          throw invalidArgument(MSG.failedToProcessElement(i, statusString(e)));
+          throw elementError(e, (status) => MSG.failedToProcessElement(i, status));
         }
       }
     }
 
     const out: Record<string, HostTensor> = {};
-    for (const [name, a] of acc) out[name] = finish(a.type, [batch, ...a.shape], a.sink, a.first);
+    for (const [name, a] of acc) out[name] = this.finish(a.type, [batch, ...a.shape], a.sink, a.first);
     return this.withDefaults(out);
   }
-}
-
-function newSink(type: InputType, size: number): Sink {
-  if (type.dtype === undefined) return { values: [], n: 0 };
-  return { values: allocValues(type.dtype, size), n: 0 };
 }
 
 function finish(type: InputType, shape: number[], sink: Sink, sample: JsonValue): HostTensor {
@@ -379,7 +400,9 @@ function fillTensor(v: JsonValue, marked: boolean, level: number, shape: readonl
 function writeLeaf(v: JsonValue, marked: boolean, type: InputType, sink: Sink): void {
   if (v !== null && typeof v === 'object') {
     if (type.kind !== 'string') throw typeError(v, marked, type);
-    (sink.values as Uint8Array[])[sink.n++] = decodeBase64Object(v as JsonObject);
+    const bytes = decodeBase64Object(v as JsonObject);
+    sink.stringBytes += bytes.length;
+    (sink.values as Uint8Array[])[sink.n++] = bytes;
     return;
   }
   const out = sink.values;
@@ -412,10 +435,13 @@ function writeLeaf(v: JsonValue, marked: boolean, type: InputType, sink: Sink): 
       if (typeof v === 'boolean') (out as Uint8Array)[sink.n++] = v ? 1 : 0;
       else throw typeError(v, marked, type);
       return;
-    case 'string':
-      if (typeof v === 'string') (out as Uint8Array[])[sink.n++] = utf8Encoder.encode(v);
-      else throw typeError(v, marked, type);
+    case 'string': {
+      if (typeof v !== 'string') throw typeError(v, marked, type);
+      const bytes = utf8Encoder.encode(v);
+      sink.stringBytes += bytes.length;
+      (out as Uint8Array[])[sink.n++] = bytes;
       return;
+    }
     default:
       throw unimplemented(MSG.conversionUnimplemented(debugJson(v, marked), type.typeName));
   }
@@ -436,6 +462,16 @@ function isElementObject(v: unknown): boolean {
 
 function hasOwn(o: object, k: string): boolean {
   return Object.prototype.hasOwnProperty.call(o, k);
+}
+
+/**
+ * An instance's error as TF Serving wraps it ("Failed to process element: …"); a memory
+ * charge refused while its tensor was allocated is the request's, not the element's, and
+ * goes out as it is (RESOURCE_EXHAUSTED).
+ */
+function elementError(e: unknown, wrap: (status: string) => string): ServingError {
+  if (e instanceof ServingError && e.code === Code.RESOURCE_EXHAUSTED) return e;
+  return invalidArgument(wrap(statusString(e)));
 }
 
 /** absl::Status::ToString of an inner error: "INVALID_ARGUMENT: …". */

@@ -12,8 +12,8 @@ import { httpStatusFor, httpStatusOf } from './http_status.js';
 import { checkModelRef, parseRestPath, REST_API_PATH } from './rest_paths.js';
 import { readRequestBody } from './request_body.js';
 import { parseJsonBodyYielding, type JsonLimits, type JsonValue } from './json_parse.js';
+import { chargeJsonParse } from './json_footprint.js';
 import { UNLIMITED_BUDGET, type MemoryBudget, type MemoryClaim } from '../core/memory_budget.js';
-import type { HostTensor } from '../tensor/host_tensor.js';
 import { parsePredictRequest } from './json_tensor.js';
 import { predictResponseJsonYielding } from './json_tensor_writer.js';
 import { mountOpenInferenceRoutes } from './v2/index.js';
@@ -95,19 +95,16 @@ function jsonError(c: Context, e: unknown): Response {
 const PREDICT_MEMBERS: ReadonlySet<string> = new Set(['signature_name', 'instances', 'inputs']);
 const EXAMPLES_MEMBERS: ReadonlySet<string> = new Set(['signature_name', 'context', 'examples']);
 
-function jsonLimits(deps: RestDeps, rootMembers: ReadonlySet<string>, claim: MemoryClaim): JsonLimits {
-  return { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements, rootMembers, onGrowth: (bytes) => claim.add(bytes) };
-}
-
-/** A request body read and parsed, its memory claimed as it grows; other clients are served meanwhile. */
+/**
+ * A request body read and parsed, other clients served meanwhile. Its memory is claimed
+ * before it is taken: the body's bytes from Content-Length, the parse's from a count of the
+ * text (json_footprint.ts) before anything is built.
+ */
 async function readJson(c: Context, deps: RestDeps, rootMembers: ReadonlySet<string>, claim: MemoryClaim): Promise<JsonValue> {
-  return parseJsonBodyYielding(await readRequestBody(c, deps.limits.maxBodyBytes, claim), jsonLimits(deps, rootMembers, claim));
-}
-
-function tensorBytes(inputs: Record<string, HostTensor>): number {
-  let n = 0;
-  for (const t of Object.values(inputs)) n += Array.isArray(t.values) ? t.values.reduce((a, v) => a + v.length + 96, 0) : (t.values as ArrayBufferView).byteLength;
-  return n;
+  const text = await readRequestBody(c, deps.limits.maxBodyBytes, claim);
+  const onGrowth = await chargeJsonParse(text, (bytes) => claim.add(bytes));
+  const limits: JsonLimits = { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements, rootMembers, onGrowth };
+  return parseJsonBodyYielding(text, limits);
 }
 
 /** POST …:predict: parse against the signature, run, answer; counted and timed as TF Serving does. */
@@ -122,15 +119,19 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
     // work would otherwise take the CPU the executors need for the requests admitted.
     release = deps.prediction.admit(spec);
     claim = (deps.budget ?? UNLIMITED_BUDGET).claim();
-    const body = await readJson(c, deps, PREDICT_MEMBERS, claim);
+    // Dropped once its tensors are built: the parsed JSON of a large body is many times its
+    // tensors (5 Mi one-value rows: 350 MB for 20 MB of floats), and the GC may take it back
+    // before the run and the answer need their memory (its charge stays until the end).
+    let body: JsonValue | undefined = await readJson(c, deps, PREDICT_MEMBERS, claim);
     let format: 'row' | 'columnar' = 'row';
     const signatureName = typeof (body as { signature_name?: unknown })?.signature_name === 'string' ? (body as { signature_name: string }).signature_name : undefined;
     let parsedAt = started;
     const result = await withTimeout(
       deps.prediction.predict(spec, signatureName, (signature) => {
-        const parsed = parsePredictRequest(body, signature);
+        // Each tensor's memory is charged before it is allocated.
+        const parsed = parsePredictRequest(body, signature, (bytes) => claim!.add(bytes));
+        body = undefined;
         format = parsed.format;
-        claim!.add(tensorBytes(parsed.inputs));
         parsedAt = performance.now();
         // Parsed: it goes to the version's queue now, where it counts instead.
         release!();
@@ -138,6 +139,7 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
       }, {
         deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
         signatureNotFound: (name) => invalidArgument(MSG.restSignatureNotFound(name)),
+        claim,
       }),
       deps.timeoutMs,
     );
@@ -167,12 +169,13 @@ async function handleExamples(c: Context, api: ExampleApi, spec: ModelSpec, deps
     release = deps.prediction.admit(spec);
     claim = (deps.budget ?? UNLIMITED_BUDGET).claim();
     const body = await readJson(c, deps, EXAMPLES_MEMBERS, claim);
-    const request = parseExampleRequest(body);
+    const request = parseExampleRequest(body, (bytes) => claim!.add(bytes));
     release();
     const result = await withTimeout(
       runExamples(deps.prediction, api, spec, request.signatureName, () => request.serialized, {
         deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
         checkMethodName: deps.checkMethodName,
+        claim,
       }),
       deps.timeoutMs,
     );

@@ -1,16 +1,24 @@
 // One model version served by several engines: each signature is answered by the servable
 // that loaded it (e.g. ONNX Runtime for most, the WASM runtime for one with an op ONNX
 // cannot express). Signatures no engine could load keep their refusal.
-import { ServingError } from '../errors/status.js';
+import { Code, ServingError } from '../errors/status.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { EngineChoice, Servable } from './runtime.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { servableSignature } from './signature_checks.js';
+import type { RunCost } from './run_cost.js';
 
 export interface Refusal {
   spec: SignatureSpec;
   error: ServingError;
+}
+
+/** A version none of whose signatures can be served: FAILED_PRECONDITION, each signature's refusal named. */
+export function noSignatureServed(dir: string, refused: ReadonlyMap<string, { error: ServingError }>, engine = ''): ServingError {
+  const reasons = [...refused].map(([k, r]) => `${k}: ${r.error.message}`).join('; ');
+  const code = Code.FAILED_PRECONDITION;
+  return new ServingError(code, `${dir}: no signature can be served${engine}${reasons ? ` (${reasons})` : ''}`);
 }
 
 export class CompositeServable implements Servable {
@@ -18,6 +26,7 @@ export class CompositeServable implements Servable {
   readonly signatures: Record<string, SignatureSpec> = {};
   readonly refusals: Record<string, string> = {};
   readonly engines: Record<string, EngineChoice> = {};
+  readonly runCosts: Record<string, RunCost> = {};
   private readonly owner = new Map<string, Servable>();
 
   constructor(
@@ -32,6 +41,8 @@ export class CompositeServable implements Servable {
         this.owner.set(key, part);
         this.signatures[key] = part.signatures[key];
         this.engines[key] = notes[key] ? { ...part.engines[key], reason: notes[key] } : part.engines[key];
+        const cost = part.runCosts?.[key];
+        if (cost) this.runCosts[key] = cost;
       }
     }
     for (const [key, r] of refused) {
@@ -39,6 +50,10 @@ export class CompositeServable implements Servable {
       this.refusals[key] = r.error.message;
     }
     this.backend = [...new Set(parts.map((p) => p.backend))].join('+');
+  }
+
+  checkLoadRun(key: string, inputs: Record<string, HostTensor>): void {
+    this.owner.get(key)?.checkLoadRun?.(key, inputs);
   }
 
   async run(key: string, inputs: Record<string, HostTensor>, outputKeys?: string[]): Promise<Record<string, HostTensor>> {

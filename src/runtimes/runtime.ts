@@ -3,6 +3,7 @@
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
+import type { RunCost } from './run_cost.js';
 
 /** Which engine answers a signature, and why not a faster one when that was tried first. */
 export interface EngineChoice {
@@ -27,6 +28,8 @@ export interface Servable {
   readonly signatureDefs: Record<string, SignatureDefObject>;
   /** Signature key → why it cannot be served (absent when all serve). */
   readonly refusals: Record<string, string>;
+  /** Signature key → what a run holds, where the engine can tell from the graph (absent: unknown). */
+  readonly runCosts?: Record<string, RunCost>;
   /**
    * Runs one signature. `inputs` are keyed by signature input key; `outputKeys` selects outputs
    * (all when empty). Rejects with ServingError (INVALID_ARGUMENT for bad inputs).
@@ -38,6 +41,12 @@ export interface Servable {
    * order), for locating where two engines part ways. Costly; used only on a disagreement.
    */
   trace?(signatureKey: string, inputs: Record<string, HostTensor>): Promise<Array<[string, HostTensor]>>;
+  /**
+   * For the runs a load makes itself (verification, warmup): refuses, before anything is
+   * allocated, a run whose known tensor sizes exceed the load's memory bound
+   * (RESOURCE_EXHAUSTED naming the op and node; savedmodel/graph/tensor_sizes.ts).
+   */
+  checkLoadRun?(signatureKey: string, inputs: Record<string, HostTensor>): void;
   dispose(): void;
 }
 
@@ -46,6 +55,8 @@ export interface LoadOptions {
   tags: string[];
   /** Load only these signature keys (another engine serves the rest); all when absent. */
   signatures?: readonly string[];
+  /** --load_memory_floor_mb: the memory bound of a small version's load (load_bounds.ts). */
+  memoryFloorMb?: number;
 }
 
 export interface Runtime {

@@ -6,6 +6,7 @@ import { protoType, TO_OBJECT } from '../proto/index.js';
 import { Code, ServingError, dataLoss } from '../errors/status.js';
 import type { GraphDef, OpDef } from './graph/types.js';
 import type { TensorProtoObject, TensorShapeObject } from './tensor_proto.js';
+import { readVersionFile, versionPathExists } from './version_files.js';
 
 export interface TensorInfoObject {
   name?: string;
@@ -71,19 +72,27 @@ const isFile = (p: string) => fs.stat(p).then((s) => s.isFile(), () => false);
 /** Where a version's asset files live (asset_file_def names files in it). */
 export const ASSETS_DIRECTORY = 'assets';
 
-/** Decodes saved_model.pb; DATA_LOSS naming the file when it is truncated or not a SavedModel. */
+/** Protobuf's limit on one message (and so on saved_model.pb): 2 GiB - 1 bytes. */
+const MAX_PROTO_BYTES = 2 ** 31 - 1;
+
+/**
+ * Decodes saved_model.pb; NOT_FOUND when the folder has none, the read's own error when it
+ * cannot be read (a directory, a FIFO, a link out of the folder: see version_files.ts), and
+ * DATA_LOSS naming the file when it is too large, truncated or not a SavedModel.
+ */
 export async function readSavedModelProto(dir: string): Promise<SavedModelObject> {
   const file = path.join(dir, SAVED_MODEL_FILENAME);
-  let bytes: Buffer;
-  try {
-    bytes = await fs.readFile(file);
-  } catch {
+  if (!(await versionPathExists(file))) {
     // TF Serving with --prefer_tflite_model serves such a folder; tfgate has no TFLite engine.
     if (await isFile(path.join(dir, TFLITE_MODEL_FILENAME))) {
       throw new ServingError(Code.UNIMPLEMENTED, `${dir} holds a TensorFlow Lite model (${TFLITE_MODEL_FILENAME}) and no ${SAVED_MODEL_FILENAME}: tfgate does not run TensorFlow Lite models`);
     }
     throw new ServingError(Code.NOT_FOUND, `SavedModel not found in export directory: ${dir}`);
   }
+  const bytes = await readVersionFile(dir, file, {
+    maxBytes: MAX_PROTO_BYTES,
+    tooLarge: (size) => dataLoss(`Can't parse ${file} as binary proto: it is ${size} bytes, over protobuf's limit of ${MAX_PROTO_BYTES} bytes for one message`),
+  });
   try {
     const type = protoType('tensorflow.SavedModel');
     const sm = type.toObject(type.decode(bytes), TO_OBJECT) as SavedModelObject;

@@ -1,6 +1,7 @@
 // TensorProto (as decoded by protobufjs with TO_OBJECT) ↔ HostTensor.
 // TF fills a tensor either from tensor_content (raw little-endian bytes) or from the typed
 // *_val fields, where fewer values than elements means "repeat the last one" (a Const of
+import { decodedTensorBytes } from '../tensor/tensor_cost.js';
 // shape [1000] with float_val [0] is 1000 zeros).
 import { bytesPerElement, dtypeFromTf, dtypeToTf, type DType } from '../tensor/dtype.js';
 import { allocValues, numElements, TYPED_ARRAY, type HostTensor, type TensorValues } from '../tensor/host_tensor.js';
@@ -125,9 +126,6 @@ function fillRepeated<T>(target: { length: number; [i: number]: T }, source: Arr
   for (let i = 0; i < target.length; i++) target[i] = source[Math.min(i, source.length - 1)];
 }
 
-/** What one string element costs besides its bytes (a Uint8Array object on the V8 heap). */
-const STRING_ELEMENT_BYTES = 96;
-
 /**
  * What decoding a TensorProto would allocate, from its dtype and shape alone (before anything
  * is decoded or copied): a tiny proto may declare a shape of billions of elements that the
@@ -140,10 +138,9 @@ export function tensorProtoFootprint(proto: TensorProtoObject): { elements: numb
   const n = numElements(shape);
   const elements = Number.isFinite(n) && n > 0 ? n : 0;
   if (!dtype) return { elements, bytes: 0 };
-  if (dtype !== 'string') return { elements, bytes: elements * bytesPerElement(dtype) };
   let stringBytes = 0;
-  for (const v of proto.stringVal ?? []) stringBytes += v.length;
-  return { elements, bytes: elements * STRING_ELEMENT_BYTES + stringBytes };
+  if (dtype === 'string') for (const v of proto.stringVal ?? []) stringBytes += v.length;
+  return { elements, bytes: decodedTensorBytes(dtype, elements, stringBytes) };
 }
 
 export function hostTensorFromProto(proto: TensorProtoObject, what = 'tensor'): HostTensor {
@@ -151,7 +148,11 @@ export function hostTensorFromProto(proto: TensorProtoObject, what = 'tensor'): 
   const dtype = dtypeFromTf(tfType);
   if (!dtype) throw invalidArgument(`${what}: unsupported dtype ${tfType}`);
   const shape = shapeFromProto(proto.tensorShape) ?? [];
+  // TensorShape::IsValid: a stored shape has no unknown or negative dimension.
+  const bad = shape.find((d) => !Number.isSafeInteger(d) || d < 0);
+  if (bad !== undefined) throw invalidArgument(`${what}: Dimension ${bad} must be >= 0`);
   const size = numElements(shape);
+  if (!Number.isSafeInteger(size)) throw invalidArgument(`${what}: shape [${shape.join(',')}] has too many elements`);
   if (proto.tensorContent && proto.tensorContent.length > 0 && dtype !== 'string') {
     return { dtype, shape, values: valuesFromBytes(dtype, proto.tensorContent, size) };
   }

@@ -111,6 +111,7 @@ export class ModelServer {
       workerFile: seams.executorWorkerFile,
       warmupIterations: options.enableModelWarmup ? Math.max(1, options.numRequestIterationsForWarmup) : 0,
       verify: options.verifyOnLoad,
+      loadBounds: options.loadBounds,
       engine: options.engine,
       ...executorReports(this.metrics, this.executorHealth, log),
     });

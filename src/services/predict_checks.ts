@@ -5,7 +5,7 @@
 // passes through them, so a bad request gets the same text however it came.
 import { invalidArgument } from '../errors/status.js';
 import * as MSG from '../core/messages.js';
-import { dtypeFromTf, dtypeToTf, tfDataTypeString } from '../tensor/dtype.js';
+import { dtypeFromTf, dtypeToTf, tfDataTypeString, type DType } from '../tensor/dtype.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { hasOwnKey, ownValue } from '../core/own_property.js';
@@ -56,12 +56,20 @@ export function checkOutputFilter(signature: SignatureSpec, filter: readonly str
  * feed tensor names sorted, as TF's DirectSession orders its call frame.
  */
 export function checkInputDtypes(signature: SignatureSpec, inputs: Record<string, HostTensor>): void {
+  checkFedDtypes(signature, Object.entries(inputs).map(([alias, t]) => [alias, t.dtype]));
+}
+
+/**
+ * checkInputDtypes on the dtypes alone, for a decoder that checks them before it decodes any
+ * value (a gRPC TensorProto declares its dtype, whatever it holds).
+ */
+export function checkFedDtypes(signature: SignatureSpec, fed: Iterable<readonly [string, DType]>): void {
   const feeds = sorted(Object.values(signature.inputs).map((s) => s.name));
-  for (const [alias, tensor] of Object.entries(inputs)) {
+  for (const [alias, dtype] of fed) {
     const spec = ownValue(signature.inputs, alias);
     const wanted = spec && (spec.feedDtype ?? spec.dtype);
     // A dtype tfgate cannot hold (DT_RESOURCE …) is left for the runtime to refuse.
-    if (!wanted || !dtypeFromTf(wanted) || dtypeFromTf(wanted) === tensor.dtype) continue;
-    throw invalidArgument(MSG.argDtypeMismatch(feeds.indexOf(spec.name), tfDataTypeString(wanted), tfDataTypeString(dtypeToTf(tensor.dtype))));
+    if (!wanted || !dtypeFromTf(wanted) || dtypeFromTf(wanted) === dtype) continue;
+    throw invalidArgument(MSG.argDtypeMismatch(feeds.indexOf(spec.name), tfDataTypeString(wanted), tfDataTypeString(dtypeToTf(dtype))));
   }
 }

@@ -8,12 +8,19 @@ import type { ModelSpec, Release, RunStats, ServableVersion, VersionSource } fro
 import type { ServableHandle } from '../core/servable_handle.js';
 import { checkInputAliases, checkInputDtypes, checkOutputFilter } from './predict_checks.js';
 import { ownValue } from '../core/own_property.js';
+import type { MemoryClaim } from '../core/memory_budget.js';
+import { runMemoryBytes } from './run_memory.js';
 import { capturePredictRequest } from './prediction_log.js';
 import type { RequestLogSampler } from './request_logger.js';
 
-/** How long the caller waits: performance.now() ms (see RunOptions.deadline). */
+/** How long the caller waits: performance.now() ms (see RunOptions.deadline); the request's memory. */
 interface CallOptions {
   deadline?: number;
+  /**
+   * The request's share of --max_inflight_request_bytes: what its run will add (run_memory.ts)
+   * is charged to it before the run, refused RESOURCE_EXHAUSTED when it does not fit.
+   */
+  claim?: MemoryClaim;
 }
 
 export interface PredictOptions extends CallOptions {
@@ -103,6 +110,7 @@ export class PredictionService {
       checkInputAliases(signature, Object.keys(inputs));
       checkOutputFilter(signature, outputFilter);
       checkInputDtypes(signature, inputs);
+      call.claim?.add(runMemoryBytes(version.description.runCosts?.[name], inputs));
       const logged = call.loggedByCaller ? undefined : this.requestLog?.sample(spec.name);
       const request = logged && capturePredictRequest(spec, signatureName, inputs, outputFilter);
       const stats: RunStats = {};

@@ -4,29 +4,23 @@
 // runtime beside ONNX Runtime, the common case — the check runs inside the version's first
 // executor thread, which already holds both; any other reference loads in a thread of its
 // own (TF.js has one backend per thread), used for the check only and closed after it.
-import fs from 'node:fs/promises';
-import path from 'node:path';
+import { versionInventory } from '../savedmodel/version_files.js';
 import { ExecutorPool } from '../executors/executor_pool.js';
 import type { ModelDescription, RuntimeName } from '../executors/protocol.js';
 import { REFERENCE_ENGINE, verifySignatures, type ReferenceOpener, type VerificationReport } from '../runtimes/verify/verify_signatures.js';
 
 export type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
 
-/** Size on disk of a version folder (saved_model.pb, variables, assets). */
+/** Size on disk of a version folder (saved_model.pb, variables, assets), refusing one that is not a model (version_files.ts). */
 export async function versionSizeBytes(dir: string): Promise<number> {
-  let total = 0;
-  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    if (entry.isDirectory()) total += await versionSizeBytes(p);
-    else if (entry.isFile()) total += (await fs.stat(p)).size;
-  }
-  return total;
+  return (await versionInventory(dir)).bytes;
 }
 
-/** The reference runtime in an executor thread of its own. */
-export function referenceThread(versionDir: string, tags: string[]): ReferenceOpener {
+/** The reference runtime in an executor thread of its own (stopped when `signal` aborts: the load ran out of time). */
+export function referenceThread(versionDir: string, tags: string[], signal?: AbortSignal): ReferenceOpener {
   return async (runtime) => {
-    const pool = await ExecutorPool.open({ versionDir, tags, runtime, threads: 1, warmupIterations: 0 });
+    const pool = await ExecutorPool.open({ versionDir, tags, runtime, threads: 1, warmupIterations: 0, signal });
+    signal?.addEventListener('abort', () => pool.terminate(), { once: true });
     return {
       engines: pool.description.engines,
       refusals: pool.description.refusals,
@@ -40,7 +34,7 @@ export function referenceThread(versionDir: string, tags: string[]): ReferenceOp
 /** Runtimes whose executor threads can also hold the WASM runtime as a reference. */
 const SHARES_THREAD_WITH_WASM: ReadonlySet<RuntimeName> = new Set(['onnx', 'onnx+embedded']);
 
-export async function verifyVersion(pool: ExecutorPool, runtime: RuntimeName, versionDir: string, tags: string[]): Promise<VerificationReport> {
+export async function verifyVersion(pool: ExecutorPool, runtime: RuntimeName, versionDir: string, tags: string[], signal?: AbortSignal): Promise<VerificationReport> {
   const description: ModelDescription = pool.description;
   const inThread = (engine: string) => SHARES_THREAD_WITH_WASM.has(runtime) && REFERENCE_ENGINE[engine] === 'wasm';
   const split = (keep: (engine: string) => boolean) => Object.fromEntries(Object.entries(description.engines).filter(([, e]) => keep(e.engine)));
@@ -48,7 +42,9 @@ export async function verifyVersion(pool: ExecutorPool, runtime: RuntimeName, ve
   const elsewhere = split((e) => !inThread(e));
   const reports: VerificationReport[] = [];
   if (Object.keys(here).length) reports.push(await pool.verifyInThread(Object.keys(here)));
-  if (Object.keys(elsewhere).length) reports.push(await verifySignatures(pool, { engines: elsewhere, signatures: description.signatures }, versionDir, referenceThread(versionDir, tags)));
+  if (Object.keys(elsewhere).length) {
+    reports.push(await verifySignatures(pool, { engines: elsewhere, signatures: description.signatures }, versionDir, referenceThread(versionDir, tags, signal), (s, inputs) => pool.checkLoadRun(s, inputs)));
+  }
   return {
     refused: Object.assign({}, ...reports.map((r) => r.refused)),
     verified: Object.assign({}, ...reports.map((r) => r.verified)),

@@ -42,11 +42,14 @@ const DTYPE_TO_TF: Record<DType, string> = Object.fromEntries(
 
 /** Removes the `_REF` suffix TF1 graphs put on variable dtypes. */
 export function stripRef(tfName: string): string {
+  // A DataType enum value the proto does not know decodes as its number: no name to strip.
+  if (typeof tfName !== 'string') return `DataType(${String(tfName)})`;
   return tfName.endsWith('_REF') ? tfName.slice(0, -4) : tfName;
 }
 
 /** TF's DataTypeString: DT_FLOAT → float, DT_HALF → half, DT_FLOAT_REF → float_ref. */
 export function tfDataTypeString(tfName: string): string {
+  if (typeof tfName !== 'string') return `unknown dtype enum (${String(tfName)})`;
   const ref = tfName.endsWith('_REF');
   const base = ref ? tfName.slice(0, -4) : tfName;
   let s: string;
@@ -65,7 +68,8 @@ export function dtypeTypeString(dtype: DType): string {
 
 /** DT_FLOAT → 'float32'; undefined for types tfgate cannot hold (DT_RESOURCE, DT_VARIANT, complex …). */
 export function dtypeFromTf(tfName: string): DType | undefined {
-  return TF_TO_DTYPE[stripRef(tfName)];
+  const name = stripRef(tfName);
+  return Object.hasOwn(TF_TO_DTYPE, name) ? TF_TO_DTYPE[name] : undefined;
 }
 
 /** 'float32' → DT_FLOAT */

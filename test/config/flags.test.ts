@@ -33,7 +33,7 @@ describe('flag table', () => {
   it("has every flag of main.cc, in its order, then tfgate's own", () => {
     const names = Object.keys(FLAGS);
     assert.deepEqual(names.filter((n) => !FLAGS[n as FlagName].own), TF_FLAGS);
-    assert.deepEqual(names.filter((n) => FLAGS[n as FlagName].own), ['rest_api_host', 'grpc_api_host', 'rest_api_ssl_config_file', 'rest_max_connections', 'enable_reload_config_request', 'reload_config_allowed_base_paths', 'runtime', 'config', 'batching_mode', 'batching_latency_target_ms', 'dry_run', 'batching_parameters_poll_wait_seconds', 'access_log', 'shutdown_drain_seconds', 'num_executors', 'verify_on_load', 'verify_on_load_max_mb', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'max_inflight_request_bytes', 'max_executor_queue', 'request_log_file_max_bytes', 'request_log_queue_max_bytes', 'model_cache_dir', 'model_cache_max_mb', 'help']);
+    assert.deepEqual(names.filter((n) => FLAGS[n as FlagName].own), ['rest_api_host', 'grpc_api_host', 'rest_api_ssl_config_file', 'rest_max_connections', 'enable_reload_config_request', 'reload_config_allowed_base_paths', 'runtime', 'config', 'batching_mode', 'batching_latency_target_ms', 'dry_run', 'batching_parameters_poll_wait_seconds', 'access_log', 'shutdown_drain_seconds', 'num_executors', 'verify_on_load', 'verify_on_load_max_mb', 'load_memory_floor_mb', 'load_timeout_seconds', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'max_inflight_request_bytes', 'max_executor_queue', 'request_log_file_max_bytes', 'request_log_queue_max_bytes', 'model_cache_dir', 'model_cache_max_mb', 'help']);
   });
   it("keeps TF Serving's types and defaults (server.h), except rest_api_port", () => {
     const expect: Array<[FlagName, string, unknown]> = [

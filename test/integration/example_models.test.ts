@@ -25,6 +25,8 @@ const EXPECTED: Record<string, (predictions: any) => void> = {
   half_plus_two: (p) => assert.deepEqual(p, [2.5, 3, 4.5]),
   // ImageNet 285 Egyptian cat, 281 tabby, 282 tiger cat.
   image_classifier: (p) => assert.deepEqual([...p[0].keys()].sort((a: number, b: number) => p[0][b] - p[0][a]).slice(0, 3), [285, 281, 282]),
+  // The same classifier on the JPEG of the same cat, decoded in the graph.
+  jpeg_classifier: (p) => assert.deepEqual([...p[0].keys()].sort((a: number, b: number) => p[0][b] - p[0][a]).slice(0, 3), [285, 281, 282]),
   // The fixtures' PROVENANCE: 0.644775 (computed, not TF).
   customer_churn: (p) => assert.ok(Math.abs(p[0][0] - 0.644775) < 1e-4, String(p[0][0])),
 };

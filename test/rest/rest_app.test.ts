@@ -141,6 +141,15 @@ describe('REST app: limits', () => {
     assert.equal(budget.inFlightBytes, 0);
   });
 
+  it(':classify: the serialized Examples are charged before they are written (192 bytes each), after the parse fits', async () => {
+    const budget = new MemoryBudget(2.5 * 2 ** 20);
+    const body = `{"examples": [${new Array(10_000).fill('{}').join(', ')}]}`;
+    const r = await restApp({ budget, limits: { ...LIMITS, jsonMaxElements: 100_000 } }).call('POST', '/v1/models/hp2:classify', body);
+    assert.equal(r.status, 503, r.text);
+    assert.match(r.text, /needs 1920000 more bytes/);
+    assert.equal(budget.inFlightBytes, 0);
+  });
+
   it('a call still running at timeoutMs → 504 DEADLINE_EXCEEDED, and the version is let go', async () => {
     const never = () => new Promise<never>(() => {});
     const { call, versions } = restApp({ timeoutMs: 20, models: { hp2: { run: never } } });

@@ -42,7 +42,8 @@ const floatT = attr.type('float32');
 const conv = (g: GraphBuilder, op: 'Conv2D' | 'DepthwiseConv2dNative', name: string, x: Tensor, w: Tensor, stride: number) =>
   node(g, op, name, [x, w], {
     T: floatT,
-    strides: attr.ints([1, 1, stride, 1]),
+    // TF's depthwise kernel takes equal row and column strides only; H is 1, so SAME is unchanged.
+    strides: attr.ints(op === 'DepthwiseConv2dNative' ? [1, stride, stride, 1] : [1, 1, stride, 1]),
     padding: attr.s('SAME'),
     explicit_paddings: attr.ints([]),
     data_format: attr.s('NHWC'),

@@ -11,20 +11,22 @@ import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import type { ModelSpec } from '../../services/servable_version.js';
 import { readRequestBodyBytes } from '../request_body.js';
-import { parseJsonBodyYielding } from '../json_parse.js';
+import { parseJsonBodyYielding, type JsonValue } from '../json_parse.js';
+import { chargeJsonParse } from '../json_footprint.js';
 import { datatypeOfDtype } from './datatypes.js';
 import { HEADER_LENGTH, splitInferenceBody } from './binary_body.js';
-import { INFER_REQUEST_MEMBERS, parseInferRequest } from './infer_request.js';
+import { decodeInferInput, INFER_REQUEST_MEMBERS, parseInferRequest, type InferInput } from './infer_request.js';
 import { inferResponseBody } from './infer_response.js';
-import { heldBytes } from './tensor_data.js';
+import { markRequestOwned } from '../../tensor/request_owned.js';
 import type { V2Deps } from './v2_deps.js';
 import { withTimeout } from '../request_timeout.js';
 
 /**
- * Each input named and typed as the signature wants, in the protocol's words; a missing input
- * is left to PredictionService's checks (TF Serving's message, which lists them).
+ * Each input named and typed as the signature wants, in the protocol's words, from what the
+ * request declares (before its data is decoded); a missing input is left to
+ * PredictionService's checks (TF Serving's message, which lists them).
  */
-function checkInputs(model: string, signature: SignatureSpec, inputs: Record<string, HostTensor>): void {
+function checkInputs(model: string, signature: SignatureSpec, inputs: Record<string, InferInput>): void {
   for (const [name, tensor] of Object.entries(inputs)) {
     const spec = ownValue(signature.inputs, name);
     if (!spec) throw invalidArgument(`Unexpected inference input '${name}' for model '${model}'; its inputs are: ${Object.keys(signature.inputs).sort().join(', ')}`);
@@ -44,25 +46,34 @@ export async function handleInfer(c: Context, spec: ModelSpec, deps: V2Deps): Pr
     const body = await readRequestBodyBytes(c, deps.limits.maxBodyBytes, claim);
     const { json, binary } = splitInferenceBody(body, c.req.header(HEADER_LENGTH));
     claim.add(json.length);
-    const parsed = await parseJsonBodyYielding(json, {
+    // The parse's memory, counted from the text and charged before anything is built.
+    let parsed: JsonValue | undefined = await parseJsonBodyYielding(json, {
       maxDepth: deps.limits.jsonMaxDepth,
       maxElements: deps.limits.jsonMaxElements,
       rootMembers: INFER_REQUEST_MEMBERS,
-      onGrowth: (bytes) => claim.add(bytes),
+      onGrowth: await chargeJsonParse(json, (bytes) => claim.add(bytes)),
     });
     const request = parseInferRequest(parsed, binary, deps.limits.jsonMaxElements);
-    for (const t of Object.values(request.inputs)) claim.add(heldBytes(t));
+    parsed = undefined;
     const result = await withTimeout(
       deps.prediction.predict(
         spec,
         request.signatureName,
         (signature) => {
           checkInputs(spec.name, signature, request.inputs);
-          return { inputs: request.inputs, outputFilter: request.outputs?.map((o) => o.name) };
+          // Decoded only now, each tensor's memory charged before it is taken.
+          const inputs: Record<string, HostTensor> = {};
+          for (const [name, input] of Object.entries(request.inputs)) {
+            Object.defineProperty(inputs, name, { value: markRequestOwned(decodeInferInput(input, (bytes) => claim.add(bytes))), enumerable: true, writable: true, configurable: true });
+            // The JSON it came from may go now (its charge stays until the answer).
+            input.data = undefined;
+          }
+          return { inputs, outputFilter: request.outputs?.map((o) => o.name) };
         },
         {
           deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
           signatureNotFound: (name) => invalidArgument(`Model '${spec.name}' has no signature '${name}'`),
+          claim,
         },
       ),
       deps.timeoutMs,

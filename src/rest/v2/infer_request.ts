@@ -14,7 +14,7 @@ import type { DType } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { JsonObject, JsonValue } from '../json_parse.js';
 import { dtypeOfDatatype } from './datatypes.js';
-import { tensorFromBytes, tensorFromJson } from './tensor_data.js';
+import { checkJsonData, tensorFromBytes, tensorFromJson, type ChargeMemory } from './tensor_data.js';
 
 /** Members of the request object the server reads (the JSON parser's depth check skips others). */
 export const INFER_REQUEST_MEMBERS: ReadonlySet<string> = new Set(['id', 'parameters', 'inputs', 'outputs']);
@@ -24,11 +24,30 @@ export interface RequestedOutput {
   binary: boolean;
 }
 
+/**
+ * An input as the request declares it, its data not decoded yet: the server checks the
+ * datatype against the signature and charges the memory it will take first (decodeInferInput).
+ */
+export interface InferInput {
+  name: string;
+  dtype: DType;
+  shape: number[];
+  /** JSON `data` (an array), or the input's binary tensor data. */
+  data?: JsonValue;
+  bytes?: Uint8Array;
+}
+
+/** An input's values; `charge` is told of their memory before it is taken. */
+export function decodeInferInput(input: InferInput, charge?: ChargeMemory): HostTensor {
+  if (input.bytes) return tensorFromBytes(input.name, input.dtype, input.shape, input.bytes, charge);
+  return tensorFromJson(input.name, input.dtype, input.shape, input.data!, charge);
+}
+
 export interface InferRequest {
   id?: string;
   signatureName?: string;
   /** By input name (the signature's input keys), in the order sent. */
-  inputs: Record<string, HostTensor>;
+  inputs: Record<string, InferInput>;
   /** As listed; undefined when the request lists none (every output is returned). */
   outputs?: RequestedOutput[];
   /** `binary_data_output`: outputs not listed, or listed without `binary_data`, come back binary. */
@@ -88,7 +107,7 @@ class BinaryCursor {
   }
 }
 
-function parseInput(v: JsonValue, index: number, binary: BinaryCursor, maxElements: number): [string, HostTensor] {
+function parseInput(v: JsonValue, index: number, binary: BinaryCursor, maxElements: number): InferInput {
   if (!isObject(v)) throw invalidArgument(`inputs[${index}] must be an object`);
   const name = member(v, 'name');
   if (typeof name !== 'string') throw invalidArgument(`inputs[${index}]: 'name' must be a string`);
@@ -103,11 +122,12 @@ function parseInput(v: JsonValue, index: number, binary: BinaryCursor, maxElemen
   const data = member(v, 'data');
   if (size === undefined) {
     if (data === undefined) throw invalidArgument(`${where}: neither 'data' nor a binary_data_size parameter`);
-    return [name, tensorFromJson(name, dtype, shape, data)];
+    checkJsonData(name, data);
+    return { name, dtype, shape, data };
   }
   if (data !== undefined) throw invalidArgument(`${where}: both 'data' and a binary_data_size parameter`);
   if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw invalidArgument(`${where}: binary_data_size must be a non-negative integer`);
-  return [name, tensorFromBytes(name, dtype, shape, binary.take(size, where))];
+  return { name, dtype, shape, bytes: binary.take(size, where) };
 }
 
 function parseOutput(v: JsonValue, index: number, binaryDefault: boolean): RequestedOutput {
@@ -120,7 +140,8 @@ function parseOutput(v: JsonValue, index: number, binaryDefault: boolean): Reque
 
 /**
  * A parsed request body (`json`) and the bytes after it (`binary`, empty without the
- * extension) → the request. Throws INVALID_ARGUMENT naming the member at fault.
+ * extension) → the request, its inputs' data not decoded yet. Throws INVALID_ARGUMENT naming
+ * the member at fault.
  */
 export function parseInferRequest(json: JsonValue, binary: Uint8Array, maxElements: number): InferRequest {
   if (!isObject(json)) throw invalidArgument('The inference request must be a JSON object');
@@ -134,11 +155,11 @@ export function parseInferRequest(json: JsonValue, binary: Uint8Array, maxElemen
   const rawInputs = member(json, 'inputs');
   if (!Array.isArray(rawInputs)) throw invalidArgument("'inputs' must be an array of input tensors");
   const cursor = new BinaryCursor(binary);
-  const inputs: Record<string, HostTensor> = {};
+  const inputs: Record<string, InferInput> = {};
   rawInputs.forEach((v, i) => {
-    const [name, tensor] = parseInput(v, i, cursor, maxElements);
-    if (Object.hasOwn(inputs, name)) throw invalidArgument(`Input '${name}' is given twice`);
-    Object.defineProperty(inputs, name, { value: tensor, enumerable: true, writable: true, configurable: true });
+    const input = parseInput(v, i, cursor, maxElements);
+    if (Object.hasOwn(inputs, input.name)) throw invalidArgument(`Input '${input.name}' is given twice`);
+    Object.defineProperty(inputs, input.name, { value: input, enumerable: true, writable: true, configurable: true });
   });
   cursor.finish();
 

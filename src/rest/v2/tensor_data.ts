@@ -9,6 +9,7 @@ import { bfloat16ToFloat, halfToFloat } from '../../tensor/half.js';
 import { floatToBfloat16, floatToHalf } from '../../tensor/half_encode.js';
 import type { JsonValue } from '../json_parse.js';
 import { datatypeOfDtype } from './datatypes.js';
+import { decodedTensorBytes } from '../../tensor/tensor_cost.js';
 
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
@@ -46,10 +47,13 @@ function store(input: string, dtype: DType, values: TensorValues, i: number, v: 
   const wrong = (expected: string) =>
     invalidArgument(`Input '${input}' (${datatypeOfDtype(dtype)}): element ${i} is ${describe(v)}, expected ${expected}`);
   switch (dtype) {
-    case 'string':
+    case 'string': {
       if (typeof v !== 'string') throw wrong('a string');
-      (values as Uint8Array[])[i] = utf8.encode(v);
+      const bytes = utf8.encode(v);
+      encodedStringBytes += bytes.length;
+      (values as Uint8Array[])[i] = bytes;
       return;
+    }
     case 'bool':
       if (typeof v !== 'boolean') throw wrong('true or false');
       (values as Uint8Array)[i] = v ? 1 : 0;
@@ -86,27 +90,53 @@ function fill(input: string, dtype: DType, values: TensorValues, v: JsonValue, a
   return at;
 }
 
-/** A request input's JSON `data`, flat or nested, holding exactly as many elements as `shape` says. */
-export function tensorFromJson(input: string, dtype: DType, shape: number[], data: JsonValue): HostTensor {
+/** Bytes of the strings fill() encoded since it was last reset (a second result without an object per leaf). */
+let encodedStringBytes = 0;
+
+/**
+ * Told what a tensor will hold before its storage is allocated (tensor_cost.ts), then, for
+ * JSON strings, what their encoded bytes add; may throw (a memory budget that is full).
+ */
+export type ChargeMemory = (bytes: number) => void;
+
+/** JSON `data` must be an array (checked when the request is read, before anything is decoded). */
+export function checkJsonData(input: string, data: JsonValue): void {
   if (!Array.isArray(data)) throw invalidArgument(`Input '${input}': 'data' must be an array, not ${describe(data)}`);
+}
+
+/** A request input's JSON `data`, flat or nested, holding exactly as many elements as `shape` says. */
+export function tensorFromJson(input: string, dtype: DType, shape: number[], data: JsonValue, charge: ChargeMemory = () => {}): HostTensor {
+  checkJsonData(input, data);
   const expected = numElements(shape);
   const count = countLeaves(data);
   if (count !== expected) {
     throw invalidArgument(`Input '${input}': 'data' has ${count} elements but shape [${shape.join(', ')}] needs ${expected}`);
   }
-  const values = allocValues(dtype, expected);
+  charge(decodedTensorBytes(dtype, expected));
+  // Strings: slots only, each filled with its own encoded bytes (no empty Uint8Array first).
+  const values = dtype === 'string' ? new Array<Uint8Array>(expected) : allocValues(dtype, expected);
+  encodedStringBytes = 0;
   fill(input, dtype, values, data, 0);
+  charge(2 * encodedStringBytes);
   return { dtype, shape, values };
 }
 
-/** A request input sent as binary tensor data: exactly the bytes `shape` and the datatype need. */
-export function tensorFromBytes(input: string, dtype: DType, shape: number[], bytes: Uint8Array): HostTensor {
+/**
+ * A request input sent as binary tensor data: exactly the bytes `shape` and the datatype need.
+ * What it will hold is charged before anything is copied or split: for BYTES, each element's
+ * own Uint8Array and its bytes (what the body holds past the 4-byte lengths).
+ */
+export function tensorFromBytes(input: string, dtype: DType, shape: number[], bytes: Uint8Array, charge: ChargeMemory = () => {}): HostTensor {
   const n = numElements(shape);
-  if (dtype === 'string') return { dtype, shape, values: splitBytesElements(input, n, bytes) };
+  if (dtype === 'string') {
+    charge(decodedTensorBytes(dtype, n, Math.max(0, bytes.byteLength - 4 * n)));
+    return { dtype, shape, values: splitBytesElements(input, n, bytes) };
+  }
   const width = bytesPerElement(dtype);
   if (bytes.byteLength !== n * width) {
     throw invalidArgument(`Input '${input}': binary_data_size is ${bytes.byteLength} bytes but shape [${shape.join(', ')}] of ${datatypeOfDtype(dtype)} needs ${n * width}`);
   }
+  charge(n * width);
   // A copy (a Buffer's slice() would be a view): typed arrays need aligned offsets.
   const copy = new Uint8Array(bytes);
   const values = new TYPED_ARRAY[dtype](copy.buffer, 0, n);
@@ -207,7 +237,3 @@ export function tensorToBytes(t: HostTensor): Uint8Array {
   return out;
 }
 
-/** What a decoded tensor holds in memory, for the request's memory claim. */
-export function heldBytes(t: HostTensor): number {
-  return Array.isArray(t.values) ? t.values.reduce((a, v) => a + v.length + 96, 0) : (t.values as ArrayBufferView).byteLength;
-}

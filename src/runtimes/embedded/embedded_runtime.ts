@@ -7,17 +7,20 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadGraphModelSync } from '@tensorflow/tfjs-converter';
 import { Code, ServingError, toStatusData } from '../../errors/status.js';
-import { readMetaGraph, type MetaGraphObject } from '../../savedmodel/saved_model_reader.js';
+import type { MetaGraphObject } from '../../savedmodel/saved_model_reader.js';
 import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
 import { prepareSignatureGraph, type VariableReader } from '../../savedmodel/graph/prepare_signature_graph.js';
 import { resolveTables, type LookupTables } from '../../savedmodel/graph/lookup_tables/resolve_lookup_tables.js';
-import { readTensorBundle } from '../../savedmodel/tensor_bundle/index.js';
+import { openSavedModelVersion, verifyVariables } from '../../savedmodel/saved_model_version.js';
+import type { LoadMemoryBound } from '../../savedmodel/load_bounds.js';
+import { LoadRunCheck, sizeGraph, type SizeGraph } from '../../savedmodel/graph/tensor_sizes.js';
 import type { LoadOptions, Runtime, Servable } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { initBackend, type BackendPreference } from '../shared/tfjs_backend.js';
 import { TFJS_MODEL_JSON, toModelArtifacts } from '../shared/tfjs_artifacts.js';
 import { isTfjsSupportedOp } from './tfjs_ops.js';
 import { TfjsServable, type SignatureGraph } from './tfjs_servable.js';
+import { noSignatureServed } from '../composite_servable.js';
 import { CompiledGraph } from './compiled_graph.js';
 import { loadTfjsGraphModelDir } from './tfjs_graph_model_dir.js';
 import { registerEmbeddedOps } from './ops/index.js';
@@ -44,12 +47,6 @@ const SINGLE_FOREST_ENGINE = "its decision forest runs on Yggdrasil's WASM engin
 
 const exists = (p: string) => fs.stat(p).then(() => true, () => false);
 
-async function openVariables(dir: string): Promise<VariableReader | null> {
-  const prefix = path.join(dir, 'variables', 'variables');
-  if (!(await exists(`${prefix}.index`))) return null;
-  return readTensorBundle(prefix);
-}
-
 export class EmbeddedRuntime implements Runtime {
   readonly name = 'embedded';
 
@@ -66,20 +63,30 @@ export class EmbeddedRuntime implements Runtime {
     const backend = await initBackend(this.preference, this.log);
     if (await exists(path.join(dir, TFJS_MODEL_JSON))) return loadTfjsGraphModelDir(dir, backend);
 
-    const mg = await readMetaGraph(dir, options.tags);
-    const variables = await openVariables(dir);
+    const { metaGraph: mg, variables, memoryBound } = await openSavedModelVersion(dir, options.tags, options.memoryFloorMb);
     const tables = await resolveTables(mg, variables, dir, evaluateOnTfjs);
     // TF-DF models are loaded as TF's init op loads them: one that cannot be read fails the version.
     const forests = await loadForests(resolveForestModels(mg, variables, dir)).catch((e: unknown) => {
       const status = toStatusData(e);
       throw new ServingError(status.code, `${dir}: ${status.message}`);
     });
+    let servable: Servable;
     try {
-      return this.loadSignatures(dir, mg, variables, tables, forests, backend, options);
+      servable = this.loadSignatures(dir, mg, variables, tables, forests, backend, options, memoryBound);
     } catch (e) {
       forests.release();
       throw e;
     }
+    // Every checkpoint tensor's checksum, as TF's RestoreV2 (a partial load is another engine's reference or fallback).
+    if (!options.signatures) {
+      try {
+        verifyVariables(dir, variables);
+      } catch (e) {
+        servable.dispose();
+        throw e;
+      }
+    }
+    return servable;
   }
 
   private loadSignatures(
@@ -90,17 +97,20 @@ export class EmbeddedRuntime implements Runtime {
     forests: LoadedForests,
     backend: string,
     options: LoadOptions,
+    memoryBound: LoadMemoryBound,
   ): Servable {
     const graphs = new Map<string, SignatureGraph>();
+    const sizes = new Map<string, SizeGraph>();
     const refused = new Map<string, { spec: SignatureSpec; error: ServingError }>();
     for (const [key, def] of Object.entries(mg.signatureDef ?? {})) {
       if (key === INIT_OP_SIGNATURE_KEY) continue;
       if (options.signatures && !options.signatures.includes(key)) continue;
       try {
-        const mapped = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp, tables, forests: forests.bindings });
+        const mapped = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp, tables, forests: forests.bindings, memoryBound });
         checkBackendCanRun(mapped.nodes, backend, key);
         checkFunctionsCanRun(mapped, backend, key);
         const prepared = rewriteFunctionsForTfjs(rewriteForTfjs(mapped));
+        sizes.set(key, sizeGraph(mapped.nodes, Object.fromEntries(Object.entries(mapped.inputs).map(([k, v]) => [k, v.placeholder]))));
         const model = loadGraphModelSync(toModelArtifacts(prepared));
         const outputs = [...new Set(Object.values(prepared.outputs))];
         graphs.set(key, {
@@ -125,11 +135,8 @@ export class EmbeddedRuntime implements Runtime {
         refused.set(key, { spec, error: new ServingError(status.code, status.message) });
       }
     }
-    if (graphs.size === 0) {
-      const reasons = [...refused].map(([k, r]) => `${k}: ${r.error.message}`).join('; ');
-      throw new ServingError(Code.FAILED_PRECONDITION, `${dir}: no signature can be served${reasons ? ` (${reasons})` : ''}`);
-    }
+    if (graphs.size === 0) throw noSignatureServed(dir, refused);
     for (const [key, r] of refused) this.log(`${dir}: signature '${key}' is not served: ${r.error.message}`);
-    return new TfjsServable(backend, graphs, refused, mg.signatureDef ?? {}, forests.release);
+    return new TfjsServable(backend, graphs, refused, mg.signatureDef ?? {}, forests.release, new LoadRunCheck(sizes, memoryBound));
   }
 }

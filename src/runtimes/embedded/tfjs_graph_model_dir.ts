@@ -1,7 +1,7 @@
 // A version folder holding the TF.js converter's output (model.json + weight shards).
 // Its signature comes from model.json (`signature`, or `userDefinedMetadata.signature` in
 // older converters); without one, placeholders are the inputs and unconsumed nodes the outputs.
-import fs from 'node:fs/promises';
+import { readVersionFile, versionInventory } from '../../savedmodel/version_files.js';
 import path from 'node:path';
 import type * as tf from '@tensorflow/tfjs-core';
 import { loadGraphModelSync } from '@tensorflow/tfjs-converter';
@@ -48,9 +48,11 @@ function nodeDefFromJson(node: NodeDef): NodeDef {
 
 export async function loadTfjsGraphModelDir(dir: string, backend: string): Promise<TfjsServable> {
   const file = path.join(dir, TFJS_MODEL_JSON);
+  await versionInventory(dir);
+  const bytes = await readVersionFile(dir, file);
   let json: ModelJson;
   try {
-    json = JSON.parse(await fs.readFile(file, 'utf8')) as ModelJson;
+    json = JSON.parse(bytes.toString('utf8')) as ModelJson;
   } catch (e) {
     throw dataLoss(`Could not parse ${file}: ${(e as Error).message}`);
   }
@@ -63,7 +65,7 @@ export async function loadTfjsGraphModelDir(dir: string, backend: string): Promi
     weightSpecs.push(...group.weights);
     for (const p of group.paths) {
       const shard = path.join(dir, p);
-      buffers.push(await fs.readFile(shard).catch(() => Promise.reject(dataLoss(`weight file ${shard} listed in ${file} cannot be read`))));
+      buffers.push(await readVersionFile(dir, shard).catch((e: unknown) => Promise.reject(dataLoss(`weight file ${shard} listed in ${file} cannot be read: ${(e as Error).message}`))));
     }
   }
   const data = Buffer.concat(buffers);

@@ -2,7 +2,7 @@
 // servable signature (each signature's graph is cut and frozen for its own feeds).
 import * as tf from '@tensorflow/tfjs-core';
 import type { GraphModel } from '@tensorflow/tfjs-converter';
-import { Code, ServingError, invalidArgument } from '../../errors/status.js';
+import { Code, ServingError, invalidArgument, isJsFault } from '../../errors/status.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { EngineChoice, Servable } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
@@ -10,6 +10,7 @@ import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js'
 import { fromTfTensor, toTfTensor } from '../shared/tensor_convert.js';
 import { checkAliases, servableSignature } from '../signature_checks.js';
 import type { CompiledGraph } from './compiled_graph.js';
+import type { LoadRunCheck } from '../../savedmodel/graph/tensor_sizes.js';
 
 export interface SignatureGraph {
   spec: SignatureSpec;
@@ -40,6 +41,8 @@ export class TfjsServable implements Servable {
     readonly signatureDefs: Record<string, SignatureDefObject>,
     /** Releases what the version holds beside its graphs (its decision forests). */
     private readonly releaseResources: () => void = () => {},
+    /** The sizes of the runs a load makes, checked against its bound (absent: not checked). */
+    private readonly loadRuns?: LoadRunCheck,
   ) {
     this.signatures = Object.fromEntries([
       ...[...graphs].map(([k, g]) => [k, g.spec] as const),
@@ -47,6 +50,10 @@ export class TfjsServable implements Servable {
     ]);
     this.refusals = Object.fromEntries([...refused].map(([k, r]) => [k, r.error.message]));
     this.engines = Object.fromEntries([...graphs].map(([k, g]) => [k, g.singleEngine ? { engine: backend, singleEngine: g.singleEngine } : { engine: backend }]));
+  }
+
+  checkLoadRun(key: string, inputs: Record<string, HostTensor>): void {
+    this.loadRuns?.check(key, inputs);
   }
 
   async run(key: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {
@@ -90,8 +97,9 @@ export class TfjsServable implements Servable {
       }
       return asArray(await graph.model.executeAsync(feed, names));
     } catch (e) {
-      if (e instanceof ServingError) throw e;
       // TF.js reports incompatible shapes and values as plain Errors: the request is at fault.
+      // JS's own errors (a TypeError in a kernel) are not the request's: INTERNAL, never their text.
+      if (e instanceof ServingError || isJsFault(e)) throw e;
       throw new ServingError(Code.INVALID_ARGUMENT, (e as Error).message);
     }
   }

@@ -7,16 +7,18 @@
 //   - without one (--runtime=onnx): is refused by name with that reason.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Code, ServingError, toStatusData } from '../../errors/status.js';
-import { readMetaGraph, type MetaGraphObject } from '../../savedmodel/saved_model_reader.js';
+import { Code, ServingError, errorText, toStatusData } from '../../errors/status.js';
+import type { MetaGraphObject } from '../../savedmodel/saved_model_reader.js';
+import type { LoadMemoryBound } from '../../savedmodel/load_bounds.js';
 import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
 import { prepareSignatureGraph, type PreparedGraph, type VariableReader } from '../../savedmodel/graph/prepare_signature_graph.js';
-import { readTensorBundle } from '../../savedmodel/tensor_bundle/index.js';
+import { openSavedModelVersion, verifyVariables } from '../../savedmodel/saved_model_version.js';
 import { resolveTables, type LookupTables } from '../../savedmodel/graph/lookup_tables/resolve_lookup_tables.js';
 import { dtypeFromTf } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
-import { CompositeServable, type Refusal } from '../composite_servable.js';
+import { CompositeServable, noSignatureServed, type Refusal } from '../composite_servable.js';
 import type { LoadOptions, Runtime, Servable } from '../runtime.js';
+import type { RunCost } from '../run_cost.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { TFJS_MODEL_JSON } from '../shared/tfjs_artifacts.js';
 import { OnnxServable, type OnnxSignature } from './onnx_servable.js';
@@ -26,15 +28,10 @@ import { ShapeSpecializedSessions } from './shape_specialized_sessions.js';
 import { splitHostStep, type HostSplit } from './host_step.js';
 import { initBackend } from '../shared/tfjs_backend.js';
 import { evaluateOnTfjs } from '../shared/tfjs_constant_evaluator.js';
+import { LoadRunCheck, sizeGraph } from '../../savedmodel/graph/tensor_sizes.js';
 import type { EngineSettings } from '../../config/session_config.js';
 
 const exists = (p: string) => fs.stat(p).then(() => true, () => false);
-
-async function openVariables(dir: string): Promise<VariableReader | null> {
-  const prefix = path.join(dir, 'variables', 'variables');
-  if (!(await exists(`${prefix}.index`))) return null;
-  return readTensorBundle(prefix);
-}
 
 /** ONNX Runtime rejected a converted graph (a kernel missing for a dtype, say). */
 class SessionBuildFailed extends Error {}
@@ -66,16 +63,19 @@ function declaredFeeds(prepared: PreparedGraph, split: HostSplit): Map<string, F
 }
 
 /** Prepares one signature and builds its sessions (declared shapes now, others on demand). */
-async function loadSignature(mg: MetaGraphObject, key: string, variables: VariableReader | null, tables: LookupTables, device: OnnxDevice, engine?: EngineSettings): Promise<OnnxSignature> {
-  const prepared = prepareSignatureGraph(mg, key, variables, { isSupportedOp: () => true, tables });
+async function loadSignature(mg: MetaGraphObject, key: string, variables: VariableReader | null, tables: LookupTables, device: OnnxDevice, memoryBound: LoadMemoryBound, engine?: EngineSettings): Promise<OnnxSignature> {
+  const prepared = prepareSignatureGraph(mg, key, variables, { isSupportedOp: () => true, tables, memoryBound });
   const split = splitHostStep(prepared.nodes);
   // The parsing step runs on TF.js in this thread.
   if (split.step) await initBackend('auto');
   const fetch = [...new Set(Object.values(prepared.outputs))];
+  // The first build is for the declared shapes: its estimate is the signature's.
+  let runCost: RunCost | undefined;
   const build = async (feeds: ReadonlyMap<string, FeedSpec>) => {
     const model = convertToOnnx(split.nodes, feeds, fetch, key);
+    runCost ??= model.runCost;
     return OnnxSession.create(model, { device, engine }).catch((e: unknown) => {
-      throw new SessionBuildFailed(`ONNX Runtime could not build a session: ${toStatusData(e).message}`);
+      throw new SessionBuildFailed(`ONNX Runtime could not build a session: ${errorText(e)}`);
     });
   };
   const declared = declaredFeeds(prepared, split);
@@ -94,13 +94,16 @@ async function loadSignature(mg: MetaGraphObject, key: string, variables: Variab
       session.dispose();
     }
   };
+  const sessions = new ShapeSpecializedSessions(declared, await build(declared), build);
   return {
     spec: prepared.signature,
-    sessions: new ShapeSpecializedSessions(declared, await build(declared), build),
+    sessions,
+    runCost: runCost!,
     inputs: Object.fromEntries(Object.entries(prepared.inputs).map(([k, v]) => [k, v.placeholder])),
     outputs: prepared.outputs,
     step: split.step,
     trace,
+    sizes: sizeGraph(prepared.nodes, Object.fromEntries(Object.entries(prepared.inputs).map(([k, v]) => [k, v.placeholder]))),
   };
 }
 
@@ -115,8 +118,7 @@ export class OnnxRuntime implements Runtime {
       if (!fallback) throw new ServingError(Code.UNIMPLEMENTED, `${dir}: ONNX Runtime cannot run a TF.js graph model folder (model.json); --runtime=auto or wasm serves it`);
       return fallback.load(dir, options);
     }
-    const mg = await readMetaGraph(dir, options.tags);
-    const variables = await openVariables(dir);
+    const { metaGraph: mg, variables, memoryBound } = await openSavedModelVersion(dir, options.tags, options.memoryFloorMb);
     // What table initializers compute runs on TF.js in this thread, as the parsing step does.
     const tables = await resolveTables(mg, variables, dir, async (graph) => {
       await initBackend('auto');
@@ -129,20 +131,24 @@ export class OnnxRuntime implements Runtime {
       if (key === INIT_OP_SIGNATURE_KEY) continue;
       if (options.signatures && !options.signatures.includes(key)) continue;
       try {
-        graphs.set(key, await loadSignature(mg, key, variables, tables, this.options.device, this.options.engine));
+        graphs.set(key, await loadSignature(mg, key, variables, tables, this.options.device, memoryBound, this.options.engine));
       } catch (e) {
-        const status = toStatusData(e);
-        // A missing variable or corrupt checkpoint spoils the whole version, as on every engine.
-        if (status.code === Code.NOT_FOUND || status.code === Code.DATA_LOSS) throw new ServingError(status.code, `${dir}: ${status.message}`);
         const spec = specOf(key, def);
+        // What ONNX Runtime cannot run goes to the fallback engine (and is no internal error).
         if (e instanceof OnnxConversionRefused) notOnOnnx.set(key, { spec, error: new ServingError(Code.UNIMPLEMENTED, `ops ONNX Runtime cannot run exactly: ${e.message}`) });
         else if (e instanceof SessionBuildFailed) notOnOnnx.set(key, { spec, error: new ServingError(Code.UNIMPLEMENTED, e.message) });
-        // Anything else (a graph that updates variables, a missing placeholder) no engine serves.
-        else refusedEverywhere.set(key, { spec, error: new ServingError(status.code, status.message) });
+        else {
+          const status = toStatusData(e);
+          // A missing variable or corrupt checkpoint spoils the whole version, as on every engine.
+          if (status.code === Code.NOT_FOUND || status.code === Code.DATA_LOSS) throw new ServingError(status.code, `${dir}: ${status.message}`);
+          // Anything else (a graph that updates variables, a missing placeholder) no engine serves.
+          refusedEverywhere.set(key, { spec, error: new ServingError(status.code, status.message) });
+        }
       }
     }
 
-    const onnx = new OnnxServable(graphs, mg.signatureDef ?? {});
+    if (!options.signatures) verifyVariables(dir, variables);
+    const onnx = new OnnxServable(graphs, mg.signatureDef ?? {}, new LoadRunCheck(new Map([...graphs].map(([k, g]) => [k, g.sizes])), memoryBound));
     const refused = new Map<string, Refusal>(refusedEverywhere);
     const parts: Servable[] = graphs.size ? [onnx] : [];
     const notes: Record<string, string> = {};
@@ -165,8 +171,7 @@ export class OnnxRuntime implements Runtime {
       for (const [key, r] of notOnOnnx) refused.set(key, r);
     }
     if (parts.length === 0) {
-      const reasons = [...refused].map(([k, r]) => `${k}: ${r.error.message}`).join('; ');
-      throw new ServingError(Code.FAILED_PRECONDITION, `${dir}: no signature can be served${reasons ? ` (${reasons})` : ''}`);
+      throw noSignatureServed(dir, refused);
     }
     for (const [key, r] of refused) this.options.log?.(`${dir}: signature '${key}' is not served: ${r.error.message}`);
     return new CompositeServable(parts, refused, mg.signatureDef ?? {}, notes);

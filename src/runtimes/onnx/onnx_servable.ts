@@ -7,6 +7,8 @@ import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { checkAliases, servableSignature } from '../signature_checks.js';
 import type { ShapeSpecializedSessions } from './shape_specialized_sessions.js';
 import type { HostStep } from './host_step.js';
+import type { RunCost } from '../run_cost.js';
+import type { LoadRunCheck, SizeGraph } from '../../savedmodel/graph/tensor_sizes.js';
 
 const ONNX_ENGINE = 'onnxruntime';
 
@@ -17,10 +19,14 @@ export interface OnnxSignature {
   inputs: Record<string, string | null>;
   /** Output key → TF tensor of the prepared graph. */
   outputs: Record<string, string>;
+  /** What a run holds, estimated from the declared shapes. */
+  runCost: RunCost;
   /** tf.Example parsing in front of the ONNX graph, when the signature parses examples. */
   step: HostStep | null;
   /** Every computed node's first output for these feeds (placeholder → value), in dependency order. */
   trace(feeds: ReadonlyMap<string, HostTensor>): Promise<Array<[string, HostTensor]>>;
+  /** The prepared graph as tensor sizes need it (load runs' check). */
+  sizes: SizeGraph;
 }
 
 export class OnnxServable implements Servable {
@@ -28,13 +34,21 @@ export class OnnxServable implements Servable {
   readonly signatures: Record<string, SignatureSpec>;
   readonly refusals: Record<string, string> = {};
   readonly engines: Record<string, EngineChoice>;
+  readonly runCosts: Record<string, RunCost>;
 
   constructor(
     private readonly graphs: Map<string, OnnxSignature>,
     readonly signatureDefs: Record<string, SignatureDefObject>,
+    /** The sizes of the runs a load makes, checked against its bound (absent: not checked). */
+    private readonly loadRuns?: LoadRunCheck,
   ) {
     this.signatures = Object.fromEntries([...graphs].map(([k, g]) => [k, g.spec]));
     this.engines = Object.fromEntries([...graphs.keys()].map((k) => [k, { engine: ONNX_ENGINE }]));
+    this.runCosts = Object.fromEntries([...graphs].map(([k, g]) => [k, g.runCost]));
+  }
+
+  checkLoadRun(key: string, inputs: Record<string, HostTensor>): void {
+    this.loadRuns?.check(key, inputs);
   }
 
   async run(key: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {

@@ -1,7 +1,7 @@
 // One converted signature graph on an onnxruntime-node InferenceSession, built once per
 // executor thread with the options of ort_session_options.ts.
 import type ort from 'onnxruntime-node';
-import { Code, ServingError, invalidArgument } from '../../errors/status.js';
+import { Code, ServingError, invalidArgument, isJsFault } from '../../errors/status.js';
 import { dtypeToTf, type DType } from '../../tensor/dtype.js';
 import type { HostTensor, TensorValues } from '../../tensor/host_tensor.js';
 import { dtypeFromOrt, ORT_TYPE } from './onnx_dtype.js';
@@ -30,7 +30,12 @@ let loaded: Promise<Ort> | undefined;
 
 /** onnxruntime-node's native binding, loaded on first use (threads on other runtimes never load it). */
 function loadOrt(): Promise<Ort> {
-  loaded ??= import('onnxruntime-node').then((m) => ((m as { default?: Ort }).default ?? (m as unknown as Ort)));
+  loaded ??= import('onnxruntime-node').then((m) => {
+    const ortModule = (m as { default?: Ort }).default ?? (m as unknown as Ort);
+    // Its process-wide logger (read once, at the first session) writes to stderr too: fatal only, as sessions.
+    ortModule.env.logLevel = 'fatal';
+    return ortModule;
+  });
   return loaded;
 }
 
@@ -83,7 +88,8 @@ export class OnnxSession {
       results = await this.session.run(inputs, names);
     } catch (e) {
       // ORT rejects feeds whose shapes do not fit the graph, and kernels fail on bad values
-      // (e.g. an index out of range): the request is at fault.
+      // (e.g. an index out of range): the request is at fault. JS's own errors are not (INTERNAL).
+      if (isJsFault(e)) throw e;
       throw invalidArgument(String((e as Error).message ?? e).trim());
     }
     return names.map((n) => fromOrtTensor(results[n]));

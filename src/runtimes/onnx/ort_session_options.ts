@@ -23,7 +23,9 @@ export function ortSessionOptions(device: OnnxDevice, engine?: EngineSettings): 
     // ONNX Runtime uses inter-op threads only in parallel mode.
     executionMode: inter > 1 ? 'parallel' : 'sequential',
     graphOptimizationLevel: 'all',
-    // Warnings (e.g. about unused initializers) would flood the server's log.
-    logSeverityLevel: 3,
+    // ONNX Runtime writes its log lines, ANSI-coloured, straight to stderr, into the
+    // server's JSON-lines log: fatal only. Its errors still arrive as rejections, which
+    // tfgate reports in its own log and answers.
+    logSeverityLevel: 4,
   };
 }

@@ -2,7 +2,7 @@
 // @tensorflow/tfjs-node-gpu (tf.node.loadSavedModel), in executor threads like the embedded
 // runtime. Signatures, dtypes and defaults come from tfgate's own SavedModel reader, so the
 // REST and metadata layers see exactly what they see with the embedded runtime.
-import { Code, ServingError, invalidArgument, toStatusData } from '../../errors/status.js';
+import { Code, ServingError, errorText, invalidArgument } from '../../errors/status.js';
 import { readMetaGraph, type SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
 import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
@@ -49,7 +49,7 @@ export class TfjsNodeRuntime implements Runtime {
 }
 
 function firstLine(e: unknown): string {
-  return toStatusData(e).message.split('\n')[0];
+  return errorText(e).split('\n')[0];
 }
 
 class TfjsNodeServable implements Servable {

@@ -32,7 +32,15 @@
 //    calls (recorded from `executeFunctionAsync`, keyed by the run's shared list map) and the
 //    context's lists. The wrapped `execute` closes the TensorLists a failed sync run opened
 //    (tfgate's own lists, embedded/ops/control/tensor_list.ts: their closing hook is passed in).
+//
+// 3. Loops that never end. A While whose condition stays true (a float countdown from 1e30,
+//    where v - 1 == v) runs for ever, holding its executor thread and every request queued
+//    behind it; TF would too (TF Serving sets no run timeout by default). A run whose loops
+//    keep calling their functions past loopTimeBound fails instead, with
+//    DEADLINE_EXCEEDED naming the bound: its loop is cut at the next call of a cond or body
+//    (the loop runs on microtasks, so no timer could interrupt it).
 import { loadGraphModelSync } from '@tensorflow/tfjs-converter';
+import { Code, ServingError } from '../../errors/status.js';
 import type { Tensor } from '@tensorflow/tfjs-core';
 
 /** Runs a synchronous graph run; if it throws, closes the lists it opened before rethrowing. */
@@ -56,6 +64,17 @@ interface GraphExecutor {
 }
 
 const PATCHED = Symbol.for('tfgate.graphExecutor.patched');
+
+/**
+ * How long one run's loops may keep calling their functions (ms): the REST API's default
+ * timeout, past which nobody waits for the answer. Process-wide; tests shorten it.
+ */
+export const loopTimeBound = { ms: 30_000 };
+
+function loopOutOfTime(calls: number): ServingError {
+  const s = loopTimeBound.ms / 1000;
+  return new ServingError(Code.DEADLINE_EXCEEDED, `a loop of this run did not end within ${s} s (${calls} calls of its condition and body); tfgate stops a run's loops after ${s} s`);
+}
 
 /** `node` of 'node', 'node:1' or 'node:out:1'. */
 const nodeOf = (tensorName: string): string => tensorName.split(':')[0];
@@ -105,8 +124,13 @@ export function patchGraphExecutor(closeListsOpenedDuring: CloseListsOpenedDurin
     return processStack.call(this, inputNodes, stack, context, tensorMap, ...rest);
   };
 
+  const loopClock = new WeakMap<object, { start: number; calls: number }>();
   const executeFunctionAsync = proto.executeFunctionAsync;
   proto.executeFunctionAsync = async function (this: GraphExecutor, inputs, tensorArrayMap, tensorListMap) {
+    // One clock per run: every function call of a run shares its list map.
+    const clock = loopClock.get(tensorListMap) ?? { start: performance.now(), calls: 0 };
+    loopClock.set(tensorListMap, clock);
+    if (++clock.calls % 64 === 0 && performance.now() - clock.start > loopTimeBound.ms) throw loopOutOfTime(clock.calls);
     const results = await executeFunctionAsync.call(this, inputs, tensorArrayMap, tensorListMap);
     const seen = functionResults.get(tensorListMap) ?? new Set<Tensor>();
     functionResults.set(tensorListMap, seen);

@@ -14,6 +14,7 @@ import { checkSignature, type EngineUnderCheck } from './differential.js';
 import { seededInputs } from './seeded_inputs.js';
 import { readWarmupRuns } from '../../savedmodel/warmup_requests.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
+import { toStatusData } from '../../errors/status.js';
 
 type RuntimeName = ResolvedRuntime;
 
@@ -56,6 +57,11 @@ export async function verifySignatures(
   description: { engines: Record<string, EngineChoice>; signatures: Record<string, SignatureSpec> },
   versionDir: string,
   openReference: ReferenceOpener,
+  /**
+   * Refuses a trial whose tensors would exceed the load's memory bound (Servable.checkLoadRun),
+   * before either engine runs it: the signature is then refused.
+   */
+  checkRun: (signature: string, inputs: Record<string, HostTensor>) => void | Promise<void> = () => {},
 ): Promise<VerificationReport> {
   const report: VerificationReport = { refused: {}, verified: {}, unchecked: {} };
   const records = (await readWarmupRuns(versionDir).catch(() => null)) ?? [];
@@ -97,6 +103,12 @@ export async function verifySignatures(
         }
         let verdict: 'agree' | 'unchecked' = 'agree';
         for (const [from, inputs] of trials) {
+          try {
+            await checkRun(key, inputs);
+          } catch (e) {
+            report.refused[key] = `on ${from}: ${toStatusData(e).message}`;
+            break;
+          }
           const result = await checkSignature(a, b, key, inputs, from);
           if (result.kind === 'disagree') {
             report.refused[key] = result.message;

@@ -22,6 +22,11 @@ import { variableWriteInFunctions } from './function_side_effects.js';
 import type { LookupTables } from './lookup_tables/resolve_lookup_tables.js';
 import { rewriteLookups } from './lookup_tables/lookup_rewrite.js';
 import { TABLE_STATE_OPS } from './lookup_tables/table_ops.js';
+import { checkKernelAttrs } from './kernel_attr_checks.js';
+import { checkConstSizes, checkTensorSizes, type TensorFacts } from './tensor_sizes.js';
+import type { LoadMemoryBound } from '../load_bounds.js';
+import { tensorProtoFootprint } from '../tensor_proto.js';
+import { checkFetchable, isDataType, opDefLookup, validateGraph, type OpDefLookup } from './graph_validation.js';
 import { rewriteForestInference, type ForestBindings } from './decision_forests/forest_rewrite.js';
 
 export type { VariableReader };
@@ -43,6 +48,8 @@ export interface PrepareOptions {
   isSupportedOp: (op: string) => boolean;
   /** The model's lookup tables as its init ops fill them; without, every lookup is refused. */
   tables?: LookupTables;
+  /** The load's memory bound: a graph whose known tensor sizes exceed it is refused (tensor_sizes.ts). */
+  memoryBound?: LoadMemoryBound;
   /** The TF-DF models the runtime loaded; without, TF-DF's ops stay in the graph (for the engine to refuse). */
   forests?: ForestBindings;
 }
@@ -145,6 +152,7 @@ export function prepareSignatureGraph(
 ): PreparedGraph {
   const def = mg.signatureDef?.[signatureKey];
   if (!def) throw invalidArgument(`Serving signature key "${signatureKey}" not found.`);
+  if (options.memoryBound) checkDefaultSizes(def, signatureKey, options.memoryBound);
   const signature = signatureSpec(signatureKey, def);
   const graphNodes = mg.graphDef?.node ?? [];
   const byName = new Map(graphNodes.map((n) => [n.name, n]));
@@ -152,6 +160,7 @@ export function prepareSignatureGraph(
   for (const [kind, infos] of [['input', def.inputs], ['output', def.outputs]] as const) {
     for (const [key, info] of Object.entries(infos ?? {})) {
       if (!info.name) throw failedPrecondition(`signature '${signatureKey}' ${kind} '${key}' is a sparse or composite tensor, which tfgate cannot serve yet`);
+      if (!isDataType(info.dtype)) throw invalidArgument(`signature '${signatureKey}' ${kind} '${key}' has dtype ${String(info.dtype ?? 'DT_INVALID')}, which is not a valid DataType`);
       if (!byName.has(parseTensorName(info.name)[0])) {
         throw invalidArgument(`signature '${signatureKey}' ${kind} '${key}' names tensor '${info.name}', which is not in the graph`);
       }
@@ -179,8 +188,12 @@ export function prepareSignatureGraph(
   }
 
   const flattener = new GraphFlattener(graphNodes, functionLibrary(mg), opDefs(mg), { keepControlInputs: false, aliases });
+  const lookup = opDefLookup(opDefs(mg));
   const outputs: Record<string, string> = {};
-  for (const [key, spec] of Object.entries(signature.outputs)) outputs[key] = flattener.resolveTensor(spec.name);
+  for (const [key, spec] of Object.entries(signature.outputs)) {
+    outputs[key] = flattener.resolveTensor(spec.name);
+    checkFetchable(outputs[key], flattener.out.get(parseTensorName(outputs[key])[0]), lookup);
+  }
 
   // Fed placeholders replace whatever the flattener copied (their shape check is tfgate's job).
   const out = flattener.out;
@@ -210,8 +223,58 @@ export function prepareSignatureGraph(
   const kept = new Set(nodes.map((n) => n.name));
   for (const input of Object.values(inputs)) if (!kept.has(input.placeholder!)) input.placeholder = null;
   const functions = controlFlow.calledBy(nodes);
+  validatePrepared(nodes, functions, lookup, signatureKey);
+  if (options.memoryBound) checkPreparedSizes(nodes, functions, inputs, signatureKey, options.memoryBound);
   checkRunnable(nodes, functions, new Set(feedNodes.map((f) => f.name)), signatureKey, options);
   return { signature, nodes, inputs, outputs, functions };
+}
+
+/** A signature default is expanded from its TensorProto like a Const: refuse one over the bound first. */
+function checkDefaultSizes(def: NonNullable<MetaGraphObject['signatureDef']>[string], signatureKey: string, bound: LoadMemoryBound): void {
+  for (const [key, t] of Object.entries(def.defaults ?? {})) {
+    const { bytes } = tensorProtoFootprint(t);
+    if (bytes > bound.bytes) throw new ServingError(Code.RESOURCE_EXHAUSTED, `signature '${signatureKey}': the default for input '${key}' would take ${bytes} bytes, over this load's memory bound of ${bound.bytes} bytes (${bound.rule})`);
+  }
+}
+
+/**
+ * The sizes the smallest request would make (every open dimension 1): a graph that exceeds
+ * the load's memory bound then exceeds it for every non-empty request (tensor_sizes.ts).
+ */
+function checkPreparedSizes(nodes: NodeDef[], functions: PreparedFunction[], inputs: PreparedGraph['inputs'], signatureKey: string, bound: LoadMemoryBound): void {
+  const feeds = new Map<string, TensorFacts>();
+  for (const { placeholder, spec } of Object.values(inputs)) {
+    if (placeholder) feeds.set(placeholder, { dtype: spec.feedDtype ?? spec.dtype, shape: spec.shape?.map((d) => (d < 0 ? 1 : d)) ?? null });
+  }
+  try {
+    checkTensorSizes(nodes, feeds, bound);
+    for (const f of functions) checkConstSizes(f.nodes, bound);
+  } catch (e) {
+    if (e instanceof ServingError) throw new ServingError(e.code, `signature '${signatureKey}': ${e.message}`);
+    throw e;
+  }
+}
+
+/** TF's graph checks (graph_validation.ts) and kernel checks (kernel_attr_checks.ts) on the signature's graph and on each function its loops call. */
+function validatePrepared(nodes: NodeDef[], functions: PreparedFunction[], lookup: OpDefLookup, signatureKey: string): void {
+  const where = (e: unknown, fn?: PreparedFunction) => {
+    if (e instanceof ServingError) throw new ServingError(e.code, `signature '${signatureKey}'${fn ? ` (function '${fn.source}', ${fn.role})` : ''}: ${e.message}`);
+    throw e;
+  };
+  try {
+    validateGraph(nodes, lookup);
+    checkKernelAttrs(nodes);
+  } catch (e) {
+    where(e);
+  }
+  for (const f of functions) {
+    try {
+      validateGraph(f.nodes, lookup, new Map(f.inputs.map((i) => [i.name, i.type])));
+      checkKernelAttrs(f.nodes);
+    } catch (e) {
+      where(e, f);
+    }
+  }
 }
 
 /**

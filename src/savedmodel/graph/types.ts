@@ -51,6 +51,9 @@ interface AttrDef {
   name: string;
   type?: string;
   defaultValue?: AttrValue;
+  allowedValues?: AttrValue;
+  hasMinimum?: boolean;
+  minimum?: number;
 }
 
 export interface OpDef {

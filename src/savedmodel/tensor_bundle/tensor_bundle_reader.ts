@@ -6,10 +6,14 @@
 // * tensor bytes are read on demand with positioned reads, their size checked against dtype
 //   and shape, their crc32c verified, and big-endian bundles byte-swapped;
 // * partitioned (sliced) variables and dtypes tfgate cannot hold are refused by key.
+// * every file is read as version_files.ts reads a version's files: only regular files inside
+//   the bundle's root folder (the version folder), never blocking on a FIFO, never past the
+//   size the index declares for a tensor.
 // Missing files are NOT_FOUND; anything malformed is DATA_LOSS; both name the file.
 import fs from 'node:fs';
+import path from 'node:path';
 import { protoType, TO_OBJECT } from '../../proto/index.js';
-import { ServingError, dataLoss, invalidArgument, notFound, unimplemented } from '../../errors/status.js';
+import { Code, ServingError, dataLoss, invalidArgument, notFound, unimplemented } from '../../errors/status.js';
 import { bytesPerElement, dtypeFromTf, type DType } from '../../tensor/dtype.js';
 import { TYPED_ARRAY, type HostTensor, type TensorValues } from '../../tensor/host_tensor.js';
 import { FormatError } from './coding.js';
@@ -23,6 +27,7 @@ import {
   shardFileName,
   swapBytes,
 } from './bundle_format.js';
+import { fileSystemError, openVersionFileSync, readVersionFile, readVersionFileSync } from '../version_files.js';
 
 /** A BundleEntryProto, decoded. */
 export interface BundleEntry {
@@ -83,6 +88,8 @@ export class TensorBundle {
     readonly prefix: string,
     readonly header: BundleHeader,
     private readonly entries: Map<string, BundleEntry>,
+    /** The folder every file of the bundle must be inside (the version folder). */
+    readonly root: string,
   ) {
     this.indexFile = indexFileName(prefix);
   }
@@ -106,6 +113,31 @@ export class TensorBundle {
     return e;
   }
 
+  /** Keys whose bytes were read and found to match their checksum. */
+  private readonly verified = new Set<string>();
+
+  /**
+   * Checks the checksum of every tensor not read yet, as TF's RestoreV2 does by restoring
+   * every key: a corrupt tensor fails the load (DATA_LOSS) even when no signature reads it.
+   * Numeric tensors are checked in chunks of CHECK_CHUNK_BYTES, never held whole.
+   */
+  verifyChecksums(): void {
+    for (const [key, e] of this.entries) {
+      if (this.verified.has(key) || e.slices > 0 || e.size === 0) continue;
+      if (e.dtype === 'DT_STRING') {
+        this.read(key);
+        continue;
+      }
+      const file = shardFileName(this.prefix, e.shardId, this.header.numShards);
+      let crc = 0;
+      for (let at = 0; at < e.size; at += CHECK_CHUNK_BYTES) {
+        crc = crc32c(readRange(this.root, file, e.offset + at, Math.min(CHECK_CHUNK_BYTES, e.size - at), key), crc);
+      }
+      if (crc !== unmaskCrc(e.crc32c)) throw checksumMismatch(file, key, e, crc);
+      this.verified.add(key);
+    }
+  }
+
   read(key: string): HostTensor {
     const e = this.entry(key);
     if (e.slices > 0) {
@@ -120,10 +152,9 @@ export class TensorBundle {
       throw dataLoss(`${this.indexFile}: invalid size in bundle entry: key ${key}; stored size ${e.size}; expected size ${count * bytesPerElement(dtype)}`);
     }
     const file = shardFileName(this.prefix, e.shardId, this.header.numShards);
-    const bytes = readRange(file, e.offset, e.size, key);
+    const bytes = readRange(this.root, file, e.offset, e.size, key);
     const bigEndian = this.header.endianness === 'BIG';
-    const mismatch = (actual: number) =>
-      dataLoss(`${file}: checksum does not match for tensor ${key} (${e.size} bytes at offset ${e.offset}): stored ${unmaskCrc(e.crc32c)} vs. calculated on the restored bytes ${actual}`);
+    const mismatch = (actual: number) => checksumMismatch(file, key, e, actual);
     if (dtype === 'string') {
       let decoded;
       try {
@@ -132,13 +163,23 @@ export class TensorBundle {
         throw dataLoss(`${file}: string tensor ${key}: ${(err as Error).message}`);
       }
       if (decoded.crc !== unmaskCrc(e.crc32c)) throw mismatch(decoded.crc);
+      this.verified.add(key);
       return { dtype, shape: e.shape, values: decoded.strings };
     }
     const actual = crc32c(bytes);
     if (actual !== unmaskCrc(e.crc32c)) throw mismatch(actual);
+    this.verified.add(key);
     if (bigEndian) swapBytes(bytes, bytesPerElement(dtype));
     return { dtype, shape: e.shape, values: typedValues(dtype, bytes) };
   }
+}
+
+/** Bytes read at a time when only a checksum is wanted. */
+const CHECK_CHUNK_BYTES = 4 * 2 ** 20;
+
+/** TensorBundle's DATA_LOSS for a tensor whose bytes do not match their stored crc32c. */
+function checksumMismatch(file: string, key: string, e: BundleEntry, actual: number): ServingError {
+  return dataLoss(`${file}: checksum does not match for tensor ${key} (${e.size} bytes at offset ${e.offset}): stored ${unmaskCrc(e.crc32c)} vs. calculated on the restored bytes ${actual}`);
 }
 
 /** Typed storage over a freshly read (so aligned, unshared) buffer. */
@@ -147,15 +188,15 @@ function typedValues(dtype: Exclude<DType, 'string'>, bytes: Uint8Array): Tensor
   return new TYPED_ARRAY[dtype](whole ? (bytes.buffer as ArrayBuffer) : bytes.slice().buffer);
 }
 
-function readRange(file: string, offset: number, size: number, key: string): Uint8Array {
+function readRange(root: string, file: string, offset: number, size: number, key: string): Uint8Array {
   let fd: number;
+  let fileSize: number;
   try {
-    fd = fs.openSync(file, 'r');
+    ({ fd, size: fileSize } = openVersionFileSync(root, file));
   } catch (e) {
     throw fileError(e, file, 'checkpoint data file');
   }
   try {
-    const fileSize = fs.fstatSync(fd).size;
     if (offset + size > fileSize) {
       throw dataLoss(`${file}: tensor ${key} at bytes ${offset}..${offset + size} runs past the end of the file (${fileSize} bytes); the file is truncated`);
     }
@@ -173,15 +214,15 @@ function readRange(file: string, offset: number, size: number, key: string): Uin
 }
 
 function fileError(e: unknown, file: string, what: string): ServingError {
-  const code = (e as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT' || code === 'ENOTDIR') return notFound(`${what} ${file} not found`);
-  return dataLoss(`${what} ${file} could not be read: ${(e as Error).message}`);
+  const status = fileSystemError(e, file);
+  if (status.code === Code.NOT_FOUND) return notFound(`${what} ${file} not found`);
+  return new ServingError(status.code, `${what} ${status.message}`);
 }
 
 const utf8 = new TextDecoder();
 
 /** Parses and validates an index file's bytes. */
-function parseTensorBundleIndex(prefix: string, bytes: Uint8Array): TensorBundle {
+function parseTensorBundleIndex(prefix: string, bytes: Uint8Array, root: string): TensorBundle {
   const indexFile = indexFileName(prefix);
   let table: SSTable;
   try {
@@ -258,48 +299,50 @@ function parseTensorBundleIndex(prefix: string, bytes: Uint8Array): TensorBundle
     }
     entries.set(key, entry);
   }
-  return new TensorBundle(prefix, header, entries);
+  return new TensorBundle(prefix, header, entries, root);
 }
 
+/** Every data shard the header announces must be a regular file (opened and closed, never read). */
 function checkShards(bundle: TensorBundle): void {
   for (let k = 0; k < bundle.numShards; k++) {
     const file = shardFileName(bundle.prefix, k, bundle.numShards);
-    let st: fs.Stats;
+    let fd: number;
     try {
-      st = fs.statSync(file);
+      ({ fd } = openVersionFileSync(bundle.root, file));
     } catch (e) {
       throw fileError(e, file, 'checkpoint data file');
     }
-    if (!st.isFile()) throw dataLoss(`checkpoint data file ${file} is not a regular file`);
+    fs.closeSync(fd);
   }
 }
 
 /**
  * Opens the bundle at `prefix` (e.g. `<version>/variables/variables`): reads and validates
  * `<prefix>.index` and checks that every data shard exists. Tensors are read by `read(key)`.
+ * `root`: the folder its files must be inside (default: the prefix's own folder).
  */
-export async function readTensorBundle(prefix: string): Promise<TensorBundle> {
+export async function readTensorBundle(prefix: string, root = path.dirname(prefix)): Promise<TensorBundle> {
   const indexFile = indexFileName(prefix);
   let bytes: Uint8Array;
   try {
-    bytes = await fs.promises.readFile(indexFile);
+    bytes = await readVersionFile(root, indexFile);
   } catch (e) {
     throw fileError(e, indexFile, 'checkpoint index');
   }
-  const bundle = parseTensorBundleIndex(prefix, bytes);
+  const bundle = parseTensorBundleIndex(prefix, bytes, root);
   checkShards(bundle);
   return bundle;
 }
 
-export function readTensorBundleSync(prefix: string): TensorBundle {
+export function readTensorBundleSync(prefix: string, root = path.dirname(prefix)): TensorBundle {
   const indexFile = indexFileName(prefix);
   let bytes: Uint8Array;
   try {
-    bytes = fs.readFileSync(indexFile);
+    bytes = readVersionFileSync(root, indexFile);
   } catch (e) {
     throw fileError(e, indexFile, 'checkpoint index');
   }
-  const bundle = parseTensorBundleIndex(prefix, bytes);
+  const bundle = parseTensorBundleIndex(prefix, bytes, root);
   checkShards(bundle);
   return bundle;
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { parseV2Path, MethodNotAllowed } from '../../../src/rest/v2/v2_paths.js';
 import { datatypeOfTf, dtypeOfDatatype } from '../../../src/rest/v2/datatypes.js';
 import { DATA_SLICE_ELEMENTS, float32Text, jsonDataText, tensorFromBytes, tensorFromJson, tensorToBytes } from '../../../src/rest/v2/tensor_data.js';
-import { parseInferRequest } from '../../../src/rest/v2/infer_request.js';
+import { decodeInferInput, parseInferRequest } from '../../../src/rest/v2/infer_request.js';
 import { floatToBfloat16, floatToHalf } from '../../../src/tensor/half_encode.js';
 import { bfloat16ToFloat, halfToFloat } from '../../../src/tensor/half.js';
 import { Code, ServingError } from '../../../src/errors/status.js';
@@ -104,8 +104,8 @@ describe('v2 inference request', () => {
       100,
     );
     assert.deepEqual(Object.keys(r.inputs), ['i', 'j', 'b']);
-    assert.deepEqual(r.inputs.i.values, new Int32Array([7]));
-    assert.deepEqual(r.inputs.b.values, new Uint8Array([1, 0]));
+    assert.deepEqual(decodeInferInput(r.inputs.i).values, new Int32Array([7]));
+    assert.deepEqual(decodeInferInput(r.inputs.b).values, new Uint8Array([1, 0]));
     assert.deepEqual(r.outputs, [{ name: 'o', binary: true }, { name: 'p', binary: false }]);
     assert.equal(r.id, 'a');
   });

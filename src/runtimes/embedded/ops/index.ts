@@ -13,6 +13,7 @@ import { EXAMPLE_OPS } from '../../shared/parse_example/index.js';
 import { ARRAY_OPS } from './array/index.js';
 import { CONTROL_OPS } from './control/index.js';
 import { DECISION_FOREST_OPS } from './decision_forests/index.js';
+import { IMAGE_OPS } from './image/index.js';
 import { LOOKUP_OPS } from './lookup/index.js';
 import { MATH_OPS } from './math/index.js';
 import { NN_OPS } from './nn/index.js';
@@ -26,6 +27,7 @@ export const EMBEDDED_OP_FAMILIES: Readonly<Record<string, TfjsOpTable>> = {
   control: CONTROL_OPS,
   decision_forests: DECISION_FOREST_OPS,
   example: EXAMPLE_OPS,
+  image: IMAGE_OPS,
   lookup: LOOKUP_OPS,
   math: MATH_OPS,
   nn: NN_OPS,

@@ -11,7 +11,7 @@
 // Errors TF's own initialisation would raise (a malformed vocabulary file, a key with two
 // values, a missing asset) fail the load as in TF; an init op whose inputs tfgate cannot
 // compute marks its table unresolved, which refuses only the signatures that look it up.
-import fs from 'node:fs/promises';
+import { readVersionFile } from '../../version_files.js';
 import path from 'node:path';
 import { Code, ServingError, toStatusData } from '../../../errors/status.js';
 import { ASSETS_DIRECTORY, type MetaGraphObject } from '../../saved_model_reader.js';
@@ -92,13 +92,9 @@ function textFileInit(node: NodeDef, filename: string): TextFileInit {
   return { filename, keyIndex: int('key_index', 0), valueIndex: int('value_index', 0), vocabSize: int('vocab_size', -1), delimiter, offset: int('offset', 0) };
 }
 
-async function readAsset(file: string): Promise<Uint8Array> {
-  try {
-    return await fs.readFile(file);
-  } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : (e as Error).message;
-    throw new ServingError(Code.NOT_FOUND, `${file}; ${reason}`);
-  }
+/** A table's text file: only a regular file inside the version folder (version_files.ts). */
+async function readAsset(modelDir: string, file: string): Promise<Uint8Array> {
+  return readVersionFile(modelDir, file);
 }
 
 class Resolver {
@@ -113,6 +109,7 @@ class Resolver {
     private readonly variables: VariableReader | null,
     private readonly restore: CheckpointRestore,
     private readonly evaluate: ConstantGraphEvaluator | undefined,
+    private readonly modelDir: string,
   ) {}
 
   /** TF2: each table its object restores from the checkpoint (Keras' adapted StringLookup …). */
@@ -179,7 +176,7 @@ class Resolver {
     const name = await values.computed(node.input?.[1] ?? '');
     if (name.dtype !== 'string' || name.values.length !== 1) throw new Unresolvable(`a filename that is not one string`);
     const filename = new TextDecoder().decode((name.values as Uint8Array[])[0]);
-    const parsed = parseTextFileTable(await readAsset(filename), textFileInit(node, filename), contents.info.keyDtype, contents.info.valueDtype);
+    const parsed = parseTextFileTable(await readAsset(this.modelDir, filename), textFileInit(node, filename), contents.info.keyDtype, contents.info.valueDtype);
     contents.insert(parsed.keys, parsed.values, shown);
   }
 
@@ -195,7 +192,7 @@ async function resolveLookupTables(mg: MetaGraphObject, variables: VariableReade
   const library = new Map((mg.graphDef?.library?.function ?? []).map((f): [string, FunctionDef] => [f.signature.name, f]));
   const opDefs = new Map((mg.metaInfoDef?.strippedOpList?.op ?? []).map((o): [string, OpDef] => [o.name, o]));
   const restore = CheckpointRestore.of(mg, variables);
-  const resolver = new Resolver(mg, library, opDefs, assetPaths(mg, modelDir), variables, restore, evaluate);
+  const resolver = new Resolver(mg, library, opDefs, assetPaths(mg, modelDir), variables, restore, evaluate, modelDir);
   const restoreOp = mg.saverDef?.restoreOpName;
   if (restore.objectBased) resolver.restoreFromObjects();
   else if (restoreOp) await resolver.run([parseTensorName(restoreOp)[0]], 'restore op');

@@ -1,11 +1,12 @@
 // Every family of op cases: each engine's test file runs them all.
 import type { OpFamilyCases } from '../op_case.js';
+import { IMAGE_CASES } from './image.js';
 import { MATH_CASES } from './math.js';
 import { NN_CASES } from './nn.js';
 import { SPARSE_CASES } from './sparse.js';
 import { STRING_CASES } from './string.js';
 
-export const OP_CASES: readonly OpFamilyCases[] = [MATH_CASES, NN_CASES, SPARSE_CASES, STRING_CASES];
+export const OP_CASES: readonly OpFamilyCases[] = [IMAGE_CASES, MATH_CASES, NN_CASES, SPARSE_CASES, STRING_CASES];
 
 /**
  * Ops the embedded runtime implements whose tests predate the op cases, and where they are

@@ -51,7 +51,7 @@ const HASH_CASES: OpCase[] = [
     op: 'StringToHashBucketFast',
     attrs: { num_buckets: attr.i(0) },
     inputs: [str([1], ['a'])],
-    want: refusedAtLoad(/StringToHashBucketFast \(node StringToHashBucketFast: Value for attr 'num_buckets' of 0 must be at least minimum 1\)/),
+    want: refusedAtLoad(/Value for attr 'num_buckets' of 0 must be at least minimum 1; NodeDef: \{\{node StringToHashBucketFast\}\}; Op<name=StringToHashBucketFast/),
   },
   {
     name: 'a key of one element is refused at load',
@@ -225,12 +225,62 @@ const JOIN_CASES: OpCase[] = [
   join([A_B, B_C], '', /Input shapes do not match: \[2\] vs\. \[2,1\]/, 'shapes [2] and [2, 1] do not match', 45),
 ];
 
+// EncodeBase64 / DecodeBase64: base64_ops_test.py checks TF against Python's
+// base64.urlsafe_b64encode (padding removed when pad is false); these bytes cover every
+// value, so `-` and `_` appear.
+const BASE64_TEST = `${KERNEL_TESTS}/base64_ops_test.py@84e2e6c7`;
+const ALL_BYTES = Uint8Array.from({ length: 256 }, (_, i) => i);
+const MSGS = [new Uint8Array(0), new TextEncoder().encode('a'), new TextEncoder().encode('ab'), ALL_BYTES.subarray(0, 100), ALL_BYTES];
+const urlsafe = (b: Uint8Array, pad: boolean) => {
+  const s = Buffer.from(b).toString('base64url');
+  return pad ? s + '='.repeat((4 - (s.length % 4)) % 4) : s;
+};
+const decodeFails = (text: string, message: string, name: string, line: number): OpCase => ({
+  name,
+  source: `${BASE64_TEST}:${line} testInvalidInput`,
+  op: 'DecodeBase64',
+  inputs: [str([], [text])],
+  want: failsAtRun(message),
+});
+const valid = urlsafe(ALL_BYTES.subarray(0, 34), true);
+const BASE64_CASES: OpCase[] = [
+  ...[false, true].map((pad): OpCase => ({
+    name: `pad ${pad}: Python's urlsafe_b64encode${pad ? '' : ' without padding'}`,
+    source: `${BASE64_TEST}:58 _RunTest`,
+    op: 'EncodeBase64',
+    attrs: { pad: attr.b(pad) },
+    inputs: [str([MSGS.length], MSGS)],
+    want: { output: str([MSGS.length], MSGS.map((m) => urlsafe(m, pad))) },
+  })),
+  ...[false, true].map((pad): OpCase => ({
+    name: `decodes what EncodeBase64(pad=${pad}) wrote`,
+    source: `${BASE64_TEST}:66 _RunTest`,
+    op: 'DecodeBase64',
+    inputs: [str([MSGS.length], MSGS.map((m) => urlsafe(m, pad)))],
+    want: { output: str([MSGS.length], MSGS) },
+  })),
+  decodeFails(`${urlsafe(ALL_BYTES.subarray(0, 99), true)}a`, 'Base64 string length cannot be 1 modulo 4.', 'length 1 modulo 4', 100),
+  decodeFails(`?${valid.slice(1)}`, 'Invalid character found in base64.', "'?' is no base64 character", 109),
+  decodeFails(`${valid.slice(0, 5)}+${valid.slice(6)}`, 'Invalid character found in base64.', "'+' is not web-safe", 116),
+  decodeFails(`${valid.slice(0, 9)}/${valid.slice(10)}`, 'Invalid character found in base64.', "'/' is not web-safe", 118),
+  decodeFails(valid.slice(0, -1), 'Invalid character found in base64.', 'partial padding', 125),
+  decodeFails(`${urlsafe(ALL_BYTES.subarray(0, 33), true)}==`, 'Invalid character found in base64.', 'unnecessary padding', 131),
+  decodeFails(`${valid.slice(0, 4)}=${valid.slice(5)}`, 'Invalid character found in base64.', 'padding in the middle', 142),
+];
+
 export const STRING_CASES: OpFamilyCases = {
   family: 'string',
   registrations: [
     ...REGEX_REGISTRATIONS,
     ...UNICODE_REGISTRATIONS,
     ...JOIN_MORE_REGISTRATIONS,
+    `REGISTER_OP("EncodeBase64")
+    .Input("input: string")
+    .Output("output: string")
+    .Attr("pad: bool = false")`,
+    `REGISTER_OP("DecodeBase64")
+    .Input("input: string")
+    .Output("output: string")`,
     `REGISTER_OP("StringJoin")
     .Input("inputs: N * string")
     .Attr("N: int >= 0")
@@ -238,5 +288,5 @@ export const STRING_CASES: OpFamilyCases = {
     .Output("output: string")`,
   ],
   engines: { onnx: { skip: 'ONNX Runtime takes no string tensors here: the converter refuses a DT_STRING input (tf_to_onnx.ts), so --runtime=auto serves string ops on the embedded runtime' } },
-  cases: [...HASH_CASES, ...CASE_CASES, ...AS_STRING_CASES, ...SPLIT_CASES, ...REGEX_CASES, ...JOIN_CASES, ...JOIN_MORE_CASES, ...UNICODE_CASES],
+  cases: [...HASH_CASES, ...CASE_CASES, ...AS_STRING_CASES, ...SPLIT_CASES, ...REGEX_CASES, ...JOIN_CASES, ...JOIN_MORE_CASES, ...UNICODE_CASES, ...BASE64_CASES],
 };

@@ -7,6 +7,7 @@ import { Code, ServingError, toStatusData } from '../../../../errors/status.js';
 import type { ForestModels, ForestModelFiles } from '../../../../savedmodel/graph/decision_forests/resolve_forest_models.js';
 import type { ForestBindings } from '../../../../savedmodel/graph/decision_forests/forest_rewrite.js';
 import { YggdrasilForest } from './yggdrasil_forest.js';
+import { readVersionFile } from '../../../../savedmodel/version_files.js';
 import { NoFastEngine } from './yggdrasil_wasm.js';
 import { addForest, releaseForest } from './forest_registry.js';
 
@@ -26,7 +27,8 @@ async function readModelFiles(files: ForestModelFiles): Promise<Map<string, Uint
   }
   const out = new Map<string, Uint8Array>();
   for (const entry of entries) {
-    if (entry.isFile() && entry.name.startsWith(files.filePrefix)) out.set(entry.name, await fs.readFile(path.join(files.dir, entry.name)));
+    // Read as every version file is (version_files.ts): never a FIFO, never past its size.
+    if (entry.isFile() && entry.name.startsWith(files.filePrefix)) out.set(entry.name, await readVersionFile(files.dir, path.join(files.dir, entry.name)));
   }
   return out;
 }

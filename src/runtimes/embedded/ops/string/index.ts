@@ -23,6 +23,7 @@ import {
   unicodeTranscodeNodeProblem,
   unicodeTranscodeOp,
 } from './unicode_ops.js';
+import { decodeBase64Op, encodeBase64Op } from './base64.js';
 
 export const STRING_OPS: TfjsOpTable = {
   StringToHashBucketFast: { execute: stringHashExecutor('StringToHashBucketFast'), check: stringHashNodeProblem },
@@ -45,4 +46,6 @@ export const STRING_OPS: TfjsOpTable = {
   UnicodeDecodeWithOffsets: { execute: unicodeDecodeWithOffsetsOp, check: unicodeDecodeNodeProblem },
   UnicodeEncode: { execute: unicodeEncodeOp, check: unicodeEncodeNodeProblem },
   UnicodeTranscode: { execute: unicodeTranscodeOp, check: unicodeTranscodeNodeProblem },
+  EncodeBase64: { execute: encodeBase64Op },
+  DecodeBase64: { execute: decodeBase64Op },
 };
