@@ -35,7 +35,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
 
 /** Code points handed to RE2 by one op's matches, at most (~4 s here). */
-export const MATCH_WORK_LIMIT = 100_000_000;
+const MATCH_WORK_LIMIT = 100_000_000;
 
 /** A string to match: its bytes, as a JS string, and where each code point starts. */
 export class Re2Text {

@@ -13,7 +13,7 @@
 // surrogate as U+FFFD, ICU's toUTF8String), UTF-16-BE (units as they are) or UTF-32-BE.
 
 /** One decoding step: code point, bytes consumed, and whether the bytes were ill-formed. */
-export type DecodeStep = (s: Uint8Array, at: number) => [codePoint: number, length: number, error: boolean];
+type DecodeStep = (s: Uint8Array, at: number) => [codePoint: number, length: number, error: boolean];
 
 const REPLACEMENT = 0xfffd;
 
