@@ -113,9 +113,57 @@ const NGRAMS_CASES: OpCase[] = [
   },
 ];
 
-export const JOIN_MORE_CASES: readonly OpCase[] = [...REDUCE_JOIN_CASES, ...NGRAMS_CASES];
+const SEGMENT_JOIN_TEST = 'tensorflow/python/kernel_tests/strings_ops/unsorted_segment_join_op_test.py@03049341 UnsortedSegmentJoinOpTest';
+const YQC = str([3, 3], ['Y', 'q', 'c', 'Y', '6', '6', 'p', 'G', 'a']);
+const segmentJoin = (inputs: HostTensor, ids: HostTensor, numSegments: HostTensor, separator: string, want: HostTensor | string, name: string, test: string): OpCase => ({
+  name,
+  source: `${SEGMENT_JOIN_TEST} ${test}`,
+  op: 'UnsortedSegmentJoin',
+  attrs: { separator: attr.s(separator) },
+  inputs: [inputs, ids, konst(numSegments)],
+  want: typeof want === 'string' ? failsAtRun(want) : { output: want },
+});
+
+const SEGMENT_JOIN_CASES: OpCase[] = [
+  segmentJoin(YQC, i32([3], [1, 0, 1]), i32([], [2]), ':', str([2, 3], ['Y', '6', '6', 'Y:p', 'q:G', 'c:a']), 'rows 0 and 2 joined into segment 1', 'test_basic_np_array'),
+  segmentJoin(YQC, i64([3], [1, 0, 1]), i64([], [2]), ':', str([2, 3], ['Y', '6', '6', 'Y:p', 'q:G', 'c:a']), 'int64 segment ids and num_segments', 'test_type_check'),
+  segmentJoin(str([2, 3], ['Y', '6', '6', 'Y:p', 'q:G', 'c:a']), i32([2], [1, 1]), i32([], [2]), '', str([2, 3], ['', '', '', 'YY:p', '6q:G', '6c:a']), 'a segment nothing maps to is ""', 'test_multiple_segment_join'),
+  segmentJoin(str([0], []), i32([0], []), i32([], [3]), ':', str([3], ['', '', '']), 'no input: num_segments empty strings', 'test_segment_id_and_input_empty'),
+  segmentJoin(
+    str([3, 2, 2], ['Q', 'b', 'b', 'p', 'i', '9', 'n', 'b', 'T', 'h', 'g', 'z']),
+    i32([3, 2, 2], [2, 1, 0, 0, 2, 0, 2, 2, 0, 2, 1, 0]),
+    i32([], [3]),
+    ':',
+    str([3], ['b:p:9:T:z', 'b:g', 'Q:i:n:b:h']),
+    'segment ids of the input\'s whole shape',
+    'test_multiple_cases_with_different_dims',
+  ),
+  segmentJoin(
+    str([3, 2, 1], ['z', 'h', 'c', 'z', 'V', 'T']),
+    i32([3], [0, 1, 1]),
+    i32([], [3]),
+    ':',
+    str([3, 2, 1], ['z', 'h', 'c:V', 'z:T', '', '']),
+    'inner dimensions kept',
+    'test_multiple_cases_with_different_dims',
+  ),
+  segmentJoin(str([4], ['this', 'is', 'a', 'test']), i32([4], [0, 0, 0, 0]), i32([], [1]), 'UNK', str([1], ['thisUNKisUNKaUNKtest']), 'separator "UNK"', 'testSeparator'),
+  segmentJoin(str([3], ['', 'a', 'b']), i32([3], [0, 0, 0]), i32([], [1]), ':', str([1], ['a:b']), 'no separator after an empty string (what is joined so far is empty)', 'core/kernels/unsorted_segment_join_op.cc Compute: "if (output_flat(output_index).length() != 0) append(separator)"'),
+  segmentJoin(YQC, i32([3], [1, 0, 1]), i32([], [1]), ':', 'segment_ids are not allowed to exceed num_segments or to have negative values.', 'a segment id past num_segments fails the request', 'test_fail_segment_id_exceeds_segment_nums'),
+  segmentJoin(YQC, i32([3], [-1, 0, -1]), i32([], [1]), ':', 'segment_ids are not allowed to exceed num_segments or to have negative values.', 'a negative segment id fails the request', 'test_fail_negative_segment_id'),
+];
+
+export const JOIN_MORE_CASES: readonly OpCase[] = [...REDUCE_JOIN_CASES, ...NGRAMS_CASES, ...SEGMENT_JOIN_CASES];
 
 export const JOIN_MORE_REGISTRATIONS: readonly string[] = [
+  `REGISTER_OP("UnsortedSegmentJoin")
+    .Input("inputs: string")
+    .Input("segment_ids: Tindices")
+    .Input("num_segments: Tnumsegments")
+    .Attr("separator: string = ''")
+    .Attr("Tindices: {int32,int64}")
+    .Attr("Tnumsegments: {int32,int64} = DT_INT32")
+    .Output("output: string")`,
   `REGISTER_OP("ReduceJoin")
     .Input("inputs: string")
     .Input("reduction_indices: int32")

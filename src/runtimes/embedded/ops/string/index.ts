@@ -14,6 +14,7 @@ import { substrOp } from './substr.js';
 import { stringLengthOp } from './string_length.js';
 import { stringNGramsOp } from './string_ngrams.js';
 import { reduceJoinOp } from './reduce_join.js';
+import { unsortedSegmentJoinOp } from './unsorted_segment_join.js';
 import {
   unicodeDecodeNodeProblem,
   unicodeDecodeOp,
@@ -42,6 +43,7 @@ export const STRING_OPS: TfjsOpTable = {
   StringLength: { execute: stringLengthOp },
   StringNGrams: { execute: stringNGramsOp },
   ReduceJoin: { execute: reduceJoinOp },
+  UnsortedSegmentJoin: { execute: unsortedSegmentJoinOp },
   UnicodeDecode: { execute: unicodeDecodeOp, check: unicodeDecodeNodeProblem },
   UnicodeDecodeWithOffsets: { execute: unicodeDecodeWithOffsetsOp, check: unicodeDecodeNodeProblem },
   UnicodeEncode: { execute: unicodeEncodeOp, check: unicodeEncodeNodeProblem },
