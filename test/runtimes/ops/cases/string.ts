@@ -203,6 +203,34 @@ const SPLIT_CASES: OpCase[] = [
   },
 ];
 
+// TF1's StringSplit (tf.compat.v1.string_split): each byte of the delimiter splits, "" splits
+// into single bytes; TF.js's converter runs it (tf.string.stringSplit).
+const SPLIT_V1_TEST = `${KERNEL_TESTS}/string_split_op_test.py@5f3dac2e StringSplitOpTest`;
+function splitV1(x: Array<string | Uint8Array>, delimiter: string, rows: Array<Array<string | Uint8Array>>, width: number, name: string, test: string, skipEmpty = true): OpCase {
+  const indices = rows.flatMap((r, i) => r.map((_, j) => [i, j])).flat();
+  const values = rows.flat();
+  return {
+    name,
+    source: `${SPLIT_V1_TEST} ${test}`,
+    op: 'StringSplit',
+    attrs: { skip_empty: attr.b(skipEmpty) },
+    inputs: [str([x.length], x), konst(str([], [delimiter]))],
+    want: { indices: i64([values.length, 2], indices), values: str([values.length], values), shape: i64([2], [x.length, width]) },
+  };
+}
+const byte = (b: number) => Uint8Array.of(b);
+
+const SPLIT_V1_CASES: OpCase[] = [
+  splitV1(['pigs on the wing', 'animals'], ' ', [['pigs', 'on', 'the', 'wing'], ['animals']], 4, 'split on " ": the sparse triplet, shape [2, 4]', 'testStringSplit'),
+  splitV1(['hello', 'hola', Uint8Array.of(0xf0, 0x9f, 0x98, 0x8e)], '', [['h', 'e', 'l', 'l', 'o'], ['h', 'o', 'l', 'a'], [byte(0xf0), byte(0x9f), byte(0x98), byte(0x8e)]], 5, 'an empty delimiter splits into bytes, a 4-byte character too', 'testStringSplitEmptyDelimiter'),
+  splitV1(['', ' a', 'b ', ' c', ' ', ' d ', '  e', 'f  ', '  g  ', '  '], ' ', [[], ['a'], ['b'], ['c'], [], ['d'], ['e'], ['f'], ['g'], []], 1, 'empty tokens are skipped', 'testStringSplitEmptyToken'),
+  splitV1(['', ' a', 'b ', ' c', ' ', ' d ', '. e', 'f .', ' .g. ', ' .'], ' .', [[], ['a'], ['b'], ['c'], [], ['d'], ['e'], ['f'], ['g'], []], 1, 'each byte of the delimiter " ." splits', 'testStringSplitOnSetEmptyToken'),
+  splitV1(['hello|world', 'hello world'], '| ', [['hello', 'world'], ['hello', 'world']], 2, 'delimiter "| "', 'testStringSplitWithDelimiter'),
+  splitV1(['hello.cruel,world', 'hello cruel world'], '.,', [['hello', 'cruel', 'world'], ['hello cruel world']], 3, 'delimiter ".,"', 'testStringSplitWithDelimitersTensor'),
+  splitV1(['#a', 'b#', '#c#'], '#', [['', 'a'], ['b', ''], ['', 'c', '']], 3, 'skip_empty false keeps empty tokens', 'testStringSplitWithNoSkipEmpty', false),
+  splitV1(['#a', 'b#', '#c#'], '#', [['a'], ['b'], ['c']], 1, 'skip_empty true (the default) drops them', 'testStringSplitWithNoSkipEmpty'),
+];
+
 const JOIN_TEST = `${KERNEL_TESTS}/string_join_op_test.py@609ec267`;
 const [A_B, A, B_C] = [str([2], ['a', 'b']), str([], ['a']), str([2, 1], ['b', 'c'])];
 const join = (inputs: HostTensor[], separator: string, want: HostTensor | RegExp, name: string, line: number): OpCase => ({
@@ -281,6 +309,13 @@ export const STRING_CASES: OpFamilyCases = {
     `REGISTER_OP("DecodeBase64")
     .Input("input: string")
     .Output("output: string")`,
+    `REGISTER_OP("StringSplit")
+    .Input("input: string")
+    .Input("delimiter: string")
+    .Output("indices: int64")
+    .Output("values: string")
+    .Output("shape: int64")
+    .Attr("skip_empty: bool = true")`,
     `REGISTER_OP("StringJoin")
     .Input("inputs: N * string")
     .Attr("N: int >= 0")
@@ -288,5 +323,5 @@ export const STRING_CASES: OpFamilyCases = {
     .Output("output: string")`,
   ],
   engines: { onnx: { skip: 'ONNX Runtime takes no string tensors here: the converter refuses a DT_STRING input (tf_to_onnx.ts), so --runtime=auto serves string ops on the embedded runtime' } },
-  cases: [...HASH_CASES, ...CASE_CASES, ...AS_STRING_CASES, ...SPLIT_CASES, ...REGEX_CASES, ...JOIN_CASES, ...JOIN_MORE_CASES, ...UNICODE_CASES, ...BASE64_CASES],
+  cases: [...HASH_CASES, ...CASE_CASES, ...AS_STRING_CASES, ...SPLIT_CASES, ...SPLIT_V1_CASES, ...REGEX_CASES, ...JOIN_CASES, ...JOIN_MORE_CASES, ...UNICODE_CASES, ...BASE64_CASES],
 };
