@@ -49,23 +49,26 @@ export class Re2Text {
 
   private constructor(readonly bytes: Uint8Array, str: string) {
     this.str = str;
-    const cps = [...str];
-    this.cpByte = new Int32Array(cps.length + 1);
-    this.cpUnit = new Int32Array(cps.length + 1);
+    // Walked by code point without spreading the string: [...str] would make one JS string
+    // per character (tens of bytes each) for a request's long text.
+    let count = 0;
+    for (let u = 0; u < str.length; u += str.codePointAt(u)! > 0xffff ? 2 : 1) count++;
+    this.cpByte = new Int32Array(count + 1);
+    this.cpUnit = new Int32Array(count + 1);
     this.byteCp = new Int32Array(bytes.length + 1).fill(-1);
     let b = 0;
     let u = 0;
-    cps.forEach((c, i) => {
+    for (let i = 0; i < count; i++) {
       this.cpByte[i] = b;
       this.cpUnit[i] = u;
       this.byteCp[b] = i;
-      const cp = c.codePointAt(0)!;
+      const cp = str.codePointAt(u)!;
       b += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-      u += c.length;
-    });
-    this.cpByte[cps.length] = b;
-    this.cpUnit[cps.length] = u;
-    this.byteCp[b] = cps.length;
+      u += cp > 0xffff ? 2 : 1;
+    }
+    this.cpByte[count] = b;
+    this.cpUnit[count] = u;
+    this.byteCp[b] = count;
   }
 
   /** The text, or null when its bytes are not UTF-8 (see the header). */
