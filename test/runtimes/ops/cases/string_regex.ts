@@ -5,7 +5,7 @@
 import { Code } from '../../../../src/errors/status.js';
 import type { HostTensor } from '../../../../src/tensor/host_tensor.js';
 import { attr } from '../../../../test_util/savedmodel/writer/graph_builder.js';
-import { bool, failsAtRun, feed, konst, refusedAtLoad, str, type Failure, type OpCase } from '../op_case.js';
+import { bool, failsAtRun, feed, i64, konst, refusedAtLoad, str, type Failure, type OpCase } from '../op_case.js';
 
 const KERNEL_TESTS = 'tensorflow/python/kernel_tests/strings_ops';
 const REGEX_TEST = `${KERNEL_TESTS}/regex_replace_op_test.py@03049341 RegexReplaceOpVariantsTest`;
@@ -106,9 +106,70 @@ const FULL_MATCH_CASES: OpCase[] = [
   ...fullMatchBoth('\\Qa.b', str([2], ['a.b', 'axb']), [true, false], 'a \\Q quote left open to the end of the pattern', 'RE2 syntax (re2/re2.h): \\Q…\\E literal text'),
 ];
 
-export const REGEX_CASES: readonly OpCase[] = [...REPLACE_CASES, ...FULL_MATCH_CASES];
+// TF Text's regex_split_with_offsets writes the patterns as "(pattern)"
+// (tensorflow_text/python/ops/regex_split_ops.py); its test states the tokens and checks the
+// offsets by cutting the input with them, so the offsets below are the tokens' byte positions.
+const SPLIT_TEST = 'tensorflow/text tensorflow_text/python/ops/regex_split_ops_test.py@0cdf7dce RegexSplitOpsTest testRegexSplitOp';
+const enc = new TextEncoder();
+function regexSplit(x: string[], delim: string, keep: string, want: string[][], descr: string): OpCase {
+  const tokens = want.flat();
+  const begins: number[] = [];
+  const ends: number[] = [];
+  want.forEach((row, i) => {
+    const bytes = enc.encode(x[i]);
+    let from = 0;
+    for (const t of row) {
+      const tb = enc.encode(t);
+      let at = from;
+      while (!tb.every((b, k) => bytes[at + k] === b)) at++;
+      begins.push(at);
+      ends.push(at + tb.length);
+      from = at + tb.length;
+    }
+  });
+  const splits = [0];
+  for (const r of want) splits.push(splits[splits.length - 1] + r.length);
+  return {
+    name: descr,
+    source: `${SPLIT_TEST} "${descr}"`,
+    op: 'RegexSplitWithOffsets',
+    inputs: [str([x.length], x), konst(str([], [`(${delim})`])), konst(str([], [`(${keep})`]))],
+    want: { tokens: str([tokens.length], tokens), begin_offsets: i64([begins.length], begins), end_offsets: i64([ends.length], ends), row_splits: i64([splits.length], splits) },
+  };
+}
+const SHOW = 'show me some $100 bills yo!';
+const SHOW_TOKENS = ['show', 'me', 'some', '$', '100', 'bills', 'yo!'];
+
+const SPLIT_CASES: OpCase[] = [
+  regexSplit(['hello there'], '\\s', '\\s', [['hello', ' ', 'there']], 'Test doc string examples'),
+  regexSplit(['hello there'], '\\s', '', [['hello', 'there']], 'Test simple whitespace'),
+  regexSplit(['hello  there'], '\\s', '', [['hello', 'there']], 'Two delimiters in a row'),
+  regexSplit(['では４日'], '\\p{Hiragana}', '\\p{Hiragana}', [['で', 'は', '４日']], 'Test Hiragana'),
+  regexSplit(['hello! (:$) there'], '[\\p{S}|\\p{P}]+|\\s', '[\\p{S}|\\p{P}]+', [['hello', '!', '(:$)', 'there']], 'Test symbols and punctuation'),
+  regexSplit(['hello12345there'], '\\p{N}+', '\\p{N}+', [['hello', '12345', 'there']], 'Test numbers'),
+  regexSplit([SHOW, 'hello there'], '\\s|\\p{S}', '\\p{S}', [SHOW_TOKENS, ['hello', 'there']], 'Test input Tensor with shape = [2], rank = 1'),
+  regexSplit(['a b', 'c', 'd', 'e f g', 'cat horse cow', ''], '\\s', '', [['a', 'b'], ['c'], ['d'], ['e', 'f', 'g'], ['cat', 'horse', 'cow'], []], 'Test input 3D RaggedTensor with ragged_rank=1; shape = [2, (1, 2), 2]'),
+  {
+    name: 'a delimiter that matches the empty text fails the request (TF Text\'s kernel would not return)',
+    source: 'tensorflow/text tensorflow_text/core/kernels/regex_split.cc: FindAndConsume consumes nothing on an empty match',
+    op: 'RegexSplitWithOffsets',
+    inputs: [str([1], ['ab']), konst(str([], ['(x*)'])), konst(str([], ['()']))],
+    want: failsAtRun('RegexSplitWithOffsets: the delimiter pattern matched the empty text at byte 0 of string 0; TF Text\'s kernel would search there forever', Code.UNIMPLEMENTED),
+  },
+];
+
+export const REGEX_CASES: readonly OpCase[] = [...REPLACE_CASES, ...FULL_MATCH_CASES, ...SPLIT_CASES];
 
 export const REGEX_REGISTRATIONS: readonly string[] = [
+  // tensorflow/text tensorflow_text/core/ops/regex_split_ops.cc
+  `REGISTER_OP("RegexSplitWithOffsets")
+    .Input("input: string")
+    .Input("delim_regex_pattern: string")
+    .Input("keep_delim_regex_pattern: string")
+    .Output("tokens: string")
+    .Output("begin_offsets: int64")
+    .Output("end_offsets: int64")
+    .Output("row_splits: int64")`,
   `REGISTER_OP("RegexReplace")
     .Input("input: string")
     .Input("pattern: string")

@@ -7,6 +7,7 @@ import { stringCaseExecutor, stringCaseNodeProblem } from './string_case.js';
 import { stringStripOp } from './string_strip.js';
 import { patternAttrProblem, regexReplaceOp, staticRegexReplaceOp } from './regex_replace.js';
 import { regexFullMatchOp, staticRegexFullMatchOp } from './regex_full_match.js';
+import { regexSplitWithOffsetsOp } from './regex_split.js';
 import { stringSplitV2Op } from './string_split.js';
 import { asStringNodeProblem, asStringOp } from './as_string.js';
 import { stringJoinOp } from './string_join.js';
@@ -36,6 +37,7 @@ export const STRING_OPS: TfjsOpTable = {
   RegexReplace: { execute: regexReplaceOp },
   StaticRegexFullMatch: { execute: staticRegexFullMatchOp, check: patternAttrProblem },
   RegexFullMatch: { execute: regexFullMatchOp },
+  RegexSplitWithOffsets: { execute: regexSplitWithOffsetsOp },
   StringSplitV2: { execute: stringSplitV2Op },
   AsString: { execute: asStringOp, check: asStringNodeProblem },
   StringJoin: { execute: stringJoinOp },
