@@ -3,7 +3,7 @@
 // (row_splits over char_values). Part of the `string` family (cases/string.ts).
 import type { HostTensor } from '../../../../src/tensor/host_tensor.js';
 import { attr, type AttrValueInit } from '../../../../test_util/savedmodel/writer/graph_builder.js';
-import { failsAtRun, i32, i64, refusedAtLoad, str, type OpCase } from '../op_case.js';
+import { failsAtRun, i32, i64, konst, refusedAtLoad, str, type OpCase } from '../op_case.js';
 
 const KERNEL_TESTS = 'tensorflow/python/kernel_tests/strings_ops';
 const DECODE_TEST = `${KERNEL_TESTS}/unicode_decode_op_test.py@30b8178a UnicodeDecodeTest`;
@@ -298,9 +298,59 @@ const TF_TEXT_CASES: OpCase[] = [
   },
 ];
 
-export const UNICODE_CASES: readonly OpCase[] = [...DECODE_CASES, ...ENCODE_CASES, ...TRANSCODE_CASES, ...SUBSTR_CASES, ...LENGTH_CASES, ...TF_TEXT_CASES];
+// TF Text's WhitespaceTokenizer feeds its op a bit array of ICU's White_Space code points
+// (whitespace_tokenizer_config_builder.cc: one bit per code point up to the largest, U+3000).
+const WHITE_SPACE = [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, ...Array.from({ length: 11 }, (_, i) => 0x2000 + i), 0x2028, 0x2029, 0x202f, 0x205f, 0x3000];
+const WHITESPACE_CONFIG = (() => {
+  const bits = new Uint8Array((0x3000 >> 3) + 1);
+  for (const cp of WHITE_SPACE) bits[cp >> 3] |= 1 << (cp & 7);
+  return bits;
+})();
+const WHITESPACE_TEST = 'tensorflow/text tensorflow_text/python/ops/whitespace_tokenizer_test.py@17c38bf0 WhitespaceTokenizerOpTest';
+function whitespaceTokenize(x: Array<string | Uint8Array>, tokens: Array<Array<string | Uint8Array>>, starts: number[][], ends: number[][], name: string, test: string): OpCase {
+  const splits = [0];
+  for (const r of tokens) splits.push(splits[splits.length - 1] + r.length);
+  return {
+    name,
+    source: `${WHITESPACE_TEST} ${test}`,
+    op: 'TFText>WhitespaceTokenizeWithOffsetsV2',
+    inputs: [str([x.length], x), konst(str([], [WHITESPACE_CONFIG]))],
+    want: {
+      output_tokens: str([splits[splits.length - 1]], tokens.flat()),
+      output_row_splits: i64([splits.length], splits),
+      output_start_offsets: i32([starts.flat().length], starts.flat()),
+      output_end_offsets: i32([ends.flat().length], ends.flat()),
+    },
+  };
+}
+const WHITESPACE_CASES: OpCase[] = [
+  whitespaceTokenize(['I love Flume!', 'Good day'], [['I', 'love', 'Flume!'], ['Good', 'day']], [[0, 2, 7], [0, 5]], [[1, 6, 13], [4, 8]], 'tokens and byte offsets of each string', 'testVector'),
+  whitespaceTokenize(["J'adore la灯", '¡Escríbeme!'], [["J'adore", 'la灯'], ['¡Escríbeme!']], [[0, 8], [0]], [[7, 13], [13]], 'UTF-8 text: offsets in bytes', 'testInternationalization'),
+  whitespaceTokenize([' Hook em! ', ' .Ok.   Go  '], [['Hook', 'em!'], ['.Ok.', 'Go']], [[1, 6], [1, 8]], [[5, 9], [5, 10]], 'spaces at both ends and in runs', 'testSpaceBoundaries'),
+  whitespaceTokenize([' ', '     ', ' \t\r\n'], [[], [], []], [[], [], []], [[], [], []], 'only whitespace: no tokens', 'testOnlySpaces'),
+  whitespaceTokenize(['things:\tcarpet\rdesk\nlamp\r\nlove'], [['things:', 'carpet', 'desk', 'lamp', 'love']], [[0, 8, 15, 20, 26]], [[7, 14, 19, 24, 30]], 'tab, CR, LF, CRLF', 'testWhitespaceCharacters'),
+  whitespaceTokenize(['', 'I love Flume!', '', 'O hai', ''], [[], ['I', 'love', 'Flume!'], [], ['O', 'hai'], []], [[], [0, 2, 7], [], [0, 2], []], [[], [1, 6, 13], [], [1, 5], []], 'empty strings', 'testEmptyString'),
+  whitespaceTokenize(
+    ['a\u3000b'],
+    [[Uint8Array.of(0x61, 0xe3, 0x80), 'b']],
+    [[0, 4]],
+    [[3, 5]],
+    'a multi-byte space (U+3000): the token ends one byte before the space\'s end, as the kernel computes it',
+    'tensorflow_text/core/kernels/whitespace_tokenizer.cc Tokenize ("int end_pos = position - 1")',
+  ),
+];
+
+export const UNICODE_CASES: readonly OpCase[] = [...DECODE_CASES, ...ENCODE_CASES, ...TRANSCODE_CASES, ...SUBSTR_CASES, ...LENGTH_CASES, ...TF_TEXT_CASES, ...WHITESPACE_CASES];
 
 export const UNICODE_REGISTRATIONS: readonly string[] = [
+  // tensorflow/text tensorflow_text/core/kernels/whitespace_tokenizer_kernel_template.h (a TF op shim: no attrs)
+  `REGISTER_OP("TFText>WhitespaceTokenizeWithOffsetsV2")
+    .Input("input_values: string")
+    .Input("input_config: string")
+    .Output("output_tokens: string")
+    .Output("output_row_splits: int64")
+    .Output("output_start_offsets: int32")
+    .Output("output_end_offsets: int32")`,
   // tensorflow/text tensorflow_text/core/ops/normalize_ops.cc
   `REGISTER_OP("CaseFoldUTF8")
     .Input("input: string")

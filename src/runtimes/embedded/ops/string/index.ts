@@ -8,6 +8,7 @@ import { stringStripOp } from './string_strip.js';
 import { patternAttrProblem, regexReplaceOp, staticRegexReplaceOp } from './regex_replace.js';
 import { regexFullMatchOp, staticRegexFullMatchOp } from './regex_full_match.js';
 import { regexSplitWithOffsetsOp } from './regex_split.js';
+import { whitespaceTokenizeWithOffsetsV2Op } from './whitespace_tokenize.js';
 import { stringSplitV2Op } from './string_split.js';
 import { asStringNodeProblem, asStringOp } from './as_string.js';
 import { stringJoinOp } from './string_join.js';
@@ -38,6 +39,7 @@ export const STRING_OPS: TfjsOpTable = {
   StaticRegexFullMatch: { execute: staticRegexFullMatchOp, check: patternAttrProblem },
   RegexFullMatch: { execute: regexFullMatchOp },
   RegexSplitWithOffsets: { execute: regexSplitWithOffsetsOp },
+  'TFText>WhitespaceTokenizeWithOffsetsV2': { execute: whitespaceTokenizeWithOffsetsV2Op },
   StringSplitV2: { execute: stringSplitV2Op },
   AsString: { execute: asStringOp, check: asStringNodeProblem },
   StringJoin: { execute: stringJoinOp },
