@@ -30,7 +30,8 @@ function start(): Promise<ChildProcess> {
     let out = '';
     proc.stderr!.on('data', (d) => {
       out += d;
-      if (/Running gRPC ModelServer/.test(out)) resolve(proc);
+      // The ports open while the model loads: wait for the first loads to settle too.
+      if (/Running gRPC ModelServer/.test(out) && out.includes('"initial_loads_settled"')) resolve(proc);
     });
     proc.once('exit', (code) => reject(new Error(`tfgate exited ${code}: ${out}`)));
   });

@@ -36,7 +36,14 @@ async function startProcess(args: string[], ready: (line: string) => number | un
   });
 }
 
-const tfgatePort = (line: string) => Number(/Exporting HTTP\/REST API at:[\d.]+:(\d+)/.exec(line)?.[1]) || undefined;
+// The port opens while the model loads: wait for the first loads to settle too.
+let tfgateListening: number | undefined;
+let tfgateLoaded = false;
+const tfgatePort = (line: string) => {
+  tfgateListening ??= Number(/Exporting HTTP\/REST API at:[\d.]+:(\d+)/.exec(line)?.[1]) || undefined;
+  tfgateLoaded ||= line.includes('"initial_loads_settled"');
+  return tfgateLoaded ? tfgateListening : undefined;
+};
 
 async function main() {
   const body = JSON.stringify({ instances: [1.0, 2.0, 5.0] });

@@ -36,7 +36,8 @@ function start(base: string, cfg: string): Promise<ChildProcess> {
     let out = '';
     proc.stderr!.on('data', (d) => {
       out += d;
-      if (/Exporting HTTP\/REST API/.test(out)) resolve(proc);
+      // The port opens while the model loads: wait for the first loads to settle too.
+      if (/Exporting HTTP\/REST API/.test(out) && out.includes('"initial_loads_settled"')) resolve(proc);
       if (out.length > 1e6) out = out.slice(-1e5);
     });
     proc.once('exit', (code) => reject(new Error(`tfgate exited ${code}: ${out.slice(-2000)}`)));

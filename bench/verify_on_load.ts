@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ExecutorPool } from '../src/executors/executor_pool.js';
-import { verifyVersion, versionSizeBytes } from '../src/services/version_verifier.js';
+import { verifyVersion } from '../src/services/version_verifier.js';
+import { versionInventory } from '../src/savedmodel/version_files.js';
 import { writeConvSavedModel, writeMlpSavedModel } from '../test_util/savedmodel/model_zoo.js';
 import { numberArg } from './load/args.js';
 
@@ -43,7 +44,7 @@ try {
       result = Object.keys(report.refused).length ? `refused: ${JSON.stringify(report.refused)}` : `agree: ${Object.entries(report.verified).map(([k, e]) => `${k} vs ${e}`).join(', ')}`;
     }
     const [load, check] = [median(loads), median(checks)];
-    const mb = (await versionSizeBytes(dir)) / 2 ** 20;
+    const mb = (await versionInventory(dir)).bytes / 2 ** 20;
     console.log(`| ${name} | ${mb.toFixed(1)} | ${load.toFixed(0)} | ${check.toFixed(0)} | ${((load + check) / load).toFixed(2)} | ${result} |`);
   }
 } finally {

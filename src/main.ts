@@ -11,6 +11,7 @@ import { RuntimeUnavailableError, selectRuntime } from './runtimes/runtime_selec
 import { readEngineConfigFiles } from './server/engine_config_files.js';
 import { checkEngineForRuntime, EngineSettingRefused } from './config/session_config.js';
 import { libtensorflowEnvironment } from './runtimes/tfjs_node/libtensorflow_environment.js';
+import { armExitWatchdog } from './server/exit_watchdog.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -20,8 +21,14 @@ function version(): string {
 const log = createLog();
 // An error in tfgate's own code reaches the client as INTERNAL with an id; its details go here.
 setInternalErrorReporter((id, e) => log(`Internal error ${id}: ${e instanceof Error ? e.stack ?? e.message : String(e)}`, 'error', { event: 'internal_error', id }));
+// Node's process warnings (a dependency's notice, e.g. the AWS SDK's about Node versions) join
+// the JSON-lines log instead of stderr's plain text: Node's own printer is replaced.
+process.removeAllListeners('warning');
+process.on('warning', (w) => log(`${w.name}: ${w.message}`, 'warn', { event: 'process_warning', name: w.name }));
 /** After the drain, how long unloading may take before the process exits anyway. */
 const UNLOAD_GRACE_SECONDS = 10;
+/** Once unloaded, how long the exit may take before the watchdog ends the process. */
+const EXIT_GRACE_MS = 2000;
 
 async function subcommand(run: () => Promise<void>, usage: string): Promise<void> {
   try {
@@ -36,7 +43,8 @@ async function subcommand(run: () => Promise<void>, usage: string): Promise<void
   }
 }
 
-export async function main(argv: string[]): Promise<void> {
+/** What tests substitute (ModelServer's seams); the binary gives none. */
+export async function main(argv: string[], seams: { executorWorkerFile?: string } = {}): Promise<void> {
   const out = (s: string) => process.stdout.write(s);
   if (argv[0] === 'show') return subcommand(() => showCommand(argv.slice(1), out), SHOW_USAGE);
   if (argv[0] === 'run') return subcommand(() => runCommand(argv.slice(1), out), RUN_USAGE);
@@ -58,7 +66,7 @@ export async function main(argv: string[]): Promise<void> {
     const selection = await selectRuntime(options.runtime);
     log(`Runtime: ${selection.runtime}: ${selection.reason}`, 'info', { event: 'runtime_selected', runtime: selection.runtime });
     for (const note of checkEngineForRuntime(options.engine, selection.runtime)) log(note, 'info', { event: 'harmless_setting' });
-    server = new ModelServer(options, log, selection.runtime);
+    server = new ModelServer(options, log, selection.runtime, seams);
     if (options.dryRun) {
       out(`${JSON.stringify(await server.checkConfig(), null, 2)}\n`);
       return;
@@ -84,23 +92,25 @@ export async function main(argv: string[]): Promise<void> {
     throw e;
   }
   // The first signal drains: no new connections, answers for every request already received
-  // (flushed to the kernel, connections closed), then models unload; exit 0. Past the bound
-  // what still runs is cut and logged; exit 1. A second signal finds no handler left (once)
-  // and ends the process at once.
+  // (flushed to the kernel, connections closed), then models unload — loads under way are
+  // abandoned — and the process exits 0. Past the bound what still runs is cut and logged;
+  // exit 1. Whatever is loading, the process is gone by the drain bound plus the unload grace
+  // (exit_watchdog.ts). A second signal finds no handler left (once) and ends the process at once.
   const shutdown = async (signal: string) => {
     const bound = options.shutdownDrainSeconds;
     log(`${signal} received: draining (at most ${bound} s) and unloading`);
-    // A backstop should unloading itself hang after the drain.
+    const lastMs = (bound + UNLOAD_GRACE_SECONDS) * 1000;
+    armExitWatchdog(lastMs, `shutdown took longer than --shutdown_drain_seconds=${bound} plus ${UNLOAD_GRACE_SECONDS} s to unload, and the exit hung: killed (SIGKILL)`, (e) => log(`could not start the exit watchdog: ${e.message}`, 'warn'));
+    // A backstop should unloading itself hang after the drain (the watchdog ends an exit that hangs).
     setTimeout(() => {
       log(`shutdown took longer than --shutdown_drain_seconds=${bound} plus ${UNLOAD_GRACE_SECONDS} s to unload: exiting`, 'warn');
       process.exit(1);
-    }, (bound + UNLOAD_GRACE_SECONDS) * 1000).unref();
+    }, lastMs - 500).unref();
     const report = await server.stop(bound * 1000);
-    if (!report.drained) {
-      log(`drain took longer than --shutdown_drain_seconds=${bound}: ${report.cutRequests.length} HTTP request(s) and ${report.cutCalls.length} gRPC call(s) cut`, 'warn', { event: 'drain_bound_passed' });
-      process.exit(1);
-    }
-    process.exit(0);
+    if (!report.drained) log(`drain took longer than --shutdown_drain_seconds=${bound}: ${report.cutRequests.length} HTTP request(s) and ${report.cutCalls.length} gRPC call(s) cut`, 'warn', { event: 'drain_bound_passed' });
+    // The exit itself waits for every executor thread to end; one stuck in a read never does.
+    armExitWatchdog(EXIT_GRACE_MS, `the exit did not end within ${EXIT_GRACE_MS} ms of unloading (an executor thread stuck, e.g. in a read that never ends): killed (SIGKILL)`, () => {});
+    process.exit(report.drained ? 0 : 1);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -123,9 +123,9 @@ export class BatchingVersionLoader<T extends ServableVersion> implements Version
     return own ? { params: own, global: false } : { params: s.global, global: true };
   }
 
-  async load(modelName: string, version: number, path: string): Promise<MaybeBatchedVersion<T>> {
+  async load(modelName: string, version: number, path: string, signal?: AbortSignal): Promise<MaybeBatchedVersion<T>> {
     const chosen = await this.paramsFor(modelName, path);
-    const loaded = await this.inner.load(modelName, version, path);
+    const loaded = await this.inner.load(modelName, version, path, signal);
     const session = this.scheduler && chosen ? new BatchingSession(`${modelName}/${version}`, loaded, this.scheduler, queueOptions(chosen.params, this.setup?.defaults)) : undefined;
     if (session && chosen?.global) this.globalSessions.add(session);
     return new MaybeBatched(loaded, session);

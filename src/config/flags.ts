@@ -126,8 +126,8 @@ export const FLAGS = {
   model_config_file_poll_wait_seconds: acted('int32', 0, 'Interval in seconds between each poll of the filesystem for model_config_file. If unset or set to zero, poll will be done exactly once and not periodically. Setting this to negative is reserved for testing purposes only.', 'also applies to --config'),
   model_name: acted('string', 'default', 'name of model (ignored if --model_config_file flag is set)'),
   model_base_path: acted('string', '', 'path to export (ignored if --model_config_file flag is set, otherwise required)', 'a local path, s3://bucket/prefix or gs://bucket/prefix (other schemes are refused); without any model flag tfgate serves ./model_repository'),
-  num_load_threads: acted('int32', 0, "The number of threads in the thread-pool used to load servables. If set as 0, we don't use a thread-pool, and servable loads are performed serially in the manager's main work loop, may casue the Serving request to be delayed. Default: 0", 'at most N loads run at once; 0 = no bound (loads run on executor threads, never on the main loop)'),
-  num_unload_threads: harmlessFlag('int32', 0, "The number of threads in the thread-pool used to unload servables. If set as 0, we don't use a thread-pool, and servable loads are performed serially in the manager's main work loop, may casue the Serving request to be delayed. Default: 0", 'unloading only releases executor threads; it never delays requests'),
+  num_load_threads: acted('int32', 0, "The number of threads in the thread-pool used to load servables. If set as 0, we don't use a thread-pool, and servable loads are performed serially in the manager's main work loop, may casue the Serving request to be delayed. Default: 0", 'at most N version loads run at once; 0: one at a time, as TF Serving (loads run in a probe process and on executor threads, never on the main loop)'),
+  num_unload_threads: harmlessFlag('int32', 0, "The number of threads in the thread-pool used to unload servables. If set as 0, we don't use a thread-pool, and servable loads are performed serially in the manager's main work loop, may casue the Serving request to be delayed. Default: 0", 'unloading only releases executor threads'),
   max_num_load_retries: acted('int32', 5, 'maximum number of times it retries loading a model after the first failure, before giving up. If set to 0, a load is attempted only once. Default: 5'),
   load_retry_interval_micros: acted('int64', 60_000_000, "The interval, in microseconds, between each servable load retry. If set negative, it doesn't wait. Default: 1 minute"),
   file_system_poll_wait_seconds: acted(
@@ -179,7 +179,9 @@ export const FLAGS = {
   batching_parameters_poll_wait_seconds: own('int32', 1, 'How often (seconds) --batching_parameters_file is checked for edits; an edit applies to the next batches without a restart, a bad edit is logged and refused. 0: read once at start-up.'),
   access_log: own('bool', false, 'Log every HTTP request (method, path, status, milliseconds) as a JSON line on stderr.'),
   shutdown_drain_seconds: own('int32', 30, 'On SIGTERM/SIGINT: how long requests already received may take to be answered before tfgate exits anyway (a second signal exits at once).'),
-  num_executors: own('int32', Math.max(1, Math.min(cpus - 1, 4)), 'Executor threads per loaded model version (default: one core left to the event loop, at most 4).'),
+  num_executors: own('int32', Math.max(1, Math.min(cpus - 1, 4)), 'Executor threads per loaded model version (default: one core left to the event loop, at most 4); versions up to --shared_executors_max_mb share one such set.'),
+  shared_executors_max_mb: own('int64', 16, 'Model versions up to this size on disk (MB) share one set of --num_executors executor threads (each thread holds its own copy of each); larger ones get threads of their own. 0: every version gets its own.'),
+  enable_load_probe: own('bool', true, 'Load, warm up, check (--verify_on_load) and run each model version once in a separate, disposable probe process before it loads into the serving executors: a load that crashes or never ends takes down the probe, never the versions that serve.'),
   verify_on_load: own('string', 'auto', 'Before a version serves, run each signature once on a second, independent engine (ONNX Runtime against WASM, WASM against the plain-JS CPU backend) and refuse a signature whose answers differ, naming the first differing node: true | false | auto (true for versions up to --verify_on_load_max_mb).'),
   verify_on_load_max_mb: own('int64', VERIFY_ON_LOAD_DEFAULT_MAX_MB, 'With --verify_on_load=auto: the largest version (MB on disk) that is verified.'),
   load_memory_floor_mb: own('int64', LOAD_MEMORY_FLOOR_MB, "A version's load (conversion, constant folding, verification, warmup) may make tensors of at most max(this, 4 × the version's size on disk), one tensor and those alive at once; a graph whose known sizes exceed it is refused before they are allocated (RESOURCE_EXHAUSTED naming the op and node)."),
@@ -338,6 +340,10 @@ export interface ServerOptions {
   readonly monitoringConfigFile: string | null;
   readonly runtime: RuntimeChoice;
   readonly numExecutors: number;
+  /** --shared_executors_max_mb in bytes: versions up to it share executor threads (0: none). */
+  readonly sharedExecutorsMaxBytes: number;
+  /** --enable_load_probe: each version loads in a probe process before the serving executors. */
+  readonly enableLoadProbe: boolean;
   /** --verify_on_load: check each signature on a second engine before the version serves. */
   readonly verifyOnLoad: { readonly mode: VerifyOnLoadMode; readonly maxBytes: number };
   /** --load_memory_floor_mb, --load_timeout_seconds: a load's bounds (savedmodel/load_bounds.ts). */
@@ -450,7 +456,7 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
   for (const name of ['num_executors', 'max_request_body_bytes', 'json_max_depth', 'json_max_elements', 'max_executor_queue', 'request_log_file_max_bytes', 'request_log_queue_max_bytes'] as const) if (v[name] < 1) bad(name, 'must be at least 1');
   if (v.rest_max_connections < 0) bad('rest_max_connections', 'must not be negative (0: the default from the open-file limit)');
   if (!v.grpc_api_host.trim()) bad('grpc_api_host', 'empty');
-  for (const name of ['max_inflight_request_bytes', 'model_cache_max_mb', 'num_load_threads', 'max_num_load_retries', 'num_request_iterations_for_warmup', 'shutdown_drain_seconds', 'batching_parameters_poll_wait_seconds'] as const) if (v[name] < 0) bad(name, 'must not be negative');
+  for (const name of ['max_inflight_request_bytes', 'model_cache_max_mb', 'shared_executors_max_mb', 'num_load_threads', 'max_num_load_retries', 'num_request_iterations_for_warmup', 'shutdown_drain_seconds', 'batching_parameters_poll_wait_seconds'] as const) if (v[name] < 0) bad(name, 'must not be negative');
 
   if (v.batching_parameters_file && !v.enable_batching) {
     throw new FlagError('server_options.batching_parameters_file is set without setting server_options.enable_batching to true. (--batching_parameters_file needs --enable_batching)', 'batching_parameters_file');
@@ -509,7 +515,8 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
     modelSource: Object.freeze(modelSource),
     fileSystemPollWaitSeconds: v.file_system_poll_wait_seconds,
     savedModelTags: Object.freeze(savedModelTags),
-    numLoadThreads: v.num_load_threads,
+    // TF Serving's 0 loads one version at a time, in its manager's loop.
+    numLoadThreads: Math.max(1, v.num_load_threads),
     maxNumLoadRetries: v.max_num_load_retries,
     loadRetryIntervalMicros: v.load_retry_interval_micros,
     allowVersionLabelsForUnavailableModels: v.allow_version_labels_for_unavailable_models,
@@ -527,6 +534,8 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
     monitoringConfigFile: v.monitoring_config_file ? localFile('monitoring_config_file', v.monitoring_config_file) : null,
     runtime: v.runtime as RuntimeChoice,
     numExecutors: v.num_executors,
+    sharedExecutorsMaxBytes: v.shared_executors_max_mb * 1024 * 1024,
+    enableLoadProbe: v.enable_load_probe,
     verifyOnLoad: Object.freeze({ mode: v.verify_on_load as VerifyOnLoadMode, maxBytes: v.verify_on_load_max_mb * 1024 * 1024 }),
     loadBounds: Object.freeze({ memoryFloorMb: v.load_memory_floor_mb, timeoutSeconds: v.load_timeout_seconds }),
     shutdownDrainSeconds: v.shutdown_drain_seconds,

@@ -16,7 +16,8 @@ import { LoadSlots } from './load_slots.js';
 export type { ServableHandle, ServableRequest };
 
 export interface VersionLoader<T> {
-  load(modelName: string, version: number, path: string): Promise<T>;
+  /** `signal` aborts when the manager stops: the load should then end at once (rejected). */
+  load(modelName: string, version: number, path: string, signal?: AbortSignal): Promise<T>;
   unload(loaded: T): Promise<void>;
 }
 
@@ -56,12 +57,15 @@ export interface ManagerOptions {
   maxNumLoadRetries: number;
   /** Wait between load retries (--load_retry_interval_micros, default 60 s). */
   loadRetryIntervalMs: number;
-  /** Loads running at once, server-wide (--num_load_threads); 0 or absent: no bound. */
+  /** Loads running at once, server-wide (--num_load_threads resolved); 0 or absent: no bound. */
   maxConcurrentLoads?: number;
   onEvent?: (e: ManagerEvent) => void;
 }
 
 const OK: StatusData = { code: Code.OK, message: '' };
+
+const STOPPING = 'the server is stopping';
+const cancelledByStop = () => new ServingError(Code.CANCELLED, STOPPING);
 
 /** Moves a version to `to`, as servable_state.ts allows (throws IllegalTransition otherwise). */
 function move(v: { state: ManagerState }, to: ManagerState): void {
@@ -71,6 +75,8 @@ function move(v: { state: ManagerState }, to: ManagerState): void {
 export class AspiredVersionsManager<T> {
   private readonly models = new Map<string, ModelEntry<T>>();
   private readonly loadSlots: LoadSlots;
+  /** Aborted by stop(): loads under way end, loads waiting for a slot do not start. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly loader: VersionLoader<T>,
@@ -157,11 +163,12 @@ export class AspiredVersionsManager<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         // A slot is held per attempt, not across the wait before a retry.
-        const loaded = await this.loadSlots.run(() => this.loader.load(model, v.version, v.path));
+        const signal = this.stopping.signal;
+        const loaded = await this.loadSlots.run(() => (signal.aborted ? Promise.reject(cancelledByStop()) : this.loader.load(model, v.version, v.path, signal)));
         v.status = OK;
         return loaded;
       } catch (e) {
-        if (attempt > this.options.maxNumLoadRetries || !v.aspired) throw e;
+        if (attempt > this.options.maxNumLoadRetries || !v.aspired || this.stopping.signal.aborted) throw e;
         v.status = toStatusData(e);
         const retryInMs = Math.max(0, this.options.loadRetryIntervalMs);
         this.emit({ kind: 'load_retry', model, version: v.version, error: v.status, attempt, retryInMs });
@@ -299,8 +306,15 @@ export class AspiredVersionsManager<T> {
     return all.sort((a, b) => b.version - a.version).map((v) => ({ version: v.version, state: v.state, status: v.status }));
   }
 
-  /** Unloads everything (shutdown). */
+  /** Abandons the loads under way (their loader is told to end them) and those not started. */
+  abortLoads(): void {
+    this.stopping.abort(STOPPING);
+    for (const entry of this.models.values()) for (const v of entry.versions.values()) v.cancelRetryWait?.();
+  }
+
+  /** Unloads everything (shutdown); loads under way or waiting are abandoned, not awaited. */
   async stop(): Promise<void> {
+    this.abortLoads();
     await Promise.allSettled([...this.models.keys()].map((m) => this.removeModel(m)));
   }
 }

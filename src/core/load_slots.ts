@@ -1,7 +1,6 @@
 // --num_load_threads: how many version loads may run at once, server-wide. Loads past the
-// bound wait their turn in arrival order. 0 means no bound: every load starts at once, as
-// tfgate has always done (a load is mostly an executor thread's work, off the main thread;
-// TF Serving's 0 instead loads serially in its manager's loop).
+// bound wait their turn in arrival order. 0 means no bound (the server never asks for that:
+// the flag's 0 is TF Serving's one at a time, see config/flags.ts).
 export class LoadSlots {
   private running = 0;
   private readonly waiting: Array<() => void> = [];

@@ -1,51 +1,43 @@
-// A fixed set of executor threads serving one model version (piscina underneath).
-// Each thread loads its own copy of the version when the pool opens; `open` resolves once
-// the version loaded (or rejects with the load error, after tearing the threads down).
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
+// One model version on executor threads: its queue of waiting requests, gathered into one
+// message per event-loop turn and handed to a free thread that has the version loaded. The
+// threads are an ExecutorHost's: the pool's own (open without `host`) or one shared with other
+// versions. `open` resolves once every thread has loaded the version (or rejects with the
+// load error, after unloading it).
 import { Code, ServingError, internal, queuedPastDeadline } from '../errors/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { MessagePort } from 'node:worker_threads';
-import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, LoadReport, ModelDescription, RunLineOffer, RunReply, RunRequest } from './protocol.js';
-import { RunLine } from './run_line.js';
+import type { ExecutorReply, LoadReport, ModelDescription, RunReply, RunRequest, VersionLoad } from './protocol.js';
+import type { EngineSettings } from '../config/session_config.js';
 import { takeTransferList } from '../tensor/request_owned.js';
 import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
 import { AdmissionCount, type Release } from '../core/admission.js';
+import { ExecutorHost, type ExecutorHostOptions, type HostTenant } from './executor_host.js';
 
-const here = fileURLToPath(import.meta.url);
-// Same extension as this module: .js when compiled, .ts under tsx in development.
-const WORKER_FILE = path.join(path.dirname(here), `executor_worker${path.extname(here)}`);
+export { executorNiceIncrement } from './executor_host.js';
 
-export interface ExecutorPoolOptions extends ExecutorWorkerData {
+export interface ExecutorPoolOptions extends VersionLoad {
+  /** Threads of a host of the pool's own (ignored with `host`). */
   threads: number;
-  /** Requests that may wait for a thread (not yet handed to piscina); more are refused. Default: unbounded. */
+  runtime: ExecutorHostOptions['runtime'];
+  /** Threads shared with other versions; none: the pool starts a host of its own and closes it with itself. */
+  host?: ExecutorHost;
+  /** Requests that may wait for a thread; more are refused. Default: unbounded. */
   maxQueued?: number;
   /** The thread's entry module (default: executor_worker). Tests give one that wraps it to inject faults. */
   workerFile?: string;
-  /** Aborted when the load ran out of time: opening fails with the signal's reason and the threads are stopped. */
+  /**
+   * Abandons the load: open() rejects with the signal's reason when it is a ServingError (the
+   * load ran out of time), else CANCELLED (shutdown).
+   */
   signal?: AbortSignal;
   /** Told how loading went on the first thread to answer (load and warmup metrics), loaded or not. */
   onLoadReport?: (report: LoadReport) => void;
+  /** Thread counts and GPU options for the runtime's sessions (threads of the pool's own). */
+  engine?: EngineSettings;
 }
 
 /** The queue of waiting requests is full: UNAVAILABLE (503), as batching's full queue. */
 function executorQueueFull(max: number): ServingError {
   return new ServingError(Code.UNAVAILABLE, `The executor queue is full: ${max} requests wait for this model version's threads (--max_executor_queue)`, { retryAfterMs: 1000 });
-}
-
-const EXECUTOR_NICE_INCREMENT = 10;
-
-/**
- * Executors run at a lower OS priority only when they take every core: then the event loop
- * would otherwise wait behind them to answer I/O. With a core left to the event loop (the
- * default --num_executors) a lower priority only makes them lose the CPU to whatever else
- * runs, and under overload that is the event loop itself refusing the excess: measured on
- * 2 cores, 200 req/s at 256 connections fell to ~0.7 of those at 16 with it, ~1.0 without.
- */
-export function executorNiceIncrement(threads: number, cores = os.availableParallelism()): number {
-  return threads >= cores ? EXECUTOR_NICE_INCREMENT : 0;
 }
 
 /** Most requests one coalesced message carries. */
@@ -72,7 +64,7 @@ interface Waiting {
   reject: (e: Error) => void;
 }
 
-export class ExecutorPool {
+export class ExecutorPool implements HostTenant {
   /** Requests of the current event-loop turn, sent together in one message. */
   private waiting: Waiting[] = [];
   private flushScheduled = false;
@@ -80,100 +72,57 @@ export class ExecutorPool {
   private inFlight = 0;
   /** Told when inFlight falls to 0 (close waits for it). */
   private drainedWaiters: Array<() => void> = [];
-  /** Each loaded thread's own line for runs (see RunLineOffer); piscina's queue until the first. */
-  private lines: RunLine[] = [];
-  private lined = false;
   private waitHold?: NodeJS.Timeout;
   /** Requests admitted (see admit) and not yet run: they will wait here too. */
   private readonly admitted = new AdmissionCount();
+  private closed = false;
   /** Told of each death (metrics, logs). */
   onThreadDeath?: (error: Error) => void;
 
   private constructor(
-    private readonly pool: Piscina,
+    private readonly host: ExecutorHost,
+    /** The version's id on the host's threads. */
+    private readonly id: number,
     readonly description: ModelDescription,
-    readonly threads: number,
     private readonly maxQueued: number,
+    /** The host is the pool's own: it closes with the pool. */
+    private readonly ownsHost: boolean,
   ) {}
 
+  get threads(): number {
+    return this.host.size;
+  }
+
   static async open(options: ExecutorPoolOptions): Promise<ExecutorPool> {
-    const { threads, maxQueued = Number.POSITIVE_INFINITY, workerFile = WORKER_FILE, signal, onLoadReport, ...workerData } = options;
-    const pool = new Piscina({
-      filename: workerFile,
-      minThreads: threads,
-      maxThreads: threads,
-      idleTimeout: Number.MAX_SAFE_INTEGER,
-      // One message at a time per thread: the rest wait in piscina's queue on the main thread, so a
-      // thread that dies loses only the message it was running, not those queued behind it.
-      concurrentTasksPerWorker: 1,
-      recordTiming: false,
-      // Workers idle in their event loop, not in Atomics.wait: measured 1.3–1.5× the REST
-      // throughput on small models (messages are handled as they arrive).
-      atomics: 'disabled',
-      // Via piscina's optional @napi-rs/nice; see executorNiceIncrement.
-      niceIncrement: executorNiceIncrement(threads),
-      workerData,
-    });
-    // piscina emits 'error' for a thread that fails with no task on it — e.g. one that cannot
-    // start at the fd limit (EMFILE). Unheard, that event would throw and end the process:
-    // while opening it fails the load (whose describe tasks might otherwise wait forever);
-    // afterwards it counts as a thread death.
+    const { threads, runtime, engine, host: shared, maxQueued = Number.POSITIVE_INFINITY, workerFile, signal, onLoadReport, ...load } = options;
+    const host = shared ?? ExecutorHost.start({ threads, runtime, engine, workerFile });
     let opened: ExecutorPool | undefined;
-    const offered: MessagePort[] = [];
-    pool.on('message', (m: RunLineOffer) => {
-      if (m?.kind !== 'runLine') return;
-      if (opened) opened.addLine(m.port);
-      else offered.push(m.port);
-    });
-    let failOpen: (e: Error) => void = () => {};
-    const poolFailed = new Promise<never>((_, reject) => (failOpen = reject));
-    poolFailed.catch(() => {});
-    pool.on('error', (e: Error) => {
-      if (!opened) return failOpen(internal(`executor thread failed to start: ${e.message}`));
-      opened.onThreadDeath?.(internal(`executor thread failed: ${e.message}`));
-    });
-    const onAbort = () => failOpen(signal!.reason as Error);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    // A thread that fails with nothing on it counts as a death of the pool's own host's version.
+    if (!shared) host.onThreadError = (e) => opened?.onThreadDeath?.(e);
     try {
-      if (signal?.aborted) throw signal.reason;
-      // One describe per thread: every thread has loaded before the version serves.
-      const describes = Promise.all(Array.from({ length: threads }, () => pool.run({ kind: 'describe' } satisfies ExecutorTask) as Promise<ExecutorReply>));
-      describes.catch(() => {});
-      const replies = await Promise.race([describes, poolFailed]);
-      const first = replies[0];
-      const load = 'load' in first ? first.load : undefined;
-      if (load) onLoadReport?.(load);
-      if (!first.ok) throw ServingError.fromData(first.error);
-      if (first.kind !== 'describe') throw internal('executor answered describe with a run reply');
-      opened = new ExecutorPool(pool, first.description, threads, maxQueued);
-      for (const port of offered) opened.addLine(port);
+      const { id, description } = await host.open(load, signal, onLoadReport);
+      opened = new ExecutorPool(host, id, description, maxQueued, !shared);
+      host.attach(id, opened);
       return opened;
     } catch (e) {
-      // A thread stuck in native code ends only when it returns to JS: do not wait for it after a timeout.
-      if (signal?.aborted) void pool.destroy().catch(() => {});
-      else await pool.destroy();
+      // A load abandoned at shutdown may be stuck in its thread: do not wait for it.
+      if (!shared) void host.destroy();
       throw e;
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
     }
   }
 
-  /** Stops every thread now, whatever it runs (a load out of time); runs in flight fail. */
+  /**
+   * Stops the version now, whatever its threads run (a load out of time): threads of its own
+   * are ended; on shared threads it is unloaded without waiting for them.
+   */
   terminate(): void {
-    for (const l of this.lines) l.close();
-    clearInterval(this.waitHold);
-    void this.pool.destroy().catch(() => {});
+    if (this.ownsHost) void this.host.destroy().catch(() => {});
+    else void this.host.unload(this.id);
   }
 
-  private addLine(port: MessagePort): void {
-    this.lined = true;
-    this.lines.push(new RunLine(port, (closed) => (this.lines = this.lines.filter((l) => l !== closed))));
+  /** A line may have become free for this version, or it lost its threads: send what waits. */
+  wake(): void {
     if (this.waiting.length) this.flush();
-  }
-
-  /** An executor thread would take a message now. */
-  private get threadIdle(): boolean {
-    return this.lined ? this.lines.some((l) => l.idle) : this.inFlight < this.threads;
   }
 
   /**
@@ -204,7 +153,7 @@ export class ExecutorPool {
       // Quiet (nothing in flight) and a thread free: send now. Waiting for the end of the turn
       // to gather company would add a loop turn to a lone request. Under load, requests gather
       // until the end of the turn: one message for many saves the main thread more than the turn costs.
-      if (this.inFlight === 0 && this.threadIdle) this.flush();
+      if (this.inFlight === 0 && this.host.idleLine(this.id)) this.flush();
       else if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -213,18 +162,23 @@ export class ExecutorPool {
   }
 
   /**
-   * Sends what waits, one message per idle thread: while the executors are busy, new requests
+   * Sends what waits, one message per free line: while the executors are busy, new requests
    * gather into the next message instead of queueing as many small ones (each message costs
-   * the main thread about as much as the inference of a tiny model). Until the first thread
-   * has offered its line, messages go through piscina's queue, at most two per thread; after,
-   * only lines: while a dead thread's replacement loads, its requests wait here (piscina could
-   * still hand them to the dead thread, whose exit it hears of after the line's close).
+   * the main thread about as much as the inference of a tiny model). With no line free the
+   * pool asks the host to be woken when one is; while a dead thread's replacement loads, its
+   * requests wait here.
    */
   private flush(): void {
     this.flushScheduled = false;
     for (;;) {
-      const line = this.lines.find((l) => l.idle);
-      if (!this.waiting.length || (!line && (this.lined || this.inFlight >= this.threads * 2))) return this.holdWhileWaiting();
+      if (!this.waiting.length) return this.holdWhileWaiting();
+      const line = this.host.idleLine(this.id);
+      if (!line) {
+        const why = this.host.unservable(this.id);
+        if (why) for (const w of this.waiting.splice(0)) w.reject(why);
+        else this.host.waitForLine(this);
+        return this.holdWhileWaiting();
+      }
       const now = performance.now();
       const group = this.waiting.splice(0, MAX_REQUESTS_PER_MESSAGE).filter((w) => {
         if (w.deadline === undefined || w.deadline > now) return true;
@@ -236,17 +190,17 @@ export class ExecutorPool {
       const requests = group.map((w) => w.request);
       // Tensors their request alone holds move to the thread; the rest are copied.
       const transferList = takeTransferList(requests.flatMap((r) => Object.values(r.inputs)));
-      const reply = line ? line.send(requests, transferList) : (this.pool.run({ kind: 'runMany', requests } satisfies ExecutorTask, { transferList }) as Promise<ExecutorReply>);
-      void this.deliver(group, reply).finally(() => {
+      void this.deliver(group, line.send(this.id, requests, transferList)).finally(() => {
         if (--this.inFlight === 0) for (const w of this.drainedWaiters.splice(0)) w();
         if (this.waiting.length && !this.flushScheduled) this.flush();
+        this.host.lineFreed();
       });
     }
   }
 
   /**
    * Requests waiting here for a line (a dead thread's replacement still loading) keep the
-   * process alive, as a piscina task would: nothing else of the pool is referenced meanwhile.
+   * process alive: nothing else of the pool is referenced meanwhile.
    */
   private holdWhileWaiting(): void {
     if (this.waiting.length && !this.waitHold) this.waitHold = setInterval(() => {}, 1 << 30);
@@ -289,7 +243,7 @@ export class ExecutorPool {
 
   /** Every intermediate tensor of one run of `signature` (see Servable.trace). */
   async trace(signature: string, inputs: Record<string, HostTensor>): Promise<Array<[string, HostTensor]>> {
-    const reply = (await this.pool.run({ kind: 'trace', signature, inputs } satisfies ExecutorTask)) as ExecutorReply;
+    const reply = await this.host.control(this.id, { kind: 'trace', id: this.id, signature, inputs });
     if (!reply.ok) throw ServingError.fromData(reply.error);
     if (reply.kind !== 'trace') throw internal('executor answered trace with another reply');
     return reply.tensors;
@@ -297,23 +251,25 @@ export class ExecutorPool {
 
   /** Refuses (rejects) a run the load would make whose tensors exceed its memory bound (Servable.checkLoadRun). */
   async checkLoadRun(signature: string, inputs: Record<string, HostTensor>): Promise<void> {
-    const reply = (await this.pool.run({ kind: 'checkLoadRun', signature, inputs } satisfies ExecutorTask)) as ExecutorReply;
+    const reply = await this.host.control(this.id, { kind: 'checkLoadRun', id: this.id, signature, inputs });
     if (!reply.ok) throw ServingError.fromData(reply.error);
   }
 
   /** --verify_on_load's check of `signatures` against the WASM runtime, inside one executor thread. */
   async verifyInThread(signatures: string[]): Promise<VerificationReport> {
-    const reply = (await this.pool.run({ kind: 'verify', signatures } satisfies ExecutorTask)) as ExecutorReply;
+    const reply = await this.host.control(this.id, { kind: 'verify', id: this.id, signatures });
     if (!reply.ok) throw ServingError.fromData(reply.error);
     if (reply.kind !== 'verify') throw internal('executor answered verify with another reply');
     return reply.report;
   }
 
+  /** Waits for the runs under way, then unloads the version (and ends the threads when they are the pool's own). */
   async close(): Promise<void> {
-    // Runs on the lines are not piscina tasks, which close() would wait for: wait for them here.
+    if (this.closed) return;
+    this.closed = true;
     while (this.inFlight > 0) await new Promise<void>((r) => this.drainedWaiters.push(r));
-    for (const l of this.lines) l.close();
     clearInterval(this.waitHold);
-    await this.pool.close();
+    if (this.ownsHost) await this.host.close();
+    else await this.host.unload(this.id);
   }
 }

@@ -1,42 +1,80 @@
-// Entry of an executor thread: loads one model version once, then runs tasks on it.
-// Inference happens here, never on the main thread's event loop.
-import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
+// Entry of an executor thread: hosts the model versions the main thread loads on it (each
+// under its id) and runs requests on them. Inference happens here, never on the main
+// thread's event loop. See protocol.ts for the two lines it offers.
+import { MessageChannel, parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Code, ServingError, toStatusData } from '../errors/status.js';
 import { readWarmupRuns, WARMUP_FILE } from '../savedmodel/warmup_requests.js';
-import { createRuntime } from '../runtimes/index.js';
+import { createRuntime, type Runtime } from '../runtimes/index.js';
 import type { Servable } from '../runtimes/runtime.js';
 import { EmbeddedRuntime } from '../runtimes/embedded/embedded_runtime.js';
 import { verifySignatures, type VerificationReport } from '../runtimes/verify/verify_signatures.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { ExecutorReply, ExecutorTask, ExecutorWorkerData, LoadReport, RunLineOffer, RunLineRequest, RunReply, RunRequest } from './protocol.js';
+import type { ControlAnswer, ControlRequest, ControlTask, ExecutorReply, ExecutorThreadData, LoadReport, RunLineRequest, RunReply, RunRequest, ThreadLinesOffer, VersionLoad } from './protocol.js';
 import { routeEngineChatter } from '../runtimes/engine_chatter.js';
 
 // The engines' own prints (TF.js banners, XNNPACK errors) join the server's JSON-lines log.
 routeEngineChatter();
-const data = workerData as ExecutorWorkerData;
-let warmupRecords = 0;
-/** How loading went, told with the answer to `describe`. */
-let loadReport: LoadReport | undefined;
-// Every thread loads the version and replays its warmup records before answering anything,
-// so the version is AVAILABLE only once all its executors are warm.
-const loading: Promise<Servable> = (async () => {
+const data = workerData as ExecutorThreadData;
+let runtime: Promise<Runtime> | undefined;
+
+/**
+ * A full garbage collection of this thread's heap, run after an unload: what the version held
+ * (graphs, weights in ArrayBuffers, session wrappers) goes back now, for the next load on this
+ * thread to reuse, instead of whenever V8 next gets round to it. V8 keeps gc() behind a flag;
+ * a context made after the flag is set has it.
+ */
+const collectGarbage: () => void = (() => {
+  try {
+    v8.setFlagsFromString('--expose-gc');
+    return vm.runInNewContext('gc') as () => void;
+  } catch {
+    return () => {};
+  }
+})();
+
+interface Hosted {
+  load: VersionLoad;
+  servable: Servable;
+  warmupRecords: number;
+}
+
+/** The versions loaded on this thread, by id. */
+const hosted = new Map<number, Hosted>();
+
+function versionOf(id: number): Hosted {
+  const v = hosted.get(id);
+  if (!v) throw new ServingError(Code.INTERNAL, `model version ${id} is not loaded on this executor thread`);
+  return v;
+}
+
+/**
+ * Loads a version and replays its warmup records, so that it serves only once warm. Between
+ * records the thread's event loop turns: runs of the other versions on this thread get in.
+ * `report` gets how it went (TensorFlow's load metrics, TF Serving's warmup metrics).
+ */
+async function loadVersion(id: number, load: VersionLoad, report: { load?: LoadReport }): Promise<Hosted> {
+  runtime ??= createRuntime(data.runtime, undefined, undefined, data.engine);
   const loadStart = performance.now();
   let servable: Servable;
   try {
-    servable = await (await createRuntime(data.runtime, undefined, undefined, data.engine)).load(data.versionDir, { tags: data.tags, memoryFloorMb: data.memoryFloorMb });
+    servable = await (await runtime).load(load.versionDir, { tags: load.tags, memoryFloorMb: load.memoryFloorMb });
   } catch (e) {
-    loadReport = { loaded: false, loadMs: performance.now() - loadStart };
+    report.load = { loaded: false, loadMs: performance.now() - loadStart };
     throw e;
   }
-  const report: LoadReport = (loadReport = { loaded: true, loadMs: performance.now() - loadStart });
-  if (data.warmupIterations) {
+  const loaded: LoadReport = (report.load = { loaded: true, loadMs: performance.now() - loadStart });
+  let warmupRecords = 0;
+  if (load.warmupIterations) {
     const warmupStart = performance.now();
     let replayed = 0;
     try {
-      const records = await readWarmupRuns(data.versionDir);
+      const records = await readWarmupRuns(load.versionDir);
       for (const [i, runs] of (records ?? []).entries()) {
-        for (let k = 0; k < data.warmupIterations; k++) {
+        for (let k = 0; k < load.warmupIterations; k++) {
           for (const r of runs) {
             await Promise.resolve()
               .then(() => {
@@ -46,23 +84,25 @@ const loading: Promise<Servable> = (async () => {
               })
               .catch((e: unknown) => {
                 const status = toStatusData(e);
-                throw new ServingError(status.code, `Warmup failed: ${path.join(data.versionDir, WARMUP_FILE)} record ${i} (signature ${r.signature}): ${status.message}`);
+                throw new ServingError(status.code, `Warmup failed: ${path.join(load.versionDir, WARMUP_FILE)} record ${i} (signature ${r.signature}): ${status.message}`);
               });
           }
         }
         replayed++;
+        await nextTurn();
       }
-      if (records) report.warmup = { records: replayed, ms: performance.now() - warmupStart };
+      if (records) loaded.warmup = { records: replayed, ms: performance.now() - warmupStart };
       warmupRecords = records?.length ?? 0;
     } catch (e) {
-      report.warmup = { records: replayed, ms: performance.now() - warmupStart, error: toStatusData(e) };
+      loaded.warmup = { records: replayed, ms: performance.now() - warmupStart, error: toStatusData(e) };
+      servable.dispose();
       throw e;
     }
   }
-  return servable;
-})();
-// Keep a load failure from becoming an unhandled rejection; tasks report it.
-loading.catch(() => {});
+  const v: Hosted = { load, servable, warmupRecords };
+  hosted.set(id, v);
+  return v;
+}
 
 async function runOne(servable: Servable, r: RunRequest): Promise<RunReply> {
   try {
@@ -76,11 +116,12 @@ async function runOne(servable: Servable, r: RunRequest): Promise<RunReply> {
 }
 
 /** The WASM runtime, loaded here for the check only, as the reference for these signatures. */
-async function verifyInThisThread(servable: Servable, signatures: string[]): Promise<VerificationReport> {
+async function verifyInThisThread(v: Hosted, signatures: string[]): Promise<VerificationReport> {
+  const { servable, load } = v;
   const engines = Object.fromEntries(signatures.filter((k) => servable.engines[k]).map((k) => [k, servable.engines[k]]));
   const primary = { run: (k: string, i: Record<string, HostTensor>) => servable.run(k, i), trace: (k: string, i: Record<string, HostTensor>) => (servable.trace ? servable.trace(k, i) : Promise.resolve([])) };
-  return verifySignatures(primary, { engines, signatures: servable.signatures }, data.versionDir, async () => {
-    const reference = await new EmbeddedRuntime('wasm').load(data.versionDir, { tags: data.tags, signatures });
+  return verifySignatures(primary, { engines, signatures: servable.signatures }, load.versionDir, async () => {
+    const reference = await new EmbeddedRuntime('wasm').load(load.versionDir, { tags: load.tags, signatures, memoryFloorMb: load.memoryFloorMb });
     return {
       engines: reference.engines,
       refusals: reference.refusals,
@@ -91,38 +132,69 @@ async function verifyInThisThread(servable: Servable, signatures: string[]): Pro
   }, (k, i) => servable.checkLoadRun?.(k, i));
 }
 
-export default async function handle(task: ExecutorTask): Promise<ExecutorReply> {
+async function control(task: ControlTask): Promise<ExecutorReply> {
+  // How a load went, told with its answer whether it loaded or not.
+  const report: { load?: LoadReport } = {};
   try {
-    const servable = await loading;
-    if (task.kind === 'describe') {
+    if (task.kind === 'load') {
+      const { servable, warmupRecords } = await loadVersion(task.id, task.load, report);
       const { backend, engines, signatures, refusals, signatureDefs, runCosts } = servable;
-      return { ok: true, kind: 'describe', description: { backend, engines, signatures, refusals, signatureDefs, runCosts, warmupRecords }, load: loadReport };
+      return { ok: true, kind: 'describe', description: { backend, engines, signatures, refusals, signatureDefs, runCosts, warmupRecords }, load: report.load };
     }
+    if (task.kind === 'unload') {
+      const v = hosted.get(task.id);
+      hosted.delete(task.id);
+      v?.servable.dispose();
+      collectGarbage();
+      return { ok: true, kind: 'unloaded' };
+    }
+    const v = versionOf(task.id);
     if (task.kind === 'trace') {
-      if (!servable.trace) return { ok: false, error: { code: Code.UNIMPLEMENTED, message: `the ${servable.backend} runtime cannot trace a run` } };
-      return { ok: true, kind: 'trace', tensors: await servable.trace(task.signature, task.inputs) };
+      if (!v.servable.trace) return { ok: false, error: { code: Code.UNIMPLEMENTED, message: `the ${v.servable.backend} runtime cannot trace a run` } };
+      return { ok: true, kind: 'trace', tensors: await v.servable.trace(task.signature, task.inputs) };
     }
-    if (task.kind === 'verify') return { ok: true, kind: 'verify', report: await verifyInThisThread(servable, task.signatures) };
     if (task.kind === 'checkLoadRun') {
-      servable.checkLoadRun?.(task.signature, task.inputs);
+      v.servable.checkLoadRun?.(task.signature, task.inputs);
       return { ok: true, kind: 'checkLoadRun' };
     }
-    const replies: RunReply[] = [];
-    for (const r of task.requests) replies.push(await runOne(servable, r));
-    return { ok: true, kind: 'runMany', replies };
+    return { ok: true, kind: 'verify', report: await verifyInThisThread(v, task.signatures) };
   } catch (e) {
-    return { ok: false, error: toStatusData(e), ...(task.kind === 'describe' && loadReport && { load: loadReport }) };
+    return { ok: false, error: toStatusData(e), ...(report.load && { load: report.load }) };
   }
 }
 
-// Once loaded, offer the main thread a line of this thread's own for runs (see RunLineOffer).
-// Messages on it run one after another, as piscina's one task per thread did: a second waits
-// for the first, and a thread that dies loses only the message it was running.
-void loading.then(() => {
-  const { port1, port2 } = new MessageChannel();
+async function runMany(m: RunLineRequest): Promise<ExecutorReply> {
+  try {
+    const { servable } = versionOf(m.id);
+    const replies: RunReply[] = [];
+    for (const r of m.requests) replies.push(await runOne(servable, r));
+    return { ok: true, kind: 'runMany', replies };
+  } catch (e) {
+    return { ok: false, error: toStatusData(e) };
+  }
+}
+
+/** Messages on the run line run one after another: a thread that dies loses only the one it was running. */
+function serveRunLine(port: MessagePort): void {
   let previous: Promise<unknown> = Promise.resolve();
-  port1.on('message', (m: RunLineRequest) => {
-    previous = previous.then(async () => port1.postMessage(await handle({ kind: 'runMany', requests: m.requests })));
+  port.on('message', (m: RunLineRequest) => {
+    previous = previous.then(async () => port.postMessage(await runMany(m)));
   });
-  parentPort!.postMessage({ kind: 'runLine', port: port2 } satisfies RunLineOffer, [port2]);
-}, () => {});
+}
+
+function serveControlLine(port: MessagePort): void {
+  port.on('message', (m: ControlRequest) => {
+    void control(m.task).then((reply) => port.postMessage({ seq: m.seq, reply } satisfies ControlAnswer));
+  });
+}
+
+/** piscina's task entry: unused (the lines carry everything), but piscina wants one. */
+export default async function handle(): Promise<ExecutorReply> {
+  return { ok: false, error: { code: Code.UNIMPLEMENTED, message: 'executor threads take work on their lines only' } };
+}
+
+const run = new MessageChannel();
+const ctl = new MessageChannel();
+serveRunLine(run.port1);
+serveControlLine(ctl.port1);
+parentPort!.postMessage({ kind: 'lines', run: run.port2, control: ctl.port2 } satisfies ThreadLinesOffer, [run.port2, ctl.port2]);

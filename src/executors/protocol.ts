@@ -1,5 +1,10 @@
 // Every message between the main thread and executor threads. Failures cross as data
 // (StatusData), since class identity does not survive postMessage.
+//
+// An executor thread hosts any number of model versions, each under an id the main thread
+// gives it. Once its modules are loaded it offers the main thread two lines of its own
+// (ThreadLinesOffer): a run line, which takes one RunLineRequest at a time, and a control
+// line for loads, unloads, traces and checks, which may overlap each other and the runs.
 import type { MessagePort } from 'node:worker_threads';
 import type { StatusData } from '../errors/status.js';
 import type { EngineChoice } from '../runtimes/runtime.js';
@@ -11,17 +16,21 @@ import type { VerificationReport } from '../runtimes/verify/verify_signatures.js
 import type { RunCost } from '../runtimes/run_cost.js';
 import type { EngineSettings } from '../config/session_config.js';
 
-/** Given to each executor thread when the pool starts: which version to load, and how. */
-export interface ExecutorWorkerData {
+/** Given to each executor thread when it starts: the runtime every version on it runs on. */
+export interface ExecutorThreadData {
+  runtime: RuntimeName;
+  /** Thread counts and GPU options for the runtime's sessions. */
+  engine?: EngineSettings;
+}
+
+/** What a version is loaded from, and how. */
+export interface VersionLoad {
   versionDir: string;
   tags: string[];
-  runtime: RuntimeName;
-  /** --enable_model_warmup: times each warmup record is replayed on this thread (0: off). */
+  /** --enable_model_warmup: times each warmup record is replayed on the thread (0: off). */
   warmupIterations?: number;
   /** --load_memory_floor_mb (savedmodel/load_bounds.ts); the default when absent. */
   memoryFloorMb?: number;
-  /** Thread counts and GPU options for the runtime's sessions. */
-  engine?: EngineSettings;
 }
 
 /** A runtime already resolved on the main thread (never 'auto'). */
@@ -34,17 +43,29 @@ export interface RunRequest {
 }
 
 /**
- * `runMany` carries the requests that arrived in one event-loop turn: one message, not N.
- * `trace` returns every intermediate tensor of one run (checking engines against each other).
+ * On the control line. `load` answers `describe` once the version has loaded and replayed its
+ * warmup records on this thread; `trace` returns every intermediate tensor of one run
+ * (checking engines against each other); `verify` checks signatures against the WASM runtime
+ * loaded in this same thread (--verify_on_load).
  */
-export type ExecutorTask =
-  | { kind: 'describe' }
-  | { kind: 'runMany'; requests: RunRequest[] }
-  | { kind: 'trace'; signature: string; inputs: Record<string, HostTensor> }
-  /** Checks these signatures against the WASM runtime loaded in this same thread (--verify_on_load). */
-  | { kind: 'verify'; signatures: string[] }
+export type ControlTask =
+  | { kind: 'load'; id: number; load: VersionLoad }
+  | { kind: 'unload'; id: number }
+  | { kind: 'trace'; id: number; signature: string; inputs: Record<string, HostTensor> }
+  | { kind: 'verify'; id: number; signatures: string[] }
   /** Refuses a run the load itself would make (verification) when its tensors exceed the load's memory bound (Servable.checkLoadRun). */
-  | { kind: 'checkLoadRun'; signature: string; inputs: Record<string, HostTensor> };
+  | { kind: 'checkLoadRun'; id: number; signature: string; inputs: Record<string, HostTensor> };
+
+export interface ControlRequest {
+  /** Echoed in the answer: several control tasks may be under way at once. */
+  seq: number;
+  task: ControlTask;
+}
+
+export interface ControlAnswer {
+  seq: number;
+  reply: ExecutorReply;
+}
 
 export interface ModelDescription {
   backend: string;
@@ -84,6 +105,7 @@ export interface LoadReport {
 export type ExecutorReply =
   | { ok: true; kind: 'describe'; description: ModelDescription; load?: LoadReport }
   | { ok: false; error: StatusData; load?: LoadReport }
+  | { ok: true; kind: 'unloaded' }
   | RunReply
   | { ok: true; kind: 'runMany'; replies: RunReply[] }
   | { ok: true; kind: 'trace'; tensors: Array<[string, HostTensor]> }
@@ -91,16 +113,20 @@ export type ExecutorReply =
   | { ok: true; kind: 'checkLoadRun' };
 
 /**
- * A thread's own line for runs, posted on its parentPort once its version has loaded: a
- * MessagePort on which it takes `RunLineRequest`s one at a time and answers each with an
- * `ExecutorReply` of kind runMany. Runs then skip piscina's task bookkeeping, which measured
- * about 3× a bare port's round trip (0.11 vs 0.04 ms back to back, 0.47 vs 0.25 ms after 20 ms idle).
+ * A thread's own lines, posted on its parentPort once its modules have loaded. Runs skip
+ * piscina's task bookkeeping, which measured about 3× a bare port's round trip (0.11 vs
+ * 0.04 ms back to back, 0.47 vs 0.25 ms after 20 ms idle).
  */
-export interface RunLineOffer {
-  kind: 'runLine';
-  port: MessagePort;
+export interface ThreadLinesOffer {
+  kind: 'lines';
+  /** Takes RunLineRequests one at a time, each answered with an ExecutorReply of kind runMany. */
+  run: MessagePort;
+  /** Takes ControlRequests, answered with ControlAnswers, in any order. */
+  control: MessagePort;
 }
 
+/** The requests of one event-loop turn for the version `id` (run one after another, unbatched). */
 export interface RunLineRequest {
+  id: number;
   requests: RunRequest[];
 }

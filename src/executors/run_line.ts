@@ -1,4 +1,4 @@
-// The main thread's end of one executor thread's run line (protocol.ts, RunLineOffer): one
+// The main thread's end of one executor thread's run line (protocol.ts, ThreadLinesOffer): one
 // message in flight at a time. When the thread dies its port closes, and the message it held
 // fails as a thread death; piscina starts a replacement, which offers a line of its own.
 import type { MessagePort } from 'node:worker_threads';
@@ -27,13 +27,13 @@ export class RunLine {
     return !this.answer && !this.closed;
   }
 
-  /** Runs `requests` on the thread; only when idle. `transfer`: buffers moved, not copied (detached here). */
-  send(requests: RunRequest[], transfer: ArrayBuffer[] = []): Promise<ExecutorReply> {
+  /** Runs `requests` on version `id` of the thread; only when idle. `transfer`: buffers moved, not copied (detached here). */
+  send(id: number, requests: RunRequest[], transfer: ArrayBuffer[] = []): Promise<ExecutorReply> {
     if (!this.idle) return Promise.reject(new Error('run line busy or closed'));
     return new Promise((resolve, reject) => {
       this.answer = { resolve, reject };
       this.port.ref();
-      this.port.postMessage({ requests } satisfies RunLineRequest, transfer);
+      this.port.postMessage({ id, requests } satisfies RunLineRequest, transfer);
     });
   }
 

@@ -64,6 +64,9 @@ export class ModelServer {
   /** Names of the models in the config in force. */
   private configuredNames = new Set<string>();
   private stopped = false;
+  /** The first loads of the start-up config; settled once each has loaded or failed (see start). */
+  private initialLoads?: Promise<void>;
+  private starting = true;
   readonly metrics = new Metrics();
   /** What requests in flight hold, REST and gRPC together (--max_inflight_request_bytes). */
   private readonly memoryBudget: MemoryBudget;
@@ -71,6 +74,7 @@ export class ModelServer {
   private modelBatching: Readonly<Record<string, BatchingParameters>> = {};
 
   private readonly batchingLoader: BatchingVersionLoader<ExecutorServableVersion>;
+  private readonly executors: ExecutorVersionLoader;
   private readonly executorHealth = new ExecutorHealth();
   /** The global batching parameters in force (undefined without --enable_batching). */
   private batching: BatchingParameters | undefined;
@@ -108,6 +112,8 @@ export class ModelServer {
       maxQueued: options.limits.maxExecutorQueue,
       runtime,
       threadsPerVersion: options.numExecutors,
+      sharedMaxBytes: options.sharedExecutorsMaxBytes,
+      probe: options.enableLoadProbe,
       workerFile: seams.executorWorkerFile,
       warmupIterations: options.enableModelWarmup ? Math.max(1, options.numRequestIterationsForWarmup) : 0,
       verify: options.verifyOnLoad,
@@ -115,6 +121,7 @@ export class ModelServer {
       engine: options.engine,
       ...executorReports(this.metrics, this.executorHealth, log),
     });
+    this.executors = executors;
     const global = this.batchingParameters();
     this.batching = global;
     const loader = new BatchingVersionLoader(
@@ -236,10 +243,19 @@ export class ModelServer {
     return config.prometheus_config.path;
   }
 
-  /** Loads the initial models (waits for their first loads), then starts polling and serving HTTP. */
+  /**
+   * Starts the first loads, polling and the ports; resolves once the ports are open. The ports
+   * open while the models load, as each model's status tells (LOADING, then AVAILABLE):
+   * initialLoadsSettled() resolves when every version of the start-up config has loaded or
+   * failed, retries included.
+   */
   async start(): Promise<{ restPort?: number; grpcPort?: number }> {
+    this.executors.prewarm();
     const list = await this.readConfig();
-    await this.applyConfig(list?.config);
+    this.initialLoads = this.applyConfig(list?.config).then(
+      () => this.logInitialLoads(),
+      (e: Error) => this.log(`the first loads failed: ${e.message}`, 'error', { event: 'initial_loads_failed' }),
+    );
     this.source.start();
     this.watchConfigFiles();
     for (const h of this.options.harmlessSettingsGiven) this.log(`${h.name} changes nothing here: ${h.why}`, 'info', { event: 'harmless_setting' });
@@ -261,7 +277,7 @@ export class ModelServer {
       serverStatus: () => {
         const queued = this.batchingLoader.queuedRowsByModel();
         const models = this.config.model_config_list.config.map((m) => ({ name: m.name, versions: this.safeStatus(m.name), queuedRows: queued.get(m.name) ?? 0 }));
-        return serverStatusJson(models, this.executorHealth, this.runtime);
+        return serverStatusJson(models, this.executorHealth, this.runtime, this.starting);
       },
       readiness: () => readiness(this.config.model_config_list.config.map((m) => ({ name: m.name, versions: this.safeStatus(m.name), error: this.source.unreadableReason(m.name) })), this.stopped),
       accessLog: this.options.accessLog ? (entry) => this.log('request', 'info', entry) : undefined,
@@ -323,6 +339,18 @@ export class ModelServer {
     });
   }
 
+  /** Resolves once every version of the start-up config has loaded or failed (retries included). */
+  async initialLoadsSettled(): Promise<void> {
+    await this.initialLoads;
+  }
+
+  private logInitialLoads(): void {
+    this.starting = false;
+    const names = this.config.model_config_list.config.map((m) => m.name);
+    const available = names.filter((n) => this.safeStatus(n).some((v) => v.state === 'AVAILABLE'));
+    this.log(`The first loads have settled: ${available.length} of ${names.length} models have a version available`, 'info', { event: 'initial_loads_settled', models: names.length, available: available.length });
+  }
+
   /** gRPC on --port / --grpc_socket_path, over the same services as REST. */
   private async startGrpc(prediction: PredictionService): Promise<number | undefined> {
     const o = this.options;
@@ -358,7 +386,8 @@ export class ModelServer {
    */
   private healthOf(service: string): ServingStatus {
     if (this.stopped) return 'NOT_SERVING';
-    if (!service || HEALTH_SERVICE_NAMES.has(service)) return 'SERVING';
+    // TF Serving answers nothing before its first loads end; here the port is open meanwhile.
+    if (!service || HEALTH_SERVICE_NAMES.has(service)) return this.starting ? 'NOT_SERVING' : 'SERVING';
     if (!this.config.model_config_list.config.some((m) => m.name === service)) return 'SERVICE_UNKNOWN';
     return this.safeStatus(service).some((v) => v.state === 'AVAILABLE') ? 'SERVING' : 'NOT_SERVING';
   }
@@ -405,6 +434,8 @@ export class ModelServer {
     if (this.stopped) return { drained: true, cutRequests: [], cutCalls: [] };
     this.stopped = true;
     this.watcher.stop();
+    // Loads under way are abandoned at once: nothing would serve what they load.
+    this.manager.abortLoads();
     const sourceStopped = this.source.stop();
     const drained = Promise.all([this.httpDrain?.drain() ?? this.closeHttp(), this.grpc?.stop()]).then(() => true);
     let bound: NodeJS.Timeout | undefined;
@@ -417,7 +448,6 @@ export class ModelServer {
       for (const r of report.cutRequests) this.log(`request cut at the drain bound: ${r.method} ${r.path}`, 'warn', { event: 'request_cut', ...r });
       for (const c of report.cutCalls) this.log(`gRPC call cut at the drain bound: ${c.method}`, 'warn', { event: 'grpc_call_cut', ...c });
     }
-    await sourceStopped;
     await this.manager.stop();
     // Records still queued are written, for as long as requests could drain: a log disk that
     // hangs does not hold the exit.
@@ -426,6 +456,8 @@ export class ModelServer {
     const logTimedOut = Number.isFinite(drainMs) ? new Promise<false>((resolve) => (logBound = setTimeout(() => resolve(false), drainMs))) : new Promise<false>(() => {});
     if (!(await Promise.race([logClosed, logTimedOut]))) this.log(`request log: records still queued at exit are lost (its disk did not take them within ${drainMs / 1000} s)`, 'warn', { event: 'request_log_cut' });
     clearTimeout(logBound);
+    await sourceStopped;
+    this.executors.stop();
     await this.storage.close();
     return report;
   }

@@ -25,9 +25,14 @@ export class ExecutorHealth {
   }
 }
 
-export function serverStatusJson(models: { name: string; versions: ModelVersionStatus[]; queuedRows: number }[], health: ExecutorHealth, runtime: string) {
+/**
+ * `starting`: true until every version of the start-up config has loaded or failed (retries
+ * included); the ports open before, while the models load.
+ */
+export function serverStatusJson(models: { name: string; versions: ModelVersionStatus[]; queuedRows: number }[], health: ExecutorHealth, runtime: string, starting = false) {
   return {
     runtime,
+    starting,
     models: models.map((m) => ({
       name: m.name,
       queued_rows: m.queuedRows,

@@ -1,5 +1,9 @@
-// Loads a model version onto its own executor threads; unloading drains them.
+// Loads a model version onto executor threads; unloading drains them. With load probes on, a
+// version is first loaded, checked and run in a probe process (load_probe.ts), and only then
+// in the serving executors. Small versions share one set of executor threads (ExecutorHost);
+// larger ones get threads of their own.
 import { ExecutorPool } from '../executors/executor_pool.js';
+import { ExecutorHost } from '../executors/executor_host.js';
 import { Code, ServingError } from '../errors/status.js';
 import { verifyVersion, type VerificationReport } from './version_verifier.js';
 import { versionInventory } from '../savedmodel/version_files.js';
@@ -7,6 +11,7 @@ import { DEFAULT_LOAD_TIMEOUT_SECONDS, loadTimeoutMs } from '../savedmodel/load_
 import type { LoadReport, ModelDescription, RuntimeName } from '../executors/protocol.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { Release, RunOptions, ServableVersion } from './servable_version.js';
+import { LoadProbes } from './load_probe.js';
 import type { EngineSettings } from '../config/session_config.js';
 
 /** `work`, or the signal's reason as soon as it aborts (what `work` holds is the caller's to stop). */
@@ -22,8 +27,10 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 export interface ExecutorLoaderOptions {
   tags: string[];
   runtime: RuntimeName;
-  /** Executor threads per loaded version. */
+  /** Executor threads per loaded version (and of the set small versions share). */
   threadsPerVersion: number;
+  /** Versions up to this size on disk share one set of executor threads (0: none do). */
+  sharedMaxBytes?: number;
   /** --max_executor_queue: requests that may wait for a version's threads (default: unbounded). */
   maxQueued?: number;
   /** Warmup replays per record on every thread (0: --enable_model_warmup=false). */
@@ -38,6 +45,10 @@ export interface ExecutorLoaderOptions {
   onVerified?: (modelName: string, version: number, report: VerificationReport | { skipped: string }) => void;
   /** How loading went (TensorFlow's load metrics, TF Serving's warmup metrics), loaded or not. */
   onLoadReport?: (modelName: string, version: number, versionDir: string, report: LoadReport) => void;
+  /** --enable_load_probe: load, check and run each version in a probe process first. */
+  probe?: boolean;
+  /** Probe processes at once (default: the cores). */
+  maxProbeProcesses?: number;
   /** The executor threads' entry module (default: the production one); tests give one that injects faults. */
   workerFile?: string;
   /** Thread counts and GPU options for the runtime's sessions (--tensorflow_*_parallelism, session config). */
@@ -74,36 +85,61 @@ export class ExecutorServableVersion implements ServableVersion {
 }
 
 export class ExecutorVersionLoader {
-  constructor(private readonly options: ExecutorLoaderOptions) {}
+  private shared?: ExecutorHost;
+  private readonly probes?: LoadProbes;
+
+  constructor(private readonly options: ExecutorLoaderOptions) {
+    if (options.probe) this.probes = new LoadProbes({ runtime: options.runtime, workerFile: options.workerFile, engine: options.engine, maxProcesses: options.maxProbeProcesses });
+  }
+
+  /** Starts a probe process and the shared threads ahead of the first load: their start-up overlaps the server's. */
+  prewarm(): void {
+    this.probes?.prewarm();
+    if ((this.options.sharedMaxBytes ?? 0) > 0) this.sharedHost();
+  }
+
+  /** The threads small versions share, started with the first of them. */
+  private sharedHost(): ExecutorHost {
+    if (!this.shared) {
+      this.shared = ExecutorHost.start({ threads: this.options.threadsPerVersion, runtime: this.options.runtime, engine: this.options.engine, workerFile: this.options.workerFile });
+      this.shared.onThreadError = (e) => this.options.onThreadDeath?.('(shared executor threads)', 0, e);
+    }
+    return this.shared;
+  }
 
   /**
    * Refuses a folder that is not a model (a FIFO, a device, a link out of it: version_files.ts)
-   * before any thread starts; then loads, verifies and warms up within the load's time bound.
+   * before any thread starts; then probes, loads, verifies and warms up within the load's time
+   * bound. `signal` abandons the load (shutdown).
    */
-  async load(modelName: string, version: number, versionDir: string): Promise<ExecutorServableVersion> {
+  async load(modelName: string, version: number, versionDir: string, signal?: AbortSignal): Promise<ExecutorServableVersion> {
     const { bytes } = await versionInventory(versionDir);
     const timeoutSeconds = this.options.loadBounds?.timeoutSeconds ?? DEFAULT_LOAD_TIMEOUT_SECONDS;
     const ms = loadTimeoutMs(bytes, timeoutSeconds);
     const deadline = new AbortController();
     const timer = ms > 0 ? setTimeout(() => deadline.abort(loadTimedOut(versionDir, ms, timeoutSeconds)), ms) : undefined;
+    const abandon = signal ? AbortSignal.any([deadline.signal, signal]) : deadline.signal;
+    const load = { versionDir, tags: this.options.tags, warmupIterations: this.options.warmupIterations ?? 0, memoryFloorMb: this.options.loadBounds?.memoryFloorMb };
+    const verify = this.verifyPlan(bytes);
     let pool: ExecutorPool | undefined;
     try {
+      const probed = this.probes ? await this.probes.probe({ load, verify: verify === true }, abandon) : undefined;
+      const small = bytes <= (this.options.sharedMaxBytes ?? 0);
       pool = await ExecutorPool.open({
-        versionDir,
-        tags: this.options.tags,
+        ...load,
         runtime: this.options.runtime,
         threads: this.options.threadsPerVersion,
+        host: small ? this.sharedHost() : undefined,
         maxQueued: this.options.maxQueued,
-        warmupIterations: this.options.warmupIterations ?? 0,
         workerFile: this.options.workerFile,
-        memoryFloorMb: this.options.loadBounds?.memoryFloorMb,
-        signal: deadline.signal,
+        signal: abandon,
         onLoadReport: (report) => this.options.onLoadReport?.(modelName, version, versionDir, report),
         ...(this.options.engine && { engine: this.options.engine }),
       });
-      await abortable(this.verify(modelName, version, versionDir, pool, deadline.signal, bytes), deadline.signal);
+      if (typeof verify === 'string') this.options.onVerified?.(modelName, version, { skipped: verify });
+      else if (verify) this.applyVerification(modelName, version, versionDir, pool, probed ?? (await abortable(verifyVersion(pool, this.options.runtime, versionDir, this.options.tags, abandon), abandon)));
     } catch (e) {
-      if (pool && deadline.signal.aborted) pool.terminate();
+      if (pool && abandon.aborted) pool.terminate();
       else if (pool) await pool.close().catch(() => {});
       throw deadline.signal.aborted ? (deadline.signal.reason as ServingError) : e;
     } finally {
@@ -115,32 +151,40 @@ export class ExecutorVersionLoader {
     return new ExecutorServableVersion(pool);
   }
 
-  /**
-   * Runs --verify_on_load's check; signatures whose engines disagree move from the
-   * description's engines to its refusals. A version left with none fails to load.
-   */
-  private async verify(modelName: string, version: number, versionDir: string, pool: ExecutorPool, signal: AbortSignal, size: number): Promise<void> {
+  /** --verify_on_load for a version of `size` bytes: check it (true), not (false), or why it is skipped. */
+  private verifyPlan(size: number): boolean | string {
     const v = this.options.verify;
-    if (!v || v.mode === 'false') return;
-    if (v.mode === 'auto') {
-      if (size > v.maxBytes) {
-        this.options.onVerified?.(modelName, version, { skipped: `${(size / 2 ** 20).toFixed(1)} MB on disk, over --verify_on_load_max_mb=${v.maxBytes / 2 ** 20}` });
-        return;
-      }
-    }
-    const report = await verifyVersion(pool, this.options.runtime, versionDir, this.options.tags, signal);
+    if (!v || v.mode === 'false') return false;
+    if (v.mode === 'auto' && size > v.maxBytes) return `${(size / 2 ** 20).toFixed(1)} MB on disk, over --verify_on_load_max_mb=${v.maxBytes / 2 ** 20}`;
+    return true;
+  }
+
+  /**
+   * Signatures whose engines disagree move from the description's engines to its refusals. A
+   * version left with none fails to load.
+   */
+  private applyVerification(modelName: string, version: number, versionDir: string, pool: ExecutorPool, report: VerificationReport): void {
     for (const [key, why] of Object.entries(report.refused)) {
       delete pool.description.engines[key];
       pool.description.refusals[key] = `the engines disagree (--verify_on_load): ${why}`;
     }
     this.options.onVerified?.(modelName, version, report);
     if (Object.keys(pool.description.engines).length === 0) {
-      await pool.close();
       throw new ServingError(Code.FAILED_PRECONDITION, `${versionDir}: no signature can be served (${Object.entries(pool.description.refusals).map(([k, r]) => `${k}: ${r}`).join('; ')})`);
     }
   }
 
   async unload(loaded: ExecutorServableVersion): Promise<void> {
     await loaded.pool.close();
+  }
+
+  /**
+   * Ends the probe processes and the shared threads (shutdown, after the unloads). Their end
+   * is not awaited: a thread stuck in an abandoned load never ends (the process's exit then
+   * needs its watchdog, see server/exit_watchdog.ts).
+   */
+  stop(): void {
+    this.probes?.stop();
+    void this.shared?.destroy();
   }
 }

@@ -4,17 +4,11 @@
 // runtime beside ONNX Runtime, the common case — the check runs inside the version's first
 // executor thread, which already holds both; any other reference loads in a thread of its
 // own (TF.js has one backend per thread), used for the check only and closed after it.
-import { versionInventory } from '../savedmodel/version_files.js';
 import { ExecutorPool } from '../executors/executor_pool.js';
 import type { ModelDescription, RuntimeName } from '../executors/protocol.js';
 import { REFERENCE_ENGINE, verifySignatures, type ReferenceOpener, type VerificationReport } from '../runtimes/verify/verify_signatures.js';
 
 export type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
-
-/** Size on disk of a version folder (saved_model.pb, variables, assets), refusing one that is not a model (version_files.ts). */
-export async function versionSizeBytes(dir: string): Promise<number> {
-  return (await versionInventory(dir)).bytes;
-}
 
 /** The reference runtime in an executor thread of its own (stopped when `signal` aborts: the load ran out of time). */
 export function referenceThread(versionDir: string, tags: string[], signal?: AbortSignal): ReferenceOpener {

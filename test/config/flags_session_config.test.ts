@@ -54,8 +54,8 @@ describe('session-parallelism flags', () => {
 describe('what the engines are given', () => {
   it('ONNX Runtime: thread counts as session options, parallel mode above one inter-op thread; tfgate defaults otherwise', () => {
     const engine = parseServerOptions(['--tensorflow_intra_op_parallelism=3', '--tensorflow_inter_op_parallelism=2'], '/w').engine;
-    assert.deepEqual(ortSessionOptions('cpu', engine), { executionProviders: ['cpu'], intraOpNumThreads: 3, interOpNumThreads: 2, executionMode: 'parallel', graphOptimizationLevel: 'all', logSeverityLevel: 4 });
-    assert.deepEqual(ortSessionOptions('cpu'), { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', logSeverityLevel: 4 });
+    assert.deepEqual(ortSessionOptions('cpu', engine), { executionProviders: ['cpu'], intraOpNumThreads: 3, interOpNumThreads: 2, executionMode: 'parallel', graphOptimizationLevel: 'all', enableCpuMemArena: false, logSeverityLevel: 4 });
+    assert.deepEqual(ortSessionOptions('cpu'), { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', enableCpuMemArena: false, logSeverityLevel: 4 });
   });
   it("ONNX Runtime's CUDA provider: the device from visible_device_list (the one option onnxruntime-node passes it)", () => {
     const file = write('gpu1.pbtxt', 'gpu_options { visible_device_list: "1,0" allow_growth: true }\n');

@@ -25,13 +25,17 @@ export interface RunningServer {
   proc: ChildProcess;
 }
 
-/** Spawns `tfgate <args> --rest_api_port=<free>` and waits until it answers HTTP. */
-/** `probe`: what tells that the server answers, in place of an HTTP GET of readyPath (e.g. an HTTPS request); it rejects until then. */
-export async function startServer(args: string[], opts: { cwd?: string; readyPath?: string; timeoutMs?: number; env?: Record<string, string>; probe?: (port: number) => Promise<unknown> } = {}): Promise<RunningServer> {
+/**
+ * Spawns `tfgate <args> --rest_api_port=<free>` and waits until it answers HTTP and, unless
+ * `whileLoading`, until the first loads have settled (the ports open while models load).
+ * `probe`: what tells that the server answers and has loaded, in place of an HTTP GET of
+ * readyPath and the status poll (e.g. an HTTPS request); it rejects until then.
+ */
+export async function startServer(args: string[], opts: { cwd?: string; readyPath?: string; timeoutMs?: number; env?: Record<string, string>; probe?: (port: number) => Promise<unknown>; whileLoading?: boolean; bin?: string } = {}): Promise<RunningServer> {
   const port = await freePort();
   // gRPC stays off unless the test gives its own --port.
   const grpcOff = args.some((a) => a.startsWith('--port=')) ? [] : ['--port=0'];
-  const proc = spawn(process.execPath, [TFGATE_BIN, ...args, `--rest_api_port=${port}`, '--rest_api_host=127.0.0.1', ...grpcOff], {
+  const proc = spawn(process.execPath, [opts.bin ?? TFGATE_BIN, ...args, `--rest_api_port=${port}`, '--rest_api_host=127.0.0.1', ...grpcOff], {
     cwd: opts.cwd ?? REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(opts.env && { env: { ...process.env, ...opts.env } }),
@@ -56,6 +60,14 @@ export async function startServer(args: string[], opts: { cwd?: string; readyPat
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+  while (!opts.whileLoading && !opts.probe && (await firstLoadsRunning(url('/monitoring/tfgate/status')))) {
+    if (proc.exitCode !== null) throw new Error(`tfgate exited with ${proc.exitCode}:\n${logs}`);
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`tfgate's first loads did not settle in time:\n${logs}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
   return {
     port,
     url,
@@ -69,6 +81,16 @@ export async function startServer(args: string[], opts: { cwd?: string; readyPat
       return code;
     },
   };
+}
+
+/** Whether the server still runs the first loads of its start-up config (its status says `starting`). */
+async function firstLoadsRunning(statusUrl: string): Promise<boolean> {
+  try {
+    const r = await fetch(statusUrl);
+    return r.ok && ((await r.json()) as { starting?: boolean }).starting === true;
+  } catch {
+    return true;
+  }
 }
 
 export async function postJson(url: string, body: unknown | string): Promise<{ status: number; json: any; text: string; headers: Headers }> {

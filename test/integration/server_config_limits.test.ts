@@ -76,7 +76,7 @@ describe('tfgate server: YAML config reload and limits (real process)', () => {
     fs.writeFileSync(yamlFile, yaml([['hp2', path.join(REPO_ROOT, 'model_repository', 'half_plus_two')], ['hp3', path.join(MODELS, 'saved_model_half_plus_three')]]));
     // Each wait ends in the assertion below it, which says what was there instead.
     const hp3 = () => postJson(server.url('/v1/models/hp3:predict'), { instances: [1.0] });
-    await until(async () => (await hp3()).status === 200, 'hp3 to serve', 8_000).catch(() => {});
+    await until(async () => (await hp3()).status === 200, 'hp3 to serve', 60_000).catch(() => {});
     assert.deepEqual((await hp3()).json, { predictions: [3.5] });
     // TF Serving's state monitor keeps a removed model's versions, END.
     const slowStates = async () => (await getJson(server.url('/v1/models/slow'))).json.model_version_status as { state: string; status: { error_code: string } }[];

@@ -37,6 +37,14 @@ function cachedCopies(cacheDir: string): string[] {
 
 const modelsConfig = (models: string[][]) => `model_config_list {\n${models.map(([name, base]) => `  config { name: "${name}" base_path: "${base}" model_platform: "tensorflow" }\n`).join('')}}\n`;
 
+function isJsonLine(line: string): boolean {
+  try {
+    return typeof JSON.parse(line) === 'object';
+  } catch {
+    return false;
+  }
+}
+
 describe('models on s3:// (real process, S3-compatible server on loopback)', () => {
   let s3: S3Fixture;
   let server: RunningServer;
@@ -57,6 +65,9 @@ describe('models on s3:// (real process, S3-compatible server on loopback)', () 
     assert.equal(await server.stop(), 0, server.logs());
     assert.deepEqual(fs.readdirSync(cacheDir), [], 'the cache folder is removed at shutdown');
     await s3.stop();
+    // The AWS SDK's process warning (about Node versions) too is a JSON log line.
+    const notJson = server.logs().split('\n').filter((l) => l.trim() && !isJsonLine(l));
+    assert.deepEqual(notJson, [], 'every log line is JSON');
   });
 
   it('serves a model from s3:// named in a config file on s3://; a missing bucket keeps readiness 503, naming the model and why', async () => {

@@ -108,7 +108,8 @@ describe('graceful shutdown under keep-alive load and with large answers (real p
   });
 
   it('SIGTERM with three ~25 MB answers held back by slow readers: all three arrive byte for byte, then exit 0', async (t) => {
-    const server = await startHalfPlusTwo(['--shutdown_drain_seconds=60']);
+    // The answers' own time is not under test: a loaded machine may take longer than the default 30 s REST timeout for three of them.
+    const server = await startHalfPlusTwo(['--shutdown_drain_seconds=60', '--rest_api_timeout_in_ms=600000']);
     const body = bigBody();
     const reference = await requestOutcome({ port: server.port, method: 'POST', path: PREDICT, body, agent: false });
     assert.equal(reference.kind, 'answered');

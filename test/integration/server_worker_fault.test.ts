@@ -22,9 +22,7 @@ describe('executor thread faults (real port, faulty executor worker)', () => {
     options = resolveServerOptions(parseFlags([`--model_base_path=${path.join(MODELS, 'saved_model_half_plus_two_cpu')}`, '--model_name=default', '--num_executors=2', `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`, `--rest_api_port=${await freePort()}`, '--rest_api_host=127.0.0.1', '--port=0']));
     server = new ModelServer(options, (msg) => lines.push(msg), 'embedded', { executorWorkerFile: FAULTY_EXECUTOR_WORKER });
     port = (await server.start()).restPort!;
-    for (let i = 0; i < 100 && (await (await fetch(url('/v1/models/default'))).json()).model_version_status?.[0]?.state !== 'AVAILABLE'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await server.initialLoadsSettled();
   });
   after(async () => {
     // As the binary on SIGTERM: everything answered within the drain bound (its exit code 0).

@@ -78,16 +78,29 @@ describe('load-time op check', () => {
       if (p?.startsWith('the wasm backend has no kernel')) refusedOnWasm.push(op);
       assert.equal(nodeProblem(n(op), { backend: 'cpu' })?.startsWith('the cpu backend has no kernel') ?? false, false, `${op} on cpu`);
     }
-    assert.ok(refusedOnWasm.includes('RFFT') && refusedOnWasm.includes('FFT'), refusedOnWasm.join());
+    // The ops whose kernels WASM lacks (FFT, RFFT, Complex, ComplexAbs …) are tfgate's own (embedded/ops/spectral/).
+    assert.equal(refusedOnWasm.length, 0, refusedOnWasm.join());
+    // (tfjs_patches/wasm_complex.ts gives WASM a Complex kernel; tf.rfft would still need the rest.)
+    assert.equal(nodeProblem(n('RFFT'), converterOnly('wasm')), "the wasm backend has no kernel 'FFT', 'Real', 'Imag'");
     assert.ok(!refusedOnWasm.includes('Einsum'), "tfgate's Einsum runs on WASM");
     for (const op of refusedOnWasm) assert.ok(kernelsOf(op).some((k) => !tf.getKernel(k, 'wasm')), op);
   });
 
+  it('complex tensors: complex128 on no backend; complex64 on WASM only into the ops that can hold one', () => {
+    const c64 = { type: 'DT_COMPLEX64' };
+    assert.match(nodeProblem(n('Mul', { T: c64 }), { backend: 'wasm' })!, /a complex64 tensor: the wasm backend's Mul kernel cannot read one/);
+    assert.equal(nodeProblem(n('Mul', { T: c64 }), { backend: 'cpu' }), null);
+    for (const op of ['Identity', 'Reshape', 'ExpandDims', 'Squeeze']) assert.equal(nodeProblem(n(op, { T: c64 }), { backend: 'wasm' }), null, op);
+    assert.match(nodeProblem(n('Mul', { T: { type: 'DT_COMPLEX128' } }), { backend: 'cpu' })!, /complex128 tensors: TF.js has none/);
+    assert.match(nodeProblem(n('RFFT', { Tcomplex: { type: 'DT_COMPLEX128' } }), { backend: 'cpu' })!, /Tcomplex DT_COMPLEX128: the embedded runtime computes complex64 only/);
+  });
+
   it('throws UNIMPLEMENTED naming each op once, with its first node', () => {
-    const nodes = [n('RFFT'), { ...n('RFFT'), name: 'second' }, n('BiasAdd', { data_format: s('NCHW') }), n('Relu')];
+    const complexMul = n('Mul', { T: { type: 'DT_COMPLEX64' } });
+    const nodes = [complexMul, { ...complexMul, name: 'second' }, n('BiasAdd', { data_format: s('NCHW') }), n('Relu')];
     assert.throws(
       () => checkBackendCanRun(nodes, 'wasm', 'serving_default'),
-      isError(Code.UNIMPLEMENTED, /^signature 'serving_default' uses ops the embedded runtime cannot compute on the wasm backend: RFFT \(node rfft_node: [^)]*\), BiasAdd \(node biasadd_node: data_format NCHW[^)]*\)$/),
+      isError(Code.UNIMPLEMENTED, /^signature 'serving_default' uses ops the embedded runtime cannot compute on the wasm backend: Mul \(node mul_node: a complex64 tensor: the wasm backend's Mul kernel cannot read one\), BiasAdd \(node biasadd_node: data_format NCHW[^)]*\)$/),
     );
     assert.doesNotThrow(() => checkBackendCanRun([n('Relu'), n('MatMul')], 'wasm', 'serving_default'));
   });

@@ -14,7 +14,8 @@ import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { Code } from '../../src/errors/status.js';
 import { isError } from '../helpers/errors.js';
 import { attr, f32, i64, node, writeTinyModel, type GraphBuilder, type Tensor } from '../helpers/tiny_graphs.js';
-import type { AttrValueInit } from '../../test_util/savedmodel/writer/graph_builder.js';
+import { GraphBuilder as SavedModelGraph, type AttrValueInit } from '../../test_util/savedmodel/writer/graph_builder.js';
+import { writeSavedModel } from '../../test_util/savedmodel/saved_model_writer.js';
 import { conv2dRef, einsumRef, fakeQuantRef, reverseSequenceRef, sample } from '../helpers/reference_ops.js';
 
 const compiledRuntime = new EmbeddedRuntime('wasm');
@@ -364,11 +365,19 @@ describe('load-time refusals name the op, the node and why', () => {
       (g, x) => node(g, 'FakeQuantWithMinMaxVars', 'fq', [x, g.constant('lo', f32([], [-1])), g.constant('hi', f32([], [1]))], { num_bits: attr.i(1) }),
       /FakeQuantWithMinMaxVars \(node fq: num_bits must be between 2 and 16, inclusive\)/,
     ));
-  it('RFFT, which tfjs-converter maps but the WASM backend has no kernels for', () =>
-    refused(
-      (g, x) => node(g, 'ComplexAbs', 'abs', [node(g, 'RFFT', 'rfft', [x, g.constant('n', { dtype: 'int32', shape: [1], values: Int32Array.of(4) })], {})], {}),
-      /RFFT \(node rfft: the wasm backend has no kernel 'Complex', 'FFT', 'Real', 'Imag'\)/,
-    ));
+  it('a complex64 tensor into a WASM kernel that cannot read one (Mul of an RFFT)', () =>
+    refused((g, x) => {
+      const spectrum = node(g, 'RFFT', 'rfft', [x, g.constant('n', { dtype: 'int32', shape: [1], values: Int32Array.of(4) })], {});
+      return node(g, 'ComplexAbs', 'abs', [node(g, 'Mul', 'mul', [spectrum, spectrum], { T: attr.type('DT_COMPLEX64') })], {});
+    }, /Mul \(node mul: a complex64 tensor: the wasm backend's Mul kernel cannot read one\)/));
+  it('a signature whose output is the complex64 RFFT itself: refused, not served as its float pairs', async () => {
+    const g = new SavedModelGraph();
+    const x = g.placeholder('x', 'float32', [4]);
+    node(g, 'RFFT', 'rfft', [x, g.constant('n', { dtype: 'int32', shape: [1], values: Int32Array.of(4) })], {});
+    const dir = path.join(tempDir('tfgate-complex-out-'), '1');
+    await writeSavedModel(dir, g, { serving_default: { inputs: { x }, outputs: { y: { name: 'rfft:0', dtype: 'DT_COMPLEX64', shape: [3] } } } });
+    await assert.rejects(load(dir), isError(Code.FAILED_PRECONDITION, /signature 'serving_default' output 'y' is DT_COMPLEX64: tfgate's requests and responses carry no complex tensors/));
+  });
   it('BiasAdd over NCHW, whose data_format tfjs-converter ignores', () =>
     refused((g, x) => node(g, 'BiasAdd', 'bias', [x, g.constant('b', f32([2], [1, 2]))], { T: floatT, data_format: attr.s('NCHW') }), /BiasAdd \(node bias: data_format NCHW: tfjs-converter ignores the attribute/));
 });
@@ -421,7 +430,20 @@ describe('TF.js graph models (model.json) get the same load-time check and ops',
     s.dispose();
   });
 
-  it('an RFFT node is refused at load on WASM, naming the op, the node and the missing kernels', async () => {
+  it('a model.json whose output is an RFFT (complex64) is refused, not served as its float pairs', async () => {
+    const dir = writeModelJson(
+      [
+        placeholder('x', [4]),
+        { name: 'n', op: 'Const', attr: { dtype: { type: 'DT_INT32' }, value: { tensor: { dtype: 'DT_INT32', tensorShape: { dim: [{ size: '1' }] } } } } },
+        { name: 'spectrum', op: 'RFFT', input: ['x', 'n'], attr: {} },
+      ],
+      [{ name: 'n', shape: [1], dtype: 'int32' }],
+      new Uint8Array(Int32Array.of(4).buffer),
+    );
+    await assert.rejects(load(dir), isError(Code.UNIMPLEMENTED, /signature 'serving_default' output 'spectrum' is DT_COMPLEX64: tfgate's requests and responses carry no complex tensors/));
+  });
+
+  it('RFFT → ComplexAbs, which the WASM backend had no kernels for, runs on WASM: |[10, −2 + 2i, −2]|', async () => {
     const dir = writeModelJson(
       [
         placeholder('x', [4]),
@@ -432,6 +454,7 @@ describe('TF.js graph models (model.json) get the same load-time check and ops',
       [{ name: 'n', shape: [1], dtype: 'int32' }],
       new Uint8Array(Int32Array.of(4).buffer),
     );
-    await assert.rejects(load(dir), isError(Code.UNIMPLEMENTED, /RFFT \(node spectrum: the wasm backend has no kernel 'Complex', 'FFT', 'Real', 'Imag'\), ComplexAbs \(node y: /));
+    const { y } = await run(dir, { x: f32([4], [1, 2, 3, 4]) });
+    assertClose(y, [10, Math.hypot(2, 2), 2], 1e-6);
   });
 });

@@ -297,3 +297,25 @@ describe('WASM Tile and GatherNd on string tensors', () => {
     await tf.setBackend('wasm');
   });
 });
+
+describe('complex64 tensors on WASM', () => {
+  it('are made by tf.complex, read as interleaved (re, im) pairs, cloned and reshaped, and freed, as on the CPU backend', async () => {
+    const pairs = async (backend: Backend) => {
+      await tf.setBackend(backend);
+      const before = tf.memory().numTensors;
+      const re = tf.tensor1d([1, -2, 3.5]);
+      const im = tf.tensor1d([0.5, 4, -6]);
+      const z = tf.complex(re, im);
+      const cloned = tf.clone(z);
+      const reshaped = tf.reshape(cloned, [3, 1]);
+      const out = { dtype: reshaped.dtype, shape: reshaped.shape, values: Array.from(reshaped.dataSync()) };
+      tf.dispose([re, im, z, cloned, reshaped]);
+      assert.equal(tf.memory().numTensors, before, `${backend}: tensors left`);
+      return out;
+    };
+    const wasm = await pairs('wasm');
+    assert.deepEqual(wasm, { dtype: 'complex64', shape: [3, 1], values: [1, 0.5, -2, 4, 3.5, -6] });
+    assert.deepEqual(wasm, await pairs('cpu'));
+    await tf.setBackend('wasm');
+  });
+});

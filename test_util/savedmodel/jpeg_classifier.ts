@@ -70,9 +70,9 @@ function buildPreprocessing(defs: Map<string, OpDefInit>): { g: GraphBuilder; in
   const iEnter = enter('Enter', zero, 'int32', false);
   const flowEnter = enter('Enter_1', `${taOut}:1`, 'float32', false);
   const nEnter = enter('Less/Enter', n, 'int32', true);
-  const inHandle = enter('TensorArrayReadV3/Enter', `${taIn}`, 'resource', true);
+  const inHandle = enter('TensorArrayReadV3/Enter', `${taIn}`, 'DT_RESOURCE', true);
   const inFlow = enter('TensorArrayReadV3/Enter_1', scatter, 'float32', true);
-  const outHandle = enter('TensorArrayWrite/TensorArrayWriteV3/Enter', `${taOut}`, 'resource', true);
+  const outHandle = enter('TensorArrayWrite/TensorArrayWriteV3/Enter', `${taOut}`, 'DT_RESOURCE', true);
   // Merge's second input is the NextIteration made below: a back edge, patched in afterwards.
   const iMerge = node('Merge', 'map/while/Merge', [iEnter, iEnter], { T: T('int32'), N: attr.i(2) });
   const flowMerge = node('Merge', 'map/while/Merge_1', [flowEnter, flowEnter], { T: T('float32'), N: attr.i(2) });

@@ -256,3 +256,18 @@ export async function writeHalfPlusTwoSavedModel(dir: string): Promise<void> {
   const y = g.add('y', g.mul('Mul', a, x), b);
   await writeSavedModel(dir, g, { serving_default: { inputs: { x }, outputs: { y } } });
 }
+
+/**
+ * half_plus_two's graph under `count` signatures (serving_default, s1, s2 …), all reading `x`
+ * and answering `y`: a small saved_model.pb (3 000 signatures: ~310 KB) whose load builds a
+ * session per signature.
+ */
+export async function writeManySignaturesSavedModel(dir: string, count: number): Promise<void> {
+  const g = new GraphBuilder();
+  const x = g.placeholder('x', 'float32', [-1, 1]);
+  const a = g.variable('a', f32([], Float32Array.of(0.5)));
+  const b = g.variable('b', f32([], Float32Array.of(2)));
+  const y = g.add('y', g.mul('Mul', a, x), b);
+  const signatures = Object.fromEntries(Array.from({ length: count }, (_, i) => [i === 0 ? 'serving_default' : `s${i}`, { inputs: { x }, outputs: { y } }]));
+  await writeSavedModel(dir, g, signatures);
+}

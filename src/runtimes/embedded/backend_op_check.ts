@@ -7,6 +7,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { Code, ServingError } from '../../errors/status.js';
 import { attrString, type NodeDef } from '../../savedmodel/graph/types.js';
+import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { embeddedOp } from './ops/index.js';
 
 const isEmbeddedOp = (op: string) => embeddedOp(op) !== undefined;
@@ -25,7 +26,7 @@ export interface NodeProblem {
  * its own (Identity, control flow, ops composed of other ops in JS).
  */
 const KERNELS_OF_OP: Readonly<Record<string, readonly string[]>> = {
-  RFFT: ['Complex', 'FFT', 'Real', 'Imag'], // tf.rfft
+  RFFT: ['Complex', 'FFT', 'Real', 'Imag'], // tf.rfft (tfgate computes RFFT itself: embedded/ops/spectral/)
   IRFFT: ['Complex', 'IFFT', 'Real', 'Imag'], // tf.irfft
   ComplexAbs: ['ComplexAbs'], // tf.abs of a complex tensor
   Einsum: ['Einsum'],
@@ -84,6 +85,27 @@ export function kernelsOf(op: string): readonly string[] {
   return KERNELS_OF_OP[op] ?? (isKernelName(op) ? [op] : []);
 }
 
+/**
+ * Ops whose WASM kernels take a complex64 tensor as it is held there (tfjs_patches/
+ * wasm_complex.ts): Reshape and its kin relabel the bytes, Identity shares them. Every other
+ * WASM kernel reads a complex64 input as float32 or throws; tfgate's own ops (the spectral
+ * family) have their own check.
+ */
+const COMPLEX_ON_WASM = new Set(['Identity', 'IdentityN', 'StopGradient', 'Snapshot', 'Reshape', 'ExpandDims', 'Squeeze']);
+
+/** The node's type attributes (T, Tout, dtype, list(type) …) as DT_ names. */
+function typeAttrs(node: NodeDef): string[] {
+  return Object.values(node.attr ?? {}).flatMap((a) => [...(a.type !== undefined ? [String(a.type)] : []), ...(a.list?.type ?? []).map(String)]);
+}
+
+/** Why a node on complex tensors cannot run: complex128 anywhere, complex64 into a WASM kernel that cannot read it. */
+function complexProblem(node: NodeDef, backend: string): string | null {
+  const types = typeAttrs(node);
+  if (types.includes('DT_COMPLEX128')) return 'complex128 tensors: TF.js has none';
+  if (backend === 'wasm' && types.includes('DT_COMPLEX64') && !COMPLEX_ON_WASM.has(node.op)) return `a complex64 tensor: the wasm backend's ${node.op} kernel cannot read one`;
+  return null;
+}
+
 export interface OpCheckOptions {
   backend: string;
   /** Ops implemented by tfgate for the converter (their own check decides). */
@@ -96,6 +118,8 @@ export function nodeProblem(node: NodeDef, o: OpCheckOptions): string | null {
   const custom = o.isCustomOp ?? isEmbeddedOp;
   if (custom(node.op)) return (o.customOpProblem ?? embeddedOpProblem)(node);
   if (CONVERTER_IGNORED_OPS[node.op]) return CONVERTER_IGNORED_OPS[node.op];
+  const complex = complexProblem(node, o.backend);
+  if (complex) return complex;
   for (const rule of rulesByOp.get(node.op) ?? []) {
     const p = rule.problem(node, o.backend);
     if (p) return p;
@@ -118,4 +142,18 @@ export function checkBackendCanRun(nodes: readonly NodeDef[], backend: string, s
   if (!problems.length) return;
   const list = problems.map((p) => `${p.op} (node ${p.node}: ${p.reason})`).join(', ');
   throw new ServingError(Code.UNIMPLEMENTED, `signature '${signatureKey}' uses ops the embedded runtime cannot compute on the ${backend} backend: ${list}`);
+}
+
+/**
+ * Complex tensors stay inside the graph: tfgate's requests and responses carry none (a
+ * complex64 output would be served as its interleaved float pairs under the complex shape).
+ */
+export function checkSignatureDtypes(spec: SignatureSpec): void {
+  for (const [side, tensors] of [['input', spec.inputs], ['output', spec.outputs]] as const) {
+    for (const [alias, t] of Object.entries(tensors)) {
+      if (t.dtype === 'DT_COMPLEX64' || t.dtype === 'DT_COMPLEX128') {
+        throw new ServingError(Code.UNIMPLEMENTED, `signature '${spec.key}' ${side} '${alias}' is ${t.dtype}: tfgate's requests and responses carry no complex tensors (serve tf.math.real, tf.math.imag or tf.abs of it)`);
+      }
+    }
+  }
 }

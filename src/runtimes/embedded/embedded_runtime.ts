@@ -24,7 +24,7 @@ import { noSignatureServed } from '../composite_servable.js';
 import { CompiledGraph } from './compiled_graph.js';
 import { loadTfjsGraphModelDir } from './tfjs_graph_model_dir.js';
 import { registerEmbeddedOps } from './ops/index.js';
-import { checkBackendCanRun } from './backend_op_check.js';
+import { checkBackendCanRun, checkSignatureDtypes } from './backend_op_check.js';
 import { rewriteForTfjs } from './tfjs_graph_rewrites.js';
 import { patchGraphExecutor } from '../tfjs_patches/index.js';
 import { closeListsOpenedDuring } from './ops/control/tensor_list.js';
@@ -107,6 +107,7 @@ export class EmbeddedRuntime implements Runtime {
       if (options.signatures && !options.signatures.includes(key)) continue;
       try {
         const mapped = prepareSignatureGraph(mg, key, variables, { isSupportedOp: isTfjsSupportedOp, tables, forests: forests.bindings, memoryBound });
+        checkSignatureDtypes(mapped.signature);
         checkBackendCanRun(mapped.nodes, backend, key);
         checkFunctionsCanRun(mapped, backend, key);
         const prepared = rewriteFunctionsForTfjs(rewriteForTfjs(mapped));

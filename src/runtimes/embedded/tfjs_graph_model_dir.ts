@@ -9,7 +9,8 @@ import { dataLoss, invalidArgument } from '../../errors/status.js';
 import { signatureSpec } from '../../savedmodel/signature_spec.js';
 import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
 import type { AttrValue, NodeDef } from '../../savedmodel/graph/types.js';
-import { checkBackendCanRun } from './backend_op_check.js';
+import { checkBackendCanRun, checkSignatureDtypes } from './backend_op_check.js';
+import { complexOutputType } from './ops/spectral/index.js';
 import { TfjsServable } from './tfjs_servable.js';
 import { TFJS_MODEL_JSON } from '../shared/tfjs_artifacts.js';
 
@@ -24,7 +25,7 @@ interface ModelJson {
 
 function inferSignature(nodes: NodeDef[]): SignatureDefObject {
   const consumed = new Set(nodes.flatMap((n) => (n.input ?? []).map((i) => i.replace(/^\^/, '').split(':')[0])));
-  const info = (n: NodeDef) => ({ name: `${n.name}:0`, dtype: (n.attr?.dtype?.type as string | undefined) ?? (n.attr?.T?.type as string | undefined) ?? 'DT_FLOAT' });
+  const info = (n: NodeDef) => ({ name: `${n.name}:0`, dtype: complexOutputType(n) ?? (n.attr?.dtype?.type as string | undefined) ?? (n.attr?.T?.type as string | undefined) ?? 'DT_FLOAT' });
   return {
     methodName: 'tensorflow/serving/predict',
     inputs: Object.fromEntries(nodes.filter((n) => n.op === 'Placeholder').map((n) => [n.name, info(n)])),
@@ -59,6 +60,9 @@ export async function loadTfjsGraphModelDir(dir: string, backend: string): Promi
   const nodes = json.modelTopology?.node;
   if (!nodes) throw invalidArgument(`${file} is not a TF.js graph model (no modelTopology.node)`);
   checkBackendCanRun(nodes.map(nodeDefFromJson), backend, DEFAULT_SIGNATURE_KEY);
+  const def = json.signature ?? json.userDefinedMetadata?.signature ?? inferSignature(nodes);
+  const spec = signatureSpec(DEFAULT_SIGNATURE_KEY, { methodName: 'tensorflow/serving/predict', ...def });
+  checkSignatureDtypes(spec);
   const weightSpecs: tf.io.WeightsManifestEntry[] = [];
   const buffers: Buffer[] = [];
   for (const group of json.weightsManifest ?? []) {
@@ -79,8 +83,6 @@ export async function loadTfjsGraphModelDir(dir: string, backend: string): Promi
   } catch (e) {
     throw dataLoss(`${file}: ${(e as Error).message}`);
   }
-  const def = json.signature ?? json.userDefinedMetadata?.signature ?? inferSignature(nodes);
-  const spec = signatureSpec(DEFAULT_SIGNATURE_KEY, { methodName: 'tensorflow/serving/predict', ...def });
   const strip = (name: string) => name.replace(/:0$/, '');
   return new TfjsServable(
     backend,

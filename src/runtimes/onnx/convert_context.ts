@@ -7,6 +7,7 @@ import { dtypeFromTf } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { AttrValue, NodeDef } from '../../savedmodel/graph/types.js';
 import { attrString } from '../../savedmodel/graph/types.js';
+import type { Code } from '../../errors/status.js';
 import type { AttrInit, OnnxGraph } from './onnx_graph.js';
 import { knownElements } from './known_elements.js';
 import type { TfValue } from './tf_value.js';
@@ -157,6 +158,15 @@ export class OpContext {
     const outs = Array.from({ length: count }, (_, k) => this.graph.unique(`${this.node.name}/${hint}_${k}`));
     this.graph.addNode(opType, inputs, outs, attrs);
     return outs;
+  }
+
+  /**
+   * Fails the run with `code` and `message(details)` when `check`, an int64 vector
+   * [trip, …details] computed with the graph's outputs, has a non-zero trip: TF's own
+   * run-time checks, and inputs this conversion cannot answer as TF does.
+   */
+  guard(check: string, code: Code, message: (details: bigint[]) => string): void {
+    this.graph.guards.push({ value: check, code, message });
   }
 
   /** A result value. */

@@ -4,6 +4,7 @@
 // unique here. Opset 18 is targeted: Reduce*/Squeeze/Unsqueeze/Split/Pad take axes and
 // sizes as inputs there, and Resize has `axes` (NHWC images resize without transposes).
 import { protoType } from '../../proto/index.js';
+import type { Code } from '../../errors/status.js';
 import type { DType } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import { ONNX_TYPE } from './onnx_dtype.js';
@@ -68,7 +69,19 @@ function valueInfo(v: GraphValue): Record<string, unknown> {
   return { name: v.name, type: { tensorType } };
 }
 
+/**
+ * A check of a value only known at run time that TF makes in its kernel (an input out of
+ * range) or that marks an input this conversion cannot answer exactly: `value` is an int64
+ * vector [trip, …details], computed with the outputs; a non-zero trip fails the run.
+ */
+export interface RunGuard {
+  value: string;
+  code: Code;
+  message: (details: bigint[]) => string;
+}
+
 export class OnnxGraph {
+  readonly guards: RunGuard[] = [];
   private readonly nodes: NodeObject[] = [];
   private readonly initializers: Array<Record<string, unknown>> = [];
   private readonly inputs: GraphValue[] = [];

@@ -7,6 +7,7 @@
 //   - without one (--runtime=onnx): is refused by name with that reason.
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Code, ServingError, errorText, toStatusData } from '../../errors/status.js';
 import type { MetaGraphObject } from '../../savedmodel/saved_model_reader.js';
 import type { LoadMemoryBound } from '../../savedmodel/load_bounds.js';
@@ -132,6 +133,9 @@ export class OnnxRuntime implements Runtime {
       if (options.signatures && !options.signatures.includes(key)) continue;
       try {
         graphs.set(key, await loadSignature(mg, key, variables, tables, this.options.device, memoryBound, this.options.engine));
+        // A turn of the thread's event loop per signature: runs of the other versions sharing
+        // this executor thread get in between (a version may have thousands of signatures).
+        await nextTurn();
       } catch (e) {
         const spec = specOf(key, def);
         // What ONNX Runtime cannot run goes to the fallback engine (and is no internal error).

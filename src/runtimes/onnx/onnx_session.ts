@@ -83,14 +83,19 @@ export class OnnxSession {
       if (!out) throw new ServingError(Code.INTERNAL, `tensor ${tensor} is not an output of the ONNX graph`);
       return out.name;
     });
+    const guards = this.model.guards;
     let results: Record<string, ort.Tensor>;
     try {
-      results = await this.session.run(inputs, names);
+      results = await this.session.run(inputs, [...names, ...guards.map((g) => g.value)]);
     } catch (e) {
       // ORT rejects feeds whose shapes do not fit the graph, and kernels fail on bad values
       // (e.g. an index out of range): the request is at fault. JS's own errors are not (INTERNAL).
       if (isJsFault(e)) throw e;
       throw invalidArgument(String((e as Error).message ?? e).trim());
+    }
+    for (const g of guards) {
+      const [trip, ...details] = results[g.value].data as BigInt64Array;
+      if (trip) throw new ServingError(g.code, g.message(details));
     }
     return names.map((n) => fromOrtTensor(results[n]));
   }

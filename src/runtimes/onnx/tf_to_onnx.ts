@@ -8,7 +8,7 @@ import { hostTensorFromProto } from '../../savedmodel/tensor_proto.js';
 import type { DType } from '../../tensor/dtype.js';
 import { dtypeFromTf } from '../../tensor/dtype.js';
 import { OpContext, UnsupportedOp, type OpConverter, type TfValue } from './convert_context.js';
-import { OnnxGraph, type GraphValue } from './onnx_graph.js';
+import { OnnxGraph, type GraphValue, type RunGuard } from './onnx_graph.js';
 import { propagateKnown } from './known_elements.js';
 import { ARRAY_OPS } from './ops/array.js';
 import { ELEMENTWISE_OPS } from './ops/elementwise.js';
@@ -17,10 +17,11 @@ import { MATMUL_OPS } from './ops/matmul.js';
 import { NN_OPS } from './ops/nn.js';
 import { REDUCE_OPS } from './ops/reduce.js';
 import { FAKE_QUANT_OPS } from './ops/fake_quant.js';
+import { TOP_K_OPS } from './ops/top_k.js';
 import { estimateRunCost } from './run_cost_estimate.js';
 import type { RunCost } from '../run_cost.js';
 
-const OPS: ReadonlyMap<string, OpConverter> = new Map(Object.entries({ ...ELEMENTWISE_OPS, ...NN_OPS, ...MATMUL_OPS, ...ARRAY_OPS, ...REDUCE_OPS, ...IMAGE_OPS, ...FAKE_QUANT_OPS }));
+const OPS: ReadonlyMap<string, OpConverter> = new Map(Object.entries({ ...ELEMENTWISE_OPS, ...NN_OPS, ...MATMUL_OPS, ...ARRAY_OPS, ...REDUCE_OPS, ...IMAGE_OPS, ...FAKE_QUANT_OPS, ...TOP_K_OPS }));
 
 export interface OnnxProblem {
   op: string;
@@ -74,6 +75,8 @@ export interface OnnxModel {
   inputs: Map<string, GraphValue>;
   /** Requested TF tensor ('node:idx') → the ONNX graph output holding it. */
   outputs: Map<string, GraphValue>;
+  /** Checks every run makes after ONNX Runtime answers (their values are graph outputs too). */
+  guards: RunGuard[];
   nodeCount: number;
   /** What a run holds at its peak and in its outputs, from the shapes propagated (run_cost_estimate.ts). */
   runCost: RunCost;
@@ -167,5 +170,11 @@ export function convertToOnnx(
     graph.addOutput(gv);
     outputs.set(tensor, gv);
   }
-  return { bytes: graph.encode(graphName), inputs, outputs, nodeCount: graph.nodeCount, runCost: estimateRunCost(nodes, values, [...outputs.keys()]) };
+  const guards = graph.guards.map((g) => {
+    const out = graph.unique(`${g.value}/guard`);
+    graph.addNode('Identity', [g.value], [out]);
+    graph.addOutput({ name: out, dtype: 'int64', shape: [-1] });
+    return { ...g, value: out };
+  });
+  return { bytes: graph.encode(graphName), inputs, outputs, guards, nodeCount: graph.nodeCount, runCost: estimateRunCost(nodes, values, [...outputs.keys()]) };
 }

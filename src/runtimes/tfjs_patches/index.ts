@@ -13,6 +13,7 @@
 // | wasm_string_fix.ts       | tfjs-backend-wasm | Tile / GatherNd on strings abort the module               | tfjs-wasm-string-tile-gathernd.md     |
 // | wasm_cpu_kernels.ts      | tfjs-backend-wasm | kernels WASM lacks (Ragged*, UnsortedSegmentSum …),       | tfjs-converter-ragged-ops-unmapped.md |
 // |                          |                   | borrowed from the CPU backend                             |                                       |
+// | wasm_complex.ts          | tfjs-backend-wasm | complex64 tensors cannot be made, read or cloned          | tfjs-wasm-complex64.md                |
 // | graph_executor_patch.ts  | tfjs-converter    | the executor frees tensors TensorLists keep; a failed run | none filed yet: the module's header   |
 // |                          |                   | leaks its intermediates                                   | is the write-up                       |
 // | wasm_kernel_patch.ts     | —                 | how a WASM kernel is replaced (used by the four fixes)    |                                       |
@@ -24,6 +25,7 @@ import { fixWasmHighRankKernels } from './wasm_rank_fix.js';
 import { fixWasmGather } from './wasm_gather_fix.js';
 import { fixWasmStringKernels } from './wasm_string_fix.js';
 import { borrowCpuKernelsForWasm } from './wasm_cpu_kernels.js';
+import { supportWasmComplex } from './wasm_complex.js';
 
 export { patchGraphExecutor } from './graph_executor_patch.js';
 
@@ -35,4 +37,6 @@ export function patchWasmBackend(): void {
   fixWasmStringKernels();
   // Kernels WASM lacks and real exports need, run by the CPU backend.
   borrowCpuKernelsForWasm();
+  // complex64 tensors (the spectral ops'), held as interleaved pairs.
+  supportWasmComplex();
 }

@@ -9,8 +9,8 @@
 // runOnCpu), so such a graph runs on WASM with the CPU backend's values. They are mostly
 // index and shape work on small tensors, where the copies cost little.
 //
-// Left out on purpose: complex numbers and FFTs (the WASM backend stores no complex64
-// tensors) and the gradient kernels only training graphs use.
+// Left out on purpose: the gradient kernels only training graphs use. (Complex tensors and
+// FFTs: wasm_complex.ts and tfgate's spectral ops.)
 import * as tf from '@tensorflow/tfjs-core';
 import { runOnCpu } from './wasm_kernel_patch.js';
 

@@ -20,6 +20,11 @@ export type EngineNote =
   /** Refused at load: the message names the op and matches. */
   | { refuse: RegExp }
   /**
+   * Loaded, and this case's run refused with UNIMPLEMENTED naming the op (a run-time guard:
+   * an input this engine cannot answer as TF does, such as a NaN it cannot order).
+   */
+  | { refuseRun: RegExp }
+  /**
    * A known gap, written down: the case runs and is reported as TODO (node:test's todo) while
    * it fails — a wrong answer, or a failure at run time that load did not catch. Fix the engine,
    * then delete the note.
@@ -30,7 +35,7 @@ export type EngineNote =
 export interface Failure {
   at: 'load' | 'run';
   message: RegExp;
-  /** The status of a failure at run time: TF's (INVALID_ARGUMENT unless said), or tfgate's refusal of a form it cannot compute. */
+  /** At run time, the status code TF gives (INVALID_ARGUMENT unless said). */
   code?: Code;
 }
 
@@ -73,7 +78,7 @@ export const isFailure = (w: OpCase['want']): w is Failure => typeof (w as Failu
 const exactly = (m: RegExp | string) => (typeof m === 'string' ? new RegExp(`^${m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : m);
 /** TF refuses the node at load (op construction); `message` is TF's text (a string: the whole message). */
 export const refusedAtLoad = (message: RegExp | string): Failure => ({ at: 'load', message: exactly(message) });
-/** TF fails the run with INVALID_ARGUMENT (or `code`); `message` is TF's text (a string: the whole message). */
+/** TF fails the run with `code` (INVALID_ARGUMENT unless said); `message` is TF's text (a string: the whole message). */
 export const failsAtRun = (message: RegExp | string, code = Code.INVALID_ARGUMENT): Failure => ({ at: 'run', message: exactly(message), code });
 
 const enc = new TextEncoder();

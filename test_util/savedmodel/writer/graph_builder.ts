@@ -27,7 +27,13 @@ export interface NodeInit {
 }
 
 const enc = new TextEncoder();
-const tfType = (d: DType | string) => (d.startsWith('DT_') ? d : dtypeToTf(d as DType));
+function tfType(d: DType | string): string {
+  if (d.startsWith('DT_')) return d;
+  const name = dtypeToTf(d as DType);
+  // A type the table lacks would leave the attr without a value: TF refuses such a graph.
+  if (!name) throw new Error(`no TF DataType for '${d}' (give DT_… names for types tfgate does not serve, e.g. DT_RESOURCE)`);
+  return name;
+}
 
 /** AttrValue constructors. */
 export const attr = {
@@ -317,12 +323,13 @@ const attrKind = (v: AttrValueInit): string | undefined => {
  * Checks nodes against the writer's OpDefs: known op, every attr without a default set
  * with a value of the declared kind (and an allowed value where the OpDef restricts it), no
  * undeclared attr (except `_`-prefixed internal ones), the declared number of data inputs,
- * every input naming an earlier node. Returns the problems found. `extraDefs`: OpDefs of ops
+ * every input naming an earlier node (or, for a Merge, a loop's NextIteration). Returns the problems found. `extraDefs`: OpDefs of ops
  * the writer does not declare (an op case's, from TF's registration text).
  */
 export function validateGraph(nodes: readonly NodeInit[], extraDefs: ReadonlyMap<string, OpDefInit> = new Map()): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
+  const nextIterations = new Set(nodes.filter((n) => n.op === 'NextIteration').map((n) => n.name));
   const dec = new TextDecoder();
   for (const node of nodes) {
     const def = extraDefs.get(node.op) ?? OP_DEFS.get(node.op);
@@ -371,7 +378,9 @@ export function validateGraph(nodes: readonly NodeInit[], extraDefs: ReadonlyMap
     if (data.length !== expected) problems.push(`${node.name}: ${data.length} data inputs, ${node.op} takes ${expected}${variadic ? ' (from its type list)' : ''}`);
     for (const ref of node.input) {
       const target = ref.replace(/^\^/, '').replace(/:\d+$/, '');
-      if (!seen.has(target)) problems.push(`${node.name}: input ${ref} does not name an earlier node`);
+      // A TF1 loop's back edge: its Merge reads the NextIteration made later in the body.
+      const backEdge = node.op === 'Merge' && nextIterations.has(target);
+      if (!seen.has(target) && !backEdge) problems.push(`${node.name}: input ${ref} does not name an earlier node`);
     }
     seen.add(node.name);
   }

@@ -10,9 +10,10 @@
 // the kernel tests' ops no fixture uses (FakeQuant*, ReverseSequence, PadV2, ComplexAbs, Einsum,
 // RFFT, Bucketize and the string ops) against the last entry of TF's core/ops/compat/ops_history_v2/<op>.pbtxt.
 // The TF2 ops (functions, control flow, TensorLists, resource variables) are in tf2_op_defs.ts,
-// the lookup-table ops in lookup_op_defs.ts.
+// the lookup-table ops in lookup_op_defs.ts, the detection ops in image_op_defs.ts.
 import { TF2_OP_DEFS } from './tf2_op_defs.js';
 import { LOOKUP_OP_DEFS } from './lookup_op_defs.js';
+import { IMAGE_OP_DEFS } from './image_op_defs.js';
 
 export interface ArgDefInit {
   name: string;
@@ -437,7 +438,7 @@ const DEFS: OpDefInit[] = [
   { name: 'NoOp' },
 ];
 
-export const OP_DEFS: ReadonlyMap<string, OpDefInit> = new Map([...DEFS, ...TF2_OP_DEFS, ...LOOKUP_OP_DEFS].map((d) => [d.name, d]));
+export const OP_DEFS: ReadonlyMap<string, OpDefInit> = new Map([...DEFS, ...TF2_OP_DEFS, ...LOOKUP_OP_DEFS, ...IMAGE_OP_DEFS].map((d) => [d.name, d]));
 
 function opDef(name: string, extraDefs: ReadonlyMap<string, OpDefInit>): OpDefInit {
   const d = extraDefs.get(name) ?? OP_DEFS.get(name);

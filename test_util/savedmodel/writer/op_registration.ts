@@ -29,7 +29,9 @@ const DTYPES = new Set([
 ]);
 const SCALAR_ATTR_TYPES = new Set(['int', 'float', 'bool', 'string', 'type', 'shape', 'tensor', 'func']);
 
-const dt = (name: string) => `DT_${name.toUpperCase()}`;
+/** Names DataTypeFromString also accepts (types.cc): spectral_ops.cc writes `{float32, float64}`. */
+const TYPE_ALIASES: Record<string, string> = { float32: 'float', float64: 'double' };
+const dt = (name: string) => `DT_${(TYPE_ALIASES[name] ?? name).toUpperCase()}`;
 const enc = new TextEncoder();
 
 function fail(op: string, what: string): never {
@@ -39,7 +41,7 @@ function fail(op: string, what: string): never {
 /** Types of a `{…}` set or a named set, as DT_ names. */
 function typeSet(op: string, expr: string): string[] {
   const items = expr.startsWith('{') ? expr.slice(1, -1).split(',').map((s) => s.trim()) : [expr];
-  return items.flatMap((t) => TYPE_SETS[t] ?? (DTYPES.has(t) ? [t] : fail(op, `type ${t}`))).map(dt);
+  return items.flatMap((t) => TYPE_SETS[t] ?? (DTYPES.has(TYPE_ALIASES[t] ?? t) ? [t] : fail(op, `type ${t}`))).map(dt);
 }
 
 function unquote(op: string, s: string): string {

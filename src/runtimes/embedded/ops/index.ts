@@ -11,7 +11,9 @@ import type { TfjsOp, TfjsOpTable } from '../../shared/tfjs_op_table.js';
 import { registerTfjsOps } from '../../shared/tfjs_op_table.js';
 import { EXAMPLE_OPS } from '../../shared/parse_example/index.js';
 import { ARRAY_OPS } from './array/index.js';
+import { AUDIO_OPS } from './audio/index.js';
 import { CONTROL_OPS } from './control/index.js';
+import { CTC_OPS } from './ctc/index.js';
 import { DECISION_FOREST_OPS } from './decision_forests/index.js';
 import { IMAGE_OPS } from './image/index.js';
 import { LOOKUP_OPS } from './lookup/index.js';
@@ -19,12 +21,15 @@ import { MATH_OPS } from './math/index.js';
 import { NN_OPS } from './nn/index.js';
 import { RAGGED_OPS } from './ragged/index.js';
 import { SPARSE_OPS } from './sparse/index.js';
+import { SPECTRAL_OPS } from './spectral/index.js';
 import { STRING_OPS } from './string/index.js';
 
 /** Family name → its table. `example` (ParseExample*) is shared with ONNX Runtime's host step. */
 export const EMBEDDED_OP_FAMILIES: Readonly<Record<string, TfjsOpTable>> = {
   array: ARRAY_OPS,
+  audio: AUDIO_OPS,
   control: CONTROL_OPS,
+  ctc: CTC_OPS,
   decision_forests: DECISION_FOREST_OPS,
   example: EXAMPLE_OPS,
   image: IMAGE_OPS,
@@ -33,6 +38,7 @@ export const EMBEDDED_OP_FAMILIES: Readonly<Record<string, TfjsOpTable>> = {
   nn: NN_OPS,
   ragged: RAGGED_OPS,
   sparse: SPARSE_OPS,
+  spectral: SPECTRAL_OPS,
   string: STRING_OPS,
 };
 

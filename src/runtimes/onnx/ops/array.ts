@@ -1,6 +1,6 @@
 // Shape and indexing ops: Reshape, Transpose, Concat, Pack/Unpack, Split/SplitV, Squeeze,
 // ExpandDims, Slice, Shape/Size/Rank, Gather, Tile, Fill, Range, Pad, BroadcastTo, OneHot,
-// TopK, Cumsum, Where, ReverseV2. Axes are TF's (negative counts from the end) normalised
+// Cumsum, Where, ReverseV2 (TopKV2: top_k.ts). Axes are TF's (negative counts from the end) normalised
 // with the input's rank, which must be known at conversion.
 import type { OpContext, OpConverter, TfValue } from '../convert_context.js';
 import { normalizeAxis } from '../convert_context.js';
@@ -309,16 +309,6 @@ const oneHot: OpConverter = (ctx) => {
   return [ctx.out(ctx.emit('OneHot', [safe, depth, values], { axis }), ctx.input(2).dtype, shape)];
 };
 
-const topK: OpConverter = (ctx) => {
-  const x = ctx.input(0);
-  const k = ctx.emit('Reshape', [ctx.int64Input(1), ctx.int64s([1], 'one')], {}, 'k');
-  const [values, indices] = ctx.emitMany('TopK', [ctx.use(0), k], 2, { axis: -1, largest: 1, sorted: 1 }, 'topk');
-  const kv = ctx.input(1).value ? ctx.constInts(1, 'k')[0] : -1;
-  const shape = x.shape ? [...x.shape.slice(0, -1), kv] : null;
-  const idxType = ctx.attr('index_type') ? ctx.attrType('index_type') : 'int32';
-  return [ctx.out(values, x.dtype, shape), ctx.out(fromInt64(ctx, indices, idxType), idxType, shape)];
-};
-
 const cumsum: OpConverter = (ctx) => {
   const x = ctx.input(0);
   const y = ctx.emit('CumSum', [ctx.use(0), ctx.int64Input(1)], { exclusive: ctx.attrBool('exclusive') ? 1 : 0, reverse: ctx.attrBool('reverse') ? 1 : 0 });
@@ -391,7 +381,6 @@ export const ARRAY_OPS: Record<string, OpConverter> = {
   MirrorPad: pad('mirror'),
   BroadcastTo: broadcastTo,
   OneHot: oneHot,
-  TopKV2: topK,
   Cumsum: cumsum,
   Where: whereIndices,
   ReverseV2: reverseV2,

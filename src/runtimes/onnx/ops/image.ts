@@ -5,6 +5,7 @@
 //                        nearest:  in = ⌊(out + ½)·scale⌋   → 'tf_half_pixel_for_nn', floor
 //   neither              in = out · scale                   → 'asymmetric'
 // Nearest with align_corners rounds half away from zero (roundf) → 'round_prefer_ceil'.
+// The object-detection ops are refused with the reason (IMAGE_OPS below).
 import type { OpConverter } from '../convert_context.js';
 import { isFloat } from '../onnx_dtype.js';
 
@@ -45,7 +46,27 @@ function resize(mode: 'linear' | 'nearest'): OpConverter {
   };
 }
 
+/**
+ * Detection ops ONNX has a namesake of that computes something else: refused with the reason,
+ * so that the signature runs on the embedded runtime (embedded/ops/image/).
+ */
+const refuse =
+  (reason: string): OpConverter =>
+  (ctx) =>
+    ctx.fail(reason);
+
+const NMS_REASON =
+  "ONNX's NonMaxSuppression answers [class, box] triples in another order (per class, no padding, no valid_outputs) and computes IoU in its own arithmetic; not converted";
+
 export const IMAGE_OPS: Record<string, OpConverter> = {
   ResizeBilinear: resize('linear'),
   ResizeNearestNeighbor: resize('nearest'),
+  NonMaxSuppression: refuse(NMS_REASON),
+  NonMaxSuppressionV2: refuse(NMS_REASON),
+  NonMaxSuppressionV3: refuse(NMS_REASON),
+  NonMaxSuppressionV4: refuse(NMS_REASON),
+  NonMaxSuppressionV5: refuse(`${NMS_REASON}; ONNX has no soft-NMS`),
+  NonMaxSuppressionWithOverlaps: refuse("ONNX's NonMaxSuppression takes boxes, not an overlaps matrix; not converted"),
+  CombinedNonMaxSuppression: refuse('ONNX has no combined (per class, then global) NonMaxSuppression; not converted'),
+  CropAndResize: refuse("ONNX's RoiAlign averages sampling points over each bin, where TF's CropAndResize samples one point per output pixel (and extrapolates outside the image); not converted"),
 };

@@ -1,12 +1,16 @@
 // Every family of op cases: each engine's test file runs them all.
 import type { OpFamilyCases } from '../op_case.js';
+import { AUDIO_CASES } from './audio.js';
+import { CTC_CASES } from './ctc.js';
 import { IMAGE_CASES } from './image.js';
+import { IMAGE_DETECTION_CASES } from './image_detection.js';
 import { MATH_CASES } from './math.js';
 import { NN_CASES } from './nn.js';
 import { SPARSE_CASES } from './sparse.js';
+import { SPECTRAL_CASES } from './spectral.js';
 import { STRING_CASES } from './string.js';
 
-export const OP_CASES: readonly OpFamilyCases[] = [IMAGE_CASES, MATH_CASES, NN_CASES, SPARSE_CASES, STRING_CASES];
+export const OP_CASES: readonly OpFamilyCases[] = [AUDIO_CASES, CTC_CASES, IMAGE_CASES, IMAGE_DETECTION_CASES, MATH_CASES, NN_CASES, SPARSE_CASES, SPECTRAL_CASES, STRING_CASES];
 
 /**
  * Ops the embedded runtime implements whose tests predate the op cases, and where they are
