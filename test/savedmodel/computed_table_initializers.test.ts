@@ -170,6 +170,21 @@ describe('lookup tables whose initializer computes its keys or values (embedded 
   });
 });
 
+describe('an initializer op whose load check refuses the node (embedded runtime, CPU)', () => {
+  it('AsString of float64 keys (precision 10) is refused naming AsString, not computed from float32 into other keys', async () => {
+    const dir = await writeTinyModel((g) => {
+      const values = g.constant('doubles', { dtype: 'float64', shape: [2], values: Float64Array.of(0.1, 0.2) });
+      const keys = node(g, 'AsString', 'keys', [values], {
+        T: attr.type('float64'), precision: attr.i(10), scientific: attr.b(false), shortest: attr.b(false), width: attr.i(-1), fill: attr.s(''),
+      }, 'string', [2]);
+      const { table, init } = staticHashTable(g, 'double_table', 'string', 'int64', keys, g.constant('ids', i64([2], [0, 1])));
+      const k = g.placeholder('k', 'string', [-1]);
+      return { inputs: { k }, outputs: { ids: find(g, 'lookup', table, k, g.constant('default', i64([], [-1])), 'int64') }, nodeCollections: { table_initializer: [init] } };
+    });
+    await assert.rejects(new EmbeddedRuntime('cpu').load(dir, { tags: ['serve'] }), isError(Code.FAILED_PRECONDITION, /AsString \(node keys: double inputs reach the embedded runtime rounded to float32/));
+  });
+});
+
 describe('lookup tables whose initializer computes its keys or values (ONNX Runtime, the embedded runtime as fallback)', () => {
   it('the table is computed on the ONNX path too, so the lookup signature reaches the fallback: salad, surgery, tarkus → 1, 2, -42', async () => {
     const runtime = new OnnxRuntime({ device: 'cpu', fallback: new EmbeddedRuntime('cpu') });
