@@ -29,6 +29,22 @@ const HASH_CASES: OpCase[] = [
   hashFast(3, str([3], ['Hello', 'TensorFlow', '2.x']), [0, 2, 2], 'to_hash_bucket_fast(["Hello", "TensorFlow", "2.x"], 3) == [0, 2, 2]', 'tf.strings.to_hash_bucket_fast API doc'),
   hashFast(10, str([4], ['a', 'b', 'c', 'd']), [9, 2, 2, 5], '["a", "b", "c", "d"] in 10 buckets: [9, 2, 2, 5]', `${HASH_TEST}:45 testStringToHashBucketsFast`),
   hashFast(1, str([3], ['a', 'b', 'c']), [0, 0, 0], 'one bucket: every string in bucket 0', `${HASH_TEST}:32 testStringToOneHashBucketFast`),
+  {
+    name: 'legacy StringToHashBucket: ["a", "b", "c"] in 10 buckets by Hash64: [8, 0, 7]',
+    source: `${HASH_TEST}:59 testStringToHashBucketsLegacyHash`,
+    op: 'StringToHashBucket',
+    attrs: { num_buckets: attr.i(10) },
+    inputs: [str([3], ['a', 'b', 'c'])],
+    want: { output: i64([3], [8, 0, 7]) },
+  },
+  {
+    name: 'legacy StringToHashBucket, one bucket: [0, 0, 0]',
+    source: `${HASH_TEST}:50 testStringToOneHashBucketLegacyHash`,
+    op: 'StringToHashBucket',
+    attrs: { num_buckets: attr.i(1) },
+    inputs: [str([3], ['a', 'b', 'c'])],
+    want: { output: i64([3], [0, 0, 0]) },
+  },
   hashFast(3, str([5, 1], ['A', 'B', 'C', 'D', 'E']), [1, 0, 1, 1, 2], 'Keras Hashing(num_bins=3) on [["A"], ["B"], ["C"], ["D"], ["E"]] == [[1], [0], [1], [1], [2]], shape kept', 'tf.keras.layers.Hashing API doc'),
   hashFast(
     1000003,
@@ -309,6 +325,10 @@ export const STRING_CASES: OpFamilyCases = {
     `REGISTER_OP("DecodeBase64")
     .Input("input: string")
     .Output("output: string")`,
+    `REGISTER_OP("StringToHashBucket")
+    .Input("string_tensor: string")
+    .Output("output: int64")
+    .Attr("num_buckets: int >= 1")`,
     `REGISTER_OP("StringSplit")
     .Input("input: string")
     .Input("delimiter: string")

@@ -30,6 +30,7 @@ import { decodeBase64Op, encodeBase64Op } from './base64.js';
 
 export const STRING_OPS: TfjsOpTable = {
   StringToHashBucketFast: { execute: stringHashExecutor('StringToHashBucketFast'), check: stringHashNodeProblem },
+  StringToHashBucket: { execute: stringHashExecutor('StringToHashBucket'), check: stringHashNodeProblem },
   StringToHashBucketStrong: { execute: stringHashExecutor('StringToHashBucketStrong'), check: stringHashNodeProblem },
   StringLower: { execute: stringCaseExecutor('StringLower'), check: stringCaseNodeProblem },
   StringUpper: { execute: stringCaseExecutor('StringUpper'), check: stringCaseNodeProblem },
