@@ -26,16 +26,19 @@ export interface GrpcCpuResult extends ProtocolCpu {
   /** Concurrent callers of each protocol in the closed loops (older result files: 32). */
   callers?: number;
   /** Both at the same open-loop rate: the comparison of the protocols themselves. */
-  sameRate?: ProtocolCpu & { ratePerSec: number; grpcErrors: number };
+  sameRate?: ProtocolCpu & { ratePerSec: number; grpcErrors: number; firstGrpcError?: string };
 }
 
 type PredictClient = grpc.Client & { Predict(request: object, done: (err: Error | null) => void): void };
-type Calls = { calls: number; errors: number };
+type Calls = { calls: number; errors: number; firstError?: string };
 
 function predict(client: PredictClient, request: object, tally: Calls): Promise<void> {
   return new Promise<void>((resolve) =>
     client.Predict(request, (err) => {
-      if (err) tally.errors++;
+      if (err) {
+        tally.errors++;
+        tally.firstError ??= err.message;
+      }
       else tally.calls++;
       resolve();
     }),
@@ -89,6 +92,7 @@ export async function measureGrpcCpu(runtime: string, callers: number, seconds: 
     const restOpen = new CpuTally();
     const rpcOpen = new CpuTally();
     let rpcOpenErrors = 0;
+    let firstGrpcError: string | undefined;
     for (let round = 0; round < rounds; round++) {
       const [r, restCpu] = await cpuOf(() => runLoadInWorker({ url, body, mode: { kind: 'concurrency', connections: callers }, durationMs }));
       rest.add(restCpu, r.recorder.count);
@@ -96,10 +100,11 @@ export async function measureGrpcCpu(runtime: string, callers: number, seconds: 
       rpc.add(rpcCpu, g.calls);
       const [ro, restOpenCpu] = await cpuOf(() => runLoadInWorker({ url, body, mode: { kind: 'open', ratePerSec }, durationMs }));
       restOpen.add(restOpenCpu, ro.recorder.count);
-      const go = { calls: 0, errors: 0 };
+      const go: Calls = { calls: 0, errors: 0 };
       const [, rpcOpenCpu] = await cpuOf(() => openLoop(ratePerSec, durationMs, () => predict(client, request, go)));
       rpcOpen.add(rpcOpenCpu, go.calls);
       rpcOpenErrors += go.errors;
+      firstGrpcError ??= go.firstError;
     }
     const perSec = (calls: number) => calls / (rounds * seconds);
     return {
@@ -109,7 +114,7 @@ export async function measureGrpcCpu(runtime: string, callers: number, seconds: 
       ratio: rpc.msPerCall / rest.msPerCall,
       restCallsPerSec: perSec(rest.calls),
       grpcCallsPerSec: perSec(rpc.calls),
-      sameRate: { ratePerSec, restCpuMsPerCall: restOpen.msPerCall, grpcCpuMsPerCall: rpcOpen.msPerCall, ratio: rpcOpen.msPerCall / restOpen.msPerCall, grpcErrors: rpcOpenErrors },
+      sameRate: { ratePerSec, restCpuMsPerCall: restOpen.msPerCall, grpcCpuMsPerCall: rpcOpen.msPerCall, ratio: rpcOpen.msPerCall / restOpen.msPerCall, grpcErrors: rpcOpenErrors, ...(firstGrpcError && { firstGrpcError }) },
     };
   } finally {
     client.close();

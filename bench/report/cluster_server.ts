@@ -1,7 +1,8 @@
 // N tfgate processes behind one port, as gunicorn runs N workers: node:cluster's primary
 // accepts the connections and hands them round-robin to the workers, each a whole tfgate
 // (its own event loop, executors and copy of the model). Prints `listening PORT` once every
-// worker listens on the port (each listens only after loading its models).
+// worker listens on the port and has logged that its first loads settled (tfgate opens its
+// ports while models load).
 //   node dist/bench/report/cluster_server.js <workers> <port> <tfgate flags…>
 import cluster from 'node:cluster';
 import { TFGATE_BIN } from './processes.js';
@@ -14,16 +15,31 @@ if (!(workers >= 1) || !(Number(portArg) > 0)) {
 }
 
 cluster.setupPrimary({ exec: TFGATE_BIN, args: [...tfgateArgs, `--rest_api_port=${portArg}`], silent: true });
-let listening = 0;
+let ready = 0;
+const SETTLED = /"event":"initial_loads_settled"/;
 for (let i = 0; i < workers; i++) {
   const worker = cluster.fork();
   // The primary hears of each worker's listen() once the shared handle is set up: from then
-  // on connections reach that worker. A log line (e.g. the model loaded) could come earlier.
-  worker.once('listening', () => {
-    if (++listening === workers) process.stdout.write(`listening ${portArg}\n`);
-  });
-  worker.process.stderr!.resume();
-  worker.process.stdout!.resume();
+  // on connections reach that worker. Its models are loaded once it logs that its first loads
+  // settled; a worker counts as ready when both happened, in either order.
+  let steps = 0;
+  const step = () => {
+    if (++steps === 2 && ++ready === workers) process.stdout.write(`listening ${portArg}\n`);
+  };
+  worker.once('listening', step);
+  let settled = false;
+  let tail = '';
+  for (const stream of [worker.process.stderr!, worker.process.stdout!]) {
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      if (settled) return;
+      tail = (tail + chunk).slice(-4096);
+      if (SETTLED.test(tail)) {
+        settled = true;
+        step();
+      }
+    });
+  }
   worker.on('exit', (code) => {
     if (!stopping) {
       process.stderr.write(`worker ${i} exited ${code}\n`);

@@ -3,6 +3,7 @@ import { stripRef } from '../tensor/dtype.js';
 import type { SignatureDefObject, TensorInfoObject } from './saved_model_reader.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import { hostTensorFromProto, shapeFromProto } from './tensor_proto.js';
+import type { ExampleFeature } from './graph/example_features.js';
 
 /** A signature's tensor as declared in the SignatureDef. */
 export interface TensorSpec {
@@ -17,6 +18,11 @@ export interface TensorSpec {
    * `dtype`. TF checks feeds against the graph, so this is what a fed tensor must be.
    */
   feedDtype?: string;
+  /**
+   * Inputs only: the tf.Example features the graph parses this (string) input as, when a
+   * ParseExample node reads it; set when the signature's graph is prepared.
+   */
+  example?: ExampleFeature[];
 }
 
 export interface SignatureSpec {

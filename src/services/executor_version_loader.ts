@@ -160,13 +160,13 @@ export class ExecutorVersionLoader {
   }
 
   /**
-   * Signatures whose engines disagree move from the description's engines to its refusals. A
-   * version left with none fails to load.
+   * Signatures whose engines disagree, or that their engine cannot run, move from the
+   * description's engines to its refusals. A version left with none fails to load.
    */
   private applyVerification(modelName: string, version: number, versionDir: string, pool: ExecutorPool, report: VerificationReport): void {
     for (const [key, why] of Object.entries(report.refused)) {
       delete pool.description.engines[key];
-      pool.description.refusals[key] = `the engines disagree (--verify_on_load): ${why}`;
+      pool.description.refusals[key] = `refused by --verify_on_load: ${why}`;
     }
     this.options.onVerified?.(modelName, version, report);
     if (Object.keys(pool.description.engines).length === 0) {

@@ -93,11 +93,15 @@ describe('server flags', () => {
     assert.equal(mode.status, 2);
     assert.match(mode.stderr, /Illegal value 'eager' for flag 'batching_mode': expected fixed or adaptive/);
   });
-  it('--help lists acted and ignored flags; --version answers', () => {
+  it('--help lists the flags by how each is handled (no section of ignored ones); --version answers', () => {
     const help = tfgate('--help');
     assert.equal(help.status, 0);
     assert.match(help.stdout, /--model_config_file/);
-    assert.match(help.stdout, /Accepted and ignored/);
+    for (const section of ['honoured:', 'Refused when set', 'according to the runtime', 'they change nothing here']) assert.ok(help.stdout.includes(section), section);
+    // Each flag is under the heading of its handling: a refused one with the refused ones.
+    const refused = help.stdout.indexOf('Refused when set');
+    assert.ok(help.stdout.indexOf('--use_alts_credentials') > refused && help.stdout.indexOf('--model_config_file') < refused);
+    assert.doesNotMatch(help.stdout, /accepted and ignored/i);
     assert.match(tfgate('--version').stdout, /TensorFlow ModelServer: tfgate-/);
   });
 });

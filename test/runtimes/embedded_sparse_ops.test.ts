@@ -119,7 +119,7 @@ describe('ParseExample: sparse features (VarLenFeature)', () => {
     assert.deepEqual(nums(r.shape), [2, 3]);
     const s = (await RUNTIMES[1].load(await v2(['r']), { tags: ['serve'] })) as TfjsServable;
     try {
-      await assert.rejects(s.run('serving_default', { examples: serialized(example({})) }), /ragged features are not supported by tfgate's embedded runtime: r/);
+      await assert.rejects(s.run('serving_default', { examples: serialized(example({})) }), /ragged features are not supported by tfgate: r/);
     } finally {
       s.dispose();
     }

@@ -16,6 +16,8 @@ import { verifySignatures, type ReferenceOpener } from '../../src/runtimes/verif
 import { seededInputs } from '../../src/runtimes/verify/seeded_inputs.js';
 import { tensorDifference } from '../../src/runtimes/verify/compare_tensors.js';
 import { tempDir } from '../helpers/temp.js';
+import { writeStringSignaturesModel } from '../helpers/string_signatures.js';
+import { protoType, TO_OBJECT } from '../../src/proto/index.js';
 
 const f32 = (shape: number[], values: number[]) => ({ dtype: 'float32' as const, shape, values: Float32Array.from(values) });
 
@@ -100,7 +102,34 @@ describe('the pieces of the check', () => {
     assert.deepEqual(a.inputs.x.shape, [2, 4, 3]);
     assert.deepEqual(a.inputs, b.inputs);
     assert.deepEqual(Array.from(a.inputs.ids.values as BigInt64Array), [0n, 1n]);
-    assert.match(JSON.stringify(seededInputs({ ...spec, inputs: { s: { name: 's:0', dtype: 'DT_STRING', shape: [-1] } } })), /input 's' is DT_STRING/);
+  });
+
+  it('made-up strings are small decimal numbers; a tf.Example input gets Examples holding every feature its ParseExample declares', () => {
+    const strings = seededInputs({ key: 's', methodName: '', defaults: {}, outputs: {}, inputs: { s: { name: 's:0', dtype: 'DT_STRING', shape: [-1] } } });
+    assert.ok('inputs' in strings);
+    assert.deepEqual((strings.inputs.s.values as Uint8Array[]).map((b) => Buffer.from(b).toString()), ['0', '1']);
+    const example = [
+      { key: 'x', dtype: 'float32' as const, shape: [2] },
+      { key: 'ids', dtype: 'int64' as const, shape: null },
+      { key: 'word', dtype: 'string' as const, shape: [] },
+    ];
+    const made = seededInputs({ key: 's', methodName: '', defaults: {}, outputs: {}, inputs: { examples: { name: 'e:0', dtype: 'DT_STRING', shape: [-1], example } } });
+    assert.ok('inputs' in made);
+    const Example = protoType('tensorflow.Example');
+    const decoded = (made.inputs.examples.values as Uint8Array[]).map((b) => Example.toObject(Example.decode(b), TO_OBJECT) as { features: { feature: Record<string, Record<string, { value: unknown[] }>> } });
+    assert.equal(decoded.length, 2);
+    for (const [i, { features }] of decoded.entries()) {
+      assert.deepEqual(Object.keys(features.feature).sort(), ['ids', 'word', 'x']);
+      assert.equal(features.feature.x.floatList.value.length, 2);
+      assert.deepEqual(features.feature.ids.int64List.value, [i]);
+      assert.deepEqual(features.feature.word.bytesList.value.map((b) => Buffer.from(b as Uint8Array).toString()), [String(i)]);
+    }
+  });
+
+  it('a tf.Example signature is checked on made-up Examples (ONNX Runtime with its parsing step against WASM)', async () => {
+    const base = await writeStringSignaturesModel();
+    const report = await check(path.join(base, '1'));
+    assert.deepEqual(report.verified, { parsed: 'wasm' });
   });
 
   it('tensors agree within 1e-4 relative (absolute below 1), integers exactly; NaN matches NaN', () => {

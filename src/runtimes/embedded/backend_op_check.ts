@@ -9,9 +9,23 @@ import { Code, ServingError } from '../../errors/status.js';
 import { attrString, type NodeDef } from '../../savedmodel/graph/types.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { embeddedOp } from './ops/index.js';
+import type { ConstantInput } from '../shared/tfjs_op_table.js';
+import { parseTensorName } from '../../savedmodel/graph/graph_flattener.js';
+import { hostTensorFromProto } from '../../savedmodel/tensor_proto.js';
 
 const isEmbeddedOp = (op: string) => embeddedOp(op) !== undefined;
-const embeddedOpProblem = (node: NodeDef) => embeddedOp(node.op)?.check?.(node) ?? null;
+const embeddedOpProblem = (node: NodeDef, constant: ConstantInput) => embeddedOp(node.op)?.check?.(node, constant) ?? null;
+const noConstants: ConstantInput = () => undefined;
+
+/** The constant value of a node input, read from the graph's Const nodes (on demand). */
+function constantsOf(nodes: readonly NodeDef[]): ConstantInput {
+  const consts = new Map(nodes.filter((n) => n.op === 'Const').map((n) => [n.name, n]));
+  return (ref) => {
+    const [name, index] = parseTensorName(ref);
+    const n = index === 0 ? consts.get(name) : undefined;
+    return n ? hostTensorFromProto(n.attr?.value?.tensor ?? {}, `constant ${n.name}`) : undefined;
+  };
+}
 
 export interface NodeProblem {
   op: string;
@@ -110,13 +124,15 @@ export interface OpCheckOptions {
   backend: string;
   /** Ops implemented by tfgate for the converter (their own check decides). */
   isCustomOp?: (op: string) => boolean;
-  customOpProblem?: (node: NodeDef) => string | null;
+  customOpProblem?: (node: NodeDef, constant: ConstantInput) => string | null;
+  /** Constant inputs of the graph's nodes (a check of tfgate's own ops may read them). */
+  constant?: ConstantInput;
 }
 
 /** Why `node` cannot be computed exactly on the backend, or null. */
 export function nodeProblem(node: NodeDef, o: OpCheckOptions): string | null {
   const custom = o.isCustomOp ?? isEmbeddedOp;
-  if (custom(node.op)) return (o.customOpProblem ?? embeddedOpProblem)(node);
+  if (custom(node.op)) return (o.customOpProblem ?? embeddedOpProblem)(node, o.constant ?? noConstants);
   if (CONVERTER_IGNORED_OPS[node.op]) return CONVERTER_IGNORED_OPS[node.op];
   const complex = complexProblem(node, o.backend);
   if (complex) return complex;
@@ -128,11 +144,54 @@ export function nodeProblem(node: NodeDef, o: OpCheckOptions): string | null {
   return missing.length ? `the ${o.backend} backend has no kernel ${missing.map((k) => `'${k}'`).join(', ')}` : null;
 }
 
+/**
+ * Inputs where TF.js may read an int64 constant clamped to int32 without changing the answer:
+ * slice bounds (INT64_MAX as "to the end" of a dimension that fits int32 anyway).
+ */
+const CLAMP_SAFE_INPUTS: Readonly<Record<string, readonly number[]>> = { StridedSlice: [1, 2, 3] };
+const INT64_TYPES = new Set(['DT_INT64', 'DT_UINT64']);
+
+/**
+ * Nodes reading an int64 constant beyond int32 where the clamp the embedded runtime applies to
+ * such constants (TF.js has no int64) would change the answer: refused rather than computed wrong.
+ */
+function wideInt64Problems(nodes: readonly NodeDef[]): NodeProblem[] {
+  const consumers = new Map<string, Array<{ node: NodeDef; index: number }>>();
+  for (const n of nodes) {
+    (n.input ?? []).forEach((ref, index) => {
+      if (ref.startsWith('^')) return;
+      const [name, output] = parseTensorName(ref);
+      if (output === 0) consumers.set(name, [...(consumers.get(name) ?? []), { node: n, index }]);
+    });
+  }
+  const problems: NodeProblem[] = [];
+  for (const c of nodes) {
+    if (c.op !== 'Const' || !INT64_TYPES.has(String(c.attr?.dtype?.type))) continue;
+    const values = hostTensorFromProto(c.attr?.value?.tensor ?? {}, `constant ${c.name}`).values as BigInt64Array | BigUint64Array;
+    const wide = Array.from(values as Iterable<bigint>).find((v) => BigInt.asIntN(32, v) !== v);
+    if (wide === undefined) continue;
+    const pending = [...(consumers.get(c.name) ?? [])];
+    const seen = new Set<NodeDef>();
+    while (pending.length) {
+      const { node, index } = pending.pop()!;
+      if (seen.has(node)) continue;
+      seen.add(node);
+      if (node.op === 'Identity') pending.push(...(consumers.get(node.name) ?? []));
+      else if (!CLAMP_SAFE_INPUTS[node.op]?.includes(index)) {
+        problems.push({ op: node.op, node: node.name, reason: `it reads the int64 constant ${c.name} (${wide}), beyond the embedded runtime's 32-bit integers` });
+      }
+    }
+  }
+  return problems;
+}
+
 export function graphProblems(nodes: readonly NodeDef[], o: OpCheckOptions): NodeProblem[] {
-  return nodes.flatMap((n) => {
-    const reason = nodeProblem(n, o);
+  const withConstants = { ...o, constant: o.constant ?? constantsOf(nodes) };
+  const problems = nodes.flatMap((n) => {
+    const reason = nodeProblem(n, withConstants);
     return reason ? [{ op: n.op, node: n.name, reason }] : [];
   });
+  return [...problems, ...wideInt64Problems(nodes)];
 }
 
 /** Throws UNIMPLEMENTED naming every op (first node of each) the backend cannot compute. */

@@ -114,13 +114,15 @@ export class EmbeddedRuntime implements Runtime {
         sizes.set(key, sizeGraph(mapped.nodes, Object.fromEntries(Object.entries(mapped.inputs).map(([k, v]) => [k, v.placeholder]))));
         const model = loadGraphModelSync(toModelArtifacts(prepared));
         const outputs = [...new Set(Object.values(prepared.outputs))];
+        const computed = prepared.nodes.filter((n) => n.op !== 'Const' && n.op !== 'Placeholder');
         graphs.set(key, {
           spec: prepared.signature,
           model,
           compiled: this.compileGraphs ? CompiledGraph.compile(prepared.nodes, model.weights, outputs) : null,
           inputs: Object.fromEntries(Object.entries(prepared.inputs).map(([k, v]) => [k, v.placeholder])),
           outputs: prepared.outputs,
-          nodeNames: prepared.nodes.filter((n) => n.op !== 'Const' && n.op !== 'Placeholder').map((n) => n.name),
+          nodeNames: computed.map((n) => n.name),
+          nodeOps: computed.map((n) => n.op),
           singleEngine: prepared.nodes.some((n) => n.op === TFGATE_FOREST_INFERENCE_OP) ? SINGLE_FOREST_ENGINE : undefined,
         });
       } catch (e) {

@@ -84,6 +84,7 @@ export async function loadTfjsGraphModelDir(dir: string, backend: string): Promi
     throw dataLoss(`${file}: ${(e as Error).message}`);
   }
   const strip = (name: string) => name.replace(/:0$/, '');
+  const computed = nodes.filter((n) => n.op !== 'Const' && n.op !== 'Placeholder');
   return new TfjsServable(
     backend,
     new Map([
@@ -95,7 +96,8 @@ export async function loadTfjsGraphModelDir(dir: string, backend: string): Promi
           compiled: null, // the converter's own graphs stay on its GraphModel
           inputs: Object.fromEntries(Object.entries(spec.inputs).map(([k, v]) => [k, strip(v.name)])),
           outputs: Object.fromEntries(Object.entries(spec.outputs).map(([k, v]) => [k, v.name.includes(':') ? v.name : `${v.name}:0`])),
-          nodeNames: nodes.filter((n) => n.op !== 'Const' && n.op !== 'Placeholder').map((n) => n.name),
+          nodeNames: computed.map((n) => n.name),
+          nodeOps: computed.map((n) => n.op),
         },
       ],
     ]),

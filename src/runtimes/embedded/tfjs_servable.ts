@@ -2,7 +2,7 @@
 // servable signature (each signature's graph is cut and frozen for its own feeds).
 import * as tf from '@tensorflow/tfjs-core';
 import type { GraphModel } from '@tensorflow/tfjs-converter';
-import { Code, ServingError, invalidArgument, isJsFault } from '../../errors/status.js';
+import { ServingError, invalidArgument, isJsFault } from '../../errors/status.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { EngineChoice, Servable } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
@@ -10,6 +10,7 @@ import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js'
 import { fromTfTensor, toTfTensor } from '../shared/tensor_convert.js';
 import { checkAliases, servableSignature } from '../signature_checks.js';
 import type { CompiledGraph } from './compiled_graph.js';
+import { tfjsRunError } from './tfjs_run_errors.js';
 import type { LoadRunCheck } from '../../savedmodel/graph/tensor_sizes.js';
 
 export interface SignatureGraph {
@@ -23,6 +24,8 @@ export interface SignatureGraph {
   outputs: Record<string, string>;
   /** Computed nodes (not constants or placeholders), in dependency order: what trace() fetches. */
   nodeNames: string[];
+  /** The op of each of nodeNames. */
+  nodeOps: string[];
   /** What no second engine can check in it (EngineChoice.singleEngine), when anything. */
   singleEngine?: string;
 }
@@ -97,10 +100,9 @@ export class TfjsServable implements Servable {
       }
       return asArray(await graph.model.executeAsync(feed, names));
     } catch (e) {
-      // TF.js reports incompatible shapes and values as plain Errors: the request is at fault.
       // JS's own errors (a TypeError in a kernel) are not the request's: INTERNAL, never their text.
-      if (e instanceof ServingError || isJsFault(e)) throw e;
-      throw new ServingError(Code.INVALID_ARGUMENT, (e as Error).message);
+      if (isJsFault(e)) throw e;
+      throw tfjsRunError(e);
     }
   }
 
@@ -113,7 +115,9 @@ export class TfjsServable implements Servable {
         const value = inputs[k] ?? graph.spec.defaults[k];
         if (value && placeholder !== null) feed[placeholder] = toTfTensor(value, `input '${k}'`);
       }
-      const results = asArray(await graph.model.executeAsync(feed, names));
+      const results = asArray(await graph.model.executeAsync(feed, names).catch(async (e: unknown) => {
+        throw await this.failingNode(graph, feed, tfjsRunError(e));
+      }));
       const out: Array<[string, HostTensor]> = [];
       for (const [i, t] of results.entries()) {
         if (t instanceof tf.Tensor && t.dtype !== 'string') out.push([names[i], await fromTfTensor(t, `DT_${t.dtype === 'float32' ? 'FLOAT' : t.dtype.toUpperCase()}`)]);
@@ -123,6 +127,31 @@ export class TfjsServable implements Servable {
     } finally {
       tf.dispose(Object.values(feed));
     }
+  }
+
+  /**
+   * The run failed with `error`: the same error, naming the first node (in dependency order)
+   * that fails — found by running ever shorter prefixes of the graph, a dozen runs at most for
+   * a graph of thousands of nodes (only a failing trace pays for it).
+   */
+  private async failingNode(graph: SignatureGraph, feed: Record<string, tf.Tensor>, error: ServingError): Promise<ServingError> {
+    const fails = async (count: number) => {
+      try {
+        tf.dispose(asArray(await graph.model.executeAsync(feed, graph.nodeNames.slice(0, count).map((n) => `${n}:0`))));
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    // The first prefix that fails ends with the failing node.
+    let [lo, hi] = [1, graph.nodeNames.length];
+    if (hi === 0 || !(await fails(hi))) return error;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (await fails(mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    return new ServingError(error.code, `${graph.nodeOps[lo - 1]} (node ${graph.nodeNames[lo - 1]}): ${error.message}`);
   }
 
   /** Which executor runs a signature: tfgate's CompiledGraph or tfjs-converter's GraphModel. */

@@ -8,16 +8,19 @@ import * as tf from '@tensorflow/tfjs-core';
 import { loadGraphModelSync, type GraphModel } from '@tensorflow/tfjs-converter';
 import { parseTensorName } from '../../savedmodel/graph/graph_flattener.js';
 import type { NodeDef } from '../../savedmodel/graph/types.js';
-import { shapeFromProto } from '../../savedmodel/tensor_proto.js';
+import { hostTensorFromProto, shapeFromProto } from '../../savedmodel/tensor_proto.js';
 import { dtypeFromTf, dtypeToTf, type DType } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import { toModelArtifacts } from '../shared/tfjs_artifacts.js';
 import { fromTfTensor, toTfTensor } from '../shared/tensor_convert.js';
 import { registerTfjsOps } from '../shared/tfjs_op_table.js';
 import { EXAMPLE_OPS } from '../shared/parse_example/index.js';
+import { keyStrings, parseExamples, type ParseSpec, type ParsingOp } from '../shared/parse_example/parse_example_op.js';
 import type { FeedSpec } from './tf_to_onnx.js';
 
 const PARSING_OPS = new Set(['ParseExample', 'ParseExampleV2']);
+/** A step of only these runs on HostTensors, int64 exact; any other op in it runs on TF.js (int64 narrowed to int32). */
+const HOST_OPS = new Set([...PARSING_OPS, 'Placeholder', 'Const', 'Identity']);
 const HOST_FEED_PREFIX = '__tfgate_host/';
 
 export interface HostSplit {
@@ -88,7 +91,29 @@ export function splitHostStep(nodes: readonly NodeDef[]): HostSplit {
   return { nodes: [...placeholders, ...kept], feeds, step: new HostStep(stepNodes, feeds) };
 }
 
-/** The parsing step on tfjs-converter's graph executor, in this thread's TF.js backend. */
+/** What a parsing node parses, from its attrs and the key/default tensors it reads. */
+function parseSpecOf(n: NodeDef, inputs: ReadonlyArray<HostTensor | undefined>): ParseSpec {
+  const dense = types(n, 'Tdense');
+  const common = { sparseTypes: types(n, 'sparse_types'), denseTypes: dense, denseShapes: shapes(n).map((s) => s ?? []) };
+  if (n.op === 'ParseExample') {
+    const nSparse = Number(n.attr?.Nsparse?.i ?? 0);
+    const nDense = Number(n.attr?.Ndense?.i ?? 0);
+    return {
+      ...common,
+      sparseKeys: inputs.slice(2, 2 + nSparse).flatMap(keyStrings),
+      denseKeys: inputs.slice(2 + nSparse, 2 + nSparse + nDense).flatMap(keyStrings),
+      denseDefaults: inputs.slice(2 + nSparse + nDense, 2 + nSparse + 2 * nDense) as HostTensor[],
+      raggedKeys: [],
+    };
+  }
+  return { ...common, sparseKeys: keyStrings(inputs[2]), denseKeys: keyStrings(inputs[3]), raggedKeys: keyStrings(inputs[4]), denseDefaults: inputs.slice(5, 5 + dense.length) as HostTensor[] };
+}
+
+/**
+ * The parsing step: on HostTensors when it holds only placeholders, constants, Identity and the
+ * parsing nodes (as serving input receivers make it), so int64 features reach ONNX Runtime with
+ * all 64 bits; else on tfjs-converter's graph executor, in this thread's TF.js backend.
+ */
 export class HostStep {
   private model?: GraphModel<tf.io.IOHandlerSync>;
   private readonly placeholders: Set<string>;
@@ -107,6 +132,7 @@ export class HostStep {
 
   /** Runs the step on `feeds` (placeholder → value); returns the ONNX graph's new inputs. */
   async run(feeds: ReadonlyMap<string, HostTensor>): Promise<Map<string, HostTensor>> {
+    if (this.nodes.every((n) => HOST_OPS.has(n.op))) return this.runOnHost(feeds);
     registerTfjsOps(EXAMPLE_OPS);
     this.model ??= loadGraphModelSync(toModelArtifacts({ signature: { key: '', methodName: '', inputs: {}, outputs: {}, defaults: {} }, nodes: this.nodes, inputs: {}, outputs: {} }));
     const feed: Record<string, tf.Tensor> = {};
@@ -129,6 +155,32 @@ export class HostStep {
     } finally {
       tf.dispose(owned);
     }
+  }
+
+  private runOnHost(feeds: ReadonlyMap<string, HostTensor>): Map<string, HostTensor> {
+    const values = new Map<string, Array<HostTensor | undefined>>();
+    const read = (ref: string) => {
+      const [name, index] = parseTensorName(ref);
+      return values.get(name)?.[index];
+    };
+    for (const n of this.nodes) {
+      const inputs = (n.input ?? []).filter((r) => !r.startsWith('^')).map(read);
+      if (n.op === 'Placeholder') values.set(n.name, [feeds.get(n.name)]);
+      else if (n.op === 'Const') values.set(n.name, [hostTensorFromProto(n.attr?.value?.tensor ?? {}, `constant ${n.name}`)]);
+      else if (n.op === 'Identity') values.set(n.name, [inputs[0]]);
+      else {
+        const serialized = inputs[0];
+        if (!serialized) throw new Error(`${n.op} (node ${n.name}): its serialized input is not fed`);
+        values.set(n.name, parseExamples(n.op as ParsingOp, serialized, parseSpecOf(n, inputs)));
+      }
+    }
+    const out = new Map<string, HostTensor>();
+    for (const [placeholder, spec] of this.outputs) {
+      const t = read(spec.tensor);
+      if (!t) throw new Error(`host step: ${spec.tensor} was not computed`);
+      out.set(placeholder, t);
+    }
+    return out;
   }
 
   dispose(): void {

@@ -4,9 +4,13 @@
 // an engine registers the tables it runs, and asks the same tables at load which ops it has.
 import * as tfconv from '@tensorflow/tfjs-converter';
 import type { NodeDef } from '../../savedmodel/graph/types.js';
+import type { HostTensor } from '../../tensor/host_tensor.js';
+
+/** The value of a node input when a Const node gives it (`ref` as NodeDef.input writes it), else undefined. */
+export type ConstantInput = (ref: string) => HostTensor | undefined;
 
 /** Why a node cannot run (checked at load, before any request), or null when it can. */
-type NodeCheck = (node: NodeDef) => string | null;
+type NodeCheck = (node: NodeDef, constant: ConstantInput) => string | null;
 
 export interface TfjsOp {
   /** What tfjs-converter's executor calls for each node of the op (it replaces the converter's own mapping). */
@@ -34,4 +38,4 @@ export function registerTfjsOps(table: TfjsOpTable): void {
  * The load-time check of a registered op, for graphs run without the signature's load checks
  * (a table initializer's inputs evaluated once at load): null when it can run.
  */
-export const registeredOpProblem = (node: NodeDef): string | null => registeredChecks.get(node.op)?.(node) ?? null;
+export const registeredOpProblem = (node: NodeDef, constant: ConstantInput): string | null => registeredChecks.get(node.op)?.(node, constant) ?? null;

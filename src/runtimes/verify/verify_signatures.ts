@@ -1,7 +1,8 @@
 // Checking a loaded version's signatures against a reference engine: each signature runs
-// once on both with the same inputs — made up from its declared specs, plus its warmup
-// records — and a signature whose engines disagree is reported with the outputs and the first
-// differing node named. The reference for each engine:
+// once on both with the same inputs — made up from its declared specs (strings and tf.Example
+// protos included), plus its warmup records — and a signature whose engines disagree is
+// reported with the outputs and the first differing node named; one the engine cannot run
+// at all (an op failing whatever the inputs) is reported with that op named. The reference for each engine:
 //   ONNX Runtime → the WASM runtime; WASM → TF.js's plain-JS CPU backend (another
 //   implementation of every kernel); CPU → WASM; libtensorflow → ONNX Runtime.
 // A signature part of which every engine runs on one implementation (EngineChoice.singleEngine:
@@ -29,7 +30,7 @@ export const REFERENCE_ENGINE: Record<string, RuntimeName> = {
 };
 
 export interface VerificationReport {
-  /** Signature → why it is refused (the engines disagree). */
+  /** Signature → why it is refused (the engines disagree, or the engine cannot run it). */
   refused: Record<string, string>;
   /** Signatures whose engines agreed on every input tried, with the reference engine. */
   verified: Record<string, string>;
@@ -110,7 +111,7 @@ export async function verifySignatures(
             break;
           }
           const result = await checkSignature(a, b, key, inputs, from);
-          if (result.kind === 'disagree') {
+          if (result.kind === 'disagree' || result.kind === 'fails') {
             report.refused[key] = result.message;
             break;
           }

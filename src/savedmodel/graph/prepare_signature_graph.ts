@@ -19,6 +19,7 @@ import { defaultAttrTable, withDefaultAttrs } from './default_attrs.js';
 import { bypassIdentities, pruneTo } from './graph_rewrites.js';
 import { ControlFlowFunctions, FUNCTIONAL_OPS, localName, type PreparedFunction } from './control_flow_functions.js';
 import { variableWriteInFunctions } from './function_side_effects.js';
+import { exampleFeaturesOf } from './example_features.js';
 import type { LookupTables } from './lookup_tables/resolve_lookup_tables.js';
 import { rewriteLookups } from './lookup_tables/lookup_rewrite.js';
 import { TABLE_STATE_OPS } from './lookup_tables/table_ops.js';
@@ -222,6 +223,10 @@ export function prepareSignatureGraph(
   const nodes = pruneTo(Object.values(outputs), out);
   const kept = new Set(nodes.map((n) => n.name));
   for (const input of Object.values(inputs)) if (!kept.has(input.placeholder!)) input.placeholder = null;
+  for (const [key, input] of Object.entries(inputs)) {
+    const example = input.placeholder !== null ? exampleFeaturesOf(nodes, input.placeholder) : null;
+    if (example) signature.inputs[key] = { ...signature.inputs[key], example };
+  }
   const functions = controlFlow.calledBy(nodes);
   validatePrepared(nodes, functions, lookup, signatureKey);
   if (options.memoryBound) checkPreparedSizes(nodes, functions, inputs, signatureKey, options.memoryBound);

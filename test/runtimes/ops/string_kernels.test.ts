@@ -4,9 +4,9 @@
 // themselves are op cases (cases/string.ts), run on every engine.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fingerprint64 } from '../../../src/runtimes/embedded/ops/string/farmhash_fingerprint64.js';
-import { sipHash24 } from '../../../src/runtimes/embedded/ops/string/siphash.js';
-import { hash64 } from '../../../src/runtimes/embedded/ops/string/hash64.js';
+import { fingerprint64 } from '../../../src/runtimes/shared/hash/farmhash_fingerprint64.js';
+import { sipHash24 } from '../../../src/runtimes/shared/hash/siphash.js';
+import { hash64 } from '../../../src/runtimes/shared/hash/hash64.js';
 import { printfNumber } from '../../../src/runtimes/embedded/ops/string/printf_format.js';
 
 const enc = new TextEncoder();

@@ -1,45 +1,49 @@
-// TensorFlow's ParseExample and ParseExampleV2 for the TF.js graph executor, which has
-// neither: the classify/regress signatures of TF Serving's models parse serialized
-// tf.Example protos inside the graph. Dense features (float, int64, bytes; fixed shapes;
-// defaults) and sparse ones (VarLenFeature: Estimator serving inputs); ragged features are
-// refused by name. The texts follow TF's example_proto_fast_parsing.cc, with "<unknown>" for
-// the example name as TF writes it.
+// TensorFlow's ParseExample and ParseExampleV2: the classify/regress signatures of TF Serving's
+// models parse serialized tf.Example protos inside the graph. Dense features (float, int64,
+// bytes; fixed shapes; defaults) and sparse ones (VarLenFeature: Estimator serving inputs);
+// ragged features are refused by name. The texts follow TF's example_proto_fast_parsing.cc,
+// with "<unknown>" for the example name as TF writes it.
 //
 // Inputs (TF's op defs):
 //   ParseExample:   serialized, names, sparse_keys × Nsparse, dense_keys × Ndense, dense_defaults × Ndense
 //   ParseExampleV2: serialized, names, sparse_keys [S], dense_keys [D], ragged_keys [R], dense_defaults × D
 // Outputs: sparse indices × S, sparse values × S, sparse shapes × S (sparse_example.ts), then one
 // dense tensor [batch, ...shape] per key.
+//
+// The parsing itself is on HostTensors, int64 exact: ONNX Runtime's host step (onnx/host_step.ts)
+// runs it as it is, so int64 features keep all 64 bits into ONNX Runtime; the TF.js executors
+// below narrow int64 to TF.js's int32 and refuse, naming the feature, a value beyond it.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { Code, ServingError, invalidArgument } from '../../../errors/status.js';
-import { protoType, TO_OBJECT } from '../../../proto/index.js';
-import { sparseOutputs } from './sparse_example.js';
-import { featureValues, type FeatureObject, type Kind } from './example_features.js';
+import { Code, ServingError, invalidArgument, unimplemented } from '../../../errors/status.js';
+import type { DType } from '../../../tensor/dtype.js';
+import type { HostTensor } from '../../../tensor/host_tensor.js';
+import { KIND_OF_DTYPE, sparseOutputs, valuesTensor } from './sparse_example.js';
+import { decodeExamples, featureValues, type FeatureObject, type FeatureValue } from './example_features.js';
 
-const KIND_OF_DTYPE: Record<string, Kind> = { float32: 'float', int32: 'int64', string: 'bytes' };
-const decoder = new TextDecoder();
+export type ParsingOp = 'ParseExample' | 'ParseExampleV2';
 
-function decodeExamples(serialized: Uint8Array[]): Array<Record<string, FeatureObject>> {
-  const type = protoType('tensorflow.Example');
-  return serialized.map((bytes) => {
-    try {
-      const ex = type.toObject(type.decode(bytes), TO_OBJECT) as { features?: { feature?: Record<string, FeatureObject> } };
-      return ex.features?.feature ?? {};
-    } catch {
-      throw invalidArgument(`Could not parse example input, value: '${decoder.decode(bytes.subarray(0, 64))}'`);
-    }
-  });
+/** What one parsing node parses (its attrs and its key and default inputs). */
+export interface ParseSpec {
+  sparseKeys: string[];
+  sparseTypes: DType[];
+  denseKeys: string[];
+  denseTypes: DType[];
+  denseShapes: number[][];
+  denseDefaults: HostTensor[];
+  raggedKeys: string[];
 }
 
+const decoder = new TextDecoder();
+
 /** One dense output: every example's values (or the default) stacked into [batch, ...shape]. */
-function denseOutput(examples: Array<Record<string, FeatureObject>>, key: string, dtype: tf.DataType, shape: number[], dflt: tf.Tensor): tf.Tensor {
+function denseOutput(examples: Array<Record<string, FeatureObject>>, key: string, dtype: DType, shape: number[], dflt: HostTensor | undefined): HostTensor {
   const kind = KIND_OF_DTYPE[dtype];
   if (!kind) throw new ServingError(Code.UNIMPLEMENTED, `ParseExample: dense feature '${key}' has dtype ${dtype}, which tfgate cannot parse`);
   if (shape.some((d) => d < 0)) throw new ServingError(Code.UNIMPLEMENTED, `ParseExample: dense feature '${key}' has a variable shape [${shape}], which tfgate cannot parse`);
   const size = shape.reduce((a, b) => a * b, 1);
-  const fallback = dflt.size ? (dflt.dataSync() as ArrayLike<number | Uint8Array>) : undefined;
-  const out: Array<number | Uint8Array> = [];
+  const fallback = dflt && dflt.values.length ? (dflt.values as ArrayLike<FeatureValue>) : undefined;
+  const out: FeatureValue[] = [];
   examples.forEach((features, i) => {
     const found = features[key] ? featureValues(features[key]) : undefined;
     if (!found || found.values.length === 0) {
@@ -53,44 +57,87 @@ function denseOutput(examples: Array<Record<string, FeatureObject>>, key: string
     }
     out.push(...found.values);
   });
-  const outShape = [examples.length, ...shape];
-  if (kind === 'bytes') return tf.tensor(out as Uint8Array[], outShape, 'string');
-  return tf.tensor(out as number[], outShape, dtype);
+  return valuesTensor(out, dtype, [examples.length, ...shape]);
 }
 
-/** A string tensor's raw bytes (dataSync() would decode them as UTF-8, which spoils protos). */
-function stringValues(t: tf.Tensor): Uint8Array[] {
-  return tf.engine().readSync(t.dataId) as unknown as Uint8Array[];
+/** The parsing node's outputs, in TF's order, on HostTensors (int64 as BigInt64Array). */
+export function parseExamples(op: ParsingOp, serialized: HostTensor, spec: ParseSpec): HostTensor[] {
+  if (op === 'ParseExampleV2' && spec.raggedKeys.length) {
+    throw new ServingError(Code.UNIMPLEMENTED, `ParseExampleV2: ragged features are not supported by tfgate: ${spec.raggedKeys.join(', ')}`);
+  }
+  const examples = decodeExamples(serialized.values as Uint8Array[]);
+  // A scalar `serialized` (V2 only) gives sparse indices [N, 1] and shapes [max count].
+  const sparse = sparseOutputs(examples, spec.sparseKeys, spec.sparseTypes, op === 'ParseExample' || serialized.shape.length > 0);
+  return [...sparse, ...spec.denseKeys.map((k, i) => denseOutput(examples, k, spec.denseTypes[i], spec.denseShapes[i] ?? [], spec.denseDefaults[i]))];
+}
+
+/** The keys' strings of a string tensor. */
+export const keyStrings = (t: HostTensor | undefined): string[] => (t ? (t.values as Uint8Array[]).map((b) => decoder.decode(b)) : []);
+
+// --- The TF.js executors (the embedded runtime) -------------------------------------------
+
+/** TF.js's dtype attrs name int64 int32 (it has no int64). */
+const FROM_TFJS: Record<string, DType> = { float32: 'float32', int32: 'int64', string: 'string' };
+const fromTfjsDtype = (d: string): DType => FROM_TFJS[d] ?? (d as DType);
+
+/** A TF.js input as the HostTensor TF would read (int32 standing for int64). */
+function hostInput(t: tf.Tensor): HostTensor {
+  if (t.dtype === 'string') return { dtype: 'string', shape: t.shape, values: tf.engine().readSync(t.dataId) as unknown as Uint8Array[] };
+  if (t.dtype === 'int32') return { dtype: 'int64', shape: t.shape, values: BigInt64Array.from(t.dataSync(), (v) => BigInt(v)) };
+  return { dtype: 'float32', shape: t.shape, values: Float32Array.from(t.dataSync()) };
+}
+
+/** A parsed HostTensor as TF.js holds it: int64 narrowed to int32, a value beyond refused naming the feature. */
+function tfjsOutput(t: HostTensor, feature: string | undefined): tf.Tensor {
+  if (t.dtype === 'string') return tf.tensor(t.values as Uint8Array[] as unknown as string[], t.shape, 'string');
+  if (t.dtype === 'int64') {
+    const big = t.values as BigInt64Array;
+    const out = new Int32Array(big.length);
+    for (let i = 0; i < big.length; i++) {
+      if (BigInt.asIntN(32, big[i]) !== big[i]) {
+        throw unimplemented(`ParseExample: int64 value ${big[i]} of ${feature ?? 'a parsed index'} does not fit the embedded runtime's 32-bit integers`);
+      }
+      out[i] = Number(big[i]);
+    }
+    return tf.tensor(out, t.shape, 'int32');
+  }
+  return tf.tensor(t.values as Float32Array, t.shape, 'float32');
+}
+
+function tfjsOutputs(outputs: HostTensor[], spec: ParseSpec): tf.Tensor[] {
+  const s = spec.sparseKeys.length;
+  const featureOf = (i: number) => (i >= s && i < 2 * s ? `sparse feature '${spec.sparseKeys[i - s]}'` : i >= 3 * s ? `dense feature '${spec.denseKeys[i - 3 * s]}'` : undefined);
+  return outputs.map((t, i) => tfjsOutput(t, featureOf(i)));
 }
 
 /** ParseExample (TF1's parsing_ops). */
 export const parseExample: tfconv.OpExecutor = (node) => {
   const nSparse = Number(node.attrs.Nsparse ?? 0);
   const nDense = Number(node.attrs.Ndense ?? 0);
-  const examples = decodeExamples(stringValues(node.inputs[0]));
-  const sparseKeys = node.inputs.slice(2, 2 + nSparse).map((t) => decoder.decode(stringValues(t)[0]));
-  const keys = node.inputs.slice(2 + nSparse, 2 + nSparse + nDense).map((t) => decoder.decode(stringValues(t)[0]));
-  const defaults = node.inputs.slice(2 + nSparse + nDense, 2 + nSparse + 2 * nDense);
-  const dtypes = (node.attrs.Tdense ?? []) as tf.DataType[];
-  const shapes = (node.attrs.dense_shapes ?? []) as number[][];
-  const sparseTypes = (node.attrs.sparse_types ?? []) as tf.DataType[];
-  const sparse = sparseOutputs(examples, sparseKeys, sparseTypes, true);
-  return [...sparse, ...keys.map((k, i) => denseOutput(examples, k, dtypes[i], shapes[i] ?? [], defaults[i]))];
+  const inputs = node.inputs.map(hostInput);
+  const spec: ParseSpec = {
+    sparseKeys: inputs.slice(2, 2 + nSparse).flatMap(keyStrings),
+    sparseTypes: ((node.attrs.sparse_types ?? []) as string[]).map(fromTfjsDtype),
+    denseKeys: inputs.slice(2 + nSparse, 2 + nSparse + nDense).flatMap(keyStrings),
+    denseTypes: ((node.attrs.Tdense ?? []) as string[]).map(fromTfjsDtype),
+    denseShapes: (node.attrs.dense_shapes ?? []) as number[][],
+    denseDefaults: inputs.slice(2 + nSparse + nDense, 2 + nSparse + 2 * nDense),
+    raggedKeys: [],
+  };
+  return tfjsOutputs(parseExamples('ParseExample', inputs[0], spec), spec);
 };
 
 /** ParseExampleV2 (TF2's parsing_ops). */
 export const parseExampleV2: tfconv.OpExecutor = (node) => {
-  const [serialized, , sparseKeys, denseKeys, raggedKeys, ...defaults] = node.inputs;
-  const named = (t: tf.Tensor | undefined) => (t && t.size ? stringValues(t).map((b) => decoder.decode(b)) : []);
-  const ragged = named(raggedKeys);
-  if (ragged.length) {
-    throw new ServingError(Code.UNIMPLEMENTED, `ParseExampleV2: ragged features are not supported by tfgate's embedded runtime: ${ragged.join(', ')}`);
-  }
-  const examples = decodeExamples(stringValues(serialized));
-  const dtypes = (node.attrs.Tdense ?? []) as tf.DataType[];
-  const shapes = (node.attrs.dense_shapes ?? []) as number[][];
-  const sparseTypes = (node.attrs.sparse_types ?? []) as tf.DataType[];
-  // A scalar `serialized` (V2 only) gives sparse indices [N, 1] and shapes [max count].
-  const sparse = sparseOutputs(examples, named(sparseKeys), sparseTypes, serialized.rank > 0);
-  return [...sparse, ...named(denseKeys).map((k, i) => denseOutput(examples, k, dtypes[i], shapes[i] ?? [], defaults[i]))];
+  const [serialized, , sparseKeys, denseKeys, raggedKeys, ...defaults] = node.inputs.map(hostInput);
+  const spec: ParseSpec = {
+    sparseKeys: keyStrings(sparseKeys),
+    sparseTypes: ((node.attrs.sparse_types ?? []) as string[]).map(fromTfjsDtype),
+    denseKeys: keyStrings(denseKeys),
+    denseTypes: ((node.attrs.Tdense ?? []) as string[]).map(fromTfjsDtype),
+    denseShapes: (node.attrs.dense_shapes ?? []) as number[][],
+    denseDefaults: defaults,
+    raggedKeys: keyStrings(raggedKeys),
+  };
+  return tfjsOutputs(parseExamples('ParseExampleV2', serialized, spec), spec);
 };

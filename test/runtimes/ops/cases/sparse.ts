@@ -2,9 +2,10 @@
 // segment combiners (math_ops.cc), SparseToDense, SparseFillEmptyRows, SparseReshape,
 // SparseTensorDenseMatMul (sparse_ops.cc), Unique (array_ops.cc). Values from TF's API docs
 // (tf.sparse.*, tf.math.sparse_segment_*) and its kernels' float32 arithmetic.
-import { attr } from '../../../../test_util/savedmodel/writer/graph_builder.js';
+import { attr, Tensor } from '../../../../test_util/savedmodel/writer/graph_builder.js';
+import { example, parseExample, serialized } from '../../../helpers/sparse_examples.js';
 import type { HostTensor } from '../../../../src/tensor/host_tensor.js';
-import { bool, f32, failsAtRun, i32, i64, konst, type OpCase, type OpFamilyCases } from '../op_case.js';
+import { bool, f32, failsAtRun, i32, i64, konst, refusedAtLoad, str, type CaseInput, type OpCase, type OpFamilyCases } from '../op_case.js';
 
 const f = Math.fround;
 // The docs' c = [[1, 2, 3, 4], [-1, -2, -3, -4], [5, 6, 7, 8]].
@@ -128,8 +129,254 @@ const MATMUL_CASES: OpCase[] = [
   matmul(false, true, f32([2, 3], [1, 3, 5, 2, 4, 6]), [1, 2, 10, 12, 9, 12], 'A·(Bᵀ)ᵀ (adjoint_b)'),
 ];
 
+// Crossed feature columns: SparseCross (crossed_column, Keras HashedCrossing), SparseCrossV2
+// (tf.sparse.cross), SparseCrossHashed. Values from TF's kernel test, which states the hashed
+// outputs "to prevent unintentional hashing changes".
+const CROSS_TEST = 'tensorflow/python/kernel_tests/sparse_ops/sparse_cross_op_test.py@02dd752a';
+/** The test's _sparse_tensor: row b's features at [b, 0..], shape [batch, widest row]. */
+function sparseInput(rows: ReadonlyArray<ReadonlyArray<string | number | bigint>>, batch = rows.length): [CaseInput, CaseInput, CaseInput] {
+  const at = rows.flatMap((r, b) => r.map((_, c) => [b, c]));
+  const values = rows.flat();
+  const width = Math.max(0, ...rows.map((r) => r.length));
+  const v = values.length && typeof values[0] !== 'string' ? i64([values.length], values as Array<number | bigint>) : str([values.length], values as string[]);
+  return [konst(i64([at.length, 2], at.flat())), konst(v), konst(i64([2], [batch, width]))];
+}
+/** SparseCross*'s list inputs from sparse columns and dense ones. */
+const crossInputs = (sparse: Array<[CaseInput, CaseInput, CaseInput]>, dense: CaseInput[] = []) => [sparse.map((s) => s[0]), sparse.map((s) => s[1]), sparse.map((s) => s[2]), dense];
+/** The expected SparseTensor, as the test builds it. */
+function crossOutput(rows: ReadonlyArray<ReadonlyArray<string | bigint>>, batch = rows.length): Record<string, HostTensor> {
+  const at = rows.flatMap((r, b) => r.map((_, c) => [b, c]));
+  const values = rows.flat();
+  const width = Math.max(0, ...rows.map((r) => r.length));
+  return {
+    output_indices: i64([at.length, 2], at.flat()),
+    output_values: typeof values[0] === 'bigint' ? i64([values.length], values as bigint[]) : str([values.length], values as string[]),
+    output_shape: i64([2], [batch, width]),
+  };
+}
+const DEFAULT_HASH_KEY = 0xdecafcaffe; // sparse_ops._DEFAULT_HASH_KEY
+/** sparse_ops.sparse_cross / sparse_cross_hashed's attrs: internal_type int64 when any input is. */
+const v1Attrs = (hashed: boolean, internal: 'DT_STRING' | 'DT_INT64', numBuckets = 0, hashKey = DEFAULT_HASH_KEY) => ({
+  hashed_output: attr.b(hashed),
+  num_buckets: attr.i(numBuckets),
+  hash_key: attr.i(hashKey),
+  out_type: attr.type(hashed ? 'DT_INT64' : 'DT_STRING'),
+  internal_type: attr.type(internal),
+});
+const ONE_FEATURE_EACH = crossInputs([sparseInput([['batch1-FC1-F1']]), sparseInput([['batch1-FC2-F1']]), sparseInput([['batch1-FC3-F1']])]);
+const BATCH2_FC1 = sparseInput([['batch1-FC1-F1'], ['batch2-FC1-F1', 'batch2-FC1-F2']]);
+const BATCH2_FC2 = sparseInput([['batch1-FC2-F1'], ['batch2-FC2-F1', 'batch2-FC2-F2']]);
+const WIDE_BUCKETS = /num_buckets 0: its hashed crosses \(modulo INT64_MAX\) do not fit the embedded runtime's 32-bit integers/;
+const EMBEDDED_REFUSES = (r: RegExp) => ({ wasm: { refuse: r }, cpu: { refuse: r } });
+
+const CROSS_CASES: OpCase[] = [
+  {
+    name: 'SparseCross: two sparse string columns, every feature of a row with every other, joined by "_X_"',
+    source: `${CROSS_TEST} SparseCrossOpTest.test_simple`,
+    op: 'SparseCross',
+    attrs: v1Attrs(false, 'DT_STRING'),
+    inputs: crossInputs([BATCH2_FC1, BATCH2_FC2]),
+    want: crossOutput([['batch1-FC1-F1_X_batch1-FC2-F1'], ['batch2-FC1-F1_X_batch2-FC2-F1', 'batch2-FC1-F1_X_batch2-FC2-F2', 'batch2-FC1-F2_X_batch2-FC2-F1', 'batch2-FC1-F2_X_batch2-FC2-F2']]),
+  },
+  {
+    name: 'SparseCross: an int64 dense column crossed with a string one (int64 written as decimal)',
+    source: `${CROSS_TEST} SparseCrossOpTest.test_integer_mixed_string_dense`,
+    op: 'SparseCross',
+    attrs: v1Attrs(false, 'DT_INT64'),
+    inputs: crossInputs([], [konst(i64([2, 2], [11, 333, 55555, 999999])), konst(str([2, 2], ['batch1-FC2-F1', 'batch1-FC2-F2', 'batch2-FC2-F1', 'batch2-FC2-F2']))]),
+    want: crossOutput([
+      ['11_X_batch1-FC2-F1', '11_X_batch1-FC2-F2', '333_X_batch1-FC2-F1', '333_X_batch1-FC2-F2'],
+      ['55555_X_batch2-FC2-F1', '55555_X_batch2-FC2-F2', '999999_X_batch2-FC2-F1', '999999_X_batch2-FC2-F2'],
+    ]),
+  },
+  {
+    name: 'SparseCross: 3x1x2 features, the last column varying fastest',
+    source: `${CROSS_TEST} SparseCrossOpTest.test_permutation_3x1x2`,
+    op: 'SparseCross',
+    attrs: v1Attrs(false, 'DT_STRING'),
+    inputs: crossInputs([sparseInput([['batch1-FC1-F1', 'batch1-FC1-F2', 'batch1-FC1-F3']]), sparseInput([['batch1-FC2-F1']]), sparseInput([['batch1-FC3-F1', 'batch1-FC3-F2']])]),
+    want: crossOutput([[
+      'batch1-FC1-F1_X_batch1-FC2-F1_X_batch1-FC3-F1', 'batch1-FC1-F1_X_batch1-FC2-F1_X_batch1-FC3-F2',
+      'batch1-FC1-F2_X_batch1-FC2-F1_X_batch1-FC3-F1', 'batch1-FC1-F2_X_batch1-FC2-F1_X_batch1-FC3-F2',
+      'batch1-FC1-F3_X_batch1-FC2-F1_X_batch1-FC3-F1', 'batch1-FC1-F3_X_batch1-FC2-F1_X_batch1-FC3-F2',
+    ]]),
+  },
+  {
+    name: 'SparseCross: a row where a column is empty has no crosses',
+    source: `${CROSS_TEST} SparseCrossOpTest.test_some_columns_empty`,
+    op: 'SparseCross',
+    attrs: v1Attrs(false, 'DT_STRING'),
+    inputs: crossInputs([sparseInput([['batch1-FC1-F1', 'batch1-FC1-F2']], 2), sparseInput([['batch1-FC2-F1'], ['batch2-FC2-F1']], 2), sparseInput([['batch1-FC3-F1', 'batch1-FC3-F2']], 2)]),
+    want: crossOutput([['batch1-FC1-F1_X_batch1-FC2-F1_X_batch1-FC3-F1', 'batch1-FC1-F1_X_batch1-FC2-F1_X_batch1-FC3-F2', 'batch1-FC1-F2_X_batch1-FC2-F1_X_batch1-FC3-F1', 'batch1-FC1-F2_X_batch1-FC2-F1_X_batch1-FC3-F2']], 2),
+  },
+  {
+    name: 'SparseCross hashed, num_buckets 100, the default hash key: 83',
+    source: `${CROSS_TEST} SparseCrossOpTest.test_hashed_no_hash_key`,
+    op: 'SparseCross',
+    attrs: v1Attrs(true, 'DT_STRING', 100),
+    inputs: ONE_FEATURE_EACH,
+    want: crossOutput([[83n]]),
+  },
+  {
+    name: 'SparseCross hashed, num_buckets 100, hash key + 1: 31',
+    source: `${CROSS_TEST} SparseCrossOpTest.test_hashed_output`,
+    op: 'SparseCross',
+    attrs: v1Attrs(true, 'DT_STRING', 100, DEFAULT_HASH_KEY + 1),
+    inputs: ONE_FEATURE_EACH,
+    want: crossOutput([[31n]]),
+  },
+  {
+    name: 'SparseCross hashed, num_buckets 0: the 63-bit hash 1971693436396284976 (beyond the embedded runtime\'s integers: refused there)',
+    source: `${CROSS_TEST} SparseCrossOpTest.test_hashed_zero_bucket_no_hash_key`,
+    op: 'SparseCross',
+    attrs: v1Attrs(true, 'DT_STRING', 0),
+    inputs: ONE_FEATURE_EACH,
+    want: crossOutput([[1971693436396284976n]]),
+    engines: EMBEDDED_REFUSES(WIDE_BUCKETS),
+  },
+  {
+    name: 'SparseCross: columns of different batch sizes fail the request',
+    source: `${CROSS_TEST} SparseCrossOpTest.test_batch_size_mismatch; tensorflow/core/kernels/sparse_cross_op.cc ValidateInput`,
+    op: 'SparseCross',
+    attrs: v1Attrs(false, 'DT_INT64'),
+    inputs: crossInputs([
+      [konst(i64([1, 2], [0, 0])), konst(i64([1], [0])), konst(i64([2], [10, 10]))],
+      [konst(i64([1, 2], [0, 0])), konst(i64([1], [0])), konst(i64([2], [7, 10]))],
+    ]),
+    want: failsAtRun('Expected batch size 10 got 7 at position 1'),
+  },
+  {
+    name: 'SparseCross: a negative num_buckets is refused at load with TF\'s words',
+    source: 'tensorflow/core/ops/sparse_ops.cc REGISTER_OP("SparseCross") .Attr("num_buckets: int >= 0"); op_def_util.cc ValidateAttrValue',
+    op: 'SparseCross',
+    attrs: v1Attrs(true, 'DT_STRING', -1),
+    inputs: ONE_FEATURE_EACH,
+    want: refusedAtLoad(/Value for attr 'num_buckets' of -1 must be at least minimum 0; NodeDef: \{\{node SparseCross\}\}; Op<name=SparseCross/),
+    // Refused by the graph check every engine shares, before ONNX conversion (the family's note).
+    engines: { onnx: { refuse: /Value for attr 'num_buckets' of -1 must be at least minimum 0; NodeDef: \{\{node SparseCross\}\}/ } },
+  },
+  {
+    name: 'SparseCrossV2: sep "_Y_" joins the features',
+    source: `${CROSS_TEST} SparseCrossV2OpTest.test_sparse_sep`,
+    op: 'SparseCrossV2',
+    inputs: [...crossInputs([BATCH2_FC1, BATCH2_FC2]), konst(str([], ['_Y_']))],
+    want: crossOutput([['batch1-FC1-F1_Y_batch1-FC2-F1'], ['batch2-FC1-F1_Y_batch2-FC2-F1', 'batch2-FC1-F1_Y_batch2-FC2-F2', 'batch2-FC1-F2_Y_batch2-FC2-F1', 'batch2-FC1-F2_Y_batch2-FC2-F2']]),
+  },
+  {
+    name: 'SparseCrossV2: a sparse int64 column crossed with a sparse string one',
+    source: `${CROSS_TEST} SparseCrossV2OpTest.test_integer_mixed_string_sparse`,
+    op: 'SparseCrossV2',
+    inputs: [...crossInputs([sparseInput([[11], [333, 55555]]), BATCH2_FC2]), konst(str([], ['_X_']))],
+    want: crossOutput([['11_X_batch1-FC2-F1'], ['333_X_batch2-FC2-F1', '333_X_batch2-FC2-F2', '55555_X_batch2-FC2-F1', '55555_X_batch2-FC2-F2']]),
+  },
+  {
+    name: 'SparseCrossV2: a separator that is not a scalar fails the request',
+    source: `${CROSS_TEST} SparseCrossV2OpTest.testNonScalarInput`,
+    op: 'SparseCrossV2',
+    inputs: [...crossInputs([]), konst(str([2], ['a', 'b']))],
+    want: failsAtRun(/^Input separator should be a scalar\. Received: Tensor<type: string shape: \[2\] values: a b>$/),
+  },
+  {
+    name: 'SparseCrossHashed, num_buckets 100, strong_hash false: 79',
+    source: `${CROSS_TEST} SparseCrossHashedOpTest.test_hashed_output`,
+    op: 'SparseCrossHashed',
+    inputs: [...ONE_FEATURE_EACH, konst(i64([], [100])), konst(bool([], [false])), konst(i64([2], [137, 173]))],
+    want: crossOutput([[79n]]),
+  },
+  {
+    name: 'SparseCrossHashed, num_buckets 0: the 63-bit hash 9186962005966787372 (refused on the embedded runtime)',
+    source: `${CROSS_TEST} SparseCrossHashedOpTest.test_hashed_zero_bucket_no_hash_key`,
+    op: 'SparseCrossHashed',
+    inputs: [...ONE_FEATURE_EACH, konst(i64([], [0])), konst(bool([], [false])), konst(i64([2], [1, 1]))],
+    want: crossOutput([[9186962005966787372n]]),
+    engines: EMBEDDED_REFUSES(WIDE_BUCKETS),
+  },
+  {
+    name: 'SparseCrossHashed: a salt of length 0 fails the request',
+    source: `${CROSS_TEST} SparseCrossHashedOpTest.test_sparse_cross_hashed_empty_seed`,
+    op: 'SparseCrossHashed',
+    inputs: [...crossInputs([]), konst(i64([], [100])), konst(bool([], [false])), konst(i64([0], []))],
+    want: failsAtRun('Input "salt" must have length 2 but has length 0'),
+  },
+  {
+    name: 'a crossed column as an Estimator\'s linear model reads it: ParseExample → SparseCross (hashed, 100 buckets) → the weight of bucket 83',
+    source: `${CROSS_TEST} SparseCrossOpTest.test_hashed_no_hash_key (bucket 83); the graph as feature_column's crossed_column feeds a linear model`,
+    op: 'SparseCross',
+    graph: (g) => {
+      const keys = ['fc1', 'fc2', 'fc3'];
+      const p = parseExample(g, keys.map((k) => [k, 'string']), []);
+      const cross = g.addNode('SparseCross', 'SparseCross', [...p.indices, ...p.values, ...p.shapes], {
+        ...v1Attrs(true, 'DT_STRING', 100),
+        N: attr.i(3),
+        sparse_types: attr.types(['string', 'string', 'string']),
+        dense_types: attr.types([]),
+      });
+      const bucket = new Tensor(cross, 1, 'int64', [-1]);
+      const weights = g.constant('weights', f32([100], Array.from({ length: 100 }, (_, i) => i + 0.5)));
+      const weight = g.addNode('GatherV2', 'weight', [weights, bucket, g.constant('axis', i32([], [0]))], { Tparams: attr.type('float32'), Tindices: attr.type('int64'), Taxis: attr.type('int32'), batch_dims: attr.i(0) });
+      return { inputs: { examples: p.x }, outputs: { bucket: g.identity('bucket', bucket), weight: g.identity('weight_out', new Tensor(weight, 0, 'float32', [-1])) } };
+    },
+    feeds: { examples: serialized(example({ fc1: { bytes: ['batch1-FC1-F1'] }, fc2: { bytes: ['batch1-FC2-F1'] }, fc3: { bytes: ['batch1-FC3-F1'] } })) },
+    want: { bucket: i64([1], [83]), weight: f32([1], [83.5]) },
+    engines: { onnx: { skip: 'ONNX Runtime takes no string tensors in tfgate: the parsed string features are refused by name before SparseCross is reached' } },
+  },
+];
+
 export const SPARSE_CASES: OpFamilyCases = {
   family: 'sparse',
+  registrations: [
+    `REGISTER_OP("SparseCross")
+    .Input("indices: N * int64")
+    .Input("values: sparse_types")
+    .Input("shapes: N * int64")
+    .Input("dense_inputs: dense_types")
+    .Output("output_indices: int64")
+    .Output("output_values: out_type")
+    .Output("output_shape: int64")
+    .Attr("N: int >= 0")
+    .Attr("hashed_output: bool")
+    .Attr("num_buckets: int >= 0")
+    .Attr("hash_key: int")
+    .Attr("sparse_types: list({int64, string}) >= 0")
+    .Attr("dense_types: list({int64, string}) >= 0")
+    .Attr("out_type: {int64, string}")
+    .Attr("internal_type: {int64, string}")`,
+    `REGISTER_OP("SparseCrossV2")
+    .Input("indices: N * int64")
+    .Input("values: sparse_types")
+    .Input("shapes: N * int64")
+    .Input("dense_inputs: dense_types")
+    .Input("sep: string")
+    .Output("output_indices: int64")
+    .Output("output_values: string")
+    .Output("output_shape: int64")
+    .Attr("N: int >= 0")
+    .Attr("sparse_types: list({int64, string}) >= 0")
+    .Attr("dense_types: list({int64, string}) >= 0")`,
+    `REGISTER_OP("GatherV2")
+    .Input("params: Tparams")
+    .Input("indices: Tindices")
+    .Input("axis: Taxis")
+    .Attr("batch_dims: int = 0")
+    .Output("output: Tparams")
+    .Attr("Tparams: type")
+    .Attr("Tindices: {int16, int32, int64}")
+    .Attr("Taxis: {int32, int64}")`,
+    `REGISTER_OP("SparseCrossHashed")
+    .Input("indices: N * int64")
+    .Input("values: sparse_types")
+    .Input("shapes: N * int64")
+    .Input("dense_inputs: dense_types")
+    .Input("num_buckets: int64")
+    .Input("strong_hash: bool")
+    .Input("salt: int64")
+    .Output("output_indices: int64")
+    .Output("output_values: int64")
+    .Output("output_shape: int64")
+    .Attr("N: int >= 0")
+    .Attr("sparse_types: list({int64, string}) >= 0")
+    .Attr("dense_types: list({int64, string}) >= 0")`,
+  ],
   engines: { onnx: { refuse: /no ONNX converter/ } },
-  cases: [...SEGMENT_CASES, ...TO_DENSE_CASES, ...OTHER_CASES, ...MATMUL_CASES],
+  cases: [...SEGMENT_CASES, ...TO_DENSE_CASES, ...OTHER_CASES, ...MATMUL_CASES, ...CROSS_CASES],
 };

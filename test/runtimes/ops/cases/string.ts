@@ -5,7 +5,7 @@ import { attr } from '../../../../test_util/savedmodel/writer/graph_builder.js';
 import type { AttrValueInit } from '../../../../test_util/savedmodel/writer/graph_builder.js';
 import type { DType } from '../../../../src/tensor/dtype.js';
 import type { HostTensor } from '../../../../src/tensor/host_tensor.js';
-import { fingerprint64 } from '../../../../src/runtimes/embedded/ops/string/farmhash_fingerprint64.js';
+import { fingerprint64 } from '../../../../src/runtimes/shared/hash/farmhash_fingerprint64.js';
 import { bool, f32, f64, failsAtRun, i32, i64, konst, refusedAtLoad, str, type OpCase, type OpFamilyCases } from '../op_case.js';
 import { REGEX_CASES, REGEX_REGISTRATIONS } from './string_regex.js';
 import { UNICODE_CASES, UNICODE_REGISTRATIONS } from './string_unicode.js';

@@ -3,14 +3,14 @@
 // and the legacy StringToHashBucket: each string's 64-bit hash of its bytes, as unsigned,
 // modulo num_buckets (core/kernels/string_to_hash_bucket_op.h). Fast hashes with Fingerprint64
 // (FarmHash), Strong with SipHash-2-4 keyed by the `key` attribute, the legacy op with TF's
-// own Hash64 (hash64.ts). The int64 output is held as TF.js
+// own Hash64 (shared/hash/hash64.ts). The int64 output is held as TF.js
 // int32, which every bucket fits while num_buckets <= 2^31 (checked at load).
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';
-import { fingerprint64 } from './farmhash_fingerprint64.js';
-import { hash64 } from './hash64.js';
-import { sipHash24 } from './siphash.js';
+import { fingerprint64 } from '../../../shared/hash/farmhash_fingerprint64.js';
+import { hash64 } from '../../../shared/hash/hash64.js';
+import { sipHash24 } from '../../../shared/hash/siphash.js';
 import { stringElements } from './string_tensors.js';
 
 const STRING_HASH_OPS = ['StringToHashBucketFast', 'StringToHashBucketStrong', 'StringToHashBucket'] as const;

@@ -138,3 +138,16 @@ export function fingerprint64(s: Uint8Array): bigint {
   [z, x] = [x, z];
   return hashLen16(add(add(hashLen16(v[0], w[0], m), mul(shiftMix(y), k0)), z), add(hashLen16(v[1], w[1], m), x), m);
 }
+
+/**
+ * TF's FingerprintCat64 (fingerprint.h): combines two fingerprints into one, order-dependent
+ * (what SparseCross's hashed crosses fold each feature's fingerprint in with).
+ */
+export function fingerprintCat64(fp1: bigint, fp2: bigint): bigint {
+  const kMul = 0xc6a4a7935bd1e995n;
+  let result = fp1 ^ kMul;
+  result ^= mul(shiftMix(mul(fp2, kMul)), kMul);
+  result = mul(result, kMul);
+  result = mul(shiftMix(result), kMul);
+  return shiftMix(result);
+}
