@@ -152,7 +152,7 @@ describe('lookup tables whose initializer computes its keys or values (embedded 
   it('an initializer input the engine cannot compute refuses the lookup, naming the op and why', async () => {
     const g = new GraphBuilder();
     const keys = node(g, 'UnicodeTranscode', 'transcoded', [g.constant('latin', strings(['a', 'b']))], {
-      input_encoding: attr.s('ISO-8859-1'),
+      input_encoding: attr.s('Shift_JIS'),
       output_encoding: attr.s('UTF-8'),
       errors: attr.s('replace'),
       replacement_char: attr.i(65533),
@@ -167,6 +167,21 @@ describe('lookup tables whose initializer computes its keys or values (embedded 
       runtime.load(dir, { tags: ['serve'] }),
       isError(Code.FAILED_PRECONDITION, /LookupTableFindV2 \(node lookup\) looks up table 'transcoded_table\/hash_table' \(HashTableV2\), whose contents tfgate cannot compute at load: InitializeTableV2 'transcoded_table\/table_init' \(init op\) fills it from ops UnicodeTranscode computed at load, which the engine could not run: .*UnicodeTranscode/),
     );
+  });
+});
+
+describe('an initializer op whose load check refuses the node (embedded runtime, CPU)', () => {
+  it('AsString of float64 keys (precision 10) is refused naming AsString, not computed from float32 into other keys', async () => {
+    const dir = await writeTinyModel((g) => {
+      const values = g.constant('doubles', { dtype: 'float64', shape: [2], values: Float64Array.of(0.1, 0.2) });
+      const keys = node(g, 'AsString', 'keys', [values], {
+        T: attr.type('float64'), precision: attr.i(10), scientific: attr.b(false), shortest: attr.b(false), width: attr.i(-1), fill: attr.s(''),
+      }, 'string', [2]);
+      const { table, init } = staticHashTable(g, 'double_table', 'string', 'int64', keys, g.constant('ids', i64([2], [0, 1])));
+      const k = g.placeholder('k', 'string', [-1]);
+      return { inputs: { k }, outputs: { ids: find(g, 'lookup', table, k, g.constant('default', i64([], [-1])), 'int64') }, nodeCollections: { table_initializer: [init] } };
+    });
+    await assert.rejects(new EmbeddedRuntime('cpu').load(dir, { tags: ['serve'] }), isError(Code.FAILED_PRECONDITION, /AsString \(node keys: double inputs reach the embedded runtime rounded to float32/));
   });
 });
 

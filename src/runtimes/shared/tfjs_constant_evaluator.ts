@@ -11,6 +11,8 @@ import { hostTensorFromProto } from '../../savedmodel/tensor_proto.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import { fromTfTensor } from './tensor_convert.js';
 import { toModelArtifacts } from './tfjs_artifacts.js';
+import { registeredOpProblem, type ConstantInput } from './tfjs_op_table.js';
+import { parseTensorName } from '../../savedmodel/graph/graph_flattener.js';
 
 const INT32_MIN = -(2n ** 31n);
 const INT32_MAX = 2n ** 31n - 1n;
@@ -25,9 +27,24 @@ function checkIntegersFit(graph: ConstantGraph): void {
   }
 }
 
+/** The registered ops' own load checks (an op's kernel may assume them: AsString of float64). */
+function checkRegisteredOps(graph: ConstantGraph): void {
+  const consts = new Map(graph.nodes.filter((n) => n.op === 'Const').map((n) => [n.name, n]));
+  const constant: ConstantInput = (ref) => {
+    const [name, index] = parseTensorName(ref);
+    const n = index === 0 ? consts.get(name) : undefined;
+    return n ? hostTensorFromProto(n.attr?.value?.tensor ?? {}, `constant ${n.name}`) : undefined;
+  };
+  for (const node of graph.nodes) {
+    const problem = registeredOpProblem(node, constant);
+    if (problem) throw unimplemented(`${node.op} (node ${node.name}: ${problem})`);
+  }
+}
+
 /** A ConstantGraphEvaluator on TF.js's active backend (call initBackend first). */
 export async function evaluateOnTfjs(graph: ConstantGraph): Promise<HostTensor[]> {
   checkIntegersFit(graph);
+  checkRegisteredOps(graph);
   const names = graph.outputs.map((o) => o.tensor);
   const prepared: PreparedGraph = {
     signature: { key: '', methodName: '', inputs: {}, outputs: {}, defaults: {} },

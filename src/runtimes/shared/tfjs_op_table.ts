@@ -22,10 +22,20 @@ export interface TfjsOp {
 export type TfjsOpTable = Readonly<Record<string, TfjsOp>>;
 
 const registered = new WeakSet<TfjsOpTable>();
+const registeredChecks = new Map<string, NodeCheck>();
 
 /** Registers every op of `table` with tfjs-converter (process-wide). Idempotent. */
 export function registerTfjsOps(table: TfjsOpTable): void {
   if (registered.has(table)) return;
   registered.add(table);
-  for (const [name, op] of Object.entries(table)) tfconv.registerOp(name, op.execute);
+  for (const [name, op] of Object.entries(table)) {
+    tfconv.registerOp(name, op.execute);
+    if (op.check) registeredChecks.set(name, op.check);
+  }
 }
+
+/**
+ * The load-time check of a registered op, for graphs run without the signature's load checks
+ * (a table initializer's inputs evaluated once at load): null when it can run.
+ */
+export const registeredOpProblem = (node: NodeDef, constant: ConstantInput): string | null => registeredChecks.get(node.op)?.(node, constant) ?? null;

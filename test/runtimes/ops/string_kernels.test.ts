@@ -6,11 +6,25 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fingerprint64 } from '../../../src/runtimes/shared/hash/farmhash_fingerprint64.js';
 import { sipHash24 } from '../../../src/runtimes/shared/hash/siphash.js';
+import { hash64 } from '../../../src/runtimes/shared/hash/hash64.js';
 import { printfNumber } from '../../../src/runtimes/embedded/ops/string/printf_format.js';
 
 const enc = new TextEncoder();
 
 describe('Fingerprint64 and SipHash', () => {
+  it("TF's Hash64 gives the values core/platform/hash_test.cc states (tails of 0-4 bytes, a 48-byte input through the 8-byte loop) and string_to_hash_bucket_op_test's with the default seed", () => {
+    const d5 = Uint8Array.of(0x01, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x14, 0, 0, 0, 0, 0, 0x04, 0, 0, 0, 0, 0x14, 0, 0, 0, 0x18, 0x28, 0, 0, 0, 0, 0, 0, 0, 0x02, 0, 0, 0, 0, 0, 0, 0);
+    assert.equal(hash64(new Uint8Array(0), 0xbc9f1d34n), 0x4c61ea3eeda4cb87n);
+    assert.equal(hash64(Uint8Array.of(0x62), 0xbc9f1d34n), 0x091309f7ef916c8an);
+    assert.equal(hash64(Uint8Array.of(0xc3, 0x97), 0xbc9f1d34n), 0xa815bcdf1d1af01cn);
+    assert.equal(hash64(Uint8Array.of(0xe2, 0x99, 0xa5), 0xbc9f1d34n), 0x02167564e4d06430n);
+    assert.equal(hash64(Uint8Array.of(0xe1, 0x80, 0xb9, 0x32), 0xbc9f1d34n), 0x8f7ed82ffc21071fn);
+    assert.equal(hash64(d5, 0x12345678n), 0xce196580c97aff1en);
+    assert.equal(hash64(enc.encode('a')), 2996632905371535868n);
+    assert.equal(hash64(enc.encode('b')), 5795986006276551370n);
+    assert.equal(hash64(enc.encode('c')), 14899841994519054197n);
+  });
+
   it("Fingerprint64 gives the values TF's string_to_hash_bucket_op_test states", () => {
     assert.equal(fingerprint64(enc.encode('a')), 12917804110809363939n);
     assert.equal(fingerprint64(enc.encode('b')), 11795596070477164822n);

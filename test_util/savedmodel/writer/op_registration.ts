@@ -122,7 +122,7 @@ function parseArg(op: string, spec: string): ArgDefInit & { typeName: string } {
 
 /** The OpDef of one `REGISTER_OP("…")…;` block. */
 export function opDefFromRegistration(text: string): OpDefInit {
-  const op = /REGISTER_OP\(\s*"([A-Za-z0-9_]+)"\s*\)/.exec(text)?.[1] ?? fail('?', 'the op name');
+  const op = /REGISTER_OP\(\s*"([A-Za-z0-9_>]+)"\s*\)/.exec(text)?.[1] ?? fail('?', 'the op name');
   const inputs: Array<ArgDefInit & { typeName: string }> = [];
   const outputs: Array<ArgDefInit & { typeName: string }> = [];
   const attrs: AttrDefInit[] = [];

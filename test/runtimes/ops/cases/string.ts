@@ -7,6 +7,9 @@ import type { DType } from '../../../../src/tensor/dtype.js';
 import type { HostTensor } from '../../../../src/tensor/host_tensor.js';
 import { fingerprint64 } from '../../../../src/runtimes/shared/hash/farmhash_fingerprint64.js';
 import { bool, f32, f64, failsAtRun, i32, i64, konst, refusedAtLoad, str, type OpCase, type OpFamilyCases } from '../op_case.js';
+import { REGEX_CASES, REGEX_REGISTRATIONS } from './string_regex.js';
+import { UNICODE_CASES, UNICODE_REGISTRATIONS } from './string_unicode.js';
+import { JOIN_MORE_CASES, JOIN_MORE_REGISTRATIONS } from './string_join.js';
 
 const KERNEL_TESTS = 'tensorflow/python/kernel_tests/strings_ops';
 const HASH_TEST = `${KERNEL_TESTS}/string_to_hash_bucket_op_test.py@3a2c6ae8`;
@@ -26,6 +29,22 @@ const HASH_CASES: OpCase[] = [
   hashFast(3, str([3], ['Hello', 'TensorFlow', '2.x']), [0, 2, 2], 'to_hash_bucket_fast(["Hello", "TensorFlow", "2.x"], 3) == [0, 2, 2]', 'tf.strings.to_hash_bucket_fast API doc'),
   hashFast(10, str([4], ['a', 'b', 'c', 'd']), [9, 2, 2, 5], '["a", "b", "c", "d"] in 10 buckets: [9, 2, 2, 5]', `${HASH_TEST}:45 testStringToHashBucketsFast`),
   hashFast(1, str([3], ['a', 'b', 'c']), [0, 0, 0], 'one bucket: every string in bucket 0', `${HASH_TEST}:32 testStringToOneHashBucketFast`),
+  {
+    name: 'legacy StringToHashBucket: ["a", "b", "c"] in 10 buckets by Hash64: [8, 0, 7]',
+    source: `${HASH_TEST}:59 testStringToHashBucketsLegacyHash`,
+    op: 'StringToHashBucket',
+    attrs: { num_buckets: attr.i(10) },
+    inputs: [str([3], ['a', 'b', 'c'])],
+    want: { output: i64([3], [8, 0, 7]) },
+  },
+  {
+    name: 'legacy StringToHashBucket, one bucket: [0, 0, 0]',
+    source: `${HASH_TEST}:50 testStringToOneHashBucketLegacyHash`,
+    op: 'StringToHashBucket',
+    attrs: { num_buckets: attr.i(1) },
+    inputs: [str([3], ['a', 'b', 'c'])],
+    want: { output: i64([3], [0, 0, 0]) },
+  },
   hashFast(3, str([5, 1], ['A', 'B', 'C', 'D', 'E']), [1, 0, 1, 1, 2], 'Keras Hashing(num_bins=3) on [["A"], ["B"], ["C"], ["D"], ["E"]] == [[1], [0], [1], [1], [2]], shape kept', 'tf.keras.layers.Hashing API doc'),
   hashFast(
     1000003,
@@ -200,36 +219,32 @@ const SPLIT_CASES: OpCase[] = [
   },
 ];
 
-// Keras TextVectorization's DEFAULT_STRIP_REGEX (lower_and_strip_punctuation).
-const KERAS_STRIP = '[!"#$%&()\\*\\+,-\\./:;<=>?@\\[\\\\\\]^_`{|}~\\\']';
-const replace = (pattern: string, rewrite: string, x: HostTensor, want: HostTensor | RegExp, name: string, source: string, global = true): OpCase => ({
-  name,
-  source,
-  op: 'StaticRegexReplace',
-  attrs: { pattern: attr.s(pattern), rewrite: attr.s(rewrite), replace_global: attr.b(global) },
-  inputs: [x],
-  want: want instanceof RegExp ? refusedAtLoad(want) : { output: want },
-});
-const REGEX_TEST = `${KERNEL_TESTS}/regex_replace_op_test.py@03049341`;
-const ONE = str([1], ['a']);
+// TF1's StringSplit (tf.compat.v1.string_split): each byte of the delimiter splits, "" splits
+// into single bytes; TF.js's converter runs it (tf.string.stringSplit).
+const SPLIT_V1_TEST = `${KERNEL_TESTS}/string_split_op_test.py@5f3dac2e StringSplitOpTest`;
+function splitV1(x: Array<string | Uint8Array>, delimiter: string, rows: Array<Array<string | Uint8Array>>, width: number, name: string, test: string, skipEmpty = true): OpCase {
+  const indices = rows.flatMap((r, i) => r.map((_, j) => [i, j])).flat();
+  const values = rows.flat();
+  return {
+    name,
+    source: `${SPLIT_V1_TEST} ${test}`,
+    op: 'StringSplit',
+    attrs: { skip_empty: attr.b(skipEmpty) },
+    inputs: [str([x.length], x), konst(str([], [delimiter]))],
+    want: { indices: i64([values.length, 2], indices), values: str([values.length], values), shape: i64([2], [x.length, width]) },
+  };
+}
+const byte = (b: number) => Uint8Array.of(b);
 
-const REGEX_CASES: OpCase[] = [
-  replace('ab', 'abc', str([3], ['ababababab', 'abcabcabc', '']), str([3], ['abcabcabcabcabc', 'abccabccabcc', '']), "a literal, global: 'ab' → 'abc'", `${REGEX_TEST}:87 testGlobal`),
-  replace('ab', 'abc', str([3], ['ababababab', 'abcabcabc', '']), str([3], ['abcabababab', 'abccabcabc', '']), 'replace_global false replaces the first match only', 'tensorflow/core/kernels/regex_replace_op.cc (replace_global=false: RE2::Replace, the first match)', false),
-  replace(
-    KERAS_STRIP,
-    '',
-    str([3], ["The Brown Fox! It's [a]\\b-c.", 'naïve café, “quoted”', Uint8Array.of(0xff, 0x2c, 0x41)]),
-    str([3], ['The Brown Fox Its abc', 'naïve café “quoted”', Uint8Array.of(0xff, 0x41)]),
-    "Keras' punctuation class strips every ASCII punctuation byte, leaves UTF-8 text and other bytes alone",
-    'RE2 semantics of a bracket class (re2/re2.h); Keras TextVectorization DEFAULT_STRIP_REGEX',
-  ),
-  replace('\\s+', ' ', str([1], [' a \t\n b\x0b c  ']), str([1], [' a b\x0b c ']), '\\s+ collapses whitespace runs (RE2\'s \\s has no \\v)', 'RE2 syntax: \\s is [\\t\\n\\f\\r ]'),
-  replace('[a-z]', '.', str([1], ['fooBAR1']), str([1], ['...BAR1']), 'a range class', 'RE2 syntax'),
-  replace('A[', 'x', ONE, /StaticRegexReplace \(node StaticRegexReplace: Invalid pattern: A\[, error: missing \]: \[/, 'an unterminated class is refused at load with TF\'s message', `${REGEX_TEST}:78 testInvalidPattern`),
-  replace('^(a:|b:)', '', ONE, /pattern '\^\(a:\|b:\)': the embedded runtime implements exactly only/, 'anchors and groups are refused at load, naming the pattern', `${REGEX_TEST}:51 testRemovePrefix states ["foo", …]; tfgate implements only literal and one-class patterns`),
-  replace('\\p{Ll}', '.', ONE, /pattern '\\p\{Ll\}'/, '\\p{…} is refused at load', `${REGEX_TEST}:43 testForwarding states ["A.C.E", "H.J.L"]; tfgate implements only literal and one-class patterns`),
-  replace('a', '(\\0)', ONE, /rewrite '\(\\0\)': only a literal rewrite/, 'a rewrite with a group is refused at load', 'tfgate: the embedded runtime implements only literal rewrites'),
+const SPLIT_V1_CASES: OpCase[] = [
+  splitV1(['pigs on the wing', 'animals'], ' ', [['pigs', 'on', 'the', 'wing'], ['animals']], 4, 'split on " ": the sparse triplet, shape [2, 4]', 'testStringSplit'),
+  splitV1(['hello', 'hola', Uint8Array.of(0xf0, 0x9f, 0x98, 0x8e)], '', [['h', 'e', 'l', 'l', 'o'], ['h', 'o', 'l', 'a'], [byte(0xf0), byte(0x9f), byte(0x98), byte(0x8e)]], 5, 'an empty delimiter splits into bytes, a 4-byte character too', 'testStringSplitEmptyDelimiter'),
+  splitV1(['', ' a', 'b ', ' c', ' ', ' d ', '  e', 'f  ', '  g  ', '  '], ' ', [[], ['a'], ['b'], ['c'], [], ['d'], ['e'], ['f'], ['g'], []], 1, 'empty tokens are skipped', 'testStringSplitEmptyToken'),
+  splitV1(['', ' a', 'b ', ' c', ' ', ' d ', '. e', 'f .', ' .g. ', ' .'], ' .', [[], ['a'], ['b'], ['c'], [], ['d'], ['e'], ['f'], ['g'], []], 1, 'each byte of the delimiter " ." splits', 'testStringSplitOnSetEmptyToken'),
+  splitV1(['hello|world', 'hello world'], '| ', [['hello', 'world'], ['hello', 'world']], 2, 'delimiter "| "', 'testStringSplitWithDelimiter'),
+  splitV1(['hello.cruel,world', 'hello cruel world'], '.,', [['hello', 'cruel', 'world'], ['hello cruel world']], 3, 'delimiter ".,"', 'testStringSplitWithDelimitersTensor'),
+  splitV1(['#a', 'b#', '#c#'], '#', [['', 'a'], ['b', ''], ['', 'c', '']], 3, 'skip_empty false keeps empty tokens', 'testStringSplitWithNoSkipEmpty', false),
+  splitV1(['#a', 'b#', '#c#'], '#', [['a'], ['b'], ['c']], 1, 'skip_empty true (the default) drops them', 'testStringSplitWithNoSkipEmpty'),
 ];
 
 const JOIN_TEST = `${KERNEL_TESTS}/string_join_op_test.py@609ec267`;
@@ -300,6 +315,9 @@ const BASE64_CASES: OpCase[] = [
 export const STRING_CASES: OpFamilyCases = {
   family: 'string',
   registrations: [
+    ...REGEX_REGISTRATIONS,
+    ...UNICODE_REGISTRATIONS,
+    ...JOIN_MORE_REGISTRATIONS,
     `REGISTER_OP("EncodeBase64")
     .Input("input: string")
     .Output("output: string")
@@ -307,6 +325,17 @@ export const STRING_CASES: OpFamilyCases = {
     `REGISTER_OP("DecodeBase64")
     .Input("input: string")
     .Output("output: string")`,
+    `REGISTER_OP("StringToHashBucket")
+    .Input("string_tensor: string")
+    .Output("output: int64")
+    .Attr("num_buckets: int >= 1")`,
+    `REGISTER_OP("StringSplit")
+    .Input("input: string")
+    .Input("delimiter: string")
+    .Output("indices: int64")
+    .Output("values: string")
+    .Output("shape: int64")
+    .Attr("skip_empty: bool = true")`,
     `REGISTER_OP("StringJoin")
     .Input("inputs: N * string")
     .Attr("N: int >= 0")
@@ -314,5 +343,5 @@ export const STRING_CASES: OpFamilyCases = {
     .Output("output: string")`,
   ],
   engines: { onnx: { skip: 'ONNX Runtime takes no string tensors here: the converter refuses a DT_STRING input (tf_to_onnx.ts), so --runtime=auto serves string ops on the embedded runtime' } },
-  cases: [...HASH_CASES, ...CASE_CASES, ...AS_STRING_CASES, ...SPLIT_CASES, ...REGEX_CASES, ...JOIN_CASES, ...BASE64_CASES],
+  cases: [...HASH_CASES, ...CASE_CASES, ...AS_STRING_CASES, ...SPLIT_CASES, ...SPLIT_V1_CASES, ...REGEX_CASES, ...JOIN_CASES, ...JOIN_MORE_CASES, ...UNICODE_CASES, ...BASE64_CASES],
 };

@@ -5,22 +5,54 @@ import type { TfjsOpTable } from '../../../shared/tfjs_op_table.js';
 import { stringHashExecutor, stringHashNodeProblem } from './string_hash.js';
 import { stringCaseExecutor, stringCaseNodeProblem } from './string_case.js';
 import { stringStripOp } from './string_strip.js';
-import { staticRegexReplaceNodeProblem, staticRegexReplaceOp } from './static_regex_replace.js';
+import { patternAttrProblem, regexReplaceOp, staticRegexReplaceOp } from './regex_replace.js';
+import { regexFullMatchOp, staticRegexFullMatchOp } from './regex_full_match.js';
+import { regexSplitWithOffsetsOp } from './regex_split.js';
+import { whitespaceTokenizeWithOffsetsV2Op } from './whitespace_tokenize.js';
 import { stringSplitV2Op } from './string_split.js';
 import { asStringNodeProblem, asStringOp } from './as_string.js';
 import { stringJoinOp } from './string_join.js';
+import { substrOp } from './substr.js';
+import { stringLengthOp } from './string_length.js';
+import { stringNGramsOp } from './string_ngrams.js';
+import { reduceJoinOp } from './reduce_join.js';
+import { unsortedSegmentJoinOp } from './unsorted_segment_join.js';
+import {
+  unicodeDecodeNodeProblem,
+  unicodeDecodeOp,
+  unicodeDecodeWithOffsetsOp,
+  unicodeEncodeNodeProblem,
+  unicodeEncodeOp,
+  unicodeTranscodeNodeProblem,
+  unicodeTranscodeOp,
+} from './unicode_ops.js';
 import { decodeBase64Op, encodeBase64Op } from './base64.js';
 
 export const STRING_OPS: TfjsOpTable = {
   StringToHashBucketFast: { execute: stringHashExecutor('StringToHashBucketFast'), check: stringHashNodeProblem },
+  StringToHashBucket: { execute: stringHashExecutor('StringToHashBucket'), check: stringHashNodeProblem },
   StringToHashBucketStrong: { execute: stringHashExecutor('StringToHashBucketStrong'), check: stringHashNodeProblem },
   StringLower: { execute: stringCaseExecutor('StringLower'), check: stringCaseNodeProblem },
   StringUpper: { execute: stringCaseExecutor('StringUpper'), check: stringCaseNodeProblem },
   StringStrip: { execute: stringStripOp },
-  StaticRegexReplace: { execute: staticRegexReplaceOp, check: staticRegexReplaceNodeProblem },
+  StaticRegexReplace: { execute: staticRegexReplaceOp, check: patternAttrProblem },
+  RegexReplace: { execute: regexReplaceOp },
+  StaticRegexFullMatch: { execute: staticRegexFullMatchOp, check: patternAttrProblem },
+  RegexFullMatch: { execute: regexFullMatchOp },
+  RegexSplitWithOffsets: { execute: regexSplitWithOffsetsOp },
+  'TFText>WhitespaceTokenizeWithOffsetsV2': { execute: whitespaceTokenizeWithOffsetsV2Op },
   StringSplitV2: { execute: stringSplitV2Op },
   AsString: { execute: asStringOp, check: asStringNodeProblem },
   StringJoin: { execute: stringJoinOp },
+  Substr: { execute: substrOp },
+  StringLength: { execute: stringLengthOp },
+  StringNGrams: { execute: stringNGramsOp },
+  ReduceJoin: { execute: reduceJoinOp },
+  UnsortedSegmentJoin: { execute: unsortedSegmentJoinOp },
+  UnicodeDecode: { execute: unicodeDecodeOp, check: unicodeDecodeNodeProblem },
+  UnicodeDecodeWithOffsets: { execute: unicodeDecodeWithOffsetsOp, check: unicodeDecodeNodeProblem },
+  UnicodeEncode: { execute: unicodeEncodeOp, check: unicodeEncodeNodeProblem },
+  UnicodeTranscode: { execute: unicodeTranscodeOp, check: unicodeTranscodeNodeProblem },
   EncodeBase64: { execute: encodeBase64Op },
   DecodeBase64: { execute: decodeBase64Op },
 };

@@ -1,17 +1,19 @@
 // TensorFlow's StringToHashBucketFast and StringToHashBucketStrong (what Keras Hashing,
-// StringLookup's OOV buckets and Estimators' categorical_column_with_hash_bucket compile to):
-// each string's 64-bit hash of its bytes, as unsigned, modulo num_buckets
-// (core/kernels/string_to_hash_bucket_op.h). Fast hashes with Fingerprint64 (FarmHash),
-// Strong with SipHash-2-4 keyed by the `key` attribute. The int64 output is held as TF.js
+// StringLookup's OOV buckets and Estimators' categorical_column_with_hash_bucket compile to)
+// and the legacy StringToHashBucket: each string's 64-bit hash of its bytes, as unsigned,
+// modulo num_buckets (core/kernels/string_to_hash_bucket_op.h). Fast hashes with Fingerprint64
+// (FarmHash), Strong with SipHash-2-4 keyed by the `key` attribute, the legacy op with TF's
+// own Hash64 (shared/hash/hash64.ts). The int64 output is held as TF.js
 // int32, which every bucket fits while num_buckets <= 2^31 (checked at load).
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';
 import { fingerprint64 } from '../../../shared/hash/farmhash_fingerprint64.js';
+import { hash64 } from '../../../shared/hash/hash64.js';
 import { sipHash24 } from '../../../shared/hash/siphash.js';
 import { stringElements } from './string_tensors.js';
 
-const STRING_HASH_OPS = ['StringToHashBucketFast', 'StringToHashBucketStrong'] as const;
+const STRING_HASH_OPS = ['StringToHashBucketFast', 'StringToHashBucketStrong', 'StringToHashBucket'] as const;
 
 const MAX_BUCKETS = 2 ** 31;
 
@@ -28,7 +30,8 @@ export function stringHashExecutor(op: (typeof STRING_HASH_OPS)[number]): tfconv
   return (node) => {
     const x = node.inputs[0];
     const numBuckets = Number(node.attrs.num_buckets);
-    let hash = fingerprint64;
+    let hash: (s: Uint8Array) => bigint = fingerprint64;
+    if (op === 'StringToHashBucket') hash = (s) => hash64(s);
     if (op === 'StringToHashBucketStrong') {
       const key = keyOf(node.attrs.key as number[]);
       hash = (s) => sipHash24(key, s);

@@ -5,7 +5,7 @@
 // AttrValue instead.
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument } from '../../../../errors/status.js';
+import { Code, ServingError, invalidArgument } from '../../../../errors/status.js';
 import type { AttrValue, NodeDef } from '../../../../savedmodel/graph/types.js';
 
 /** The elements' bytes. (dataSync() would decode them as UTF-8 into JS strings.) */
@@ -44,3 +44,24 @@ export function escapeBytes(b: Uint8Array): string {
   for (const c of b) out += c >= 0x20 && c < 0x7f ? String.fromCharCode(c) : `\\x${c.toString(16).padStart(2, '0')}`;
   return out;
 }
+
+/** An integer tensor's elements (TF.js holds int64 as int32). */
+export const intElements = (t: tf.Tensor): Int32Array => (t.dtype === 'int32' ? (t.dataSync() as Int32Array) : Int32Array.from(t.dataSync()));
+
+/**
+ * The most bytes one string op may produce for one request (its output's bytes plus 16 per
+ * element): what a request can make an op allocate (n-grams of long tokens, a rewrite
+ * repeated at every empty match) is checked against it before the allocation.
+ */
+export const STRING_OUTPUT_LIMIT_BYTES = 256 * 1024 * 1024;
+
+/** Fails the request when an op's output would pass STRING_OUTPUT_LIMIT_BYTES. */
+export function checkOutputBytes(op: string, bytes: number, elements = 0): void {
+  const total = bytes + 16 * elements;
+  if (total > STRING_OUTPUT_LIMIT_BYTES) {
+    throw new ServingError(Code.RESOURCE_EXHAUSTED, `${op}: the output would take ${total} bytes, more than the embedded runtime's limit of ${STRING_OUTPUT_LIMIT_BYTES} bytes for one string op`);
+  }
+}
+
+/** A shape as TF's TensorShape::DebugString writes it: [2,3]. */
+export const shapeString = (shape: readonly number[]): string => `[${shape.join(',')}]`;

@@ -1,0 +1,123 @@
+// The string family served end to end by the real server: the graph TF's own
+// regex_replace_op_test.py testForwarding builds (tf.strings.substr(x, 0, 5) then
+// tf.strings.regex_replace(…, r"\p{Ll}", ".")), beside tf.strings.unicode_decode_with_offsets
+// and tf.strings.length(unit="UTF8_CHAR") on the docstring example of unicode_decode, as a
+// TF 2 export writes them: one node each, int64 row splits. Asked over REST and gRPC; the
+// default runtime serves it on the embedded runtime (ONNX Runtime takes no string tensors),
+// RE2 running in the server's worker.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { freePort, postJson, startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
+import { call, connect, type Clients } from '../helpers/grpc_client.js';
+import { attr, GraphBuilder, i32, Tensor } from '../helpers/tiny_graphs.js';
+import { tempDir } from '../helpers/temp.js';
+import { writeSavedModel } from '../../test_util/savedmodel/saved_model_writer.js';
+import { opDefFromRegistration } from '../../test_util/savedmodel/writer/op_registration.js';
+import { UNICODE_REGISTRATIONS } from '../runtimes/ops/cases/string_unicode.js';
+
+const TEXT = ['AbCdEfG', 'HiJkLmN'];
+/** regex_replace_op_test.py@03049341 testForwarding. */
+const MASKED = ['A.C.E', 'H.J.L'];
+const UTF8 = ['G\u00f6\u00f6dnight', '\u{1f60a}'];
+/** unicode_decode_op_test.py@30b8178a testDocstringExamples (decode_with_offsets). */
+const CODE_POINTS = [71, 246, 246, 100, 110, 105, 103, 104, 116, 128522];
+const ROW_SPLITS = [0, 9, 10];
+const BYTE_STARTS = [0, 1, 3, 5, 6, 7, 8, 9, 10, 0];
+/** The rows' lengths in characters (string_length_op_test.py testUnit's unit). */
+const LENGTHS = [9, 1];
+
+async function writeModel(): Promise<string> {
+  const g = new GraphBuilder();
+  const text = g.placeholder('text', 'string', [-1]);
+  const utf8 = g.placeholder('utf8', 'string', [-1]);
+  const pos = g.constant('Substr/pos', i32([], [0]));
+  const len = g.constant('Substr/len', i32([], [5]));
+  const sub = new Tensor(g.addNode('Substr', 'Substr', [text, pos, len], { T: attr.type('int32'), unit: attr.s('BYTE') }), 0, 'string', [-1]);
+  const masked = new Tensor(g.addNode('StaticRegexReplace', 'StaticRegexReplace', [sub], { pattern: attr.s('\\p{Ll}'), rewrite: attr.s('.'), replace_global: attr.b(true) }), 0, 'string', [-1]);
+  const decode = g.addNode('UnicodeDecodeWithOffsets', 'UnicodeDecodeWithOffsets', [utf8], {
+    input_encoding: attr.s('UTF-8'),
+    errors: attr.s('replace'),
+    replacement_char: attr.i(0xfffd),
+    replace_control_characters: attr.b(false),
+    Tsplits: attr.type('int64'),
+  });
+  const length = new Tensor(g.addNode('StringLength', 'StringLength', [utf8], { unit: attr.s('UTF8_CHAR') }), 0, 'int32', [-1]);
+  const dir = path.join(tempDir('tfgate-string-ops-'), 'strings', '1');
+  await writeSavedModel(
+    dir,
+    g,
+    {
+      serving_default: {
+        inputs: { text, utf8 },
+        outputs: {
+          masked,
+          row_splits: new Tensor(decode, 0, 'int64', [-1]),
+          char_values: new Tensor(decode, 1, 'int32', [-1]),
+          char_to_byte_starts: new Tensor(decode, 2, 'int64', [-1]),
+          length,
+        },
+      },
+    },
+    { opDefs: UNICODE_REGISTRATIONS.map(opDefFromRegistration) },
+  );
+  return path.dirname(dir);
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+/** A TensorProto's integers, from its typed field or its tensor_content (little-endian). */
+function integers(t: { int_val?: number[]; int64_val?: Array<string | number>; tensor_content?: Uint8Array; dtype: string }): number[] {
+  if (t.int_val?.length) return t.int_val;
+  if (t.int64_val?.length) return t.int64_val.map(Number);
+  const b = Buffer.from(t.tensor_content ?? []);
+  const wide = t.dtype === 'DT_INT64';
+  return Array.from({ length: b.length / (wide ? 8 : 4) }, (_, i) => (wide ? Number(b.readBigInt64LE(8 * i)) : b.readInt32LE(4 * i)));
+}
+const stringProto = (values: string[]) => ({ dtype: 'DT_STRING', tensor_shape: { dim: [{ size: values.length }] }, string_val: values.map((v) => enc.encode(v)) });
+
+describe('string ops served end to end (real process)', () => {
+  let server: RunningServer;
+  let clients: Clients;
+
+  before(async () => {
+    const base = await writeModel();
+    const grpcPort = await freePort();
+    server = await startServer([`--port=${grpcPort}`, '--model_name=strings', `--model_base_path=${base}`, '--num_executors=1']);
+    await waitAvailable(server, ['strings'], 60_000);
+    clients = connect(`127.0.0.1:${grpcPort}`);
+  });
+
+  after(async () => {
+    clients?.close();
+    await server?.stop();
+  });
+
+  it('REST :predict answers what TF states: substr + \\p{Ll} masking, code points, byte offsets, lengths', async () => {
+    const res = await postJson(server.url('/v1/models/strings:predict'), { inputs: { text: TEXT, utf8: UTF8 } });
+    assert.equal(res.status, 200, res.text);
+    const out = res.json.outputs as Record<string, unknown>;
+    assert.deepEqual(out.masked, MASKED);
+    assert.deepEqual(out.row_splits, ROW_SPLITS);
+    assert.deepEqual(out.char_values, CODE_POINTS);
+    assert.deepEqual(out.char_to_byte_starts, BYTE_STARTS);
+    assert.deepEqual(out.length, LENGTHS);
+  });
+
+  it('gRPC Predict answers the same', async () => {
+    const res = await call(clients.prediction, 'Predict', { model_spec: { name: 'strings' }, inputs: { text: stringProto(TEXT), utf8: stringProto(UTF8) } });
+    assert.deepEqual(res.outputs.masked.string_val.map((b: Uint8Array) => dec.decode(b)), MASKED);
+    assert.deepEqual(integers(res.outputs.char_values), CODE_POINTS);
+    assert.deepEqual(integers(res.outputs.row_splits), ROW_SPLITS);
+    assert.deepEqual(integers(res.outputs.char_to_byte_starts), BYTE_STARTS);
+    assert.deepEqual(integers(res.outputs.length), LENGTHS);
+  });
+
+  it('text RE2 here cannot match byte-exactly (not UTF-8) is refused by name, and the server keeps serving', async () => {
+    const bad = await postJson(server.url('/v1/models/strings:predict'), { inputs: { text: [{ b64: Buffer.from([0x41, 0xff]).toString('base64') }], utf8: ['x'] } });
+    assert.notEqual(bad.status, 200, bad.text);
+    assert.match(bad.json.error, /StaticRegexReplace: input string 0 is not valid UTF-8/);
+    const good = await postJson(server.url('/v1/models/strings:predict'), { inputs: { text: TEXT, utf8: UTF8 } });
+    assert.equal(good.status, 200, good.text);
+  });
+});
