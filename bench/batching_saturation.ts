@@ -1,9 +1,9 @@
-// Issue 4 bench: batching on a model whose per-item cost falls steeply with batch size (a deep,
+// Batching saturation bench: batching on a model whose per-item cost falls steeply with batch size (a deep,
 // narrow MLP: per-op dispatch dominates at batch 1, as kernel launches do on a GPU).
 //  1. the model's offline T(batch) curve, in this process;
 //  2. closed-loop users at light, medium and saturating load against tfgate with batching
 //     off, TF Serving-style fixed batch_timeout_micros (a sweep) and tfgate's adaptive mode;
-//  3. the issue's targets: saturated throughput ≥ 0.9 × offline throughput at max_batch_size;
+//  3. the targets: saturated throughput ≥ 0.9 × offline throughput at max_batch_size;
 //     adaptive at one user ≤ batch-1 latency + 2 ms; adaptive mean ≤ 1.0 × the best fixed
 //     timeout at each load.
 // Every server is a separate tfgate process with one executor and num_batch_threads 1, all

@@ -1,4 +1,4 @@
-// Issue 9 bench: Predict throughput over gRPC beside REST :predict on the tiny half_plus_two
+// gRPC throughput bench: Predict throughput over gRPC beside REST :predict on the tiny half_plus_two
 // model, one tfgate process serving both, measured in the same run with the same number of
 // concurrent callers (Node clients in this process, rounds interleaved, best round kept).
 //   npm run bench:grpc [-- --seconds 6 --concurrency 32]

@@ -1,4 +1,4 @@
-// One command for the whole bench report (issue 5):
+// One command for the whole bench report:
 //   1. the bench model's offline T(batch) curve;
 //   2. the seed article's experiment, time-scaled, against five server set-ups;
 //   3. the event-loop experiment (a few-ms model, inline vs tfgate);

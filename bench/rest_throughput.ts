@@ -1,4 +1,4 @@
-// Issue 3 bench, two figures measured in one run:
+// REST throughput bench, two figures measured in one run:
 //  1. :predict throughput on half_plus_two (batching off) against a bare Hono JSON echo
 //     route, same client, same request body, each server in its own process;
 //  2. p99 latency of GET /v1/models/{m} while a heavy model is saturated with predicts.

@@ -1,4 +1,4 @@
-// Issue 2 bench: the embedded runtime (SavedModel → prepared graph → TF.js GraphModel) on a
+// Runtime overhead bench: the embedded runtime (SavedModel → prepared graph → TF.js GraphModel) on a
 // writer-made MLP, next to the same computation written directly with TF.js ops, in the same
 // process and backend. Prints ms/batch, ms/item, GFLOP/s and the runtime's overhead per batch size.
 //   npm run bench:runtime [-- --min-ms 900]

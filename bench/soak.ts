@@ -1,4 +1,4 @@
-// Issue 7 soak: the bench model (narrow deep MLP, batched adaptively) served for `--minutes`
+// Soak: the bench model (narrow deep MLP, batched adaptively) served for `--minutes`
 // (default 10) at 80 % of its measured capacity, open loop (requests are sent on a fixed
 // schedule and latency counts from the intended send time, so a stall is not hidden), while
 // a new model version is dropped into the base path every minute (the server loads it and

@@ -1,5 +1,5 @@
 // A version with many signatures (all on one small graph, as the 314 KB saved_model.pb of
-// 3 000 signatures the issue measured) dropped into a base path and removed again, --cycles
+// 3 000 signatures a user reported leaking on unload) dropped into a base path and removed again, --cycles
 // times: the server's RSS and threads once each version is AVAILABLE and once it is unloaded.
 //   npm run bench:unload [-- --signatures 3000 --cycles 12] [--flags extra tfgate flags]
 import fs from 'node:fs';

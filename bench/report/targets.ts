@@ -1,4 +1,4 @@
-// Issue 5's targets, judged on one run's figures.
+// The bench report's targets, judged on one run's figures.
 import type { BenchResults, Target } from './results.js';
 
 export function evaluateTargets(r: BenchResults): Target[] {
