@@ -3,7 +3,7 @@
 // loads: a model that cannot be read fails the whole version, naming the op and the reason.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Code, ServingError, toStatusData } from '../../../../errors/status.js';
+import { Code, ServingError, errorText } from '../../../../errors/status.js';
 import type { ForestModels, ForestModelFiles } from '../../../../savedmodel/graph/decision_forests/resolve_forest_models.js';
 import type { ForestBindings } from '../../../../savedmodel/graph/decision_forests/forest_rewrite.js';
 import { YggdrasilForest } from './yggdrasil_forest.js';
@@ -44,7 +44,8 @@ export async function loadForests(models: ForestModels): Promise<LoadedForests> 
       try {
         keys.set(identity, addForest(await YggdrasilForest.load(await readModelFiles(files), files.filePrefix)));
       } catch (e) {
-        const status = toStatusData(e);
+        // Yggdrasil's own refusals ("Failed to open data_spec.pb") are kept; a JS fault is INTERNAL.
+        const status = e instanceof ServingError ? e.toData() : { code: Code.DATA_LOSS, message: errorText(e) };
         if (e instanceof NoFastEngine) {
           throw new ServingError(
             Code.UNIMPLEMENTED,
