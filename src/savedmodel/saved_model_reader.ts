@@ -99,7 +99,8 @@ export async function readSavedModelProto(dir: string): Promise<SavedModelObject
     if (!sm.metaGraphs?.length) throw new Error('it holds no MetaGraphDef');
     return sm;
   } catch (e) {
-    // Corrupt bytes can trip protobufjs itself (a TypeError reading a field of null): TF's words then, not JS's.
+    // Corrupt bytes can trip protobufjs itself (a TypeError reading a field of null, a RangeError
+    // reading past the end of a truncated file): TF's words then, not JS's.
     if (isJsFault(e)) throw dataLoss(`Can't parse ${file} as binary proto`);
     throw dataLoss(`Could not parse ${file} as a SavedModel: ${(e as Error).message}`);
   }

@@ -169,11 +169,14 @@ describe('TLS and mutual TLS on gRPC and REST (real process; Python grpcio and c
       assert.deepEqual(JSON.parse(predict.stdout), { predictions: [2.5, 3.0, 4.5] });
       assert.notEqual(none.exit, 0);
       assert.equal(none.stdout, '', 'no answer without a client certificate');
-      // TLS 1.3: the server's alert may reach curl, or only the closed connection.
-      assert.match(none.stderr, /certificate required|Empty reply from server/);
+      // TLS 1.3: the client's certificate goes after curl sees the handshake done, so the server's
+      // alert may reach curl, or only the closed connection (a reset when curl's request was
+      // still unread: the kernel answers unread data on close with RST).
+      const refusedInHandshake = /certificate required|unknown ca|Empty reply from server|Connection reset by peer/;
+      assert.match(none.stderr, refusedInHandshake);
       assert.notEqual(stranger.exit, 0);
       assert.equal(stranger.stdout, '', 'no answer to a certificate from another CA');
-      assert.match(stranger.stderr, /unknown ca|Empty reply from server/);
+      assert.match(stranger.stderr, refusedInHandshake);
     });
   });
 });

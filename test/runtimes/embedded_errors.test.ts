@@ -53,7 +53,8 @@ describe('embedded runtime load errors', () => {
     const file = path.join(dir, 'saved_model.pb');
     const bytes = fs.readFileSync(file);
     fs.writeFileSync(file, bytes.subarray(0, Math.floor(bytes.length / 2)));
-    await assert.rejects(load(dir), isError(Code.DATA_LOSS, new RegExp(`Could not parse ${escape(file)} as a SavedModel`)));
+    // protobufjs stops with a RangeError of its own reading past the end: TF's words then (env.cc's ReadBinaryProto).
+    await assert.rejects(load(dir), isError(Code.DATA_LOSS, new RegExp(`^Can't parse ${escape(file)} as binary proto$`)));
   });
 
   it('a saved_model.pb of random bytes is DATA_LOSS naming the file', async () => {
