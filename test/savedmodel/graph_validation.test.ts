@@ -62,6 +62,12 @@ describe("TF's graph checks at load", () => {
     await assert.rejects(prepare(extra), isError(Code.INVALID_ARGUMENT, /NodeDef expected inputs 'float' do not match 2 inputs specified/));
   });
 
+  it('a number attr of 1e9 (AddN N, as a mutated ParseExample Ndense) is refused naming it, before a list of a billion dtypes is made', async () => {
+    // The list used to be built first: a heap abort in V8 (the model fuzzer's seed 1, case 229).
+    const huge: RawSavedModel = { nodes: [placeholder('x'), floatOp('AddN', 'y', ['x', 'x'], { N: attr.i(1e9) })], signatures: signature() };
+    await assert.rejects(prepare(huge), isError(Code.INVALID_ARGUMENT, /Value for attr 'N' of 1000000000 would make 'inputs' of AddN 1000000000 tensors, more than 1048576 a graph can hold; NodeDef: \{\{node y\}\}/));
+  });
+
   it('a 20 000-deep chain prepares (no recursion over the graph\'s depth)', async () => {
     const prepared = await prepare(deepChain(20_000));
     assert.equal(prepared.nodes.length, 20_001);

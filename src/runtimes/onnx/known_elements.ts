@@ -5,6 +5,7 @@
 // Shape of [-1, 224, 224, 3] is [null, 224, 224, 3], and Pack(0, h, w, -1) of those is
 // [0, null, null, -1] — enough to know the channel dim survives a crop.
 import type { NodeDef } from '../../savedmodel/graph/types.js';
+import { SHAPE_ARITHMETIC } from '../../savedmodel/graph/tensor_sizes.js';
 import type { TfValue } from './tf_value.js';
 import { sliceLength } from './ops/slice_length.js';
 
@@ -34,16 +35,6 @@ function elementwise(a: Known, b: Known, f: (x: number, y: number) => number): K
     return x === null || y === null ? null : f(x, y);
   });
 }
-
-const ARITHMETIC: Record<string, (x: number, y: number) => number> = {
-  Add: (x, y) => x + y,
-  AddV2: (x, y) => x + y,
-  Sub: (x, y) => x - y,
-  Mul: (x, y) => x * y,
-  FloorDiv: (x, y) => Math.floor(x / y),
-  Maximum: Math.max,
-  Minimum: Math.min,
-};
 
 /** Known elements of a rank-1 StridedSlice with constant begin/end/strides (no ellipsis or new axes). */
 function sliceKnown(node: NodeDef, input: Known, inputs: TfValue[]): Known | null {
@@ -86,7 +77,7 @@ export function propagateKnown(node: NodeDef, inputs: TfValue[]): Known | null {
     case 'StridedSlice':
       return known[0] && inputs[0]?.shape?.length === 1 ? sliceKnown(node, known[0], inputs) : null;
     default: {
-      const f = Object.hasOwn(ARITHMETIC, node.op) ? ARITHMETIC[node.op] : undefined;
+      const f = Object.hasOwn(SHAPE_ARITHMETIC, node.op) ? SHAPE_ARITHMETIC[node.op] : undefined;
       return f && known[0] && known[1] ? elementwise(known[0], known[1], f) : null;
     }
   }

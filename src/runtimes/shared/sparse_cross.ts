@@ -21,6 +21,7 @@ import { Code, ServingError, invalidArgument } from '../../errors/status.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import { fingerprint64, fingerprintCat64 } from './hash/farmhash_fingerprint64.js';
 import { sipHash24 } from './hash/siphash.js';
+import { joinBytes } from './join_bytes.js';
 
 export type SparseCrossOp = 'SparseCross' | 'SparseCrossHashed' | 'SparseCrossV2';
 
@@ -194,7 +195,7 @@ export function sparseCross(op: SparseCrossOp, inputs: CrossInputs, mode: CrossM
       indices[2 * k] = BigInt(b);
       indices[2 * k + 1] = BigInt(cross);
       if (strings) {
-        const joined = joinFeatures(columns.map((col, i) => col.bytes(b, choice[i])), (mode as { separator: Uint8Array }).separator);
+        const joined = joinBytes(columns.map((col, i) => col.bytes(b, choice[i])), (mode as { separator: Uint8Array }).separator);
         stringBytes += joined.length;
         if (stringBytes > MAX_CROSS_STRING_BYTES) throw exhausted(op, `over ${MAX_CROSS_STRING_BYTES} bytes`);
         strings.push(joined);
@@ -211,20 +212,6 @@ export function sparseCross(op: SparseCrossOp, inputs: CrossInputs, mode: CrossM
     strings ? { dtype: 'string', shape: [total], values: strings } : { dtype: 'int64', shape: [total], values: hashed! },
     { dtype: 'int64', shape: [2], values: BigInt64Array.of(BigInt(batch), BigInt(widest)) },
   ];
-}
-
-function joinFeatures(parts: Uint8Array[], separator: Uint8Array): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0) + separator.length * Math.max(0, parts.length - 1));
-  let at = 0;
-  parts.forEach((p, i) => {
-    if (i > 0) {
-      out.set(separator, at);
-      at += separator.length;
-    }
-    out.set(p, at);
-    at += p.length;
-  });
-  return out;
 }
 
 function hashCross(columns: Column[], row: number, choice: number[], mode: Exclude<CrossMode, { kind: 'strings' }>): bigint {

@@ -112,8 +112,15 @@ function validateAttr(node: NodeDef, def: OpDef, attr: NonNullable<OpDef['attr']
   }
 }
 
+/**
+ * Most tensors one arg may stand for. A NodeDef of more inputs could not be written in a
+ * 2 GiB GraphDef with any sense, and a number attr past it (Ndense 1e9) would make the list
+ * of expected dtypes itself exhaust the heap before any count could be compared.
+ */
+const MAX_ARG_TENSORS = 1 << 20;
+
 /** The dtypes an arg stands for on `node` (one per tensor), or null when an attr it needs is missing. */
-function argTypes(arg: ArgDef, attrs: Record<string, AttrValue>): Array<string | undefined> | null {
+function argTypes(arg: ArgDef, attrs: Record<string, AttrValue>, node: NodeDef, opName: string): Array<string | undefined> | null {
   if (arg.typeListAttr) {
     const list = attrs[arg.typeListAttr]?.list?.type;
     return list ? [...list] : attrs[arg.typeListAttr] ? [] : null;
@@ -121,7 +128,12 @@ function argTypes(arg: ArgDef, attrs: Record<string, AttrValue>): Array<string |
   const one = arg.type ?? (arg.typeAttr ? attrs[arg.typeAttr]?.type : undefined);
   if (!arg.numberAttr) return [one];
   const n = attrs[arg.numberAttr]?.i;
-  return n === undefined ? null : new Array<string | undefined>(Math.max(0, Number(n))).fill(one);
+  if (n === undefined) return null;
+  const count = Math.max(0, Number(n));
+  if (count > MAX_ARG_TENSORS) {
+    throw invalidArgument(`Value for attr '${arg.numberAttr}' of ${n} would make '${arg.name}' of ${opName} ${count} tensors, more than ${MAX_ARG_TENSORS} a graph can hold; NodeDef: ${nodeRef(node)}`);
+  }
+  return new Array<string | undefined>(count).fill(one);
 }
 
 /** A node's input and output dtypes by its OpDef (undefined where not known). */
@@ -149,7 +161,7 @@ function checkNode(node: NodeDef, lookup: OpDefLookup): NodeTypes {
   const expand = (args: ArgDef[] | undefined) => {
     const out: Array<string | undefined> = [];
     for (const arg of args ?? []) {
-      const types = argTypes(arg, withDefaults);
+      const types = argTypes(arg, withDefaults, node, def.name);
       if (!types) return null;
       out.push(...types.map((t) => (t && arg.isRef ? `${stripRef(t)}_REF` : t)));
     }

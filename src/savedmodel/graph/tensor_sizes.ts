@@ -87,7 +87,8 @@ function broadcast(a: number[] | null, b: number[] | null): number[] | null {
   return out;
 }
 
-const ARITHMETIC: Record<string, (x: number, y: number) => number> = {
+/** The integer ops shape computations use (Shape → Mul → Reshape …), as folded on known values. */
+export const SHAPE_ARITHMETIC: Record<string, (x: number, y: number) => number> = {
   Add: (x, y) => x + y,
   AddV2: (x, y) => x + y,
   Sub: (x, y) => x - y,
@@ -134,7 +135,7 @@ function inferOutputs(node: NodeDef, inputs: TensorFacts[]): TensorFacts[] {
     const y = inputs[1] ?? UNKNOWN;
     const shape = broadcast(x.shape, y.shape);
     const dtype = COMPARISON.has(op) ? 'DT_BOOL' : T ?? x.dtype;
-    const f = Object.hasOwn(ARITHMETIC, op) ? ARITHMETIC[op] : undefined;
+    const f = Object.hasOwn(SHAPE_ARITHMETIC, op) ? SHAPE_ARITHMETIC[op] : undefined;
     if (f && x.values && y.values && shape && known(shape) && isInt(dtype)) {
       const n = elements(shape);
       const at = (v: number[], i: number) => v[v.length === 1 ? 0 : i];
