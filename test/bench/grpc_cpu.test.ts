@@ -17,13 +17,15 @@ const results = (grpc: GrpcCpuResult): LatencyResults => ({
 
 describe('gRPC server CPU beside REST', () => {
   it('measures both protocols with N callers and at one open-loop rate, every gRPC call answered', async () => {
-    const r = await measureGrpcCpu('auto', 8, 0.4, 1, 500);
+    // A low open-loop rate: the plumbing is under test, not this machine's capacity (an open loop
+    // past it is refused by the executor queue, as it should be).
+    const r = await measureGrpcCpu('auto', 8, 0.4, 1, 100);
     for (const v of [r.restCpuMsPerCall, r.grpcCpuMsPerCall, r.sameRate!.restCpuMsPerCall, r.sameRate!.grpcCpuMsPerCall]) assert.ok(v > 0 && Number.isFinite(v), `${v}`);
     assert.ok(r.grpcCallsPerSec! > 0 && r.restCallsPerSec! > 0);
-    assert.equal(r.sameRate!.ratePerSec, 500);
+    assert.equal(r.sameRate!.ratePerSec, 100);
     assert.equal(r.callers, 8);
     assert.equal(r.sameRate!.grpcErrors, 0, r.sameRate!.firstGrpcError);
-    assert.match(grpcCpuLine(r), /both at 500 req\/s: gRPC [\d.]+ ms, REST [\d.]+ ms .*with 8 callers each, gRPC [\d.]+ ms at \d+ calls\/s/);
+    assert.match(grpcCpuLine(r), /both at 100 req\/s: gRPC [\d.]+ ms, REST [\d.]+ ms .*with 8 callers each, gRPC [\d.]+ ms at \d+ calls\/s/);
   });
 
   it('the target compares the protocols at the same rate; older results keep their 32-caller figure', () => {
