@@ -66,7 +66,8 @@ import { allocValues, type HostTensor, type TensorValues } from '../tensor/host_
 import { markRequestOwned } from '../tensor/request_owned.js';
 import { decodedTensorBytes } from '../tensor/tensor_cost.js';
 import type { SignatureSpec, TensorSpec } from '../savedmodel/signature_spec.js';
-import { floatElements, isFloatMember, type JsonObject, type JsonValue } from './json_parse.js';
+import { floatElements, isFloatMember, parseJsonBody, type JsonLimits, type JsonObject, type JsonValue } from './json_parse.js';
+import { bindTensorBody, boundTensorBytes, planTensorBody, readTensorBody } from './json_tensor_reader.js';
 import { debugJson, jsonTypeString } from './rapidjson_writer.js';
 import { decodeBase64Object, isBase64Object } from './base64.js';
 import * as MSG from '../core/messages.js';
@@ -122,6 +123,49 @@ export function parsePredictRequest(body: unknown, signature: SignatureSpec, cha
   }
   if (hasInputs) return { format: 'columnar', inputs: ctx.fromInputs(doc.inputs, isFloatMember(doc, 'inputs')) };
   throw invalidArgument(MSG.MISSING_INPUTS_OR_INSTANCES);
+}
+
+/** A :predict body read from its bytes (readPredictBody): its signature name, then its tensors for that signature. */
+export interface PredictBody {
+  /** "signature_name" as the body gives it; undefined when absent. */
+  readonly signatureName: string | undefined;
+  /**
+   * The body's tensors for `signature`, as parsePredictRequest gives them (the same values,
+   * errors and texts); `charge` is told of their memory before it is taken.
+   */
+  tensors(signature: SignatureSpec, charge?: ChargeMemory): ParsedPredictRequest;
+}
+
+/**
+ * A :predict body straight from its bytes by the tensor reader (json_tensor_reader.ts), no JSON
+ * tree built; undefined when the reader leaves the body to the general parser (parseJsonBody
+ * + parsePredictRequest): anything but dense lists of plain values, and anything wrong. A
+ * pure function of its arguments: it may run on any thread. `limits.onGrowth` is not used:
+ * the tensors' memory is charged through tensors()' `charge`.
+ *
+ * The first pass (here) checks the whole body and counts each tensor; tensors() allocates
+ * them, charged first, and fills them in a second pass. Should that pass meet what the
+ * reader does not take (a float literal for an int32 input, an integer out of range, bad
+ * base64: all errors), the body is parsed again by the general parser, synchronously, which
+ * gives TF Serving's error.
+ */
+export function readPredictBody(bytes: Uint8Array, limits: JsonLimits): PredictBody | undefined {
+  const plan = planTensorBody(bytes, limits);
+  if (plan === undefined) return undefined;
+  return {
+    signatureName: plan.signatureName,
+    tensors(signature, charge = () => {}) {
+      const binding = bindTensorBody(plan, signature);
+      if (binding !== undefined) {
+        charge(boundTensorBytes(plan, binding));
+        const read = readTensorBody(bytes, limits, plan, binding, signature);
+        if (read !== undefined) return read;
+      }
+      const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+      charge(text.length);
+      return parsePredictRequest(parseJsonBody(text, { ...limits, onGrowth: charge }), signature, charge);
+    },
+  };
 }
 
 /** How JSON leaves are checked and stored for one input dtype (AddValueToTensor). */

@@ -10,11 +10,11 @@ import type { ModelSpec, Release, RunStats } from '../services/servable_version.
 import type { Metrics } from '../monitoring/metrics.js';
 import { httpStatusFor, httpStatusOf } from './http_status.js';
 import { checkModelRef, parseRestPath, REST_API_PATH } from './rest_paths.js';
-import { readRequestBody } from './request_body.js';
+import { readRequestBody, readRequestBodyBytes } from './request_body.js';
 import { parseJsonBodyYielding, type JsonLimits, type JsonValue } from './json_parse.js';
 import { chargeJsonParse } from './json_footprint.js';
 import { UNLIMITED_BUDGET, type MemoryBudget, type MemoryClaim } from '../core/memory_budget.js';
-import { parsePredictRequest } from './json_tensor.js';
+import { parsePredictRequest, readPredictBody, type PredictBody } from './json_tensor.js';
 import { predictResponseJsonYielding } from './json_tensor_writer.js';
 import { mountOpenInferenceRoutes } from './v2/index.js';
 import { withTimeout } from './request_timeout.js';
@@ -107,6 +107,23 @@ async function readJson(c: Context, deps: RestDeps, rootMembers: ReadonlySet<str
   return parseJsonBodyYielding(text, limits);
 }
 
+/**
+ * A :predict body: read by the tensor reader straight from its bytes into the tensors
+ * (json_tensor.ts readPredictBody), or, when it declines, parsed as JSON with other clients
+ * served meanwhile and its memory claimed as readJson claims it.
+ */
+async function readPredict(c: Context, deps: RestDeps, claim: MemoryClaim): Promise<PredictBody> {
+  const bytes = await readRequestBodyBytes(c, deps.limits.maxBodyBytes, claim);
+  const limits: JsonLimits = { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements, rootMembers: PREDICT_MEMBERS };
+  const read = readPredictBody(bytes, limits);
+  if (read !== undefined) return read;
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  claim.add(text.length);
+  const body = await parseJsonBodyYielding(text, { ...limits, onGrowth: await chargeJsonParse(text, (bytes) => claim.add(bytes)) });
+  const name = (body as { signature_name?: unknown } | null)?.signature_name;
+  return { signatureName: typeof name === 'string' ? name : undefined, tensors: (signature, charge) => parsePredictRequest(body, signature, charge) };
+}
+
 /** POST …:predict: parse against the signature, run, answer; counted and timed as TF Serving does. */
 async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promise<Response> {
   const started = performance.now();
@@ -122,14 +139,14 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
     // Dropped once its tensors are built: the parsed JSON of a large body is many times its
     // tensors (5 Mi one-value rows: 350 MB for 20 MB of floats), and the GC may take it back
     // before the run and the answer need their memory (its charge stays until the end).
-    let body: JsonValue | undefined = await readJson(c, deps, PREDICT_MEMBERS, claim);
+    let body: PredictBody | undefined = await readPredict(c, deps, claim);
     let format: 'row' | 'columnar' = 'row';
-    const signatureName = typeof (body as { signature_name?: unknown })?.signature_name === 'string' ? (body as { signature_name: string }).signature_name : undefined;
+    const signatureName = body.signatureName;
     let parsedAt = started;
     const result = await withTimeout(
       deps.prediction.predict(spec, signatureName, (signature) => {
         // Each tensor's memory is charged before it is allocated.
-        const parsed = parsePredictRequest(body, signature, (bytes) => claim!.add(bytes));
+        const parsed = body!.tensors(signature, (bytes) => claim!.add(bytes));
         body = undefined;
         format = parsed.format;
         parsedAt = performance.now();
