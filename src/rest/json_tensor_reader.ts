@@ -28,10 +28,11 @@
 import { dtypeFromTf, type DType } from '../tensor/dtype.js';
 import { TYPED_ARRAY, type HostTensor, type TensorValues } from '../tensor/host_tensor.js';
 import { markRequestOwned } from '../tensor/request_owned.js';
+import { decodedTensorBytes } from '../tensor/tensor_cost.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { MAX_DIGITS, W1_DIGITS, nearestDouble } from './decimal_double.js';
 import { tensorReadBytes } from './json_footprint.js';
-import type { JsonFormat, ParsedPredictRequest } from './json_tensor.js';
+import type { ChargeMemory, JsonFormat, ParsedPredictRequest } from './json_tensor.js';
 
 export interface TensorReaderLimits {
   /** --json_max_depth: the root object is depth 1. */
@@ -135,10 +136,12 @@ interface TensorState {
   /** int64 / uint64 storage as 32-bit words (no BigInt per number). */
   words: Int32Array | undefined;
   n: number;
+  /** One pass (readFloatBody): the input it fills, when it fills one. */
+  target: { name: string; dtype: DType } | undefined;
 }
 
 function newState(key: string | undefined): TensorState {
-  return { key, rank: -1, dims: [], counts: [], leaves: 0, stringBytes: 0, instance: -1, kind: COUNT, values: undefined, words: undefined, n: 0 };
+  return { key, rank: -1, dims: [], counts: [], leaves: 0, stringBytes: 0, instance: -1, kind: COUNT, values: undefined, words: undefined, n: 0, target: undefined };
 }
 
 /**
@@ -271,7 +274,79 @@ interface FillSpec {
   binding: TensorBinding;
 }
 
-/** One walk over a body: planning (fill undefined) or filling. */
+/**
+ * The body's "signature_name" when it is certain before the tensors are read: given ahead of
+ * "instances" / "inputs" ({name}), or found nowhere after them ({name: undefined}: no
+ * '"signature_name"' in the rest of the bytes and no escape that could spell it); undefined
+ * when not certain (planTensorBody then finds it).
+ */
+export function signatureNameAhead(bytes: Uint8Array, limits: TensorReaderLimits): { name: string | undefined } | undefined {
+  if (!LITTLE_ENDIAN) return undefined;
+  try {
+    return { name: new Walk(bytes, limits, undefined).signatureAhead() };
+  } catch (e) {
+    if (e === DECLINE) return undefined;
+    throw e;
+  }
+}
+
+/** The input a plain value feeds (json_tensor.ts plainTarget): the only input, or the only one without a default. */
+function plainTarget(signature: SignatureSpec): string | undefined {
+  const names = Object.keys(signature.inputs);
+  if (names.length === 1) return names[0];
+  const required = names.filter((n) => !Object.hasOwn(signature.defaults, n));
+  return required.length === 1 ? required[0] : undefined;
+}
+
+/**
+ * One pass, for bodies whose inputs are all float / double: each tensor's storage grows as
+ * its numbers are read (charged before each allocation: at most twice the tensor, then its
+ * exact copy), so nothing needs counting first. undefined where the walk declines (another
+ * input dtype, anything planTensorBody would decline, anything wrong): the caller then plans.
+ */
+export function readFloatBody(bytes: Uint8Array, limits: TensorReaderLimits, signature: SignatureSpec, charge: ChargeMemory): ParsedPredictRequest | undefined {
+  if (!LITTLE_ENDIAN || Object.keys(signature.inputs).length === 0) return undefined;
+  const walk = new Walk(bytes, limits, undefined, { signature, charge, plainTarget: plainTarget(signature) });
+  try {
+    walk.body();
+  } catch (e) {
+    if (e === DECLINE) return undefined;
+    throw e;
+  }
+  const plan = walk.plan();
+  const inputs: Record<string, HostTensor> = {};
+  const states = walk.tensorStates();
+  for (let k = 0; k < states.length; k++) {
+    const target = states[k].target;
+    if (target === undefined) continue;
+    const { shape, size } = plan.tensors[k];
+    const grown = states[k].values as Float32Array | Float64Array;
+    if (states[k].n !== size) return undefined;
+    let values = grown;
+    if (grown.length !== size) {
+      charge(decodedTensorBytes(target.dtype, size));
+      values = grown.slice(0, size);
+    }
+    Object.defineProperty(inputs, target.name, { value: markRequestOwned({ dtype: target.dtype, shape, values }), enumerable: true, writable: true, configurable: true });
+  }
+  for (const name of Object.keys(signature.inputs)) {
+    if (Object.hasOwn(inputs, name)) continue;
+    if (!Object.hasOwn(signature.defaults, name)) return undefined;
+    inputs[name] = signature.defaults[name];
+  }
+  return { format: plan.format, inputs };
+}
+
+interface DirectSpec {
+  signature: SignatureSpec;
+  charge: ChargeMemory;
+  plainTarget: string | undefined;
+}
+
+/** A growing tensor's first capacity, in elements. */
+const FIRST_CAPACITY = 1024;
+
+/** One walk over a body: planning (fill and direct undefined), filling a plan, or one pass (direct). */
 class Walk {
   private i = 0;
   private elements = 0;
@@ -287,15 +362,82 @@ class Walk {
   /** Set by b64Span: the index of the b64 string's closing quote. */
   private spanEnd = 0;
   private readonly text: Buffer;
+  /** Numbers are checked to RapidJSON's grammar (filling, one pass), not only skipped (planning). */
+  private readonly checks: boolean;
 
   constructor(
     private readonly b: Uint8Array,
     limits: TensorReaderLimits,
     private readonly fill: FillSpec | undefined,
+    private readonly direct?: DirectSpec,
   ) {
     this.maxDepth = limits.maxDepth;
     this.maxElements = limits.maxElements;
     this.text = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+    this.checks = fill !== undefined || direct !== undefined;
+  }
+
+  /** signatureNameAhead's walk over the root object's members up to the tensors. */
+  signatureAhead(): string | undefined {
+    const b = this.b;
+    let i = this.ws(0);
+    if (b[i] !== LBRACE) decline();
+    i = this.ws(i + 1);
+    let name: string | undefined;
+    let seen = false;
+    for (;;) {
+      this.i = i;
+      const key = this.key();
+      i = this.i;
+      if (key === 'signature_name') {
+        if (seen || b[i] !== QUOTE) decline();
+        const end = this.stringEnd(i);
+        name = this.asciiText(i + 1, end, false);
+        seen = true;
+        this.i = end + 1;
+      } else if (key === 'instances' || key === 'inputs') {
+        if (seen) return name;
+        if (b.indexOf(BACKSLASH, i) >= 0 || this.text.indexOf('"signature_name"', i, 'latin1') >= 0) decline();
+        return undefined;
+      } else {
+        this.skipValue(1);
+      }
+      i = this.ws(this.i);
+      if (b[i] !== COMMA) decline();
+      i = this.ws(i + 1);
+    }
+  }
+
+  /** One pass: the input a new tensor fills, its storage started (or none: a member no input takes). */
+  private bindDirect(t: TensorState): void {
+    const { signature, plainTarget } = this.direct!;
+    const name = t.key === undefined ? plainTarget : t.key;
+    if (name === undefined) decline();
+    if (!Object.hasOwn(signature.inputs, name)) {
+      // Row format: an instance naming no input is an error; columnar: ignored.
+      if (this.format === 'row') decline();
+      return;
+    }
+    const dtype = dtypeFromTf(signature.inputs[name].dtype);
+    if (fillKind(signature.inputs[name].dtype) !== FLOAT || (dtype !== 'float32' && dtype !== 'float64')) decline();
+    t.kind = FLOAT;
+    t.target = { name, dtype };
+    t.values = dtype === 'float64' ? new Float64Array(0) : new Float32Array(0);
+  }
+
+  /**
+   * Room for one more number in t's storage: one pass grows it (charged first); filling a
+   * plan never needs to (its storage has the planned size: a longer list is declined).
+   */
+  private grow(t: TensorState): Float32Array | Float64Array {
+    if (this.direct === undefined) decline();
+    const old = t.values as Float32Array | Float64Array;
+    const capacity = Math.max(FIRST_CAPACITY, old.length * 2);
+    this.direct.charge(decodedTensorBytes(t.target!.dtype, capacity));
+    const grown = new (old.constructor as Float32ArrayConstructor | Float64ArrayConstructor)(capacity);
+    grown.set(old);
+    t.values = grown;
+    return grown;
   }
 
   plan(): TensorBodyPlan {
@@ -418,6 +560,7 @@ class Walk {
       t.instance = instance;
       this.byKey.set(key, t);
       this.tensors.push(t);
+      if (this.direct !== undefined) this.bindDirect(t);
       return t;
     }
     if (t.instance === instance) decline(); // the same input twice in one object
@@ -629,12 +772,13 @@ class Walk {
   private numberRow(t: TensorState, i: number, limit: number): number {
     const b = this.b;
     let k = 0;
-    const fill = t.kind === FLOAT ? (t.values as Float32Array | Float64Array) : undefined;
-    const check = this.fill !== undefined;
+    let fill = t.kind === FLOAT ? (t.values as Float32Array | Float64Array) : undefined;
+    const check = this.checks;
     let n = t.n;
     for (;;) {
       if (k === limit) decline();
       if (fill !== undefined) {
+        if (n === fill.length) fill = this.grow(t);
         // Inline, the common form: -?(0|[1-9][0-9]*)(.[0-9]+)? of at most 15 digits, exact
         // as an integer m, so m / 10^fraction digits is one correctly rounded division.
         // Anything else (an exponent, more digits, NaN …) is float()'s.
@@ -706,9 +850,12 @@ class Walk {
     const i = this.i;
     const c = b[i];
     switch (t.kind) {
-      case FLOAT:
-        this.float(t.values as Float32Array | Float64Array, t.n++);
+      case FLOAT: {
+        let out = t.values as Float32Array | Float64Array;
+        if (t.n === out.length) out = this.grow(t);
+        this.float(out, t.n++);
         return;
+      }
       case INT32: {
         const v = this.integer();
         if (this.longInt || v < -2147483648 || v > 2147483647) decline();
@@ -769,7 +916,7 @@ class Walk {
       t.leaves |= LEAF_BOOL;
     } else {
       // Planning only finds where a number ends; filling checks its grammar.
-      if (this.fill === undefined) this.skipNumberChars();
+      if (!this.checks) this.skipNumberChars();
       else this.skipNumber();
       t.leaves |= LEAF_NUMBER;
     }

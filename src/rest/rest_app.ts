@@ -5,7 +5,7 @@ import { Code, ServingError, invalidArgument, toStatusData } from '../errors/sta
 import * as MSG from '../core/messages.js';
 import { runExamples, type ExampleApi } from '../services/example_inference.js';
 import { examplesResponseJson, parseExampleRequest } from './json_examples.js';
-import type { PredictionService } from '../services/prediction_service.js';
+import { DEFAULT_SIGNATURE_KEY, type PredictionService } from '../services/prediction_service.js';
 import type { ModelSpec, Release, RunStats } from '../services/servable_version.js';
 import type { Metrics } from '../monitoring/metrics.js';
 import { httpStatusFor, httpStatusOf } from './http_status.js';
@@ -18,6 +18,7 @@ import { parsePredictRequest, readPredictBody, type PredictBody } from './json_t
 import { predictResponseJsonYielding } from './json_tensor_writer.js';
 import { mountOpenInferenceRoutes } from './v2/index.js';
 import { withTimeout } from './request_timeout.js';
+import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 
 interface RestLimits {
   maxBodyBytes: number;
@@ -112,16 +113,27 @@ async function readJson(c: Context, deps: RestDeps, rootMembers: ReadonlySet<str
  * (json_tensor.ts readPredictBody), or, when it declines, parsed as JSON with other clients
  * served meanwhile and its memory claimed as readJson claims it.
  */
-async function readPredict(c: Context, deps: RestDeps, claim: MemoryClaim): Promise<PredictBody> {
+async function readPredict(c: Context, spec: ModelSpec, deps: RestDeps, claim: MemoryClaim): Promise<PredictBody> {
   const bytes = await readRequestBodyBytes(c, deps.limits.maxBodyBytes, claim);
   const limits: JsonLimits = { maxDepth: deps.limits.jsonMaxDepth, maxElements: deps.limits.jsonMaxElements, rootMembers: PREDICT_MEMBERS };
-  const read = readPredictBody(bytes, limits);
+  const read = readPredictBody(bytes, limits, { signature: (name) => signatureNow(deps, spec, name), charge: (bytes) => claim.add(bytes) });
   if (read !== undefined) return read;
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   claim.add(text.length);
   const body = await parseJsonBodyYielding(text, { ...limits, onGrowth: await chargeJsonParse(text, (bytes) => claim.add(bytes)) });
   const name = (body as { signature_name?: unknown } | null)?.signature_name;
   return { signatureName: typeof name === 'string' ? name : undefined, tensors: (signature, charge) => parsePredictRequest(body, signature, charge) };
+}
+
+/** The signature `name` selects in the version `spec` resolves to now; undefined when none (predict() then says why). */
+function signatureNow(deps: RestDeps, spec: ModelSpec, name: string | undefined): SignatureSpec | undefined {
+  try {
+    const signatures = deps.prediction.signatures(spec);
+    const key = name || DEFAULT_SIGNATURE_KEY;
+    return Object.hasOwn(signatures, key) ? signatures[key] : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** POST …:predict: parse against the signature, run, answer; counted and timed as TF Serving does. */
@@ -139,7 +151,7 @@ async function handlePredict(c: Context, spec: ModelSpec, deps: RestDeps): Promi
     // Dropped once its tensors are built: the parsed JSON of a large body is many times its
     // tensors (5 Mi one-value rows: 350 MB for 20 MB of floats), and the GC may take it back
     // before the run and the answer need their memory (its charge stays until the end).
-    let body: PredictBody | undefined = await readPredict(c, deps, claim);
+    let body: PredictBody | undefined = await readPredict(c, spec, deps, claim);
     let format: 'row' | 'columnar' = 'row';
     const signatureName = body.signatureName;
     let parsedAt = started;

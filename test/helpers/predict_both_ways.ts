@@ -3,14 +3,18 @@
 // bit, or decline the body. The general path's outcome is what the caller gets, so a test of
 // the general path checks the reader on every one of its cases for free.
 import assert from 'node:assert/strict';
-import { parsePredictRequest, type ParsedPredictRequest } from '../../src/rest/json_tensor.js';
+import { parsePredictRequest, readPredictBody, type ParsedPredictRequest } from '../../src/rest/json_tensor.js';
 import { parseJsonBody, type JsonLimits } from '../../src/rest/json_parse.js';
-import { bindTensorBody, planTensorBody, readTensorBody } from '../../src/rest/json_tensor_reader.js';
+import { bindTensorBody, planTensorBody, readFloatBody, readTensorBody, signatureNameAhead } from '../../src/rest/json_tensor_reader.js';
+import { ServingError } from '../../src/errors/status.js';
 import type { SignatureSpec } from '../../src/savedmodel/signature_spec.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 
-/** How the reader answered each body so far: read to tensors, or declined (when planning, binding or filling). */
-export const readerOutcomes = { read: 0, declinedPlan: 0, declinedBind: 0, declinedFill: 0 };
+/**
+ * How the reader answered each body so far: read to tensors in two passes, or declined (when
+ * planning, binding or filling); read in one pass (float inputs, the signature name certain ahead).
+ */
+export const readerOutcomes = { read: 0, declinedPlan: 0, declinedBind: 0, declinedFill: 0, onePass: 0 };
 
 /** The general path's outcome for `body`, after checking that the reader agrees with it. */
 export function parseBothWays(body: string, signature: SignatureSpec, limits: JsonLimits): ParsedPredictRequest {
@@ -28,6 +32,33 @@ export function parseBothWays(body: string, signature: SignatureSpec, limits: Js
     assertSameRequest(read.request, general!, body);
     const doc = parseJsonBody(body, limits) as { signature_name?: unknown };
     assert.equal(read.signatureName, typeof doc.signature_name === 'string' ? doc.signature_name : undefined);
+  }
+  const ahead = signatureNameAhead(bytes, limits);
+  const onePass = ahead && readFloatBody(bytes, limits, signature, () => {});
+  if (onePass) {
+    readerOutcomes.onePass++;
+    assert.equal(error, undefined, `one pass read a body the general path refuses (${String(error)}): ${body.slice(0, 200)}`);
+    assertSameRequest(onePass, general!, body);
+  }
+  if (ahead !== undefined && error === undefined) {
+    const doc = parseJsonBody(body, limits) as { signature_name?: unknown };
+    assert.equal(ahead.name, typeof doc.signature_name === 'string' ? doc.signature_name : undefined, body.slice(0, 200));
+  }
+  // The entry, fallbacks included: the general path's tensors or its very error.
+  const entry = readPredictBody(bytes, limits, { signature: () => signature, charge: () => {} });
+  if (entry !== undefined) {
+    let got: ParsedPredictRequest | undefined;
+    try {
+      got = entry.tensors(signature);
+    } catch (e) {
+      assert.ok(error instanceof ServingError && e instanceof ServingError, `${String(e)} where the general path gave ${String(error)}: ${body.slice(0, 200)}`);
+      assert.equal(e.message, error.message);
+      assert.equal(e.code, error.code);
+    }
+    if (got !== undefined) {
+      assert.equal(error, undefined, `readPredictBody read a body the general path refuses (${String(error)}): ${body.slice(0, 200)}`);
+      assertSameRequest(got, general!, body);
+    }
   }
   if (error !== undefined) throw error;
   return general!;
