@@ -70,7 +70,7 @@ import { floatElements, isFloatMember, parseJsonBody, type JsonLimits, type Json
 import { bindTensorBody, boundTensorBytes, planTensorBody, readFloatBody, readTensorBody, signatureNameAhead, type TensorBodyPlan } from './json_tensor_reader.js';
 import { debugJson, jsonTypeString } from './rapidjson_writer.js';
 import { decodeBase64Object, isBase64Object } from './base64.js';
-import * as MSG from '../core/messages.js';
+import * as MSG from '../errors/messages.js';
 
 export type JsonFormat = 'row' | 'columnar';
 
