@@ -17,8 +17,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 function gestureBody(extra: string): string {
   let k = 0;
-  const pixel = () => String((k++ * 37) % 256 / 255);
-  const image = () => `[${Array.from({ length: 160 }, () => `[${Array.from({ length: 120 }, () => `[${pixel()}]`).join(', ')}]`).join(', ')}]`;
+  const pixel = () => String(((k++ * 37) % 256) / 255);
+  const image = () =>
+    `[${Array.from({ length: 160 }, () => `[${Array.from({ length: 120 }, () => `[${pixel()}]`).join(', ')}]`).join(', ')}]`;
   return `{${extra}"instances": [${Array.from({ length: 8 }, image).join(', ')}]}`;
 }
 
@@ -40,11 +41,17 @@ async function main(): Promise<void> {
       ['tensor reader', gestureBody('')],
       ['general parser', gestureBody('"note": "read by the general parser\\u0021", ')],
     ];
-    process.stdout.write(`keras2_mobilenet_gesture, batch of 8 images 160×120×1, ${(bodies[0][1].length / 1e6).toFixed(2)} MB of JSON; ${REQUESTS} requests each after ${WARMUP} warm-up\n`);
+    process.stdout.write(
+      `keras2_mobilenet_gesture, batch of 8 images 160×120×1, ${(bodies[0][1].length / 1e6).toFixed(2)} MB of JSON; ${REQUESTS} requests each after ${WARMUP} warm-up\n`,
+    );
     const seen: Record<string, { parse: number[]; run: number[] }> = {};
     for (let r = 0; r < WARMUP + REQUESTS; r++) {
       for (const [what, body] of bodies) {
-        const res = await fetch(server.url('/v1/models/gesture:predict'), { method: 'POST', body, headers: { 'Content-Type': 'application/json' } });
+        const res = await fetch(server.url('/v1/models/gesture:predict'), {
+          method: 'POST',
+          body,
+          headers: { 'Content-Type': 'application/json' },
+        });
         const text = await res.text();
         if (res.status !== 200) throw new Error(`${what}: ${res.status} ${text.slice(0, 300)}`);
         const t = timings(res.headers.get('server-timing'));
@@ -55,7 +62,9 @@ async function main(): Promise<void> {
       }
     }
     for (const [what, s] of Object.entries(seen)) {
-      process.stdout.write(`${what}: median parse ${median(s.parse).toFixed(1)} ms, median run ${median(s.run).toFixed(1)} ms: parse = ${(median(s.parse) / median(s.run)).toFixed(1)}× run\n`);
+      process.stdout.write(
+        `${what}: median parse ${median(s.parse).toFixed(1)} ms, median run ${median(s.run).toFixed(1)} ms: parse = ${(median(s.parse) / median(s.run)).toFixed(1)}× run\n`,
+      );
     }
     const reader = seen['tensor reader'];
     const ratio = median(reader.parse) / median(reader.run);

@@ -49,9 +49,10 @@ function numberText(next: () => number, digits: number): string {
 /** `{"instances": …}` of about `bytes`, items of `itemShape`. */
 function body(bytes: number, itemShape: number[], digits: number): string {
   const next = random(bytes + digits);
-  const item = (shape: number[]): string => (shape.length === 0 ? numberText(next, digits) : `[${Array.from({ length: shape[0] }, () => item(shape.slice(1))).join(', ')}]`);
+  const item = (shape: number[]): string =>
+    shape.length === 0 ? numberText(next, digits) : `[${Array.from({ length: shape[0] }, () => item(shape.slice(1))).join(', ')}]`;
   const items: string[] = [];
-  for (let len = 0; len < bytes; ) {
+  for (let len = 0; len < bytes;) {
     const text = item(itemShape);
     items.push(text);
     len += text.length + 2;
@@ -88,10 +89,14 @@ function time(c: Case): { reader: number; general: number; native: number } {
   const check = reader().inputs.x.values as Float32Array;
   if (check.length !== native().length) throw new Error(`${c.what}: the reader read ${check.length} values`);
   const warm = Math.max(1, Math.min(5, Math.floor(2e6 / c.text.length)));
-  for (let i = 0; i < warm; i++) reader(), general(), native();
+  for (let i = 0; i < warm; i++) (reader(), general(), native());
   const ms = { reader: [] as number[], general: [] as number[], native: [] as number[] };
   for (let i = 0; i < ROUNDS; i++) {
-    for (const [name, f] of [['reader', reader], ['general', general], ['native', native]] as const) {
+    for (const [name, f] of [
+      ['reader', reader],
+      ['general', general],
+      ['native', native],
+    ] as const) {
       const t0 = process.cpuUsage();
       f();
       const t = process.cpuUsage(t0);
@@ -108,7 +113,9 @@ const SHAPES: Array<[string, number[]]> = [
 const DIGITS = [3, 9, 17, 0];
 
 process.stdout.write(`tensor reader vs JSON.parse + Float32Array fill (and the general parser), median of ${ROUNDS} rounds\n`);
-process.stdout.write(`${'body'.padEnd(44)} ${'MB'.padStart(6)} ${'reader MB/s'.padStart(12)} ${'general MB/s'.padStart(13)} ${'JSON.parse+fill MB/s'.padStart(21)} ${'reader ÷ JSON.parse+fill'.padStart(25)}\n`);
+process.stdout.write(
+  `${'body'.padEnd(44)} ${'MB'.padStart(6)} ${'reader MB/s'.padStart(12)} ${'general MB/s'.padStart(13)} ${'JSON.parse+fill MB/s'.padStart(21)} ${'reader ÷ JSON.parse+fill'.padStart(25)}\n`,
+);
 const ratios: Array<[string, number]> = [];
 for (const mb of SIZES_MB) {
   for (const [shapeName, shape] of SHAPES) {
@@ -127,4 +134,6 @@ for (const mb of SIZES_MB) {
 }
 const worst = ratios.reduce((a, b) => (b[1] < a[1] ? b : a));
 const met = ratios.filter(([, r]) => r >= TARGET).length;
-process.stdout.write(`reader ≥ ${TARGET}× JSON.parse + fill on every body: ${met === ratios.length ? 'met' : 'missed'} (${met} of ${ratios.length} bodies; lowest ${worst[1].toFixed(2)}× on ${worst[0]})\n`);
+process.stdout.write(
+  `reader ≥ ${TARGET}× JSON.parse + fill on every body: ${met === ratios.length ? 'met' : 'missed'} (${met} of ${ratios.length} bodies; lowest ${worst[1].toFixed(2)}× on ${worst[0]})\n`,
+);

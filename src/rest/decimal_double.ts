@@ -18,7 +18,9 @@
 // the two must give the same answer.
 
 /** Exact powers of ten as doubles (10^22 is the last). */
-const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+const POW10 = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 /** Veltkamp's splitting constant for doubles: 2^27 + 1. */
 const SPLIT = 134217729;
 const POW10_HI = POW10.map((x) => {
@@ -30,7 +32,7 @@ const POW10_LO = POW10.map((x, k) => x - POW10_HI[k]);
 /** The most significant digits the reader collects: w1 holds 15 of them, w2 up to 4 more. */
 export const MAX_DIGITS = 19;
 export const W1_DIGITS = 15;
-export const MAX_FAST_EXPONENT = 22;
+const MAX_FAST_EXPONENT = 22;
 
 /** 2^-80: the margin around a result within which its rounding is not trusted. */
 const MARGIN = 8.271806125530277e-25;

@@ -32,6 +32,7 @@ import { decodedTensorBytes } from '../tensor/tensor_cost.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { MAX_DIGITS, W1_DIGITS, nearestDouble } from './decimal_double.js';
 import { tensorReadBytes } from './json_footprint.js';
+import { base64DecodedBound, base64UnescapeBytes } from './base64.js';
 import type { ChargeMemory, JsonFormat, ParsedPredictRequest } from './json_tensor.js';
 
 export interface TensorReaderLimits {
@@ -42,12 +43,12 @@ export interface TensorReaderLimits {
 }
 
 /** What a planned tensor's leaves were seen to be (bits of PlannedTensor.leaves). */
-export const LEAF_NUMBER = 1;
-export const LEAF_STRING = 2;
-export const LEAF_B64 = 4;
-export const LEAF_BOOL = 8;
+const LEAF_NUMBER = 1;
+const LEAF_STRING = 2;
+const LEAF_B64 = 4;
+const LEAF_BOOL = 8;
 
-export interface PlannedTensor {
+interface PlannedTensor {
   /** The input it names; undefined for a plain value (fed to the signature's one input). */
   key: string | undefined;
   /** As the general path shapes it (row format: the batch dimension first). */
@@ -101,9 +102,6 @@ function decline(): never {
 const MAX_EXPONENT = 308;
 /** Numbers whose digits alone could be "too big" (over 308 integer digits) are declined early. */
 const MAX_NUMBER_CHARS = 300;
-/** Significant digits (with leading zeros of a fraction) an integer holds exactly: numberRow's inline path. */
-const FAST_DIGITS = 15;
-const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 /** Members nobody reads are skipped by recursion: deeper ones are the general parser's (it has no stack to overflow). */
 const MAX_SKIP_DEPTH = 256;
 const INT64_MIN = -(2n ** 63n);
@@ -141,7 +139,20 @@ interface TensorState {
 }
 
 function newState(key: string | undefined): TensorState {
-  return { key, rank: -1, dims: [], counts: [], leaves: 0, stringBytes: 0, instance: -1, kind: COUNT, values: undefined, words: undefined, n: 0, target: undefined };
+  return {
+    key,
+    rank: -1,
+    dims: [],
+    counts: [],
+    leaves: 0,
+    stringBytes: 0,
+    instance: -1,
+    kind: COUNT,
+    values: undefined,
+    words: undefined,
+    n: 0,
+    target: undefined,
+  };
 }
 
 /**
@@ -250,7 +261,13 @@ export function boundTensorBytes(plan: TensorBodyPlan, binding: TensorBinding): 
  * when a number does not fit its input (a float literal for an int32, out of range …): the
  * general path then answers.
  */
-export function readTensorBody(bytes: Uint8Array, limits: TensorReaderLimits, plan: TensorBodyPlan, binding: TensorBinding, signature: SignatureSpec): ParsedPredictRequest | undefined {
+export function readTensorBody(
+  bytes: Uint8Array,
+  limits: TensorReaderLimits,
+  plan: TensorBodyPlan,
+  binding: TensorBinding,
+  signature: SignatureSpec,
+): ParsedPredictRequest | undefined {
   const walk = new Walk(bytes, limits, { plan, binding });
   try {
     walk.body();
@@ -304,7 +321,12 @@ function plainTarget(signature: SignatureSpec): string | undefined {
  * exact copy), so nothing needs counting first. undefined where the walk declines (another
  * input dtype, anything planTensorBody would decline, anything wrong): the caller then plans.
  */
-export function readFloatBody(bytes: Uint8Array, limits: TensorReaderLimits, signature: SignatureSpec, charge: ChargeMemory): ParsedPredictRequest | undefined {
+export function readFloatBody(
+  bytes: Uint8Array,
+  limits: TensorReaderLimits,
+  signature: SignatureSpec,
+  charge: ChargeMemory,
+): ParsedPredictRequest | undefined {
   if (!LITTLE_ENDIAN || Object.keys(signature.inputs).length === 0) return undefined;
   const walk = new Walk(bytes, limits, undefined, { signature, charge, plainTarget: plainTarget(signature) });
   try {
@@ -327,7 +349,12 @@ export function readFloatBody(bytes: Uint8Array, limits: TensorReaderLimits, sig
       charge(decodedTensorBytes(target.dtype, size));
       values = grown.slice(0, size);
     }
-    Object.defineProperty(inputs, target.name, { value: markRequestOwned({ dtype: target.dtype, shape, values }), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(inputs, target.name, {
+      value: markRequestOwned({ dtype: target.dtype, shape, values }),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   for (const name of Object.keys(signature.inputs)) {
     if (Object.hasOwn(inputs, name)) continue;
@@ -779,39 +806,55 @@ class Walk {
       if (k === limit) decline();
       if (fill !== undefined) {
         if (n === fill.length) fill = this.grow(t);
-        // Inline, the common form: -?(0|[1-9][0-9]*)(.[0-9]+)? of at most 15 digits, exact
-        // as an integer m, so m / 10^fraction digits is one correctly rounded division.
-        // Anything else (an exponent, more digits, NaN …) is float()'s.
+        // Inline, the common form: -?(0|[1-9][0-9]*)(.[0-9]+)? of at most 19 significant
+        // digits, gathered as float() gathers them (w1: the first 15, w2: up to 4 more) and
+        // converted by nearestDouble. Anything else (an exponent, more digits, NaN, a
+        // conversion nearestDouble is unsure of …) is float()'s, from the number's start.
         let j = i;
         let c = b[j];
         const negative = c === MINUS;
         if (negative) c = b[++j];
-        let m = 0;
+        let w1 = 0;
+        let w2 = 0;
+        let k2 = 0;
         let digits = 0;
-        let fraction = 0;
+        let p = 0;
+        let plain = true;
         if (c === ZERO) c = b[++j];
         else if (c > ZERO && c <= NINE) {
           do {
-            m = m * 10 + (c - ZERO);
+            if (digits < W1_DIGITS) w1 = w1 * 10 + (c - ZERO);
+            else if (digits < MAX_DIGITS) {
+              w2 = w2 * 10 + (c - ZERO);
+              k2++;
+            } else plain = false;
             digits++;
             c = b[++j];
           } while (c >= ZERO && c <= NINE);
-        } else digits = FAST_DIGITS + 1;
+        } else plain = false;
         const dot = c === DOT;
         if (dot) {
           c = b[++j];
-          if (!(c >= ZERO && c <= NINE)) digits = FAST_DIGITS + 1;
+          if (!(c >= ZERO && c <= NINE)) plain = false;
           while (c >= ZERO && c <= NINE) {
-            m = m * 10 + (c - ZERO);
-            digits++;
-            fraction++;
+            if (digits === 0 && c === ZERO) p--;
+            else if (digits < W1_DIGITS) {
+              w1 = w1 * 10 + (c - ZERO);
+              p--;
+              digits++;
+            } else if (digits < MAX_DIGITS) {
+              w2 = w2 * 10 + (c - ZERO);
+              k2++;
+              p--;
+              digits++;
+            } else plain = false;
             c = b[++j];
           }
         }
-        if (digits <= FAST_DIGITS && c !== 0x65 && c !== 0x45) {
-          const v = fraction === 0 ? m : m / POW10[fraction];
+        const v = plain && c !== 0x65 && c !== 0x45 ? nearestDouble(w1, w2, k2, p) : NaN;
+        if (v === v) {
           // An integer literal "-0" is RapidJSON's Int 0; "-0.0" is -0.
-          fill[n++] = negative && (dot || m !== 0) ? -v : v;
+          fill[n++] = negative && (dot || v !== 0) ? -v : v;
           i = j;
         } else {
           this.i = i;
@@ -910,7 +953,7 @@ class Walk {
     } else if (c === LBRACE) {
       const start = this.b64Span(depth);
       t.leaves |= LEAF_B64;
-      t.stringBytes += base64Bound(this.spanEnd - start - 1);
+      t.stringBytes += base64DecodedBound(this.spanEnd - start - 1);
     } else if (c === 0x74 || c === 0x66) {
       this.boolean();
       t.leaves |= LEAF_BOOL;
@@ -974,7 +1017,7 @@ class Walk {
   /** A b64 leaf's bytes, decoded as absl::Base64Unescape decodes (base64.ts). */
   private b64(depth: number): Uint8Array {
     const start = this.b64Span(depth);
-    return base64Decode(this.b, start + 1, this.spanEnd) ?? decline();
+    return base64UnescapeBytes(this.b, start + 1, this.spanEnd) ?? decline();
   }
 
   // ---- numbers ---------------------------------------------------------------------------------
@@ -1065,7 +1108,8 @@ class Walk {
     this.i = i;
     if (i - start > MAX_NUMBER_CHARS) decline();
     let v: number;
-    if (integer && digits === 0) v = 0; // "-0" is the integer 0
+    if (integer && digits === 0)
+      v = 0; // "-0" is the integer 0
     else {
       v = exact ? nearestDouble(w1, w2, k2, p) : NaN;
       if (v !== v) v = Number(this.text.toString('latin1', start, i));
@@ -1217,61 +1261,4 @@ class Walk {
     }
     this.skipNumber();
   }
-}
-
-// ---- base64 ---------------------------------------------------------------------------------
-
-/** The sextet of each base64 character (standard alphabet), -1 for others. */
-const SEXTET = new Int8Array(256).fill(-1);
-for (let k = 0; k < 64; k++) SEXTET['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(k)] = k;
-
-function isAsciiSpace(c: number): boolean {
-  return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-}
-
-/**
- * bytes[start, end) decoded as absl::Base64Unescape decodes (base64.ts base64Unescape: ASCII
- * whitespace skipped; '=' or '.' padding optional, but when present exactly the right count
- * and nothing else after it; a lone trailing sextet invalid), straight into the result; or
- * undefined when invalid.
- */
-export function base64Decode(bytes: Uint8Array, start: number, end: number): Uint8Array | undefined {
-  let sextets = 0;
-  let k = start;
-  for (; k < end; k++) {
-    const c = bytes[k];
-    if (SEXTET[c] >= 0) sextets++;
-    else if (c === 0x3d || c === 0x2e) break;
-    else if (!isAsciiSpace(c)) return undefined;
-  }
-  const padStart = k;
-  let equals = 0;
-  for (; k < end; k++) {
-    const c = bytes[k];
-    if (c === 0x3d || c === 0x2e) equals++;
-    else if (!isAsciiSpace(c)) return undefined;
-  }
-  const rest = sextets % 4;
-  if (rest === 1) return undefined;
-  if (equals !== 0 && equals !== (rest === 2 ? 2 : rest === 3 ? 1 : 0)) return undefined;
-  const out = new Uint8Array(((sextets >> 2) * 3) + (rest === 0 ? 0 : rest - 1));
-  let acc = 0;
-  let bits = 0;
-  let o = 0;
-  for (k = start; k < padStart; k++) {
-    const s = SEXTET[bytes[k]];
-    if (s < 0) continue;
-    acc = ((acc << 6) | s) & 0xffffff;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[o++] = (acc >> bits) & 0xff;
-    }
-  }
-  return out;
-}
-
-/** The largest number of bytes a b64 string of `length` characters decodes to. */
-export function base64Bound(length: number): number {
-  return Math.floor((length * 3) / 4);
 }

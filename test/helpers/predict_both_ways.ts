@@ -51,7 +51,10 @@ export function parseBothWays(body: string, signature: SignatureSpec, limits: Js
     try {
       got = entry.tensors(signature);
     } catch (e) {
-      assert.ok(error instanceof ServingError && e instanceof ServingError, `${String(e)} where the general path gave ${String(error)}: ${body.slice(0, 200)}`);
+      assert.ok(
+        error instanceof ServingError && e instanceof ServingError,
+        `${String(e)} where the general path gave ${String(error)}: ${body.slice(0, 200)}`,
+      );
       assert.equal(e.message, error.message);
       assert.equal(e.code, error.code);
     }
@@ -64,7 +67,11 @@ export function parseBothWays(body: string, signature: SignatureSpec, limits: Js
   return general!;
 }
 
-function readerOutcome(bytes: Uint8Array, signature: SignatureSpec, limits: JsonLimits): { request: ParsedPredictRequest; signatureName: string | undefined } | undefined {
+function readerOutcome(
+  bytes: Uint8Array,
+  signature: SignatureSpec,
+  limits: JsonLimits,
+): { request: ParsedPredictRequest; signatureName: string | undefined } | undefined {
   const plan = planTensorBody(bytes, limits);
   if (plan === undefined) {
     readerOutcomes.declinedPlan++;
@@ -109,7 +116,9 @@ function assertSameTensor(got: HostTensor, want: HostTensor, what: string): void
   const wb = Buffer.from(w.buffer, w.byteOffset, w.byteLength);
   if (!gb.equals(wb)) {
     const k = firstDifference(g as unknown as ArrayLike<unknown>, w as unknown as ArrayLike<unknown>);
-    assert.fail(`${what}: element ${k} is ${String((g as unknown as ArrayLike<unknown>)[k])}, the general path's ${String((w as unknown as ArrayLike<unknown>)[k])}`);
+    assert.fail(
+      `${what}: element ${k} is ${String((g as unknown as ArrayLike<unknown>)[k])}, the general path's ${String((w as unknown as ArrayLike<unknown>)[k])}`,
+    );
   }
 }
 

@@ -5,6 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { nearestDouble } from '../../src/rest/decimal_double.js';
+import { base64Unescape, base64UnescapeBytes } from '../../src/rest/base64.js';
 import { readPredictBody } from '../../src/rest/json_tensor.js';
 import { Code, ServingError } from '../../src/errors/status.js';
 import type { SignatureSpec } from '../../src/savedmodel/signature_spec.js';
@@ -36,7 +37,9 @@ function random(seed: number): () => number {
 function outcomes(f: () => void): typeof readerOutcomes {
   const before = { ...readerOutcomes };
   f();
-  return Object.fromEntries(Object.entries(readerOutcomes).map(([k, v]) => [k, v - before[k as keyof typeof before]])) as typeof readerOutcomes;
+  return Object.fromEntries(
+    Object.entries(readerOutcomes).map(([k, v]) => [k, v - before[k as keyof typeof before]]),
+  ) as typeof readerOutcomes;
 }
 
 /** Either outcome of the general path: its tensors are checked against the reader's inside parseBothWays. */
@@ -120,8 +123,19 @@ describe('decimal_double: nearestDouble is Number() or NaN', () => {
     assert.ok(unsure < checked / 4, `${unsure} unsure of ${checked}`);
   });
 
-  it('is exact on Clinger\'s fast path and on the classic hard cases', () => {
-    const cases = ['0.1', '1.7976931348623157e22', '9007199254740993', '9007199254740992', '9007199254740991', '1.0000000000000002', '123456789012345678e-5', '0.3333333432674408', '2.2250738585072011e-3', '1152921504606846977'];
+  it("is exact on Clinger's fast path and on the classic hard cases", () => {
+    const cases = [
+      '0.1',
+      '1.7976931348623157e22',
+      '9007199254740993',
+      '9007199254740992',
+      '9007199254740991',
+      '1.0000000000000002',
+      '123456789012345678e-5',
+      '0.3333333432674408',
+      '2.2250738585072011e-3',
+      '1152921504606846977',
+    ];
     for (const text of cases) {
       const [w1, w2, k2, p] = decompose(text);
       const got = nearestDouble(w1, w2, k2, p);
@@ -132,17 +146,104 @@ describe('decimal_double: nearestDouble is Number() or NaN', () => {
   });
 });
 
+describe('base64UnescapeBytes: base64Unescape, from bytes', () => {
+  it('decodes, or refuses, every generated string as base64Unescape does', () => {
+    const next = random(64);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/= .\n\t-_!';
+    for (let k = 0; k < 5000; k++) {
+      const length = Math.floor(next() * 14);
+      let text = Array.from({ length }, () => alphabet[Math.floor(next() * (next() < 0.8 ? 64 : alphabet.length))]).join('');
+      if (k % 3 === 0) text = Buffer.from(text).toString('base64');
+      const want = base64Unescape(text);
+      const got = base64UnescapeBytes(Buffer.from(`"${text}"`, 'latin1'), 1, text.length + 1);
+      assert.deepEqual(got && Array.from(got), want && Array.from(want), JSON.stringify(text));
+    }
+  });
+});
+
 // ---- bodies ----------------------------------------------------------------------------------
 
 const EDGE_FLOATS = [
-  '0', '-0', '0.0', '-0.0', '-0e0', '1', '-1', '1.0', '1e0', '1E2', '1e+2', '1e-2', '2.5', '-2.5',
-  '4.9e-324', '5e-324', '2.4703282292062327e-324', '2.2250738585072011e-308', '2.2250738585072014e-308', '1.401298464324817e-45',
-  '3.4028234663852886e38', '3.4028235677973366e38', '1e308', '1.7976931348623157e308', '1.7976931348623159e308', '1e-400', '0.0001e309',
-  '9007199254740991', '9007199254740992', '9007199254740993', '-9007199254740993', '18446744073709551615', '18446744073709551616', '-9223372036854775808',
-  '123456789012345678901234567890', '0.1', '0.30000000000000004', '1.00000000000000011102230246251565404236316680908203125', '16777217', '16777216.5',
-  'NaN', '-NaN', 'Infinity', '-Infinity', 'Inf', '-Inf', '1e22', '1e23', '8.589973e9', '0.000001', '1.5e-45', '7.0064923216240854e-46',
+  '0',
+  '-0',
+  '0.0',
+  '-0.0',
+  '-0e0',
+  '1',
+  '-1',
+  '1.0',
+  '1e0',
+  '1E2',
+  '1e+2',
+  '1e-2',
+  '2.5',
+  '-2.5',
+  '4.9e-324',
+  '5e-324',
+  '2.4703282292062327e-324',
+  '2.2250738585072011e-308',
+  '2.2250738585072014e-308',
+  '1.401298464324817e-45',
+  '3.4028234663852886e38',
+  '3.4028235677973366e38',
+  '1e308',
+  '1.7976931348623157e308',
+  '1.7976931348623159e308',
+  '1e-400',
+  '0.0001e309',
+  '9007199254740991',
+  '9007199254740992',
+  '9007199254740993',
+  '-9007199254740993',
+  '18446744073709551615',
+  '18446744073709551616',
+  '-9223372036854775808',
+  '123456789012345678901234567890',
+  '0.1',
+  '0.30000000000000004',
+  '1.00000000000000011102230246251565404236316680908203125',
+  '16777217',
+  '16777216.5',
+  'NaN',
+  '-NaN',
+  'Infinity',
+  '-Infinity',
+  'Inf',
+  '-Inf',
+  '1e22',
+  '1e23',
+  '8.589973e9',
+  '0.000001',
+  '1.5e-45',
+  '7.0064923216240854e-46',
 ];
-const EDGE_INTS = ['0', '-0', '1', '-1', '2147483647', '2147483648', '-2147483648', '-2147483649', '4294967295', '4294967296', '9007199254740993', '-9007199254740993', '9223372036854775807', '9223372036854775808', '-9223372036854775808', '-9223372036854775809', '18446744073709551615', '18446744073709551616', '1.0', '1e2', '255', '256', '65535', '65536', '-128'];
+const EDGE_INTS = [
+  '0',
+  '-0',
+  '1',
+  '-1',
+  '2147483647',
+  '2147483648',
+  '-2147483648',
+  '-2147483649',
+  '4294967295',
+  '4294967296',
+  '9007199254740993',
+  '-9007199254740993',
+  '9223372036854775807',
+  '9223372036854775808',
+  '-9223372036854775808',
+  '-9223372036854775809',
+  '18446744073709551615',
+  '18446744073709551616',
+  '1.0',
+  '1e2',
+  '255',
+  '256',
+  '65535',
+  '65536',
+  '-128',
+];
 
 /** A float's text with `digits` significant digits in one of the forms clients print. */
 function floatText(next: () => number, digits: number): string {
@@ -173,8 +274,14 @@ describe('tensor reader: generated bodies read as the general path reads them', 
         const dtype = k % 3 === 0 ? 'DT_DOUBLE' : 'DT_FLOAT';
         const shape = randomShape(next, Math.floor(next() * 4));
         const leaf = () => floatText(next, 3 + Math.floor(next() * 15));
-        if (k % 2 === 0) parseBothWays(`{"instances": [${nested(shape, leaf, next)}, ${nested(shape, leaf, next)}]}`, sig({ x: dtype }), LIMITS);
-        else parseBothWays(`{"signature_name": "serving_default", "inputs": {"x": ${nested(shape, leaf, next)}, "y": ${nested(randomShape(next, 2), leaf, next)}}}`, sig({ x: dtype, y: 'DT_FLOAT' }), LIMITS);
+        if (k % 2 === 0)
+          parseBothWays(`{"instances": [${nested(shape, leaf, next)}, ${nested(shape, leaf, next)}]}`, sig({ x: dtype }), LIMITS);
+        else
+          parseBothWays(
+            `{"signature_name": "serving_default", "inputs": {"x": ${nested(shape, leaf, next)}, "y": ${nested(randomShape(next, 2), leaf, next)}}}`,
+            sig({ x: dtype, y: 'DT_FLOAT' }),
+            LIMITS,
+          );
       }
     });
     assert.deepEqual(counted, { read: 300, declinedPlan: 0, declinedBind: 0, declinedFill: 0, onePass: 300 });
@@ -215,35 +322,92 @@ describe('tensor reader: generated bodies read as the general path reads them', 
   it('reads bool, string and b64 inputs, named instances and several inputs as the general path does', () => {
     const s = sig({ flag: 'DT_BOOL', tag: 'DT_STRING', ids: 'DT_INT32', x: 'DT_FLOAT' });
     const counted = outcomes(() => {
-      parseBothWays('{"instances": [{"flag": true, "tag": "héllo", "ids": [1, 2], "x": [[0.5]]}, {"flag": false, "tag": {"b64": "aGVsbG8="}, "ids": [3, 4], "x": [[1e-3]]}]}', s, LIMITS);
-      parseBothWays('{"inputs": {"flag": [[true, false]], "tag": ["a", "b", "c"], "ids": 5, "x": [NaN, -Infinity], "unused": [[1], [2]]}, "other": {"deep": [1, {"a": null}]}}', s, LIMITS);
-      parseBothWays('{"instances": [{"b64": "aGVsbG8="}, {"b64": "d29y bGQ="}, {"b64": "YQ=="}, {"b64": ""}]}', sig({ x: 'DT_STRING' }), LIMITS);
-      parseBothWays('{"other": [1, 2, {"x": "y"}], "instances": ["\u00ff\u20ac", "plain"], "after": null}', sig({ x: 'DT_STRING' }), LIMITS);
+      parseBothWays(
+        '{"instances": [{"flag": true, "tag": "héllo", "ids": [1, 2], "x": [[0.5]]}, {"flag": false, "tag": {"b64": "aGVsbG8="}, "ids": [3, 4], "x": [[1e-3]]}]}',
+        s,
+        LIMITS,
+      );
+      parseBothWays(
+        '{"inputs": {"flag": [[true, false]], "tag": ["a", "b", "c"], "ids": 5, "x": [NaN, -Infinity], "unused": [[1], [2]]}, "other": {"deep": [1, {"a": null}]}}',
+        s,
+        LIMITS,
+      );
+      parseBothWays(
+        '{"instances": [{"b64": "aGVsbG8="}, {"b64": "d29y bGQ="}, {"b64": "YQ=="}, {"b64": ""}]}',
+        sig({ x: 'DT_STRING' }),
+        LIMITS,
+      );
+      parseBothWays(
+        '{"other": [1, 2, {"x": "y"}], "instances": ["\u00ff\u20ac", "plain"], "after": null}',
+        sig({ x: 'DT_STRING' }),
+        LIMITS,
+      );
     });
     assert.deepEqual(counted, { read: 4, declinedPlan: 0, declinedBind: 0, declinedFill: 0, onePass: 0 });
   });
 
   it('declines, or agrees with, every malformed or wrong body (the general path answers with its error)', () => {
     const bodies = [
-      '', ' ', '[]', '{}', '{"instances": []}', '{"instances": [[]]}', '{"instances": [1, [2]]}', '{"instances": [[1, 2], [3]]}', '{"instances": [1,]}',
-      '{"instances": [1 2]}', '{"instances": [01]}', '{"instances": [1.]}', '{"instances": [.5]}', '{"instances": [1e]}', '{"instances": [-]}', '{"instances": [+1]}',
-      '{"instances": [Nan]}', '{"instances": [Infinit]}', '{"instances": [null]}', '{"instances": [true]}', '{"instances": ["1"]}', '{"instances": [1]', '{"instances": [1]} trailing',
-      '{"instances": [1], "inputs": [2]}', '{"instances": [1], "instances": [2]}', '{"signature_name": 5, "instances": [1]}', '{"signature_name": "a\\"b", "instances": [1]}',
-      '{"inputs": {"x": [1], "x": [2]}}', '{"inputs": {"y": [1]}}', '{"instances": [{"x": 1}, {"y": 2}]}', '{"instances": [{"x": 1}, {"x": 2, "x": 3}]}',
-      '{"instances": [{"b64": "!!"}]}', '{"instances": [{"b64": "aGVsbG8"}]}', '{"instances": [1e400]}', '{"instances": [1' + '0'.repeat(400) + ']}',
-      '{"instances": [1]}\u0000', '{"instances": [1\u0000]}', '{"instances":\t[ 1 ,\r\n2 ] }', '{"instances": ["a\\u0041"]}', '{"instances": ["tab\there"]}',
-      '{"inputs": 1.5}', '{"inputs": [1, 2]}', '{"inputs": {"b64": "YQ=="}}', '{"inputs": {"x": {"b64": "YQ=="}}}',
+      '',
+      ' ',
+      '[]',
+      '{}',
+      '{"instances": []}',
+      '{"instances": [[]]}',
+      '{"instances": [1, [2]]}',
+      '{"instances": [[1, 2], [3]]}',
+      '{"instances": [1,]}',
+      '{"instances": [1 2]}',
+      '{"instances": [01]}',
+      '{"instances": [1.]}',
+      '{"instances": [.5]}',
+      '{"instances": [1e]}',
+      '{"instances": [-]}',
+      '{"instances": [+1]}',
+      '{"instances": [Nan]}',
+      '{"instances": [Infinit]}',
+      '{"instances": [null]}',
+      '{"instances": [true]}',
+      '{"instances": ["1"]}',
+      '{"instances": [1]',
+      '{"instances": [1]} trailing',
+      '{"instances": [1], "inputs": [2]}',
+      '{"instances": [1], "instances": [2]}',
+      '{"signature_name": 5, "instances": [1]}',
+      '{"signature_name": "a\\"b", "instances": [1]}',
+      '{"inputs": {"x": [1], "x": [2]}}',
+      '{"inputs": {"y": [1]}}',
+      '{"instances": [{"x": 1}, {"y": 2}]}',
+      '{"instances": [{"x": 1}, {"x": 2, "x": 3}]}',
+      '{"instances": [{"b64": "!!"}]}',
+      '{"instances": [{"b64": "aGVsbG8"}]}',
+      '{"instances": [1e400]}',
+      '{"instances": [1' + '0'.repeat(400) + ']}',
+      '{"instances": [1]}\u0000',
+      '{"instances": [1\u0000]}',
+      '{"instances":\t[ 1 ,\r\n2 ] }',
+      '{"instances": ["a\\u0041"]}',
+      '{"instances": ["tab\there"]}',
+      '{"inputs": 1.5}',
+      '{"inputs": [1, 2]}',
+      '{"inputs": {"b64": "YQ=="}}',
+      '{"inputs": {"x": {"b64": "YQ=="}}}',
     ];
     for (const body of bodies) {
       for (const dtype of ['DT_FLOAT', 'DT_INT32', 'DT_STRING', 'DT_INT64', 'DT_BOOL', 'DT_COMPLEX64']) both(body, sig({ x: dtype }));
       both(body, sig({ x: 'DT_FLOAT', z: 'DT_INT32' }));
     }
     // The depth and element limits: at and around each body's own figures.
-    for (const maxDepth of [1, 2, 3, 4]) for (const maxElements of [1, 2, 3, 4, 5, 6, 7, 100]) {
-      for (const body of ['{"instances": [[1, 2], [3, 4]]}', '{"inputs": {"x": [[1]], "y": {"b64": "YQ=="}}, "z": [[[1]]]}', '{"instances": [{"x": [1], "y": {"b64": "YQ=="}}]}']) {
-        both(body, sig({ x: 'DT_FLOAT', y: 'DT_STRING' }), { maxDepth, maxElements });
+    for (const maxDepth of [1, 2, 3, 4])
+      for (const maxElements of [1, 2, 3, 4, 5, 6, 7, 100]) {
+        for (const body of [
+          '{"instances": [[1, 2], [3, 4]]}',
+          '{"inputs": {"x": [[1]], "y": {"b64": "YQ=="}}, "z": [[[1]]]}',
+          '{"instances": [{"x": [1], "y": {"b64": "YQ=="}}]}',
+        ]) {
+          both(body, sig({ x: 'DT_FLOAT', y: 'DT_STRING' }), { maxDepth, maxElements });
+        }
       }
-    }
   });
 });
 
@@ -278,11 +442,23 @@ describe('readPredictBody: the entry the :predict handler calls', () => {
     assert.throws(() => readPredictBody(body, LIMITS, { signature: () => s, charge: full }), /full/);
   });
 
-  it('answers what the reader does not take with the general path\'s error, verbatim; leaves what is no JSON to the caller', () => {
+  it("answers what the reader does not take with the general path's error, verbatim; leaves what is no JSON to the caller", () => {
     const lookahead = { signature: () => sig({ x: 'DT_INT32' }), charge: () => {} };
     const read = readPredictBody(new TextEncoder().encode('{"instances": [[1.5, 2]]}'), LIMITS, lookahead)!;
-    assert.throws(() => read.tensors(sig({ x: 'DT_INT32' })), (e: unknown) => e instanceof ServingError && e.message === 'Failed to process element: 0 of \'instances\' list. Error: INVALID_ARGUMENT: JSON Value: 1.5 Type: Number is not of expected type: int32');
+    assert.throws(
+      () => read.tensors(sig({ x: 'DT_INT32' })),
+      (e: unknown) =>
+        e instanceof ServingError &&
+        e.message ===
+          "Failed to process element: 0 of 'instances' list. Error: INVALID_ARGUMENT: JSON Value: 1.5 Type: Number is not of expected type: int32",
+    );
     // Refused before any look-up, as TF Serving parses the body before it finds the model.
-    assert.equal(readPredictBody(new TextEncoder().encode('{"instances": [[1.5, 2]'), LIMITS, { signature: () => sig({ x: 'DT_FLOAT' }), charge: () => {} }), undefined);
+    assert.equal(
+      readPredictBody(new TextEncoder().encode('{"instances": [[1.5, 2]'), LIMITS, {
+        signature: () => sig({ x: 'DT_FLOAT' }),
+        charge: () => {},
+      }),
+      undefined,
+    );
   });
 });
