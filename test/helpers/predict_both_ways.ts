@@ -3,7 +3,8 @@
 // bit, or decline the body. The general path's outcome is what the caller gets, so a test of
 // the general path checks the reader on every one of its cases for free.
 import assert from 'node:assert/strict';
-import { parsePredictRequest, readPredictBody, type ParsedPredictRequest } from '../../src/rest/json_tensor.js';
+import { parsePredictRequest, type ParsedPredictRequest } from '../../src/rest/json_tensor.js';
+import { readPredictBody } from '../../src/rest/predict_body.js';
 import { parseJsonBody, type JsonLimits } from '../../src/rest/json_parse.js';
 import { bindTensorBody, planTensorBody, readFloatBody, readTensorBody, signatureNameAhead } from '../../src/rest/json_tensor_reader.js';
 import { ServingError } from '../../src/errors/status.js';
