@@ -38,7 +38,7 @@
 // one full batch handed ahead of it and 16 rows waiting, a new request would run in the third
 // batch from now, ~30 ms: refused, retry after 10 ms.
 import { Code, ServingError } from '../errors/status.js';
-import { RUN_NOW, type BatchPolicy, type Decision, type OpenBatch, type PolicyContext } from './batch_policy.js';
+import { RUN_NOW, type BatchPolicy, type Decision, type OpenBatch, type PolicyContext, type QueueView } from './batch_policy.js';
 
 export interface AdaptiveOptions {
   /** Per-request latency the queue aims for (ms); undefined: none. */
@@ -176,15 +176,15 @@ export class AdaptiveBatchPolicy implements BatchPolicy {
     return this.host.options;
   }
 
-  admit(rows: number, queuedRows: number, cap: number, now: number): ServingError | undefined {
-    const miss = this.predictedMiss(rows, queuedRows, cap);
+  admit(rows: number, queue: QueueView): ServingError | undefined {
+    const miss = this.options.latencyTargetMs === undefined ? undefined : this.predictedMiss(rows, queue.queuedRows, queue.executionBatchSize);
     if (miss) return new ServingError(Code.UNAVAILABLE, latencyTargetMessage(miss.predictedMs, miss.targetMs), { retryAfterMs: miss.predictedMs - miss.targetMs });
-    this.recordArrival(now, rows);
+    this.recordArrival(queue.now, rows);
     return undefined;
   }
 
-  whenToRun(open: OpenBatch, now: number, cap: number): Decision {
-    return this.decide(now, open.size, open.openedAt, cap);
+  whenToRun(open: OpenBatch, queue: QueueView): Decision {
+    return this.decide(queue.now, open.size, open.openedAt, queue.executionBatchSize);
   }
 
   batchDone(rows: number, ms: number): void {

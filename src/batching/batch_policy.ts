@@ -5,8 +5,9 @@
 // executors pull batches round-robin. A policy decides the rest:
 //   admit      may refuse a task early, after those checks (adaptive: a latency target);
 //   batchCap   the largest batch to form, at most the queue's own maximum;
-//   whenToRun  a free executor asks about the open, partial batch: run it now, or ask again
-//              at `wakeAt` (the queue's one wake-up timer serves every policy);
+//   whenToRun  a free executor asks about the open, partial batch: run it now, or when to
+//              wake it (the queue's one wake-up timer serves every policy; a time already
+//              past means now);
 //   batchDone  what running a batch cost, for a policy that learns.
 // The policies, each with a worked example: fixed_timeout_policy.ts (TF Serving's),
 // adaptive_batch_policy.ts (tfgate's); batch_policies.ts maps each --batching_mode to one.
@@ -17,6 +18,16 @@ export type Decision = { run: true } | { run: false; wakeAt: number };
 
 export const RUN_NOW: Decision = Object.freeze({ run: true });
 
+/** The queue as its policy is asked; each figure is worked out when read, so read only what you need. */
+export interface QueueView {
+  /** Rows waiting: closed batches and the open one. */
+  readonly queuedRows: number;
+  /** Largest batch the queue forms now (this policy's batchCap of the queue's maximum). */
+  readonly executionBatchSize: number;
+  /** The scheduler's clock (ms). */
+  readonly now: number;
+}
+
 /** The open batch as a policy sees it (clock ms). */
 export interface OpenBatch {
   /** Rows in it. */
@@ -26,12 +37,12 @@ export interface OpenBatch {
 }
 
 export interface BatchPolicy {
-  /** A task of `rows` joins a queue holding `queuedRows`, batches of at most `cap`: an error refuses it, undefined admits it. */
-  admit(rows: number, queuedRows: number, cap: number, now: number): ServingError | undefined;
+  /** A task of `rows` asks to join `queue`: an error refuses it, undefined admits it. */
+  admit(rows: number, queue: QueueView): ServingError | undefined;
   /** Largest batch to form, given the queue's `max` (max_batch_size, or max_execution_batch_size when splitting). */
   batchCap(max: number): number;
-  /** A free executor asks about the open batch (not full, `cap` rows would be): run it now, or ask again at `wakeAt`. */
-  whenToRun(open: OpenBatch, now: number, cap: number): Decision;
+  /** A free executor asks about the open batch of `queue` (not full): run it now, or wake it at `wakeAt` (then it runs, or the policy is asked again with more rows). */
+  whenToRun(open: OpenBatch, queue: QueueView): Decision;
   /** A batch of `rows` (padded) took `ms` on its executor. */
   batchDone(rows: number, ms: number): void;
 }

@@ -114,6 +114,11 @@ export class BatchQueue<T> {
     return this.policy.batchCap(max);
   }
 
+  /** The scheduler's clock (ms). */
+  get now(): number {
+    return this.scheduler.clock.now();
+  }
+
   /** Rows waiting: closed batches and the open one. */
   get queuedRows(): number {
     return this.closed.reduce((s, b) => s + b.size, 0) + (this.open?.size ?? 0);
@@ -153,7 +158,7 @@ export class BatchQueue<T> {
     if (newBatches > 0 && this.closed.length + (this.open ? 1 : 0) + newBatches > this.options.maxEnqueuedBatches) {
       throw new ServingError(Code.UNAVAILABLE, queueFullMessage(this.enqueuedBatches, this.options.maxEnqueuedBatches));
     }
-    const refusal = this.policy.admit(size, this.queuedRows, cap, this.scheduler.clock.now());
+    const refusal = this.policy.admit(size, this);
     if (refusal) throw refusal;
     let offset = 0;
     if (this.options.enableLargeBatchSplitting) {
@@ -214,12 +219,15 @@ export class BatchQueue<T> {
   /** A free executor asks whether the open, partial batch runs now; if its policy says not yet, the queue wakes it then. */
   private runsNow(open: Batch<T>): boolean {
     if (open.waitOver) return true;
-    const clock = this.scheduler.clock;
-    const decision = this.policy.whenToRun(open, clock.now(), this.executionBatchSize);
+    const decision = this.policy.whenToRun(open, this);
     if (decision.run) return true;
+    // Already set for that time: the timer firing, not a reading of the clock, says when.
     if (this.wake?.batch === open && this.wake.at === decision.wakeAt) return false;
+    const clock = this.scheduler.clock;
+    const now = clock.now();
+    if (decision.wakeAt <= now) return true;
     this.disarm();
-    const timer = clock.setTimer(decision.wakeAt - clock.now(), () => {
+    const timer = clock.setTimer(decision.wakeAt - now, () => {
       // The timer firing ends the wait: timers and clocks differ in granularity, so a check
       // of the clock could find it "not yet" and never look again.
       open.waitOver = true;

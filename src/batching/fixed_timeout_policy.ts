@@ -30,10 +30,10 @@ export class FixedTimeoutPolicy implements BatchPolicy {
     return max;
   }
 
-  whenToRun(open: OpenBatch, now: number): Decision {
+  /** Due batch_timeout_micros after the batch opened: the queue runs it when a free executor asks after that. */
+  whenToRun(open: OpenBatch): Decision {
     const ms = this.context.options.batchTimeoutMicros / 1000;
-    const due = open.openedAt + ms;
-    return ms <= 0 || now >= due ? RUN_NOW : { run: false, wakeAt: due };
+    return ms <= 0 ? RUN_NOW : { run: false, wakeAt: open.openedAt + ms };
   }
 
   batchDone(): void {}
