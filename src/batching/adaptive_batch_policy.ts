@@ -177,8 +177,12 @@ export class AdaptiveBatchPolicy implements BatchPolicy {
   }
 
   admit(rows: number, queue: QueueView): ServingError | undefined {
-    const miss = this.options.latencyTargetMs === undefined ? undefined : this.predictedMiss(rows, queue.queuedRows, queue.executionBatchSize);
-    if (miss) return new ServingError(Code.UNAVAILABLE, latencyTargetMessage(miss.predictedMs, miss.targetMs), { retryAfterMs: miss.predictedMs - miss.targetMs });
+    const miss =
+      this.options.latencyTargetMs === undefined ? undefined : this.predictedMiss(rows, queue.queuedRows, queue.executionBatchSize);
+    if (miss)
+      return new ServingError(Code.UNAVAILABLE, latencyTargetMessage(miss.predictedMs, miss.targetMs), {
+        retryAfterMs: miss.predictedMs - miss.targetMs,
+      });
     this.recordArrival(queue.now, rows);
     return undefined;
   }

@@ -110,7 +110,9 @@ export class BatchQueue<T> {
 
   /** Largest batch this queue runs at once (its policy may cap it lower). */
   get executionBatchSize(): number {
-    const max = this.options.enableLargeBatchSplitting ? this.options.maxExecutionBatchSize ?? this.options.maxBatchSize : this.options.maxBatchSize;
+    const max = this.options.enableLargeBatchSplitting
+      ? (this.options.maxExecutionBatchSize ?? this.options.maxBatchSize)
+      : this.options.maxBatchSize;
     return this.policy.batchCap(max);
   }
 

@@ -17,8 +17,20 @@ interface Run {
 function harness(threads: number, options: Partial<QueueOptions> = {}) {
   const clock = new ManualClock();
   const runs: Run[] = [];
-  const scheduler = new SharedBatchScheduler<string>(threads, (_q: BatchQueue<string>, b: Batch<string>) => new Promise<void>((finish) => runs.push({ size: b.size, at: clock.now(), finish })), clock);
-  const queue = scheduler.addQueue('q', { maxBatchSize: 32, batchTimeoutMicros: 50_000, maxEnqueuedBatches: 100, allowedBatchSizes: [], enableLargeBatchSplitting: false, mode: 'adaptive', ...options });
+  const scheduler = new SharedBatchScheduler<string>(
+    threads,
+    (_q: BatchQueue<string>, b: Batch<string>) => new Promise<void>((finish) => runs.push({ size: b.size, at: clock.now(), finish })),
+    clock,
+  );
+  const queue = scheduler.addQueue('q', {
+    maxBatchSize: 32,
+    batchTimeoutMicros: 50_000,
+    maxEnqueuedBatches: 100,
+    allowedBatchSizes: [],
+    enableLargeBatchSplitting: false,
+    mode: 'adaptive',
+    ...options,
+  });
   return { clock, runs, queue };
 }
 const settle = () => new Promise((r) => setImmediate(r));
@@ -110,7 +122,10 @@ describe('adaptive policy decisions', () => {
   });
 
   it('counts no more executors than the cores beside the event loop, so a crowded host batches more', () => {
-    assert.deepEqual([parallelExecutors(2, 2), parallelExecutors(2, 4), parallelExecutors(4, 3), parallelExecutors(1, 1), parallelExecutors(8, 64)], [1, 2, 2, 1, 8]);
+    assert.deepEqual(
+      [parallelExecutors(2, 2), parallelExecutors(2, 4), parallelExecutors(4, 3), parallelExecutors(1, 1), parallelExecutors(8, 64)],
+      [1, 2, 2, 1, 8],
+    );
     const policy = (cores: number) => {
       const p = new AdaptiveBatchPolicy({ options: {}, numBatchThreads: 2, cores });
       for (const b of [1, 2, 4, 8]) p.recordBatch(b, 6 + 0.5 * b);
@@ -129,7 +144,14 @@ describe('adaptive policy decisions', () => {
 describe('adaptive batching in the shared scheduler', () => {
   it('follows a num_batch_threads change: a policy counts the executors the scheduler has now, keeping what it learned', () => {
     const scheduler = new SharedBatchScheduler<string>(1, () => Promise.resolve(), new ManualClock(), 8);
-    const queue = scheduler.addQueue('q', { maxBatchSize: 32, batchTimeoutMicros: 0, maxEnqueuedBatches: 100, allowedBatchSizes: [], enableLargeBatchSplitting: false, mode: 'adaptive' });
+    const queue = scheduler.addQueue('q', {
+      maxBatchSize: 32,
+      batchTimeoutMicros: 0,
+      maxEnqueuedBatches: 100,
+      allowedBatchSizes: [],
+      enableLargeBatchSplitting: false,
+      mode: 'adaptive',
+    });
     const policy = adaptive(queue);
     for (const b of [1, 2, 4, 8]) policy.recordBatch(b, 6 + 0.5 * b);
     for (let t = 0; t <= 10; t++) policy.recordArrival(t, 0.3); // 0.3 rows/ms
@@ -144,7 +166,10 @@ describe('adaptive batching in the shared scheduler', () => {
   it('before it has learned anything, a lone request runs at once (no timeout paid)', () => {
     const h = harness(1);
     h.queue.schedule('a', 1);
-    assert.deepEqual(h.runs.map((r) => [r.size, r.at]), [[1, 0]]);
+    assert.deepEqual(
+      h.runs.map((r) => [r.size, r.at]),
+      [[1, 0]],
+    );
   });
 
   it('one closed-loop user: every request runs the moment it arrives, though batching pays', async () => {
@@ -192,8 +217,19 @@ describe('adaptive batching in the shared scheduler', () => {
   it("prefers the executor's own compute time when the batch reports it", async () => {
     const clock = new ManualClock();
     const done: Array<() => void> = [];
-    const scheduler = new SharedBatchScheduler<string>(1, (_q, b) => new Promise<void>((finish) => done.push(() => ((b.costMs = 2), finish()))), clock);
-    const q = scheduler.addQueue('q', { maxBatchSize: 4, batchTimeoutMicros: 0, maxEnqueuedBatches: 10, allowedBatchSizes: [], enableLargeBatchSplitting: false, mode: 'adaptive' });
+    const scheduler = new SharedBatchScheduler<string>(
+      1,
+      (_q, b) => new Promise<void>((finish) => done.push(() => ((b.costMs = 2), finish()))),
+      clock,
+    );
+    const q = scheduler.addQueue('q', {
+      maxBatchSize: 4,
+      batchTimeoutMicros: 0,
+      maxEnqueuedBatches: 10,
+      allowedBatchSizes: [],
+      enableLargeBatchSplitting: false,
+      mode: 'adaptive',
+    });
     q.schedule('a', 1);
     clock.advance(9); // the main thread saw 9 ms; the executor computed for 2
     done[0]();
@@ -219,7 +255,11 @@ describe('adaptive batching in the shared scheduler', () => {
     assert.equal(h.queue.executionBatchSize, 8);
     h.queue.schedule('first', 1);
     for (let i = 0; i < 12; i++) h.queue.schedule(`f${i}`, 1);
-    assert.deepEqual(h.runs.map((r) => r.size), [1, 8], 'a batch is full at 8 rows (and goes ahead to the busy executor)');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1, 8],
+      'a batch is full at 8 rows (and goes ahead to the busy executor)',
+    );
   });
 
   it('a request predicted to miss the latency target is refused at once: 503 (UNAVAILABLE) with a retry hint', async () => {
@@ -229,7 +269,10 @@ describe('adaptive batching in the shared scheduler', () => {
     // Batches of 8 take 10 ms each. One full batch goes ahead to the busy executor; behind it
     // 16 rows wait, so a new request would run in the third batch from now: after 30 ms.
     for (let i = 0; i < 24; i++) h.queue.schedule(`q${i}`, 1);
-    assert.deepEqual(h.runs.map((r) => r.size), [1, 8]);
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1, 8],
+    );
     let refused: unknown;
     try {
       h.queue.schedule('late', 1);
@@ -238,7 +281,10 @@ describe('adaptive batching in the shared scheduler', () => {
     }
     assert.ok(refused instanceof ServingError, 'refused');
     assert.equal(refused.code, Code.UNAVAILABLE);
-    assert.match(refused.message, /^The request would miss the model's latency target: about 30 ms predicted for the work queued ahead of it, target 20 ms; retry later$/);
+    assert.match(
+      refused.message,
+      /^The request would miss the model's latency target: about 30 ms predicted for the work queued ahead of it, target 20 ms; retry later$/,
+    );
     assert.equal(refused.hints.retryAfterMs, 10);
   });
 
@@ -250,7 +296,7 @@ describe('adaptive batching in the shared scheduler', () => {
 });
 
 describe('latency target admission', () => {
-  it('admits a request that runs in the first round even when the target is below the model\'s run time', () => {
+  it("admits a request that runs in the first round even when the target is below the model's run time", () => {
     const p = new AdaptiveBatchPolicy({ options: { latencyTargetMs: 1 }, numBatchThreads: 2, cores: 4 });
     for (const b of [1, 2, 4, 8]) p.recordBatch(b, 6 + 0.5 * b);
     assert.equal(p.batchCap(32), 1);
@@ -265,40 +311,72 @@ describe('a full batch is handed ahead to a busy executor', () => {
     const h = harness(1, { maxBatchSize: 4 });
     h.queue.schedule('x', 1); // runs at once: the executor is busy from here on
     for (const t of ['a', 'b', 'c']) h.queue.schedule(t, 1);
-    assert.deepEqual(h.runs.map((r) => r.size), [1], 'a partial batch waits');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1],
+      'a partial batch waits',
+    );
     h.queue.schedule('d', 1);
-    assert.deepEqual(h.runs.map((r) => r.size), [1, 4], 'full: it went ahead');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1, 4],
+      'full: it went ahead',
+    );
     for (const t of ['e', 'f', 'g', 'h', 'i']) h.queue.schedule(t, 1);
     assert.equal(h.runs.length, 2, 'only one batch ahead');
     h.runs[0].finish();
     await settle();
-    assert.deepEqual(h.runs.map((r) => r.size), [1, 4, 4], 'a slot freed: the next full batch goes ahead');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1, 4, 4],
+      'a slot freed: the next full batch goes ahead',
+    );
     h.runs[1].finish();
     await settle();
     assert.equal(h.runs.length, 3, 'the partial batch (i) is not handed ahead');
     h.runs[2].finish();
     await settle();
-    assert.deepEqual(h.runs.map((r) => r.size), [1, 4, 4, 1], 'and runs once an executor is free');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1, 4, 4, 1],
+      'and runs once an executor is free',
+    );
   });
 
   it('fixed mode too: batches form as in TF Serving, and one that can no longer grow goes ahead', async () => {
     const h = harness(1, { maxBatchSize: 4, mode: 'fixed', batchTimeoutMicros: 0 });
     for (const t of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) h.queue.schedule(t, 1);
-    assert.deepEqual(h.runs.map((r) => r.size), [1, 4], 'a runs at once; b-e fill a batch, which goes ahead');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1, 4],
+      'a runs at once; b-e fill a batch, which goes ahead',
+    );
     h.queue.schedule('i', 1);
     assert.equal(h.runs.length, 2, 'only one batch ahead; f-i wait');
     h.runs[0].finish();
     await settle();
-    assert.deepEqual(h.runs.map((r) => r.size), [1, 4, 4], 'f-i are full: ahead as soon as a slot frees');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1, 4, 4],
+      'f-i are full: ahead as soon as a slot frees',
+    );
   });
 
   it('fixed mode: a partial batch waits for a free batch thread, growing meanwhile', async () => {
     const h = harness(1, { maxBatchSize: 4, mode: 'fixed', batchTimeoutMicros: 0 });
     for (const t of ['a', 'b', 'c']) h.queue.schedule(t, 1);
-    assert.deepEqual(h.runs.map((r) => r.size), [1], 'b, c wait: their batch could still grow');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1],
+      'b, c wait: their batch could still grow',
+    );
     h.queue.schedule('d', 1);
     h.runs[0].finish();
     await settle();
-    assert.deepEqual(h.runs.map((r) => r.size), [1, 3], 'the thread freed: the batch runs as it stands (zero timeout)');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1, 3],
+      'the thread freed: the batch runs as it stands (zero timeout)',
+    );
   });
 });

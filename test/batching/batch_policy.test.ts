@@ -23,8 +23,22 @@ interface Run {
 function harness(options: Partial<QueueOptions>, policies?: PolicyTable) {
   const clock = new ManualClock();
   const runs: Run[] = [];
-  const scheduler = new SharedBatchScheduler<string>(1, (_q: BatchQueue<string>, b: Batch<string>) => new Promise<void>((finish) => runs.push({ tasks: b.pieces.map((p) => p.task), at: clock.now(), finish })), clock, 2, policies);
-  const queue = scheduler.addQueue('q', { maxBatchSize: 4, batchTimeoutMicros: 10_000, maxEnqueuedBatches: 10, allowedBatchSizes: [], enableLargeBatchSplitting: false, ...options });
+  const scheduler = new SharedBatchScheduler<string>(
+    1,
+    (_q: BatchQueue<string>, b: Batch<string>) =>
+      new Promise<void>((finish) => runs.push({ tasks: b.pieces.map((p) => p.task), at: clock.now(), finish })),
+    clock,
+    2,
+    policies,
+  );
+  const queue = scheduler.addQueue('q', {
+    maxBatchSize: 4,
+    batchTimeoutMicros: 10_000,
+    maxEnqueuedBatches: 10,
+    allowedBatchSizes: [],
+    enableLargeBatchSplitting: false,
+    ...options,
+  });
   return { clock, runs, queue };
 }
 const settle = () => new Promise((r) => setImmediate(r));
@@ -68,7 +82,11 @@ describe('fixed timeout (TF Serving): the worked example of its header', () => {
     clock.advance(1.9);
     assert.equal(runs.length, 2, 'at t = 20 the executor is free, but [g] is not due');
     clock.advance(0.1);
-    assert.deepEqual(seen(runs), [['a b', 10], ['c d e f', 11], ['g', 22]]);
+    assert.deepEqual(seen(runs), [
+      ['a b', 10],
+      ['c d e f', 11],
+      ['g', 22],
+    ]);
   });
 });
 
@@ -77,7 +95,7 @@ describe('the policy table', () => {
     assert.deepEqual(Object.keys(BATCH_POLICIES).sort(), [...BATCHING_MODE_NAMES].sort());
     for (const mode of BATCHING_MODE_NAMES) assert.match(FLAGS.batching_mode.help, new RegExp(`\\b${mode} \\(`), mode);
     assert.ok(harness({ mode: 'fixed' }).queue.policy instanceof FixedTimeoutPolicy);
-    assert.ok(harness({}).queue.policy instanceof FixedTimeoutPolicy, 'no mode: TF Serving\'s');
+    assert.ok(harness({}).queue.policy instanceof FixedTimeoutPolicy, "no mode: TF Serving's");
     assert.ok(harness({ mode: 'adaptive' }).queue.policy instanceof AdaptiveBatchPolicy);
     assert.throws(() => harness({ mode: 'alone' }), /no batching policy for mode 'alone' \(known: fixed, adaptive\)/);
   });
@@ -95,7 +113,7 @@ describe('the policy table', () => {
 describe('a third policy, plugged in through the table', () => {
   const policies: PolicyTable = { ...BATCH_POLICIES, alone: () => new RunAlone() };
 
-  it('every request runs alone, while the queue keeps TF Serving\'s rules (ahead when full, queue full)', async () => {
+  it("every request runs alone, while the queue keeps TF Serving's rules (ahead when full, queue full)", async () => {
     const { runs, queue } = harness({ mode: 'alone', maxEnqueuedBatches: 2 }, policies);
     assert.ok(queue.policy instanceof RunAlone);
     assert.equal(queue.executionBatchSize, 1);
@@ -105,14 +123,25 @@ describe('a third policy, plugged in through the table', () => {
     queue.schedule('d', 1);
     assert.throws(
       () => queue.schedule('e', 1),
-      (e: unknown) => e instanceof ServingError && e.code === Code.UNAVAILABLE && e.message === 'The batch scheduling queue to which this task was submitted is full; currently 2 batches enqueued and max_enqueued_batches is 2',
+      (e: unknown) =>
+        e instanceof ServingError &&
+        e.code === Code.UNAVAILABLE &&
+        e.message ===
+          'The batch scheduling queue to which this task was submitted is full; currently 2 batches enqueued and max_enqueued_batches is 2',
     );
-    assert.deepEqual(runs.map((r) => r.tasks), [['a'], ['b']]);
+    assert.deepEqual(
+      runs.map((r) => r.tasks),
+      [['a'], ['b']],
+    );
     runs[0].finish();
     await settle();
     runs[1].finish();
     await settle();
-    assert.deepEqual(runs.map((r) => r.tasks), [['a'], ['b'], ['c'], ['d']], 'one request per batch, in order');
+    assert.deepEqual(
+      runs.map((r) => r.tasks),
+      [['a'], ['b'], ['c'], ['d']],
+      'one request per batch, in order',
+    );
   });
 
   it('the modes config knows still reach their own policies from the extended table', () => {
