@@ -4,10 +4,14 @@
 // everything else, and every body with anything wrong in it, to the general parser
 // (json_parse.ts + json_tensor.ts), which gives TF Serving's answer or error text. It never
 // gives an answer of its own: a body it reads, the general path reads to the same tensors
-// (test/rest/json_tensor_reader.test.ts holds both to that on every case of json_tensor's
-// tests and on generated bodies).
+// (test/helpers/predict_both_ways.ts holds both to that, bit for bit, on every case of
+// json_tensor's tests and on generated bodies).
 //
-// Two passes over the bytes, so that memory is charged before it is taken:
+// One pass when the signature is known before the tensors are read (signatureNameAhead: the
+// name given first, or nowhere) and every input it fills is float / double:
+//   readFloatBody    reads the body once, each tensor's storage grown as its numbers come
+//                    (charged before each allocation), then copied to its exact size.
+// Otherwise two passes over the bytes, so that memory is charged before it is taken:
 //   planTensorBody   checks the whole body (RapidJSON's grammar, tfgate's depth and element
 //                    limits, each tensor's dense shape) and counts each tensor's elements,
 //                    building nothing; it needs no signature.
