@@ -13,6 +13,7 @@ import { whitespaceTokenizeWithOffsetsV2Op } from './whitespace_tokenize.js';
 import { wordpieceTokenizeWithOffsetsOp } from './wordpiece_tokenize.js';
 import { stringSplitV2Op } from './string_split.js';
 import { asStringNodeProblem, asStringOp } from './as_string.js';
+import { stringFormatNodeProblem, stringFormatOp } from './string_format.js';
 import { stringJoinOp } from './string_join.js';
 import { substrOp } from './substr.js';
 import { stringLengthOp } from './string_length.js';
@@ -47,6 +48,7 @@ export const STRING_OPS: TfjsOpTable = {
   [TFGATE_WORDPIECE_OP]: { execute: wordpieceTokenizeWithOffsetsOp },
   StringSplitV2: { execute: stringSplitV2Op },
   AsString: { execute: asStringOp, check: asStringNodeProblem },
+  StringFormat: { execute: stringFormatOp, check: stringFormatNodeProblem },
   StringJoin: { execute: stringJoinOp },
   Substr: { execute: substrOp },
   StringLength: { execute: stringLengthOp },
