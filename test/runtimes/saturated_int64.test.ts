@@ -16,6 +16,7 @@ import { example, parseExample, serialized } from '../helpers/sparse_examples.js
 import { REPO_ROOT } from '../helpers/paths.js';
 import { protoType } from '../../src/proto/index.js';
 import { opDefFromRegistration } from '../../test_util/savedmodel/writer/op_registration.js';
+import { markSaturatedInt64, SATURATED_OUTPUTS_ATTR } from '../../src/runtimes/shared/parse_example/saturated_int64.js';
 
 // tensorflow/core/ops/math_ops.cc (COMPARISON() and BINARY_LOGICAL() spelled out).
 const OP_DEFS = [
@@ -88,6 +89,14 @@ describe('int64 tf.Example values beyond int32 on the embedded runtime', () => {
       }
     });
   }
+
+  it('a parsing node that arrives carrying the marking attr loses it unless the check sets it', () => {
+    const parse = { name: 'parse', op: 'ParseExampleV2', input: ['x', 'names', 'sparse_keys', 'dense_keys', 'ragged_keys'], attr: { sparse_types: { list: { type: ['DT_INT64'] } }, [SATURATED_OUTPUTS_ATTR]: { list: { i: [1] } } } };
+    const [read] = markSaturatedInt64([parse, { name: 'y', op: 'Identity', input: ['parse:1'] }], ['y:0']);
+    assert.equal(read.attr?.[SATURATED_OUTPUTS_ATTR], undefined);
+    const [unread] = markSaturatedInt64([parse], ['parse:0']);
+    assert.deepEqual(unread.attr?.[SATURATED_OUTPUTS_ATTR], { list: { i: [1] } });
+  });
 
   it('the TFX taxi Estimator (test/corpus) answers a trip with census tracts 17031832200 as with tracts 1234: its graph never reads the tracts', async () => {
     const Example = protoType('tensorflow.Example');

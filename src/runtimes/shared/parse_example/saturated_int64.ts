@@ -208,8 +208,10 @@ export function markSaturatedInt64(nodes: NodeDef[], outputs: readonly string[])
   const check = new SaturationCheck(nodes, outputs);
   return nodes.map((node) => {
     if (node.op !== 'ParseExample' && node.op !== 'ParseExampleV2') return node;
+    // Only this check may set the attr: a model that carries one of its own loses it.
+    const { [SATURATED_OUTPUTS_ATTR]: _carried, ...attr } = node.attr ?? {};
     const safe = int64ValueOutputs(node).filter((o) => check.problem(`${node.name}:${o.index}`) === null);
-    if (!safe.length) return node;
-    return { ...node, attr: { ...node.attr, [SATURATED_OUTPUTS_ATTR]: { list: { i: safe.map((o) => o.index) } } } };
+    if (safe.length) attr[SATURATED_OUTPUTS_ATTR] = { list: { i: safe.map((o) => o.index) } };
+    return { ...node, attr };
   });
 }
