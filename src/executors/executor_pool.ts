@@ -33,6 +33,8 @@ export interface ExecutorPoolOptions extends VersionLoad {
   onLoadReport?: (report: LoadReport) => void;
   /** Thread counts and GPU options for the runtime's sessions (threads of the pool's own). */
   engine?: EngineSettings;
+  /** A wide thread for lone requests beside the pool's own threads, where allowed (ExecutorHostOptions.wide). */
+  wide?: boolean;
 }
 
 /** The queue of waiting requests is full: UNAVAILABLE (503), as batching's full queue. */
@@ -94,8 +96,8 @@ export class ExecutorPool implements HostTenant {
   }
 
   static async open(options: ExecutorPoolOptions): Promise<ExecutorPool> {
-    const { threads, runtime, engine, host: shared, maxQueued = Number.POSITIVE_INFINITY, workerFile, signal, onLoadReport, ...load } = options;
-    const host = shared ?? ExecutorHost.start({ threads, runtime, engine, workerFile });
+    const { threads, runtime, engine, wide, host: shared, maxQueued = Number.POSITIVE_INFINITY, workerFile, signal, onLoadReport, ...load } = options;
+    const host = shared ?? ExecutorHost.start({ threads, runtime, engine, workerFile, wide });
     let opened: ExecutorPool | undefined;
     // A thread that fails with nothing on it counts as a death of the pool's own host's version.
     if (!shared) host.onThreadError = (e) => opened?.onThreadDeath?.(e);
@@ -190,6 +192,7 @@ export class ExecutorPool implements HostTenant {
       const requests = group.map((w) => w.request);
       // Tensors their request alone holds move to the thread; the rest are copied.
       const transferList = takeTransferList(requests.flatMap((r) => Object.values(r.inputs)));
+      this.host.countRuns(line, requests.length);
       void this.deliver(group, line.send(this.id, requests, transferList)).finally(() => {
         if (--this.inFlight === 0) for (const w of this.drainedWaiters.splice(0)) w();
         if (this.waiting.length && !this.flushScheduled) this.flush();
