@@ -36,8 +36,19 @@ interface Server {
 
 async function start(name: string, prefix: string[], flags: string[]): Promise<Server> {
   const [rest, grpcPort] = [await freePort(), await freePort()];
-  const argv = [process.execPath, TFGATE_BIN, ...flags, `--rest_api_port=${rest}`, '--rest_api_host=127.0.0.1', `--port=${grpcPort}`, '--grpc_api_host=127.0.0.1'];
-  const proc = spawn(prefix.length ? prefix[0] : argv[0], [...prefix.slice(1), ...(prefix.length ? argv : argv.slice(1))], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] });
+  const argv = [
+    process.execPath,
+    TFGATE_BIN,
+    ...flags,
+    `--rest_api_port=${rest}`,
+    '--rest_api_host=127.0.0.1',
+    `--port=${grpcPort}`,
+    '--grpc_api_host=127.0.0.1',
+  ];
+  const proc = spawn(prefix.length ? prefix[0] : argv[0], [...prefix.slice(1), ...(prefix.length ? argv : argv.slice(1))], {
+    cwd: REPO,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let out = '';
   proc.stderr!.on('data', (d) => (out = (out + d).slice(-200_000)));
   const exited = new Promise((r) => proc.once('exit', r));
@@ -60,8 +71,20 @@ async function start(name: string, prefix: string[], flags: string[]): Promise<S
 
 const floats = (n: number) => Buffer.from(Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37)).buffer);
 const MODELS = {
-  mcunet: { model_spec: { name: 'mcunet' }, inputs: { input: { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: 1 }, { size: 3 }, { size: 160 }, { size: 160 }] }, tensor_content: floats(3 * 160 * 160) } } },
-  mlp: { model_spec: { name: 'mlp' }, inputs: { x: { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: 1 }, { size: 256 }] }, tensor_content: floats(256) } } },
+  mcunet: {
+    model_spec: { name: 'mcunet' },
+    inputs: {
+      input: {
+        dtype: 'DT_FLOAT',
+        tensor_shape: { dim: [{ size: 1 }, { size: 3 }, { size: 160 }, { size: 160 }] },
+        tensor_content: floats(3 * 160 * 160),
+      },
+    },
+  },
+  mlp: {
+    model_spec: { name: 'mlp' },
+    inputs: { x: { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: 1 }, { size: 256 }] }, tensor_content: floats(256) } },
+  },
 };
 type ModelName = keyof typeof MODELS;
 
@@ -90,7 +113,10 @@ async function saturated(s: Server, model: ModelName): Promise<{ done: number; f
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (performance.now() < end) {
-        await predict(s, model).then(() => done++, () => failed++);
+        await predict(s, model).then(
+          () => done++,
+          () => failed++,
+        );
       }
     }),
   );
@@ -104,26 +130,55 @@ async function main() {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-cores-'));
   const servers: Server[] = [];
   try {
-    await writeMlpSavedModel(path.join(root, 'mlp', '1'), { inputDim: 256, hiddenSizes: new Array(192).fill(256), outputDim: 16, activation: 'relu', seed: 3 });
+    await writeMlpSavedModel(path.join(root, 'mlp', '1'), {
+      inputDim: 256,
+      hiddenSizes: new Array(192).fill(256),
+      outputDim: 16,
+      activation: 'relu',
+      seed: 3,
+    });
     const config = path.join(root, 'models.config');
-    fs.writeFileSync(config, `model_config_list {\n  config { name: "mcunet" base_path: "${MCUNET}" model_platform: "tensorflow" }\n  config { name: "mlp" base_path: "${path.join(root, 'mlp')}" model_platform: "tensorflow" }\n}\n`);
+    fs.writeFileSync(
+      config,
+      `model_config_list {\n  config { name: "mcunet" base_path: "${MCUNET}" model_platform: "tensorflow" }\n  config { name: "mlp" base_path: "${path.join(root, 'mlp')}" model_platform: "tensorflow" }\n}\n`,
+    );
     const runtime = '--runtime=onnx';
-    console.log(`${CORES} cores; load before: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    console.log(
+      `${CORES} cores; load before: ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
     const one = await start('one core', ['taskset', '-c', '0'], [runtime, `--model_base_path=${MCUNET}`, '--model_name=mcunet']);
     servers.push(one);
     const all = await start('all cores', [], [runtime, `--model_config_file=${config}`]);
     servers.push(all);
-    const old = await start('former defaults', [], [runtime, `--model_config_file=${config}`, `--num_executors=${OLD_EXECUTORS}`, '--tensorflow_intra_op_parallelism=1']);
+    const old = await start(
+      'former defaults',
+      [],
+      [runtime, `--model_config_file=${config}`, `--num_executors=${OLD_EXECUTORS}`, '--tensorflow_intra_op_parallelism=1'],
+    );
     servers.push(old);
-    console.log(`RSS after load (MB): one core ${rssMb(one.pid).toFixed(0)} (MCUNet only), all cores ${rssMb(all.pid).toFixed(0)}, former defaults ${rssMb(old.pid).toFixed(0)}`);
-    console.log(`pinned server sees ${execFileSync('taskset', ['-c', '-p', String(one.pid)], { encoding: 'utf8' }).trim().split(': ')[1]} (cores ${CORES} for the others)`);
+    console.log(
+      `RSS after load (MB): one core ${rssMb(one.pid).toFixed(0)} (MCUNet only), all cores ${rssMb(all.pid).toFixed(0)}, former defaults ${rssMb(old.pid).toFixed(0)}`,
+    );
+    console.log(
+      `pinned server sees ${
+        execFileSync('taskset', ['-c', '-p', String(one.pid)], { encoding: 'utf8' })
+          .trim()
+          .split(': ')[1]
+      } (cores ${CORES} for the others)`,
+    );
     for (const s of servers) for (let i = 0; i < 5; i++) await predict(s, 'mcunet');
     for (const s of [all, old]) for (let i = 0; i < 5; i++) await predict(s, 'mlp');
 
     const [lone1, loneAll, loneOld] = await loneLatency([one, all, old], 'mcunet');
     const [mlpAll, mlpOld] = await loneLatency([all, old], 'mlp');
 
-    const sums = new Map<Server, { done: number; failed: number; seconds: number }>([[one, { done: 0, failed: 0, seconds: 0 }], [all, { done: 0, failed: 0, seconds: 0 }]]);
+    const sums = new Map<Server, { done: number; failed: number; seconds: number }>([
+      [one, { done: 0, failed: 0, seconds: 0 }],
+      [all, { done: 0, failed: 0, seconds: 0 }],
+    ]);
     for (let r = 0; r < ROUNDS; r++) {
       for (const s of r % 2 ? [all, one] : [one, all]) {
         const got = await saturated(s, 'mcunet');
@@ -137,16 +192,29 @@ async function main() {
     const failures = [...sums.values()].reduce((n, s) => n + s.failed, 0);
 
     console.log(`\nMCUNet batch 1, saturated (${CONCURRENCY} gRPC callers, ${ROUNDS} rounds of ${SECONDS} s each, alternating):`);
-    console.log(`  one core ${rps(one).toFixed(1)} req/s, all ${CORES} cores ${rps(all).toFixed(1)} req/s${failures ? `, ${failures} calls failed` : ''}`);
+    console.log(
+      `  one core ${rps(one).toFixed(1)} req/s, all ${CORES} cores ${rps(all).toFixed(1)} req/s${failures ? `, ${failures} calls failed` : ''}`,
+    );
     const scaling = rps(all) / rps(one);
-    console.log(`  all ÷ one = ${scaling.toFixed(2)} (target ≥ 0.8 × ${CORES} = ${(0.8 * CORES).toFixed(1)}): ${verdict(scaling >= 0.8 * CORES && failures === 0)}`);
+    console.log(
+      `  all ÷ one = ${scaling.toFixed(2)} (target ≥ 0.8 × ${CORES} = ${(0.8 * CORES).toFixed(1)}): ${verdict(scaling >= 0.8 * CORES && failures === 0)}`,
+    );
     console.log(`\nMCUNet batch 1, one user (median of ${REQUESTS} lone calls each, alternating):`);
     const latencyRatio = loneAll / lone1;
-    console.log(`  one core ${lone1.toFixed(2)} ms, all cores ${loneAll.toFixed(2)} ms: all ÷ one = ${latencyRatio.toFixed(2)} (target ≤ 0.6 on 4+ cores): ${CORES >= 4 ? verdict(latencyRatio <= 0.6) : `not judged on ${CORES} cores`}`);
-    console.log(`\nLone batch-1 latency, tfgate's defaults against the former ones (--num_executors=${OLD_EXECUTORS}, one intra-op thread, no wide thread), median of ${REQUESTS} alternating calls:`);
+    console.log(
+      `  one core ${lone1.toFixed(2)} ms, all cores ${loneAll.toFixed(2)} ms: all ÷ one = ${latencyRatio.toFixed(2)} (target ≤ 0.6 on 4+ cores): ${CORES >= 4 ? verdict(latencyRatio <= 0.6) : `not judged on ${CORES} cores`}`,
+    );
+    console.log(
+      `\nLone batch-1 latency, tfgate's defaults against the former ones (--num_executors=${OLD_EXECUTORS}, one intra-op thread, no wide thread), median of ${REQUESTS} alternating calls:`,
+    );
     console.log(`  MCUNet: ${loneAll.toFixed(2)} ms against ${loneOld.toFixed(2)} ms (${(loneAll / loneOld).toFixed(2)}×)`);
     console.log(`  bench MLP: ${mlpAll.toFixed(2)} ms against ${mlpOld.toFixed(2)} ms (${(mlpAll / mlpOld).toFixed(2)}×)`);
-    console.log(`\nload after: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    console.log(
+      `\nload after: ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     fs.rmSync(root, { recursive: true, force: true });

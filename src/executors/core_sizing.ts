@@ -22,7 +22,11 @@ const WIDE_RUNTIMES: ReadonlySet<string> = new Set(['onnx', 'onnx+embedded']);
  * a session per thread (the embedded runtime runs ops on one thread; libtensorflow's counts are
  * per process; a GPU does the work on CUDA).
  */
-export function wideThreadWidth(runtime: string, engine: Pick<EngineSettings, 'intraOpThreads' | 'interOpThreads'> | undefined, cores = os.availableParallelism()): number {
+export function wideThreadWidth(
+  runtime: string,
+  engine: Pick<EngineSettings, 'intraOpThreads' | 'interOpThreads'> | undefined,
+  cores = os.availableParallelism(),
+): number {
   if ((engine?.intraOpThreads ?? 0) > 0 || (engine?.interOpThreads ?? 0) > 0) return 0;
   if (cores < 2 || !WIDE_RUNTIMES.has(runtime)) return 0;
   return cores;

@@ -19,7 +19,8 @@ describe('wide thread: when there is one', () => {
   });
   it('none on one core, on a GPU, or on runtimes that cannot size a session per thread', () => {
     assert.equal(wideThreadWidth('onnx', unset, 1), 0);
-    for (const runtime of ['onnx-cuda', 'embedded', 'wasm', 'cpu', 'tfjs-node', 'tfjs-node-gpu']) assert.equal(wideThreadWidth(runtime, unset, 8), 0, runtime);
+    for (const runtime of ['onnx-cuda', 'embedded', 'wasm', 'cpu', 'tfjs-node', 'tfjs-node-gpu'])
+      assert.equal(wideThreadWidth(runtime, unset, 8), 0, runtime);
   });
   it('none when a thread count is set (intra, inter, or both as --tensorflow_session_parallelism sets them): it holds for every thread', () => {
     assert.equal(wideThreadWidth('onnx', { intraOpThreads: 1, interOpThreads: 0 }, 8), 0);

@@ -8,27 +8,42 @@ import path from 'node:path';
 import { FIXTURES, MODELS } from '../helpers/paths.js';
 import { postJson, startServer, type RunningServer } from '../helpers/server_process.js';
 
-const runs = (page: string, width: string) => Number(new RegExp(`^tfgate_executor_runs_total\\{width="${width}"\\} (\\d+)$`, 'm').exec(page)?.[1]);
+const runs = (page: string, width: string) =>
+  Number(new RegExp(`^tfgate_executor_runs_total\\{width="${width}"\\} (\\d+)$`, 'm').exec(page)?.[1]);
 
-describe('executor width (real process, ONNX Runtime)', { skip: os.availableParallelism() < 2 && 'one core: there is no wide thread to choose' }, () => {
-  const servers: RunningServer[] = [];
-  after(async () => {
-    await Promise.all(servers.map((s) => s.stop()));
-  });
+describe(
+  'executor width (real process, ONNX Runtime)',
+  { skip: os.availableParallelism() < 2 && 'one core: there is no wide thread to choose' },
+  () => {
+    const servers: RunningServer[] = [];
+    after(async () => {
+      await Promise.all(servers.map((s) => s.stop()));
+    });
 
-  async function sequentialRuns(...flags: string[]): Promise<{ wide: number; narrow: number }> {
-    const server = await startServer([`--model_base_path=${path.join(MODELS, 'saved_model_half_plus_two_cpu')}`, '--model_name=hp2', '--runtime=onnx', '--num_executors=1', `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`, ...flags]);
-    servers.push(server);
-    for (let i = 0; i < 4; i++) assert.deepEqual((await postJson(server.url('/v1/models/hp2:predict'), `{"instances": [${i}.0]}`)).json, { predictions: [0.5 * i + 2] });
-    const page = await (await fetch(server.url('/monitoring/prometheus/metrics'))).text();
-    return { wide: runs(page, 'wide'), narrow: runs(page, 'narrow') };
-  }
+    async function sequentialRuns(...flags: string[]): Promise<{ wide: number; narrow: number }> {
+      const server = await startServer([
+        `--model_base_path=${path.join(MODELS, 'saved_model_half_plus_two_cpu')}`,
+        '--model_name=hp2',
+        '--runtime=onnx',
+        '--num_executors=1',
+        `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`,
+        ...flags,
+      ]);
+      servers.push(server);
+      for (let i = 0; i < 4; i++)
+        assert.deepEqual((await postJson(server.url('/v1/models/hp2:predict'), `{"instances": [${i}.0]}`)).json, {
+          predictions: [0.5 * i + 2],
+        });
+      const page = await (await fetch(server.url('/monitoring/prometheus/metrics'))).text();
+      return { wide: runs(page, 'wide'), narrow: runs(page, 'narrow') };
+    }
 
-  it('one request at a time: each runs on the wide thread', async () => {
-    assert.deepEqual(await sequentialRuns(), { wide: 4, narrow: 0 });
-  });
+    it('one request at a time: each runs on the wide thread', async () => {
+      assert.deepEqual(await sequentialRuns(), { wide: 4, narrow: 0 });
+    });
 
-  it('with --tensorflow_intra_op_parallelism=1: no wide thread, every request narrow', async () => {
-    assert.deepEqual(await sequentialRuns('--tensorflow_intra_op_parallelism=1'), { wide: 0, narrow: 4 });
-  });
-});
+    it('with --tensorflow_intra_op_parallelism=1: no wide thread, every request narrow', async () => {
+      assert.deepEqual(await sequentialRuns('--tensorflow_intra_op_parallelism=1'), { wide: 0, narrow: 4 });
+    });
+  },
+);
