@@ -46,13 +46,49 @@ export interface LineView {
  * wait for one. `busyLines`: executor threads of the whole process running a message now. The
  * wide thread only when nothing runs anywhere (a lone request gets every core); else a narrow
  * one (one core each), and never the wide one beside them: its sessions' threads would take
- * the cores the narrow runs have.
+ * the cores the narrow runs have. `wideAllowed` false: a narrow one even then (WidthChoice).
  */
-export function chooseLine(lines: readonly LineView[], busyLines: number): number | undefined {
-  if (busyLines === 0) {
+export function chooseLine(lines: readonly LineView[], busyLines: number, wideAllowed = true): number | undefined {
+  if (busyLines === 0 && wideAllowed) {
     const wide = lines.findIndex((l) => l.wide && l.idle && l.loaded);
     if (wide >= 0) return wide;
   }
   const narrow = lines.findIndex((l) => !l.wide && l.idle && l.loaded);
   return narrow >= 0 ? narrow : undefined;
+}
+
+/** Lone requests that try the wide thread before its time is compared with a narrow one's. */
+const FIRST_WIDE = 8;
+/** One lone request in this many tries the width not preferred, so that the comparison stays current. */
+const EXPLORE_EVERY = 8;
+/** Weight of the newest run in each width's moving average of compute time. */
+const ALPHA = 0.2;
+
+/**
+ * Learns, per model version, whether its lone requests run faster on the wide thread than on a
+ * narrow one. On a machine whose cores other processes keep busy they may not: measured on 2
+ * shared cores at load 17–22, MCUNet batch 1 took 22 ms with two intra-op threads against 21
+ * with one, the bench MLP 31 against 21 (a parallel section waits for its slowest thread, and
+ * that thread waits for a core). So the wide thread is tried first; then one lone request in
+ * EXPLORE_EVERY runs on the other width, and the faster on average (compute time on the
+ * thread) takes the rest.
+ */
+export class WidthChoice {
+  private wideMs?: number;
+  private narrowMs?: number;
+  private lone = 0;
+
+  /** Whether the next lone request should go to the wide thread (called once per lone message). */
+  tryWide(): boolean {
+    const k = this.lone++;
+    if (k < FIRST_WIDE) return true;
+    const wideFaster = this.narrowMs === undefined || (this.wideMs !== undefined && this.wideMs < this.narrowMs);
+    return k % EXPLORE_EVERY === EXPLORE_EVERY - 1 ? !wideFaster : wideFaster;
+  }
+
+  /** A lone request's compute time on a thread of `width`. */
+  record(width: 'wide' | 'narrow', ms: number): void {
+    if (width === 'wide') this.wideMs = this.wideMs === undefined ? ms : this.wideMs + ALPHA * (ms - this.wideMs);
+    else this.narrowMs = this.narrowMs === undefined ? ms : this.narrowMs + ALPHA * (ms - this.narrowMs);
+  }
 }

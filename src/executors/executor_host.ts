@@ -296,10 +296,15 @@ export class ExecutorHost {
     );
   }
 
+  /** Whether no executor thread of the process runs anything: a message sent now runs alone. */
+  processIdle(): boolean {
+    return busyLines() === 0;
+  }
+
   /** The run line that should take the next message of `id`, if one is free (core_sizing's chooseLine). */
-  idleLine(id: number): RunLine | undefined {
+  idleLine(id: number, wideAllowed = true): RunLine | undefined {
     const live = this.threads.filter((t) => !t.closed);
-    const i = chooseLine(live.map((t) => ({ wide: t.wide, idle: t.run.idle, loaded: t.loaded.has(id) })), busyLines());
+    const i = chooseLine(live.map((t) => ({ wide: t.wide, idle: t.run.idle, loaded: t.loaded.has(id) })), busyLines(), wideAllowed);
     return i === undefined ? undefined : live[i].run;
   }
 

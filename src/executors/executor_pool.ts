@@ -11,6 +11,7 @@ import { takeTransferList } from '../tensor/request_owned.js';
 import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
 import { AdmissionCount, type Release } from './admission.js';
 import { ExecutorHost, type ExecutorHostOptions, type HostTenant } from './executor_host.js';
+import { WidthChoice } from './core_sizing.js';
 
 export { executorNiceIncrement } from './executor_host.js';
 
@@ -78,6 +79,8 @@ export class ExecutorPool implements HostTenant {
   /** Requests admitted (see admit) and not yet run: they will wait here too. */
   private readonly admitted = new AdmissionCount();
   private closed = false;
+  /** Whether this version's lone requests go to the wide thread (where the host has one). */
+  private readonly width = new WidthChoice();
   /** Told of each death (metrics, logs). */
   onThreadDeath?: (error: Error) => void;
 
@@ -174,7 +177,9 @@ export class ExecutorPool implements HostTenant {
     this.flushScheduled = false;
     for (;;) {
       if (!this.waiting.length) return this.holdWhileWaiting();
-      const line = this.host.idleLine(this.id);
+      // A message sent while nothing runs anywhere may take the wide thread, if it has proved the faster here.
+      const lone = this.host.processIdle();
+      const line = this.host.idleLine(this.id, !lone || this.width.tryWide());
       if (!line) {
         const why = this.host.unservable(this.id);
         if (why) for (const w of this.waiting.splice(0)) w.reject(why);
@@ -193,7 +198,8 @@ export class ExecutorPool implements HostTenant {
       // Tensors their request alone holds move to the thread; the rest are copied.
       const transferList = takeTransferList(requests.flatMap((r) => Object.values(r.inputs)));
       this.host.countRuns(line, requests.length);
-      void this.deliver(group, line.send(this.id, requests, transferList)).finally(() => {
+      const learn = lone ? (ms: number) => this.width.record(this.host.widthOf(line), ms) : undefined;
+      void this.deliver(group, line.send(this.id, requests, transferList), learn).finally(() => {
         if (--this.inFlight === 0) for (const w of this.drainedWaiters.splice(0)) w();
         if (this.waiting.length && !this.flushScheduled) this.flush();
         this.host.lineFreed();
@@ -213,7 +219,8 @@ export class ExecutorPool implements HostTenant {
     }
   }
 
-  private async deliver(group: Waiting[], sent: Promise<ExecutorReply>): Promise<void> {
+  /** `learn`: told each run's compute time (a lone message's, for WidthChoice). */
+  private async deliver(group: Waiting[], sent: Promise<ExecutorReply>, learn?: (computeMs: number) => void): Promise<void> {
     let reply: ExecutorReply;
     try {
       reply = await sent;
@@ -233,6 +240,7 @@ export class ExecutorPool implements HostTenant {
     group.forEach((w, i) => {
       const r = reply.replies[i] as RunReply;
       if (r.ok) {
+        learn?.(r.computeMs);
         if (w.timing) {
           w.timing.computeMs = r.computeMs;
           w.timing.handoffMs = r.startedAt - w.enqueuedAt;

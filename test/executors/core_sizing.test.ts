@@ -3,7 +3,7 @@
 // that thread counts set by the operator hold for every thread.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chooseLine, wideThreadWidth, type LineView } from '../../src/executors/core_sizing.js';
+import { chooseLine, wideThreadWidth, WidthChoice, type LineView } from '../../src/executors/core_sizing.js';
 import { ortSessionOptions } from '../../src/runtimes/onnx/ort_session_options.js';
 import { DEFAULT_ENGINE_SETTINGS } from '../../src/config/session_config.js';
 import { FLAGS } from '../../src/config/flags.js';
@@ -49,6 +49,32 @@ describe('wide or narrow: which thread takes the next message', () => {
   it('without a wide thread, the first free narrow one, as before', () => {
     assert.equal(chooseLine([line(false, false), line(false)], 0), 1);
     assert.equal(chooseLine([], 0), undefined);
+  });
+});
+
+describe("wide or narrow for a version's lone requests: learned from their compute times", () => {
+  /** The widths `n` lone requests get when wide runs take `wideMs` and narrow ones `narrowMs`. */
+  const widths = (choice: WidthChoice, n: number, wideMs: number, narrowMs: number) =>
+    Array.from({ length: n }, () => {
+      const wide = choice.tryWide();
+      choice.record(wide ? 'wide' : 'narrow', wide ? wideMs : narrowMs);
+      return wide ? 'W' : 'n';
+    }).join('');
+
+  it('the first lone requests try the wide thread; where it is faster it keeps them, one in eight checking a narrow one', () => {
+    const choice = new WidthChoice();
+    assert.equal(widths(choice, 8, 3, 4), 'WWWWWWWW');
+    assert.equal(widths(choice, 16, 3, 4), 'WWWWWWWnWWWWWWWn');
+  });
+  it('where the wide thread is slower (cores busy with other work) lone requests go narrow, one in eight trying wide again', () => {
+    const choice = new WidthChoice();
+    assert.equal(widths(choice, 16, 30, 20), 'WWWWWWWWWWWWWWWn');
+    assert.equal(widths(choice, 16, 30, 20), 'nnnnnnnWnnnnnnnW');
+  });
+  it('switches back once the wide thread is faster again', () => {
+    const choice = new WidthChoice();
+    widths(choice, 24, 30, 20);
+    assert.match(widths(choice, 64, 5, 20), /W{7}n$/);
   });
 });
 
