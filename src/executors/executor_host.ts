@@ -28,8 +28,8 @@ const EXECUTOR_NICE_INCREMENT = 10;
 
 /**
  * Executors run at a lower OS priority only when they take every core: then the event loop
- * would otherwise wait behind them to answer I/O. With a core left to the event loop (the
- * default --num_executors) a lower priority only makes them lose the CPU to whatever else
+ * would otherwise wait behind them to answer I/O (the default --num_executors, one per core).
+ * With a core left to the event loop (fewer) a lower priority only makes them lose the CPU to whatever else
  * runs, and under overload that is the event loop itself refusing the excess: measured on
  * 2 cores, 200 req/s at 256 connections fell to ~0.7 of those at 16 with it, ~1.0 without.
  */
