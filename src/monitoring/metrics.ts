@@ -239,6 +239,26 @@ export class Metrics {
     this.queuedRows = source;
   }
 
+  /** Where the counts of requests run on each width of executor thread are read at scrape time. */
+  private executorRuns: () => { wide: number; narrow: number } = () => ({ wide: 0, narrow: 0 });
+
+  readonly executorRunsByWidth = new Counter({
+    name: 'tfgate_executor_runs_total',
+    help: 'Requests run on executor threads, by width: wide (a lone request, on the thread whose sessions use every core) or narrow (one intra-op thread each, the threads that serve under load).',
+    labelNames: ['width'] as const,
+    registers: [this.registry],
+    collect: () => {
+      const runs = this.executorRuns();
+      this.executorRunsByWidth.reset();
+      this.executorRunsByWidth.labels('wide').inc(runs.wide);
+      this.executorRunsByWidth.labels('narrow').inc(runs.narrow);
+    },
+  });
+
+  readExecutorRunsFrom(source: () => { wide: number; narrow: number }): void {
+    this.executorRuns = source;
+  }
+
   readonly executorThreadDeaths = new Counter({
     name: 'tfgate_executor_thread_deaths_total',
     help: 'Executor threads that died and were replaced (their in-flight requests failed with INTERNAL), by model.',

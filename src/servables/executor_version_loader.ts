@@ -87,7 +87,7 @@ export class ExecutorVersionLoader implements VersionLoader<ExecutorServableVers
   /** The threads small versions share, started with the first of them. */
   private sharedHost(): ExecutorHost {
     if (!this.shared) {
-      this.shared = ExecutorHost.start({ threads: this.options.threadsPerVersion, runtime: this.options.runtime, engine: this.options.engine, workerFile: this.options.workerFile });
+      this.shared = ExecutorHost.start({ threads: this.options.threadsPerVersion, runtime: this.options.runtime, engine: this.options.engine, workerFile: this.options.workerFile, wide: true });
       this.shared.onThreadError = (e) => this.options.onThreadDeath?.('(shared executor threads)', 0, e);
     }
     return this.shared;
@@ -110,6 +110,7 @@ export class ExecutorVersionLoader implements VersionLoader<ExecutorServableVers
         ...load,
         runtime: this.options.runtime,
         threads: this.options.threadsPerVersion,
+        wide: true,
         host: small ? this.sharedHost() : undefined,
         maxQueued: this.options.maxQueued,
         workerFile: this.options.workerFile,
