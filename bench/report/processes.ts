@@ -50,10 +50,10 @@ export function startNodeProcess(args: string[], portPattern: RegExp): Promise<R
   });
 }
 
-/** A tfgate process serving `modelBase` as `modelName` on a free loopback port, REST only. */
-export async function startTfgate(modelName: string, modelBase: string, extraArgs: string[]): Promise<RunningServer> {
+/** A tfgate process serving `modelBase` as `modelName` on a free loopback port, REST only; `bin`: another build's. */
+export async function startTfgate(modelName: string, modelBase: string, extraArgs: string[], bin = TFGATE_BIN): Promise<RunningServer> {
   const port = await freePort();
-  const args = [TFGATE_BIN, `--model_name=${modelName}`, `--model_base_path=${modelBase}`, '--rest_api_host=127.0.0.1', `--rest_api_port=${port}`, '--port=0', ...extraArgs];
+  const args = [bin, `--model_name=${modelName}`, `--model_base_path=${modelBase}`, '--rest_api_host=127.0.0.1', `--rest_api_port=${port}`, '--port=0', ...extraArgs];
   return startNodeProcess(args, /Exporting HTTP\/REST API at:[\d.]+:(\d+)/);
 }
 

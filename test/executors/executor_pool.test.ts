@@ -7,7 +7,7 @@ import { ExecutorPool, executorNiceIncrement, type ExecutorTiming } from '../../
 import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { Code, QUEUED_PAST_DEADLINE, ServingError } from '../../src/errors/status.js';
 import { tempDir } from '../helpers/temp.js';
-import { markRequestOwned } from '../../src/tensor/request_owned.js';
+import { MIN_MOVED_BYTES, markRequestOwned } from '../../src/tensor/request_owned.js';
 
 const x = (...v: number[]) => ({ x: { dtype: 'float32' as const, shape: [v.length, 1], values: Float32Array.from(v) } });
 
@@ -31,11 +31,14 @@ describe('executor pool', () => {
   });
 
   it('moves the buffers of request-owned inputs to the thread and copies the rest, which stay usable', async () => {
-    const owned = markRequestOwned(x(1, 2).x);
+    const ones = Array.from({ length: MIN_MOVED_BYTES / 4 }, () => 1);
+    const owned = markRequestOwned(x(...ones).x);
+    const small = markRequestOwned(x(1, 2).x); // owned, but cheaper copied than moved
     const shared = x(5).x; // as a signature default is: sent with every request that omits it
-    const answers = await Promise.all([pool.run('serving_default', { x: owned }), pool.run('serving_default', { x: shared }), pool.run('serving_default', { x: shared })]);
-    assert.deepEqual(answers.map((a) => Array.from(a.y.values as Float32Array)), [[2.5, 3], [4.5], [4.5]]);
+    const answers = await Promise.all([pool.run('serving_default', { x: owned }), pool.run('serving_default', { x: small }), pool.run('serving_default', { x: shared }), pool.run('serving_default', { x: shared })]);
+    assert.deepEqual(answers.map((a) => Array.from(a.y.values as Float32Array)), [ones.map(() => 2.5), [2.5, 3], [4.5], [4.5]]);
     assert.equal((owned.values as Float32Array).byteLength, 0, 'moved: detached on this side');
+    assert.deepEqual(Array.from(small.values as Float32Array), [1, 2]);
     assert.deepEqual(Array.from(shared.values as Float32Array), [5]);
     assert.deepEqual(Array.from((await pool.run('serving_default', { x: shared })).y.values as Float32Array), [4.5]);
   });
