@@ -13,10 +13,31 @@ module.exports = {
     },
     {
       name: 'core-no-transport-or-runtime',
-      comment: 'core/ is the glossary (source, manager, handle, policy): it knows no transport (rest, grpc), no runtime, executor, batching, service or server wiring.',
+      comment: 'core/ is the glossary of the lifecycle (source, manager, handle, policy): it knows no transport (rest, grpc), no runtime, executor, batching, service, loader or server wiring.',
       severity: 'error',
       from: { path: '^src/core/' },
-      to: { path: '^src/(rest|grpc|runtimes|executors|batching|services|server|monitoring)/' },
+      to: { path: '^src/(rest|grpc|runtimes|executors|batching|services|servables|server|monitoring)/' },
+    },
+    {
+      name: 'errors-imports-nothing',
+      comment: 'errors/ (status codes, ServingError, the message catalog) is below every layer: any room may throw or word an error, so it depends on no other part of src/.',
+      severity: 'error',
+      from: { path: '^src/errors/' },
+      to: { path: '^src/', pathNot: '^src/errors/' },
+    },
+    {
+      name: 'util-imports-nothing',
+      comment: 'util/ holds helpers with no tfgate word in them (own-property lookups): it depends on no other part of src/.',
+      severity: 'error',
+      from: { path: '^src/util/' },
+      to: { path: '^src/', pathNot: '^src/util/' },
+    },
+    {
+      name: 'servables-only-from-wiring',
+      comment: 'servables/ chains the loaders (executor, verifying, batching) that the manager calls: only the server wiring (server/) and the metrics it hands them (monitoring/) import it; the rooms it builds on never do.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(servables|server|monitoring)/' },
+      to: { path: '^src/servables/' },
     },
     {
       name: 'storage-below-core',

@@ -14,7 +14,18 @@ import path from 'node:path';
 import { numberArg, stringArg } from './load/args.js';
 import { hasWrk, runWrk } from './load/wrk.js';
 import { probeSequential, type ProbeResult } from './latency/sequential_probe.js';
-import { REPO, TFGATE_BIN, alone, mainThreadCpuMs, processCpuMs, startNodeProcess, startTfgate, stopProcess, waitModelAvailable, type RunningServer } from './report/processes.js';
+import {
+  REPO,
+  TFGATE_BIN,
+  alone,
+  mainThreadCpuMs,
+  processCpuMs,
+  startNodeProcess,
+  startTfgate,
+  stopProcess,
+  waitModelAvailable,
+  type RunningServer,
+} from './report/processes.js';
 import { roundOrder } from './report/round_order.js';
 
 const ROUNDS = numberArg('rounds', 3);
@@ -69,24 +80,40 @@ async function main() {
   const servers = [...builds, floor];
   try {
     for (const b of builds) await waitModelAvailable(b.port, 'half_plus_two', 300_000); // slow on a busy machine
-    const urls = new Map([...builds.map((b): [RunningServer, string] => [b, `http://127.0.0.1:${b.port}/v1/models/half_plus_two:predict`]), [floor, `http://127.0.0.1:${floor.port}/echo`]]);
+    const urls = new Map([
+      ...builds.map((b): [RunningServer, string] => [b, `http://127.0.0.1:${b.port}/v1/models/half_plus_two:predict`]),
+      [floor, `http://127.0.0.1:${floor.port}/echo`],
+    ]);
     const cells = new Map<RunningServer, Cell>(servers.map((s) => [s, { rps: [], loopUs: [], cpuUs: [], backToBack: [], afterIdle: [] }]));
     const load0 = os.loadavg()[0];
     for (let round = 0; round < ROUNDS; round++) {
       for (const s of roundOrder(servers, round)) {
         // Unmeasured warm-up: JIT, connections, the first runs.
-        await alone(servers, s, () => measure(s, urls.get(s)!, cells.get(s)!), () => probeSequential({ url: urls.get(s)!, body: BODY, requests: 200, gapMs: 0 }));
+        await alone(
+          servers,
+          s,
+          () => measure(s, urls.get(s)!, cells.get(s)!),
+          () => probeSequential({ url: urls.get(s)!, body: BODY, requests: 200, gapMs: 0 }),
+        );
       }
     }
     const f = cells.get(floor)!;
     const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
     const signed = (ms: number) => `${ms >= 0 ? '+' : ''}${ms.toFixed(3)} ms`;
-    console.log(`${ROUNDS} rounds, ${os.availableParallelism()} cores, load average ${load0.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}; tfgate flags: ${TFGATE_FLAGS.join(' ') || '(defaults)'}`);
+    console.log(
+      `${ROUNDS} rounds, ${os.availableParallelism()} cores, load average ${load0.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}; tfgate flags: ${TFGATE_FLAGS.join(' ') || '(defaults)'}`,
+    );
     console.log(`floor = bare Hono route handing each body to a worker thread and back; medians of rounds`);
-    const names = new Map<RunningServer, string>([[tfgate, `tfgate ${path.relative(process.cwd(), TFGATE_BIN) || TFGATE_BIN}`], ...(other ? [[other, `tfgate ${OTHER_BIN}`] as [RunningServer, string]] : []), [floor, 'floor']]);
+    const names = new Map<RunningServer, string>([
+      [tfgate, `tfgate ${path.relative(process.cwd(), TFGATE_BIN) || TFGATE_BIN}`],
+      ...(other ? [[other, `tfgate ${OTHER_BIN}`] as [RunningServer, string]] : []),
+      [floor, 'floor'],
+    ]);
     for (const [s, name] of names) {
       const c = cells.get(s)!;
-      console.log(`  ${name}: ${median(c.rps).toFixed(0)} req/s (wrk, ${CONNECTIONS} connections; rounds ${c.rps.map((r) => r.toFixed(0)).join(' ')}), event loop ${median(c.loopUs).toFixed(1)} µs/request, process ${median(c.cpuUs).toFixed(1)} µs/request; one at a time: back to back ${median(c.backToBack).toFixed(3)} ms, after ${IDLE_MS} ms idle ${median(c.afterIdle).toFixed(3)} ms`);
+      console.log(
+        `  ${name}: ${median(c.rps).toFixed(0)} req/s (wrk, ${CONNECTIONS} connections; rounds ${c.rps.map((r) => r.toFixed(0)).join(' ')}), event loop ${median(c.loopUs).toFixed(1)} µs/request, process ${median(c.cpuUs).toFixed(1)} µs/request; one at a time: back to back ${median(c.backToBack).toFixed(3)} ms, after ${IDLE_MS} ms idle ${median(c.afterIdle).toFixed(3)} ms`,
+      );
     }
     for (const b of builds) {
       const t = cells.get(b)!;

@@ -53,7 +53,15 @@ export function startNodeProcess(args: string[], portPattern: RegExp): Promise<R
 /** A tfgate process serving `modelBase` as `modelName` on a free loopback port, REST only; `bin`: another build's. */
 export async function startTfgate(modelName: string, modelBase: string, extraArgs: string[], bin = TFGATE_BIN): Promise<RunningServer> {
   const port = await freePort();
-  const args = [bin, `--model_name=${modelName}`, `--model_base_path=${modelBase}`, '--rest_api_host=127.0.0.1', `--rest_api_port=${port}`, '--port=0', ...extraArgs];
+  const args = [
+    bin,
+    `--model_name=${modelName}`,
+    `--model_base_path=${modelBase}`,
+    '--rest_api_host=127.0.0.1',
+    `--rest_api_port=${port}`,
+    '--port=0',
+    ...extraArgs,
+  ];
   return startNodeProcess(args, /Exporting HTTP\/REST API at:[\d.]+:(\d+)/);
 }
 
@@ -172,7 +180,12 @@ export function setTreeFrozen(pid: number, frozen: boolean): void {
  * `settle` runs first, unmeasured: a process just thawed fires its overdue timers and
  * collections, which must not land in the measurement.
  */
-export async function alone<T>(servers: { proc: { pid?: number } }[], only: { proc: { pid?: number } }, measure: () => Promise<T>, settle?: () => Promise<unknown>): Promise<T> {
+export async function alone<T>(
+  servers: { proc: { pid?: number } }[],
+  only: { proc: { pid?: number } },
+  measure: () => Promise<T>,
+  settle?: () => Promise<unknown>,
+): Promise<T> {
   const others = servers.filter((s) => s !== only);
   for (const s of others) setTreeFrozen(s.proc.pid!, true);
   try {

@@ -1,7 +1,7 @@
 // What the server tells about model versions: manager events and executor reports become log
 // lines (TF Serving's wording where it has one) and metrics.
 import type { ManagerEvent } from '../core/aspired_versions_manager.js';
-import type { ExecutorLoaderOptions } from '../services/executor_version_loader.js';
+import type { ExecutorLoaderOptions } from '../servables/executor_version_loader.js';
 import type { Metrics } from '../monitoring/metrics.js';
 import type { ExecutorHealth } from './server_status.js';
 import type { Log } from './logger.js';

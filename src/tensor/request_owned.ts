@@ -20,7 +20,14 @@ export const MIN_MOVED_BYTES = 1024;
 export function markRequestOwned(t: HostTensor): HostTensor {
   const v = t.values;
   // Only a whole, plain ArrayBuffer: never a view into a larger one, never shared memory.
-  if (!Array.isArray(v) && v.byteLength >= MIN_MOVED_BYTES && v.buffer instanceof ArrayBuffer && v.byteOffset === 0 && v.byteLength === v.buffer.byteLength) owned.add(v.buffer);
+  if (
+    !Array.isArray(v) &&
+    v.byteLength >= MIN_MOVED_BYTES &&
+    v.buffer instanceof ArrayBuffer &&
+    v.byteOffset === 0 &&
+    v.byteLength === v.buffer.byteLength
+  )
+    owned.add(v.buffer);
   return t;
 }
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Code } from '../../src/errors/status.js';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import { loopTimeBound } from '../../src/runtimes/tfjs_patches/graph_executor_patch.js';
-import { ExecutorVersionLoader } from '../../src/services/executor_version_loader.js';
+import { ExecutorVersionLoader } from '../../src/servables/executor_version_loader.js';
 import { protoType } from '../../src/proto/index.js';
 import { writeTfRecords } from '../../src/savedmodel/tfrecord.js';
 import { WARMUP_FILE } from '../../src/savedmodel/warmup_requests.js';

@@ -41,7 +41,10 @@ describe('request-owned tensors', () => {
       methodName: 'tensorflow/serving/predict',
     };
     const x = Array.from({ length: MIN_MOVED_BYTES / 4 }, (_, i) => i);
-    const { inputs } = parsePredictRequest(parseJsonBody(JSON.stringify({ inputs: { x } }), { maxDepth: 100, maxElements: 1000 }), signature);
+    const { inputs } = parsePredictRequest(
+      parseJsonBody(JSON.stringify({ inputs: { x } }), { maxDepth: 100, maxElements: 1000 }),
+      signature,
+    );
     assert.equal(inputs.k, defaultK);
     assert.deepEqual(takeTransferList(Object.values(inputs)), [(inputs.x.values as Float32Array).buffer]);
   });

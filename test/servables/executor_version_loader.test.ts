@@ -5,14 +5,14 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { ExecutorVersionLoader, type ExecutorLoaderOptions } from '../../src/services/executor_version_loader.js';
+import { ExecutorVersionLoader, type ExecutorLoaderOptions } from '../../src/servables/executor_version_loader.js';
 import type { RunStats } from '../../src/services/servable_version.js';
 import { Code, ServingError } from '../../src/errors/status.js';
 import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { FAULTY_EXECUTOR_WORKER, POISON } from '../../test_util/executors/executor_faults.js';
 import { tempDir } from '../helpers/temp.js';
 import { writeStringSignaturesModel } from '../helpers/string_signatures.js';
-import type { VerificationReport } from '../../src/services/version_verifier.js';
+import type { VerificationReport } from '../../src/servables/version_verifier.js';
 
 const x = (...v: number[]) => ({ x: { dtype: 'float32' as const, shape: [v.length, 1], values: Float32Array.from(v) } });
 const BASE: ExecutorLoaderOptions = { tags: ['serve'], runtime: 'embedded', threadsPerVersion: 1 };

@@ -6,8 +6,8 @@ import { parseBatchingParametersText, type BatchingMode, type BatchingParameters
 import type { VersionLoader } from '../core/aspired_versions_manager.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { RunOptions, ServableVersion } from '../services/servable_version.js';
-import { SharedBatchScheduler, type Batch, type QueueOptions } from './batch_scheduler.js';
-import { BatchingSession, dropUnwanted, processBatch, type BatchTask } from './batching_session.js';
+import { SharedBatchScheduler, type Batch, type QueueOptions } from '../batching/batch_scheduler.js';
+import { BatchingSession, dropUnwanted, processBatch, type BatchTask } from '../batching/batching_session.js';
 
 /** tfgate's flags for parameters that set no mode / latency target of their own. */
 interface BatchingDefaults {

@@ -10,7 +10,7 @@ import { versionInventory } from '../savedmodel/version_files.js';
 import { DEFAULT_LOAD_TIMEOUT_SECONDS, loadTimeoutMs } from '../savedmodel/load_bounds.js';
 import type { LoadReport, ModelDescription, RuntimeName } from '../executors/protocol.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { Release, RunOptions, ServableVersion } from './servable_version.js';
+import type { Release, RunOptions, ServableVersion } from '../services/servable_version.js';
 import { LoadProbes } from './load_probe.js';
 import type { EngineSettings } from '../config/session_config.js';
 
