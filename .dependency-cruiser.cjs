@@ -99,7 +99,7 @@ module.exports = {
       name: 'no-circular',
       comment: 'A cycle makes two modules one module in disguise; split what they share into a third.',
       severity: 'error',
-      from: { path: '^src/' },
+      from: { path: '^(src|bench)/' },
       to: { circular: true },
     },
   ],
