@@ -79,7 +79,7 @@ async function main() {
   const builds = other ? [tfgate, other] : [tfgate];
   const servers = [...builds, floor];
   try {
-    for (const b of builds) await waitModelAvailable(b.port, 'half_plus_two', 300_000); // slow on a busy machine
+    for (const b of builds) await waitModelAvailable(b.port, 'half_plus_two');
     const urls = new Map([
       ...builds.map((b): [RunningServer, string] => [b, `http://127.0.0.1:${b.port}/v1/models/half_plus_two:predict`]),
       [floor, `http://127.0.0.1:${floor.port}/echo`],

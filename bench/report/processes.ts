@@ -66,7 +66,7 @@ export async function startTfgate(modelName: string, modelBase: string, extraArg
 }
 
 /** Polls GET /v1/models/{name} until a version is AVAILABLE. */
-export async function waitModelAvailable(port: number, modelName: string, timeoutMs = 60_000): Promise<void> {
+export async function waitModelAvailable(port: number, modelName: string, timeoutMs = 300_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     const status = (await fetch(`http://127.0.0.1:${port}/v1/models/${modelName}`, { headers: { connection: 'close' } })
