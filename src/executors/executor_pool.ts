@@ -12,6 +12,7 @@ import type { VerificationReport } from '../runtimes/verify/verify_signatures.js
 import { AdmissionCount, type Release } from './admission.js';
 import { ExecutorHost, type ExecutorHostOptions, type HostTenant } from './executor_host.js';
 import { WidthChoice } from './core_sizing.js';
+import { unpackReplies } from './run_wire.js';
 
 export { executorNiceIncrement } from './executor_host.js';
 
@@ -40,7 +41,11 @@ export interface ExecutorPoolOptions extends VersionLoad {
 
 /** The queue of waiting requests is full: UNAVAILABLE (503), as batching's full queue. */
 function executorQueueFull(max: number): ServingError {
-  return new ServingError(Code.UNAVAILABLE, `The executor queue is full: ${max} requests wait for this model version's threads (--max_executor_queue)`, { retryAfterMs: 1000 });
+  return new ServingError(
+    Code.UNAVAILABLE,
+    `The executor queue is full: ${max} requests wait for this model version's threads (--max_executor_queue)`,
+    { retryAfterMs: 1000 },
+  );
 }
 
 /** Most requests one coalesced message carries. */
@@ -154,7 +159,14 @@ export class ExecutorPool implements HostTenant {
     // refuse at once rather than queue without end.
     if (this.waiting.length >= this.maxQueued) return Promise.reject(executorQueueFull(this.maxQueued));
     return new Promise((resolve, reject) => {
-      this.waiting.push({ request: { signature, inputs, outputKeys }, timing: options.timing, enqueuedAt: performance.timeOrigin + performance.now(), deadline: options.deadline, resolve, reject });
+      this.waiting.push({
+        request: { signature, inputs, outputKeys },
+        timing: options.timing,
+        enqueuedAt: performance.timeOrigin + performance.now(),
+        deadline: options.deadline,
+        resolve,
+        reject,
+      });
       // Quiet (nothing in flight) and a thread free: send now. Waiting for the end of the turn
       // to gather company would add a loop turn to a lone request. Under load, requests gather
       // until the end of the turn: one message for many saves the main thread more than the turn costs.
@@ -237,8 +249,9 @@ export class ExecutorPool implements HostTenant {
       return;
     }
     const receivedAt = performance.timeOrigin + performance.now();
+    const replies = unpackReplies(reply.replies);
     group.forEach((w, i) => {
-      const r = reply.replies[i] as RunReply;
+      const r = replies[i] as RunReply;
       if (r.ok) {
         learn?.(r.computeMs);
         if (w.timing) {
@@ -247,8 +260,7 @@ export class ExecutorPool implements HostTenant {
           w.timing.handbackMs = receivedAt - r.endedAt;
         }
         w.resolve(r.outputs);
-      }
-      else w.reject(ServingError.fromData(r.error));
+      } else w.reject(ServingError.fromData(r.error));
     });
   }
 

@@ -9,14 +9,18 @@ import path from 'node:path';
 import { ExecutorPool } from '../../src/executors/executor_pool.js';
 import { ExecutorHost, executorRuns } from '../../src/executors/executor_host.js';
 import type { ExecutorReply } from '../../src/executors/protocol.js';
+import { unpackReplies } from '../../src/executors/run_wire.js';
 import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { DEFAULT_ENGINE_SETTINGS } from '../../src/config/session_config.js';
 import { tempDir } from '../helpers/temp.js';
 
 const x = (v: number) => ({ x: { dtype: 'float32' as const, shape: [1, 1], values: Float32Array.of(v) } });
 const y = (out: Awaited<ReturnType<ExecutorPool['run']>>) => Array.from(out.y.values as Float32Array);
-const replyY = (reply: ExecutorReply) =>
-  reply.ok && reply.kind === 'runMany' && reply.replies[0].ok ? Array.from(reply.replies[0].outputs.y.values as Float32Array) : reply;
+const replyY = (reply: ExecutorReply) => {
+  if (!(reply.ok && reply.kind === 'runMany')) return reply;
+  const first = unpackReplies(reply.replies)[0];
+  return first.ok ? Array.from(first.outputs.y.values as Float32Array) : first;
+};
 
 async function halfPlusTwo(): Promise<string> {
   const dir = path.join(tempDir(), '1');
