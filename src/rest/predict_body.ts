@@ -1,0 +1,52 @@
+// A :predict body read in two steps, as TF Serving's FillPredictRequestFromJson reads it: the
+// JSON first (its signature_name says which signature to fill), then the tensors against that
+// signature, once PredictionService has resolved the version. The JSON's memory is charged
+// from a count of the text before anything is built (json_footprint.ts); each tensor's before
+// it is allocated. A large body is parsed on a parser thread (body_parser_pool.ts) by the
+// same parsePredictBody, so its answer and errors are the same.
+import type { SignatureSpec } from '../savedmodel/signature_spec.js';
+import { parseJsonBodyYielding, type JsonLimits, type JsonValue } from './json_parse.js';
+import { chargeJsonParse } from './json_footprint.js';
+import { parsePredictRequest, type ChargeMemory, type ParsedPredictRequest } from './json_tensor.js';
+import type { ParserLimits } from './body_parser_protocol.js';
+
+// The body members :predict reads (json_tensor.cc): nesting elsewhere is only checked as
+// JSON, as TF Serving's iterative parser does.
+const PREDICT_MEMBERS: ReadonlySet<string> = new Set(['signature_name', 'instances', 'inputs']);
+
+export interface PredictBody {
+  /** The body's signature_name when it is a string (a wrong type is refused by tensors()). */
+  signatureName?: string;
+  /** The tensors for the resolved signature; called at most once (the JSON is let go). */
+  tensors(signature: SignatureSpec): Promise<ParsedPredictRequest>;
+  /** Lets go of the parse when tensors() will not be called (the request failed first). */
+  drop?(): void;
+}
+
+function signatureNameOf(doc: JsonValue | undefined): string | undefined {
+  const name = doc && typeof doc === 'object' && !Array.isArray(doc) && Object.hasOwn(doc, 'signature_name') ? (doc as { signature_name: unknown }).signature_name : undefined;
+  return typeof name === 'string' ? name : undefined;
+}
+
+/**
+ * The body's JSON parsed, its tensors built on request: a pure function of the bytes, the
+ * limits and `charge` (told of memory before it is taken), so it runs alike on the event loop
+ * (yielding to other clients) and on a parser thread.
+ */
+export async function parsePredictBody(bytes: Uint8Array, limits: ParserLimits, charge: ChargeMemory): Promise<PredictBody> {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  charge(text.length);
+  const jsonLimits: JsonLimits = { maxDepth: limits.jsonMaxDepth, maxElements: limits.jsonMaxElements, rootMembers: PREDICT_MEMBERS, onGrowth: await chargeJsonParse(text, charge) };
+  // Dropped once its tensors are built: the parsed JSON of a large body is many times its
+  // tensors (5 Mi one-value rows: 350 MB for 20 MB of floats), and the GC may take it back
+  // before the run and the answer need their memory (its charge stays until the end).
+  let doc: JsonValue | undefined = await parseJsonBodyYielding(text, jsonLimits);
+  return {
+    signatureName: signatureNameOf(doc),
+    tensors: async (signature) => {
+      const parsed = parsePredictRequest(doc, signature, charge);
+      doc = undefined;
+      return parsed;
+    },
+  };
+}
