@@ -36,6 +36,8 @@ interface ParserThread {
   worker: Worker;
   cell: Int32Array;
   jobs: number;
+  /** Why the thread ended (it failed or exited): its jobs' next steps fail with it. */
+  ended?: unknown;
 }
 
 function errorOf(f: ParserFailure): unknown {
@@ -113,6 +115,7 @@ export class BodyParserPool {
 
   private step(job: Job, m: ToParser, transfer: ArrayBuffer[] = []): Promise<FromParser> {
     return new Promise((resolve, reject) => {
+      if (job.thread.ended) return reject(job.thread.ended);
       job.pending = { resolve, reject };
       job.thread.worker.postMessage(m, transfer);
     });
@@ -134,6 +137,7 @@ export class BodyParserPool {
     const thread: ParserThread = { worker, cell: new Int32Array(chargeCell), jobs: 0 };
     worker.on('message', (m: FromParser) => this.received(thread, m));
     const failAll = (e: unknown) => {
+      thread.ended ??= e;
       const i = this.threads.indexOf(thread);
       if (i >= 0) this.threads.splice(i, 1);
       for (const [id, job] of this.jobs) {

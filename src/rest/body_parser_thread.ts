@@ -42,7 +42,7 @@ async function handle(m: ToParser): Promise<void> {
   }
   try {
     if (m.kind === 'parse') {
-      const body = await parsePredictBody(m.body, m.limits, charger(m.job));
+      const body = await parsePredictBody(m.body, m.limits, charger(m.job), false);
       waiting.set(m.job, body);
       post({ kind: 'parsed', job: m.job, signatureName: body.signatureName });
       return;
@@ -58,4 +58,10 @@ async function handle(m: ToParser): Promise<void> {
   }
 }
 
-port.on('message', (m: ToParser) => void handle(m));
+// One step at a time, in the order they came: the parse's own pauses (it yields when it runs on
+// the event loop) do not let another body's work in between, so a body's tensors, asked for
+// once its version is resolved, wait only for the steps already queued.
+let queue = Promise.resolve();
+port.on('message', (m: ToParser) => {
+  queue = queue.then(() => handle(m));
+});

@@ -5,7 +5,7 @@
 // it is allocated. A large body is parsed on a parser thread (body_parser_pool.ts) by the
 // same parsePredictBody, so its answer and errors are the same.
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
-import { parseJsonBodyYielding, type JsonLimits, type JsonValue } from './json_parse.js';
+import { parseJsonBody, parseJsonBodyYielding, type JsonLimits, type JsonValue } from './json_parse.js';
 import { chargeJsonParse } from './json_footprint.js';
 import { parsePredictRequest, type ChargeMemory, type ParsedPredictRequest } from './json_tensor.js';
 import type { ParserLimits } from './body_parser_protocol.js';
@@ -31,16 +31,16 @@ function signatureNameOf(doc: JsonValue | undefined): string | undefined {
 /**
  * The body's JSON parsed, its tensors built on request: a pure function of the bytes, the
  * limits and `charge` (told of memory before it is taken), so it runs alike on the event loop
- * (yielding to other clients) and on a parser thread.
+ * (`yielding` to other clients) and on a parser thread (in one go).
  */
-export async function parsePredictBody(bytes: Uint8Array, limits: ParserLimits, charge: ChargeMemory): Promise<PredictBody> {
+export async function parsePredictBody(bytes: Uint8Array, limits: ParserLimits, charge: ChargeMemory, yielding = true): Promise<PredictBody> {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   charge(text.length);
   const jsonLimits: JsonLimits = { maxDepth: limits.jsonMaxDepth, maxElements: limits.jsonMaxElements, rootMembers: PREDICT_MEMBERS, onGrowth: await chargeJsonParse(text, charge) };
   // Dropped once its tensors are built: the parsed JSON of a large body is many times its
   // tensors (5 Mi one-value rows: 350 MB for 20 MB of floats), and the GC may take it back
   // before the run and the answer need their memory (its charge stays until the end).
-  let doc: JsonValue | undefined = await parseJsonBodyYielding(text, jsonLimits);
+  let doc: JsonValue | undefined = yielding ? await parseJsonBodyYielding(text, jsonLimits) : parseJsonBody(text, jsonLimits);
   return {
     signatureName: signatureNameOf(doc),
     tensors: async (signature) => {
