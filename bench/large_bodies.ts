@@ -24,10 +24,14 @@ const MB = 2 ** 20;
 
 function post(url: string, body: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -35,7 +39,16 @@ function post(url: string, body: Buffer): Promise<number> {
 
 async function measure(label: string, bin: string, body: Buffer): Promise<void> {
   // The flags of test/integration/server_memory.test.ts: one executor, a 1 GiB budget.
-  const server = await startBenchServer([`--model_base_path=${path.join(MODELS, 'saved_model_half_plus_two_cpu')}`, '--model_name=default', '--num_executors=1', `--max_inflight_request_bytes=${2 ** 30}`, ...extra], bin);
+  const server = await startBenchServer(
+    [
+      `--model_base_path=${path.join(MODELS, 'saved_model_half_plus_two_cpu')}`,
+      '--model_name=default',
+      '--num_executors=1',
+      `--max_inflight_request_bytes=${2 ** 30}`,
+      ...extra,
+    ],
+    bin,
+  );
   try {
     const predict = server.url('/v1/models/default:predict');
     for (;;) {
@@ -53,7 +66,10 @@ async function measure(label: string, bin: string, body: Buffer): Promise<void> 
       while (!done) {
         const t0 = performance.now();
         // A new connection each time, as a health checker opens one.
-        const ok = await fetch(server.url('/v1/models/default'), { headers: { connection: 'close' } }).then((r) => r.text().then(() => r.ok), () => false);
+        const ok = await fetch(server.url('/v1/models/default'), { headers: { connection: 'close' } }).then(
+          (r) => r.text().then(() => r.ok),
+          () => false,
+        );
         if (ok) probes.push(performance.now() - t0);
         else probeErrors++;
         await new Promise((r) => setTimeout(r, 50));
@@ -68,9 +84,15 @@ async function measure(label: string, bin: string, body: Buffer): Promise<void> 
     const bodies = PARALLEL * body.length;
     const slowest = Math.max(...probes);
     const verdict = (ok: boolean) => (ok ? 'met' : 'missed');
-    console.log(`${label}: statuses ${statuses.join(' ')} in ${(ms / 1000).toFixed(1)} s${server.proc.exitCode !== null ? `; the server exited ${server.proc.exitCode}` : ''}`);
-    console.log(`  peak RSS above baseline: ${(growth / MB).toFixed(0)} MB = ${(growth / bodies).toFixed(1)}× the bodies' ${(bodies / MB).toFixed(0)} MB (target ≤ ${RSS_TARGET_TIMES}×: ${verdict(growth <= RSS_TARGET_TIMES * bodies)})`);
-    console.log(`  status probes meanwhile: ${probes.length}, slowest ${slowest.toFixed(0)} ms, median ${probes.sort((a, b) => a - b)[probes.length >> 1].toFixed(0)} ms (target ≤ ${PROBE_TARGET_MS} ms: ${verdict(slowest <= PROBE_TARGET_MS && probeErrors === 0)})${probeErrors ? `; ${probeErrors} failed` : ''}`);
+    console.log(
+      `${label}: statuses ${statuses.join(' ')} in ${(ms / 1000).toFixed(1)} s${server.proc.exitCode !== null ? `; the server exited ${server.proc.exitCode}` : ''}`,
+    );
+    console.log(
+      `  peak RSS above baseline: ${(growth / MB).toFixed(0)} MB = ${(growth / bodies).toFixed(1)}× the bodies' ${(bodies / MB).toFixed(0)} MB (target ≤ ${RSS_TARGET_TIMES}×: ${verdict(growth <= RSS_TARGET_TIMES * bodies)})`,
+    );
+    console.log(
+      `  status probes meanwhile: ${probes.length}, slowest ${slowest.toFixed(0)} ms, median ${probes.sort((a, b) => a - b)[probes.length >> 1].toFixed(0)} ms (target ≤ ${PROBE_TARGET_MS} ms: ${verdict(slowest <= PROBE_TARGET_MS && probeErrors === 0)})${probeErrors ? `; ${probeErrors} failed` : ''}`,
+    );
   } finally {
     await server.stop();
   }
@@ -78,7 +100,12 @@ async function measure(label: string, bin: string, body: Buffer): Promise<void> 
 
 async function main() {
   const body = Buffer.from(`{"instances": [${'[1],'.repeat(ROWS - 1)}[1]]}`);
-  console.log(`${PARALLEL} × ${(body.length / MB).toFixed(0)} MB :predict bodies of ${ROWS} one-value rows at once; ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `${PARALLEL} × ${(body.length / MB).toFixed(0)} MB :predict bodies of ${ROWS} one-value rows at once; ${os.cpus().length} cores, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   if (BASELINE) await measure(`baseline (${BASELINE})`, path.resolve(BASELINE, 'bin', 'tfgate'), body);
   await measure('this build', TFGATE_BIN, body);
 }

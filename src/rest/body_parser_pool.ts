@@ -7,12 +7,20 @@
 // by the request's envelope only once the request is answered.
 import { Worker } from 'node:worker_threads';
 import { ServingError } from '../errors/status.js';
-import type { MemoryClaim } from '../core/memory_budget.js';
+import type { MemoryClaim } from '../services/memory_budget.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { markRequestOwned } from '../tensor/request_owned.js';
 import type { ParsedPredictRequest } from './json_tensor.js';
 import type { PredictBody } from './predict_body.js';
-import { CHARGE_GRANTED, CHARGE_REFUSED, type FromParser, type ParserFailure, type ParserLimits, type ParserThreadData, type ToParser } from './body_parser_protocol.js';
+import {
+  CHARGE_GRANTED,
+  CHARGE_REFUSED,
+  type FromParser,
+  type ParserFailure,
+  type ParserLimits,
+  type ParserThreadData,
+  type ToParser,
+} from './body_parser_protocol.js';
 
 const THREAD_FILE = new URL('./body_parser_thread.js', import.meta.url);
 

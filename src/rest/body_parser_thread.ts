@@ -6,7 +6,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ServingError } from '../errors/status.js';
 import { takeTransferList } from '../tensor/request_owned.js';
 import { parsePredictBody, type PredictBody } from './predict_body.js';
-import { CHARGE_GRANTED, CHARGE_PENDING, type FromParser, type ParserFailure, type ToParser, type ParserThreadData } from './body_parser_protocol.js';
+import {
+  CHARGE_GRANTED,
+  CHARGE_PENDING,
+  type FromParser,
+  type ParserFailure,
+  type ToParser,
+  type ParserThreadData,
+} from './body_parser_protocol.js';
 
 const port = parentPort!;
 const cell = new Int32Array((workerData as ParserThreadData).chargeCell);

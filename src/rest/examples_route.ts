@@ -13,19 +13,32 @@ const JSON_HEADERS = { 'Content-Type': 'application/json' };
 // The body members the examples APIs read: nesting elsewhere is only checked as JSON.
 const EXAMPLES_MEMBERS: ReadonlySet<string> = new Set(['signature_name', 'context', 'examples']);
 
-export function examplesRoute(api: ExampleApi, prediction: PredictionService, checkMethodName: boolean | undefined): InferenceRoute<ExampleRequest, ExampleResult> {
+export function examplesRoute(
+  api: ExampleApi,
+  prediction: PredictionService,
+  checkMethodName: boolean | undefined,
+): InferenceRoute<ExampleRequest, ExampleResult> {
   return {
     api,
     runtimeApi: api === 'classify' ? 'Classify' : 'Regress',
     parse: async (body, { limits, claim }) => {
       const text = bodyText(body, claim);
       const onGrowth = await chargeJsonParse(text, (n) => claim.add(n));
-      const json = await parseJsonBodyYielding(text, { maxDepth: limits.jsonMaxDepth, maxElements: limits.jsonMaxElements, rootMembers: EXAMPLES_MEMBERS, onGrowth });
+      const json = await parseJsonBodyYielding(text, {
+        maxDepth: limits.jsonMaxDepth,
+        maxElements: limits.jsonMaxElements,
+        rootMembers: EXAMPLES_MEMBERS,
+        onGrowth,
+      });
       return parseExampleRequest(json, (n) => claim.add(n));
     },
     run: (request, call) => {
       call.inputsBuilt();
-      return runExamples(prediction, api, call.spec, request.signatureName, () => request.serialized, { deadline: call.deadline, checkMethodName, claim: call.claim });
+      return runExamples(prediction, api, call.spec, request.signatureName, () => request.serialized, {
+        deadline: call.deadline,
+        checkMethodName,
+        claim: call.claim,
+      });
     },
     format: (result) => ({ body: examplesResponseJson(api, result.results), headers: JSON_HEADERS }),
   };

@@ -24,7 +24,10 @@ export interface PredictBody {
 }
 
 function signatureNameOf(doc: JsonValue | undefined): string | undefined {
-  const name = doc && typeof doc === 'object' && !Array.isArray(doc) && Object.hasOwn(doc, 'signature_name') ? (doc as { signature_name: unknown }).signature_name : undefined;
+  const name =
+    doc && typeof doc === 'object' && !Array.isArray(doc) && Object.hasOwn(doc, 'signature_name')
+      ? (doc as { signature_name: unknown }).signature_name
+      : undefined;
   return typeof name === 'string' ? name : undefined;
 }
 
@@ -33,10 +36,20 @@ function signatureNameOf(doc: JsonValue | undefined): string | undefined {
  * limits and `charge` (told of memory before it is taken), so it runs alike on the event loop
  * (`yielding` to other clients) and on a parser thread (in one go).
  */
-export async function parsePredictBody(bytes: Uint8Array, limits: ParserLimits, charge: ChargeMemory, yielding = true): Promise<PredictBody> {
+export async function parsePredictBody(
+  bytes: Uint8Array,
+  limits: ParserLimits,
+  charge: ChargeMemory,
+  yielding = true,
+): Promise<PredictBody> {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   charge(text.length);
-  const jsonLimits: JsonLimits = { maxDepth: limits.jsonMaxDepth, maxElements: limits.jsonMaxElements, rootMembers: PREDICT_MEMBERS, onGrowth: await chargeJsonParse(text, charge) };
+  const jsonLimits: JsonLimits = {
+    maxDepth: limits.jsonMaxDepth,
+    maxElements: limits.jsonMaxElements,
+    rootMembers: PREDICT_MEMBERS,
+    onGrowth: await chargeJsonParse(text, charge),
+  };
   // Dropped once its tensors are built: the parsed JSON of a large body is many times its
   // tensors (5 Mi one-value rows: 350 MB for 20 MB of floats), and the GC may take it back
   // before the run and the answer need their memory (its charge stays until the end).

@@ -1,7 +1,7 @@
 // POST …:predict: the body's JSON, the tensors against the resolved signature, the run, the
 // answer in the request's format (json_tensor.h). The envelope around it: request_envelope.ts.
 import { invalidArgument } from '../errors/status.js';
-import * as MSG from '../core/messages.js';
+import * as MSG from '../errors/messages.js';
 import type { PredictionService, PredictResult } from '../services/prediction_service.js';
 import type { InferenceRoute } from './request_envelope.js';
 import type { JsonFormat } from './json_tensor.js';
@@ -12,12 +12,18 @@ import type { BodyParserPool } from './body_parser_pool.js';
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
 /** `bodyParser`: where large bodies are parsed (none: all on the event loop, yielding). */
-export function predictRoute(prediction: PredictionService, bodyParser?: BodyParserPool): InferenceRoute<PredictBody, PredictResult & { format: JsonFormat }> {
+export function predictRoute(
+  prediction: PredictionService,
+  bodyParser?: BodyParserPool,
+): InferenceRoute<PredictBody, PredictResult & { format: JsonFormat }> {
   return {
     api: 'predict',
     runtimeApi: 'Predict',
     // A large body on a parser thread, the same parse; a small one here, yielding.
-    parse: (body, { limits, claim }) => (bodyParser?.takes(body.byteLength) ? bodyParser.parsePredict(body, limits, claim) : parsePredictBody(body, limits, (n) => claim.add(n))),
+    parse: (body, { limits, claim }) =>
+      bodyParser?.takes(body.byteLength)
+        ? bodyParser.parsePredict(body, limits, claim)
+        : parsePredictBody(body, limits, (n) => claim.add(n)),
     run: async (body, call) => {
       let format: JsonFormat = 'row';
       const fill = async (signature: Parameters<PredictBody['tensors']>[0]) => {
@@ -28,7 +34,11 @@ export function predictRoute(prediction: PredictionService, bodyParser?: BodyPar
       };
       const signatureNotFound = (name: string) => invalidArgument(MSG.restSignatureNotFound(name));
       try {
-        const result = await prediction.predict(call.spec, body.signatureName, fill, { deadline: call.deadline, signatureNotFound, claim: call.claim });
+        const result = await prediction.predict(call.spec, body.signatureName, fill, {
+          deadline: call.deadline,
+          signatureNotFound,
+          claim: call.claim,
+        });
         return { ...result, format };
       } finally {
         // Refused before its tensors were asked for (an unknown model or signature): the parse goes.

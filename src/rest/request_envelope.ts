@@ -6,7 +6,7 @@
 // app's one error answer (error_response.ts) after it is counted here.
 import type { Context } from 'hono';
 import { Code, toStatusData } from '../errors/status.js';
-import { UNLIMITED_BUDGET, type MemoryBudget, type MemoryClaim } from '../core/memory_budget.js';
+import { UNLIMITED_BUDGET, type MemoryBudget, type MemoryClaim } from '../services/memory_budget.js';
 import type { PredictionService } from '../services/prediction_service.js';
 import type { ModelSpec, Release, RunStats } from '../services/servable_version.js';
 import type { Metrics } from '../monitoring/metrics.js';

@@ -2,7 +2,7 @@
 // inference runs on executor threads behind PredictionService.
 import { Hono, type Context } from 'hono';
 import { Code, ServingError } from '../errors/status.js';
-import * as MSG from '../core/messages.js';
+import * as MSG from '../errors/messages.js';
 import type { ModelSpec } from '../services/servable_version.js';
 import { httpStatusFor } from './http_status.js';
 import { checkModelRef, parseRestPath, REST_API_PATH } from './rest_paths.js';

@@ -8,7 +8,7 @@ import { createRestApp, type RestDeps } from '../../src/rest/rest_app.js';
 import { BodyParserPool } from '../../src/rest/body_parser_pool.js';
 import { PredictionService } from '../../src/services/prediction_service.js';
 import { Metrics } from '../../src/monitoring/metrics.js';
-import { MemoryBudget, MemoryClaim } from '../../src/core/memory_budget.js';
+import { MemoryBudget, MemoryClaim } from '../../src/services/memory_budget.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { halfPlusTwoSignatures, FakeVersions, type FakeModel } from '../helpers/fake_versions.js';
 
@@ -101,7 +101,13 @@ describe('a :predict body parsed on a parser thread answers as on the event loop
     assert.equal(body.byteLength, 0, 'detached: moved');
     const { inputs } = await parsed.tensors(halfPlusTwoSignatures().serving_default);
     const x = inputs.x as HostTensor;
-    assert.deepEqual([x.shape, Array.from(x.values as Float32Array)], [[2, 1], [1, 2]]);
+    assert.deepEqual(
+      [x.shape, Array.from(x.values as Float32Array)],
+      [
+        [2, 1],
+        [1, 2],
+      ],
+    );
     assert.ok(claim.bytes > 0);
     claim.release();
   });

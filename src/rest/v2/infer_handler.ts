@@ -4,7 +4,7 @@
 // PredictionService — the batch queues and executor threads :predict uses — and answered in
 // the protocol's shape.
 import { invalidArgument } from '../../errors/status.js';
-import { ownValue } from '../../core/own_property.js';
+import { ownValue } from '../../util/own_property.js';
 import { dtypeFromTf } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';

@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { createRestApp, type RestDeps } from '../../../src/rest/rest_app.js';
 import { PredictionService } from '../../../src/services/prediction_service.js';
 import { Metrics } from '../../../src/monitoring/metrics.js';
-import { MemoryBudget } from '../../../src/core/memory_budget.js';
+import { MemoryBudget } from '../../../src/services/memory_budget.js';
 import { Code, ServingError } from '../../../src/errors/status.js';
-import * as MSG from '../../../src/core/messages.js';
-import { AdmissionCount } from '../../../src/core/admission.js';
+import * as MSG from '../../../src/errors/messages.js';
+import { AdmissionCount } from '../../../src/executors/admission.js';
 import type { ModelSpec } from '../../../src/services/servable_version.js';
 import { FakeVersions, type FakeModel } from '../../helpers/fake_versions.js';
 
@@ -36,7 +36,12 @@ function v2App(options: { models?: Record<string, FakeModel> } & Partial<RestDep
   };
   const app = createRestApp(deps);
   const call = async (method: string, path: string, body?: BodyInit, headers: Record<string, string> = {}) => {
-    const res = await app.request(path, { method, body, headers, ...(body instanceof ReadableStream && { duplex: 'half' }) } as RequestInit);
+    const res = await app.request(path, {
+      method,
+      body,
+      headers,
+      ...(body instanceof ReadableStream && { duplex: 'half' }),
+    } as RequestInit);
     const text = await res.text();
     let json: unknown;
     try {
@@ -55,15 +60,39 @@ describe('/v2 in-process: routes and errors', () => {
   const CASES: Array<[method: string, path: string, body: string | undefined, status: number, json: unknown]> = [
     ['GET', '/v2/health/live', undefined, 200, { live: true }],
     ['GET', '/v2/models/hp2/ready', undefined, 200, { name: 'hp2', ready: true }],
-    ['POST', '/v2/models/hp2/infer', x(), 200, { model_name: 'hp2', model_version: '1', outputs: [{ name: 'y', datatype: 'FP32', shape: [2, 1], data: [2.5, 3] }] }],
-    ['POST', '/v2/models/hp2/versions/1/infer', JSON.stringify({ id: 'a', inputs: [{ name: 'x', shape: [1, 1], datatype: 'FP32', data: [4] }] }), 200, { id: 'a', model_name: 'hp2', model_version: '1', outputs: [{ name: 'y', datatype: 'FP32', shape: [1, 1], data: [4] }] }],
+    [
+      'POST',
+      '/v2/models/hp2/infer',
+      x(),
+      200,
+      { model_name: 'hp2', model_version: '1', outputs: [{ name: 'y', datatype: 'FP32', shape: [2, 1], data: [2.5, 3] }] },
+    ],
+    [
+      'POST',
+      '/v2/models/hp2/versions/1/infer',
+      JSON.stringify({ id: 'a', inputs: [{ name: 'x', shape: [1, 1], datatype: 'FP32', data: [4] }] }),
+      200,
+      { id: 'a', model_name: 'hp2', model_version: '1', outputs: [{ name: 'y', datatype: 'FP32', shape: [1, 1], data: [4] }] },
+    ],
     ['POST', '/v2/models/nope/infer', x(), 404, { error: MSG.couldNotFindAnyVersions('nope') }],
     ['POST', '/v2/models/hp2/versions/9/infer', x(), 404, { error: MSG.couldNotFindVersion(9, 'hp2') }],
     ['POST', '/v2/models/hp2/infer', 'not json', 400, { error: 'JSON Parse error: Invalid value. at offset: 1' }],
     ['POST', '/v2/models/hp2/infer', '', 400, { error: MSG.JSON_DOCUMENT_EMPTY }],
     ['POST', '/v2/models/hp2/infer', '{}', 400, { error: "'inputs' must be an array of input tensors" }],
-    ['POST', '/v2/models/hp2/infer', x({ datatype: 'INT32', data: [1, 2] }), 400, { error: "Input 'x' has datatype INT32; model 'hp2' expects FP32" }],
-    ['POST', '/v2/models/hp2/infer', JSON.stringify({ parameters: { signature_name: 'nope' }, inputs: [] }), 400, { error: "Model 'hp2' has no signature 'nope'" }],
+    [
+      'POST',
+      '/v2/models/hp2/infer',
+      x({ datatype: 'INT32', data: [1, 2] }),
+      400,
+      { error: "Input 'x' has datatype INT32; model 'hp2' expects FP32" },
+    ],
+    [
+      'POST',
+      '/v2/models/hp2/infer',
+      JSON.stringify({ parameters: { signature_name: 'nope' }, inputs: [] }),
+      400,
+      { error: "Model 'hp2' has no signature 'nope'" },
+    ],
     ['GET', '/v2/models/hp2/infer', undefined, 405, { error: 'Method GET is not allowed on /v2/models/hp2/infer; use POST' }],
     ['GET', '/v2/nothing', undefined, 404, { error: 'Not found: GET /v2/nothing' }],
   ];
@@ -141,7 +170,10 @@ describe('/v2 infer in the same envelope as :predict', () => {
 
   it('limits: a body over maxBodyBytes → 413; past the memory budget → 503, the claim given back', async () => {
     const small = await v2App({ limits: { ...LIMITS, maxBodyBytes: 16 } }).call('POST', '/v2/models/hp2/infer', x());
-    assert.deepEqual([small.status, small.json], [413, { error: 'Request body is larger than the limit of 16 bytes (--max_request_body_bytes)' }]);
+    assert.deepEqual(
+      [small.status, small.json],
+      [413, { error: 'Request body is larger than the limit of 16 bytes (--max_request_body_bytes)' }],
+    );
     const budget = new MemoryBudget(64);
     const r = await v2App({ budget }).call('POST', '/v2/models/hp2/infer', x());
     assert.equal(r.status, 503, r.text);
