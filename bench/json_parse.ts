@@ -9,7 +9,7 @@
 // for a core), median of the rounds, the three taking turns; and the reader's speed-up over
 // JSON.parse + fill, then whether every body meets "reader ≥ 3× JSON.parse + fill".
 //   npm run bench:json [-- --rounds 7] [-- --sizes 0.1,1,10]
-import { readPredictBody } from '../src/rest/predict_body.js';
+import { readPredictBody } from '../src/rest/predict_body_reader.js';
 import { parseJsonBody } from '../src/rest/json_parse.js';
 import { parsePredictRequest } from '../src/rest/json_tensor.js';
 import type { SignatureSpec } from '../src/savedmodel/signature_spec.js';

@@ -27,10 +27,21 @@ export interface StatusData {
   message: string;
 }
 
-/** Advice that travels with an error to the transport (REST: a Retry-After header). */
+/**
+ * Advice that travels with an error to the transport, as plain data (it crosses threads):
+ * REST turns it into its status and headers in one place (rest/http_status.ts).
+ */
 export interface ErrorHints {
-  /** The client should not retry sooner (an overloaded queue's estimate). */
+  /** The client should not retry sooner (an overloaded queue's estimate): Retry-After. */
   retryAfterMs?: number;
+  /**
+   * Which of its code's causes the error is, where HTTP has a status of its own for it: a body
+   * over the limit (413), a full memory budget (503, not the code's 429), a method the
+   * route does not take (405).
+   */
+  cause?: 'body_too_large' | 'memory_budget' | 'method_not_allowed';
+  /** The methods the route takes, for method_not_allowed: Allow. */
+  allow?: string;
 }
 
 export class ServingError extends Error {

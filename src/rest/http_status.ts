@@ -1,7 +1,8 @@
-// Canonical code → HTTP status: the one table, as TF Serving's http_server.cc maps them.
-import { Code, toStatusData } from '../errors/status.js';
-import { BodyTooLarge } from './request_body.js';
-import { MemoryBudgetExceeded } from '../services/memory_budget.js';
+// Canonical code → HTTP status: the one table, as TF Serving's http_server.cc maps them, and
+// the headers an error's hints ask for. Nothing here asks what class an error is: what an
+// answer needs travels with the error as data (ErrorHints), so an error rebuilt from a worker
+// thread's message is answered as the original would be.
+import { Code, toStatusData, type ErrorHints } from '../errors/status.js';
 
 const HTTP_STATUS: Record<Code, number> = {
   [Code.OK]: 200,
@@ -23,17 +24,38 @@ const HTTP_STATUS: Record<Code, number> = {
   [Code.UNAUTHENTICATED]: 401,
 };
 
+/**
+ * Causes HTTP answers apart from their code: a body over the limit has 413; a full memory
+ * budget is 503 (the server is busy; the same request may fit later), not the table's 429
+ * (which blames the client's rate); a method the route does not take, 405.
+ */
+const HTTP_STATUS_BY_CAUSE: Record<NonNullable<ErrorHints['cause']>, number> = {
+  body_too_large: 413,
+  memory_budget: 503,
+  method_not_allowed: 405,
+};
+
 export function httpStatusFor(code: Code): number {
   return HTTP_STATUS[code] ?? 500;
 }
 
-/**
- * The status an error is answered with: the table, except a body over the limit, which HTTP
- * has 413 for, and a full memory budget: 503 (the server is busy; the same request may fit
- * later), not the table's 429 (which blames the client's rate).
- */
+/** An error's hints, whatever carries them (a ServingError, or its data from another thread). */
+function hintsOf(e: unknown): ErrorHints {
+  const hints = e && typeof e === 'object' ? (e as { hints?: unknown }).hints : undefined;
+  return hints && typeof hints === 'object' ? (hints as ErrorHints) : {};
+}
+
+/** The status an error is answered with: its cause's, else its code's. */
 export function httpStatusOf(e: unknown): number {
-  if (e instanceof BodyTooLarge) return 413;
-  if (e instanceof MemoryBudgetExceeded) return 503;
-  return httpStatusFor(toStatusData(e).code);
+  const cause = hintsOf(e).cause;
+  return (cause && HTTP_STATUS_BY_CAUSE[cause]) || httpStatusFor(toStatusData(e).code);
+}
+
+/** The headers an error's hints ask for. Retry-After counts whole seconds (RFC 9110): an estimate under one second still says 1. */
+export function errorHeaders(e: unknown): Record<string, string> {
+  const { retryAfterMs, allow } = hintsOf(e);
+  const headers: Record<string, string> = {};
+  if (retryAfterMs !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+  if (allow !== undefined) headers.Allow = allow;
+  return headers;
 }

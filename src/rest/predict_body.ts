@@ -1,85 +1,69 @@
-// A :predict body from its bytes, for the handler (or a worker thread) to call: the tensor
-// reader (json_tensor_reader.ts) when it reads the body, else the general parser
-// (json_parse.ts + json_tensor.ts), with the same tensors, errors and texts either way.
-import { parseJsonBody, type JsonLimits } from './json_parse.js';
-import { parsePredictRequest, type ChargeMemory, type ParsedPredictRequest } from './json_tensor.js';
-import {
-  bindTensorBody,
-  boundTensorBytes,
-  planTensorBody,
-  readFloatBody,
-  readTensorBody,
-  signatureNameAhead,
-  type TensorBodyPlan,
-} from './json_tensor_reader.js';
+// A :predict body read in two steps, as TF Serving's FillPredictRequestFromJson reads it: the
+// JSON first (its signature_name says which signature to fill), then the tensors against that
+// signature, once PredictionService has resolved the version. The JSON's memory is charged
+// from a count of the text before anything is built (json_footprint.ts); each tensor's before
+// it is allocated. A large body is parsed on a parser thread (body_parser_pool.ts) by the
+// same parsePredictBody, so its answer and errors are the same.
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
+import { parseJsonBody, parseJsonBodyYielding, type JsonLimits, type JsonValue } from './json_parse.js';
+import { chargeJsonParse } from './json_footprint.js';
+import { parsePredictRequest, type ChargeMemory, type ParsedPredictRequest } from './json_tensor.js';
+import type { ParserLimits } from './body_parser_protocol.js';
+import { readPredictBody } from './predict_body_reader.js';
 
-/** A :predict body read from its bytes (readPredictBody): its signature name, then its tensors for that signature. */
+// The body members :predict reads (json_tensor.cc): nesting elsewhere is only checked as
+// JSON, as TF Serving's iterative parser does.
+const PREDICT_MEMBERS: ReadonlySet<string> = new Set(['signature_name', 'instances', 'inputs']);
+
 export interface PredictBody {
-  /** "signature_name" as the body gives it; undefined when absent. */
-  readonly signatureName: string | undefined;
-  /**
-   * The body's tensors for `signature`, as parsePredictRequest gives them (the same values,
-   * errors and texts); `charge` is told of their memory before it is taken.
-   */
-  tensors(signature: SignatureSpec, charge?: ChargeMemory): ParsedPredictRequest;
+  /** The body's signature_name when it is a string (a wrong type is refused by tensors()). */
+  signatureName?: string;
+  /** The tensors for the resolved signature; called at most once (the JSON is let go). */
+  tensors(signature: SignatureSpec): Promise<ParsedPredictRequest>;
+  /** Lets go of the parse when tensors() will not be called (the request failed first). */
+  drop?(): void;
 }
 
-/** What readPredictBody may look up before the tensors are read, to read them in one pass. */
-export interface PredictBodyLookahead {
-  /** The signature a name would select now (undefined: the default), or undefined when there is none. */
-  signature(signatureName: string | undefined): SignatureSpec | undefined;
-  /** Told of the tensors' memory before it is taken. */
-  charge: ChargeMemory;
+function signatureNameOf(doc: JsonValue | undefined): string | undefined {
+  const name =
+    doc && typeof doc === 'object' && !Array.isArray(doc) && Object.hasOwn(doc, 'signature_name')
+      ? (doc as { signature_name: unknown }).signature_name
+      : undefined;
+  return typeof name === 'string' ? name : undefined;
 }
 
 /**
- * A :predict body straight from its bytes by the tensor reader (json_tensor_reader.ts), no JSON
- * tree built; undefined when the reader leaves the body to the general parser (parseJsonBody
- * + parsePredictRequest): anything but dense lists of plain values, and anything wrong, so
- * that a body that is no JSON is refused before anything is looked up, as TF Serving does. A
- * pure function of its arguments: it may run on any thread. `limits.onGrowth` is not used:
- * the tensors' memory is charged through `charge`.
- *
- * When the signature name is certain without reading the tensors (given first, or nowhere)
- * and `lookahead` finds the signature, a body of float inputs is read at once, in one pass,
- * its storage grown as it goes. Otherwise a first pass checks the whole body and counts each
- * tensor, and tensors() allocates them, charged first, and fills them in a second pass.
- * Should that pass meet what the reader does not take (a float literal for an int32 input, an
- * integer out of range, bad base64: all errors), the body is parsed again by the general
- * parser, synchronously, which gives TF Serving's error.
+ * The body's JSON parsed, its tensors built on request: a pure function of the bytes, the
+ * limits and `charge` (told of memory before it is taken), so it runs alike on the event loop
+ * (`yielding` to other clients) and on a parser thread (in one go).
  */
-export function readPredictBody(bytes: Uint8Array, limits: JsonLimits, lookahead?: PredictBodyLookahead): PredictBody | undefined {
-  const ahead = lookahead && signatureNameAhead(bytes, limits);
-  const signature = ahead && lookahead!.signature(ahead.name);
-  const read = signature && readFloatBody(bytes, limits, signature, lookahead!.charge);
-  if (ahead && read) {
-    return {
-      signatureName: ahead.name,
-      // The version may have changed since the look-up: then its signature is read anew.
-      tensors: (s, charge = () => {}) => (s === signature ? read : readPlanned(bytes, planTensorBody(bytes, limits), limits, s, charge)),
-    };
-  }
-  const plan = planTensorBody(bytes, limits);
-  if (plan === undefined) return undefined;
-  return { signatureName: plan.signatureName, tensors: (s, charge = () => {}) => readPlanned(bytes, plan, limits, s, charge) };
-}
-
-/** A planned body's tensors for `signature` (two passes), or the general parser's answer. */
-function readPlanned(
+export async function parsePredictBody(
   bytes: Uint8Array,
-  plan: TensorBodyPlan | undefined,
-  limits: JsonLimits,
-  signature: SignatureSpec,
+  limits: ParserLimits,
   charge: ChargeMemory,
-): ParsedPredictRequest {
-  const binding = plan && bindTensorBody(plan, signature);
-  if (plan !== undefined && binding !== undefined) {
-    charge(boundTensorBytes(plan, binding));
-    const read = readTensorBody(bytes, limits, plan, binding, signature);
-    if (read !== undefined) return read;
-  }
+  yielding = true,
+): Promise<PredictBody> {
+  // Dense lists of plain values are read straight into their tensors, no JSON tree built.
+  const read = readPredictBody(bytes, { maxDepth: limits.jsonMaxDepth, maxElements: limits.jsonMaxElements, rootMembers: PREDICT_MEMBERS });
+  if (read) return { signatureName: read.signatureName, tensors: async (signature) => read.tensors(signature, charge) };
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   charge(text.length);
-  return parsePredictRequest(parseJsonBody(text, { ...limits, onGrowth: charge }), signature, charge);
+  const jsonLimits: JsonLimits = {
+    maxDepth: limits.jsonMaxDepth,
+    maxElements: limits.jsonMaxElements,
+    rootMembers: PREDICT_MEMBERS,
+    onGrowth: await chargeJsonParse(text, charge),
+  };
+  // Dropped once its tensors are built: the parsed JSON of a large body is many times its
+  // tensors (5 Mi one-value rows: 350 MB for 20 MB of floats), and the GC may take it back
+  // before the run and the answer need their memory (its charge stays until the end).
+  let doc: JsonValue | undefined = yielding ? await parseJsonBodyYielding(text, jsonLimits) : parseJsonBody(text, jsonLimits);
+  return {
+    signatureName: signatureNameOf(doc),
+    tensors: async (signature) => {
+      const parsed = parsePredictRequest(doc, signature, charge);
+      doc = undefined;
+      return parsed;
+    },
+  };
 }

@@ -12,9 +12,9 @@ import type { MemoryClaim } from '../services/memory_budget.js';
 const gunzipAsync = promisify(gunzip);
 
 /** A body over --max_request_body_bytes, before or after inflating: RESOURCE_EXHAUSTED, answered 413. */
-export class BodyTooLarge extends ServingError {
+class BodyTooLarge extends ServingError {
   constructor(max: number) {
-    super(Code.RESOURCE_EXHAUSTED, `Request body is larger than the limit of ${max} bytes (--max_request_body_bytes)`);
+    super(Code.RESOURCE_EXHAUSTED, `Request body is larger than the limit of ${max} bytes (--max_request_body_bytes)`, { cause: 'body_too_large' });
   }
 }
 
@@ -83,18 +83,17 @@ async function inflate(body: Uint8Array, max: number): Promise<Uint8Array> {
   }
 }
 
-/**
- * The request body as UTF-8 text, inflated when Content-Encoding names gzip; at most `max`
- * bytes either way. The bytes held (raw, inflated, the text) are added to `claim`.
- */
-export async function readRequestBody(c: Context, max: number, claim?: MemoryClaim): Promise<string> {
-  const body = await readRequestBodyBytes(c, max, claim);
+/** A body's bytes as UTF-8 text, its characters added to `claim`. */
+export function bodyText(body: Uint8Array, claim?: MemoryClaim): string {
   const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
   claim?.add(text.length);
   return text;
 }
 
-/** The request body's bytes, inflated when Content-Encoding names gzip; at most `max` bytes either way. */
+/**
+ * The request body's bytes, inflated when Content-Encoding names gzip; at most `max` bytes
+ * either way. The bytes held (raw, inflated) are added to `claim`.
+ */
 export async function readRequestBodyBytes(c: Context, max: number, claim?: MemoryClaim): Promise<Uint8Array> {
   let body = await readBytes(c, max, claim);
   // net_http matches the header by substring, case-sensitively ("gzip", "x-gzip").

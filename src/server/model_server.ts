@@ -19,6 +19,7 @@ import { parseMonitoringConfigText } from '../config/monitoring_config.js';
 import { PredictionService } from '../services/prediction_service.js';
 import { ModelService } from '../services/model_service.js';
 import { createRestApp } from '../rest/rest_app.js';
+import { BodyParserPool } from '../rest/body_parser_pool.js';
 import { modelMetadataJson } from '../rest/model_metadata_json.js';
 import { modelStatusJson } from './model_status_json.js';
 import { ExecutorHealth, readiness, serverStatusJson } from './server_status.js';
@@ -73,6 +74,7 @@ export class ModelServer {
   readonly metrics = new Metrics();
   /** What requests in flight hold, REST and gRPC together (--max_inflight_request_bytes). */
   private readonly memoryBudget: MemoryBudget;
+  private readonly bodyParser: BodyParserPool;
   /** Per-model `batching:` sections of the YAML config, as last read. */
   private modelBatching: Readonly<Record<string, BatchingParameters>> = {};
 
@@ -104,6 +106,8 @@ export class ModelServer {
     if (options.sslConfigFile) this.grpcTls = readSslConfigFile(options.sslConfigFile, 'ssl_config_file');
     if (options.restApiSslConfigFile) this.restTls = readSslConfigFile(options.restApiSslConfigFile, 'rest_api_ssl_config_file');
     this.memoryBudget = new MemoryBudget(options.limits.maxInflightRequestBytes);
+    // Large REST bodies are parsed off the event loop, on as many threads as the executors.
+    this.bodyParser = new BodyParserPool(options.numExecutors);
     this.requestLogger = new ServerRequestLogger({
       tags: options.savedModelTags,
       limits: options.requestLog,
@@ -279,6 +283,7 @@ export class ModelServer {
       },
       limits: { maxBodyBytes: this.options.limits.maxRequestBodyBytes, jsonMaxDepth: this.options.limits.jsonMaxDepth, jsonMaxElements: this.options.limits.jsonMaxElements },
       budget: this.memoryBudget,
+      bodyParser: this.bodyParser,
       timeoutMs: this.options.restApiTimeoutMs,
       metrics: this.metrics,
       metricsPath: await this.prometheusPath(list),
@@ -468,6 +473,7 @@ export class ModelServer {
     clearTimeout(logBound);
     await sourceStopped;
     this.executors.stop();
+    this.bodyParser.close();
     await this.storage.close();
     return report;
   }

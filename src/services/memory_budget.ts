@@ -10,7 +10,7 @@ export class MemoryBudgetExceeded extends ServingError {
     super(
       Code.RESOURCE_EXHAUSTED,
       `Request refused: it needs ${wanted} more bytes of server memory while requests in flight hold ${inFlight} of the ${limit} allowed (--max_inflight_request_bytes)`,
-      { retryAfterMs: 1000 },
+      { retryAfterMs: 1000, cause: 'memory_budget' },
     );
   }
 }

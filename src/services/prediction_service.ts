@@ -36,6 +36,12 @@ export interface PredictOptions extends CallOptions {
 
 export const DEFAULT_SIGNATURE_KEY = 'serving_default';
 
+/** What a caller builds from the signature (fill): the inputs, and the outputs to return (all when none). */
+interface PredictInputs {
+  inputs: Record<string, HostTensor>;
+  outputFilter?: string[];
+}
+
 export interface PredictResult {
   version: number;
   signatureName: string;
@@ -89,13 +95,14 @@ export class PredictionService {
 
   /**
    * Runs `fill` with the resolved version's signature to build the inputs (the REST layer
-   * parses JSON against it), checks them and the output filter as TF Serving does, then runs
-   * the signature. The version stays acquired throughout, so an unload waits for this request.
+   * parses JSON against it, on a parser thread for a large body), checks them and the output
+   * filter as TF Serving does, then runs the signature. The version stays acquired throughout,
+   * so an unload waits for this request.
    */
   async predict(
     spec: ModelSpec,
     signatureName: string | undefined,
-    fill: (signature: SignatureSpec, version: ServableVersion) => { inputs: Record<string, HostTensor>; outputFilter?: string[] },
+    fill: (signature: SignatureSpec, version: ServableVersion) => PredictInputs | Promise<PredictInputs>,
     call: PredictOptions = {},
   ): Promise<PredictResult> {
     const handle = this.versions.acquire(spec);
@@ -106,7 +113,9 @@ export class PredictionService {
       if (!signature) throw (call.signatureNotFound ?? predictSignatureNotFound)(name);
       const refusal = ownValue(version.description.refusals, name);
       if (refusal) throw new ServingError(Code.UNIMPLEMENTED, `signature "${name}" of model ${spec.name} version ${handle.version} cannot be served: ${refusal}`);
-      const { inputs, outputFilter = [] } = fill(signature, version);
+      const filled = fill(signature, version);
+      // Awaited only when it is a promise: a synchronous fill costs no extra turn.
+      const { inputs, outputFilter = [] } = filled instanceof Promise ? await filled : filled;
       checkInputAliases(signature, Object.keys(inputs));
       checkOutputFilter(signature, outputFilter);
       checkInputDtypes(signature, inputs);

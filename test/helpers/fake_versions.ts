@@ -31,6 +31,8 @@ export interface FakeModel {
   signatures?: Record<string, SignatureSpec>;
   refusals?: Record<string, string>;
   run?: FakeRun;
+  /** ServableVersion.admit: throw to refuse a request before its body is read (a full queue). */
+  admit?: () => () => void;
 }
 
 export class FakeVersions implements VersionSource {
@@ -46,6 +48,7 @@ export class FakeVersions implements VersionSource {
         const servable: ServableVersion = {
           description: { backend: 'fake', engines: {}, signatures, refusals: m.refusals ?? {}, signatureDefs: {}, warmupRecords: 0 },
           run: (signature, inputs, outputKeys, options = {}) => run(signature, inputs, outputKeys, options),
+          ...(m.admit && { admit: m.admit }),
         };
         return [name, { version: m.version ?? 1, servable }];
       }),

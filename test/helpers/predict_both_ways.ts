@@ -4,7 +4,7 @@
 // the general path checks the reader on every one of its cases for free.
 import assert from 'node:assert/strict';
 import { parsePredictRequest, type ParsedPredictRequest } from '../../src/rest/json_tensor.js';
-import { readPredictBody } from '../../src/rest/predict_body.js';
+import { readPredictBody } from '../../src/rest/predict_body_reader.js';
 import { parseJsonBody, type JsonLimits } from '../../src/rest/json_parse.js';
 import { bindTensorBody, planTensorBody, readFloatBody, readTensorBody, signatureNameAhead } from '../../src/rest/json_tensor_reader.js';
 import { ServingError } from '../../src/errors/status.js';

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { nearestDouble } from '../../src/rest/decimal_double.js';
 import { base64Unescape, base64UnescapeBytes } from '../../src/rest/base64.js';
-import { readPredictBody } from '../../src/rest/predict_body.js';
+import { readPredictBody } from '../../src/rest/predict_body_reader.js';
 import { Code, ServingError } from '../../src/errors/status.js';
 import type { SignatureSpec } from '../../src/savedmodel/signature_spec.js';
 import { parseBothWays, readerOutcomes } from '../helpers/predict_both_ways.js';

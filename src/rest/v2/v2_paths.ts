@@ -33,7 +33,7 @@ export class MethodNotAllowed extends ServingError {
     method: string,
     path: string,
   ) {
-    super(Code.UNIMPLEMENTED, `Method ${method} is not allowed on ${path}; use ${allow}`);
+    super(Code.UNIMPLEMENTED, `Method ${method} is not allowed on ${path}; use ${allow}`, { cause: 'method_not_allowed', allow });
   }
 }
 

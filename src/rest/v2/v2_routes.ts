@@ -4,17 +4,18 @@
 // canonical code maps to (http_status.ts), except that an unknown version label is 404 here
 // (the protocol's versions are path segments, so a wrong one is a resource that is not there).
 import type { Context, Hono } from 'hono';
-import { Code, ServingError, notFound, toStatusData } from '../../errors/status.js';
+import { Code, notFound, toStatusData } from '../../errors/status.js';
 import * as MSG from '../../errors/messages.js';
 import { ownValue } from '../../util/own_property.js';
 import { DEFAULT_SIGNATURE_KEY } from '../../services/prediction_service.js';
 import type { ModelSpec } from '../../services/servable_version.js';
-import { httpStatusOf } from '../http_status.js';
-import { handleInfer } from './infer_handler.js';
+import { errorResponse } from '../error_response.js';
+import { serveInference } from '../request_envelope.js';
+import { inferRoute } from './infer_handler.js';
 import { modelMetadata, serverMetadata } from './model_metadata.js';
 import { availableVersions, modelsNotReady } from './readiness.js';
 import { serverVersion } from './server_version.js';
-import { MethodNotAllowed, parseV2Path } from './v2_paths.js';
+import { parseV2Path } from './v2_paths.js';
 import type { V2Deps } from './v2_deps.js';
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
@@ -27,15 +28,6 @@ function json(c: Context, status: number, value: unknown): Response {
 function labelNotFound(spec: ModelSpec, e: unknown): unknown {
   if (spec.label !== undefined && toStatusData(e).message === MSG.unrecognizedVersionLabel(spec.label)) return notFound(toStatusData(e).message);
   return e;
-}
-
-function errorResponse(c: Context, e: unknown, noteError: (c: Context, message: string) => void): Response {
-  const { message } = toStatusData(e);
-  noteError(c, message);
-  if (e instanceof MethodNotAllowed) return c.body(JSON.stringify({ error: message }), 405, { ...JSON_HEADERS, Allow: e.allow });
-  const retryAfterMs = e instanceof ServingError ? e.hints.retryAfterMs : undefined;
-  const headers = retryAfterMs === undefined ? JSON_HEADERS : { ...JSON_HEADERS, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) };
-  return c.body(JSON.stringify({ error: message }), httpStatusOf(e) as 400, headers);
 }
 
 /** GET …/ready: 200 when a version the path names (the newest, without one) is AVAILABLE; 400 when the model is there but not ready; 404 when it is unknown. */
@@ -62,11 +54,9 @@ function modelMetadataResponse(c: Context, spec: ModelSpec, deps: V2Deps): Respo
   return json(c, 200, modelMetadata(spec.name, versions, ownValue(signatures, DEFAULT_SIGNATURE_KEY)));
 }
 
-/**
- * Registers /v2 and /v2/* on `app`. `noteError` tells the app's access log the message a
- * request was refused with.
- */
-export function mountOpenInferenceRoutes<E extends object>(app: Hono<E>, deps: V2Deps, noteError: (c: Context, message: string) => void): void {
+/** Registers /v2 and /v2/* on `app`. */
+export function mountOpenInferenceRoutes<E extends object>(app: Hono<E>, deps: V2Deps): void {
+  const infer = inferRoute(deps.prediction);
   const handler = async (c: Context): Promise<Response> => {
     // The path as sent: names are percent-decoded once, here, so an encoded "/" stays in a name.
     const path = new URL(c.req.url).pathname;
@@ -90,10 +80,10 @@ export function mountOpenInferenceRoutes<E extends object>(app: Hono<E>, deps: V
           return modelMetadataResponse(c, call.model, deps);
         case 'infer':
           spec = call.model;
-          return await handleInfer(c, call.model, deps);
+          return await serveInference(c, call.model, deps, infer);
       }
     } catch (e) {
-      return errorResponse(c, spec ? labelNotFound(spec, e) : e, noteError);
+      return errorResponse(c, spec ? labelNotFound(spec, e) : e, 'compact');
     }
   };
   app.all('/v2', handler as never);

@@ -1,0 +1,74 @@
+// A body-parser thread: parses large :predict bodies off the event loop (body_parser_protocol.ts
+// has the messages, body_parser_pool.ts the main thread's side). The parse is the same code
+// the main thread runs for a small body (predict_body.ts), so the answers, error texts and
+// byte offsets are the same.
+import { parentPort, workerData } from 'node:worker_threads';
+import { ServingError } from '../errors/status.js';
+import { takeTransferList } from '../tensor/request_owned.js';
+import { parsePredictBody, type PredictBody } from './predict_body.js';
+import {
+  CHARGE_GRANTED,
+  CHARGE_PENDING,
+  type FromParser,
+  type ParserFailure,
+  type ToParser,
+  type ParserThreadData,
+} from './body_parser_protocol.js';
+
+const port = parentPort!;
+const cell = new Int32Array((workerData as ParserThreadData).chargeCell);
+/** Parsed bodies waiting for their signature, by job. */
+const waiting = new Map<number, PredictBody>();
+
+const post = (m: FromParser, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
+
+/** A marker: the main thread refused a charge and keeps the error to answer with. */
+class ChargeRefused extends Error {}
+
+/** Charges `bytes` to `job`'s claim on the main thread, waiting for its answer. */
+function charger(job: number): (bytes: number) => void {
+  return (bytes) => {
+    if (!(bytes > 0)) return;
+    Atomics.store(cell, 0, CHARGE_PENDING);
+    post({ kind: 'charge', job, bytes });
+    Atomics.wait(cell, 0, CHARGE_PENDING);
+    if (Atomics.load(cell, 0) !== CHARGE_GRANTED) throw new ChargeRefused();
+  };
+}
+
+function failure(e: unknown): ParserFailure {
+  if (e instanceof ChargeRefused) return {};
+  if (e instanceof ServingError) return { status: { code: e.code, message: e.message, hints: e.hints } };
+  return { fault: e instanceof Error ? (e.stack ?? e.message) : String(e) };
+}
+
+async function handle(m: ToParser): Promise<void> {
+  if (m.kind === 'drop') {
+    waiting.delete(m.job);
+    return;
+  }
+  try {
+    if (m.kind === 'parse') {
+      const body = await parsePredictBody(m.body, m.limits, charger(m.job), false);
+      waiting.set(m.job, body);
+      post({ kind: 'parsed', job: m.job, signatureName: body.signatureName });
+      return;
+    }
+    const body = waiting.get(m.job);
+    waiting.delete(m.job);
+    if (!body) return;
+    const parsed = await body.tensors(m.signature);
+    post({ kind: 'tensors', job: m.job, format: parsed.format, inputs: parsed.inputs }, takeTransferList(Object.values(parsed.inputs)));
+  } catch (e) {
+    waiting.delete(m.job);
+    post({ kind: 'failed', job: m.job, failure: failure(e) });
+  }
+}
+
+// One step at a time, in the order they came: the parse's own pauses (it yields when it runs on
+// the event loop) do not let another body's work in between, so a body's tensors, asked for
+// once its version is resolved, wait only for the steps already queued.
+let queue = Promise.resolve();
+port.on('message', (m: ToParser) => {
+  queue = queue.then(() => handle(m));
+});

@@ -1,0 +1,135 @@
+// The one envelope around every HTTP inference call (:predict, :classify, :regress, /v2 infer),
+// as TF Serving's RestApiRequestDispatcher::ProcessRequest (model_servers/http_server.cc) and
+// tfgate's gRPC unary() wrapper put theirs: admit → claim memory → read the body (limit, gzip)
+// → parse → run under the deadline → format → record (metrics, Server-Timing) → release.
+// A route supplies only its own three steps (InferenceRoute); whatever fails is thrown to the
+// app's one error answer (error_response.ts) after it is counted here.
+import type { Context } from 'hono';
+import { Code, toStatusData } from '../errors/status.js';
+import { UNLIMITED_BUDGET, type MemoryBudget, type MemoryClaim } from '../services/memory_budget.js';
+import type { PredictionService } from '../services/prediction_service.js';
+import type { ModelSpec, Release, RunStats } from '../services/servable_version.js';
+import type { Metrics } from '../monitoring/metrics.js';
+import { readRequestBodyBytes } from './request_body.js';
+import { withTimeout } from './request_timeout.js';
+import type { BodyParserPool } from './body_parser_pool.js';
+
+/** What the envelope needs from the server: a subset of RestDeps and V2Deps. */
+export interface EnvelopeDeps {
+  prediction: PredictionService;
+  limits: { maxBodyBytes: number; jsonMaxDepth: number; jsonMaxElements: number };
+  /** --max_inflight_request_bytes, shared with gRPC; none: unbounded. */
+  budget?: MemoryBudget;
+  /** --rest_api_timeout_in_ms: a call still running then is answered DEADLINE_EXCEEDED. */
+  timeoutMs: number;
+  metrics: Metrics;
+  /** Where large :predict bodies are parsed, off the event loop; none: all are parsed on it (yielding). */
+  bodyParser?: BodyParserPool;
+}
+
+/** One call as a route's steps see it. */
+interface InferenceCall {
+  spec: ModelSpec;
+  /** The request's share of --max_inflight_request_bytes: charge what is built before building it. */
+  claim: MemoryClaim;
+  /** performance.now() ms by which the run must start (RunOptions.deadline); none: no timeout. */
+  deadline?: number;
+  limits: EnvelopeDeps['limits'];
+  /** A request header (lower-case name). */
+  header(name: string): string | undefined;
+  /**
+   * Call once the request's tensors are built: its place in the version's admission queue is
+   * given back (it waits in the queue proper now), and Server-Timing's parse ends here.
+   */
+  inputsBuilt(): void;
+}
+
+interface Answer {
+  body: string | Uint8Array;
+  headers: Record<string, string>;
+}
+
+/**
+ * A route's own steps. `parse` reads the body (no tensors yet, unless the route needs none of
+ * the signature); `run` calls the service — tensors are built inside it, against the
+ * version's signature, then `call.inputsBuilt()` — and is what the deadline bounds; `format`
+ * writes the answer.
+ */
+export interface InferenceRoute<Request, Result extends { stats: RunStats }> {
+  /** request_count / request_latency's API label. */
+  api: 'predict' | 'classify' | 'regress';
+  /** runtime_latency's API label. */
+  runtimeApi: 'Predict' | 'Classify' | 'Regress';
+  parse(body: Uint8Array, call: InferenceCall): Promise<Request>;
+  run(request: Request, call: InferenceCall): Promise<Result>;
+  format(result: Result, request: Request, call: InferenceCall): Promise<Answer> | Answer;
+}
+
+/**
+ * `Server-Timing: parse;dur=0.1, queue;dur=0.8, handoff;dur=0.05, run;dur=2.0, handback;dur=0.04,
+ * infer;dur=2.1, serialise;dur=0.02, batch;desc="7/8"`: where the request's time went. infer
+ * (the executors as the main thread sees them) holds handoff, run and handback; batch is rows /
+ * rows after padding.
+ */
+function serverTiming(s: RunStats): string {
+  const parts: string[] = [];
+  const dur = (name: string, ms: number | undefined) => ms !== undefined && parts.push(`${name};dur=${ms.toFixed(3)}`);
+  dur('parse', s.parseMs);
+  dur('queue', s.queueMs);
+  dur('handoff', s.handoffMs);
+  dur('run', s.computeMs);
+  dur('handback', s.handbackMs);
+  dur('infer', s.inferMs);
+  dur('serialise', s.serialiseMs);
+  if (s.batchSize !== undefined) parts.push(`batch;desc="${s.batchSize}/${s.paddedBatchSize ?? s.batchSize}"`);
+  return parts.join(', ');
+}
+
+/** Serves one inference call of `route` for `spec`; throws what failed (counted) for the app's error answer. */
+export async function serveInference<Request, Result extends { stats: RunStats }>(
+  c: Context,
+  spec: ModelSpec,
+  deps: EnvelopeDeps,
+  route: InferenceRoute<Request, Result>,
+): Promise<Response> {
+  const started = performance.now();
+  const record = deps.metrics.requestRecorder(spec.name, route.api, 'REST', started);
+  let release: Release | undefined;
+  let claim: MemoryClaim | undefined;
+  try {
+    // Under overload the excess is refused here, before its body is read and parsed: that
+    // work would otherwise take the CPU the executors need for the requests admitted.
+    release = deps.prediction.admit(spec);
+    // Body, parse and tensors are charged as they are taken, and given back once answered.
+    claim = (deps.budget ?? UNLIMITED_BUDGET).claim();
+    let parsedAt: number | undefined;
+    const admitted = release;
+    const call: InferenceCall = {
+      spec,
+      claim,
+      deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
+      limits: deps.limits,
+      header: (name) => c.req.header(name),
+      inputsBuilt: () => {
+        parsedAt ??= performance.now();
+        admitted();
+      },
+    };
+    const body = await readRequestBodyBytes(c, deps.limits.maxBodyBytes, claim);
+    const request = await route.parse(body, call);
+    const result = await withTimeout(route.run(request, call), deps.timeoutMs);
+    const answeredAt = performance.now();
+    const answer = await route.format(result, request, call);
+    result.stats.parseMs = (parsedAt ?? answeredAt) - started;
+    result.stats.serialiseMs = performance.now() - answeredAt;
+    deps.metrics.recordRuntimeLatency(spec.name, route.runtimeApi, result.stats.inferMs);
+    record('OK');
+    return c.body(answer.body as string, 200, { ...answer.headers, 'Server-Timing': serverTiming(result.stats) });
+  } catch (e) {
+    record(Code[toStatusData(e).code]);
+    throw e;
+  } finally {
+    release?.();
+    claim?.release();
+  }
+}

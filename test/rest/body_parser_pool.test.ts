@@ -1,0 +1,114 @@
+// Large :predict bodies parsed on a parser thread (body_parser_pool.ts) answer exactly as the
+// same bodies parsed on the event loop: the same tensors, error texts, byte offsets and
+// statuses, the memory budget charged from the thread and given back. In-process (Hono's
+// app.request) with a real thread; every body here goes to the thread (minBytes 0).
+import { describe, it, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRestApp, type RestDeps } from '../../src/rest/rest_app.js';
+import { BodyParserPool } from '../../src/rest/body_parser_pool.js';
+import { PredictionService } from '../../src/services/prediction_service.js';
+import { Metrics } from '../../src/monitoring/metrics.js';
+import { MemoryBudget, MemoryClaim } from '../../src/services/memory_budget.js';
+import type { HostTensor } from '../../src/tensor/host_tensor.js';
+import { halfPlusTwoSignatures, FakeVersions, type FakeModel } from '../helpers/fake_versions.js';
+
+const LIMITS = { maxBodyBytes: 1 << 20, jsonMaxDepth: 8, jsonMaxElements: 10_000 };
+const pool = new BodyParserPool(1, 0);
+after(() => pool.close());
+
+function app(bodyParser: BodyParserPool | undefined, overrides: Partial<RestDeps> & { models?: Record<string, FakeModel> } = {}) {
+  const { models = { hp2: {} }, ...rest } = overrides;
+  const deps: RestDeps = {
+    prediction: new PredictionService(new FakeVersions(models)),
+    modelStatus: () => ({}),
+    modelMetadata: () => ({}),
+    limits: LIMITS,
+    timeoutMs: 0,
+    enableCors: false,
+    metrics: new Metrics(),
+    bodyParser,
+    ...rest,
+  };
+  const a = createRestApp(deps);
+  return async (path: string, body: string) => {
+    const r = await a.request(path, { method: 'POST', body });
+    return { status: r.status, text: await r.text(), retryAfter: r.headers.get('retry-after') };
+  };
+}
+
+describe('a :predict body parsed on a parser thread answers as on the event loop', () => {
+  const BODIES: Array<[what: string, path: string, body: string]> = [
+    ['row format', '/v1/models/hp2:predict', '{"instances": [1.0, 2.0, 5.5]}'],
+    ['columnar format', '/v1/models/hp2:predict', '{"inputs": {"x": [[4.0], [6.0]]}}'],
+    ['a named signature', '/v1/models/hp2:predict', '{"signature_name": "serving_default", "instances": [[1.5]]}'],
+    ['not JSON (a byte offset)', '/v1/models/hp2:predict', '{"instances": [1.0, 2.0,, 3.0]}'],
+    ['empty', '/v1/models/hp2:predict', ''],
+    ['too deep', '/v1/models/hp2:predict', '{"instances": [[[[[[[[[[1.0]]]]]]]]]]}'],
+    ['a wrong type', '/v1/models/hp2:predict', '{"instances": ["a"]}'],
+    ['uneven rows', '/v1/models/hp2:predict', '{"instances": [[1.0], [1.0, 2.0]]}'],
+    ['signature_name not a string', '/v1/models/hp2:predict', '{"signature_name": 3, "instances": [1.0]}'],
+    ['an unknown signature (the parse is dropped)', '/v1/models/hp2:predict', '{"signature_name": "nope", "instances": [1.0]}'],
+    ['an unknown model (the parse is dropped)', '/v1/models/nope:predict', '{"instances": [1.0]}'],
+    ['neither instances nor inputs', '/v1/models/hp2:predict', '{"foo": 1}'],
+  ];
+  const here = app(undefined);
+  const threaded = app(pool);
+  for (const [what, path, body] of BODIES) {
+    it(what, async () => {
+      const expected = await here(path, body);
+      const got = await threaded(path, body);
+      assert.deepEqual(got, expected);
+    });
+  }
+
+  it('the memory budget: refused at the same point with the same text (503, Retry-After), every byte given back', async () => {
+    const body = `{"instances": [${'1.0, '.repeat(999)}1.0]}`;
+    for (const limit of [100, 10_000, 40_000, 60_000, 70_000, 80_000]) {
+      const budgetHere = new MemoryBudget(limit);
+      const budgetThread = new MemoryBudget(limit);
+      const expected = await app(undefined, { budget: budgetHere })('/v1/models/hp2:predict', body);
+      const got = await app(pool, { budget: budgetThread })('/v1/models/hp2:predict', body);
+      assert.deepEqual(got, expected, `budget ${limit}`);
+      assert.equal(budgetThread.inFlightBytes, 0);
+    }
+  });
+
+  it('the claim holds exactly what the same parse charges on the event loop, until the request is answered', async () => {
+    const seen: number[] = [];
+    const models = (budget: MemoryBudget): Record<string, FakeModel> => ({
+      hp2: {
+        run: async (_s, inputs) => {
+          seen.push(budget.inFlightBytes);
+          return { y: inputs.x };
+        },
+      },
+    });
+    const body = `{"instances": [${'[2.5], '.repeat(499)}[2.5]]}`;
+    for (const parser of [undefined, pool]) {
+      const budget = new MemoryBudget(1 << 30);
+      const r = await app(parser, { budget, models: models(budget) })('/v1/models/hp2:predict', body);
+      assert.equal(r.status, 200, r.text);
+      assert.equal(budget.inFlightBytes, 0);
+    }
+    assert.equal(seen[1], seen[0], 'charged the same');
+    assert.ok(seen[0] > body.length);
+  });
+
+  it('the body is moved to the thread (not copied) and the tensors come back as buffers of their own, marked to move on', async () => {
+    const body = new TextEncoder().encode('{"instances": [[1.0], [2.0]]}');
+    const claim = new MemoryClaim(new MemoryBudget(1 << 20));
+    const parsed = await pool.parsePredict(body, LIMITS, claim);
+    assert.equal(body.byteLength, 0, 'detached: moved');
+    const { inputs } = await parsed.tensors(halfPlusTwoSignatures().serving_default);
+    const x = inputs.x as HostTensor;
+    assert.deepEqual(
+      [x.shape, Array.from(x.values as Float32Array)],
+      [
+        [2, 1],
+        [1, 2],
+      ],
+    );
+    assert.ok(claim.bytes > 0);
+    claim.release();
+  });
+});
