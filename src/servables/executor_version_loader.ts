@@ -8,7 +8,7 @@ import { ExecutorHost } from '../executors/executor_host.js';
 import type { VersionLoader } from '../core/aspired_versions_manager.js';
 import type { VerificationReport } from './version_verifier.js';
 import { versionInventory } from '../savedmodel/version_files.js';
-import type { LoadReport, ModelDescription, RuntimeName } from '../executors/protocol.js';
+import type { LoadReport, RuntimeName } from '../executors/protocol.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { Release, RunOptions, ServableVersion } from '../services/servable_version.js';
 import { LoadProbes } from './load_probe.js';
@@ -27,8 +27,6 @@ export interface ExecutorLoaderOptions {
   warmupIterations?: number;
   /** An executor thread of this version died (it is replaced; its message's requests failed). */
   onThreadDeath?: (modelName: string, version: number, error: Error) => void;
-  /** A version's threads have loaded: which engine runs each signature, which are refused. */
-  onLoaded?: (modelName: string, version: number, description: ModelDescription) => void;
   /** With probes on: whether the probe also runs --verify_on_load's check on a version of this size (its report then travels with the loaded version). */
   verifyInProbe?: (bytesOnDisk: number) => boolean;
   /** How loading went (TensorFlow's load metrics, TF Serving's warmup metrics), loaded or not. */
@@ -122,7 +120,6 @@ export class ExecutorVersionLoader implements VersionLoader<ExecutorServableVers
       else if (pool) await pool.close().catch(() => {});
       throw e;
     }
-    this.options.onLoaded?.(modelName, version, pool.description);
     const onDeath = this.options.onThreadDeath;
     if (onDeath) pool.onThreadDeath = (e) => onDeath(modelName, version, e);
     return new ExecutorServableVersion(pool, bytes, probeReport);

@@ -6,7 +6,7 @@
 // the probe, not the server): its report is applied here instead of checking again.
 import type { VersionLoader } from '../core/aspired_versions_manager.js';
 import { Code, ServingError } from '../errors/status.js';
-import type { RuntimeName } from '../executors/protocol.js';
+import type { ModelDescription, RuntimeName } from '../executors/protocol.js';
 import type { ExecutorServableVersion } from './executor_version_loader.js';
 import { verifyVersion, type VerificationReport } from './version_verifier.js';
 
@@ -22,6 +22,8 @@ export interface VerifyingLoaderOptions {
   tags: string[];
   /** What the check found (or why it was skipped: `skipped` set). */
   onVerified?: (modelName: string, version: number, report: VerificationReport | { skipped: string }) => void;
+  /** The version as it will serve, after the check: which engine runs each signature, which are refused and why. */
+  onLoaded?: (modelName: string, version: number, description: ModelDescription) => void;
 }
 
 /** --verify_on_load for a version of `size` bytes on disk: check it (true), not (false), or why it is skipped. */
@@ -51,11 +53,17 @@ export class VerifyingVersionLoader implements VersionLoader<ExecutorServableVer
   /** `signal` abandons the check (the load's time bound, shutdown): the version's threads are stopped. */
   async load(modelName: string, version: number, versionDir: string, signal?: AbortSignal): Promise<ExecutorServableVersion> {
     const loaded = await this.inner.load(modelName, version, versionDir, signal);
+    await this.check(modelName, version, versionDir, loaded, signal);
+    this.options.onLoaded?.(modelName, version, loaded.description);
+    return loaded;
+  }
+
+  private async check(modelName: string, version: number, versionDir: string, loaded: ExecutorServableVersion, signal: AbortSignal | undefined): Promise<void> {
     const plan = verifyPlan(this.options.verify, loaded.bytesOnDisk);
-    if (plan === false) return loaded;
+    if (plan === false) return;
     if (typeof plan === 'string') {
       this.options.onVerified?.(modelName, version, { skipped: plan });
-      return loaded;
+      return;
     }
     try {
       const report = loaded.probeReport ?? (await abortable(verifyVersion(loaded.pool, this.options.runtime, versionDir, this.options.tags, signal), signal));
@@ -65,7 +73,6 @@ export class VerifyingVersionLoader implements VersionLoader<ExecutorServableVer
       else await this.inner.unload(loaded).catch(() => {});
       throw e;
     }
-    return loaded;
   }
 
   private apply(modelName: string, version: number, versionDir: string, loaded: ExecutorServableVersion, report: VerificationReport): void {
