@@ -60,7 +60,12 @@ export class ExecutorServableVersion implements ServableVersion {
     return this.pool.admit();
   }
 
-  async run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options: RunOptions = {}): Promise<Record<string, HostTensor>> {
+  async run(
+    signature: string,
+    inputs: Record<string, HostTensor>,
+    outputKeys: string[],
+    options: RunOptions = {},
+  ): Promise<Record<string, HostTensor>> {
     const t0 = performance.now();
     const outputs = await this.pool.run(signature, inputs, outputKeys, { timing: options.stats, deadline: options.deadline });
     if (options.stats) options.stats.inferMs = performance.now() - t0;
@@ -73,7 +78,13 @@ export class ExecutorVersionLoader implements VersionLoader<ExecutorServableVers
   private readonly probes?: LoadProbes;
 
   constructor(private readonly options: ExecutorLoaderOptions) {
-    if (options.probe) this.probes = new LoadProbes({ runtime: options.runtime, workerFile: options.workerFile, engine: options.engine, maxProcesses: options.maxProbeProcesses });
+    if (options.probe)
+      this.probes = new LoadProbes({
+        runtime: options.runtime,
+        workerFile: options.workerFile,
+        engine: options.engine,
+        maxProcesses: options.maxProbeProcesses,
+      });
   }
 
   /** Starts a probe process and the shared threads ahead of the first load: their start-up overlaps the server's. */
@@ -85,7 +96,12 @@ export class ExecutorVersionLoader implements VersionLoader<ExecutorServableVers
   /** The threads small versions share, started with the first of them. */
   private sharedHost(): ExecutorHost {
     if (!this.shared) {
-      this.shared = ExecutorHost.start({ threads: this.options.threadsPerVersion, runtime: this.options.runtime, engine: this.options.engine, workerFile: this.options.workerFile });
+      this.shared = ExecutorHost.start({
+        threads: this.options.threadsPerVersion,
+        runtime: this.options.runtime,
+        engine: this.options.engine,
+        workerFile: this.options.workerFile,
+      });
       this.shared.onThreadError = (e) => this.options.onThreadDeath?.('(shared executor threads)', 0, e);
     }
     return this.shared;
@@ -98,7 +114,12 @@ export class ExecutorVersionLoader implements VersionLoader<ExecutorServableVers
    */
   async load(modelName: string, version: number, versionDir: string, signal?: AbortSignal): Promise<ExecutorServableVersion> {
     const { bytes } = await versionInventory(versionDir);
-    const load = { versionDir, tags: this.options.tags, warmupIterations: this.options.warmupIterations ?? 0, memoryFloorMb: this.options.memoryFloorMb };
+    const load = {
+      versionDir,
+      tags: this.options.tags,
+      warmupIterations: this.options.warmupIterations ?? 0,
+      memoryFloorMb: this.options.memoryFloorMb,
+    };
     let pool: ExecutorPool | undefined;
     let probeReport: VerificationReport | undefined;
     try {

@@ -29,7 +29,8 @@ export interface VerifyingLoaderOptions {
 /** --verify_on_load for a version of `size` bytes on disk: check it (true), not (false), or why it is skipped. */
 export function verifyPlan(verify: VerifyOnLoad | undefined, size: number): boolean | string {
   if (!verify || verify.mode === 'false') return false;
-  if (verify.mode === 'auto' && size > verify.maxBytes) return `${(size / 2 ** 20).toFixed(1)} MB on disk, over --verify_on_load_max_mb=${verify.maxBytes / 2 ** 20}`;
+  if (verify.mode === 'auto' && size > verify.maxBytes)
+    return `${(size / 2 ** 20).toFixed(1)} MB on disk, over --verify_on_load_max_mb=${verify.maxBytes / 2 ** 20}`;
   return true;
 }
 
@@ -58,7 +59,13 @@ export class VerifyingVersionLoader implements VersionLoader<ExecutorServableVer
     return loaded;
   }
 
-  private async check(modelName: string, version: number, versionDir: string, loaded: ExecutorServableVersion, signal: AbortSignal | undefined): Promise<void> {
+  private async check(
+    modelName: string,
+    version: number,
+    versionDir: string,
+    loaded: ExecutorServableVersion,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const plan = verifyPlan(this.options.verify, loaded.bytesOnDisk);
     if (plan === false) return;
     if (typeof plan === 'string') {
@@ -66,7 +73,9 @@ export class VerifyingVersionLoader implements VersionLoader<ExecutorServableVer
       return;
     }
     try {
-      const report = loaded.probeReport ?? (await abortable(verifyVersion(loaded.pool, this.options.runtime, versionDir, this.options.tags, signal), signal));
+      const report =
+        loaded.probeReport ??
+        (await abortable(verifyVersion(loaded.pool, this.options.runtime, versionDir, this.options.tags, signal), signal));
       this.apply(modelName, version, versionDir, loaded, report);
     } catch (e) {
       if (signal?.aborted) loaded.pool.terminate();
@@ -83,7 +92,12 @@ export class VerifyingVersionLoader implements VersionLoader<ExecutorServableVer
     }
     this.options.onVerified?.(modelName, version, report);
     if (Object.keys(description.engines).length === 0) {
-      throw new ServingError(Code.FAILED_PRECONDITION, `${versionDir}: no signature can be served (${Object.entries(description.refusals).map(([k, r]) => `${k}: ${r}`).join('; ')})`);
+      throw new ServingError(
+        Code.FAILED_PRECONDITION,
+        `${versionDir}: no signature can be served (${Object.entries(description.refusals)
+          .map(([k, r]) => `${k}: ${r}`)
+          .join('; ')})`,
+      );
     }
   }
 

@@ -21,7 +21,7 @@ describe('ExecutorVersionLoader', () => {
     await writeHalfPlusTwoSavedModel(dir);
   });
 
-  it('a load describes each signature\'s engine; runs answer with their time in stats', async () => {
+  it("a load describes each signature's engine; runs answer with their time in stats", async () => {
     const loader = new ExecutorVersionLoader(BASE);
     const version = await loader.load('hp2', 1, dir);
     try {
@@ -37,10 +37,17 @@ describe('ExecutorVersionLoader', () => {
 
   it('a thread that dies is reported with the model and version it served', async () => {
     const deaths: Array<[string, number, string]> = [];
-    const loader = new ExecutorVersionLoader({ ...BASE, workerFile: FAULTY_EXECUTOR_WORKER, onThreadDeath: (m, v, e) => deaths.push([m, v, e.message]) });
+    const loader = new ExecutorVersionLoader({
+      ...BASE,
+      workerFile: FAULTY_EXECUTOR_WORKER,
+      onThreadDeath: (m, v, e) => deaths.push([m, v, e.message]),
+    });
     const version = await loader.load('hp2', 7, dir);
     try {
-      await assert.rejects(version.run('serving_default', x(POISON), []), (e: unknown) => e instanceof ServingError && e.code === Code.INTERNAL && /^executor thread failed: /.test(e.message));
+      await assert.rejects(
+        version.run('serving_default', x(POISON), []),
+        (e: unknown) => e instanceof ServingError && e.code === Code.INTERNAL && /^executor thread failed: /.test(e.message),
+      );
       assert.equal(deaths.length, 1);
       assert.deepEqual(deaths[0].slice(0, 2), ['hp2', 7]);
       assert.match(deaths[0][2], /^executor thread failed: /);
