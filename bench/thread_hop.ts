@@ -5,7 +5,10 @@
 //   sleeps     — the thread waits in its event loop (what tfgate's executors do);
 //   polls      — after answering it polls for `pollMs` (a shared counter, then the port);
 //   wake+polls — as polls, and the main thread first posts a wake-up, then works 0.3 ms (a
-//                request's parse) before the run: the thread wakes while the main thread works.
+//                request's parse) before the run: the thread wakes while the main thread works;
+//   parks      — after answering the thread blocks in Atomics.wait on a shared counter (no
+//                CPU used) and the main thread wakes it with Atomics.notify after each post:
+//                a futex wake-up instead of the event loop's.
 // Printed: median round trip and the main thread's 0.3 ms of work as it measured (a polling
 // thread must not slow the thread it waits for), each ÷ sleeps.
 //   npm run bench:hop [-- --rounds 5]
@@ -21,7 +24,18 @@ const GAPS_MS = [0.5, 2, 200];
 const THREAD = `
 const { parentPort, receiveMessageOnPort } = require('node:worker_threads');
 parentPort.once('message', ({ port, posted }) => {
-  let seen = 0, pollMs = 0;
+  let seen = 0, pollMs = 0, parked = false;
+  const park = () => {
+    for (;;) {
+      if (Atomics.load(posted, 0) === seen) {
+        Atomics.wait(posted, 0, seen, 1000);
+        continue;
+      }
+      seen = Atomics.load(posted, 0);
+      const got = receiveMessageOnPort(port);
+      if (got) return got.message;
+    }
+  };
   const poll = () => {
     const until = performance.now() + pollMs;
     do {
@@ -35,15 +49,16 @@ parentPort.once('message', ({ port, posted }) => {
   port.on('message', (m) => {
     for (;;) {
       if (m.mode !== undefined) pollMs = m.mode;
+      if (m.park !== undefined) parked = m.park;
       if (!m.wake) port.postMessage(0);
-      m = pollMs ? poll() : undefined;
+      m = parked ? park() : pollMs ? poll() : undefined;
       if (!m) return;
     }
   });
 });`;
 
-type Mode = 'sleeps' | 'polls' | 'wake+polls';
-const MODES: Mode[] = ['sleeps', 'polls', 'wake+polls'];
+type Mode = 'sleeps' | 'polls' | 'wake+polls' | 'parks';
+const MODES: Mode[] = ['sleeps', 'polls', 'wake+polls', 'parks'];
 
 class Line {
   private readonly posted = new Int32Array(new SharedArrayBuffer(4));
@@ -58,6 +73,7 @@ class Line {
   post(message: object): void {
     this.port.postMessage(message);
     Atomics.add(this.posted, 0, 1);
+    Atomics.notify(this.posted, 0);
   }
   answer(): Promise<unknown> {
     return new Promise((resolve) => this.port.once('message', resolve));
@@ -69,7 +85,11 @@ const busy = (ms: number) => {
   const until = performance.now() + ms;
   while (performance.now() < until);
 };
-const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+const median = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 
 /** One request's hand-off: [round trip from the run's post, the parse's own duration]. */
 async function once(line: Line, mode: Mode): Promise<[number, number]> {
@@ -93,7 +113,7 @@ async function main() {
     for (const gap of GAPS_MS) {
       for (const mode of MODES) {
         const answered = line.answer();
-        line.post({ mode: mode === 'sleeps' ? 0 : POLL_MS });
+        line.post({ mode: mode === 'sleeps' || mode === 'parks' ? 0 : POLL_MS, park: mode === 'parks' });
         await answered;
         const key = `${gap} ${mode}`;
         const r = results.get(key) ?? { trip: [], parse: [] };
@@ -115,7 +135,9 @@ async function main() {
       const r = results.get(`${gap} ${mode}`)!;
       const trip = median(r.trip);
       const parse = median(r.parse);
-      console.log(`${gap} ms | ${mode} | ${trip.toFixed(3)} | ${(trip / median(base.trip)).toFixed(2)} | ${parse.toFixed(3)} | ${(parse / median(base.parse)).toFixed(2)}`);
+      console.log(
+        `${gap} ms | ${mode} | ${trip.toFixed(3)} | ${(trip / median(base.trip)).toFixed(2)} | ${parse.toFixed(3)} | ${(parse / median(base.parse)).toFixed(2)}`,
+      );
     }
   }
   await line.worker.terminate();

@@ -50,15 +50,23 @@ export function startNodeProcess(args: string[], portPattern: RegExp): Promise<R
   });
 }
 
-/** A tfgate process serving `modelBase` as `modelName` on a free loopback port, REST only. */
-export async function startTfgate(modelName: string, modelBase: string, extraArgs: string[]): Promise<RunningServer> {
+/** A tfgate process serving `modelBase` as `modelName` on a free loopback port, REST only; `bin`: another build's. */
+export async function startTfgate(modelName: string, modelBase: string, extraArgs: string[], bin = TFGATE_BIN): Promise<RunningServer> {
   const port = await freePort();
-  const args = [TFGATE_BIN, `--model_name=${modelName}`, `--model_base_path=${modelBase}`, '--rest_api_host=127.0.0.1', `--rest_api_port=${port}`, '--port=0', ...extraArgs];
+  const args = [
+    bin,
+    `--model_name=${modelName}`,
+    `--model_base_path=${modelBase}`,
+    '--rest_api_host=127.0.0.1',
+    `--rest_api_port=${port}`,
+    '--port=0',
+    ...extraArgs,
+  ];
   return startNodeProcess(args, /Exporting HTTP\/REST API at:[\d.]+:(\d+)/);
 }
 
 /** Polls GET /v1/models/{name} until a version is AVAILABLE. */
-export async function waitModelAvailable(port: number, modelName: string, timeoutMs = 60_000): Promise<void> {
+export async function waitModelAvailable(port: number, modelName: string, timeoutMs = 300_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     const status = (await fetch(`http://127.0.0.1:${port}/v1/models/${modelName}`, { headers: { connection: 'close' } })
@@ -172,7 +180,12 @@ export function setTreeFrozen(pid: number, frozen: boolean): void {
  * `settle` runs first, unmeasured: a process just thawed fires its overdue timers and
  * collections, which must not land in the measurement.
  */
-export async function alone<T>(servers: { proc: { pid?: number } }[], only: { proc: { pid?: number } }, measure: () => Promise<T>, settle?: () => Promise<unknown>): Promise<T> {
+export async function alone<T>(
+  servers: { proc: { pid?: number } }[],
+  only: { proc: { pid?: number } },
+  measure: () => Promise<T>,
+  settle?: () => Promise<unknown>,
+): Promise<T> {
   const others = servers.filter((s) => s !== only);
   for (const s of others) setTreeFrozen(s.proc.pid!, true);
   try {

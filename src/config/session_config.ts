@@ -59,8 +59,8 @@ const GPU_POLLING = 'a tuning knob of TF\'s GPU event polling; no engine here ha
 
 /** Every ConfigProto field (dotted for GPUOptions'), and what tfgate does with it. */
 export const SESSION_CONFIG_FIELDS: Readonly<Record<string, SettingHandling>> = {
-  intra_op_parallelism_threads: honoured('threads per op: ONNX Runtime\'s intraOpNumThreads per session (each executor thread has its own); libtensorflow through TF_NUM_INTRAOP_THREADS; the embedded runtime runs an op on one thread, within any bound. 0: tfgate\'s default (1 on ONNX Runtime, one session per executor thread)'),
-  inter_op_parallelism_threads: honoured('ops run at once: ONNX Runtime\'s interOpNumThreads (parallel execution mode above 1); libtensorflow through TF_NUM_INTEROP_THREADS; the embedded runtime runs ops one at a time. 0: tfgate\'s default (1)'),
+  intra_op_parallelism_threads: honoured('threads per op: ONNX Runtime\'s intraOpNumThreads per session (each executor thread has its own); libtensorflow through TF_NUM_INTRAOP_THREADS; the embedded runtime runs an op on one thread, within any bound. 0: tfgate\'s default (on ONNX Runtime 1 per executor thread under load, every core for a lone request); set, it holds for every executor thread'),
+  inter_op_parallelism_threads: honoured('ops run at once: ONNX Runtime\'s interOpNumThreads (parallel execution mode above 1); libtensorflow through TF_NUM_INTEROP_THREADS; the embedded runtime runs ops one at a time. 0: tfgate\'s default (1); set, the intra-op default is 1 on every executor thread'),
   device_count: byRuntime('"GPU": 0 keeps the GPU out: refused with a GPU runtime (onnx-cuda, tfjs-node-gpu), honoured by the others; "GPU" ≥ 1: tfgate uses one GPU; "CPU": TF makes one CPU device whatever the count'),
   use_per_session_threads: harmless('each ONNX Runtime session already has its own threads'),
   session_inter_op_thread_pool: refused('tfgate\'s engines have no named inter-op thread pools to choose from per run'),

@@ -15,9 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { Code, ServingError, internal, toStatusData } from '../errors/status.js';
 import type { ControlTask, ExecutorReply, ExecutorThreadData, LoadReport, ModelDescription, RuntimeName, ThreadLinesOffer, VersionLoad } from './protocol.js';
-import type { EngineSettings } from '../config/session_config.js';
+import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../config/session_config.js';
 import { RunLine } from './run_line.js';
 import { ControlLine } from './control_line.js';
+import { chooseLine, wideThreadWidth } from './core_sizing.js';
 
 const here = fileURLToPath(import.meta.url);
 // Same extension as this module: .js when compiled, .ts under tsx in development.
@@ -27,8 +28,8 @@ const EXECUTOR_NICE_INCREMENT = 10;
 
 /**
  * Executors run at a lower OS priority only when they take every core: then the event loop
- * would otherwise wait behind them to answer I/O. With a core left to the event loop (the
- * default --num_executors) a lower priority only makes them lose the CPU to whatever else
+ * would otherwise wait behind them to answer I/O (the default --num_executors, one per core).
+ * With a core left to the event loop (fewer) a lower priority only makes them lose the CPU to whatever else
  * runs, and under overload that is the event loop itself refusing the excess: measured on
  * 2 cores, 200 req/s at 256 connections fell to ~0.7 of those at 16 with it, ~1.0 without.
  */
@@ -43,11 +44,30 @@ export interface ExecutorHostOptions {
   engine?: EngineSettings;
   /** The thread's entry module (default: executor_worker). Tests give one that wraps it to inject faults. */
   workerFile?: string;
+  /**
+   * Adds a wide thread for lone requests when the runtime and settings allow one
+   * (core_sizing.ts); serving hosts do, one-off ones (verification, load probes) do not.
+   */
+  wide?: boolean;
+}
+
+/** Requests run on executor threads of this process, by the width of the thread that ran them. */
+export const executorRuns = { wide: 0, narrow: 0 };
+
+/** Every host of the process that has not closed: the wide thread runs only while none of their threads runs. */
+const liveHosts = new Set<ExecutorHost>();
+
+function busyLines(): number {
+  let busy = 0;
+  for (const host of liveHosts) busy += host.busyLines();
+  return busy;
 }
 
 /** One executor thread as the host sees it. */
 export interface HostThread {
   readonly run: RunLine;
+  /** The wide thread (its sessions use every core), taken only by a lone request. */
+  readonly wide: boolean;
   readonly control: ControlLine;
   /** Ids of the versions loaded on it. */
   readonly loaded: Set<number>;
@@ -88,15 +108,37 @@ export class ExecutorHost {
   onThreadError?: (e: Error) => void;
 
   private constructor(
-    private readonly pool: Piscina,
+    private readonly pools: Piscina[],
+    /** Narrow threads (the wide one, if any, beside them). */
     readonly size: number,
+    /** Threads a version must be loaded on before it serves: the narrow ones and the wide one. */
+    private readonly expected: number,
   ) {}
 
   static start(options: ExecutorHostOptions): ExecutorHost {
-    const pool = new Piscina({
+    const width = options.wide ? wideThreadWidth(options.runtime, options.engine) : 0;
+    const narrow = ExecutorHost.threadPool(options, options.threads, options.engine);
+    // The wide thread: a pool of its own, so that piscina replaces it with a wide one.
+    const wide = width > 0 ? ExecutorHost.threadPool(options, 1, { ...DEFAULT_ENGINE_SETTINGS, ...options.engine, intraOpThreads: width }) : undefined;
+    const host = new ExecutorHost(wide ? [narrow, wide] : [narrow], options.threads, options.threads + (wide ? 1 : 0));
+    liveHosts.add(host);
+    for (const pool of host.pools) {
+      const isWide = pool === wide;
+      pool.on('message', (m: ThreadLinesOffer) => {
+        if (m?.kind === 'lines') host.addThread(m, isWide);
+      });
+      // piscina emits 'error' for a thread that fails with no task on it — every thread here,
+      // since work travels on the lines. Unheard, that event would throw and end the process.
+      pool.on('error', (e: Error) => host.threadFailed(e));
+    }
+    return host;
+  }
+
+  private static threadPool(options: ExecutorHostOptions, threads: number, engine: EngineSettings | undefined): Piscina {
+    return new Piscina({
       filename: options.workerFile ?? WORKER_FILE,
-      minThreads: options.threads,
-      maxThreads: options.threads,
+      minThreads: threads,
+      maxThreads: threads,
       idleTimeout: Number.MAX_SAFE_INTEGER,
       concurrentTasksPerWorker: 1,
       recordTiming: false,
@@ -105,16 +147,8 @@ export class ExecutorHost {
       atomics: 'disabled',
       // Via piscina's optional @napi-rs/nice; see executorNiceIncrement.
       niceIncrement: executorNiceIncrement(options.threads),
-      workerData: { runtime: options.runtime, ...(options.engine && { engine: options.engine }) } satisfies ExecutorThreadData,
+      workerData: { runtime: options.runtime, ...(engine && { engine }) } satisfies ExecutorThreadData,
     });
-    const host = new ExecutorHost(pool, options.threads);
-    pool.on('message', (m: ThreadLinesOffer) => {
-      if (m?.kind === 'lines') host.addThread(m);
-    });
-    // piscina emits 'error' for a thread that fails with no task on it — every thread here,
-    // since work travels on the lines. Unheard, that event would throw and end the process.
-    pool.on('error', (e: Error) => host.threadFailed(e));
-    return host;
   }
 
   /** Versions hosted (loaded or loading). */
@@ -122,7 +156,14 @@ export class ExecutorHost {
     return this.versions.size;
   }
 
-  private addThread(offer: ThreadLinesOffer): void {
+  /** This host's threads running a message now. */
+  busyLines(): number {
+    let busy = 0;
+    for (const t of this.threads) if (!t.closed && !t.run.idle) busy++;
+    return busy;
+  }
+
+  private addThread(offer: ThreadLinesOffer, wide: boolean): void {
     if (this.closing) {
       offer.run.close();
       offer.control.close();
@@ -130,6 +171,7 @@ export class ExecutorHost {
     }
     const t: HostThread = {
       run: new RunLine(offer.run, () => this.removeThread(t)),
+      wide,
       control: new ControlLine(offer.control),
       loaded: new Set(),
       failed: new Map(),
@@ -186,7 +228,7 @@ export class ExecutorHost {
       }
       t.loaded.add(id);
       v.description ??= reply.description;
-      if (!v.opened && this.threads.filter((x) => x.loaded.has(id)).length >= this.size) {
+      if (!v.opened && this.threads.filter((x) => x.loaded.has(id)).length >= this.expected) {
         v.opened = true;
         v.resolveOpen(v.description);
       }
@@ -254,9 +296,26 @@ export class ExecutorHost {
     );
   }
 
-  /** A free run line of a thread that has `id` loaded, if any. */
-  idleLine(id: number): RunLine | undefined {
-    return this.threads.find((t) => !t.closed && t.loaded.has(id) && t.run.idle)?.run;
+  /** Whether no executor thread of the process runs anything: a message sent now runs alone. */
+  processIdle(): boolean {
+    return busyLines() === 0;
+  }
+
+  /** The run line that should take the next message of `id`, if one is free (core_sizing's chooseLine). */
+  idleLine(id: number, wideAllowed = true): RunLine | undefined {
+    const live = this.threads.filter((t) => !t.closed);
+    const i = chooseLine(live.map((t) => ({ wide: t.wide, idle: t.run.idle, loaded: t.loaded.has(id) })), busyLines(), wideAllowed);
+    return i === undefined ? undefined : live[i].run;
+  }
+
+  /** Whether `line` is the wide thread's or a narrow one's. */
+  widthOf(line: RunLine): 'wide' | 'narrow' {
+    return this.threads.some((t) => t.wide && t.run === line) ? 'wide' : 'narrow';
+  }
+
+  /** Counts `requests` sent on `line` by its width (tfgate_executor_runs_total). */
+  countRuns(line: RunLine, requests: number): void {
+    executorRuns[this.widthOf(line)] += requests;
   }
 
   /** Why `id` cannot run anywhere: every thread left failed to load it again (else undefined). */
@@ -291,16 +350,18 @@ export class ExecutorHost {
   /** Ends the threads (after the versions' runs have ended). */
   async close(): Promise<void> {
     this.closing = true;
+    liveHosts.delete(this);
     for (const t of this.threads) {
       t.run.close();
       t.control.close();
     }
-    await this.pool.close();
+    await Promise.all(this.pools.map((p) => p.close()));
   }
 
   /** Ends the threads at once, whatever they run (a load abandoned at shutdown). */
   async destroy(): Promise<void> {
     this.closing = true;
-    await this.pool.destroy();
+    liveHosts.delete(this);
+    await Promise.all(this.pools.map((p) => p.destroy()));
   }
 }

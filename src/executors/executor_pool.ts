@@ -11,6 +11,8 @@ import { takeTransferList } from '../tensor/request_owned.js';
 import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
 import { AdmissionCount, type Release } from './admission.js';
 import { ExecutorHost, type ExecutorHostOptions, type HostTenant } from './executor_host.js';
+import { WidthChoice } from './core_sizing.js';
+import { unpackReplies } from './run_wire.js';
 
 export { executorNiceIncrement } from './executor_host.js';
 
@@ -33,11 +35,17 @@ export interface ExecutorPoolOptions extends VersionLoad {
   onLoadReport?: (report: LoadReport) => void;
   /** Thread counts and GPU options for the runtime's sessions (threads of the pool's own). */
   engine?: EngineSettings;
+  /** A wide thread for lone requests beside the pool's own threads, where allowed (ExecutorHostOptions.wide). */
+  wide?: boolean;
 }
 
 /** The queue of waiting requests is full: UNAVAILABLE (503), as batching's full queue. */
 function executorQueueFull(max: number): ServingError {
-  return new ServingError(Code.UNAVAILABLE, `The executor queue is full: ${max} requests wait for this model version's threads (--max_executor_queue)`, { retryAfterMs: 1000 });
+  return new ServingError(
+    Code.UNAVAILABLE,
+    `The executor queue is full: ${max} requests wait for this model version's threads (--max_executor_queue)`,
+    { retryAfterMs: 1000 },
+  );
 }
 
 /** Most requests one coalesced message carries. */
@@ -76,6 +84,8 @@ export class ExecutorPool implements HostTenant {
   /** Requests admitted (see admit) and not yet run: they will wait here too. */
   private readonly admitted = new AdmissionCount();
   private closed = false;
+  /** Whether this version's lone requests go to the wide thread (where the host has one). */
+  private readonly width = new WidthChoice();
   /** Told of each death (metrics, logs). */
   onThreadDeath?: (error: Error) => void;
 
@@ -94,8 +104,8 @@ export class ExecutorPool implements HostTenant {
   }
 
   static async open(options: ExecutorPoolOptions): Promise<ExecutorPool> {
-    const { threads, runtime, engine, host: shared, maxQueued = Number.POSITIVE_INFINITY, workerFile, signal, onLoadReport, ...load } = options;
-    const host = shared ?? ExecutorHost.start({ threads, runtime, engine, workerFile });
+    const { threads, runtime, engine, wide, host: shared, maxQueued = Number.POSITIVE_INFINITY, workerFile, signal, onLoadReport, ...load } = options;
+    const host = shared ?? ExecutorHost.start({ threads, runtime, engine, workerFile, wide });
     let opened: ExecutorPool | undefined;
     // A thread that fails with nothing on it counts as a death of the pool's own host's version.
     if (!shared) host.onThreadError = (e) => opened?.onThreadDeath?.(e);
@@ -149,7 +159,14 @@ export class ExecutorPool implements HostTenant {
     // refuse at once rather than queue without end.
     if (this.waiting.length >= this.maxQueued) return Promise.reject(executorQueueFull(this.maxQueued));
     return new Promise((resolve, reject) => {
-      this.waiting.push({ request: { signature, inputs, outputKeys }, timing: options.timing, enqueuedAt: performance.timeOrigin + performance.now(), deadline: options.deadline, resolve, reject });
+      this.waiting.push({
+        request: { signature, inputs, outputKeys },
+        timing: options.timing,
+        enqueuedAt: performance.timeOrigin + performance.now(),
+        deadline: options.deadline,
+        resolve,
+        reject,
+      });
       // Quiet (nothing in flight) and a thread free: send now. Waiting for the end of the turn
       // to gather company would add a loop turn to a lone request. Under load, requests gather
       // until the end of the turn: one message for many saves the main thread more than the turn costs.
@@ -172,7 +189,9 @@ export class ExecutorPool implements HostTenant {
     this.flushScheduled = false;
     for (;;) {
       if (!this.waiting.length) return this.holdWhileWaiting();
-      const line = this.host.idleLine(this.id);
+      // A message sent while nothing runs anywhere may take the wide thread, if it has proved the faster here.
+      const lone = this.host.processIdle();
+      const line = this.host.idleLine(this.id, !lone || this.width.tryWide());
       if (!line) {
         const why = this.host.unservable(this.id);
         if (why) for (const w of this.waiting.splice(0)) w.reject(why);
@@ -190,7 +209,9 @@ export class ExecutorPool implements HostTenant {
       const requests = group.map((w) => w.request);
       // Tensors their request alone holds move to the thread; the rest are copied.
       const transferList = takeTransferList(requests.flatMap((r) => Object.values(r.inputs)));
-      void this.deliver(group, line.send(this.id, requests, transferList)).finally(() => {
+      this.host.countRuns(line, requests.length);
+      const learn = lone ? (ms: number) => this.width.record(this.host.widthOf(line), ms) : undefined;
+      void this.deliver(group, line.send(this.id, requests, transferList), learn).finally(() => {
         if (--this.inFlight === 0) for (const w of this.drainedWaiters.splice(0)) w();
         if (this.waiting.length && !this.flushScheduled) this.flush();
         this.host.lineFreed();
@@ -210,7 +231,8 @@ export class ExecutorPool implements HostTenant {
     }
   }
 
-  private async deliver(group: Waiting[], sent: Promise<ExecutorReply>): Promise<void> {
+  /** `learn`: told each run's compute time (a lone message's, for WidthChoice). */
+  private async deliver(group: Waiting[], sent: Promise<ExecutorReply>, learn?: (computeMs: number) => void): Promise<void> {
     let reply: ExecutorReply;
     try {
       reply = await sent;
@@ -227,17 +249,18 @@ export class ExecutorPool implements HostTenant {
       return;
     }
     const receivedAt = performance.timeOrigin + performance.now();
+    const replies = unpackReplies(reply.replies);
     group.forEach((w, i) => {
-      const r = reply.replies[i] as RunReply;
+      const r = replies[i] as RunReply;
       if (r.ok) {
+        learn?.(r.computeMs);
         if (w.timing) {
           w.timing.computeMs = r.computeMs;
           w.timing.handoffMs = r.startedAt - w.enqueuedAt;
           w.timing.handbackMs = receivedAt - r.endedAt;
         }
         w.resolve(r.outputs);
-      }
-      else w.reject(ServingError.fromData(r.error));
+      } else w.reject(ServingError.fromData(r.error));
     });
   }
 

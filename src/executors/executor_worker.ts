@@ -13,8 +13,21 @@ import type { Servable } from '../runtimes/runtime.js';
 import { EmbeddedRuntime } from '../runtimes/embedded/embedded_runtime.js';
 import { verifySignatures, type VerificationReport } from '../runtimes/verify/verify_signatures.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { ControlAnswer, ControlRequest, ControlTask, ExecutorReply, ExecutorThreadData, LoadReport, RunLineRequest, RunReply, RunRequest, ThreadLinesOffer, VersionLoad } from './protocol.js';
+import type {
+  ControlAnswer,
+  ControlRequest,
+  ControlTask,
+  ExecutorReply,
+  ExecutorThreadData,
+  LoadReport,
+  RunLineRequest,
+  RunReply,
+  RunRequest,
+  ThreadLinesOffer,
+  VersionLoad,
+} from './protocol.js';
 import { routeEngineChatter } from '../runtimes/engine_chatter.js';
+import { packReplies, unpackRequests } from './run_wire.js';
 
 // The engines' own prints (TF.js banners, XNNPACK errors) join the server's JSON-lines log.
 routeEngineChatter();
@@ -84,7 +97,10 @@ async function loadVersion(id: number, load: VersionLoad, report: { load?: LoadR
               })
               .catch((e: unknown) => {
                 const status = toStatusData(e);
-                throw new ServingError(status.code, `Warmup failed: ${path.join(load.versionDir, WARMUP_FILE)} record ${i} (signature ${r.signature}): ${status.message}`);
+                throw new ServingError(
+                  status.code,
+                  `Warmup failed: ${path.join(load.versionDir, WARMUP_FILE)} record ${i} (signature ${r.signature}): ${status.message}`,
+                );
               });
           }
         }
@@ -109,7 +125,14 @@ async function runOne(servable: Servable, r: RunRequest): Promise<RunReply> {
     const t0 = performance.now();
     const outputs = await servable.run(r.signature, r.inputs, r.outputKeys);
     const t1 = performance.now();
-    return { ok: true, kind: 'run', outputs, computeMs: t1 - t0, startedAt: performance.timeOrigin + t0, endedAt: performance.timeOrigin + t1 };
+    return {
+      ok: true,
+      kind: 'run',
+      outputs,
+      computeMs: t1 - t0,
+      startedAt: performance.timeOrigin + t0,
+      endedAt: performance.timeOrigin + t1,
+    };
   } catch (e) {
     return { ok: false, error: toStatusData(e) };
   }
@@ -119,17 +142,30 @@ async function runOne(servable: Servable, r: RunRequest): Promise<RunReply> {
 async function verifyInThisThread(v: Hosted, signatures: string[]): Promise<VerificationReport> {
   const { servable, load } = v;
   const engines = Object.fromEntries(signatures.filter((k) => servable.engines[k]).map((k) => [k, servable.engines[k]]));
-  const primary = { run: (k: string, i: Record<string, HostTensor>) => servable.run(k, i), trace: (k: string, i: Record<string, HostTensor>) => (servable.trace ? servable.trace(k, i) : Promise.resolve([])) };
-  return verifySignatures(primary, { engines, signatures: servable.signatures }, load.versionDir, async () => {
-    const reference = await new EmbeddedRuntime('wasm').load(load.versionDir, { tags: load.tags, signatures, memoryFloorMb: load.memoryFloorMb });
-    return {
-      engines: reference.engines,
-      refusals: reference.refusals,
-      run: (k, i) => reference.run(k, i),
-      trace: (k, i) => (reference.trace ? reference.trace(k, i) : Promise.resolve([])),
-      close: async () => reference.dispose(),
-    };
-  }, (k, i) => servable.checkLoadRun?.(k, i));
+  const primary = {
+    run: (k: string, i: Record<string, HostTensor>) => servable.run(k, i),
+    trace: (k: string, i: Record<string, HostTensor>) => (servable.trace ? servable.trace(k, i) : Promise.resolve([])),
+  };
+  return verifySignatures(
+    primary,
+    { engines, signatures: servable.signatures },
+    load.versionDir,
+    async () => {
+      const reference = await new EmbeddedRuntime('wasm').load(load.versionDir, {
+        tags: load.tags,
+        signatures,
+        memoryFloorMb: load.memoryFloorMb,
+      });
+      return {
+        engines: reference.engines,
+        refusals: reference.refusals,
+        run: (k, i) => reference.run(k, i),
+        trace: (k, i) => (reference.trace ? reference.trace(k, i) : Promise.resolve([])),
+        close: async () => reference.dispose(),
+      };
+    },
+    (k, i) => servable.checkLoadRun?.(k, i),
+  );
 }
 
 async function control(task: ControlTask): Promise<ExecutorReply> {
@@ -139,7 +175,12 @@ async function control(task: ControlTask): Promise<ExecutorReply> {
     if (task.kind === 'load') {
       const { servable, warmupRecords } = await loadVersion(task.id, task.load, report);
       const { backend, engines, signatures, refusals, signatureDefs, runCosts } = servable;
-      return { ok: true, kind: 'describe', description: { backend, engines, signatures, refusals, signatureDefs, runCosts, warmupRecords }, load: report.load };
+      return {
+        ok: true,
+        kind: 'describe',
+        description: { backend, engines, signatures, refusals, signatureDefs, runCosts, warmupRecords },
+        load: report.load,
+      };
     }
     if (task.kind === 'unload') {
       const v = hosted.get(task.id);
@@ -150,7 +191,8 @@ async function control(task: ControlTask): Promise<ExecutorReply> {
     }
     const v = versionOf(task.id);
     if (task.kind === 'trace') {
-      if (!v.servable.trace) return { ok: false, error: { code: Code.UNIMPLEMENTED, message: `the ${v.servable.backend} runtime cannot trace a run` } };
+      if (!v.servable.trace)
+        return { ok: false, error: { code: Code.UNIMPLEMENTED, message: `the ${v.servable.backend} runtime cannot trace a run` } };
       return { ok: true, kind: 'trace', tensors: await v.servable.trace(task.signature, task.inputs) };
     }
     if (task.kind === 'checkLoadRun') {
@@ -163,14 +205,16 @@ async function control(task: ControlTask): Promise<ExecutorReply> {
   }
 }
 
-async function runMany(m: RunLineRequest): Promise<ExecutorReply> {
+/** Runs a message's requests one after another; the answer and the buffers it moves. */
+async function runMany(m: RunLineRequest): Promise<[ExecutorReply, ArrayBuffer[]]> {
   try {
     const { servable } = versionOf(m.id);
     const replies: RunReply[] = [];
-    for (const r of m.requests) replies.push(await runOne(servable, r));
-    return { ok: true, kind: 'runMany', replies };
+    for (const r of unpackRequests(m.runs)) replies.push(await runOne(servable, r));
+    const { packed, transfer } = packReplies(replies);
+    return [{ ok: true, kind: 'runMany', replies: packed }, transfer];
   } catch (e) {
-    return { ok: false, error: toStatusData(e) };
+    return [{ ok: false, error: toStatusData(e) }, []];
   }
 }
 
@@ -178,7 +222,7 @@ async function runMany(m: RunLineRequest): Promise<ExecutorReply> {
 function serveRunLine(port: MessagePort): void {
   let previous: Promise<unknown> = Promise.resolve();
   port.on('message', (m: RunLineRequest) => {
-    previous = previous.then(async () => port.postMessage(await runMany(m)));
+    previous = previous.then(async () => port.postMessage(...(await runMany(m))));
   });
 }
 

@@ -88,7 +88,9 @@ export interface ModelDescription {
  * a clock every thread shares (each thread's now() counts from its own origin) — so the main
  * thread can tell the hand-off and the hand-back apart from the run.
  */
-export type RunReply = { ok: true; kind: 'run'; outputs: Record<string, HostTensor>; computeMs: number; startedAt: number; endedAt: number } | { ok: false; error: StatusData };
+export type RunReply =
+  | { ok: true; kind: 'run'; outputs: Record<string, HostTensor>; computeMs: number; startedAt: number; endedAt: number }
+  | { ok: false; error: StatusData };
 
 /**
  * How loading the version went on a thread (TensorFlow's SavedModel load metrics, TF
@@ -107,7 +109,8 @@ export type ExecutorReply =
   | { ok: false; error: StatusData; load?: LoadReport }
   | { ok: true; kind: 'unloaded' }
   | RunReply
-  | { ok: true; kind: 'runMany'; replies: RunReply[] }
+  /** RunReplies, one per request of the message, packed (run_wire.ts). */
+  | { ok: true; kind: 'runMany'; replies: PackedTensors }
   | { ok: true; kind: 'trace'; tensors: Array<[string, HostTensor]> }
   | { ok: true; kind: 'verify'; report: VerificationReport }
   | { ok: true; kind: 'checkLoadRun' };
@@ -128,5 +131,20 @@ export interface ThreadLinesOffer {
 /** The requests of one event-loop turn for the version `id` (run one after another, unbatched). */
 export interface RunLineRequest {
   id: number;
-  requests: RunRequest[];
+  /** RunRequests, packed (run_wire.ts). */
+  runs: PackedTensors;
+}
+
+/** Tensors and strings of one run-line message, flat (run_wire.ts): read back in the order written. */
+export interface PackedTensors {
+  /** Numbers: counts, string indices, dims, byte offsets, times. */
+  layout: Float64Array;
+  /** Strings named in the layout by index: signature keys, tensor names, dtypes, output keys. */
+  strings: string[];
+  /** The numeric tensors' bytes, each starting on an 8-byte boundary. */
+  bytes: ArrayBuffer;
+  /** Tensors sent as they are (a layout entry names them by index). */
+  whole: HostTensor[];
+  /** Errors of failed replies. */
+  errors: StatusData[];
 }

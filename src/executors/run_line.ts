@@ -3,6 +3,7 @@
 // fails as a thread death; piscina starts a replacement, which offers a line of its own.
 import type { MessagePort } from 'node:worker_threads';
 import type { ExecutorReply, RunLineRequest, RunRequest } from './protocol.js';
+import { packRequests } from './run_wire.js';
 
 export class RunLine {
   private answer?: { resolve: (reply: ExecutorReply) => void; reject: (e: Error) => void };
@@ -33,7 +34,8 @@ export class RunLine {
     return new Promise((resolve, reject) => {
       this.answer = { resolve, reject };
       this.port.ref();
-      this.port.postMessage({ id, requests } satisfies RunLineRequest, transfer);
+      const { packed, transfer: moved } = packRequests(requests, transfer);
+      this.port.postMessage({ id, runs: packed } satisfies RunLineRequest, moved);
     });
   }
 

@@ -55,16 +55,32 @@ export class Metrics {
   requestRecorder(model: string, api: string, entrypoint: 'REST' | 'GRPC', started: number): (status: string) => void {
     return (status) => {
       const label = this.modelLabel(model);
-      this.requestCount.labels(label, status).inc();
+      this.series(this.requestCount, [label, status]).inc();
       // http_server.cc and prediction_service_impl.cc time successful requests only.
-      if (status === 'OK') this.requestLatency.labels(label, api, entrypoint).observe((performance.now() - started) * 1000);
+      if (status === 'OK') this.series(this.requestLatency, [label, api, entrypoint]).observe((performance.now() - started) * 1000);
     };
   }
 
   /** runtime_latency of one Predict / Classify / Regress run (predict_util.cc, classifier.cc, regressor.cc). */
   recordRuntimeLatency(model: string, api: 'Predict' | 'Classify' | 'Regress', inferMs: number | undefined): void {
-    if (inferMs !== undefined) this.runtimeLatency.labels(this.modelLabel(model), api, RUNTIME_LABEL).observe(inferMs * 1000);
+    if (inferMs !== undefined) this.series(this.runtimeLatency, [this.modelLabel(model), api, RUNTIME_LABEL]).observe(inferMs * 1000);
   }
+
+  /**
+   * The series of `metric` for `values`, kept once looked up: every request records three, and
+   * prom-client's labels() builds, checks and wraps a label object on each call. Bounded as
+   * the label values are (known model names, status names, APIs).
+   */
+  private series<S>(metric: { labels(...values: string[]): S }, values: string[]): S {
+    let byValues = this.seriesCache.get(metric);
+    if (!byValues) this.seriesCache.set(metric, (byValues = new Map()));
+    const key = values.join('\u0000');
+    let s = byValues.get(key) as S | undefined;
+    if (!s) byValues.set(key, (s = metric.labels(...values)));
+    return s;
+  }
+
+  private readonly seriesCache = new Map<object, Map<string, unknown>>();
 
   /** The examples of one MultiInference request (multi_inference.cc's RecordRequestExampleCount). */
   recordExampleCount(model: string, examples: number): void {
@@ -237,6 +253,26 @@ export class Metrics {
 
   readQueuedRowsFrom(source: () => Map<string, number>): void {
     this.queuedRows = source;
+  }
+
+  /** Where the counts of requests run on each width of executor thread are read at scrape time. */
+  private executorRuns: () => { wide: number; narrow: number } = () => ({ wide: 0, narrow: 0 });
+
+  readonly executorRunsByWidth = new Counter({
+    name: 'tfgate_executor_runs_total',
+    help: 'Requests run on executor threads, by width: wide (a lone request, on the thread whose sessions use every core) or narrow (one intra-op thread each, the threads that serve under load).',
+    labelNames: ['width'] as const,
+    registers: [this.registry],
+    collect: () => {
+      const runs = this.executorRuns();
+      this.executorRunsByWidth.reset();
+      this.executorRunsByWidth.labels('wide').inc(runs.wide);
+      this.executorRunsByWidth.labels('narrow').inc(runs.narrow);
+    },
+  });
+
+  readExecutorRunsFrom(source: () => { wide: number; narrow: number }): void {
+    this.executorRuns = source;
   }
 
   readonly executorThreadDeaths = new Counter({

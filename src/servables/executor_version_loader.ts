@@ -101,6 +101,7 @@ export class ExecutorVersionLoader implements VersionLoader<ExecutorServableVers
         runtime: this.options.runtime,
         engine: this.options.engine,
         workerFile: this.options.workerFile,
+        wide: true,
       });
       this.shared.onThreadError = (e) => this.options.onThreadDeath?.('(shared executor threads)', 0, e);
     }
@@ -129,6 +130,7 @@ export class ExecutorVersionLoader implements VersionLoader<ExecutorServableVers
         ...load,
         runtime: this.options.runtime,
         threads: this.options.threadsPerVersion,
+        wide: true,
         host: small ? this.sharedHost() : undefined,
         maxQueued: this.options.maxQueued,
         workerFile: this.options.workerFile,

@@ -14,6 +14,7 @@ import { BatchingVersionLoader, type MaybeBatchedVersion } from '../servables/ba
 import { verifyPlan, VerifyingVersionLoader } from '../servables/verifying_version_loader.js';
 import { TimeBoundedVersionLoader } from '../servables/load_time_bound.js';
 import { Metrics } from '../monitoring/metrics.js';
+import { executorRuns } from '../executors/executor_host.js';
 import { parseMonitoringConfigText } from '../config/monitoring_config.js';
 import { PredictionService } from '../services/prediction_service.js';
 import { ModelService } from '../services/model_service.js';
@@ -150,6 +151,7 @@ export class ModelServer {
       if (global) for (const name of this.configuredNames) if (!rows.has(name)) rows.set(name, 0);
       return rows;
     });
+    this.metrics.readExecutorRunsFrom(() => executorRuns);
     // Request metrics label only models that are configured (or were): any other name a
     // client sends counts under one label, so random names cannot grow the scrape forever.
     this.metrics.knowModelsFrom((name) => this.configuredNames.has(name) || this.manager.hasModel(name));

@@ -7,7 +7,7 @@ import { ExecutorPool, executorNiceIncrement, type ExecutorTiming } from '../../
 import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { Code, QUEUED_PAST_DEADLINE, ServingError } from '../../src/errors/status.js';
 import { tempDir } from '../helpers/temp.js';
-import { markRequestOwned } from '../../src/tensor/request_owned.js';
+import { MIN_MOVED_BYTES, markRequestOwned } from '../../src/tensor/request_owned.js';
 
 const x = (...v: number[]) => ({ x: { dtype: 'float32' as const, shape: [v.length, 1], values: Float32Array.from(v) } });
 
@@ -31,11 +31,22 @@ describe('executor pool', () => {
   });
 
   it('moves the buffers of request-owned inputs to the thread and copies the rest, which stay usable', async () => {
-    const owned = markRequestOwned(x(1, 2).x);
+    const ones = Array.from({ length: MIN_MOVED_BYTES / 4 }, () => 1);
+    const owned = markRequestOwned(x(...ones).x);
+    const small = markRequestOwned(x(1, 2).x); // owned, but cheaper copied than moved
     const shared = x(5).x; // as a signature default is: sent with every request that omits it
-    const answers = await Promise.all([pool.run('serving_default', { x: owned }), pool.run('serving_default', { x: shared }), pool.run('serving_default', { x: shared })]);
-    assert.deepEqual(answers.map((a) => Array.from(a.y.values as Float32Array)), [[2.5, 3], [4.5], [4.5]]);
+    const answers = await Promise.all([
+      pool.run('serving_default', { x: owned }),
+      pool.run('serving_default', { x: small }),
+      pool.run('serving_default', { x: shared }),
+      pool.run('serving_default', { x: shared }),
+    ]);
+    assert.deepEqual(
+      answers.map((a) => Array.from(a.y.values as Float32Array)),
+      [ones.map(() => 2.5), [2.5, 3], [4.5], [4.5]],
+    );
     assert.equal((owned.values as Float32Array).byteLength, 0, 'moved: detached on this side');
+    assert.deepEqual(Array.from(small.values as Float32Array), [1, 2]);
     assert.deepEqual(Array.from(shared.values as Float32Array), [5]);
     assert.deepEqual(Array.from((await pool.run('serving_default', { x: shared })).y.values as Float32Array), [4.5]);
   });
@@ -44,7 +55,10 @@ describe('executor pool', () => {
     const timing: { computeMs?: number } = {};
     const late = pool.run('serving_default', x(1), [], { timing, deadline: performance.now() - 1 });
     const onTime = pool.run('serving_default', x(5), []);
-    await assert.rejects(late, (e: unknown) => e instanceof ServingError && e.code === Code.DEADLINE_EXCEEDED && e.message === QUEUED_PAST_DEADLINE);
+    await assert.rejects(
+      late,
+      (e: unknown) => e instanceof ServingError && e.code === Code.DEADLINE_EXCEEDED && e.message === QUEUED_PAST_DEADLINE,
+    );
     assert.equal(timing.computeMs, undefined, 'it never ran');
     assert.deepEqual(Array.from((await onTime).y.values as Float32Array), [4.5]);
   });
@@ -59,8 +73,15 @@ describe('executor pool', () => {
       const first = small.run('serving_default', x(1));
       const second = small.run('serving_default', x(2));
       const third = small.run('serving_default', x(3));
-      await assert.rejects(small.run('serving_default', x(4)), (e: unknown) => e instanceof ServingError && e.code === Code.UNAVAILABLE && /--max_executor_queue/.test(e.message));
-      assert.deepEqual(await Promise.all([first, second, third].map(async (p) => Array.from((await p).y.values as Float32Array))), [[2.5], [3], [3.5]]);
+      await assert.rejects(
+        small.run('serving_default', x(4)),
+        (e: unknown) => e instanceof ServingError && e.code === Code.UNAVAILABLE && /--max_executor_queue/.test(e.message),
+      );
+      assert.deepEqual(await Promise.all([first, second, third].map(async (p) => Array.from((await p).y.values as Float32Array))), [
+        [2.5],
+        [3],
+        [3.5],
+      ]);
       // Once sent, the queue has room again.
       assert.deepEqual(Array.from((await small.run('serving_default', x(4))).y.values as Float32Array), [4]);
     } finally {
@@ -79,6 +100,7 @@ describe('executor thread priority', () => {
       [4, 8, 0],
       [9, 8, 10],
     ];
-    for (const [threads, cores, nice] of table) assert.equal(executorNiceIncrement(threads, cores), nice, `${threads} threads on ${cores} cores`);
+    for (const [threads, cores, nice] of table)
+      assert.equal(executorNiceIncrement(threads, cores), nice, `${threads} threads on ${cores} cores`);
   });
 });

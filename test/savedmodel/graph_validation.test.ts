@@ -68,6 +68,11 @@ describe("TF's graph checks at load", () => {
     await assert.rejects(prepare(huge), isError(Code.INVALID_ARGUMENT, /Value for attr 'N' of 1000000000 would make 'inputs' of AddN 1000000000 tensors, more than 1048576 a graph can hold; NodeDef: \{\{node y\}\}/));
   });
 
+  it("a node naming one of tfgate's internal ops (a table lookup the load-time rewrite never checked) is refused as an op TF does not register", async () => {
+    const m: RawSavedModel = { nodes: [placeholder('x'), floatOp('TfgateLookupTableFind', 'y', ['x'])], signatures: signature() };
+    await assert.rejects(prepare(m), isError(Code.NOT_FOUND, /Op type not registered 'TfgateLookupTableFind' in binary running on tfgate/));
+  });
+
   it('a 20 000-deep chain prepares (no recursion over the graph\'s depth)', async () => {
     const prepared = await prepare(deepChain(20_000));
     assert.equal(prepared.nodes.length, 20_001);

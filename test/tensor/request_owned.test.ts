@@ -2,7 +2,7 @@
 // allocated, each named once, and never a signature's defaults.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { markRequestOwned, takeTransferList } from '../../src/tensor/request_owned.js';
+import { MIN_MOVED_BYTES, markRequestOwned, takeTransferList } from '../../src/tensor/request_owned.js';
 import { parsePredictRequest } from '../../src/rest/json_tensor.js';
 import { parseJsonBody } from '../../src/rest/json_parse.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
@@ -12,9 +12,14 @@ const f32 = (values: Float32Array): HostTensor => ({ dtype: 'float32', shape: [v
 
 describe('request-owned tensors', () => {
   it('a marked tensor is listed once, then no longer (a buffer moves once)', () => {
-    const t = markRequestOwned(f32(Float32Array.of(1, 2, 3)));
+    const t = markRequestOwned(f32(new Float32Array(MIN_MOVED_BYTES / 4)));
     assert.deepEqual(takeTransferList([t, t]), [(t.values as Float32Array).buffer]);
     assert.deepEqual(takeTransferList([t]), []);
+  });
+
+  it('a buffer under MIN_MOVED_BYTES is copied, not moved (a move costs more)', () => {
+    const small = markRequestOwned(f32(new Float32Array(MIN_MOVED_BYTES / 4 - 1)));
+    assert.deepEqual(takeTransferList([small]), []);
   });
 
   it('unmarked tensors, views into a larger buffer, shared memory and strings are never listed', () => {
@@ -35,7 +40,11 @@ describe('request-owned tensors', () => {
       defaults: { k: defaultK },
       methodName: 'tensorflow/serving/predict',
     };
-    const { inputs } = parsePredictRequest(parseJsonBody('{"inputs": {"x": [1, 2]}}', { maxDepth: 100, maxElements: 1000 }), signature);
+    const x = Array.from({ length: MIN_MOVED_BYTES / 4 }, (_, i) => i);
+    const { inputs } = parsePredictRequest(
+      parseJsonBody(JSON.stringify({ inputs: { x } }), { maxDepth: 100, maxElements: 1000 }),
+      signature,
+    );
     assert.equal(inputs.k, defaultK);
     assert.deepEqual(takeTransferList(Object.values(inputs)), [(inputs.x.values as Float32Array).buffer]);
   });

@@ -7,8 +7,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MessageChannel, parentPort, type MessagePort, type TransferListItem } from 'node:worker_threads';
-import type { ControlAnswer, ControlRequest, ExecutorReply, RunLineRequest, RunRequest, ThreadLinesOffer } from '../../src/executors/protocol.js';
+import type {
+  ControlAnswer,
+  ControlRequest,
+  ExecutorReply,
+  RunLineRequest,
+  RunRequest,
+  ThreadLinesOffer,
+} from '../../src/executors/protocol.js';
 import { ABORT_ON_LOAD, HANG_ON_LOAD, POISON } from './executor_faults.js';
+import { unpackRequests } from '../../src/executors/run_wire.js';
 
 const poisoned = (r: RunRequest) => Object.values(r.inputs).some((t) => t.values instanceof Float32Array && t.values.includes(POISON));
 
@@ -18,7 +26,7 @@ const isLinesOffer = (m: unknown): m is ThreadLinesOffer => typeof m === 'object
 function watchedLine(real: MessagePort): MessagePort {
   const { port1, port2 } = new MessageChannel();
   port1.on('message', (m: RunLineRequest) => {
-    if (m.requests.some(poisoned)) process.exit(70);
+    if (unpackRequests(m.runs).some(poisoned)) process.exit(70);
     real.postMessage(m);
   });
   real.on('message', (reply: ExecutorReply) => port1.postMessage(reply));

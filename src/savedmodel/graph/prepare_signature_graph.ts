@@ -146,6 +146,25 @@ function guardOutputs(outputs: Record<string, string>, out: Map<string, NodeDef>
   }
 }
 
+/** The op names tfgate's own load-time rewrites give nodes (table lookups, forests, wordpiece). */
+const INTERNAL_OP_PREFIX = 'Tfgate';
+
+/**
+ * A model that names one of tfgate's internal ops itself would have it run on data the
+ * rewrite never checked (a lookup without its table, a forest without its model): no TF
+ * binary registers such an op, so it is refused as TF refuses an unknown op.
+ */
+function refuseInternalOps(mg: MetaGraphObject): void {
+  const nodes = [...(mg.graphDef?.node ?? []), ...(mg.graphDef?.library?.function ?? []).flatMap((f) => f.nodeDef ?? [])];
+  const internal = nodes.find((n) => n.op?.startsWith(INTERNAL_OP_PREFIX));
+  if (internal) {
+    throw new ServingError(
+      Code.NOT_FOUND,
+      `Op type not registered '${internal.op}' in binary running on tfgate. Make sure the Op and Kernel are registered in the binary running in this process.`,
+    );
+  }
+}
+
 export function prepareSignatureGraph(
   mg: MetaGraphObject,
   signatureKey: string,
@@ -157,6 +176,7 @@ export function prepareSignatureGraph(
   if (options.memoryBound) checkDefaultSizes(def, signatureKey, options.memoryBound);
   const signature = signatureSpec(signatureKey, def);
   const graphNodes = mg.graphDef?.node ?? [];
+  refuseInternalOps(mg);
   const byName = new Map(graphNodes.map((n) => [n.name, n]));
 
   for (const [kind, infos] of [['input', def.inputs], ['output', def.outputs]] as const) {
