@@ -1,6 +1,6 @@
 // The JSON of REST :predict, as TF Serving's util/json_tensor.h describes it and json_tensor.cc
 // implements it (FillPredictRequestFromJson / MakeJsonFromTensors), with its error texts
-// (core/messages.ts). This file reads requests; json_tensor_writer.ts writes responses.
+// (errors/messages.ts). This file reads requests; json_tensor_writer.ts writes responses.
 //
 // === Requests ===
 //

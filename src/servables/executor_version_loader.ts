@@ -8,7 +8,7 @@ import { ExecutorHost } from '../executors/executor_host.js';
 import type { VersionLoader } from '../core/aspired_versions_manager.js';
 import type { VerificationReport } from './version_verifier.js';
 import { versionInventory } from '../savedmodel/version_files.js';
-import type { LoadReport, ModelDescription, RuntimeName } from '../executors/protocol.js';
+import type { LoadReport, RuntimeName } from '../executors/protocol.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { Release, RunOptions, ServableVersion } from '../services/servable_version.js';
 import { LoadProbes } from './load_probe.js';
@@ -27,8 +27,6 @@ export interface ExecutorLoaderOptions {
   warmupIterations?: number;
   /** An executor thread of this version died (it is replaced; its message's requests failed). */
   onThreadDeath?: (modelName: string, version: number, error: Error) => void;
-  /** A version's threads have loaded: which engine runs each signature, which are refused. */
-  onLoaded?: (modelName: string, version: number, description: ModelDescription) => void;
   /** With probes on: whether the probe also runs --verify_on_load's check on a version of this size (its report then travels with the loaded version). */
   verifyInProbe?: (bytesOnDisk: number) => boolean;
   /** How loading went (TensorFlow's load metrics, TF Serving's warmup metrics), loaded or not. */
@@ -62,7 +60,12 @@ export class ExecutorServableVersion implements ServableVersion {
     return this.pool.admit();
   }
 
-  async run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options: RunOptions = {}): Promise<Record<string, HostTensor>> {
+  async run(
+    signature: string,
+    inputs: Record<string, HostTensor>,
+    outputKeys: string[],
+    options: RunOptions = {},
+  ): Promise<Record<string, HostTensor>> {
     const t0 = performance.now();
     const outputs = await this.pool.run(signature, inputs, outputKeys, { timing: options.stats, deadline: options.deadline });
     if (options.stats) options.stats.inferMs = performance.now() - t0;
@@ -75,7 +78,13 @@ export class ExecutorVersionLoader implements VersionLoader<ExecutorServableVers
   private readonly probes?: LoadProbes;
 
   constructor(private readonly options: ExecutorLoaderOptions) {
-    if (options.probe) this.probes = new LoadProbes({ runtime: options.runtime, workerFile: options.workerFile, engine: options.engine, maxProcesses: options.maxProbeProcesses });
+    if (options.probe)
+      this.probes = new LoadProbes({
+        runtime: options.runtime,
+        workerFile: options.workerFile,
+        engine: options.engine,
+        maxProcesses: options.maxProbeProcesses,
+      });
   }
 
   /** Starts a probe process and the shared threads ahead of the first load: their start-up overlaps the server's. */
@@ -87,7 +96,13 @@ export class ExecutorVersionLoader implements VersionLoader<ExecutorServableVers
   /** The threads small versions share, started with the first of them. */
   private sharedHost(): ExecutorHost {
     if (!this.shared) {
-      this.shared = ExecutorHost.start({ threads: this.options.threadsPerVersion, runtime: this.options.runtime, engine: this.options.engine, workerFile: this.options.workerFile, wide: true });
+      this.shared = ExecutorHost.start({
+        threads: this.options.threadsPerVersion,
+        runtime: this.options.runtime,
+        engine: this.options.engine,
+        workerFile: this.options.workerFile,
+        wide: true,
+      });
       this.shared.onThreadError = (e) => this.options.onThreadDeath?.('(shared executor threads)', 0, e);
     }
     return this.shared;
@@ -100,7 +115,12 @@ export class ExecutorVersionLoader implements VersionLoader<ExecutorServableVers
    */
   async load(modelName: string, version: number, versionDir: string, signal?: AbortSignal): Promise<ExecutorServableVersion> {
     const { bytes } = await versionInventory(versionDir);
-    const load = { versionDir, tags: this.options.tags, warmupIterations: this.options.warmupIterations ?? 0, memoryFloorMb: this.options.memoryFloorMb };
+    const load = {
+      versionDir,
+      tags: this.options.tags,
+      warmupIterations: this.options.warmupIterations ?? 0,
+      memoryFloorMb: this.options.memoryFloorMb,
+    };
     let pool: ExecutorPool | undefined;
     let probeReport: VerificationReport | undefined;
     try {
@@ -123,7 +143,6 @@ export class ExecutorVersionLoader implements VersionLoader<ExecutorServableVers
       else if (pool) await pool.close().catch(() => {});
       throw e;
     }
-    this.options.onLoaded?.(modelName, version, pool.description);
     const onDeath = this.options.onThreadDeath;
     if (onDeath) pool.onThreadDeath = (e) => onDeath(modelName, version, e);
     return new ExecutorServableVersion(pool, bytes, probeReport);

@@ -84,7 +84,12 @@ class ProbeProcess {
       const p = this.pending;
       this.pending = undefined;
       const tail = this.stderrTail.trim().split('\n').slice(-3).join(' | ');
-      p?.reject(new ServingError(Code.INTERNAL, `${p.dir}: loading it ended its probe process (${signal ?? `exit code ${code}`}${tail ? `: ${tail}` : ''}); it was not loaded into the serving executors`));
+      p?.reject(
+        new ServingError(
+          Code.INTERNAL,
+          `${p.dir}: loading it ended its probe process (${signal ?? `exit code ${code}`}${tail ? `: ${tail}` : ''}); it was not loaded into the serving executors`,
+        ),
+      );
       this.onEnd(this);
     });
     child.on('error', () => {});
@@ -93,7 +98,9 @@ class ProbeProcess {
 
   /** A probe under way keeps the server's process alive; an idle probe process does not. */
   private hold(on: boolean): void {
-    for (const handle of [this.child, this.child.channel, this.child.stderr] as Array<{ ref?: () => void; unref?: () => void } | null | undefined>) {
+    for (const handle of [this.child, this.child.channel, this.child.stderr] as Array<
+      { ref?: () => void; unref?: () => void } | null | undefined
+    >) {
       if (on) handle?.ref?.();
       else handle?.unref?.();
     }
@@ -138,10 +145,18 @@ export class LoadProbes {
   }
 
   private spawn(): ProbeProcess {
-    const settings: ProbeSettings = { runtime: this.options.runtime, workerFile: this.options.workerFile, ...(this.options.engine && { engine: this.options.engine }) };
+    const settings: ProbeSettings = {
+      runtime: this.options.runtime,
+      workerFile: this.options.workerFile,
+      ...(this.options.engine && { engine: this.options.engine }),
+    };
     // The server's own flags for V8 and loaders (tsx in development), not an inspector port.
     const execArgv = process.execArgv.filter((a) => !a.startsWith('--inspect'));
-    const child = fork(PROBE_ENTRY, [JSON.stringify(settings)], { execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    const child = fork(PROBE_ENTRY, [JSON.stringify(settings)], {
+      execArgv,
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
     const p = new ProbeProcess(child, (ended) => {
       this.all.delete(ended);
       const i = this.idle.indexOf(ended);

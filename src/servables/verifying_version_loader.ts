@@ -6,7 +6,7 @@
 // the probe, not the server): its report is applied here instead of checking again.
 import type { VersionLoader } from '../core/aspired_versions_manager.js';
 import { Code, ServingError } from '../errors/status.js';
-import type { RuntimeName } from '../executors/protocol.js';
+import type { ModelDescription, RuntimeName } from '../executors/protocol.js';
 import type { ExecutorServableVersion } from './executor_version_loader.js';
 import { verifyVersion, type VerificationReport } from './version_verifier.js';
 
@@ -22,12 +22,15 @@ export interface VerifyingLoaderOptions {
   tags: string[];
   /** What the check found (or why it was skipped: `skipped` set). */
   onVerified?: (modelName: string, version: number, report: VerificationReport | { skipped: string }) => void;
+  /** The version as it will serve, after the check: which engine runs each signature, which are refused and why. */
+  onLoaded?: (modelName: string, version: number, description: ModelDescription) => void;
 }
 
 /** --verify_on_load for a version of `size` bytes on disk: check it (true), not (false), or why it is skipped. */
 export function verifyPlan(verify: VerifyOnLoad | undefined, size: number): boolean | string {
   if (!verify || verify.mode === 'false') return false;
-  if (verify.mode === 'auto' && size > verify.maxBytes) return `${(size / 2 ** 20).toFixed(1)} MB on disk, over --verify_on_load_max_mb=${verify.maxBytes / 2 ** 20}`;
+  if (verify.mode === 'auto' && size > verify.maxBytes)
+    return `${(size / 2 ** 20).toFixed(1)} MB on disk, over --verify_on_load_max_mb=${verify.maxBytes / 2 ** 20}`;
   return true;
 }
 
@@ -51,21 +54,34 @@ export class VerifyingVersionLoader implements VersionLoader<ExecutorServableVer
   /** `signal` abandons the check (the load's time bound, shutdown): the version's threads are stopped. */
   async load(modelName: string, version: number, versionDir: string, signal?: AbortSignal): Promise<ExecutorServableVersion> {
     const loaded = await this.inner.load(modelName, version, versionDir, signal);
+    await this.check(modelName, version, versionDir, loaded, signal);
+    this.options.onLoaded?.(modelName, version, loaded.description);
+    return loaded;
+  }
+
+  private async check(
+    modelName: string,
+    version: number,
+    versionDir: string,
+    loaded: ExecutorServableVersion,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const plan = verifyPlan(this.options.verify, loaded.bytesOnDisk);
-    if (plan === false) return loaded;
+    if (plan === false) return;
     if (typeof plan === 'string') {
       this.options.onVerified?.(modelName, version, { skipped: plan });
-      return loaded;
+      return;
     }
     try {
-      const report = loaded.probeReport ?? (await abortable(verifyVersion(loaded.pool, this.options.runtime, versionDir, this.options.tags, signal), signal));
+      const report =
+        loaded.probeReport ??
+        (await abortable(verifyVersion(loaded.pool, this.options.runtime, versionDir, this.options.tags, signal), signal));
       this.apply(modelName, version, versionDir, loaded, report);
     } catch (e) {
       if (signal?.aborted) loaded.pool.terminate();
       else await this.inner.unload(loaded).catch(() => {});
       throw e;
     }
-    return loaded;
   }
 
   private apply(modelName: string, version: number, versionDir: string, loaded: ExecutorServableVersion, report: VerificationReport): void {
@@ -76,7 +92,12 @@ export class VerifyingVersionLoader implements VersionLoader<ExecutorServableVer
     }
     this.options.onVerified?.(modelName, version, report);
     if (Object.keys(description.engines).length === 0) {
-      throw new ServingError(Code.FAILED_PRECONDITION, `${versionDir}: no signature can be served (${Object.entries(description.refusals).map(([k, r]) => `${k}: ${r}`).join('; ')})`);
+      throw new ServingError(
+        Code.FAILED_PRECONDITION,
+        `${versionDir}: no signature can be served (${Object.entries(description.refusals)
+          .map(([k, r]) => `${k}: ${r}`)
+          .join('; ')})`,
+      );
     }
   }
 

@@ -28,16 +28,31 @@ export function referenceThread(versionDir: string, tags: string[], signal?: Abo
 /** Runtimes whose executor threads can also hold the WASM runtime as a reference. */
 const SHARES_THREAD_WITH_WASM: ReadonlySet<RuntimeName> = new Set(['onnx', 'onnx+embedded']);
 
-export async function verifyVersion(pool: ExecutorPool, runtime: RuntimeName, versionDir: string, tags: string[], signal?: AbortSignal): Promise<VerificationReport> {
+export async function verifyVersion(
+  pool: ExecutorPool,
+  runtime: RuntimeName,
+  versionDir: string,
+  tags: string[],
+  signal?: AbortSignal,
+): Promise<VerificationReport> {
   const description: ModelDescription = pool.description;
   const inThread = (engine: string) => SHARES_THREAD_WITH_WASM.has(runtime) && REFERENCE_ENGINE[engine] === 'wasm';
-  const split = (keep: (engine: string) => boolean) => Object.fromEntries(Object.entries(description.engines).filter(([, e]) => keep(e.engine)));
+  const split = (keep: (engine: string) => boolean) =>
+    Object.fromEntries(Object.entries(description.engines).filter(([, e]) => keep(e.engine)));
   const here = split(inThread);
   const elsewhere = split((e) => !inThread(e));
   const reports: VerificationReport[] = [];
   if (Object.keys(here).length) reports.push(await pool.verifyInThread(Object.keys(here)));
   if (Object.keys(elsewhere).length) {
-    reports.push(await verifySignatures(pool, { engines: elsewhere, signatures: description.signatures }, versionDir, referenceThread(versionDir, tags, signal), (s, inputs) => pool.checkLoadRun(s, inputs)));
+    reports.push(
+      await verifySignatures(
+        pool,
+        { engines: elsewhere, signatures: description.signatures },
+        versionDir,
+        referenceThread(versionDir, tags, signal),
+        (s, inputs) => pool.checkLoadRun(s, inputs),
+      ),
+    );
   }
   return {
     refused: Object.assign({}, ...reports.map((r) => r.refused)),

@@ -8,7 +8,7 @@ import type { ExecutorHealth } from './server_status.js';
 import type { Log } from './logger.js';
 import { Code, type StatusData } from '../errors/status.js';
 
-type ExecutorReports = Required<Pick<ExecutorLoaderOptions, 'onThreadDeath' | 'onLoaded' | 'onLoadReport'> & Pick<VerifyingLoaderOptions, 'onVerified'>>;
+type ExecutorReports = Required<Pick<ExecutorLoaderOptions, 'onThreadDeath' | 'onLoadReport'> & Pick<VerifyingLoaderOptions, 'onVerified' | 'onLoaded'>>;
 
 /** The manager's onEvent: load/unload counters, available-version gauge and log lines. */
 export function managerEventLog(metrics: Metrics, log: Log): (e: ManagerEvent) => void {

@@ -117,7 +117,7 @@ export class ModelServer {
     // The loaders, innermost first: executor threads (with the load probe), --verify_on_load's
     // check, the load's time bound around both, batching in front; storage fetches remote
     // versions ahead of them all (FetchingVersionLoader, below).
-    const { onVerified, ...reports } = executorReports(this.metrics, this.executorHealth, log);
+    const { onVerified, onLoaded, ...reports } = executorReports(this.metrics, this.executorHealth, log);
     const executors = new ExecutorVersionLoader({
       tags: [...options.savedModelTags],
       maxQueued: options.limits.maxExecutorQueue,
@@ -133,7 +133,7 @@ export class ModelServer {
       ...reports,
     });
     this.executors = executors;
-    const verifying = new VerifyingVersionLoader(executors, { verify: options.verifyOnLoad, runtime, tags: [...options.savedModelTags], onVerified });
+    const verifying = new VerifyingVersionLoader(executors, { verify: options.verifyOnLoad, runtime, tags: [...options.savedModelTags], onVerified, onLoaded });
     const bounded = new TimeBoundedVersionLoader(verifying, options.loadBounds.timeoutSeconds);
     const global = this.batchingParameters();
     this.batching = global;

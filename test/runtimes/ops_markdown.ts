@@ -34,7 +34,9 @@ const isRewriteNode = (op: string) => op.startsWith('Tfgate');
 
 function familyTable(families: Readonly<Record<string, Readonly<Record<string, unknown>>>>): string[] {
   const rows = Object.entries(families).map(([family, table]) => {
-    const ops = Object.keys(table).filter((op) => !isRewriteNode(op)).sort();
+    const ops = Object.keys(table)
+      .filter((op) => !isRewriteNode(op))
+      .sort();
     return `| ${family} | ${ops.map((op) => `\`${op}\``).join(', ')} |`;
   });
   return ['| family | ops |', '|---|---|', ...rows];

@@ -13,6 +13,10 @@ describe("README's op lists", () => {
     const start = readme.indexOf(BEGIN);
     const end = readme.indexOf(END);
     assert.ok(start >= 0 && end > start, 'README has the op lists');
-    assert.equal(readme.slice(start, end + END.length), opsMarkdown(), 'README is stale: node dist/test/runtimes/ops_markdown.js prints the block');
+    assert.equal(
+      readme.slice(start, end + END.length),
+      opsMarkdown(),
+      'README is stale: node dist/test/runtimes/ops_markdown.js prints the block',
+    );
   });
 });

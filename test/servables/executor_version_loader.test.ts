@@ -1,4 +1,4 @@
-// ExecutorVersionLoader on half_plus_two: what a load reports (the engine of each signature),
+// ExecutorVersionLoader on half_plus_two: what a load describes (the engine of each signature),
 // that runs come back with their time, and that a dying executor thread is reported with the
 // model and version it served. --verify_on_load's loader around it: verifying_version_loader.test.ts.
 import { describe, it, before } from 'node:test';
@@ -21,12 +21,11 @@ describe('ExecutorVersionLoader', () => {
     await writeHalfPlusTwoSavedModel(dir);
   });
 
-  it('a load reports each signature\'s engine; runs answer with their time in stats', async () => {
-    const loaded: Array<[string, number, string[]]> = [];
-    const loader = new ExecutorVersionLoader({ ...BASE, onLoaded: (m, v, d) => loaded.push([m, v, Object.keys(d.engines)]) });
+  it("a load describes each signature's engine; runs answer with their time in stats", async () => {
+    const loader = new ExecutorVersionLoader(BASE);
     const version = await loader.load('hp2', 1, dir);
     try {
-      assert.deepEqual(loaded, [['hp2', 1, Object.keys(version.description.signatures)]]);
+      assert.deepEqual(Object.keys(version.description.engines), Object.keys(version.description.signatures));
       const stats: RunStats = {};
       const out = await version.run('serving_default', x(1, 2), [], { stats });
       assert.deepEqual(Array.from(out.y.values as Float32Array), [2.5, 3]);
@@ -38,10 +37,17 @@ describe('ExecutorVersionLoader', () => {
 
   it('a thread that dies is reported with the model and version it served', async () => {
     const deaths: Array<[string, number, string]> = [];
-    const loader = new ExecutorVersionLoader({ ...BASE, workerFile: FAULTY_EXECUTOR_WORKER, onThreadDeath: (m, v, e) => deaths.push([m, v, e.message]) });
+    const loader = new ExecutorVersionLoader({
+      ...BASE,
+      workerFile: FAULTY_EXECUTOR_WORKER,
+      onThreadDeath: (m, v, e) => deaths.push([m, v, e.message]),
+    });
     const version = await loader.load('hp2', 7, dir);
     try {
-      await assert.rejects(version.run('serving_default', x(POISON), []), (e: unknown) => e instanceof ServingError && e.code === Code.INTERNAL && /^executor thread failed: /.test(e.message));
+      await assert.rejects(
+        version.run('serving_default', x(POISON), []),
+        (e: unknown) => e instanceof ServingError && e.code === Code.INTERNAL && /^executor thread failed: /.test(e.message),
+      );
       assert.equal(deaths.length, 1);
       assert.deepEqual(deaths[0].slice(0, 2), ['hp2', 7]);
       assert.match(deaths[0][2], /^executor thread failed: /);

@@ -39,7 +39,13 @@ describe('TimeBoundedVersionLoader', () => {
   it('a load past its bound is abandoned below (signal aborted) and fails with DEADLINE_EXCEEDED', async () => {
     const seen: unknown[] = [];
     const loader = new TimeBoundedVersionLoader(waitsForAbort(seen), 0.05);
-    await assert.rejects(loader.load('m', 1, versionDir()), isError(Code.DEADLINE_EXCEEDED, /loading took longer than its time bound of 0\.05 s \(--load_timeout_seconds=0\.05 plus 1 s per 4 MB on disk\); its executor threads were stopped/));
+    await assert.rejects(
+      loader.load('m', 1, versionDir()),
+      isError(
+        Code.DEADLINE_EXCEEDED,
+        /loading took longer than its time bound of 0\.05 s \(--load_timeout_seconds=0\.05 plus 1 s per 4 MB on disk\); its executor threads were stopped/,
+      ),
+    );
     assert.equal(seen.length, 1);
   });
 

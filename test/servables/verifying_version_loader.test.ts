@@ -17,8 +17,20 @@ import { writeStringSignaturesModel } from '../helpers/string_signatures.js';
 
 const BASE: ExecutorLoaderOptions = { tags: ['serve'], runtime: 'embedded', threadsPerVersion: 1 };
 
-function verifying(inner: VersionLoader<ExecutorServableVersion>, verify: VerifyOnLoad, reports: unknown[], runtime: ExecutorLoaderOptions['runtime'] = 'embedded') {
-  return new VerifyingVersionLoader(inner, { verify, runtime, tags: ['serve'], onVerified: (_m, _v, r) => reports.push(r) });
+/** Reports in the order they came: the check's (`verified`), then the version as it will serve (`serves`: its engines). */
+function verifying(
+  inner: VersionLoader<ExecutorServableVersion>,
+  verify: VerifyOnLoad,
+  reports: unknown[],
+  runtime: ExecutorLoaderOptions['runtime'] = 'embedded',
+) {
+  return new VerifyingVersionLoader(inner, {
+    verify,
+    runtime,
+    tags: ['serve'],
+    onVerified: (_m, _v, r) => reports.push(r),
+    onLoaded: (m, v, d) => reports.push({ serves: [m, v, Object.keys(d.engines).sort()] }),
+  });
 }
 
 describe('VerifyingVersionLoader', () => {
@@ -32,15 +44,16 @@ describe('VerifyingVersionLoader', () => {
     const reports: unknown[] = [];
     const loader = verifying(new ExecutorVersionLoader(BASE), { mode: 'auto', maxBytes: 0 }, reports);
     await loader.unload(await loader.load('hp2', 1, dir));
-    assert.equal(reports.length, 1);
+    assert.equal(reports.length, 2);
     assert.match((reports[0] as { skipped: string }).skipped, /^\d+\.\d MB on disk, over --verify_on_load_max_mb=0$/);
+    assert.deepEqual(reports[1], { serves: ['hp2', 1, ['serving_default']] });
   });
 
-  it('--verify_on_load=false: no check, nothing reported', async () => {
+  it('--verify_on_load=false: no check reported; the version as it serves is', async () => {
     const reports: unknown[] = [];
     const loader = verifying(new ExecutorVersionLoader(BASE), { mode: 'false', maxBytes: 0 }, reports);
     await loader.unload(await loader.load('hp2', 1, dir));
-    assert.deepEqual(reports, []);
+    assert.deepEqual(reports, [{ serves: ['hp2', 1, ['serving_default']] }]);
   });
 
   it("the load probe's report is applied as it is (no second check); a version it leaves with no signature fails to load, its threads closed", async () => {
@@ -49,7 +62,11 @@ describe('VerifyingVersionLoader', () => {
     const probed: VersionLoader<ExecutorServableVersion> = {
       load: async (...args) => {
         const v = await executors.load(...args);
-        return new ExecutorServableVersion(v.pool, v.bytesOnDisk, { refused: { serving_default: 'engines disagree (made up by the test)' }, verified: {}, unchecked: {} });
+        return new ExecutorServableVersion(v.pool, v.bytesOnDisk, {
+          refused: { serving_default: 'engines disagree (made up by the test)' },
+          verified: {},
+          unchecked: {},
+        });
       },
       unload: async (v) => {
         unloaded++;
@@ -58,8 +75,16 @@ describe('VerifyingVersionLoader', () => {
     };
     const reports: unknown[] = [];
     const loader = verifying(probed, { mode: 'true', maxBytes: 0 }, reports);
-    await assert.rejects(loader.load('hp2', 1, dir), (e: unknown) => e instanceof ServingError && e.code === Code.FAILED_PRECONDITION && /no signature can be served \(.*serving_default: refused by --verify_on_load: engines disagree \(made up by the test\)/.test(e.message));
-    assert.equal(reports.length, 1);
+    await assert.rejects(
+      loader.load('hp2', 1, dir),
+      (e: unknown) =>
+        e instanceof ServingError &&
+        e.code === Code.FAILED_PRECONDITION &&
+        /no signature can be served \(.*serving_default: refused by --verify_on_load: engines disagree \(made up by the test\)/.test(
+          e.message,
+        ),
+    );
+    assert.equal(reports.length, 1, 'the check is reported; a version that does not load is not reported as serving');
     assert.equal(unloaded, 1);
   });
 });
@@ -73,15 +98,26 @@ describe('VerifyingVersionLoader: --verify_on_load runs every signature on made-
     try {
       const d = version.description;
       assert.deepEqual(Object.keys(d.engines).sort(), ['labels', 'parsed']);
-      assert.match(d.refusals.reversed, /^refused by --verify_on_load: wasm cannot run it on made-up inputs: ReverseV2 \(node reverse_words\): Argument 'x' passed to 'reverse' must be numeric tensor, but got string tensor$/);
+      assert.match(
+        d.refusals.reversed,
+        /^refused by --verify_on_load: wasm cannot run it on made-up inputs: ReverseV2 \(node reverse_words\): Argument 'x' passed to 'reverse' must be numeric tensor, but got string tensor$/,
+      );
       // The string and tf.Example signatures were run on both engines, not skipped.
       assert.deepEqual((reports[0] as VerificationReport).verified, { labels: 'cpu', parsed: 'cpu' });
+      // Reported as serving after the check: the refused signature is not among its engines.
+      assert.deepEqual(reports[1], { serves: ['strings', 1, ['labels', 'parsed']] });
       const words = { dtype: 'string' as const, shape: [2], values: [Buffer.from('a'), Buffer.from('b')] };
       const flags = { dtype: 'bool' as const, shape: [2], values: Uint8Array.of(1, 0) };
       const out = await version.run('labels', { words, flags }, []);
-      assert.deepEqual((out.labels.values as Uint8Array[]).map((b) => Buffer.from(b).toString()), ['a', 'none']);
+      assert.deepEqual(
+        (out.labels.values as Uint8Array[]).map((b) => Buffer.from(b).toString()),
+        ['a', 'none'],
+      );
       // Run anyway (the prediction service answers with the refusal first): TF.js's failure is the engine's, not the request's.
-      await assert.rejects(version.run('reversed', { words }, []), (e: unknown) => e instanceof ServingError && e.code === Code.UNIMPLEMENTED);
+      await assert.rejects(
+        version.run('reversed', { words }, []),
+        (e: unknown) => e instanceof ServingError && e.code === Code.UNIMPLEMENTED,
+      );
     } finally {
       await loader.unload(version);
     }
