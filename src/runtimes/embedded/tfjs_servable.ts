@@ -38,9 +38,9 @@ export class TfjsServable implements Servable {
 
   constructor(
     readonly backend: string,
-    private readonly graphs: Map<string, SignatureGraph>,
+    private readonly graphs: ReadonlyMap<string, SignatureGraph>,
     /** Signatures that exist in the model but could not be prepared, with the reason. */
-    private readonly refused: Map<string, { spec: SignatureSpec; error: ServingError }>,
+    private readonly refused: ReadonlyMap<string, { spec: SignatureSpec; error: ServingError }>,
     readonly signatureDefs: Record<string, SignatureDefObject>,
     /** Releases what the version holds beside its graphs (its decision forests). */
     private readonly releaseResources: () => void = () => {},
