@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ExecutorPool } from '../src/executors/executor_pool.js';
-import { verifyVersion } from '../src/services/version_verifier.js';
+import { verifyVersion } from '../src/servables/version_verifier.js';
 import { versionInventory } from '../src/savedmodel/version_files.js';
 import { writeConvSavedModel, writeMlpSavedModel } from '../test_util/savedmodel/model_zoo.js';
 import { numberArg } from './load/args.js';

@@ -12,7 +12,7 @@ import type { RuntimeChoice } from '../../src/config/flags.js';
 import { REPO, alone, startNodeProcess, startTfgate, stopProcess, waitModelAvailable } from '../report/processes.js';
 import { roundOrder } from '../report/round_order.js';
 import { cpuPerRequestLine, runOverheadExperiment, type OverheadResult } from '../report/overhead_experiment.js';
-import type { Target } from '../report/results.js';
+import type { Target } from '../report/target.js';
 import { grpcCpuLine, measureGrpcCpu, type GrpcCpuResult } from './grpc_cpu.js';
 import { measureModel, type LatencyModel, type LatencyModelResult } from './latency_experiment.js';
 import { probeSequential, type ProbeResult } from './sequential_probe.js';

@@ -6,6 +6,7 @@ import type { EventLoopRow } from './event_loop_experiment.js';
 import type { OverheadResult } from './overhead_experiment.js';
 import type { Setup } from './setups.js';
 import type { LatencyResults } from '../latency/latency_bench.js';
+import type { Target } from './target.js';
 
 interface Machine {
   cores: number;
@@ -13,13 +14,6 @@ interface Machine {
   node: string;
   platform: string;
   totalMemoryGiB: number;
-}
-
-export interface Target {
-  name: string;
-  measured: string;
-  goal: string;
-  met: boolean;
 }
 
 export interface BenchResults {

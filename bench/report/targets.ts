@@ -1,5 +1,6 @@
 // The bench report's targets, judged on one run's figures.
-import type { BenchResults, Target } from './results.js';
+import type { BenchResults } from './results.js';
+import type { Target } from './target.js';
 
 export function evaluateTargets(r: BenchResults): Target[] {
   const targets: Target[] = [];

@@ -1,5 +1,6 @@
-// tfgate's adaptive batching: instead of a fixed batch_timeout_micros, a queue learns what a
-// batch costs and how fast requests arrive, and waits for more only when waiting pays.
+// `adaptive`: tfgate's adaptive batching. Instead of a fixed batch_timeout_micros, a queue
+// learns what a batch costs and how fast requests arrive, and waits for more only when
+// waiting pays.
 //
 // The cost of a batch of b rows is modelled as τ(b) = c + a·b (c: what every batch pays
 // whatever its size — dispatch, kernel launches, reading the weights; a: the cost per row),
@@ -14,17 +15,30 @@
 // idle executor is lost capacity. k counts the executors that can run at the same time: no
 // more than the cores beside the event loop's.
 //
-// Worked example: c = 6 ms, a = 0.5 ms, λ = 0.35 rows/ms, k = 2 (3 cores or more) →
-// λ/k = 0.175, b* ≈ 1.15: a lone request would wait (1.15 − 1)/0.35 ≈ 0.4 ms for a partner,
-// under half a timer's 1 ms, so it runs at once; at λ = 0.6 rows/ms (λ/k = 0.3, b* ≈ 2.1)
-// it waits up to 1.9 ms. One closed-loop user makes λ tiny, so b* < 1 and nothing ever
-// waits; at saturation the executors are never free and batches fill as with any pull-based
-// scheduler.
+// Worked example (test/batching/adaptive_batching.test.ts plays it): one executor, so k = 1;
+// the queue has learned c = 20 ms, a = 0.5 ms/row, and rows have been arriving at
+// λ = 0.5 per ms: b* = 0.5·20 / (1 − 0.5·0.5) ≈ 13.3 rows.
+//   t = 40       r0 arrives; the executor is free. 1 row < b*; the 12.3 rows missing would
+//                take ~25 ms, longer than c: wake at t = 40 + c = 60        open [r0]
+//   t = 42 … 58  r1 … r9 arrive, one every 2 ms; each time the answer is the same: t = 60
+//   t = 60       wake: the batch runs with 10 rows                          runs [r0 … r9]
+// A zero fixed timeout would have run r0 alone at t = 40 and paid c again for r1 … r9.
+// The same queue with one closed-loop user (a request, its answer, 40 ms of thought) sees λ
+// so small that b* < 1: every request runs the moment it arrives. With 2 executors on 3
+// cores or more, c = 6 ms, a = 0.5 ms: at λ = 0.35 rows/ms b* ≈ 1.15, so a lone request would
+// wait ~0.4 ms for a partner, under half a timer's 1 ms: it runs at once; at λ = 0.6 rows/ms
+// (b* ≈ 2.1) it waits up to 1.9 ms. At saturation the executors are never free and batches
+// fill as with any pull-based scheduler.
 //
 // With a latency target, batches are capped at the size whose run fits in half the target,
 // and a request whose predicted latency (the batches queued ahead of it, over all executors)
 // exceeds the target is refused at once, with a Retry-After, instead of queueing to fail;
-// one that would run in the first round is always admitted.
+// one that would run in the first round is always admitted. Example: target 20 ms, c = 6,
+// a = 0.5: batches of at most (20/2 − 6)/0.5 = 8 rows (10 ms each); with one executor busy,
+// one full batch handed ahead of it and 16 rows waiting, a new request would run in the third
+// batch from now, ~30 ms: refused, retry after 10 ms.
+import { Code, ServingError } from '../errors/status.js';
+import { RUN_NOW, type BatchPolicy, type Decision, type OpenBatch, type PolicyContext, type QueueView } from './batch_policy.js';
 
 export interface AdaptiveOptions {
   /** Per-request latency the queue aims for (ms); undefined: none. */
@@ -116,8 +130,6 @@ export class ArrivalRate {
   }
 }
 
-export type Decision = { run: true } | { run: false; wakeAt: number };
-
 /**
  * The shortest wait worth deciding. A Node timer cannot fire sooner than 1 ms, and fires late:
  * a wanted wait is rounded to what a timer gives, under half of it the batch runs at once.
@@ -144,22 +156,44 @@ export function parallelExecutors(executors: number, cores: number): number {
   return Math.max(1, Math.min(executors, cores - 1));
 }
 
-/** Where a policy reads its executors: the shared scheduler, whose num_batch_threads a batching.cfg edit changes. */
-export interface ExecutorHost {
-  readonly numBatchThreads: number;
-  /** CPUs this process may run on. */
-  readonly cores: number;
+function latencyTargetMessage(predictedMs: number, targetMs: number): string {
+  return `The request would miss the model's latency target: about ${Math.round(predictedMs)} ms predicted for the work queued ahead of it, target ${targetMs} ms; retry later`;
 }
 
-export class AdaptiveBatchPolicy {
+/**
+ * Where the policy reads its target and executors, at each decision, never copied: an edit of
+ * the target or of num_batch_threads applies at once, and what was learned stays.
+ */
+type AdaptiveHost = Pick<PolicyContext, 'numBatchThreads' | 'cores'> & { readonly options: AdaptiveOptions };
+
+export class AdaptiveBatchPolicy implements BatchPolicy {
   readonly cost = new BatchCostModel();
   readonly arrivals = new ArrivalRate();
 
-  constructor(
-    private readonly options: AdaptiveOptions,
-    /** Read at each decision, never copied: an edit of num_batch_threads applies at once, and what was learned stays. */
-    private readonly host: ExecutorHost,
-  ) {}
+  constructor(private readonly host: AdaptiveHost) {}
+
+  private get options(): AdaptiveOptions {
+    return this.host.options;
+  }
+
+  admit(rows: number, queue: QueueView): ServingError | undefined {
+    const miss =
+      this.options.latencyTargetMs === undefined ? undefined : this.predictedMiss(rows, queue.queuedRows, queue.executionBatchSize);
+    if (miss)
+      return new ServingError(Code.UNAVAILABLE, latencyTargetMessage(miss.predictedMs, miss.targetMs), {
+        retryAfterMs: miss.predictedMs - miss.targetMs,
+      });
+    this.recordArrival(queue.now, rows);
+    return undefined;
+  }
+
+  whenToRun(open: OpenBatch, queue: QueueView): Decision {
+    return this.decide(queue.now, open.size, open.openedAt, queue.executionBatchSize);
+  }
+
+  batchDone(rows: number, ms: number): void {
+    this.recordBatch(rows, ms);
+  }
 
   recordArrival(now: number, rows: number): void {
     this.arrivals.record(now, rows);
@@ -190,17 +224,17 @@ export class AdaptiveBatchPolicy {
 
   /** A free executor asks: run the open batch of `rows` (opened at `openedAt`) now, or wait? */
   decide(now: number, rows: number, openedAt: number, cap: number): Decision {
-    if (rows >= cap) return { run: true };
+    if (rows >= cap) return RUN_NOW;
     const want = this.targetRows(now, cap);
     // Saturated (arrivals outpace even full batches): an idle executor is lost capacity, and
     // in a closed loop the rows it would wait for are the replies it is holding back.
-    if (rows >= want || want === Infinity) return { run: true };
+    if (rows >= want || want === Infinity) return RUN_NOW;
     const { c } = this.cost.coefficients();
     const rate = this.arrivals.rowsPerMs(now);
     let wakeAt = Math.min(openedAt + c, now + (want - rows) / rate);
     const target = this.options.latencyTargetMs;
     if (target !== undefined) wakeAt = Math.min(wakeAt, openedAt + target - this.cost.predict(Math.ceil(want)));
-    return wakeAt - now < MIN_WAIT_MS ? { run: true } : { run: false, wakeAt };
+    return wakeAt - now < MIN_WAIT_MS ? RUN_NOW : { run: false, wakeAt };
   }
 
   /**

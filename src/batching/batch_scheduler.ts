@@ -1,31 +1,21 @@
 // TF Serving's shared batch scheduler, by its documented semantics (batch_scheduler.h,
 // shared_batch_scheduler.h): `numBatchThreads` executors are shared by every queue (one queue
-// per model/version/signature); each queue has one open batch whose timer starts with its
-// first task; a batch may run when it is full, timed out, or closed (a task that did not fit
-// closed it); executors pull the next runnable batch round-robin over the queues, so batches
-// keep growing while every executor is busy, and a zero timeout runs whatever has gathered.
-// The scheduler knows sizes and tasks, not models: `processBatch` is injected.
-// A queue with `adaptive` options replaces the fixed timeout with tfgate's adaptive policy
-// (adaptive_batch_policy.ts); without them every decision is TF Serving's.
+// per model/version/signature); each queue has one open batch; a batch may run when it is
+// full, closed (a task that did not fit closed it), or when its policy says so; executors
+// pull the next runnable batch round-robin over the queues, so batches keep growing while
+// every executor is busy. The scheduler knows sizes and tasks, not models: `processBatch` is
+// injected. What those rules leave open — when a partial batch runs, how large a batch may
+// grow, a refusal of its own — each queue asks its batching policy (batch_policy.ts), the
+// one its options' `mode` names in the scheduler's policy table (batch_policies.ts): TF
+// Serving's batch_timeout_micros (fixed_timeout_policy.ts) unless told otherwise.
 import { Code, ServingError, invalidArgument } from '../errors/status.js';
 import { cpuCount } from '../config/batching_parameters.js';
-import { AdaptiveBatchPolicy, type AdaptiveOptions } from './adaptive_batch_policy.js';
+import type { BatchPolicy, PolicyContext } from './batch_policy.js';
+import type { QueueOptions } from './queue_options.js';
+import { BATCH_POLICIES, type PolicyTable } from './batch_policies.js';
 import { systemClock, type Clock } from './clock.js';
 
-export interface QueueOptions {
-  maxBatchSize: number;
-  batchTimeoutMicros: number;
-  maxEnqueuedBatches: number;
-  /** Sizes a batch is padded up to (ascending; the last equals the largest batch). Empty: no padding. */
-  allowedBatchSizes: readonly number[];
-  enableLargeBatchSplitting: boolean;
-  /** Largest batch run at once when splitting is enabled (defaults to maxBatchSize). */
-  maxExecutionBatchSize?: number;
-  /** pad_variable_length_inputs: requests whose inputs differ beyond dimension 0 may share a batch, zero-padded to the largest. */
-  padVariableLengthInputs?: boolean;
-  /** tfgate's adaptive batching: batchTimeoutMicros is then ignored. */
-  adaptive?: AdaptiveOptions;
-}
+export type { QueueOptions } from './queue_options.js';
 
 /** One task, or a contiguous slice of it when splitting spread it over batches. */
 export interface TaskPiece<T> {
@@ -45,8 +35,8 @@ export interface Batch<T> {
   paddedSize: number;
   /** When the first task entered (clock ms). */
   openedAt: number;
-  /** Set by the batch's timer: it has waited batch_timeout_micros. */
-  timedOut?: boolean;
+  /** Set by the queue's wake-up timer: the wait its policy asked for is over. */
+  waitOver?: boolean;
   /** What running it cost the executor (ms), when processBatch learns it. */
   costMs?: number;
 }
@@ -61,20 +51,17 @@ function oversizeMessage(size: number, max: number): string {
   return `Task size ${size} is larger than maximum input batch size ${max}`;
 }
 
-function latencyTargetMessage(predictedMs: number, targetMs: number): string {
-  return `The request would miss the model's latency target: about ${Math.round(predictedMs)} ms predicted for the work queued ahead of it, target ${targetMs} ms; retry later`;
-}
-
 export class BatchQueue<T> {
   /** Closed batches waiting for an executor, oldest first. */
   private readonly closed: Batch<T>[] = [];
   private open: Batch<T> | undefined;
-  private timer: unknown;
   private stopped = false;
-  /** Adaptive mode: the policy, and the timer that wakes the scheduler when a wait ends. */
-  private adaptivePolicy: AdaptiveBatchPolicy | undefined;
-  private wakeTimer: unknown;
   private current: QueueOptions;
+  private currentPolicy: BatchPolicy;
+  /** The one timer of the queue: it wakes the open batch when the wait its policy asked for ends. */
+  private wake: { timer: unknown; batch: Batch<T>; at: number } | undefined;
+  /** What the policy reads: these options and the scheduler's executors, as they are at each call. */
+  private readonly context: PolicyContext;
 
   constructor(
     readonly name: string,
@@ -82,37 +69,56 @@ export class BatchQueue<T> {
     private readonly scheduler: SharedBatchScheduler<T>,
   ) {
     this.current = options;
-    if (options.adaptive) this.adaptivePolicy = new AdaptiveBatchPolicy(options.adaptive, scheduler);
+    const queue = this;
+    this.context = {
+      get options() {
+        return queue.current;
+      },
+      get numBatchThreads() {
+        return scheduler.numBatchThreads;
+      },
+      cores: scheduler.cores,
+    };
+    this.currentPolicy = scheduler.createPolicy(options.mode, this.context);
   }
 
   get options(): QueueOptions {
     return this.current;
   }
 
-  get policy(): AdaptiveBatchPolicy | undefined {
-    return this.adaptivePolicy;
+  get policy(): BatchPolicy {
+    return this.currentPolicy;
   }
 
   /**
    * New parameters (a batching.cfg edit) for the batches formed from now on. Nothing queued
    * is dropped: closed batches run as they are, and an open batch the new size cannot hold
-   * is closed as it stands. An adaptive policy keeps what it learned unless its options change.
+   * is closed as it stands. The policy reads the new options at its next decision, and keeps
+   * what it learned unless the mode changes.
    */
   reconfigure(options: QueueOptions): void {
-    const adaptiveChanged = JSON.stringify(options.adaptive) !== JSON.stringify(this.current.adaptive);
+    const modeChanged = (options.mode ?? 'fixed') !== (this.current.mode ?? 'fixed');
+    const policy = modeChanged ? this.scheduler.createPolicy(options.mode, this.context) : this.currentPolicy;
     this.current = options;
-    if (adaptiveChanged) {
-      this.scheduler.clock.clearTimer(this.wakeTimer);
-      this.adaptivePolicy = options.adaptive ? new AdaptiveBatchPolicy(options.adaptive, this.scheduler) : undefined;
+    if (modeChanged) {
+      this.disarm();
+      this.currentPolicy = policy;
     }
     if (this.open && this.open.size >= this.executionBatchSize) this.closeOpen();
     this.scheduler.pump();
   }
 
-  /** Largest batch this queue runs at once (adaptive with a latency target: maybe fewer rows). */
+  /** Largest batch this queue runs at once (its policy may cap it lower). */
   get executionBatchSize(): number {
-    const max = this.options.enableLargeBatchSplitting ? this.options.maxExecutionBatchSize ?? this.options.maxBatchSize : this.options.maxBatchSize;
-    return this.policy ? this.policy.batchCap(max) : max;
+    const max = this.options.enableLargeBatchSplitting
+      ? (this.options.maxExecutionBatchSize ?? this.options.maxBatchSize)
+      : this.options.maxBatchSize;
+    return this.policy.batchCap(max);
+  }
+
+  /** The scheduler's clock (ms). */
+  get now(): number {
+    return this.scheduler.clock.now();
   }
 
   /** Rows waiting: closed batches and the open one. */
@@ -154,13 +160,8 @@ export class BatchQueue<T> {
     if (newBatches > 0 && this.closed.length + (this.open ? 1 : 0) + newBatches > this.options.maxEnqueuedBatches) {
       throw new ServingError(Code.UNAVAILABLE, queueFullMessage(this.enqueuedBatches, this.options.maxEnqueuedBatches));
     }
-    if (this.policy) {
-      const miss = this.policy.predictedMiss(size, this.queuedRows, cap);
-      if (miss) {
-        throw new ServingError(Code.UNAVAILABLE, latencyTargetMessage(miss.predictedMs, miss.targetMs), { retryAfterMs: miss.predictedMs - miss.targetMs });
-      }
-      this.policy.recordArrival(this.scheduler.clock.now(), size);
-    }
+    const refusal = this.policy.admit(size, this);
+    if (refusal) throw refusal;
     let offset = 0;
     if (this.options.enableLargeBatchSplitting) {
       while (offset < size) {
@@ -179,16 +180,6 @@ export class BatchQueue<T> {
   private startBatch(): void {
     if (this.open) this.closeOpen();
     this.open = { pieces: [], size: 0, paddedSize: 0, openedAt: this.scheduler.clock.now() };
-    const ms = this.options.batchTimeoutMicros / 1000;
-    if (ms > 0 && !this.policy) {
-      const batch = this.open;
-      // The timer firing is the timeout: timers and clocks differ in granularity, so
-      // comparing clock readings could find it "not yet due" and never look again.
-      this.timer = this.scheduler.clock.setTimer(ms, () => {
-        batch.timedOut = true;
-        if (this.open === batch) this.scheduler.pump();
-      });
-    }
   }
 
   private add(piece: TaskPiece<T>): void {
@@ -198,7 +189,7 @@ export class BatchQueue<T> {
 
   private closeOpen(): void {
     if (!this.open) return;
-    this.scheduler.clock.clearTimer(this.timer);
+    this.disarm();
     this.closed.push(this.open);
     this.open = undefined;
   }
@@ -207,11 +198,9 @@ export class BatchQueue<T> {
   take(): Batch<T> | undefined {
     let batch = this.closed.shift();
     if (!batch && this.open) {
-      const full = this.open.size >= this.executionBatchSize;
-      const timedOut = this.policy ? this.adaptiveRunsNow(this.open) : this.open.timedOut || this.options.batchTimeoutMicros <= 0;
-      if (full || timedOut || this.stopped) {
+      if (this.open.size >= this.executionBatchSize || this.stopped || this.runsNow(this.open)) {
         batch = this.open;
-        this.scheduler.clock.clearTimer(this.timer);
+        this.disarm();
         this.open = undefined;
       }
     }
@@ -229,30 +218,40 @@ export class BatchQueue<T> {
     return this.take();
   }
 
-  /** Adaptive mode: whether a free executor should run the open batch now; if not, wake it later. */
-  private adaptiveRunsNow(open: Batch<T>): boolean {
-    const clock = this.scheduler.clock;
-    clock.clearTimer(this.wakeTimer);
-    if (open.timedOut) return true;
-    const decision = this.policy!.decide(clock.now(), open.size, open.openedAt, this.executionBatchSize);
+  /** A free executor asks whether the open, partial batch runs now; if its policy says not yet, the queue wakes it then. */
+  private runsNow(open: Batch<T>): boolean {
+    if (open.waitOver) return true;
+    const decision = this.policy.whenToRun(open, this);
     if (decision.run) return true;
-    this.wakeTimer = clock.setTimer(decision.wakeAt - clock.now(), () => {
-      // The wait is over: the decision depends on the clock, so a late check must not say "not yet".
-      open.timedOut = true;
+    // Already set for that time: the timer firing, not a reading of the clock, says when.
+    if (this.wake?.batch === open && this.wake.at === decision.wakeAt) return false;
+    const clock = this.scheduler.clock;
+    const now = clock.now();
+    if (decision.wakeAt <= now) return true;
+    this.disarm();
+    const timer = clock.setTimer(decision.wakeAt - now, () => {
+      // The timer firing ends the wait: timers and clocks differ in granularity, so a check
+      // of the clock could find it "not yet" and never look again.
+      open.waitOver = true;
       if (this.open === open) this.scheduler.pump();
     });
+    this.wake = { timer, batch: open, at: decision.wakeAt };
     return false;
   }
 
-  /** A batch of this queue finished after `ms` (what the adaptive policy learns from). */
+  private disarm(): void {
+    if (this.wake) this.scheduler.clock.clearTimer(this.wake.timer);
+    this.wake = undefined;
+  }
+
+  /** A batch of this queue finished after `ms` (what a learning policy learns from). */
   batchDone(batch: Batch<T>, ms: number): void {
-    this.policy?.recordBatch(batch.paddedSize, ms);
+    this.policy.batchDone(batch.paddedSize, ms);
   }
 
   /** Stops accepting tasks; what is enqueued still runs (open batch included, at once). */
   close(): void {
     this.stopped = true;
-    this.scheduler.clock.clearTimer(this.wakeTimer);
     this.closeOpen();
     this.scheduler.pump();
   }
@@ -275,7 +274,16 @@ export class SharedBatchScheduler<T> {
     readonly clock: Clock = systemClock,
     /** CPUs the executors and the event loop share (adaptive queues weigh their executors by it). */
     readonly cores: number = cpuCount(),
+    /** The policy of each mode a queue may name. */
+    private readonly policies: PolicyTable = BATCH_POLICIES,
   ) {}
+
+  /** The policy `mode` names (unset: TF Serving's fixed timeout), reading `context`. */
+  createPolicy(mode: string | undefined, context: PolicyContext): BatchPolicy {
+    const factory = Object.hasOwn(this.policies, mode ?? 'fixed') ? this.policies[mode ?? 'fixed'] : undefined;
+    if (!factory) throw new Error(`no batching policy for mode '${mode}' (known: ${Object.keys(this.policies).join(', ')})`);
+    return factory(context);
+  }
 
   get numBatchThreads(): number {
     return this.threads;

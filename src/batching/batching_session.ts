@@ -6,7 +6,7 @@
 import { invalidArgument, queuedPastDeadline, ServingError } from '../errors/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import { concatRows, padDims, padRows, sliceRows } from '../tensor/batch_rows.js';
-import { AdmissionCount, type Release } from '../core/admission.js';
+import { AdmissionCount, type Release } from '../executors/admission.js';
 import type { RunOptions, RunStats, ServableVersion } from '../services/servable_version.js';
 import { paddedSize, type Batch, type BatchQueue, type QueueOptions, type SharedBatchScheduler } from './batch_scheduler.js';
 import { markRequestOwned } from '../tensor/request_owned.js';

@@ -29,6 +29,7 @@ import {
   type ProtoMessage,
 } from './schema.js';
 import { parseTextProto } from './text_format.js';
+import { BATCHING_MODE_NAMES, isBatchingMode, type BatchingMode } from './batching_modes.js';
 
 export const BatchingParametersSchema: MessageSchema = {
   name: 'tensorflow.serving.BatchingParameters',
@@ -44,10 +45,6 @@ export const BatchingParametersSchema: MessageSchema = {
     max_execution_batch_size: message(Int64Value), // 9
   },
 };
-
-/** tfgate's own batching modes: TF Serving's fixed timeout, or the adaptive policy. */
-export type BatchingMode = 'fixed' | 'adaptive';
-export const BATCHING_MODES: readonly BatchingMode[] = ['fixed', 'adaptive'];
 
 /**
  * tfgate's fields, only in the YAML config's `batching:` sections (TF Serving's text files
@@ -114,7 +111,7 @@ export function resolveBatchingParameters(input: BatchingParametersInput, file: 
     ...(input.mode !== undefined && { mode: input.mode }),
     ...(input.latency_target_ms !== undefined && { latency_target_ms: input.latency_target_ms }),
   };
-  if (p.mode !== undefined && !BATCHING_MODES.includes(p.mode)) bad('mode', `mode must be one of ${BATCHING_MODES.join(', ')}; was ${p.mode}`);
+  if (p.mode !== undefined && !isBatchingMode(p.mode)) bad('mode', `mode must be one of ${BATCHING_MODE_NAMES.join(', ')}; was ${p.mode}`);
   if (p.latency_target_ms !== undefined && !(Number.isSafeInteger(p.latency_target_ms) && p.latency_target_ms > 0)) {
     bad('latency_target_ms', `latency_target_ms must be a positive integer; was ${p.latency_target_ms}`);
   }

@@ -26,7 +26,8 @@
 //   still TF Serving's error.
 import os from 'node:os';
 import path from 'node:path';
-import { BATCHING_MODES, cpuCount, type BatchingMode } from './batching_parameters.js';
+import { cpuCount } from './batching_parameters.js';
+import { BATCHING_MODE_NAMES, batchingModesHelp, isBatchingMode, type BatchingMode } from './batching_modes.js';
 import { defaultMaxConnections, openFileSoftLimit } from './connection_limit.js';
 import { parseAllowedBasePaths } from './allowed_base_paths.js';
 import { resolveLocation, unsupportedLocation, uriScheme } from './storage_uri.js';
@@ -173,7 +174,7 @@ export const FLAGS = {
   reload_config_allowed_base_paths: own('string', '', 'Comma-separated directories (or URI prefixes): a HandleReloadConfigRequest naming a base_path outside all of them is refused with INVALID_ARGUMENT before the file system is touched. Empty: any path.'),
   runtime: own('string', 'auto', 'Runtime that executes models: auto (tfjs-node-gpu, else tfjs-node, else ONNX Runtime with each signature it cannot run on wasm) | onnx | onnx-cuda (ONNX Runtime only: a signature it cannot run is refused) | wasm | cpu (the embedded runtime) | tfjs-node | tfjs-node-gpu (libtensorflow).'),
   config: own('string', '', 'A YAML file with the model config (the content of --model_config_file in YAML, plus optional batching: and monitoring_config: sections). Not together with --model_config_file.'),
-  batching_mode: own('string', 'fixed', "Batching mode of models whose batching parameters do not set one: fixed (TF Serving's batch_timeout_micros) or adaptive (tfgate learns the batch cost and waits only when it pays)."),
+  batching_mode: own('string', 'fixed', `Batching mode of models whose batching parameters do not set one: ${batchingModesHelp()}.`),
   batching_latency_target_ms: own('int64', 0, 'Adaptive batching: per-request latency target (ms) of models that do not set latency_target_ms; requests predicted to miss it get 503 with Retry-After. 0: none.'),
   dry_run: own('bool', false, 'Parse the flags, read every config file (model config, batching parameters, monitoring config), pick the runtime, print the resulting settings as JSON on stdout and exit: 0 when the server would start, 1 (config) or 2 (flags) when it would not. Loads no model.'),
   batching_parameters_poll_wait_seconds: own('int32', 1, 'How often (seconds) --batching_parameters_file is checked for edits; an edit applies to the next batches without a restart, a bad edit is logged and refused. 0: read once at start-up.'),
@@ -443,7 +444,7 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
     throw new FlagError(`Illegal value '${String(v[name])}' for flag '${name}': ${why}`, name);
   };
   if (!(RUNTIMES as readonly string[]).includes(v.runtime)) bad('runtime', `expected ${RUNTIMES.join(', ')}`);
-  if (!(BATCHING_MODES as readonly string[]).includes(v.batching_mode)) bad('batching_mode', `expected ${BATCHING_MODES.join(' or ')}`);
+  if (!isBatchingMode(v.batching_mode)) bad('batching_mode', `expected ${BATCHING_MODE_NAMES.join(' or ')}`);
   if (!(VERIFY_ON_LOAD_MODES as readonly string[]).includes(v.verify_on_load)) bad('verify_on_load', `expected ${VERIFY_ON_LOAD_MODES.join(', ')}`);
   if (v.verify_on_load_max_mb < 0) bad('verify_on_load_max_mb', 'must not be negative');
   if (v.load_memory_floor_mb < 1) bad('load_memory_floor_mb', 'must be at least 1');

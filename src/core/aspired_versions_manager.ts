@@ -6,8 +6,8 @@
 // When to unload is availability_preserving_policy.ts; the states a version passes through
 // are servable_state.ts.
 import { Code, ServingError, invalidArgument, notFound, toStatusData, type StatusData } from '../errors/status.js';
-import * as MSG from './messages.js';
-import { ownValue } from './own_property.js';
+import * as MSG from '../errors/messages.js';
+import { ownValue } from '../util/own_property.js';
 import { versionsToUnload } from './availability_preserving_policy.js';
 import { nextState, type ManagerState } from './servable_state.js';
 import type { ServableHandle, ServableRequest } from './servable_handle.js';

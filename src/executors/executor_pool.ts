@@ -9,7 +9,7 @@ import type { ExecutorReply, LoadReport, ModelDescription, RunReply, RunRequest,
 import type { EngineSettings } from '../config/session_config.js';
 import { takeTransferList } from '../tensor/request_owned.js';
 import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
-import { AdmissionCount, type Release } from '../core/admission.js';
+import { AdmissionCount, type Release } from './admission.js';
 import { ExecutorHost, type ExecutorHostOptions, type HostTenant } from './executor_host.js';
 
 export { executorNiceIncrement } from './executor_host.js';

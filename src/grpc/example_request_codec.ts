@@ -8,7 +8,7 @@
 // stopping at the first that fails its checks.
 import protobuf from 'protobufjs';
 import { invalidArgument } from '../errors/status.js';
-import * as MSG from '../core/messages.js';
+import * as MSG from '../errors/messages.js';
 import { protoRoot, protoType, TO_OBJECT } from '../proto/index.js';
 import { decodedTensorBytes } from '../tensor/tensor_cost.js';
 import type { ModelSpecMessage } from './grpc_messages.js';

@@ -1,7 +1,7 @@
 // TF Serving's gRPC messages as plain objects (camelCase, as service_definitions.ts decodes
 // them), and the conversions between them and tfgate's service layer.
 import { invalidArgument } from '../errors/status.js';
-import * as MSG from '../core/messages.js';
+import * as MSG from '../errors/messages.js';
 import type { ModelSpec } from '../services/servable_version.js';
 
 export interface ModelSpecMessage {

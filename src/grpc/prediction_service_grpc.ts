@@ -3,7 +3,7 @@
 // example_inference.ts), so batching, executors, deadlines and errors are the same.
 import type { sendUnaryData, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { Code, ServingError, invalidArgument } from '../errors/status.js';
-import * as MSG from '../core/messages.js';
+import * as MSG from '../errors/messages.js';
 import type { PredictionService } from '../services/prediction_service.js';
 import { checkFedDtypes, checkInputAliases, checkOutputFilter } from '../services/predict_checks.js';
 import { CLASSIFY_METHOD_NAME, REGRESS_METHOD_NAME, runExamples, type Classification, type ExampleApi } from '../services/example_inference.js';
@@ -13,7 +13,7 @@ import { hostTensorToProto } from '../savedmodel/tensor_proto.js';
 import { readInputEntries, readOutputFilter, type PredictRequestWire } from './predict_request_codec.js';
 import { checkTensorProto, decodeTensorProto, summarizeTensorProto } from './tensor_proto_wire.js';
 import { outputTensorProto } from './predict_response_codec.js';
-import type { MemoryBudget, MemoryClaim } from '../core/memory_budget.js';
+import type { MemoryBudget, MemoryClaim } from '../services/memory_budget.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
@@ -21,7 +21,7 @@ import { protoType } from '../proto/index.js';
 import type { Metrics } from '../monitoring/metrics.js';
 import { grpcError } from './grpc_status.js';
 import { readExamples, readTasks, type ExampleRequestWire, type InferenceTaskMessage } from './example_request_codec.js';
-import { hasOwnKey, setOwn } from '../core/own_property.js';
+import { hasOwnKey, setOwn } from '../util/own_property.js';
 import {
   modelSpecFrom,
   modelSpecMessage,

@@ -1,7 +1,7 @@
 // What every batch reports to the metrics: its size and padding as it starts, each task's
 // time in the queue, and the executor time it took once done. TF Serving's batching-session
 // metrics (batching_session.cc, batching_util.h) carry no model; tfgate's own do.
-import type { BatchingSetup } from '../batching/batching_version_loader.js';
+import type { BatchingSetup } from '../servables/batching_version_loader.js';
 import type { Metrics } from './metrics.js';
 
 export function batchMetrics(metrics: Metrics, threadPoolName: string): Required<Pick<BatchingSetup, 'onBatch' | 'onBatchDone'>> {

@@ -6,7 +6,7 @@
 //   {"b64": "aGVsbG8=="}      → refused (padding present but the wrong count)
 //   {"b64": "aGVsbG8", "x": 1} → refused: not a b64 value (a second member)
 import { invalidArgument } from '../errors/status.js';
-import * as MSG from '../core/messages.js';
+import * as MSG from '../errors/messages.js';
 import type { JsonObject } from './json_parse.js';
 import { debugJson } from './rapidjson_writer.js';
 

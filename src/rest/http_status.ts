@@ -1,7 +1,7 @@
 // Canonical code → HTTP status: the one table, as TF Serving's http_server.cc maps them.
 import { Code, toStatusData } from '../errors/status.js';
 import { BodyTooLarge } from './request_body.js';
-import { MemoryBudgetExceeded } from '../core/memory_budget.js';
+import { MemoryBudgetExceeded } from '../services/memory_budget.js';
 
 const HTTP_STATUS: Record<Code, number> = {
   [Code.OK]: 200,

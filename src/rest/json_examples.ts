@@ -16,8 +16,8 @@ import { debugJson, jsonTypeString, rapidjsonString } from './rapidjson_writer.j
 import { decodeBase64Object, isBase64Object } from './base64.js';
 import { formatFloat32, formatFloat64 } from './float_format.js';
 import type { Classification, ExampleApi } from '../services/example_inference.js';
-import * as MSG from '../core/messages.js';
-import { setOwn } from '../core/own_property.js';
+import * as MSG from '../errors/messages.js';
+import { setOwn } from '../util/own_property.js';
 
 const INT64_MAX = 2n ** 63n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;

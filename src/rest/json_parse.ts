@@ -24,7 +24,7 @@
 // Number(slice) (correctly rounded; RapidJSON's default parse may differ in the last ulp).
 // Strings without escapes are single slices. Its speed next to JSON.parse: npm run bench:json.
 import { invalidArgument } from '../errors/status.js';
-import * as MSG from '../core/messages.js';
+import * as MSG from '../errors/messages.js';
 import { parsedJsonBytes, stringBytes } from './json_footprint.js';
 
 export interface JsonLimits {

@@ -69,7 +69,7 @@ import type { SignatureSpec, TensorSpec } from '../savedmodel/signature_spec.js'
 import { floatElements, isFloatMember, type JsonObject, type JsonValue } from './json_parse.js';
 import { debugJson, jsonTypeString } from './rapidjson_writer.js';
 import { decodeBase64Object, isBase64Object } from './base64.js';
-import * as MSG from '../core/messages.js';
+import * as MSG from '../errors/messages.js';
 
 export type JsonFormat = 'row' | 'columnar';
 

@@ -3,7 +3,7 @@
 // bytes (RapidJSON's PrettyWriter layout, WriteDecimal floats, "_bytes" outputs as b64) and for
 // speed: a response of millions of rows is written in chunks, giving the event loop back.
 import { invalidArgument } from '../errors/status.js';
-import * as MSG from '../core/messages.js';
+import * as MSG from '../errors/messages.js';
 import { dtypeTypeString } from '../tensor/dtype.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { JsonFormat, JsonLayout } from './json_tensor.js';

@@ -7,7 +7,7 @@ import { gunzip } from 'node:zlib';
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { Code, ServingError } from '../errors/status.js';
-import type { MemoryClaim } from '../core/memory_budget.js';
+import type { MemoryClaim } from '../services/memory_budget.js';
 
 const gunzipAsync = promisify(gunzip);
 

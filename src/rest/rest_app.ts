@@ -2,7 +2,7 @@
 // inference runs on executor threads behind PredictionService.
 import { Hono, type Context } from 'hono';
 import { Code, ServingError, invalidArgument, toStatusData } from '../errors/status.js';
-import * as MSG from '../core/messages.js';
+import * as MSG from '../errors/messages.js';
 import { runExamples, type ExampleApi } from '../services/example_inference.js';
 import { examplesResponseJson, parseExampleRequest } from './json_examples.js';
 import type { PredictionService } from '../services/prediction_service.js';
@@ -13,7 +13,7 @@ import { checkModelRef, parseRestPath, REST_API_PATH } from './rest_paths.js';
 import { readRequestBody } from './request_body.js';
 import { parseJsonBodyYielding, type JsonLimits, type JsonValue } from './json_parse.js';
 import { chargeJsonParse } from './json_footprint.js';
-import { UNLIMITED_BUDGET, type MemoryBudget, type MemoryClaim } from '../core/memory_budget.js';
+import { UNLIMITED_BUDGET, type MemoryBudget, type MemoryClaim } from '../services/memory_budget.js';
 import { parsePredictRequest } from './json_tensor.js';
 import { predictResponseJsonYielding } from './json_tensor_writer.js';
 import { mountOpenInferenceRoutes } from './v2/index.js';

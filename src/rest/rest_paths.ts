@@ -4,7 +4,7 @@
 // "Malformed request". The expressions ignore case but the verb and `metadata` are then
 // compared as written: `:PREDICT` matches and is malformed, `/METADATA` asks for the status.
 import { invalidArgument } from '../errors/status.js';
-import * as MSG from '../core/messages.js';
+import * as MSG from '../errors/messages.js';
 
 const PREDICTION_API = /^\/v1\/models\/([^/:]+)(?:(?:\/versions\/(\d+))|(?:\/labels\/([^/:]+)))?:(classify|regress|predict)$/i;
 const MODEL_STATUS_API = /^\/v1\/models(?:\/([^/:]+))?(?:(?:\/versions\/(\d+))|(?:\/labels\/([^/:]+)))?(?:\/(metadata))?$/i;

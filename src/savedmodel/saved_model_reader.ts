@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { protoType, TO_OBJECT } from '../proto/index.js';
 import { Code, ServingError, dataLoss, isJsFault } from '../errors/status.js';
+import * as MSG from '../errors/messages.js';
 import type { GraphDef, OpDef } from './graph/types.js';
 import type { TensorProtoObject, TensorShapeObject } from './tensor_proto.js';
 import { readVersionFile, versionPathExists } from './version_files.js';
@@ -87,11 +88,11 @@ export async function readSavedModelProto(dir: string): Promise<SavedModelObject
     if (await isFile(path.join(dir, TFLITE_MODEL_FILENAME))) {
       throw new ServingError(Code.UNIMPLEMENTED, `${dir} holds a TensorFlow Lite model (${TFLITE_MODEL_FILENAME}) and no ${SAVED_MODEL_FILENAME}: tfgate does not run TensorFlow Lite models`);
     }
-    throw new ServingError(Code.NOT_FOUND, `SavedModel not found in export directory: ${dir}`);
+    throw new ServingError(Code.NOT_FOUND, MSG.savedModelNotFound(dir));
   }
   const bytes = await readVersionFile(dir, file, {
     maxBytes: MAX_PROTO_BYTES,
-    tooLarge: (size) => dataLoss(`Can't parse ${file} as binary proto: it is ${size} bytes, over protobuf's limit of ${MAX_PROTO_BYTES} bytes for one message`),
+    tooLarge: (size) => dataLoss(`${MSG.cantParseBinaryProto(file)}: it is ${size} bytes, over protobuf's limit of ${MAX_PROTO_BYTES} bytes for one message`),
   });
   try {
     const type = protoType('tensorflow.SavedModel');
@@ -101,7 +102,7 @@ export async function readSavedModelProto(dir: string): Promise<SavedModelObject
   } catch (e) {
     // Corrupt bytes can trip protobufjs itself (a TypeError reading a field of null, a RangeError
     // reading past the end of a truncated file): TF's words then, not JS's.
-    if (isJsFault(e)) throw dataLoss(`Can't parse ${file} as binary proto`);
+    if (isJsFault(e)) throw dataLoss(MSG.cantParseBinaryProto(file));
     throw dataLoss(`Could not parse ${file} as a SavedModel: ${(e as Error).message}`);
   }
 }
@@ -117,9 +118,7 @@ export function selectMetaGraph(sm: SavedModelObject, tags: readonly string[]): 
     const available = (sm.metaGraphs ?? []).map((mg) => `{ ${(mg.metaInfoDef?.tags ?? []).join(' ')} }`).join(', ');
     throw new ServingError(
       Code.NOT_FOUND,
-      `Could not find meta graph def matching supplied tags: { ${tags.join(' ')} }. ` +
-        `To inspect available tag-sets in the SavedModel, please use the SavedModel CLI: \`saved_model_cli\` ` +
-        `(available: ${available})`,
+      `${MSG.metaGraphNotFound(tags)} (available: ${available})`,
     );
   }
   return found;

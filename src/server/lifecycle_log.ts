@@ -1,13 +1,14 @@
 // What the server tells about model versions: manager events and executor reports become log
 // lines (TF Serving's wording where it has one) and metrics.
 import type { ManagerEvent } from '../core/aspired_versions_manager.js';
-import type { ExecutorLoaderOptions } from '../services/executor_version_loader.js';
+import type { ExecutorLoaderOptions } from '../servables/executor_version_loader.js';
+import type { VerifyingLoaderOptions } from '../servables/verifying_version_loader.js';
 import type { Metrics } from '../monitoring/metrics.js';
 import type { ExecutorHealth } from './server_status.js';
 import type { Log } from './logger.js';
 import { Code, type StatusData } from '../errors/status.js';
 
-type ExecutorReports = Required<Pick<ExecutorLoaderOptions, 'onThreadDeath' | 'onVerified' | 'onLoaded' | 'onLoadReport'>>;
+type ExecutorReports = Required<Pick<ExecutorLoaderOptions, 'onThreadDeath' | 'onLoaded' | 'onLoadReport'> & Pick<VerifyingLoaderOptions, 'onVerified'>>;
 
 /** The manager's onEvent: load/unload counters, available-version gauge and log lines. */
 export function managerEventLog(metrics: Metrics, log: Log): (e: ManagerEvent) => void {

@@ -8,9 +8,11 @@ import { serve, type ServerType } from '@hono/node-server';
 import { AspiredVersionsManager, type ModelVersionStatus } from '../core/aspired_versions_manager.js';
 import { FileSystemSource } from '../core/file_system_source.js';
 import type { ModelConfig, ModelServerConfig } from '../config/index.js';
-import { ExecutorVersionLoader, type ExecutorServableVersion } from '../services/executor_version_loader.js';
+import { ExecutorVersionLoader, type ExecutorServableVersion } from '../servables/executor_version_loader.js';
 import { defaultBatchingParameters, MODEL_SERVER_THREAD_POOL_NAME, parseBatchingParametersText, type BatchingParameters } from '../config/batching_parameters.js';
-import { BatchingVersionLoader, type MaybeBatchedVersion } from '../batching/batching_version_loader.js';
+import { BatchingVersionLoader, type MaybeBatchedVersion } from '../servables/batching_version_loader.js';
+import { verifyPlan, VerifyingVersionLoader } from '../servables/verifying_version_loader.js';
+import { TimeBoundedVersionLoader } from '../servables/load_time_bound.js';
 import { Metrics } from '../monitoring/metrics.js';
 import { parseMonitoringConfigText } from '../config/monitoring_config.js';
 import { PredictionService } from '../services/prediction_service.js';
@@ -22,7 +24,7 @@ import { ExecutorHealth, readiness, serverStatusJson } from './server_status.js'
 import type { ServerOptions } from '../config/flags.js';
 import { GrpcServer, type CutCall } from '../grpc/grpc_server.js';
 import { HttpDrain, type CutRequest } from './http_drain.js';
-import { MemoryBudget } from '../core/memory_budget.js';
+import { MemoryBudget } from '../services/memory_budget.js';
 import type { ServingStatus } from '../grpc/health_grpc.js';
 import type { ResolvedRuntime } from '../runtimes/runtime_selection.js';
 import { parseModelList, readModelList, type ModelList } from './model_list.js';
@@ -107,6 +109,10 @@ export class ModelServer {
       reports: requestLogReports(this.metrics, (message, fields) => log(message, 'warn', fields)),
     });
     this.storage = new StorageRouter({ root: options.modelCache.dir, maxBytes: options.modelCache.maxBytes });
+    // The loaders, innermost first: executor threads (with the load probe), --verify_on_load's
+    // check, the load's time bound around both, batching in front; storage fetches remote
+    // versions ahead of them all (FetchingVersionLoader, below).
+    const { onVerified, ...reports } = executorReports(this.metrics, this.executorHealth, log);
     const executors = new ExecutorVersionLoader({
       tags: [...options.savedModelTags],
       maxQueued: options.limits.maxExecutorQueue,
@@ -114,18 +120,20 @@ export class ModelServer {
       threadsPerVersion: options.numExecutors,
       sharedMaxBytes: options.sharedExecutorsMaxBytes,
       probe: options.enableLoadProbe,
+      verifyInProbe: (bytes) => verifyPlan(options.verifyOnLoad, bytes) === true,
       workerFile: seams.executorWorkerFile,
       warmupIterations: options.enableModelWarmup ? Math.max(1, options.numRequestIterationsForWarmup) : 0,
-      verify: options.verifyOnLoad,
-      loadBounds: options.loadBounds,
+      memoryFloorMb: options.loadBounds.memoryFloorMb,
       engine: options.engine,
-      ...executorReports(this.metrics, this.executorHealth, log),
+      ...reports,
     });
     this.executors = executors;
+    const verifying = new VerifyingVersionLoader(executors, { verify: options.verifyOnLoad, runtime, tags: [...options.savedModelTags], onVerified });
+    const bounded = new TimeBoundedVersionLoader(verifying, options.loadBounds.timeoutSeconds);
     const global = this.batchingParameters();
     this.batching = global;
     const loader = new BatchingVersionLoader(
-      executors,
+      bounded,
       global && {
         global,
         perVersionFiles: options.batching.perModel,

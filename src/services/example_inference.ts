@@ -4,10 +4,10 @@
 import { Code, ServingError, invalidArgument } from '../errors/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
-import * as MSG from '../core/messages.js';
+import * as MSG from '../errors/messages.js';
 import type { PredictionService, PredictOptions } from './prediction_service.js';
 import type { ModelSpec, RunStats } from './servable_version.js';
-import { hasOwnKey } from '../core/own_property.js';
+import { hasOwnKey } from '../util/own_property.js';
 import type { Classification } from './prediction_log.js';
 
 export const CLASSIFY_METHOD_NAME = 'tensorflow/serving/classify';

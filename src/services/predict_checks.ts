@@ -4,11 +4,11 @@
 // dtypes the session itself checks (FunctionCallFrame::SetArgs). Every transport and API
 // passes through them, so a bad request gets the same text however it came.
 import { invalidArgument } from '../errors/status.js';
-import * as MSG from '../core/messages.js';
+import * as MSG from '../errors/messages.js';
 import { dtypeFromTf, dtypeToTf, tfDataTypeString, type DType } from '../tensor/dtype.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
-import { hasOwnKey, ownValue } from '../core/own_property.js';
+import { hasOwnKey, ownValue } from '../util/own_property.js';
 
 const sorted = (names: Iterable<string>) => [...names].sort();
 

@@ -1,14 +1,14 @@
 // Predict, shared by every transport: find the version, check the request against the
 // signature (TF Serving's predict_util rules), run it on the version's executors.
 import { ServingError, Code, failedPrecondition } from '../errors/status.js';
-import * as MSG from '../core/messages.js';
+import * as MSG from '../errors/messages.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import type { ModelSpec, Release, RunStats, ServableVersion, VersionSource } from './servable_version.js';
 import type { ServableHandle } from '../core/servable_handle.js';
 import { checkInputAliases, checkInputDtypes, checkOutputFilter } from './predict_checks.js';
-import { ownValue } from '../core/own_property.js';
-import type { MemoryClaim } from '../core/memory_budget.js';
+import { ownValue } from '../util/own_property.js';
+import type { MemoryClaim } from './memory_budget.js';
 import { runMemoryBytes } from './run_memory.js';
 import { capturePredictRequest } from './prediction_log.js';
 import type { RequestLogSampler } from './request_logger.js';

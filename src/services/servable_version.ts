@@ -2,7 +2,7 @@
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { ModelDescription } from '../executors/protocol.js';
 import type { ServableHandle, ServableRequest } from '../core/servable_handle.js';
-import type { Release } from '../core/admission.js';
+import type { Release } from '../executors/admission.js';
 
 export type { Release };
 

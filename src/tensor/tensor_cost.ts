@@ -1,4 +1,4 @@
-// What a tensor costs in memory, for the in-flight budget (core/memory_budget.ts): decoders
+// What a tensor costs in memory, for the in-flight budget (services/memory_budget.ts): decoders
 // charge it from a declared or counted element count *before* they decode, and the service
 // charges what the executor thread will hold.
 //

@@ -17,15 +17,32 @@ interface Run {
 function harness(threads: number, options: Partial<QueueOptions> = {}) {
   const clock = new ManualClock();
   const runs: Run[] = [];
-  const scheduler = new SharedBatchScheduler<string>(threads, (_q: BatchQueue<string>, b: Batch<string>) => new Promise<void>((finish) => runs.push({ size: b.size, at: clock.now(), finish })), clock);
-  const queue = scheduler.addQueue('q', { maxBatchSize: 32, batchTimeoutMicros: 50_000, maxEnqueuedBatches: 100, allowedBatchSizes: [], enableLargeBatchSplitting: false, adaptive: {}, ...options });
+  const scheduler = new SharedBatchScheduler<string>(
+    threads,
+    (_q: BatchQueue<string>, b: Batch<string>) => new Promise<void>((finish) => runs.push({ size: b.size, at: clock.now(), finish })),
+    clock,
+  );
+  const queue = scheduler.addQueue('q', {
+    maxBatchSize: 32,
+    batchTimeoutMicros: 50_000,
+    maxEnqueuedBatches: 100,
+    allowedBatchSizes: [],
+    enableLargeBatchSplitting: false,
+    mode: 'adaptive',
+    ...options,
+  });
   return { clock, runs, queue };
 }
 const settle = () => new Promise((r) => setImmediate(r));
+/** The queue's policy, which mode: 'adaptive' made an AdaptiveBatchPolicy. */
+function adaptive(queue: BatchQueue<string>): AdaptiveBatchPolicy {
+  assert.ok(queue.policy instanceof AdaptiveBatchPolicy);
+  return queue.policy;
+}
 
 /** Gives the queue's cost model batches that took c + a·size ms (the scheduler's own learning is tested below). */
 function teach(h: ReturnType<typeof harness>, c: number, a: number, sizes: number[]): void {
-  for (const size of sizes) h.queue.policy!.recordBatch(size, c + a * size);
+  for (const size of sizes) adaptive(h.queue).recordBatch(size, c + a * size);
 }
 
 describe('batch cost model τ(b) = c + a·b', () => {
@@ -76,12 +93,12 @@ describe('arrival rate', () => {
 
 describe('adaptive policy decisions', () => {
   it('b* = (λ/k)·c / (1 − (λ/k)·a); saturated ((λ/k)·a ≥ 1) an idle executor runs whatever waits', () => {
-    const saturated = new AdaptiveBatchPolicy({}, { numBatchThreads: 2, cores: 4 });
+    const saturated = new AdaptiveBatchPolicy({ options: {}, numBatchThreads: 2, cores: 4 });
     for (const b of [1, 2, 4, 8]) saturated.recordBatch(b, 6 + 0.5 * b);
     for (let t = 0; t <= 10; t++) saturated.recordArrival(t, 4); // 4 rows/ms over 2 executors: (λ/k)·a = 1
     assert.equal(saturated.targetRows(10, 64), Infinity);
     assert.deepEqual(saturated.decide(10, 3, 9, 64), { run: true });
-    const q = new AdaptiveBatchPolicy({}, { numBatchThreads: 2, cores: 4 });
+    const q = new AdaptiveBatchPolicy({ options: {}, numBatchThreads: 2, cores: 4 });
     for (const b of [1, 2, 4, 8]) q.recordBatch(b, 6 + 0.5 * b);
     for (let t = 0; t <= 10; t++) q.recordArrival(t, 0.4); // 0.4 rows/ms (the first arrival opens the window)
     const want = (0.2 * 6) / (1 - 0.2 * 0.5);
@@ -89,11 +106,11 @@ describe('adaptive policy decisions', () => {
   });
 
   it('waits for the missing rows at the arrival rate, but never longer than c after the batch opened', () => {
-    const p = new AdaptiveBatchPolicy({}, { numBatchThreads: 1, cores: 4 });
+    const p = new AdaptiveBatchPolicy({ options: {}, numBatchThreads: 1, cores: 4 });
     for (const b of [1, 2, 4, 8]) p.recordBatch(b, 6 + 0.5 * b);
     for (let t = 0; t <= 100; t += 10) p.recordArrival(t, 1); // 0.1 rows/ms → b* = 0.6/0.95 < 1
     assert.deepEqual(p.decide(100, 1, 100, 32), { run: true }, 'b* < 1: a lone request runs at once');
-    const busy = new AdaptiveBatchPolicy({}, { numBatchThreads: 1, cores: 4 });
+    const busy = new AdaptiveBatchPolicy({ options: {}, numBatchThreads: 1, cores: 4 });
     for (const b of [1, 2, 4, 8]) busy.recordBatch(b, 6 + 0.5 * b);
     for (let t = 0; t <= 10; t++) busy.recordArrival(t, 1); // 1 row/ms → b* = 6/0.5 = 12
     assert.deepEqual(busy.decide(10, 4, 9, 32), { run: false, wakeAt: 15 }, 'capped at opened + c = 15 (the rows would take until 18)');
@@ -105,9 +122,12 @@ describe('adaptive policy decisions', () => {
   });
 
   it('counts no more executors than the cores beside the event loop, so a crowded host batches more', () => {
-    assert.deepEqual([parallelExecutors(2, 2), parallelExecutors(2, 4), parallelExecutors(4, 3), parallelExecutors(1, 1), parallelExecutors(8, 64)], [1, 2, 2, 1, 8]);
+    assert.deepEqual(
+      [parallelExecutors(2, 2), parallelExecutors(2, 4), parallelExecutors(4, 3), parallelExecutors(1, 1), parallelExecutors(8, 64)],
+      [1, 2, 2, 1, 8],
+    );
     const policy = (cores: number) => {
-      const p = new AdaptiveBatchPolicy({}, { numBatchThreads: 2, cores });
+      const p = new AdaptiveBatchPolicy({ options: {}, numBatchThreads: 2, cores });
       for (const b of [1, 2, 4, 8]) p.recordBatch(b, 6 + 0.5 * b);
       for (let t = 0; t <= 10; t++) p.recordArrival(t, 0.3); // 0.3 rows/ms
       return p;
@@ -124,14 +144,21 @@ describe('adaptive policy decisions', () => {
 describe('adaptive batching in the shared scheduler', () => {
   it('follows a num_batch_threads change: a policy counts the executors the scheduler has now, keeping what it learned', () => {
     const scheduler = new SharedBatchScheduler<string>(1, () => Promise.resolve(), new ManualClock(), 8);
-    const queue = scheduler.addQueue('q', { maxBatchSize: 32, batchTimeoutMicros: 0, maxEnqueuedBatches: 100, allowedBatchSizes: [], enableLargeBatchSplitting: false, adaptive: {} });
-    const policy = queue.policy!;
+    const queue = scheduler.addQueue('q', {
+      maxBatchSize: 32,
+      batchTimeoutMicros: 0,
+      maxEnqueuedBatches: 100,
+      allowedBatchSizes: [],
+      enableLargeBatchSplitting: false,
+      mode: 'adaptive',
+    });
+    const policy = adaptive(queue);
     for (const b of [1, 2, 4, 8]) policy.recordBatch(b, 6 + 0.5 * b);
     for (let t = 0; t <= 10; t++) policy.recordArrival(t, 0.3); // 0.3 rows/ms
     // One executor: λ/k = 0.3, b* = 1.8/0.85; four on 8 cores: λ/k = 0.075, b* = 0.45/0.9625 < 1.
     assert.ok(Math.abs(policy.targetRows(10, 32) - 1.8 / 0.85) < 1e-9);
     scheduler.setNumBatchThreads(4);
-    assert.equal(queue.policy, policy, 'the same policy, with its cost model');
+    assert.equal(adaptive(queue), policy, 'the same policy, with its cost model');
     assert.ok(Math.abs(policy.targetRows(10, 32) - 0.45 / 0.9625) < 1e-9, String(policy.targetRows(10, 32)));
     assert.deepEqual(policy.decide(10, 1, 10, 32), { run: true });
   });
@@ -139,7 +166,10 @@ describe('adaptive batching in the shared scheduler', () => {
   it('before it has learned anything, a lone request runs at once (no timeout paid)', () => {
     const h = harness(1);
     h.queue.schedule('a', 1);
-    assert.deepEqual(h.runs.map((r) => [r.size, r.at]), [[1, 0]]);
+    assert.deepEqual(
+      h.runs.map((r) => [r.size, r.at]),
+      [[1, 0]],
+    );
   });
 
   it('one closed-loop user: every request runs the moment it arrives, though batching pays', async () => {
@@ -161,7 +191,7 @@ describe('adaptive batching in the shared scheduler', () => {
   it('an idle executor waits up to c for a fuller batch when requests keep arriving', () => {
     const h = harness(1, { maxBatchSize: 32 });
     teach(h, 20, 0.5, [1, 8, 2, 4]);
-    for (let t = 0; t < 40; t += 2) h.queue.policy!.recordArrival(t, 1); // earlier traffic: 0.5 rows/ms
+    for (let t = 0; t < 40; t += 2) adaptive(h.queue).recordArrival(t, 1); // earlier traffic: 0.5 rows/ms
     h.clock.advance(40);
     // b* = 0.5·20 / (1 − 0.25) ≈ 13.3 rows; they would take ~25 ms, so the wait is capped at c = 20 ms.
     for (let i = 0; i < 15; i++) {
@@ -180,20 +210,31 @@ describe('adaptive batching in the shared scheduler', () => {
     h.clock.advance(7);
     h.runs[0].finish();
     await settle();
-    assert.equal(h.queue.policy!.cost.samples, 1);
-    assert.equal(h.queue.policy!.cost.predict(1), 7);
+    assert.equal(adaptive(h.queue).cost.samples, 1);
+    assert.equal(adaptive(h.queue).cost.predict(1), 7);
   });
 
   it("prefers the executor's own compute time when the batch reports it", async () => {
     const clock = new ManualClock();
     const done: Array<() => void> = [];
-    const scheduler = new SharedBatchScheduler<string>(1, (_q, b) => new Promise<void>((finish) => done.push(() => ((b.costMs = 2), finish()))), clock);
-    const q = scheduler.addQueue('q', { maxBatchSize: 4, batchTimeoutMicros: 0, maxEnqueuedBatches: 10, allowedBatchSizes: [], enableLargeBatchSplitting: false, adaptive: {} });
+    const scheduler = new SharedBatchScheduler<string>(
+      1,
+      (_q, b) => new Promise<void>((finish) => done.push(() => ((b.costMs = 2), finish()))),
+      clock,
+    );
+    const q = scheduler.addQueue('q', {
+      maxBatchSize: 4,
+      batchTimeoutMicros: 0,
+      maxEnqueuedBatches: 10,
+      allowedBatchSizes: [],
+      enableLargeBatchSplitting: false,
+      mode: 'adaptive',
+    });
     q.schedule('a', 1);
     clock.advance(9); // the main thread saw 9 ms; the executor computed for 2
     done[0]();
     await settle();
-    assert.equal(q.policy!.cost.predict(1), 2);
+    assert.equal(adaptive(q).cost.predict(1), 2);
   });
 
   it('at saturation batches grow to the maximum while the executor is busy (pull-based)', async () => {
@@ -208,23 +249,30 @@ describe('adaptive batching in the shared scheduler', () => {
   });
 
   it('a latency target caps the batch at the size that runs within half of it', async () => {
-    const h = harness(1, { maxBatchSize: 32, adaptive: { latencyTargetMs: 20 } });
+    const h = harness(1, { maxBatchSize: 32, mode: 'adaptive', latencyTargetMs: 20 });
     teach(h, 6, 0.5, [1, 2, 4, 8]);
     // (20/2 − 6) / 0.5 = 8 rows.
     assert.equal(h.queue.executionBatchSize, 8);
     h.queue.schedule('first', 1);
     for (let i = 0; i < 12; i++) h.queue.schedule(`f${i}`, 1);
-    assert.deepEqual(h.runs.map((r) => r.size), [1, 8], 'a batch is full at 8 rows (and goes ahead to the busy executor)');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1, 8],
+      'a batch is full at 8 rows (and goes ahead to the busy executor)',
+    );
   });
 
   it('a request predicted to miss the latency target is refused at once: 503 (UNAVAILABLE) with a retry hint', async () => {
-    const h = harness(1, { maxBatchSize: 32, adaptive: { latencyTargetMs: 20 } });
+    const h = harness(1, { maxBatchSize: 32, mode: 'adaptive', latencyTargetMs: 20 });
     teach(h, 6, 0.5, [1, 2, 4, 8]);
     h.queue.schedule('running', 1); // occupies the executor
     // Batches of 8 take 10 ms each. One full batch goes ahead to the busy executor; behind it
     // 16 rows wait, so a new request would run in the third batch from now: after 30 ms.
     for (let i = 0; i < 24; i++) h.queue.schedule(`q${i}`, 1);
-    assert.deepEqual(h.runs.map((r) => r.size), [1, 8]);
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1, 8],
+    );
     let refused: unknown;
     try {
       h.queue.schedule('late', 1);
@@ -233,7 +281,10 @@ describe('adaptive batching in the shared scheduler', () => {
     }
     assert.ok(refused instanceof ServingError, 'refused');
     assert.equal(refused.code, Code.UNAVAILABLE);
-    assert.match(refused.message, /^The request would miss the model's latency target: about 30 ms predicted for the work queued ahead of it, target 20 ms; retry later$/);
+    assert.match(
+      refused.message,
+      /^The request would miss the model's latency target: about 30 ms predicted for the work queued ahead of it, target 20 ms; retry later$/,
+    );
     assert.equal(refused.hints.retryAfterMs, 10);
   });
 
@@ -245,8 +296,8 @@ describe('adaptive batching in the shared scheduler', () => {
 });
 
 describe('latency target admission', () => {
-  it('admits a request that runs in the first round even when the target is below the model\'s run time', () => {
-    const p = new AdaptiveBatchPolicy({ latencyTargetMs: 1 }, { numBatchThreads: 2, cores: 4 });
+  it("admits a request that runs in the first round even when the target is below the model's run time", () => {
+    const p = new AdaptiveBatchPolicy({ options: { latencyTargetMs: 1 }, numBatchThreads: 2, cores: 4 });
     for (const b of [1, 2, 4, 8]) p.recordBatch(b, 6 + 0.5 * b);
     assert.equal(p.batchCap(32), 1);
     assert.equal(p.predictedMiss(1, 0, 32), undefined);
@@ -260,40 +311,72 @@ describe('a full batch is handed ahead to a busy executor', () => {
     const h = harness(1, { maxBatchSize: 4 });
     h.queue.schedule('x', 1); // runs at once: the executor is busy from here on
     for (const t of ['a', 'b', 'c']) h.queue.schedule(t, 1);
-    assert.deepEqual(h.runs.map((r) => r.size), [1], 'a partial batch waits');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1],
+      'a partial batch waits',
+    );
     h.queue.schedule('d', 1);
-    assert.deepEqual(h.runs.map((r) => r.size), [1, 4], 'full: it went ahead');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1, 4],
+      'full: it went ahead',
+    );
     for (const t of ['e', 'f', 'g', 'h', 'i']) h.queue.schedule(t, 1);
     assert.equal(h.runs.length, 2, 'only one batch ahead');
     h.runs[0].finish();
     await settle();
-    assert.deepEqual(h.runs.map((r) => r.size), [1, 4, 4], 'a slot freed: the next full batch goes ahead');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1, 4, 4],
+      'a slot freed: the next full batch goes ahead',
+    );
     h.runs[1].finish();
     await settle();
     assert.equal(h.runs.length, 3, 'the partial batch (i) is not handed ahead');
     h.runs[2].finish();
     await settle();
-    assert.deepEqual(h.runs.map((r) => r.size), [1, 4, 4, 1], 'and runs once an executor is free');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1, 4, 4, 1],
+      'and runs once an executor is free',
+    );
   });
 
   it('fixed mode too: batches form as in TF Serving, and one that can no longer grow goes ahead', async () => {
-    const h = harness(1, { maxBatchSize: 4, adaptive: undefined, batchTimeoutMicros: 0 });
+    const h = harness(1, { maxBatchSize: 4, mode: 'fixed', batchTimeoutMicros: 0 });
     for (const t of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) h.queue.schedule(t, 1);
-    assert.deepEqual(h.runs.map((r) => r.size), [1, 4], 'a runs at once; b-e fill a batch, which goes ahead');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1, 4],
+      'a runs at once; b-e fill a batch, which goes ahead',
+    );
     h.queue.schedule('i', 1);
     assert.equal(h.runs.length, 2, 'only one batch ahead; f-i wait');
     h.runs[0].finish();
     await settle();
-    assert.deepEqual(h.runs.map((r) => r.size), [1, 4, 4], 'f-i are full: ahead as soon as a slot frees');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1, 4, 4],
+      'f-i are full: ahead as soon as a slot frees',
+    );
   });
 
   it('fixed mode: a partial batch waits for a free batch thread, growing meanwhile', async () => {
-    const h = harness(1, { maxBatchSize: 4, adaptive: undefined, batchTimeoutMicros: 0 });
+    const h = harness(1, { maxBatchSize: 4, mode: 'fixed', batchTimeoutMicros: 0 });
     for (const t of ['a', 'b', 'c']) h.queue.schedule(t, 1);
-    assert.deepEqual(h.runs.map((r) => r.size), [1], 'b, c wait: their batch could still grow');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1],
+      'b, c wait: their batch could still grow',
+    );
     h.queue.schedule('d', 1);
     h.runs[0].finish();
     await settle();
-    assert.deepEqual(h.runs.map((r) => r.size), [1, 3], 'the thread freed: the batch runs as it stands (zero timeout)');
+    assert.deepEqual(
+      h.runs.map((r) => r.size),
+      [1, 3],
+      'the thread freed: the batch runs as it stands (zero timeout)',
+    );
   });
 });

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { grpcError, MAX_MESSAGE_BYTES, trailerMessage } from '../../src/grpc/grpc_status.js';
 import { invalidArgument } from '../../src/errors/status.js';
-import * as MSG from '../../src/core/messages.js';
+import * as MSG from '../../src/errors/messages.js';
 
 describe('gRPC status messages fit the trailer', () => {
   it('a short message is sent whole', () => {

@@ -3,7 +3,7 @@
 // half_plus_two, y = 0.5x + 2). It counts acquires and releases, so a test can tell that a
 // request let go of its version whichever way it ended.
 import { notFound } from '../../src/errors/status.js';
-import * as MSG from '../../src/core/messages.js';
+import * as MSG from '../../src/errors/messages.js';
 import type { SignatureSpec } from '../../src/savedmodel/signature_spec.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import type { ModelSpec, RunOptions, ServableVersion, VersionSource } from '../../src/services/servable_version.js';

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { createRestApp, type RestDeps } from '../../src/rest/rest_app.js';
 import { PredictionService } from '../../src/services/prediction_service.js';
 import { Metrics } from '../../src/monitoring/metrics.js';
-import { MemoryBudget } from '../../src/core/memory_budget.js';
+import { MemoryBudget } from '../../src/services/memory_budget.js';
 import { Code, ServingError } from '../../src/errors/status.js';
-import * as MSG from '../../src/core/messages.js';
+import * as MSG from '../../src/errors/messages.js';
 import type { ModelSpec } from '../../src/services/servable_version.js';
 import { FakeVersions, type FakeModel } from '../helpers/fake_versions.js';
 

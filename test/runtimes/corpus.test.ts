@@ -19,7 +19,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { referenceThread } from '../../src/services/version_verifier.js';
+import { referenceThread } from '../../src/servables/version_verifier.js';
 import type { ReferenceEngine } from '../../src/runtimes/verify/verify_signatures.js';
 import { checkSignature, type EngineUnderCheck } from '../../src/runtimes/verify/differential.js';
 import { seededInputs } from '../../src/runtimes/verify/seeded_inputs.js';

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { referenceThread } from '../../src/services/version_verifier.js';
+import { referenceThread } from '../../src/servables/version_verifier.js';
 import { verifySignatures, type ReferenceOpener } from '../../src/runtimes/verify/verify_signatures.js';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import { OnnxRuntime } from '../../src/runtimes/onnx/onnx_runtime.js';

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { Code } from '../../src/errors/status.js';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import { loopTimeBound } from '../../src/runtimes/tfjs_patches/graph_executor_patch.js';
-import { ExecutorVersionLoader } from '../../src/services/executor_version_loader.js';
+import { ExecutorVersionLoader } from '../../src/servables/executor_version_loader.js';
+import { TimeBoundedVersionLoader } from '../../src/servables/load_time_bound.js';
 import { protoType } from '../../src/proto/index.js';
 import { writeTfRecords } from '../../src/savedmodel/tfrecord.js';
 import { WARMUP_FILE } from '../../src/savedmodel/warmup_requests.js';
@@ -51,7 +52,7 @@ describe('loops that never end', () => {
     fs.mkdirSync(path.join(version, 'assets.extra'));
     fs.writeFileSync(path.join(version, WARMUP_FILE), writeTfRecords([record]));
     // The executor thread keeps the default loop bound (30 s): only the load's bound can end this in time.
-    const loader = new ExecutorVersionLoader({ tags: ['serve'], runtime: 'wasm', threadsPerVersion: 1, warmupIterations: 1, loadBounds: { memoryFloorMb: 256, timeoutSeconds: 2 } });
+    const loader = new TimeBoundedVersionLoader(new ExecutorVersionLoader({ tags: ['serve'], runtime: 'wasm', threadsPerVersion: 1, warmupIterations: 1, memoryFloorMb: 256 }), 2);
     await assert.rejects(loader.load('countdown', 1, version), isError(Code.DEADLINE_EXCEEDED, /loading took longer than its time bound of 2 s \(--load_timeout_seconds=2 plus 1 s per 4 MB on disk\); its executor threads were stopped/));
   });
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { runExamples, CLASSIFY_METHOD_NAME, REGRESS_METHOD_NAME, type ExampleApi } from '../../src/services/example_inference.js';
 import { PredictionService } from '../../src/services/prediction_service.js';
 import { Code, ServingError } from '../../src/errors/status.js';
-import * as MSG from '../../src/core/messages.js';
+import * as MSG from '../../src/errors/messages.js';
 import type { SignatureSpec, TensorSpec } from '../../src/savedmodel/signature_spec.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { FakeVersions, type FakeRun } from '../helpers/fake_versions.js';

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PredictionService } from '../../src/services/prediction_service.js';
 import { Code, ServingError, invalidArgument } from '../../src/errors/status.js';
-import * as MSG from '../../src/core/messages.js';
+import * as MSG from '../../src/errors/messages.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import type { RunOptions } from '../../src/services/servable_version.js';
 import { FakeVersions, halfPlusTwo, type FakeModel } from '../helpers/fake_versions.js';

@@ -4,8 +4,8 @@
 // :predict uses — and answered in the protocol's shape.
 import type { Context } from 'hono';
 import { Code, ServingError, invalidArgument, toStatusData } from '../../errors/status.js';
-import { ownValue } from '../../core/own_property.js';
-import { UNLIMITED_BUDGET } from '../../core/memory_budget.js';
+import { ownValue } from '../../util/own_property.js';
+import { UNLIMITED_BUDGET } from '../../services/memory_budget.js';
 import { dtypeFromTf } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';

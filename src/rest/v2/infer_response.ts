@@ -8,7 +8,7 @@
 // body, in the order of the outputs, and the Inference-Header-Content-Length header gives the
 // JSON's length (the binary tensor data extension).
 import { internal } from '../../errors/status.js';
-import { ownValue } from '../../core/own_property.js';
+import { ownValue } from '../../util/own_property.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import { datatypeOfDtype } from './datatypes.js';
 import type { RequestedOutput } from './infer_request.js';

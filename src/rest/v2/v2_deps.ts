@@ -3,7 +3,7 @@
 // limits, memory budget and metrics.
 import type { PredictionService } from '../../services/prediction_service.js';
 import type { ModelSpec } from '../../services/servable_version.js';
-import type { MemoryBudget } from '../../core/memory_budget.js';
+import type { MemoryBudget } from '../../services/memory_budget.js';
 import type { Metrics } from '../../monitoring/metrics.js';
 
 export interface V2Deps {

@@ -5,8 +5,8 @@
 // (the protocol's versions are path segments, so a wrong one is a resource that is not there).
 import type { Context, Hono } from 'hono';
 import { Code, ServingError, notFound, toStatusData } from '../../errors/status.js';
-import * as MSG from '../../core/messages.js';
-import { ownValue } from '../../core/own_property.js';
+import * as MSG from '../../errors/messages.js';
+import { ownValue } from '../../util/own_property.js';
 import { DEFAULT_SIGNATURE_KEY } from '../../services/prediction_service.js';
 import type { ModelSpec } from '../../services/servable_version.js';
 import { httpStatusOf } from '../http_status.js';

@@ -2,6 +2,7 @@
 // executor thread with the options of ort_session_options.ts.
 import type ort from 'onnxruntime-node';
 import { Code, ServingError, invalidArgument, isJsFault } from '../../errors/status.js';
+import * as MSG from '../../errors/messages.js';
 import { dtypeToTf, type DType } from '../../tensor/dtype.js';
 import type { HostTensor, TensorValues } from '../../tensor/host_tensor.js';
 import { dtypeFromOrt, ORT_TYPE } from './onnx_dtype.js';
@@ -74,7 +75,7 @@ export class OnnxSession {
     for (const [placeholder, input] of this.model.inputs) {
       const t = feeds.get(placeholder);
       if (!t) throw invalidArgument(`You must feed a value for placeholder tensor '${placeholder}'`);
-      if (t.dtype !== input.dtype) throw invalidArgument(`Expects arg[${argIndex}] to be ${tfTypeWord(input.dtype)} but ${tfTypeWord(t.dtype)} is provided`);
+      if (t.dtype !== input.dtype) throw invalidArgument(MSG.argDtypeMismatch(argIndex, tfTypeWord(input.dtype), tfTypeWord(t.dtype)));
       inputs[input.name] = toOrtTensor(this.ort, t);
       argIndex++;
     }

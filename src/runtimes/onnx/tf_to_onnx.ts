@@ -23,6 +23,9 @@ import type { RunCost } from '../run_cost.js';
 
 const OPS: ReadonlyMap<string, OpConverter> = new Map(Object.entries({ ...ELEMENTWISE_OPS, ...NN_OPS, ...MATMUL_OPS, ...ARRAY_OPS, ...REDUCE_OPS, ...IMAGE_OPS, ...FAKE_QUANT_OPS, ...TOP_K_OPS }));
 
+/** The TF ops with an ONNX converter (README's list of them is checked against this). */
+export const ONNX_CONVERTED_OPS: readonly string[] = [...OPS.keys()];
+
 export interface OnnxProblem {
   op: string;
   node: string;

@@ -5,6 +5,7 @@
 //   Loops and conditionals (While, If) keep calling functions; those are prepared the same
 //   way and shipped beside the graph (control_flow_functions.ts).
 import { Code, ServingError, invalidArgument, failedPrecondition } from '../../errors/status.js';
+import * as MSG from '../../errors/messages.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import { dtypeToTf, stripRef } from '../../tensor/dtype.js';
 import type { SignatureSpec, TensorSpec } from '../signature_spec.js';
@@ -152,7 +153,7 @@ export function prepareSignatureGraph(
   options: PrepareOptions,
 ): PreparedGraph {
   const def = mg.signatureDef?.[signatureKey];
-  if (!def) throw invalidArgument(`Serving signature key "${signatureKey}" not found.`);
+  if (!def) throw invalidArgument(MSG.predictSignatureNotFound(signatureKey));
   if (options.memoryBound) checkDefaultSizes(def, signatureKey, options.memoryBound);
   const signature = signatureSpec(signatureKey, def);
   const graphNodes = mg.graphDef?.node ?? [];

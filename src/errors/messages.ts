@@ -4,7 +4,8 @@
 // request and response codec), RapidJSON 1.1.0's error/en.h (parse errors, which
 // json_tensor.cc wraps as "JSON Parse error: <text> at offset: N"), model_servers/ (routing,
 // model specs, status), servables/tensorflow/ (predict, classify, regress, multi-inference)
-// and TensorFlow's cc/saved_model/util.cc and core/framework/function.cc (feeds).
+// and TensorFlow's cc/saved_model/util.cc and core/framework/function.cc (feeds),
+// cc/saved_model/reader.cc and core/platform/env.cc (reading a SavedModel).
 // Where a text is a function, `dbg` is a JSON value printed as json_tensor.cc's
 // JsonValueToDebugString prints it (see debugJson in rest/rapidjson_writer.ts).
 // Texts that tfgate adds (limits, which TF Serving does not have) are marked as such.
@@ -179,8 +180,12 @@ export const inputSizeMismatch = (sent: string[], expected: string[], extra: str
   `input size does not match signature: ${sent.length}!=${expected.length} len({${sent.join(',')}}) != len({${expected.join(',')}}). ` +
   `Sent extra: {${extra.join(',')}}. Missing but required: {${missing.join(',')}}.`;
 
+/** An input the signature does not have (note: a full stop after the alias, unlike the output's). */
+export const inputAliasNotFound = (alias: string, inputs: readonly string[]) =>
+  `input tensor alias not found in signature: ${alias}. Inputs expected to be in the set {${inputs.join(',')}}.`;
+
 /** output_filter names an output the signature does not have (note: no full stop after the alias). */
-export const outputAliasNotFound = (alias: string, outputs: string[]) =>
+export const outputAliasNotFound = (alias: string, outputs: readonly string[]) =>
   `output tensor alias not found in signature: ${alias} Outputs expected to be in the set {${outputs.join(',')}}.`;
 
 export const duplicateOutputAlias = (alias: string) => `duplicate output tensor alias: ${alias}`;
@@ -219,3 +224,16 @@ export const duplicateSignatureEvaluation = (signature: string) => `Duplicate ev
 
 /** UNIMPLEMENTED: a task whose method_name is neither classify's nor regress's. */
 export const unsupportedMethodName = (methodName: string) => `Unsupported signature method_name: ${methodName}`;
+
+// ---- Reading a SavedModel: TensorFlow's cc/saved_model/reader.cc, core/platform/env.cc --------
+
+/** NOT_FOUND: neither saved_model.pb nor saved_model.pbtxt in the version folder. */
+export const savedModelNotFound = (dir: string) => `SavedModel not found in export directory: ${dir}`;
+
+/** DATA_LOSS: ReadBinaryProto could not parse the file. */
+export const cantParseBinaryProto = (file: string) => `Can't parse ${file} as binary proto`;
+
+/** NOT_FOUND: no MetaGraphDef carries exactly the tags asked for (--saved_model_tags). */
+export const metaGraphNotFound = (tags: readonly string[]) =>
+  `Could not find meta graph def matching supplied tags: { ${tags.join(' ')} }. ` +
+  'To inspect available tag-sets in the SavedModel, please use the SavedModel CLI: `saved_model_cli`';

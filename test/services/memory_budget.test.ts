@@ -2,7 +2,7 @@
 // and give everything back once released.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryBudget, MemoryBudgetExceeded } from '../../src/core/memory_budget.js';
+import { MemoryBudget, MemoryBudgetExceeded } from '../../src/services/memory_budget.js';
 import { Code } from '../../src/errors/status.js';
 import { httpStatusOf } from '../../src/rest/http_status.js';
 

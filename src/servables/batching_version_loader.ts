@@ -2,12 +2,13 @@
 // versions of all models share one scheduler (TF Serving's shared batch thread pool).
 import { readVersionFile, versionPathExists } from '../savedmodel/version_files.js';
 import { join } from 'node:path';
-import { parseBatchingParametersText, type BatchingMode, type BatchingParameters } from '../config/batching_parameters.js';
+import { parseBatchingParametersText, type BatchingParameters } from '../config/batching_parameters.js';
+import type { BatchingMode } from '../config/batching_modes.js';
 import type { VersionLoader } from '../core/aspired_versions_manager.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { RunOptions, ServableVersion } from '../services/servable_version.js';
-import { SharedBatchScheduler, type Batch, type QueueOptions } from './batch_scheduler.js';
-import { BatchingSession, dropUnwanted, processBatch, type BatchTask } from './batching_session.js';
+import { SharedBatchScheduler, type Batch, type QueueOptions } from '../batching/batch_scheduler.js';
+import { BatchingSession, dropUnwanted, processBatch, type BatchTask } from '../batching/batching_session.js';
 
 /** tfgate's flags for parameters that set no mode / latency target of their own. */
 interface BatchingDefaults {
@@ -19,10 +20,10 @@ interface BatchingDefaults {
 const FIXED: BatchingDefaults = { mode: 'fixed', latencyTargetMs: 0 };
 
 function queueOptions(p: BatchingParameters, defaults: BatchingDefaults = FIXED): QueueOptions {
-  const adaptive = (p.mode ?? defaults.mode) === 'adaptive';
   const target = p.latency_target_ms ?? (defaults.latencyTargetMs > 0 ? defaults.latencyTargetMs : undefined);
   return {
-    ...(adaptive && { adaptive: target === undefined ? {} : { latencyTargetMs: target } }),
+    mode: p.mode ?? defaults.mode,
+    ...(target !== undefined && { latencyTargetMs: target }),
     maxBatchSize: p.max_batch_size,
     batchTimeoutMicros: p.batch_timeout_micros,
     maxEnqueuedBatches: p.max_enqueued_batches,
