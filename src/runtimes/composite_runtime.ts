@@ -41,14 +41,21 @@ export class CompositeRuntime<V extends OpenedSignatures, S> implements Runtime 
       } catch (e) {
         const status = toStatusData(e);
         for (const [key, r] of handOff) {
-          refused.set(key, { spec: r.spec, error: new ServingError(status.code, `${r.error.message}; ${this.then.name}: ${status.message}`) });
+          refused.set(key, {
+            spec: r.spec,
+            error: new ServingError(status.code, `${r.error.message}; ${this.then.name}: ${status.message}`),
+          });
         }
       }
       if (other) {
         parts.push(other);
         for (const [key, r] of handOff) {
           if (other.engines[key]) notes[key] = r.error.message;
-          else refused.set(key, { spec: r.spec, error: new ServingError(Code.UNIMPLEMENTED, `${r.error.message}; ${other.refusals[key] ?? 'not loaded'}`) });
+          else
+            refused.set(key, {
+              spec: r.spec,
+              error: new ServingError(Code.UNIMPLEMENTED, `${r.error.message}; ${other.refusals[key] ?? 'not loaded'}`),
+            });
         }
       }
     }

@@ -12,7 +12,12 @@ import type { EngineSettings } from '../config/session_config.js';
 export type { Runtime } from './runtime.js';
 
 /** `engine`: thread counts and the CUDA device for ONNX Runtime's sessions (libtensorflow takes them from its environment). */
-export async function createRuntime(name: ResolvedRuntime, log?: (msg: string) => void, importer: PackageImporter = importPackage, engine?: EngineSettings): Promise<Runtime> {
+export async function createRuntime(
+  name: ResolvedRuntime,
+  log?: (msg: string) => void,
+  importer: PackageImporter = importPackage,
+  engine?: EngineSettings,
+): Promise<Runtime> {
   switch (name) {
     case 'embedded':
       return new EmbeddedRuntime('auto', log);

@@ -125,7 +125,8 @@ export async function loadSignaturesPart<V extends OpenedSignatures, S>(
           handOff.set(key, { spec: specOf(key, def), error: new ServingError(e.code, e.message) });
         } else {
           const status = toStatusData(e);
-          if (status.code === Code.NOT_FOUND || status.code === Code.DATA_LOSS) throw new ServingError(status.code, `${dir}: ${status.message}`);
+          if (status.code === Code.NOT_FOUND || status.code === Code.DATA_LOSS)
+            throw new ServingError(status.code, `${dir}: ${status.message}`);
           refused.set(key, { spec: specOf(key, def), error: new ServingError(status.code, status.message) });
         }
       }

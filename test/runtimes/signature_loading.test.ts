@@ -5,7 +5,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Code, ServingError } from '../../src/errors/status.js';
 import type { LoadOptions, Runtime, Servable } from '../../src/runtimes/runtime.js';
-import { EngineCannotRun, loadSignatures, type OpenedSignatures, type Refusal, type SignatureEngine } from '../../src/runtimes/signature_loading.js';
+import {
+  EngineCannotRun,
+  loadSignatures,
+  type OpenedSignatures,
+  type Refusal,
+  type SignatureEngine,
+} from '../../src/runtimes/signature_loading.js';
 import { CompositeRuntime } from '../../src/runtimes/composite_runtime.js';
 import type { TensorBundle } from '../../src/savedmodel/tensor_bundle/tensor_bundle_reader.js';
 import { isError } from '../helpers/errors.js';
@@ -56,7 +62,9 @@ class FakeEngine implements Runtime, SignatureEngine<OpenedSignatures, string> {
   async open(_dir: string, options: LoadOptions): Promise<OpenedSignatures> {
     this.log.opened.push(options);
     if (this.openError) throw this.openError;
-    const signatureDef = Object.fromEntries(['__saved_model_init_op', ...Object.keys(this.outcomes)].map((k) => [k, { methodName: 'tensorflow/serving/predict' }]));
+    const signatureDef = Object.fromEntries(
+      ['__saved_model_init_op', ...Object.keys(this.outcomes)].map((k) => [k, { methodName: 'tensorflow/serving/predict' }]),
+    );
     const variables = { verifyChecksums: this.checkpoint } as unknown as TensorBundle;
     return { metaGraph: { signatureDef }, variables, release: () => void this.log.released++ };
   }
@@ -78,7 +86,11 @@ const cannotRun = (op: string) => new EngineCannotRun(`ops this engine cannot ru
 
 describe('signature-loading pipeline', () => {
   it('serves what prepares, refuses the rest with its reason and code, never prepares the init op', async () => {
-    const engine = new FakeEngine('fake', { a: 'ok', b: cannotRun('Lgamma'), c: new ServingError(Code.INVALID_ARGUMENT, 'graph writes variable v') });
+    const engine = new FakeEngine('fake', {
+      a: 'ok',
+      b: cannotRun('Lgamma'),
+      c: new ServingError(Code.INVALID_ARGUMENT, 'graph writes variable v'),
+    });
     const servable = await engine.load(DIR, TAGS);
     assert.deepEqual(engine.log.prepared, ['a', 'b', 'c']);
     assert.deepEqual(Object.keys(servable.engines), ['a']);
@@ -93,19 +105,36 @@ describe('signature-loading pipeline', () => {
 
   for (const code of [Code.NOT_FOUND, Code.DATA_LOSS]) {
     it(`${Code[code]} from one signature spoils the version and frees what was prepared`, async () => {
-      const engine = new FakeEngine('fake', { a: 'ok', b: new ServingError(code, 'variables/variables.data-00000-of-00001: checksum mismatch'), c: 'ok' });
-      await assert.rejects(engine.load(DIR, TAGS), isError(code, /^\/models\/m\/1: variables\/variables\.data-00000-of-00001: checksum mismatch$/));
+      const engine = new FakeEngine('fake', {
+        a: 'ok',
+        b: new ServingError(code, 'variables/variables.data-00000-of-00001: checksum mismatch'),
+        c: 'ok',
+      });
+      await assert.rejects(
+        engine.load(DIR, TAGS),
+        isError(code, /^\/models\/m\/1: variables\/variables\.data-00000-of-00001: checksum mismatch$/),
+      );
       assert.deepEqual(engine.log.prepared, ['a', 'b'], 'no signature is prepared after the spoiling one');
       assert.deepEqual(engine.log.disposed, [['a']]);
     });
   }
 
   it('none served: FAILED_PRECONDITION naming every refusal, and the version released', async () => {
-    const engine = new FakeEngine('fake', { a: new ServingError(Code.INVALID_ARGUMENT, 'no placeholder x'), b: cannotRun('Lgamma') }, journal(), undefined, undefined, 'libfake');
+    const engine = new FakeEngine(
+      'fake',
+      { a: new ServingError(Code.INVALID_ARGUMENT, 'no placeholder x'), b: cannotRun('Lgamma') },
+      journal(),
+      undefined,
+      undefined,
+      'libfake',
+    );
     await assert.rejects(engine.load(DIR, TAGS), (e: unknown) => {
       assert.ok(e instanceof ServingError);
       assert.equal(e.code, Code.FAILED_PRECONDITION);
-      assert.equal(e.message, '/models/m/1: no signature can be served by libfake (a: no placeholder x; b: ops this engine cannot run: Lgamma (node n))');
+      assert.equal(
+        e.message,
+        '/models/m/1: no signature can be served by libfake (a: no placeholder x; b: ops this engine cannot run: Lgamma (node n))',
+      );
       return true;
     });
     assert.equal(engine.log.released, 1);
@@ -132,12 +161,23 @@ describe('signature-loading pipeline', () => {
 
 describe('CompositeRuntime: the first engine, then another for what it hands off', () => {
   it('hands EngineCannotRun signatures to the second engine in one partial load, keeping the reason', async () => {
-    const first = new FakeEngine('first', { a: 'ok', b: cannotRun('Lgamma'), c: new ServingError(Code.INVALID_ARGUMENT, 'graph writes variable v') });
+    const first = new FakeEngine('first', {
+      a: 'ok',
+      b: cannotRun('Lgamma'),
+      c: new ServingError(Code.INVALID_ARGUMENT, 'graph writes variable v'),
+    });
     const second = new FakeEngine('second', { b: 'ok' });
     const logged: string[] = [];
     const servable = await new CompositeRuntime(first, second, (m) => logged.push(m)).load(DIR, TAGS);
-    assert.deepEqual(second.log.opened.map((o) => o.signatures), [['b']], 'only the handed-off signature, in one load');
-    assert.deepEqual(servable.engines, { a: { engine: 'first' }, b: { engine: 'second', reason: 'ops this engine cannot run: Lgamma (node n)' } });
+    assert.deepEqual(
+      second.log.opened.map((o) => o.signatures),
+      [['b']],
+      'only the handed-off signature, in one load',
+    );
+    assert.deepEqual(servable.engines, {
+      a: { engine: 'first' },
+      b: { engine: 'second', reason: 'ops this engine cannot run: Lgamma (node n)' },
+    });
     assert.deepEqual(servable.refusals, { c: 'graph writes variable v' }, 'a refusal for good is not handed off');
     assert.equal(servable.backend, 'first+second');
     const answer = await servable.run('b', {});
@@ -150,19 +190,37 @@ describe('CompositeRuntime: the first engine, then another for what it hands off
     const second = new FakeEngine('second', { b: new ServingError(Code.INVALID_ARGUMENT, 'no kernel for Lgamma on wasm') });
     const servable = await new CompositeRuntime(first, second).load(DIR, TAGS);
     // The second engine's load of b alone failed as a whole: its code, both texts.
-    assert.equal(servable.refusals.b, 'ops this engine cannot run: Lgamma (node n); second: /models/m/1: no signature can be served (b: no kernel for Lgamma on wasm)');
+    assert.equal(
+      servable.refusals.b,
+      'ops this engine cannot run: Lgamma (node n); second: /models/m/1: no signature can be served (b: no kernel for Lgamma on wasm)',
+    );
     const none = new FakeEngine('first', { b: cannotRun('Lgamma') });
-    await assert.rejects(new CompositeRuntime(none, second).load(DIR, TAGS), isError(Code.FAILED_PRECONDITION, /^\/models\/m\/1: no signature can be served \(b: ops this engine cannot run: Lgamma \(node n\); second: /));
+    await assert.rejects(
+      new CompositeRuntime(none, second).load(DIR, TAGS),
+      isError(
+        Code.FAILED_PRECONDITION,
+        /^\/models\/m\/1: no signature can be served \(b: ops this engine cannot run: Lgamma \(node n\); second: /,
+      ),
+    );
   });
 
-  it('a version the first engine cannot open at all is the second engine\'s whole', async () => {
+  it("a version the first engine cannot open at all is the second engine's whole", async () => {
     const first = new FakeEngine('first', {}, journal(), undefined, new EngineCannotRun(`${DIR}: first cannot read model.json folders`));
     const second = new FakeEngine('second', { a: 'ok' });
     const servable = await new CompositeRuntime(first, second).load(DIR, TAGS);
     assert.deepEqual(servable.engines, { a: { engine: 'second' } });
-    assert.deepEqual(second.log.opened.map((o) => o.signatures), [undefined]);
+    assert.deepEqual(
+      second.log.opened.map((o) => o.signatures),
+      [undefined],
+    );
     // Any other failure to open is the version's.
-    const broken = new FakeEngine('first', {}, journal(), undefined, new ServingError(Code.NOT_FOUND, 'Could not find SavedModel .pb or .pbtxt'));
+    const broken = new FakeEngine(
+      'first',
+      {},
+      journal(),
+      undefined,
+      new ServingError(Code.NOT_FOUND, 'Could not find SavedModel .pb or .pbtxt'),
+    );
     await assert.rejects(new CompositeRuntime(broken, second).load(DIR, TAGS), isError(Code.NOT_FOUND, /Could not find SavedModel/));
   });
 });

@@ -41,7 +41,11 @@ function prepareConverter(): void {
 /** Why a second engine cannot check a signature's decision forest (EngineChoice.singleEngine). */
 const SINGLE_FOREST_ENGINE = "its decision forest runs on Yggdrasil's WASM engine, the only one tfgate has for TF-DF models";
 
-const exists = (p: string) => fs.stat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  fs.stat(p).then(
+    () => true,
+    () => false,
+  );
 
 /** A SavedModel version as every signature's TF.js graph is prepared from it. */
 interface EmbeddedVersion extends OpenedSignatures {
@@ -88,7 +92,12 @@ export class EmbeddedRuntime implements Runtime, SignatureEngine<EmbeddedVersion
 
   prepare(version: EmbeddedVersion, key: string): PreparedSignature {
     const { metaGraph, variables, backend, tables, forests, memoryBound } = version;
-    const mapped = prepareSignatureGraph(metaGraph, key, variables, { isSupportedOp: isTfjsSupportedOp, tables, forests: forests.bindings, memoryBound });
+    const mapped = prepareSignatureGraph(metaGraph, key, variables, {
+      isSupportedOp: isTfjsSupportedOp,
+      tables,
+      forests: forests.bindings,
+      memoryBound,
+    });
     checkSignatureDtypes(mapped.signature);
     checkBackendCanRun(mapped.nodes, backend, key);
     checkFunctionsCanRun(mapped, backend, key);

@@ -29,7 +29,11 @@ import { evaluateOnTfjs } from '../shared/tfjs_constant_evaluator.js';
 import { LoadRunCheck, sizeGraph } from '../../savedmodel/graph/tensor_sizes.js';
 import type { EngineSettings } from '../../config/session_config.js';
 
-const exists = (p: string) => fs.stat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  fs.stat(p).then(
+    () => true,
+    () => false,
+  );
 
 /** ONNX Runtime rejected a converted graph (a kernel missing for a dtype, say). */
 class SessionBuildFailed extends Error {}
@@ -59,7 +63,15 @@ function declaredFeeds(prepared: PreparedGraph, split: HostSplit): Map<string, F
 }
 
 /** Prepares one signature and builds its sessions (declared shapes now, others on demand). */
-async function loadSignature(mg: MetaGraphObject, key: string, variables: VariableReader | null, tables: LookupTables, device: OnnxDevice, memoryBound: LoadMemoryBound, engine?: EngineSettings): Promise<OnnxSignature> {
+async function loadSignature(
+  mg: MetaGraphObject,
+  key: string,
+  variables: VariableReader | null,
+  tables: LookupTables,
+  device: OnnxDevice,
+  memoryBound: LoadMemoryBound,
+  engine?: EngineSettings,
+): Promise<OnnxSignature> {
   const prepared = prepareSignatureGraph(mg, key, variables, { isSupportedOp: () => true, tables, memoryBound });
   const split = splitHostStep(prepared.nodes);
   // The parsing step runs on TF.js in this thread.
@@ -120,7 +132,9 @@ export class OnnxRuntime implements Runtime, SignatureEngine<OnnxVersion, OnnxSi
 
   async open(dir: string, options: LoadOptions): Promise<OnnxVersion> {
     if (await exists(path.join(dir, TFJS_MODEL_JSON))) {
-      throw new EngineCannotRun(`${dir}: ONNX Runtime cannot run a TF.js graph model folder (model.json); --runtime=auto or wasm serves it`);
+      throw new EngineCannotRun(
+        `${dir}: ONNX Runtime cannot run a TF.js graph model folder (model.json); --runtime=auto or wasm serves it`,
+      );
     }
     const { metaGraph, variables, memoryBound } = await openSavedModelVersion(dir, options.tags, options.memoryFloorMb);
     // What table initializers compute runs on TF.js in this thread, as the parsing step does.
@@ -133,7 +147,15 @@ export class OnnxRuntime implements Runtime, SignatureEngine<OnnxVersion, OnnxSi
 
   async prepare(version: OnnxVersion, key: string): Promise<OnnxSignature> {
     try {
-      return await loadSignature(version.metaGraph, key, version.variables, version.tables, this.options.device, version.memoryBound, this.options.engine);
+      return await loadSignature(
+        version.metaGraph,
+        key,
+        version.variables,
+        version.tables,
+        this.options.device,
+        version.memoryBound,
+        this.options.engine,
+      );
     } catch (e) {
       // What ONNX Runtime cannot run another engine may (and it is no internal error).
       if (e instanceof OnnxConversionRefused) throw new EngineCannotRun(`ops ONNX Runtime cannot run exactly: ${e.message}`);

@@ -45,7 +45,10 @@ export class OnnxServable implements Servable {
     /** The sizes of the runs a load makes, checked against its bound (absent: not checked). */
     private readonly loadRuns?: LoadRunCheck,
   ) {
-    this.signatures = Object.fromEntries([...[...graphs].map(([k, g]) => [k, g.spec] as const), ...[...refused].map(([k, r]) => [k, r.spec] as const)]);
+    this.signatures = Object.fromEntries([
+      ...[...graphs].map(([k, g]) => [k, g.spec] as const),
+      ...[...refused].map(([k, r]) => [k, r.spec] as const),
+    ]);
     this.refusals = Object.fromEntries([...refused].map(([k, r]) => [k, r.error.message]));
     this.engines = Object.fromEntries([...graphs.keys()].map((k) => [k, { engine: ONNX_ENGINE }]));
     this.runCosts = Object.fromEntries([...graphs].map(([k, g]) => [k, g.runCost]));

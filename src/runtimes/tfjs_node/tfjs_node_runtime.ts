@@ -74,7 +74,10 @@ class TfjsNodeServable implements Servable {
     private readonly refused: ReadonlyMap<string, Refusal>,
     readonly signatureDefs: Record<string, SignatureDefObject>,
   ) {
-    this.signatures = Object.fromEntries([...[...models].map(([k, m]) => [k, m.spec] as const), ...[...refused].map(([k, r]) => [k, r.spec] as const)]);
+    this.signatures = Object.fromEntries([
+      ...[...models].map(([k, m]) => [k, m.spec] as const),
+      ...[...refused].map(([k, r]) => [k, r.spec] as const),
+    ]);
     this.refusals = Object.fromEntries([...refused].map(([k, r]) => [k, r.error.message]));
     this.engines = Object.fromEntries([...models.keys()].map((k) => [k, { engine: 'tensorflow' }]));
   }
