@@ -115,6 +115,8 @@ export function resolveBatchingParameters(input: BatchingParametersInput, file: 
   if (p.latency_target_ms !== undefined && !(Number.isSafeInteger(p.latency_target_ms) && p.latency_target_ms > 0)) {
     bad('latency_target_ms', `latency_target_ms must be a positive integer; was ${p.latency_target_ms}`);
   }
+  // Only adaptive batching predicts latency; under fixed the target would be accepted and never honoured.
+  if (p.mode === 'fixed' && p.latency_target_ms !== undefined) bad('latency_target_ms', 'latency_target_ms is read by adaptive batching only, and this section sets mode: fixed');
   for (const k of ['max_batch_size', 'batch_timeout_micros', 'max_enqueued_batches', 'num_batch_threads', 'max_execution_batch_size'] as const) {
     if (!Number.isSafeInteger(p[k])) bad(k, `${k} must be an integer; was ${p[k]}`);
   }

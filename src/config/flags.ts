@@ -450,6 +450,9 @@ export function resolveServerOptions(flags: ParsedFlags, cwd: string = process.c
   if (v.load_memory_floor_mb < 1) bad('load_memory_floor_mb', 'must be at least 1');
   if (v.load_timeout_seconds < 0) bad('load_timeout_seconds', 'must not be negative');
   if (v.batching_latency_target_ms < 0) bad('batching_latency_target_ms', 'must not be negative');
+  if (v.batching_latency_target_ms > 0 && v.batching_mode === 'fixed') {
+    bad('batching_latency_target_ms', "read by adaptive batching only, and --batching_mode is fixed (a model's batching section with mode: adaptive takes its own latency_target_ms)");
+  }
   for (const name of ['port', 'rest_api_port'] as const) if (v[name] < 0 || v[name] > 65535) bad(name, 'not a port number');
   if (v.rest_api_port === 0 && v.port === 0 && !v.grpc_socket_path) bad('rest_api_port', '0 disables the HTTP/REST API, and --port=0 with no --grpc_socket_path disables gRPC: nothing would be served');
   const grpcChannelArguments = parseChannelArguments(v.grpc_channel_arguments, bad);

@@ -70,3 +70,52 @@ export function base64Unescape(s: string): Uint8Array | undefined {
 function isAsciiSpace(c: number): boolean {
   return c === 0x20 || (c >= 0x09 && c <= 0x0d);
 }
+
+/** The sextet of each base64 character (standard alphabet), -1 for others. */
+const SEXTET = new Int8Array(256).fill(-1);
+for (let k = 0; k < 64; k++) SEXTET['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(k)] = k;
+
+/**
+ * bytes[start, end) (a JSON string's body) decoded as base64Unescape decodes a string, straight
+ * into the result, with no string made first; undefined when invalid.
+ */
+export function base64UnescapeBytes(bytes: Uint8Array, start: number, end: number): Uint8Array | undefined {
+  let sextets = 0;
+  let k = start;
+  for (; k < end; k++) {
+    const c = bytes[k];
+    if (SEXTET[c] >= 0) sextets++;
+    else if (c === 0x3d || c === 0x2e) break;
+    else if (!isAsciiSpace(c)) return undefined;
+  }
+  const padStart = k;
+  let equals = 0;
+  for (; k < end; k++) {
+    const c = bytes[k];
+    if (c === 0x3d || c === 0x2e) equals++;
+    else if (!isAsciiSpace(c)) return undefined;
+  }
+  const rest = sextets % 4;
+  if (rest === 1) return undefined;
+  if (equals !== 0 && equals !== (rest === 2 ? 2 : rest === 3 ? 1 : 0)) return undefined;
+  const out = new Uint8Array((sextets >> 2) * 3 + (rest === 0 ? 0 : rest - 1));
+  let acc = 0;
+  let bits = 0;
+  let o = 0;
+  for (k = start; k < padStart; k++) {
+    const s = SEXTET[bytes[k]];
+    if (s < 0) continue;
+    acc = ((acc << 6) | s) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (acc >> bits) & 0xff;
+    }
+  }
+  return out;
+}
+
+/** The largest number of bytes a b64 string of `length` characters decodes to. */
+export function base64DecodedBound(length: number): number {
+  return Math.floor((length * 3) / 4);
+}

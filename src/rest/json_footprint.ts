@@ -13,11 +13,21 @@
 //   an object member, besides its value and key string            {"k<i>": 1}, a distinct key each: 210 B in all
 //   a non-empty string: a slice of the body from 13 characters    64 B with its slot
 //     on, else (and with an escape) a copy of its characters      "abcdefgh": 45 B
+//
+// The tensor reader (json_tensor_reader.ts) builds no JSON: it holds its tensors' storage,
+// allocated once at the size its first pass counted, and a little state of its own (the walk,
+// the plan, each tensor's state and HostTensor: counted as 1 KiB and 512 B a tensor);
+// tensorReadBytes counts it, and the reader reports the same figure as it allocates.
+import type { DType } from '../tensor/dtype.js';
+import { decodedTensorBytes } from '../tensor/tensor_cost.js';
+
 const VALUE_BYTES = 32;
 const CONTAINER_BYTES = 64;
 const MEMBER_BYTES = 48;
 const STRING_BYTES = 40;
 const SHORT_STRING_CHARS = 13;
+const READER_BYTES = 1024;
+const READER_TENSOR_BYTES = 512;
 
 /** What a parse builds, counted. */
 export interface JsonCounts {
@@ -40,6 +50,16 @@ export function stringBytes(length: number, copied: boolean): number {
   if (length === 0) return 0;
   if (copied) return STRING_BYTES + 2 * length;
   return STRING_BYTES + (length < SHORT_STRING_CHARS ? length : 0);
+}
+
+/**
+ * What the tensor reader holds for these tensors (each its dtype, element count and, for
+ * strings, the bound of their bytes): their storage (tensor_cost.ts) and its own state.
+ */
+export function tensorReadBytes(tensors: ReadonlyArray<{ dtype: DType; size: number; stringBytes: number }>): number {
+  let bytes = READER_BYTES;
+  for (const t of tensors) bytes += READER_TENSOR_BYTES + decodedTensorBytes(t.dtype, t.size, t.stringBytes);
+  return bytes;
 }
 
 const QUOTE = 0x22;

@@ -1,6 +1,7 @@
 // Puts a BatchingSession in front of every loaded version when --enable_batching is on; all
 // versions of all models share one scheduler (TF Serving's shared batch thread pool).
 import { readVersionFile, versionPathExists } from '../savedmodel/version_files.js';
+import { failedPrecondition } from '../errors/status.js';
 import { join } from 'node:path';
 import { parseBatchingParametersText, type BatchingParameters } from '../config/batching_parameters.js';
 import type { BatchingMode } from '../config/batching_modes.js';
@@ -20,9 +21,14 @@ interface BatchingDefaults {
 const FIXED: BatchingDefaults = { mode: 'fixed', latencyTargetMs: 0 };
 
 function queueOptions(p: BatchingParameters, defaults: BatchingDefaults = FIXED): QueueOptions {
+  const mode = p.mode ?? defaults.mode;
+  // A section without a mode takes --batching_mode's; fixed batching never reads a target, so one set here is refused, not ignored.
+  if (mode === 'fixed' && p.latency_target_ms !== undefined) {
+    throw failedPrecondition(`latency_target_ms is read by adaptive batching only, and this model's batching section sets no mode while --batching_mode is fixed: set mode: adaptive beside it`);
+  }
   const target = p.latency_target_ms ?? (defaults.latencyTargetMs > 0 ? defaults.latencyTargetMs : undefined);
   return {
-    mode: p.mode ?? defaults.mode,
+    mode,
     ...(target !== undefined && { latencyTargetMs: target }),
     maxBatchSize: p.max_batch_size,
     batchTimeoutMicros: p.batch_timeout_micros,
@@ -126,8 +132,9 @@ export class BatchingVersionLoader<T extends ServableVersion> implements Version
 
   async load(modelName: string, version: number, path: string, signal?: AbortSignal): Promise<MaybeBatchedVersion<T>> {
     const chosen = await this.paramsFor(modelName, path);
+    const options = this.scheduler && chosen ? queueOptions(chosen.params, this.setup?.defaults) : undefined;
     const loaded = await this.inner.load(modelName, version, path, signal);
-    const session = this.scheduler && chosen ? new BatchingSession(`${modelName}/${version}`, loaded, this.scheduler, queueOptions(chosen.params, this.setup?.defaults)) : undefined;
+    const session = this.scheduler && options ? new BatchingSession(`${modelName}/${version}`, loaded, this.scheduler, options) : undefined;
     if (session && chosen?.global) this.globalSessions.add(session);
     return new MaybeBatched(loaded, session);
   }

@@ -215,6 +215,7 @@ describe('resolveServerOptions', () => {
     ['timeout 0', ['--rest_api_timeout_in_ms=0'], 'rest_api_timeout_in_ms', /must be positive/],
     ['unknown batching mode', ['--batching_mode=eager'], 'batching_mode', /Illegal value 'eager' for flag 'batching_mode': expected fixed or adaptive/],
     ['negative latency target', ['--batching_latency_target_ms=-1'], 'batching_latency_target_ms', /must not be negative/],
+    ['latency target under fixed batching', ['--enable_batching', '--batching_latency_target_ms=40'], 'batching_latency_target_ms', /read by adaptive batching only, and --batching_mode is fixed/],
     ['unknown runtime', ['--runtime=tpu'], 'runtime', /expected auto, onnx, onnx-cuda, wasm, cpu, tfjs-node, tfjs-node-gpu/],
     ['negative batching poll', ['--batching_parameters_poll_wait_seconds=-1'], 'batching_parameters_poll_wait_seconds', /must not be negative/],
   ];

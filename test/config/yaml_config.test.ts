@@ -134,10 +134,10 @@ models:
     assert.equal('batching' in y.model_server_config.model_config_list.config[0], false);
   });
   it("tfgate's mode and latency_target_ms, at the top and per model; absent from TF Serving's fields otherwise", () => {
-    const y = parseYamlConfig('batching: {mode: adaptive}\nmodels:\n  - name: m\n    base_path: /m\n    batching: {max_batch_size: 8, mode: fixed, latency_target_ms: 40}\n', 'b.yaml');
-    assert.equal(y.batching?.mode, 'adaptive');
+    const y = parseYamlConfig('batching: {mode: fixed}\nmodels:\n  - name: m\n    base_path: /m\n    batching: {max_batch_size: 8, mode: adaptive, latency_target_ms: 40}\n', 'b.yaml');
+    assert.equal(y.batching?.mode, 'fixed');
     assert.equal(y.batching?.latency_target_ms, undefined);
-    assert.equal(y.model_batching.m.mode, 'fixed');
+    assert.equal(y.model_batching.m.mode, 'adaptive');
     assert.equal(y.model_batching.m.latency_target_ms, 40);
     assert.equal('mode' in parseYamlConfig('batching: {max_batch_size: 8}\n', 'b.yaml').batching!, false);
   });
@@ -169,6 +169,7 @@ describe('YAML errors carry file:line:col and the field', () => {
     ['thread pool set per model', 'models:\n  - name: a\n    base_path: /a\n    batching: {num_batch_threads: 2}\n', 4, 16, /num_batch_threads cannot be set per model/, 'num_batch_threads'],
     ['unknown batching mode', 'batching:\n  mode: eager\n', 2, 3, /mode must be one of fixed, adaptive; was eager/, 'mode'],
     ['latency target not positive', 'batching:\n  latency_target_ms: 0\n', 2, 3, /latency_target_ms must be a positive integer; was 0/, 'latency_target_ms'],
+    ['latency target under fixed batching', 'batching:\n  mode: fixed\n  latency_target_ms: 5\n', 3, 3, /latency_target_ms is read by adaptive batching only, and this section sets mode: fixed/, 'latency_target_ms'],
     ['bad bool', 'monitoring_config: {prometheus_config: {enable: maybe}}\n', 1, 49, /Invalid value for boolean field "enable"\. Value: "maybe"\./, 'enable'],
     ['top level not a mapping', '- a\n- b\n', 1, 1, /Expected a mapping \(tfgate\.Config\) at the top level, got: a list/, undefined],
   ];

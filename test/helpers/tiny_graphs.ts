@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { attr, GraphBuilder, Tensor, type AttrValueInit } from '../../test_util/savedmodel/writer/graph_builder.js';
 import { writeSavedModel, type WriterAsset, type WriterSignature } from '../../test_util/savedmodel/saved_model_writer.js';
+import type { OpDefInit } from '../../test_util/savedmodel/writer/op_defs.js';
 import { INIT_OP_SIGNATURE_KEY } from '../../src/savedmodel/signature_spec.js';
 import type { DType } from '../../src/tensor/dtype.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
@@ -19,15 +20,17 @@ export interface TinySignature {
   assets?: WriterAsset[];
   /** Node-list collections (TF1 `table_initializer`, `legacy_init_op` …). */
   nodeCollections?: Record<string, string[]>;
+  /** OpDefs of ops the writer does not declare (writer/op_registration.ts reads them from TF's REGISTER_OP text). */
+  opDefs?: readonly OpDefInit[];
 }
 
 /** Writes a one-version model (`<tmp>/1`) whose serving_default is what `build` returns. */
 export async function writeTinyModel(build: (g: GraphBuilder) => TinySignature, graph: GraphBuilder = new GraphBuilder()): Promise<string> {
-  const { inputs, outputs, initOp, assets, nodeCollections } = build(graph);
+  const { inputs, outputs, initOp, assets, nodeCollections, opDefs } = build(graph);
   const dir = path.join(tempDir('tfgate-tiny-'), '1');
   const signatures: Record<string, WriterSignature> = { serving_default: { inputs, outputs } };
   if (initOp) signatures[INIT_OP_SIGNATURE_KEY] = { methodName: '', inputs: {}, outputs: { [INIT_OP_SIGNATURE_KEY]: { name: initOp, dtype: 'DT_INVALID', shape: null } } };
-  await writeSavedModel(dir, graph, signatures, { assets, nodeCollections });
+  await writeSavedModel(dir, graph, signatures, { assets, nodeCollections, opDefs });
   return dir;
 }
 

@@ -4,7 +4,9 @@
 // and tf.strings.length(unit="UTF8_CHAR") on the docstring example of unicode_decode, as a
 // TF 2 export writes them: one node each, int64 row splits. Asked over REST and gRPC; the
 // default runtime serves it on the embedded runtime (ONNX Runtime takes no string tensors),
-// RE2 running in the server's worker.
+// RE2 running in the server's worker. A second signature is BERT's preprocessing as TF Text's
+// BertTokenizer exports it: whitespace tokens, WordPiece over a vocabulary table the init op
+// fills, and the ids of a StaticVocabularyTable (the table, or the OOV bucket).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -14,7 +16,9 @@ import { attr, GraphBuilder, i32, Tensor } from '../helpers/tiny_graphs.js';
 import { tempDir } from '../helpers/temp.js';
 import { writeSavedModel } from '../../test_util/savedmodel/saved_model_writer.js';
 import { opDefFromRegistration } from '../../test_util/savedmodel/writer/op_registration.js';
-import { UNICODE_REGISTRATIONS } from '../runtimes/ops/cases/string_unicode.js';
+import { UNICODE_REGISTRATIONS, WHITESPACE_CONFIG } from '../runtimes/ops/cases/string_unicode.js';
+import { WORDPIECE_REGISTRATIONS } from '../runtimes/ops/cases/string_wordpiece.js';
+import { INIT_OP_SIGNATURE_KEY } from '../../src/savedmodel/signature_spec.js';
 
 const TEXT = ['AbCdEfG', 'HiJkLmN'];
 /** regex_replace_op_test.py@03049341 testForwarding. */
@@ -26,6 +30,44 @@ const ROW_SPLITS = [0, 9, 10];
 const BYTE_STARTS = [0, 1, 3, 5, 6, 7, 8, 9, 10, 0];
 /** The rows' lengths in characters (string_length_op_test.py testUnit's unit). */
 const LENGTHS = [9, 1];
+/** wordpiece_tokenizer_test.py@17c38bf0 (tensorflow/text): _ENGLISH_VOCAB, and "Basic case w/ int id lookup". */
+const VOCAB = ['don', "##'", '##t', 'tread', '##ness', 'hel', '##lo', 'there', 'my', 'na', '##me', 'is', 'ter', '##ry', 'what', '##cha', '##ma', '##call', '##it?', 'you', 'said'];
+const SENTENCE = "don't tread cantfindme treadcantfindme";
+const PIECE_IDS = [0, 1, 2, 3, 21, 21];
+const PIECES_PER_WORD = [0, 3, 4, 5, 6];
+
+/** sentences → whitespace tokens → WordPiece → ids from the vocabulary, an unknown piece to the one OOV bucket (id 21). */
+function bertTokenizer(g: GraphBuilder) {
+  const sentences = g.placeholder('sentences', 'string', [-1]);
+  const config = g.constant('whitespace_config', { dtype: 'string', shape: [], values: [WHITESPACE_CONFIG] });
+  const words = new Tensor(g.addNode('TFText>WhitespaceTokenizeWithOffsetsV2', 'whitespace', [sentences, config]), 0, 'string', [-1]);
+  const table = g.addNode('HashTableV2', 'vocab_table', [], {
+    container: attr.s(''),
+    shared_name: attr.s('hash_table_vocab'),
+    use_node_name_sharing: attr.b(false),
+    key_dtype: attr.type('string'),
+    value_dtype: attr.type('int64'),
+  });
+  const vocabKeys = g.constant('vocab_keys', { dtype: 'string', shape: [VOCAB.length], values: VOCAB.map((v) => enc.encode(v)) });
+  const vocabIds = g.constant('vocab_ids', { dtype: 'int64', shape: [VOCAB.length], values: BigInt64Array.from(VOCAB, (_, i) => BigInt(i)) });
+  const init = g.addNode('InitializeTableV2', 'vocab_init', [table, vocabKeys, vocabIds], { Tkey: attr.type('string'), Tval: attr.type('int64') });
+  const wordpiece = g.addNode('WordpieceTokenizeWithOffsets', 'wordpiece', [words, table], {
+    suffix_indicator: attr.s('##'),
+    max_bytes_per_word: attr.i(100),
+    max_chars_per_token: attr.i(0),
+    use_unknown_token: attr.b(true),
+    unknown_token: attr.s('[UNK]'),
+    split_unknown_characters: attr.b(false),
+    output_row_partition_type: attr.s('row_splits'),
+  });
+  const pieces = new Tensor(wordpiece, 0, 'string', [-1]);
+  const found = new Tensor(g.addNode('LookupTableFindV2', 'lookup', [table, pieces, g.constant('oov', { dtype: 'int64', shape: [], values: BigInt64Array.of(-1n) })], { Tin: attr.type('string'), Tout: attr.type('int64') }), 0, 'int64', [-1]);
+  const bucket = new Tensor(g.addNode('StringToHashBucketFast', 'oov_bucket', [pieces], { num_buckets: attr.i(1) }), 0, 'int64', [-1]);
+  const oovId = g.add('oov_id', bucket, g.constant('vocab_size', { dtype: 'int64', shape: [], values: BigInt64Array.of(BigInt(VOCAB.length)) }));
+  const known = new Tensor(g.addNode('NotEqual', 'known', [found, g.constant('minus_one', { dtype: 'int64', shape: [], values: BigInt64Array.of(-1n) })], { T: attr.type('int64') }), 0, 'bool', [-1]);
+  const ids = new Tensor(g.addNode('SelectV2', 'ids', [known, found, oovId], { T: attr.type('int64') }), 0, 'int64', [-1]);
+  return { inputs: { sentences }, outputs: { ids, word_splits: new Tensor(wordpiece, 1, 'int64', [-1]) }, initOp: g.noOp('init_all_tables', [init]) };
+}
 
 async function writeModel(): Promise<string> {
   const g = new GraphBuilder();
@@ -43,6 +85,7 @@ async function writeModel(): Promise<string> {
     Tsplits: attr.type('int64'),
   });
   const length = new Tensor(g.addNode('StringLength', 'StringLength', [utf8], { unit: attr.s('UTF8_CHAR') }), 0, 'int32', [-1]);
+  const bert = bertTokenizer(g);
   const dir = path.join(tempDir('tfgate-string-ops-'), 'strings', '1');
   await writeSavedModel(
     dir,
@@ -58,8 +101,10 @@ async function writeModel(): Promise<string> {
           length,
         },
       },
+      bert: { inputs: bert.inputs, outputs: bert.outputs },
+      [INIT_OP_SIGNATURE_KEY]: { methodName: '', inputs: {}, outputs: { [INIT_OP_SIGNATURE_KEY]: { name: bert.initOp, dtype: 'DT_INVALID', shape: null } } },
     },
-    { opDefs: UNICODE_REGISTRATIONS.map(opDefFromRegistration) },
+    { opDefs: [...UNICODE_REGISTRATIONS, ...WORDPIECE_REGISTRATIONS].map(opDefFromRegistration) },
   );
   return path.dirname(dir);
 }
@@ -111,6 +156,14 @@ describe('string ops served end to end (real process)', () => {
     assert.deepEqual(integers(res.outputs.row_splits), ROW_SPLITS);
     assert.deepEqual(integers(res.outputs.char_to_byte_starts), BYTE_STARTS);
     assert.deepEqual(integers(res.outputs.length), LENGTHS);
+  });
+
+  it("BERT's tokenizer (whitespace, WordPiece over the init op's vocabulary table, ids with an OOV bucket) answers TF Text's stated ids", async () => {
+    const res = await postJson(server.url('/v1/models/strings:predict'), { signature_name: 'bert', inputs: { sentences: [SENTENCE] } });
+    assert.equal(res.status, 200, res.text);
+    const out = res.json.outputs as Record<string, unknown>;
+    assert.deepEqual(out.ids, PIECE_IDS);
+    assert.deepEqual(out.word_splits, PIECES_PER_WORD);
   });
 
   it('text RE2 here cannot match byte-exactly (not UTF-8) is refused by name, and the server keeps serving', async () => {

@@ -4,7 +4,6 @@
 // layout of RapidJSON's PrettyWriter, and the half_plus_two examples of PROVENANCE.md.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parsePredictRequest } from '../../src/rest/json_tensor.js';
 import { predictResponseJson, tensorJson } from '../../src/rest/json_tensor_writer.js';
 import { formatFloat32, formatFloat64 } from '../../src/rest/float_format.js';
 import { debugJson, rapidjsonDouble } from '../../src/rest/rapidjson_writer.js';
@@ -16,6 +15,7 @@ import { signatureSpec } from '../../src/savedmodel/signature_spec.js';
 import type { SignatureSpec } from '../../src/savedmodel/signature_spec.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { fixtureModel } from '../helpers/paths.js';
+import { parseBothWays } from '../helpers/predict_both_ways.js';
 
 const LIMITS = { maxDepth: 64, maxElements: 1 << 24 };
 
@@ -27,7 +27,8 @@ const sig = (inputs: Record<string, string>, defaults: Record<string, HostTensor
   outputs: {},
   defaults,
 });
-const parse = (body: string, s: SignatureSpec, limits = LIMITS) => parsePredictRequest(parseJsonBody(body, limits), s);
+// Every body is read by the tensor reader too, which must agree or decline (predict_both_ways.ts).
+const parse = (body: string, s: SignatureSpec, limits = LIMITS) => parseBothWays(body, s, limits);
 
 /** A tensor as plain data for deepEqual: dtype, shape, values (strings as text). */
 const plain = (t: HostTensor) => ({

@@ -141,6 +141,19 @@ describe('REST app: limits', () => {
     assert.equal(budget.inFlightBytes, 0);
   });
 
+  it(':predict: a body of one-value rows is read straight into its tensor, so it fits a budget its JSON tree would not (~14× the body)', async () => {
+    const rows = 50_000;
+    const body = `{"instances": [${Array.from({ length: rows }, (_, i) => `[${i}.5]`).join(', ')}]}`;
+    // The body's bytes (~0.5 MB), its tensor (0.2 MB) and the answer fit; a tree of 50 000 lists does not (≥ 4.8 MB).
+    const budget = new MemoryBudget(2 * 2 ** 20);
+    const r = await restApp({ budget, limits: { ...LIMITS, jsonMaxElements: 200_000 } }).call('POST', '/v1/models/hp2:predict', body);
+    assert.equal(r.status, 200, r.text.slice(0, 300));
+    const predictions = (r.json as { predictions: number[][] }).predictions;
+    assert.equal(predictions.length, rows);
+    assert.deepEqual(predictions[rows - 1], [(rows - 1 + 0.5) / 2 + 2]);
+    assert.equal(budget.inFlightBytes, 0);
+  });
+
   it(':classify: the serialized Examples are charged before they are written (192 bytes each), after the parse fits', async () => {
     const budget = new MemoryBudget(2.5 * 2 ** 20);
     const body = `{"examples": [${new Array(10_000).fill('{}').join(', ')}]}`;

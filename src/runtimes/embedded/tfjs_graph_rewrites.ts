@@ -6,6 +6,8 @@
 // * Einsum equations get labels a, b, c … (see lowercaseEinsumEquation): the converter
 //   lower-cases string attributes of custom ops, which would merge `a` and `A`.
 // Nodes nothing reads any more (a folded filter's float weights) are then dropped.
+// * Parsing nodes are told which int64 features may reach TF.js saturated to int32
+//   (shared/parse_example/saturated_int64.ts).
 import * as tf from '@tensorflow/tfjs-core';
 import type { PreparedGraph } from '../../savedmodel/graph/prepare_signature_graph.js';
 import { parseTensorName } from '../../savedmodel/graph/graph_flattener.js';
@@ -14,6 +16,7 @@ import { hostTensorFromProto, hostTensorToProto } from '../../savedmodel/tensor_
 import { FAKE_QUANT_OPS, fakeQuantAttrsOf, fakeQuantOp, type FakeQuantOp } from './ops/nn/fake_quant.js';
 import { lowercaseEinsumEquation } from './ops/math/einsum.js';
 import { toTfTensor } from '../shared/tensor_convert.js';
+import { markSaturatedInt64 } from '../shared/parse_example/saturated_int64.js';
 import { ServingError, toStatusData } from '../../errors/status.js';
 
 const isFakeQuant = (op: string): op is FakeQuantOp => (FAKE_QUANT_OPS as readonly string[]).includes(op);
@@ -81,6 +84,7 @@ export function rewriteForTfjs(graph: PreparedGraph): PreparedGraph {
     byName.set(out.name, out);
     return out;
   });
-  if (!changed) return graph;
-  return { ...graph, nodes: dropUnread(nodes, Object.values(graph.outputs)) };
+  const outputs = Object.values(graph.outputs);
+  const marked = markSaturatedInt64(changed ? dropUnread(nodes, outputs) : graph.nodes, outputs);
+  return marked === graph.nodes ? graph : { ...graph, nodes: marked };
 }

@@ -7,7 +7,8 @@ import { dtypeFromTf, type DType } from '../../../src/tensor/dtype.js';
 import type { HostTensor } from '../../../src/tensor/host_tensor.js';
 import { attr, GraphBuilder, Tensor, type AttrValueInit } from '../../../test_util/savedmodel/writer/graph_builder.js';
 import { OP_DEFS, type ArgDefInit, type OpDefInit } from '../../../test_util/savedmodel/writer/op_defs.js';
-import { writeSavedModel } from '../../../test_util/savedmodel/saved_model_writer.js';
+import { writeSavedModel, type WriterSignature } from '../../../test_util/savedmodel/saved_model_writer.js';
+import { INIT_OP_SIGNATURE_KEY } from '../../../src/savedmodel/signature_spec.js';
 import { tempDir } from '../../helpers/temp.js';
 import { isFailure, type CaseInput, type OpCase } from './op_case.js';
 
@@ -91,11 +92,14 @@ async function write(c: OpCase, defs: ReadonlyMap<string, OpDefInit>): Promise<C
   const g = new GraphBuilder();
   const feeds: Record<string, HostTensor> = {};
   let signature;
+  let initOp: string | undefined;
   if (c.graph) {
-    signature = c.graph(g);
+    ({ initOp, ...signature } = c.graph(g));
     Object.assign(feeds, c.feeds);
   } else signature = buildNode(g, c, opDefOf(c.op, defs), feeds);
   const dir = path.join(tempDir('tfgate-op-case-'), '1');
-  await writeSavedModel(dir, g, { serving_default: signature }, { opDefs: [...defs.values()] });
+  const signatures: Record<string, WriterSignature> = { serving_default: signature };
+  if (initOp) signatures[INIT_OP_SIGNATURE_KEY] = { methodName: '', inputs: {}, outputs: { [INIT_OP_SIGNATURE_KEY]: { name: initOp, dtype: 'DT_INVALID', shape: null } } };
+  await writeSavedModel(dir, g, signatures, { opDefs: [...defs.values()] });
   return { dir, feeds };
 }

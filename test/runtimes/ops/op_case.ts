@@ -53,8 +53,8 @@ export interface OpCase {
   attrs?: Record<string, AttrValueInit>;
   /** Node form: the op's inputs in order (an array for a list input such as `N * string`). */
   inputs?: ReadonlyArray<CaseInput | readonly CaseInput[]>;
-  /** Graph form, for what one node cannot show: builds the signature, fed with `feeds`. */
-  graph?: (g: GraphBuilder) => { inputs: Record<string, Tensor>; outputs: Record<string, Tensor> };
+  /** Graph form, for what one node cannot show: builds the signature, fed with `feeds` (and the init op the load runs: a table's filling). */
+  graph?: (g: GraphBuilder) => { inputs: Record<string, Tensor>; outputs: Record<string, Tensor>; initOp?: string };
   feeds?: Record<string, HostTensor>;
   /** TF's outputs by output arg name (`name_i` for the i-th of a list output), or the failure TF gives. */
   want: Record<string, HostTensor> | Failure;

@@ -12,13 +12,15 @@
 //
 // The parsing itself is on HostTensors, int64 exact: ONNX Runtime's host step (onnx/host_step.ts)
 // runs it as it is, so int64 features keep all 64 bits into ONNX Runtime; the TF.js executors
-// below narrow int64 to TF.js's int32 and refuse, naming the feature, a value beyond it.
+// below narrow int64 to TF.js's int32 and refuse, naming the feature, a value beyond it — unless
+// the graph cannot tell it from its saturation to int32 (saturated_int64.ts).
 import * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { Code, ServingError, invalidArgument, unimplemented } from '../../../errors/status.js';
 import type { DType } from '../../../tensor/dtype.js';
 import type { HostTensor } from '../../../tensor/host_tensor.js';
 import { KIND_OF_DTYPE, sparseOutputs, valuesTensor } from './sparse_example.js';
+import { SATURATED_OUTPUTS_ATTR } from './saturated_int64.js';
 import { decodeExamples, featureValues, type FeatureObject, type FeatureValue } from './example_features.js';
 
 export type ParsingOp = 'ParseExample' | 'ParseExampleV2';
@@ -87,14 +89,22 @@ function hostInput(t: tf.Tensor): HostTensor {
   return { dtype: 'float32', shape: t.shape, values: Float32Array.from(t.dataSync()) };
 }
 
-/** A parsed HostTensor as TF.js holds it: int64 narrowed to int32, a value beyond refused naming the feature. */
-function tfjsOutput(t: HostTensor, feature: string | undefined): tf.Tensor {
+/**
+ * A parsed HostTensor as TF.js holds it: int64 narrowed to int32, a value beyond refused naming
+ * the feature — or, where the graph was shown not to tell (`saturate`, saturated_int64.ts),
+ * saturated to INT32_MIN / INT32_MAX.
+ */
+function tfjsOutput(t: HostTensor, feature: string | undefined, saturate: boolean): tf.Tensor {
   if (t.dtype === 'string') return tf.tensor(t.values as Uint8Array[] as unknown as string[], t.shape, 'string');
   if (t.dtype === 'int64') {
     const big = t.values as BigInt64Array;
     const out = new Int32Array(big.length);
     for (let i = 0; i < big.length; i++) {
       if (BigInt.asIntN(32, big[i]) !== big[i]) {
+        if (saturate) {
+          out[i] = big[i] < 0n ? -(2 ** 31) : 2 ** 31 - 1;
+          continue;
+        }
         throw unimplemented(`ParseExample: int64 value ${big[i]} of ${feature ?? 'a parsed index'} does not fit the embedded runtime's 32-bit integers`);
       }
       out[i] = Number(big[i]);
@@ -104,10 +114,11 @@ function tfjsOutput(t: HostTensor, feature: string | undefined): tf.Tensor {
   return tf.tensor(t.values as Float32Array, t.shape, 'float32');
 }
 
-function tfjsOutputs(outputs: HostTensor[], spec: ParseSpec): tf.Tensor[] {
+function tfjsOutputs(outputs: HostTensor[], spec: ParseSpec, node: tfconv.GraphNode): tf.Tensor[] {
   const s = spec.sparseKeys.length;
   const featureOf = (i: number) => (i >= s && i < 2 * s ? `sparse feature '${spec.sparseKeys[i - s]}'` : i >= 3 * s ? `dense feature '${spec.denseKeys[i - 3 * s]}'` : undefined);
-  return outputs.map((t, i) => tfjsOutput(t, featureOf(i)));
+  const saturated = new Set((node.attrs[SATURATED_OUTPUTS_ATTR] ?? []) as number[]);
+  return outputs.map((t, i) => tfjsOutput(t, featureOf(i), saturated.has(i)));
 }
 
 /** ParseExample (TF1's parsing_ops). */
@@ -124,7 +135,7 @@ export const parseExample: tfconv.OpExecutor = (node) => {
     denseDefaults: inputs.slice(2 + nSparse + nDense, 2 + nSparse + 2 * nDense),
     raggedKeys: [],
   };
-  return tfjsOutputs(parseExamples('ParseExample', inputs[0], spec), spec);
+  return tfjsOutputs(parseExamples('ParseExample', inputs[0], spec), spec, node);
 };
 
 /** ParseExampleV2 (TF2's parsing_ops). */
@@ -139,5 +150,5 @@ export const parseExampleV2: tfconv.OpExecutor = (node) => {
     denseDefaults: defaults,
     raggedKeys: keyStrings(raggedKeys),
   };
-  return tfjsOutputs(parseExamples('ParseExampleV2', serialized, spec), spec);
+  return tfjsOutputs(parseExamples('ParseExampleV2', serialized, spec), spec, node);
 };

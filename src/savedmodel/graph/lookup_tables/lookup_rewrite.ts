@@ -56,13 +56,40 @@ function tableConstants(contents: TableContents, where: string): { keys: HostTen
   return { keys, values };
 }
 
+/** The Const nodes holding a table's keys and values, added to the graph once per table. */
+function tableConstantNames(graph: Map<string, NodeDef>, constants: Map<string, { keys: string; values: string }>, table: string, contents: TableContents, where: string) {
+  let names = constants.get(table);
+  if (!names) {
+    const { keys, values } = tableConstants(contents, where);
+    names = { keys: `${TABLE_CONST_PREFIX}${table}/keys`, values: `${TABLE_CONST_PREFIX}${table}/values` };
+    graph.set(names.keys, constNode(names.keys, keys));
+    graph.set(names.values, constNode(names.values, values));
+    constants.set(table, names);
+  }
+  return names;
+}
+
+/** What TF Text's WordpieceTokenizeWithOffsets becomes: (input_values, vocabulary keys, vocabulary values), its attrs. */
+export const TFGATE_WORDPIECE_OP = 'TfgateWordpieceTokenizeWithOffsets';
+
+/**
+ * Ops of other libraries that read a table as a vocabulary (input `table`): at load they become
+ * tfgate's op (`becomes`), the table input replaced by the table's keys and values constants.
+ */
+const VOCABULARY_OPS: Readonly<Record<string, { table: number; keyDtype: string; valueDtype: string; becomes: string }>> = {
+  // TF Text's LookupTableVocab: string keys, int64 values (-1: not in the vocabulary).
+  WordpieceTokenizeWithOffsets: { table: 1, keyDtype: 'string', valueDtype: 'int64', becomes: TFGATE_WORDPIECE_OP },
+};
+
 export function rewriteLookups(graph: Map<string, NodeDef>, tables: LookupTables | undefined, signatureKey: string): void {
   const constants = new Map<string, { keys: string; values: string }>();
   for (const node of [...graph.values()]) {
     const find = FIND_OPS.has(node.op);
-    if (!find && !SIZE_OPS.has(node.op)) continue;
+    const vocabularyOp = VOCABULARY_OPS[node.op];
+    if (!find && !SIZE_OPS.has(node.op) && !vocabularyOp) continue;
     const where = `signature '${signatureKey}': ${node.op} (node ${localName(node.name)})`;
-    const table = sourceOf(graph, node.input?.[0] ?? '')?.node;
+    const tableInput = vocabularyOp?.table ?? 0;
+    const table = sourceOf(graph, node.input?.[tableInput] ?? '')?.node;
     if (!table || !TABLE_OPS.has(table.op)) {
       throw new ServingError(Code.UNIMPLEMENTED, `${where} reads a table from ${table ? `${table.op} '${localName(table.name)}'` : 'an unknown tensor'}, which tfgate cannot resolve`);
     }
@@ -89,6 +116,16 @@ export function rewriteLookups(graph: Map<string, NodeDef>, tables: LookupTables
       contents = resolution.contents;
     }
 
+    if (vocabularyOp) {
+      if (info.keyDtype !== vocabularyOp.keyDtype || info.valueDtype !== vocabularyOp.valueDtype) {
+        throw new ServingError(Code.UNIMPLEMENTED, `${where} reads table '${info.name}' (${info.keyDtype} → ${info.valueDtype}) as a vocabulary, which takes ${vocabularyOp.keyDtype} → ${vocabularyOp.valueDtype}`);
+      }
+      const names = tableConstantNames(graph, constants, table.name, contents, where);
+      const input = [...(node.input ?? [])];
+      input.splice(tableInput, 1, `${names.keys}:0`, `${names.values}:0`);
+      graph.set(node.name, { ...node, op: vocabularyOp.becomes, input });
+      continue;
+    }
     if (!find) {
       graph.set(node.name, constNode(node.name, { dtype: 'int64', shape: [], values: BigInt64Array.of(BigInt(contents.size)) }));
       continue;
@@ -98,14 +135,7 @@ export function rewriteLookups(graph: Map<string, NodeDef>, tables: LookupTables
     if (tin !== dtypeToTf(info.keyDtype) || tout !== dtypeToTf(info.valueDtype)) {
       throw invalidArgument(`${where}: keys ${tin} → values ${tout} do not match table '${info.name}' (${dtypeToTf(info.keyDtype)} → ${dtypeToTf(info.valueDtype)})`);
     }
-    let names = constants.get(table.name);
-    if (!names) {
-      const { keys, values } = tableConstants(contents, where);
-      names = { keys: `${TABLE_CONST_PREFIX}${table.name}/keys`, values: `${TABLE_CONST_PREFIX}${table.name}/values` };
-      graph.set(names.keys, constNode(names.keys, keys));
-      graph.set(names.values, constNode(names.values, values));
-      constants.set(table.name, names);
-    }
+    const names = tableConstantNames(graph, constants, table.name, contents, where);
     graph.set(node.name, {
       name: node.name,
       op: TFGATE_LOOKUP_OP,

@@ -30,6 +30,7 @@ export const OPS_TESTED_ELSEWHERE: Readonly<Record<string, string>> = {
     ].map((op) => [op, 'tensor_list_ops.test.ts, embedded_loops.test.ts']),
   ),
   TfgateLookupTableFind: 'lookup_table_cases.ts (what LookupTableFindV2 becomes at load)',
+  TfgateWordpieceTokenizeWithOffsets: 'cases/string_wordpiece.ts (what WordpieceTokenizeWithOffsets becomes at load)',
   BoostedTreesBucketize: 'corpus.test.ts (the TFX benchmark models, test/corpus/PROVENANCE.md)',
   TfgateSimpleMLInference: 'decision_forests.test.ts (what SimpleMLInferenceOp… becomes at load)',
 };

@@ -10,6 +10,8 @@ import { bool, f32, f64, failsAtRun, i32, i64, konst, refusedAtLoad, str, type O
 import { REGEX_CASES, REGEX_REGISTRATIONS } from './string_regex.js';
 import { UNICODE_CASES, UNICODE_REGISTRATIONS } from './string_unicode.js';
 import { JOIN_MORE_CASES, JOIN_MORE_REGISTRATIONS } from './string_join.js';
+import { WORDPIECE_CASES, WORDPIECE_REGISTRATIONS } from './string_wordpiece.js';
+import { STRING_FORMAT_CASES, STRING_FORMAT_REGISTRATIONS } from './string_format.js';
 
 const KERNEL_TESTS = 'tensorflow/python/kernel_tests/strings_ops';
 const HASH_TEST = `${KERNEL_TESTS}/string_to_hash_bucket_op_test.py@3a2c6ae8`;
@@ -318,6 +320,8 @@ export const STRING_CASES: OpFamilyCases = {
     ...REGEX_REGISTRATIONS,
     ...UNICODE_REGISTRATIONS,
     ...JOIN_MORE_REGISTRATIONS,
+    ...WORDPIECE_REGISTRATIONS,
+    ...STRING_FORMAT_REGISTRATIONS,
     `REGISTER_OP("EncodeBase64")
     .Input("input: string")
     .Output("output: string")
@@ -343,5 +347,5 @@ export const STRING_CASES: OpFamilyCases = {
     .Output("output: string")`,
   ],
   engines: { onnx: { skip: 'ONNX Runtime takes no string tensors here: the converter refuses a DT_STRING input (tf_to_onnx.ts), so --runtime=auto serves string ops on the embedded runtime' } },
-  cases: [...HASH_CASES, ...CASE_CASES, ...AS_STRING_CASES, ...SPLIT_CASES, ...SPLIT_V1_CASES, ...REGEX_CASES, ...JOIN_CASES, ...JOIN_MORE_CASES, ...UNICODE_CASES, ...BASE64_CASES],
+  cases: [...HASH_CASES, ...CASE_CASES, ...AS_STRING_CASES, ...SPLIT_CASES, ...SPLIT_V1_CASES, ...REGEX_CASES, ...JOIN_CASES, ...JOIN_MORE_CASES, ...UNICODE_CASES, ...BASE64_CASES, ...WORDPIECE_CASES, ...STRING_FORMAT_CASES],
 };

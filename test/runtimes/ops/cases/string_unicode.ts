@@ -301,7 +301,7 @@ const TF_TEXT_CASES: OpCase[] = [
 // TF Text's WhitespaceTokenizer feeds its op a bit array of ICU's White_Space code points
 // (whitespace_tokenizer_config_builder.cc: one bit per code point up to the largest, U+3000).
 const WHITE_SPACE = [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, ...Array.from({ length: 11 }, (_, i) => 0x2000 + i), 0x2028, 0x2029, 0x202f, 0x205f, 0x3000];
-const WHITESPACE_CONFIG = (() => {
+export const WHITESPACE_CONFIG = (() => {
   const bits = new Uint8Array((0x3000 >> 3) + 1);
   for (const cp of WHITE_SPACE) bits[cp >> 3] |= 1 << (cp & 7);
   return bits;

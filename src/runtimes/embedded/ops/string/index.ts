@@ -2,6 +2,7 @@
 // OOV buckets, TextVectorization) and Estimator feature columns, on the strings' bytes as TF
 // computes them. tfjs-converter has none of them (or maps them to something else).
 import type { TfjsOpTable } from '../../../shared/tfjs_op_table.js';
+import { TFGATE_WORDPIECE_OP } from '../../../../savedmodel/graph/lookup_tables/lookup_rewrite.js';
 import { stringHashExecutor, stringHashNodeProblem } from './string_hash.js';
 import { stringCaseExecutor, stringCaseNodeProblem } from './string_case.js';
 import { stringStripOp } from './string_strip.js';
@@ -9,8 +10,10 @@ import { patternAttrProblem, regexReplaceOp, staticRegexReplaceOp } from './rege
 import { regexFullMatchOp, staticRegexFullMatchOp } from './regex_full_match.js';
 import { regexSplitWithOffsetsOp } from './regex_split.js';
 import { whitespaceTokenizeWithOffsetsV2Op } from './whitespace_tokenize.js';
+import { wordpieceTokenizeWithOffsetsOp } from './wordpiece_tokenize.js';
 import { stringSplitV2Op } from './string_split.js';
 import { asStringNodeProblem, asStringOp } from './as_string.js';
+import { stringFormatNodeProblem, stringFormatOp } from './string_format.js';
 import { stringJoinOp } from './string_join.js';
 import { substrOp } from './substr.js';
 import { stringLengthOp } from './string_length.js';
@@ -41,8 +44,11 @@ export const STRING_OPS: TfjsOpTable = {
   RegexFullMatch: { execute: regexFullMatchOp },
   RegexSplitWithOffsets: { execute: regexSplitWithOffsetsOp },
   'TFText>WhitespaceTokenizeWithOffsetsV2': { execute: whitespaceTokenizeWithOffsetsV2Op },
+  // TF Text's WordpieceTokenizeWithOffsets, its table input the vocabulary's keys and values from load on (lookup_rewrite.ts).
+  [TFGATE_WORDPIECE_OP]: { execute: wordpieceTokenizeWithOffsetsOp },
   StringSplitV2: { execute: stringSplitV2Op },
   AsString: { execute: asStringOp, check: asStringNodeProblem },
+  StringFormat: { execute: stringFormatOp, check: stringFormatNodeProblem },
   StringJoin: { execute: stringJoinOp },
   Substr: { execute: substrOp },
   StringLength: { execute: stringLengthOp },

@@ -1,0 +1,467 @@
+// The tensor reader against the general parser: on generated :predict bodies (random shapes and
+// dtypes, numbers of 3 to 17 significant digits, edge numbers) it must give the same tensors,
+// bit for bit, or decline; every case of json_tensor.test.ts runs both ways as well
+// (test/helpers/predict_both_ways.ts). Its decimal → double conversion is held to Number()'s.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { nearestDouble } from '../../src/rest/decimal_double.js';
+import { base64Unescape, base64UnescapeBytes } from '../../src/rest/base64.js';
+import { readPredictBody } from '../../src/rest/predict_body.js';
+import { Code, ServingError } from '../../src/errors/status.js';
+import type { SignatureSpec } from '../../src/savedmodel/signature_spec.js';
+import { parseBothWays, readerOutcomes } from '../helpers/predict_both_ways.js';
+
+const LIMITS = { maxDepth: 64, maxElements: 1 << 24 };
+
+const sig = (inputs: Record<string, string>): SignatureSpec => ({
+  key: 'serving_default',
+  methodName: 'tensorflow/serving/predict',
+  inputs: Object.fromEntries(Object.entries(inputs).map(([k, dtype]) => [k, { name: `${k}:0`, dtype, shape: null }])),
+  outputs: {},
+  defaults: {},
+});
+
+/** A small seeded generator (mulberry32): the same bodies on every run. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Outcome counts before and after f. */
+function outcomes(f: () => void): typeof readerOutcomes {
+  const before = { ...readerOutcomes };
+  f();
+  return Object.fromEntries(
+    Object.entries(readerOutcomes).map(([k, v]) => [k, v - before[k as keyof typeof before]]),
+  ) as typeof readerOutcomes;
+}
+
+/** Either outcome of the general path: its tensors are checked against the reader's inside parseBothWays. */
+function both(body: string, s: SignatureSpec, limits = LIMITS): void {
+  try {
+    parseBothWays(body, s, limits);
+  } catch (e) {
+    if (!(e instanceof ServingError)) throw e;
+  }
+}
+
+// ---- numbers ---------------------------------------------------------------------------------
+
+/** The exact decimal of the midpoint between the double x > 0 and the next one up, to `digits` significant digits (truncated), as "d.ddd…e±x". */
+function midpointDigits(x: number, digits: number): string {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const bits = view.getBigUint64(0);
+  const biased = Number(bits >> 52n);
+  let m = bits & ((1n << 52n) - 1n);
+  let e: number;
+  if (biased === 0) e = -1074;
+  else {
+    m |= 1n << 52n;
+    e = biased - 1075;
+  }
+  // midpoint = (2m + 1) · 2^(e - 1)
+  let num = 2n * m + 1n;
+  let scale = 0; // the midpoint is num · 10^-scale
+  const e1 = e - 1;
+  if (e1 >= 0) num <<= BigInt(e1);
+  else {
+    num *= 5n ** BigInt(-e1);
+    scale = -e1;
+  }
+  const text = num.toString();
+  const exponent = text.length - 1 - scale;
+  const kept = text.slice(0, digits);
+  return `${kept[0]}.${kept.slice(1) || '0'}e${exponent}`;
+}
+
+/** A double of about 10^-25 … 10^25, mantissa bits all random. */
+function randomDouble(next: () => number): number {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setUint32(0, ((1023 + Math.floor(next() * 166) - 83) << 20) | Math.floor(next() * (1 << 20)));
+  view.setUint32(4, Math.floor(next() * 4294967296));
+  return view.getFloat64(0);
+}
+
+/** The arguments of nearestDouble for a decimal text of digits, a fraction and an exponent (positive, at most 19 digits). */
+function decompose(text: string): [number, number, number, number] {
+  const [mantissa, exp = '0'] = text.toLowerCase().split('e');
+  const [int, frac = ''] = mantissa.split('.');
+  let digits = (int + frac).replace(/^0+/, '');
+  let p = Number(exp) - frac.length;
+  if (digits === '') digits = '0';
+  const w1 = Number(digits.slice(0, 15));
+  const rest = digits.slice(15);
+  return [w1, rest === '' ? 0 : Number(rest), rest.length, p];
+}
+
+describe('decimal_double: nearestDouble is Number() or NaN', () => {
+  it('agrees with Number() on random 16–19 digit decimals and on truncated midpoints between doubles, and is rarely unsure', () => {
+    const next = random(7);
+    let unsure = 0;
+    let checked = 0;
+    for (let k = 0; k < 40_000; k++) {
+      const x = randomDouble(next);
+      const digits = 16 + (k % 4);
+      // Half the cases sit right at a rounding boundary (the hard ones), half anywhere.
+      const text = k % 2 === 0 ? midpointDigits(x, digits) : x.toPrecision(digits);
+      const [w1, w2, k2, p] = decompose(text);
+      if (p < -22 || p > 22) continue;
+      checked++;
+      const got = nearestDouble(w1, w2, k2, p);
+      if (Number.isNaN(got)) unsure++;
+      else assert.equal(got, Number(text), text);
+    }
+    assert.ok(checked > 5_000, `${checked} cases in range`);
+    // Unsure (then Number() reads the text) only on the midpoint cases' closest calls.
+    assert.ok(unsure < checked / 4, `${unsure} unsure of ${checked}`);
+  });
+
+  it("is exact on Clinger's fast path and on the classic hard cases", () => {
+    const cases = [
+      '0.1',
+      '1.7976931348623157e22',
+      '9007199254740993',
+      '9007199254740992',
+      '9007199254740991',
+      '1.0000000000000002',
+      '123456789012345678e-5',
+      '0.3333333432674408',
+      '2.2250738585072011e-3',
+      '1152921504606846977',
+    ];
+    for (const text of cases) {
+      const [w1, w2, k2, p] = decompose(text);
+      const got = nearestDouble(w1, w2, k2, p);
+      if (!Number.isNaN(got)) assert.equal(got, Number(text), text);
+    }
+    // 2^53 + 1 is halfway between 2^53 and 2^53 + 2: to even.
+    assert.equal(nearestDouble(900719925474099, 3, 1, 0), 9007199254740992);
+  });
+});
+
+describe('base64UnescapeBytes: base64Unescape, from bytes', () => {
+  it('decodes, or refuses, every generated string as base64Unescape does', () => {
+    const next = random(64);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/= .\n\t-_!';
+    for (let k = 0; k < 5000; k++) {
+      const length = Math.floor(next() * 14);
+      let text = Array.from({ length }, () => alphabet[Math.floor(next() * (next() < 0.8 ? 64 : alphabet.length))]).join('');
+      if (k % 3 === 0) text = Buffer.from(text).toString('base64');
+      const want = base64Unescape(text);
+      const got = base64UnescapeBytes(Buffer.from(`"${text}"`, 'latin1'), 1, text.length + 1);
+      assert.deepEqual(got && Array.from(got), want && Array.from(want), JSON.stringify(text));
+    }
+  });
+});
+
+// ---- bodies ----------------------------------------------------------------------------------
+
+const EDGE_FLOATS = [
+  '0',
+  '-0',
+  '0.0',
+  '-0.0',
+  '-0e0',
+  '1',
+  '-1',
+  '1.0',
+  '1e0',
+  '1E2',
+  '1e+2',
+  '1e-2',
+  '2.5',
+  '-2.5',
+  '4.9e-324',
+  '5e-324',
+  '2.4703282292062327e-324',
+  '2.2250738585072011e-308',
+  '2.2250738585072014e-308',
+  '1.401298464324817e-45',
+  '3.4028234663852886e38',
+  '3.4028235677973366e38',
+  '1e308',
+  '1.7976931348623157e308',
+  '1.7976931348623159e308',
+  '1e-400',
+  '0.0001e309',
+  '9007199254740991',
+  '9007199254740992',
+  '9007199254740993',
+  '-9007199254740993',
+  '18446744073709551615',
+  '18446744073709551616',
+  '-9223372036854775808',
+  '123456789012345678901234567890',
+  '0.1',
+  '0.30000000000000004',
+  '1.00000000000000011102230246251565404236316680908203125',
+  '16777217',
+  '16777216.5',
+  'NaN',
+  '-NaN',
+  'Infinity',
+  '-Infinity',
+  'Inf',
+  '-Inf',
+  '1e22',
+  '1e23',
+  '8.589973e9',
+  '0.000001',
+  '1.5e-45',
+  '7.0064923216240854e-46',
+];
+const EDGE_INTS = [
+  '0',
+  '-0',
+  '1',
+  '-1',
+  '2147483647',
+  '2147483648',
+  '-2147483648',
+  '-2147483649',
+  '4294967295',
+  '4294967296',
+  '9007199254740993',
+  '-9007199254740993',
+  '9223372036854775807',
+  '9223372036854775808',
+  '-9223372036854775808',
+  '-9223372036854775809',
+  '18446744073709551615',
+  '18446744073709551616',
+  '1.0',
+  '1e2',
+  '255',
+  '256',
+  '65535',
+  '65536',
+  '-128',
+];
+
+/** A float's text with `digits` significant digits in one of the forms clients print. */
+function floatText(next: () => number, digits: number): string {
+  const v = (next() - 0.5) * 10 ** Math.floor(next() * 12 - 6);
+  const form = Math.floor(next() * 4);
+  if (form === 0) return v.toPrecision(digits);
+  if (form === 1) return v.toExponential(digits - 1);
+  if (form === 2) return v.toExponential(digits - 1).toUpperCase();
+  return String(Number(v.toPrecision(digits)));
+}
+
+/** Nested lists of `shape` with leaves from `leaf`, with random whitespace. */
+function nested(shape: number[], leaf: () => string, next: () => number): string {
+  if (shape.length === 0) return leaf();
+  const sep = next() < 0.5 ? ',' : next() < 0.5 ? ', ' : ' ,\n\t';
+  return `[${Array.from({ length: shape[0] }, () => nested(shape.slice(1), leaf, next)).join(sep)}]`;
+}
+
+function randomShape(next: () => number, rank: number): number[] {
+  return Array.from({ length: rank }, () => 1 + Math.floor(next() * 4));
+}
+
+describe('tensor reader: generated bodies read as the general path reads them', () => {
+  it('reads every valid float body (row and columnar, 3–17 digit numbers) to the same float32 / float64 tensors', () => {
+    const next = random(33);
+    const counted = outcomes(() => {
+      for (let k = 0; k < 300; k++) {
+        const dtype = k % 3 === 0 ? 'DT_DOUBLE' : 'DT_FLOAT';
+        const shape = randomShape(next, Math.floor(next() * 4));
+        const leaf = () => floatText(next, 3 + Math.floor(next() * 15));
+        if (k % 2 === 0)
+          parseBothWays(`{"instances": [${nested(shape, leaf, next)}, ${nested(shape, leaf, next)}]}`, sig({ x: dtype }), LIMITS);
+        else
+          parseBothWays(
+            `{"signature_name": "serving_default", "inputs": {"x": ${nested(shape, leaf, next)}, "y": ${nested(randomShape(next, 2), leaf, next)}}}`,
+            sig({ x: dtype, y: 'DT_FLOAT' }),
+            LIMITS,
+          );
+      }
+    });
+    assert.deepEqual(counted, { read: 300, declinedPlan: 0, declinedBind: 0, declinedFill: 0, onePass: 300 });
+  });
+
+  it('reads the edge numbers as the general path does (subnormals, 2^53 ± 1, 1e308, -0.0, halfway cases, NaN, Infinity)', () => {
+    for (const dtype of ['DT_FLOAT', 'DT_DOUBLE']) {
+      const counted = outcomes(() => {
+        for (const text of EDGE_FLOATS) {
+          both(`{"instances": [${text}]}`, sig({ x: dtype }));
+          both(`{"inputs": {"x": [[${text}, 1.5], [2, ${text}]]}}`, sig({ x: dtype }));
+        }
+        both(`{"instances": [${EDGE_FLOATS.join(',')}]}`, sig({ x: dtype }));
+      });
+      // Declined: only the numbers RapidJSON may refuse as too big, and none else.
+      assert.ok(counted.read >= 2 * EDGE_FLOATS.length - 6, JSON.stringify(counted));
+    }
+  });
+
+  it('reads integer inputs as the general path does, and leaves out-of-range or float literals to it', () => {
+    for (const dtype of ['DT_INT32', 'DT_INT8', 'DT_UINT8', 'DT_INT16', 'DT_UINT16', 'DT_UINT32', 'DT_INT64', 'DT_UINT64']) {
+      for (const text of EDGE_INTS) {
+        both(`{"instances": [${text}, 7]}`, sig({ x: dtype }));
+        both(`{"inputs": [[${text}], [-3]]}`, sig({ x: dtype }));
+      }
+    }
+    const next = random(5);
+    const counted = outcomes(() => {
+      for (let k = 0; k < 100; k++) {
+        const shape = randomShape(next, 1 + Math.floor(next() * 3));
+        const int = () => String(Math.floor((next() - 0.5) * 2 ** (1 + Math.floor(next() * 62))));
+        parseBothWays(`{"instances": ${nested([2, ...shape], int, next)}}`, sig({ x: 'DT_INT64' }), LIMITS);
+      }
+    });
+    assert.equal(counted.read, 100);
+  });
+
+  it('reads bool, string and b64 inputs, named instances and several inputs as the general path does', () => {
+    const s = sig({ flag: 'DT_BOOL', tag: 'DT_STRING', ids: 'DT_INT32', x: 'DT_FLOAT' });
+    const counted = outcomes(() => {
+      parseBothWays(
+        '{"instances": [{"flag": true, "tag": "héllo", "ids": [1, 2], "x": [[0.5]]}, {"flag": false, "tag": {"b64": "aGVsbG8="}, "ids": [3, 4], "x": [[1e-3]]}]}',
+        s,
+        LIMITS,
+      );
+      parseBothWays(
+        '{"inputs": {"flag": [[true, false]], "tag": ["a", "b", "c"], "ids": 5, "x": [NaN, -Infinity], "unused": [[1], [2]]}, "other": {"deep": [1, {"a": null}]}}',
+        s,
+        LIMITS,
+      );
+      parseBothWays(
+        '{"instances": [{"b64": "aGVsbG8="}, {"b64": "d29y bGQ="}, {"b64": "YQ=="}, {"b64": ""}]}',
+        sig({ x: 'DT_STRING' }),
+        LIMITS,
+      );
+      parseBothWays(
+        '{"other": [1, 2, {"x": "y"}], "instances": ["\u00ff\u20ac", "plain"], "after": null}',
+        sig({ x: 'DT_STRING' }),
+        LIMITS,
+      );
+    });
+    assert.deepEqual(counted, { read: 4, declinedPlan: 0, declinedBind: 0, declinedFill: 0, onePass: 0 });
+  });
+
+  it('declines, or agrees with, every malformed or wrong body (the general path answers with its error)', () => {
+    const bodies = [
+      '',
+      ' ',
+      '[]',
+      '{}',
+      '{"instances": []}',
+      '{"instances": [[]]}',
+      '{"instances": [1, [2]]}',
+      '{"instances": [[1, 2], [3]]}',
+      '{"instances": [1,]}',
+      '{"instances": [1 2]}',
+      '{"instances": [01]}',
+      '{"instances": [1.]}',
+      '{"instances": [.5]}',
+      '{"instances": [1e]}',
+      '{"instances": [-]}',
+      '{"instances": [+1]}',
+      '{"instances": [Nan]}',
+      '{"instances": [Infinit]}',
+      '{"instances": [null]}',
+      '{"instances": [true]}',
+      '{"instances": ["1"]}',
+      '{"instances": [1]',
+      '{"instances": [1]} trailing',
+      '{"instances": [1], "inputs": [2]}',
+      '{"instances": [1], "instances": [2]}',
+      '{"signature_name": 5, "instances": [1]}',
+      '{"signature_name": "a\\"b", "instances": [1]}',
+      '{"inputs": {"x": [1], "x": [2]}}',
+      '{"inputs": {"y": [1]}}',
+      '{"instances": [{"x": 1}, {"y": 2}]}',
+      '{"instances": [{"x": 1}, {"x": 2, "x": 3}]}',
+      '{"instances": [{"b64": "!!"}]}',
+      '{"instances": [{"b64": "aGVsbG8"}]}',
+      '{"instances": [1e400]}',
+      '{"instances": [1' + '0'.repeat(400) + ']}',
+      '{"instances": [1]}\u0000',
+      '{"instances": [1\u0000]}',
+      '{"instances":\t[ 1 ,\r\n2 ] }',
+      '{"instances": ["a\\u0041"]}',
+      '{"instances": ["tab\there"]}',
+      '{"instances": [1.5], "signature_name": "s2"}',
+      '{"instances": [1.5], "signature\\u005fname": "s2"}',
+      '{"inputs": {"x": [1.5]}, "other": ["signature_name"], "signature_name": "s2"}',
+      '{"inputs": 1.5}',
+      '{"inputs": [1, 2]}',
+      '{"inputs": {"b64": "YQ=="}}',
+      '{"inputs": {"x": {"b64": "YQ=="}}}',
+    ];
+    for (const body of bodies) {
+      for (const dtype of ['DT_FLOAT', 'DT_INT32', 'DT_STRING', 'DT_INT64', 'DT_BOOL', 'DT_COMPLEX64']) both(body, sig({ x: dtype }));
+      both(body, sig({ x: 'DT_FLOAT', z: 'DT_INT32' }));
+    }
+    // The depth and element limits: at and around each body's own figures.
+    for (const maxDepth of [1, 2, 3, 4])
+      for (const maxElements of [1, 2, 3, 4, 5, 6, 7, 100]) {
+        for (const body of [
+          '{"instances": [[1, 2], [3, 4]]}',
+          '{"inputs": {"x": [[1]], "y": {"b64": "YQ=="}}, "z": [[[1]]]}',
+          '{"instances": [{"x": [1], "y": {"b64": "YQ=="}}]}',
+        ]) {
+          both(body, sig({ x: 'DT_FLOAT', y: 'DT_STRING' }), { maxDepth, maxElements });
+        }
+      }
+  });
+});
+
+describe('readPredictBody: the entry the :predict handler calls', () => {
+  const body = new TextEncoder().encode('{"signature_name": "s", "instances": [[1.5, 2], [3, 4]]}');
+  const full = () => {
+    throw new ServingError(Code.RESOURCE_EXHAUSTED, 'full');
+  };
+
+  it('two passes: gives the signature name, then the tensors, charging their memory before allocating it', () => {
+    const read = readPredictBody(body, LIMITS)!;
+    assert.equal(read.signatureName, 's');
+    const charged: number[] = [];
+    const request = read.tensors(sig({ x: 'DT_FLOAT' }), (bytes) => charged.push(bytes));
+    assert.deepEqual(Array.from(request.inputs.x.values as Float32Array), [1.5, 2, 3, 4]);
+    assert.equal(charged.length, 1);
+    assert.ok(charged[0] >= 16, `${charged[0]} bytes charged`);
+    // A full budget stops the read before anything is built.
+    assert.throws(() => read.tensors(sig({ x: 'DT_FLOAT' }), full), /full/);
+  });
+
+  it('one pass, the signature looked up first: the same tensors, charged as the storage grows', () => {
+    const s = sig({ x: 'DT_FLOAT' });
+    const names: Array<string | undefined> = [];
+    let charged = 0;
+    const read = readPredictBody(body, LIMITS, { signature: (name) => (names.push(name), s), charge: (bytes) => (charged += bytes) })!;
+    assert.deepEqual(names, ['s']);
+    assert.ok(charged >= 16, `${charged} bytes charged`);
+    assert.deepEqual(Array.from(read.tensors(s).inputs.x.values as Float32Array), [1.5, 2, 3, 4]);
+    // Another signature by the time the tensors are asked for (the version changed): read anew for it.
+    assert.deepEqual(Array.from(read.tensors(sig({ x: 'DT_DOUBLE' })).inputs.x.values as Float64Array), [1.5, 2, 3, 4]);
+    assert.throws(() => readPredictBody(body, LIMITS, { signature: () => s, charge: full }), /full/);
+  });
+
+  it("answers what the reader does not take with the general path's error, verbatim; leaves what is no JSON to the caller", () => {
+    const lookahead = { signature: () => sig({ x: 'DT_INT32' }), charge: () => {} };
+    const read = readPredictBody(new TextEncoder().encode('{"instances": [[1.5, 2]]}'), LIMITS, lookahead)!;
+    assert.throws(
+      () => read.tensors(sig({ x: 'DT_INT32' })),
+      (e: unknown) =>
+        e instanceof ServingError &&
+        e.message ===
+          "Failed to process element: 0 of 'instances' list. Error: INVALID_ARGUMENT: JSON Value: 1.5 Type: Number is not of expected type: int32",
+    );
+    // Refused before any look-up, as TF Serving parses the body before it finds the model.
+    assert.equal(
+      readPredictBody(new TextEncoder().encode('{"instances": [[1.5, 2]'), LIMITS, {
+        signature: () => sig({ x: 'DT_FLOAT' }),
+        charge: () => {},
+      }),
+      undefined,
+    );
+  });
+});
