@@ -45,7 +45,7 @@ try {
   console.log('| model | per row: peak / out (estimated) | rows | estimate MB | RSS growth during the run MB | growth ÷ estimate |');
   console.log('|---|---|---:|---:|---:|---:|');
   for (const [name, dir] of models) {
-    const servable = await new OnnxRuntime({ device: 'cpu', fallback: null }).load(dir, { tags: ['serve'] });
+    const servable = await new OnnxRuntime({ device: 'cpu' }).load(dir, { tags: ['serve'] });
     const cost = servable.runCosts?.serving_default;
     const spec = servable.signatures.serving_default;
     if (!cost || !spec) {

@@ -74,7 +74,7 @@ async function timeAlternating(paths: Array<() => Promise<unknown>>): Promise<nu
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-engines-'));
 try {
   const wasm = new EmbeddedRuntime('wasm');
-  const onnx = new OnnxRuntime({ device: 'cpu', fallback: null });
+  const onnx = new OnnxRuntime({ device: 'cpu' });
   console.log(`| model | batch | WASM ms | WASM GFLOP/s | ORT ms | ORT GFLOP/s | ORT ÷ WASM | target |`);
   console.log(`|---|---:|---:|---:|---:|---:|---:|---|`);
   const verdicts: string[] = [];

@@ -2,12 +2,11 @@
 // tfgate's default runtime (without libtensorflow) runs each signature on — ONNX Runtime, or
 // the WASM runtime and the ops that keep the signature off ONNX — and which it refuses.
 import { toStatusData } from '../errors/status.js';
-import { EmbeddedRuntime } from '../runtimes/embedded/embedded_runtime.js';
-import { OnnxRuntime } from '../runtimes/onnx/onnx_runtime.js';
+import { createRuntime } from '../runtimes/index.js';
 import type { SavedModelObject } from '../savedmodel/saved_model_reader.js';
 
 export async function showEngines(dir: string, sm: SavedModelObject): Promise<string> {
-  const runtime = new OnnxRuntime({ device: 'cpu', fallback: new EmbeddedRuntime('wasm') });
+  const runtime = await createRuntime('onnx+embedded');
   const lines: string[] = [];
   for (const mg of sm.metaGraphs ?? []) {
     const tags = mg.metaInfoDef?.tags ?? [];

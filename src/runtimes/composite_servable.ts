@@ -1,25 +1,13 @@
 // One model version served by several engines: each signature is answered by the servable
 // that loaded it (e.g. ONNX Runtime for most, the WASM runtime for one with an op ONNX
 // cannot express). Signatures no engine could load keep their refusal.
-import { Code, ServingError } from '../errors/status.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { EngineChoice, Servable } from './runtime.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { servableSignature } from './signature_checks.js';
 import type { RunCost } from './run_cost.js';
-
-export interface Refusal {
-  spec: SignatureSpec;
-  error: ServingError;
-}
-
-/** A version none of whose signatures can be served: FAILED_PRECONDITION, each signature's refusal named. */
-export function noSignatureServed(dir: string, refused: ReadonlyMap<string, { error: ServingError }>, engine = ''): ServingError {
-  const reasons = [...refused].map(([k, r]) => `${k}: ${r.error.message}`).join('; ');
-  const code = Code.FAILED_PRECONDITION;
-  return new ServingError(code, `${dir}: no signature can be served${engine}${reasons ? ` (${reasons})` : ''}`);
-}
+import type { Refusal } from './signature_loading.js';
 
 export class CompositeServable implements Servable {
   readonly backend: string;

@@ -3,6 +3,7 @@
 import { EmbeddedRuntime } from './embedded/embedded_runtime.js';
 import { OnnxRuntime } from './onnx/onnx_runtime.js';
 import type { Runtime } from './runtime.js';
+import { CompositeRuntime } from './composite_runtime.js';
 import { importPackage, TFJS_NODE_PACKAGES, type PackageImporter, type ResolvedRuntime } from './runtime_selection.js';
 import { TfjsNodeRuntime } from './tfjs_node/tfjs_node_runtime.js';
 import type { TfjsNodeModule } from './tfjs_node/tfjs_node_module.js';
@@ -11,16 +12,21 @@ import type { EngineSettings } from '../config/session_config.js';
 export type { Runtime } from './runtime.js';
 
 /** `engine`: thread counts and the CUDA device for ONNX Runtime's sessions (libtensorflow takes them from its environment). */
-export async function createRuntime(name: ResolvedRuntime, log?: (msg: string) => void, importer: PackageImporter = importPackage, engine?: EngineSettings): Promise<Runtime> {
+export async function createRuntime(
+  name: ResolvedRuntime,
+  log?: (msg: string) => void,
+  importer: PackageImporter = importPackage,
+  engine?: EngineSettings,
+): Promise<Runtime> {
   switch (name) {
     case 'embedded':
       return new EmbeddedRuntime('auto', log);
     case 'onnx+embedded':
-      return new OnnxRuntime({ device: 'cpu', fallback: new EmbeddedRuntime('wasm', log), log, engine });
+      return new CompositeRuntime(new OnnxRuntime({ device: 'cpu', engine }), new EmbeddedRuntime('wasm', log), log);
     case 'onnx':
-      return new OnnxRuntime({ device: 'cpu', fallback: null, log, engine });
+      return new OnnxRuntime({ device: 'cpu', log, engine });
     case 'onnx-cuda':
-      return new OnnxRuntime({ device: 'cuda', fallback: null, log, engine });
+      return new OnnxRuntime({ device: 'cuda', log, engine });
     case 'wasm':
     case 'cpu':
       return new EmbeddedRuntime(name, log);

@@ -1,5 +1,8 @@
 // The contract every runtime (embedded WASM/CPU, tfjs-node, TF.js graph model) fulfils.
 // A Servable is one loaded model version inside one thread; it is not shared between threads.
+// A new engine is one file: it implements SignatureEngine (signature_loading.ts: open the
+// version, prepare one signature, wrap the prepared ones in a Servable) and loads through
+// loadSignatures; createRuntime (index.ts) builds it, alone or first in a CompositeRuntime.
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { SignatureDefObject } from '../savedmodel/saved_model_reader.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';

@@ -512,7 +512,7 @@ if (mode === 'table') {
   console.log(await markdownTable());
 } else if (mode === 'record') {
   const wasmRuntime = new EmbeddedRuntime('wasm');
-  const onnxRuntime = new OnnxRuntime({ device: 'cpu', fallback: null });
+  const onnxRuntime = new OnnxRuntime({ device: 'cpu' });
   for (const model of fs.readdirSync(CORPUS_MODELS).sort()) {
     const t0 = Date.now();
     const observed = await observeModel(model, wasmRuntime, onnxRuntime);
@@ -524,7 +524,7 @@ if (mode === 'table') {
 } else {
   describe('corpus: every real SavedModel ends in its recorded outcome', () => {
     const wasmRuntime = new EmbeddedRuntime('wasm');
-    const onnxRuntime = new OnnxRuntime({ device: 'cpu', fallback: null });
+    const onnxRuntime = new OnnxRuntime({ device: 'cpu' });
 
     it('every model folder has an entry, and every entry a folder', () => {
       assert.deepEqual(fs.readdirSync(CORPUS_MODELS).sort(), Object.keys(CORPUS).sort());

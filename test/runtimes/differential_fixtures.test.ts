@@ -12,6 +12,7 @@ import { referenceThread } from '../../src/servables/version_verifier.js';
 import { verifySignatures, type ReferenceOpener } from '../../src/runtimes/verify/verify_signatures.js';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import { OnnxRuntime } from '../../src/runtimes/onnx/onnx_runtime.js';
+import { CompositeRuntime } from '../../src/runtimes/composite_runtime.js';
 import type { Servable } from '../../src/runtimes/runtime.js';
 import { MODELS } from '../helpers/paths.js';
 
@@ -26,7 +27,7 @@ function fixtureVersions(): Array<[string, string]> {
 }
 
 const wasm = new EmbeddedRuntime('wasm');
-const auto = new OnnxRuntime({ device: 'cpu', fallback: wasm });
+const auto = new CompositeRuntime(new OnnxRuntime({ device: 'cpu' }), wasm);
 
 /** WASM in this process; any other reference in an executor thread. */
 function references(dir: string): ReferenceOpener {

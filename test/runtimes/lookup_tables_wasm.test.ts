@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import { OnnxRuntime } from '../../src/runtimes/onnx/onnx_runtime.js';
+import { CompositeRuntime } from '../../src/runtimes/composite_runtime.js';
 import { i64 } from '../helpers/tiny_graphs.js';
 import { lookupModel, lookupTableCases, strings } from './lookup_table_cases.js';
 
@@ -11,7 +12,7 @@ lookupTableCases(() => new EmbeddedRuntime('wasm'), 'wasm');
 describe('ONNX Runtime with the embedded fallback', () => {
   it('serves the lookup signature on the fallback, with the right values', async () => {
     const dir = await lookupModel({ keyDtype: 'string', valueDtype: 'int64', fill: { kind: 'text file', contents: 'a\nb\n', keyIndex: -2, valueIndex: -1 }, defaultValue: i64([], [-1]) });
-    const s = await new OnnxRuntime({ device: 'cpu', fallback: new EmbeddedRuntime('wasm') }).load(dir, { tags: ['serve'] });
+    const s = await new CompositeRuntime(new OnnxRuntime({ device: 'cpu' }), new EmbeddedRuntime('wasm')).load(dir, { tags: ['serve'] });
     try {
       const out = await s.run('serving_default', { k: strings([2, 2], ['a', 'zz', 'b', 'a']) });
       assert.deepEqual(out.ids.shape, [2, 2]);

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Code, ServingError } from '../../src/errors/status.js';
 import { OnnxRuntime } from '../../src/runtimes/onnx/onnx_runtime.js';
+import { CompositeRuntime } from '../../src/runtimes/composite_runtime.js';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import type { Runtime } from '../../src/runtimes/runtime.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
@@ -31,7 +32,7 @@ describe('ParseExample sparse features on ONNX Runtime (host step)', () => {
     };
     let r: Record<string, HostTensor>;
     try {
-      r = await runOn(new OnnxRuntime({ device: 'cpu', fallback: null }), dir, inputs);
+      r = await runOn(new OnnxRuntime({ device: 'cpu' }), dir, inputs);
     } catch (e) {
       // Refusing (string outputs, say) is allowed; it must name what it cannot run.
       assert.ok(e instanceof ServingError && (e.code === Code.UNIMPLEMENTED || e.code === Code.FAILED_PRECONDITION), String(e));
@@ -58,13 +59,13 @@ describe('ParseExample sparse features on ONNX Runtime (host step)', () => {
       { ids: [], x: -1 },
     ];
     const inputs = { examples: serialized(...batch.map((e) => example({ ...(e.ids.length ? { ids: { int64: e.ids } } : {}), x: { float: [e.x] } }))) };
-    await assert.rejects(runOn(new OnnxRuntime({ device: 'cpu', fallback: null }), dir, inputs), (e: unknown) => {
+    await assert.rejects(runOn(new OnnxRuntime({ device: 'cpu' }), dir, inputs), (e: unknown) => {
       assert.ok(e instanceof ServingError, String(e));
       assert.ok(e.code === Code.UNIMPLEMENTED || e.code === Code.FAILED_PRECONDITION, e.message);
       assert.match(e.message, /ONNX Runtime cannot run exactly: .*(SparseFillEmptyRows|SparseSegmentMean)/);
       return true;
     });
-    const r = await runOn(new OnnxRuntime({ device: 'cpu', fallback: new EmbeddedRuntime('wasm') }), dir, inputs);
+    const r = await runOn(new CompositeRuntime(new OnnxRuntime({ device: 'cpu' }), new EmbeddedRuntime('wasm')), dir, inputs);
     const want = estimatorReference(batch);
     nums(r.logits).forEach((v, i) => assert.ok(Math.abs(v - want[i]) < 1e-5, `example ${i}: ${v} vs ${want[i]}`));
   });

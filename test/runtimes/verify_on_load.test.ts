@@ -43,7 +43,7 @@ function inProcess(servable: Servable): ReferenceOpener {
 }
 
 async function check(dir: string) {
-  const primary = await new OnnxRuntime({ device: 'cpu', fallback: null }).load(dir, { tags: ['serve'] });
+  const primary = await new OnnxRuntime({ device: 'cpu' }).load(dir, { tags: ['serve'] });
   const reference = await new EmbeddedRuntime('wasm').load(dir, { tags: ['serve'] });
   try {
     return await verifySignatures(

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { Code } from '../../src/errors/status.js';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import { OnnxRuntime } from '../../src/runtimes/onnx/onnx_runtime.js';
+import { CompositeRuntime } from '../../src/runtimes/composite_runtime.js';
 import type { Runtime } from '../../src/runtimes/runtime.js';
 import type { DType } from '../../src/tensor/dtype.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
@@ -187,7 +188,7 @@ describe('an initializer op whose load check refuses the node (embedded runtime,
 
 describe('lookup tables whose initializer computes its keys or values (ONNX Runtime, the embedded runtime as fallback)', () => {
   it('the table is computed on the ONNX path too, so the lookup signature reaches the fallback: salad, surgery, tarkus → 1, 2, -42', async () => {
-    const runtime = new OnnxRuntime({ device: 'cpu', fallback: new EmbeddedRuntime('cpu') });
+    const runtime = new CompositeRuntime(new OnnxRuntime({ device: 'cpu' }), new EmbeddedRuntime('cpu'));
     assert.deepEqual(await lookup(runtime, await stringVocabulary(), strings(['salad', 'surgery', 'tarkus'])), [1, 2, -42]);
   });
 });

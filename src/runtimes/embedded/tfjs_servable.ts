@@ -38,9 +38,9 @@ export class TfjsServable implements Servable {
 
   constructor(
     readonly backend: string,
-    private readonly graphs: Map<string, SignatureGraph>,
+    private readonly graphs: ReadonlyMap<string, SignatureGraph>,
     /** Signatures that exist in the model but could not be prepared, with the reason. */
-    private readonly refused: Map<string, { spec: SignatureSpec; error: ServingError }>,
+    private readonly refused: ReadonlyMap<string, { spec: SignatureSpec; error: ServingError }>,
     readonly signatureDefs: Record<string, SignatureDefObject>,
     /** Releases what the version holds beside its graphs (its decision forests). */
     private readonly releaseResources: () => void = () => {},
@@ -52,7 +52,9 @@ export class TfjsServable implements Servable {
       ...[...refused].map(([k, r]) => [k, r.spec] as const),
     ]);
     this.refusals = Object.fromEntries([...refused].map(([k, r]) => [k, r.error.message]));
-    this.engines = Object.fromEntries([...graphs].map(([k, g]) => [k, g.singleEngine ? { engine: backend, singleEngine: g.singleEngine } : { engine: backend }]));
+    this.engines = Object.fromEntries(
+      [...graphs].map(([k, g]) => [k, g.singleEngine ? { engine: backend, singleEngine: g.singleEngine } : { engine: backend }]),
+    );
   }
 
   checkLoadRun(key: string, inputs: Record<string, HostTensor>): void {
@@ -115,12 +117,15 @@ export class TfjsServable implements Servable {
         const value = inputs[k] ?? graph.spec.defaults[k];
         if (value && placeholder !== null) feed[placeholder] = toTfTensor(value, `input '${k}'`);
       }
-      const results = asArray(await graph.model.executeAsync(feed, names).catch(async (e: unknown) => {
-        throw await this.failingNode(graph, feed, tfjsRunError(e));
-      }));
+      const results = asArray(
+        await graph.model.executeAsync(feed, names).catch(async (e: unknown) => {
+          throw await this.failingNode(graph, feed, tfjsRunError(e));
+        }),
+      );
       const out: Array<[string, HostTensor]> = [];
       for (const [i, t] of results.entries()) {
-        if (t instanceof tf.Tensor && t.dtype !== 'string') out.push([names[i], await fromTfTensor(t, `DT_${t.dtype === 'float32' ? 'FLOAT' : t.dtype.toUpperCase()}`)]);
+        if (t instanceof tf.Tensor && t.dtype !== 'string')
+          out.push([names[i], await fromTfTensor(t, `DT_${t.dtype === 'float32' ? 'FLOAT' : t.dtype.toUpperCase()}`)]);
       }
       tf.dispose(results);
       return out;
@@ -137,7 +142,14 @@ export class TfjsServable implements Servable {
   private async failingNode(graph: SignatureGraph, feed: Record<string, tf.Tensor>, error: ServingError): Promise<ServingError> {
     const fails = async (count: number) => {
       try {
-        tf.dispose(asArray(await graph.model.executeAsync(feed, graph.nodeNames.slice(0, count).map((n) => `${n}:0`))));
+        tf.dispose(
+          asArray(
+            await graph.model.executeAsync(
+              feed,
+              graph.nodeNames.slice(0, count).map((n) => `${n}:0`),
+            ),
+          ),
+        );
         return false;
       } catch {
         return true;

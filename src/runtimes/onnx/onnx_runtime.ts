@@ -2,25 +2,22 @@
 // prepares it (function calls inlined, variables frozen, pruned to its outputs), converted
 // to an ONNX model in memory and run on an onnxruntime-node session. A signature that cannot
 // be converted exactly (an op without a converter, a shape known only at run time where
-// ONNX needs it fixed) or whose session fails to build:
-//   - with a fallback runtime (--runtime=auto): runs there, and the reason is reported;
-//   - without one (--runtime=onnx): is refused by name with that reason.
+// ONNX needs it fixed) or whose session fails to build is EngineCannotRun: refused by name
+// with that reason (--runtime=onnx), or run by the engine behind this one in a
+// CompositeRuntime (--runtime=auto), which reports the reason.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { Code, ServingError, errorText, toStatusData } from '../../errors/status.js';
+import { errorText } from '../../errors/status.js';
 import type { MetaGraphObject } from '../../savedmodel/saved_model_reader.js';
 import type { LoadMemoryBound } from '../../savedmodel/load_bounds.js';
-import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
 import { prepareSignatureGraph, type PreparedGraph, type VariableReader } from '../../savedmodel/graph/prepare_signature_graph.js';
-import { openSavedModelVersion, verifyVariables } from '../../savedmodel/saved_model_version.js';
+import { openSavedModelVersion } from '../../savedmodel/saved_model_version.js';
 import { resolveTables, type LookupTables } from '../../savedmodel/graph/lookup_tables/resolve_lookup_tables.js';
 import { dtypeFromTf } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
-import { CompositeServable, noSignatureServed, type Refusal } from '../composite_servable.js';
+import { EngineCannotRun, loadSignatures, type OpenedSignatures, type Refusal, type SignatureEngine } from '../signature_loading.js';
 import type { LoadOptions, Runtime, Servable } from '../runtime.js';
 import type { RunCost } from '../run_cost.js';
-import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { TFJS_MODEL_JSON } from '../shared/tfjs_artifacts.js';
 import { OnnxServable, type OnnxSignature } from './onnx_servable.js';
 import { OnnxSession, type OnnxDevice } from './onnx_session.js';
@@ -32,7 +29,11 @@ import { evaluateOnTfjs } from '../shared/tfjs_constant_evaluator.js';
 import { LoadRunCheck, sizeGraph } from '../../savedmodel/graph/tensor_sizes.js';
 import type { EngineSettings } from '../../config/session_config.js';
 
-const exists = (p: string) => fs.stat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  fs.stat(p).then(
+    () => true,
+    () => false,
+  );
 
 /** ONNX Runtime rejected a converted graph (a kernel missing for a dtype, say). */
 class SessionBuildFailed extends Error {}
@@ -41,8 +42,6 @@ export interface OnnxRuntimeOptions {
   device: OnnxDevice;
   /** Thread counts and the CUDA device for every session. */
   engine?: EngineSettings;
-  /** Runs the signatures ONNX Runtime cannot; none: they are refused. */
-  fallback: Runtime | null;
   log?: (msg: string) => void;
 }
 
@@ -64,7 +63,15 @@ function declaredFeeds(prepared: PreparedGraph, split: HostSplit): Map<string, F
 }
 
 /** Prepares one signature and builds its sessions (declared shapes now, others on demand). */
-async function loadSignature(mg: MetaGraphObject, key: string, variables: VariableReader | null, tables: LookupTables, device: OnnxDevice, memoryBound: LoadMemoryBound, engine?: EngineSettings): Promise<OnnxSignature> {
+async function loadSignature(
+  mg: MetaGraphObject,
+  key: string,
+  variables: VariableReader | null,
+  tables: LookupTables,
+  device: OnnxDevice,
+  memoryBound: LoadMemoryBound,
+  engine?: EngineSettings,
+): Promise<OnnxSignature> {
   const prepared = prepareSignatureGraph(mg, key, variables, { isSupportedOp: () => true, tables, memoryBound });
   const split = splitHostStep(prepared.nodes);
   // The parsing step runs on TF.js in this thread.
@@ -108,84 +115,57 @@ async function loadSignature(mg: MetaGraphObject, key: string, variables: Variab
   };
 }
 
-export class OnnxRuntime implements Runtime {
+/** A SavedModel version as every signature's ONNX graph is prepared from it. */
+interface OnnxVersion extends OpenedSignatures {
+  tables: LookupTables;
+  memoryBound: LoadMemoryBound;
+}
+
+export class OnnxRuntime implements Runtime, SignatureEngine<OnnxVersion, OnnxSignature> {
   readonly name = 'onnx';
 
   constructor(private readonly options: OnnxRuntimeOptions) {}
 
-  async load(dir: string, options: LoadOptions): Promise<Servable> {
-    const fallback = this.options.fallback;
+  load(dir: string, options: LoadOptions): Promise<Servable> {
+    return loadSignatures(this, dir, options, this.options.log);
+  }
+
+  async open(dir: string, options: LoadOptions): Promise<OnnxVersion> {
     if (await exists(path.join(dir, TFJS_MODEL_JSON))) {
-      if (!fallback) throw new ServingError(Code.UNIMPLEMENTED, `${dir}: ONNX Runtime cannot run a TF.js graph model folder (model.json); --runtime=auto or wasm serves it`);
-      return fallback.load(dir, options);
+      throw new EngineCannotRun(
+        `${dir}: ONNX Runtime cannot run a TF.js graph model folder (model.json); --runtime=auto or wasm serves it`,
+      );
     }
-    const { metaGraph: mg, variables, memoryBound } = await openSavedModelVersion(dir, options.tags, options.memoryFloorMb);
+    const { metaGraph, variables, memoryBound } = await openSavedModelVersion(dir, options.tags, options.memoryFloorMb);
     // What table initializers compute runs on TF.js in this thread, as the parsing step does.
-    const tables = await resolveTables(mg, variables, dir, async (graph) => {
+    const tables = await resolveTables(metaGraph, variables, dir, async (graph) => {
       await initBackend('auto');
       return evaluateOnTfjs(graph);
     });
-    const graphs = new Map<string, OnnxSignature>();
-    const notOnOnnx = new Map<string, Refusal>();
-    const refusedEverywhere = new Map<string, Refusal>();
-    for (const [key, def] of Object.entries(mg.signatureDef ?? {})) {
-      if (key === INIT_OP_SIGNATURE_KEY) continue;
-      if (options.signatures && !options.signatures.includes(key)) continue;
-      try {
-        graphs.set(key, await loadSignature(mg, key, variables, tables, this.options.device, memoryBound, this.options.engine));
-        // A turn of the thread's event loop per signature: runs of the other versions sharing
-        // this executor thread get in between (a version may have thousands of signatures).
-        await nextTurn();
-      } catch (e) {
-        const spec = specOf(key, def);
-        // What ONNX Runtime cannot run goes to the fallback engine (and is no internal error).
-        if (e instanceof OnnxConversionRefused) notOnOnnx.set(key, { spec, error: new ServingError(Code.UNIMPLEMENTED, `ops ONNX Runtime cannot run exactly: ${e.message}`) });
-        else if (e instanceof SessionBuildFailed) notOnOnnx.set(key, { spec, error: new ServingError(Code.UNIMPLEMENTED, e.message) });
-        else {
-          const status = toStatusData(e);
-          // A missing variable or corrupt checkpoint spoils the whole version, as on every engine.
-          if (status.code === Code.NOT_FOUND || status.code === Code.DATA_LOSS) throw new ServingError(status.code, `${dir}: ${status.message}`);
-          // Anything else (a graph that updates variables, a missing placeholder) no engine serves.
-          refusedEverywhere.set(key, { spec, error: new ServingError(status.code, status.message) });
-        }
-      }
-    }
-
-    if (!options.signatures) verifyVariables(dir, variables);
-    const onnx = new OnnxServable(graphs, mg.signatureDef ?? {}, new LoadRunCheck(new Map([...graphs].map(([k, g]) => [k, g.sizes])), memoryBound));
-    const refused = new Map<string, Refusal>(refusedEverywhere);
-    const parts: Servable[] = graphs.size ? [onnx] : [];
-    const notes: Record<string, string> = {};
-    if (notOnOnnx.size && fallback) {
-      const keys = [...notOnOnnx.keys()];
-      let other: Servable | undefined;
-      try {
-        other = await fallback.load(dir, { ...options, signatures: keys });
-      } catch (e) {
-        for (const key of keys) refused.set(key, { spec: notOnOnnx.get(key)!.spec, error: new ServingError(toStatusData(e).code, `${notOnOnnx.get(key)!.error.message}; ${fallback.name}: ${toStatusData(e).message}`) });
-      }
-      if (other) {
-        parts.push(other);
-        for (const key of keys) {
-          if (other.engines[key]) notes[key] = notOnOnnx.get(key)!.error.message;
-          else refused.set(key, { spec: notOnOnnx.get(key)!.spec, error: new ServingError(Code.UNIMPLEMENTED, `${notOnOnnx.get(key)!.error.message}; ${other.refusals[key] ?? 'not loaded'}`) });
-        }
-      }
-    } else {
-      for (const [key, r] of notOnOnnx) refused.set(key, r);
-    }
-    if (parts.length === 0) {
-      throw noSignatureServed(dir, refused);
-    }
-    for (const [key, r] of refused) this.options.log?.(`${dir}: signature '${key}' is not served: ${r.error.message}`);
-    return new CompositeServable(parts, refused, mg.signatureDef ?? {}, notes);
+    return { metaGraph, variables, tables, memoryBound };
   }
-}
 
-function specOf(key: string, def: Parameters<typeof signatureSpec>[1]): SignatureSpec {
-  try {
-    return signatureSpec(key, def);
-  } catch {
-    return { key, methodName: def.methodName ?? '', inputs: {}, outputs: {}, defaults: {} };
+  async prepare(version: OnnxVersion, key: string): Promise<OnnxSignature> {
+    try {
+      return await loadSignature(
+        version.metaGraph,
+        key,
+        version.variables,
+        version.tables,
+        this.options.device,
+        version.memoryBound,
+        this.options.engine,
+      );
+    } catch (e) {
+      // What ONNX Runtime cannot run another engine may (and it is no internal error).
+      if (e instanceof OnnxConversionRefused) throw new EngineCannotRun(`ops ONNX Runtime cannot run exactly: ${e.message}`);
+      if (e instanceof SessionBuildFailed) throw new EngineCannotRun(e.message);
+      throw e;
+    }
+  }
+
+  servable(version: OnnxVersion, graphs: ReadonlyMap<string, OnnxSignature>, refused: ReadonlyMap<string, Refusal>): Servable {
+    const sizes = new Map([...graphs].map(([k, g]) => [k, g.sizes]));
+    return new OnnxServable(graphs, refused, version.metaGraph.signatureDef ?? {}, new LoadRunCheck(sizes, version.memoryBound));
   }
 }

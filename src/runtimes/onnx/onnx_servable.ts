@@ -9,6 +9,7 @@ import type { ShapeSpecializedSessions } from './shape_specialized_sessions.js';
 import type { HostStep } from './host_step.js';
 import type { RunCost } from '../run_cost.js';
 import type { LoadRunCheck, SizeGraph } from '../../savedmodel/graph/tensor_sizes.js';
+import type { Refusal } from '../signature_loading.js';
 
 const ONNX_ENGINE = 'onnxruntime';
 
@@ -32,17 +33,23 @@ export interface OnnxSignature {
 export class OnnxServable implements Servable {
   readonly backend = ONNX_ENGINE;
   readonly signatures: Record<string, SignatureSpec>;
-  readonly refusals: Record<string, string> = {};
+  readonly refusals: Record<string, string>;
   readonly engines: Record<string, EngineChoice>;
   readonly runCosts: Record<string, RunCost>;
 
   constructor(
-    private readonly graphs: Map<string, OnnxSignature>,
+    private readonly graphs: ReadonlyMap<string, OnnxSignature>,
+    /** Signatures that exist in the model but are not served here, with the reason. */
+    private readonly refused: ReadonlyMap<string, Refusal>,
     readonly signatureDefs: Record<string, SignatureDefObject>,
     /** The sizes of the runs a load makes, checked against its bound (absent: not checked). */
     private readonly loadRuns?: LoadRunCheck,
   ) {
-    this.signatures = Object.fromEntries([...graphs].map(([k, g]) => [k, g.spec]));
+    this.signatures = Object.fromEntries([
+      ...[...graphs].map(([k, g]) => [k, g.spec] as const),
+      ...[...refused].map(([k, r]) => [k, r.spec] as const),
+    ]);
+    this.refusals = Object.fromEntries([...refused].map(([k, r]) => [k, r.error.message]));
     this.engines = Object.fromEntries([...graphs.keys()].map((k) => [k, { engine: ONNX_ENGINE }]));
     this.runCosts = Object.fromEntries([...graphs].map(([k, g]) => [k, g.runCost]));
   }
@@ -52,7 +59,7 @@ export class OnnxServable implements Servable {
   }
 
   async run(key: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {
-    const graph = servableSignature(key, this.graphs, new Map());
+    const graph = servableSignature(key, this.graphs, this.refused);
     const keys = checkAliases(Object.keys(graph.inputs), Object.keys(graph.outputs), inputs, outputKeys);
     const feeds = new Map<string, HostTensor>();
     for (const [k, placeholder] of Object.entries(graph.inputs)) {
@@ -69,7 +76,7 @@ export class OnnxServable implements Servable {
   }
 
   async trace(key: string, inputs: Record<string, HostTensor>): Promise<Array<[string, HostTensor]>> {
-    const graph = servableSignature(key, this.graphs, new Map());
+    const graph = servableSignature(key, this.graphs, this.refused);
     const feeds = new Map<string, HostTensor>();
     for (const [k, placeholder] of Object.entries(graph.inputs)) {
       const value = inputs[k] ?? graph.spec.defaults[k];

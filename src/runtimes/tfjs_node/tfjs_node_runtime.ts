@@ -4,47 +4,57 @@
 // REST and metadata layers see exactly what they see with the embedded runtime.
 import { Code, ServingError, errorText, invalidArgument } from '../../errors/status.js';
 import { readMetaGraph, type SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
-import { INIT_OP_SIGNATURE_KEY, signatureSpec } from '../../savedmodel/signature_spec.js';
+import { signatureSpec } from '../../savedmodel/signature_spec.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { EngineChoice, LoadOptions, Runtime, Servable } from '../runtime.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import { fromTfTensor, tfjsDtype, tfjsValues } from '../shared/tensor_convert.js';
 import { checkAliases, servableSignature } from '../signature_checks.js';
+import { loadSignatures, type OpenedSignatures, type Refusal, type SignatureEngine } from '../signature_loading.js';
 import type { NodeSavedModel, NodeTensor, NodeTensorMap, TfjsNodeModule } from './tfjs_node_module.js';
 import type * as tf from '@tensorflow/tfjs-core';
 
-export class TfjsNodeRuntime implements Runtime {
+/** Only the MetaGraphDef is read here: libtensorflow reads the variables itself (and checks them). */
+interface NodeVersion extends OpenedSignatures {
+  dir: string;
+  tags: string[];
+}
+
+/** One signature as libtensorflow loaded it. */
+interface NodeSignature {
+  spec: SignatureSpec;
+  model: NodeSavedModel;
+}
+
+export class TfjsNodeRuntime implements Runtime, SignatureEngine<NodeVersion, NodeSignature> {
+  readonly servedBy = 'libtensorflow';
+
   constructor(
     private readonly tfnode: TfjsNodeModule,
     /** 'tfjs-node' or 'tfjs-node-gpu': reported as the servable's backend. */
     readonly name: string,
   ) {}
 
-  async load(dir: string, options: LoadOptions): Promise<Servable> {
-    const mg = await readMetaGraph(dir, options.tags);
-    const defs = mg.signatureDef ?? {};
-    const models = new Map<string, { spec: SignatureSpec; model: NodeSavedModel }>();
-    const refused = new Map<string, { spec: SignatureSpec; error: ServingError }>();
+  load(dir: string, options: LoadOptions): Promise<Servable> {
+    return loadSignatures(this, dir, options);
+  }
+
+  async open(dir: string, options: LoadOptions): Promise<NodeVersion> {
+    return { metaGraph: await readMetaGraph(dir, options.tags), variables: null, dir, tags: options.tags };
+  }
+
+  async prepare(version: NodeVersion, key: string): Promise<NodeSignature> {
+    const spec = signatureSpec(key, version.metaGraph.signatureDef![key]);
     try {
-      for (const [key, def] of Object.entries(defs)) {
-        if (key === INIT_OP_SIGNATURE_KEY) continue;
-        const spec = signatureSpec(key, def);
-        try {
-          // tfjs-node shares one libtensorflow session per (path, tags) between signatures.
-          models.set(key, { spec, model: await this.tfnode.node.loadSavedModel(dir, options.tags, key) });
-        } catch (e) {
-          refused.set(key, { spec, error: new ServingError(Code.FAILED_PRECONDITION, firstLine(e)) });
-        }
-      }
+      // tfjs-node shares one libtensorflow session per (path, tags) between signatures.
+      return { spec, model: await this.tfnode.node.loadSavedModel(version.dir, version.tags, key) };
     } catch (e) {
-      for (const m of models.values()) m.model.dispose();
-      throw e;
+      throw new ServingError(Code.FAILED_PRECONDITION, firstLine(e));
     }
-    if (models.size === 0) {
-      const reasons = [...refused].map(([k, r]) => `${k}: ${r.error.message}`).join('; ');
-      throw new ServingError(Code.FAILED_PRECONDITION, `${dir}: no signature can be served by libtensorflow${reasons ? ` (${reasons})` : ''}`);
-    }
-    return new TfjsNodeServable(this.tfnode, this.name, models, refused, defs);
+  }
+
+  servable(version: NodeVersion, models: ReadonlyMap<string, NodeSignature>, refused: ReadonlyMap<string, Refusal>): Servable {
+    return new TfjsNodeServable(this.tfnode, this.name, models, refused, version.metaGraph.signatureDef ?? {});
   }
 }
 
@@ -60,11 +70,14 @@ class TfjsNodeServable implements Servable {
   constructor(
     private readonly tfnode: TfjsNodeModule,
     readonly backend: string,
-    private readonly models: Map<string, { spec: SignatureSpec; model: NodeSavedModel }>,
-    private readonly refused: Map<string, { spec: SignatureSpec; error: ServingError }>,
+    private readonly models: ReadonlyMap<string, NodeSignature>,
+    private readonly refused: ReadonlyMap<string, Refusal>,
     readonly signatureDefs: Record<string, SignatureDefObject>,
   ) {
-    this.signatures = Object.fromEntries([...[...models].map(([k, m]) => [k, m.spec] as const), ...[...refused].map(([k, r]) => [k, r.spec] as const)]);
+    this.signatures = Object.fromEntries([
+      ...[...models].map(([k, m]) => [k, m.spec] as const),
+      ...[...refused].map(([k, r]) => [k, r.spec] as const),
+    ]);
     this.refusals = Object.fromEntries([...refused].map(([k, r]) => [k, r.error.message]));
     this.engines = Object.fromEntries([...models.keys()].map((k) => [k, { engine: 'tensorflow' }]));
   }

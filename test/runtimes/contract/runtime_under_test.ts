@@ -9,6 +9,7 @@ import { Code, ServingError } from '../../../src/errors/status.js';
 import type { LoadOptions, Runtime, Servable } from '../../../src/runtimes/runtime.js';
 import { EmbeddedRuntime } from '../../../src/runtimes/embedded/embedded_runtime.js';
 import { OnnxRuntime } from '../../../src/runtimes/onnx/onnx_runtime.js';
+import { CompositeRuntime } from '../../../src/runtimes/composite_runtime.js';
 import { ExecutorPool } from '../../../src/executors/executor_pool.js';
 import type { ResolvedRuntime } from '../../../src/runtimes/runtime_selection.js';
 
@@ -48,12 +49,12 @@ export const cpuRuntime = () => fromRuntime('cpu', new EmbeddedRuntime('cpu'));
 export const onnxRuntime = () =>
   fromRuntime(
     'onnx',
-    new OnnxRuntime({ device: 'cpu', fallback: null }),
+    new OnnxRuntime({ device: 'cpu' }),
     (e) => e instanceof ServingError && (e.code === Code.UNIMPLEMENTED || e.code === Code.FAILED_PRECONDITION) && ONNX_REFUSAL.test(e.message),
     // contract_onnx.test.ts checks the refusal itself.
     [{ reason: 'ONNX Runtime converts SavedModels only; it refuses a TF.js graph model folder (--runtime=auto or wasm serves it)', tests: TFJS_GRAPH_MODEL_CASES }],
   );
-export const autoRuntime = () => fromRuntime('onnx+wasm', new OnnxRuntime({ device: 'cpu', fallback: new EmbeddedRuntime('wasm') }));
+export const autoRuntime = () => fromRuntime('onnx+wasm', new CompositeRuntime(new OnnxRuntime({ device: 'cpu' }), new EmbeddedRuntime('wasm')));
 
 /**
  * A runtime as the server runs it: on an executor thread, every tensor crossing the thread

@@ -43,7 +43,7 @@ describe('RunCost from shapes', () => {
   });
 
   it('keras3_mnist_conv: two 26×26×16 float activations per row at the peak (the conv and its relu), 10 floats out', async () => {
-    const servable = await new OnnxRuntime({ device: 'cpu', fallback: null }).load(path.join(MODELS, 'keras3_mnist_conv', '1'), { tags: ['serve'] });
+    const servable = await new OnnxRuntime({ device: 'cpu' }).load(path.join(MODELS, 'keras3_mnist_conv', '1'), { tags: ['serve'] });
     try {
       const cost = servable.runCosts?.serving_default;
       assert.ok(cost);

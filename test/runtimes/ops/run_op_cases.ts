@@ -15,7 +15,7 @@ import { isFailure, type Engine, type EngineNote, type OpCase, type OpFamilyCase
 
 const RUNTIMES: Record<Engine, () => Runtime> = {
   // No fallback: a signature ONNX Runtime cannot run is refused, not run elsewhere.
-  onnx: () => new OnnxRuntime({ device: 'cpu', fallback: null }),
+  onnx: () => new OnnxRuntime({ device: 'cpu' }),
   wasm: () => new EmbeddedRuntime('wasm'),
   cpu: () => new EmbeddedRuntime('cpu'),
 };
