@@ -87,7 +87,13 @@ interface Measured {
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-batching-'));
   const version = path.join(dir, 'mlp', '1');
-  await writeMlpSavedModel(version, { inputDim: INPUT, hiddenSizes: new Array(DEPTH).fill(WIDTH), outputDim: 16, activation: 'relu', seed: 3 });
+  await writeMlpSavedModel(version, {
+    inputDim: INPUT,
+    hiddenSizes: new Array(DEPTH).fill(WIDTH),
+    outputDim: 16,
+    activation: 'relu',
+    seed: 3,
+  });
 
   // 1. Offline T(batch), the model alone in this process.
   const servable = await new EmbeddedRuntime('auto').load(version, { tags: ['serve'] });
@@ -110,14 +116,24 @@ async function main() {
   console.log('| batch | T(batch) ms | ms per item | per item ÷ batch 1 |');
   console.log('|---:|---:|---:|---:|');
   for (const [b, ms] of T) console.log(`| ${b} | ${ms.toFixed(3)} | ${(ms / b).toFixed(3)} | ${(ms / b / t1).toFixed(3)} |`);
-  console.log(`offline throughput at batch ${MAX_BATCH}: ${offlineMax.toFixed(0)} items/s; at batch 1: ${(1000 / t1).toFixed(0)} items/s\n`);
+  console.log(
+    `offline throughput at batch ${MAX_BATCH}: ${offlineMax.toFixed(0)} items/s; at batch 1: ${(1000 / t1).toFixed(0)} items/s\n`,
+  );
 
   // 2. Set-ups × loads. Timeouts are scaled to the model: fractions and multiples of T(1).
   const timeoutsMicros = [0, 0.25, 0.5, 1, 2].map((f) => Math.round(f * t1 * 1000));
   const setups: Array<{ label: string; args: string[]; fixedTimeout?: number; adaptive?: boolean }> = [
     { label: 'batching off', args: [] },
-    ...timeoutsMicros.map((t) => ({ label: `fixed timeout ${t} µs`, args: ['--enable_batching', `--batching_parameters_file=${cfg(dir, t)}`], fixedTimeout: t })),
-    { label: 'adaptive', args: ['--enable_batching', `--batching_parameters_file=${cfg(dir, 0)}`, '--batching_mode=adaptive'], adaptive: true },
+    ...timeoutsMicros.map((t) => ({
+      label: `fixed timeout ${t} µs`,
+      args: ['--enable_batching', `--batching_parameters_file=${cfg(dir, t)}`],
+      fixedTimeout: t,
+    })),
+    {
+      label: 'adaptive',
+      args: ['--enable_batching', `--batching_parameters_file=${cfg(dir, 0)}`, '--batching_mode=adaptive'],
+      adaptive: true,
+    },
   ];
   // Think time so that `users` offer about the given share of batch-1 capacity, ±50 % spread.
   const think = (users: number, load: number): [number, number] => {
@@ -134,7 +150,14 @@ async function main() {
   const useWrk = hasWrk();
   const servers = new Map<string, { proc: ChildProcess; url: string }>();
   for (const s of setups) {
-    const server = await start([`--model_base_path=${path.join(dir, 'mlp')}`, '--model_name=mlp', '--rest_api_host=127.0.0.1', '--port=0', '--num_executors=1', ...s.args]);
+    const server = await start([
+      `--model_base_path=${path.join(dir, 'mlp')}`,
+      '--model_name=mlp',
+      '--rest_api_host=127.0.0.1',
+      '--port=0',
+      '--num_executors=1',
+      ...s.args,
+    ]);
     await waitAvailable(server.port);
     const url = `http://127.0.0.1:${server.port}/v1/models/mlp:predict`;
     await runLoad({ url, method: 'POST', body, mode: { kind: 'concurrency', connections: 8 }, durationMs: 500 }); // warm up
@@ -151,7 +174,9 @@ async function main() {
           const w = runWrk(url, body, l.users, SECONDS);
           r = { rps: w.rps, errors: w.non2xx, meanMs: w.meanMs, p99Ms: w.p99Ms };
         } else {
-          const mode = l.thinkMs ? ({ kind: 'closed', users: l.users, thinkMs: l.thinkMs } as const) : ({ kind: 'concurrency', connections: l.users } as const);
+          const mode = l.thinkMs
+            ? ({ kind: 'closed', users: l.users, thinkMs: l.thinkMs } as const)
+            : ({ kind: 'concurrency', connections: l.users } as const);
           const g = await runLoad({ url, method: 'POST', body, mode, durationMs: SECONDS * 1000 });
           const s = g.recorder.summary();
           r = { rps: g.rps, errors: s.errors, meanMs: s.meanMs, p99Ms: s.p99Ms };
@@ -170,7 +195,9 @@ async function main() {
   const rps = (rs: Measured[]) => mean(rs.map((r) => r.rps));
   const errors = (rs: Measured[]) => rs.reduce((n, r) => n + r.errors, 0);
 
-  console.log(`closed-loop users (uniform think time ±50 %), ${SECONDS} s per cell and round, ${ROUNDS} rounds interleaved; mean / p99 latency in ms (req/s; errors)${useWrk ? '; saturating load by wrk' : ''}`);
+  console.log(
+    `closed-loop users (uniform think time ±50 %), ${SECONDS} s per cell and round, ${ROUNDS} rounds interleaved; mean / p99 latency in ms (req/s; errors)${useWrk ? '; saturating load by wrk' : ''}`,
+  );
   console.log(`| set-up | ${loads.map((l) => l.label).join(' | ')} |`);
   console.log(`|---|${loads.map(() => '---:').join('|')}|`);
   for (const [label, byLoad] of results) {
@@ -186,25 +213,38 @@ async function main() {
   const adaptive = results.get('adaptive')!;
   const saturating = loads[loads.length - 1].label;
   const satRps = rps(adaptive.get(saturating)!);
-  console.log(`- saturated throughput (adaptive): ${satRps.toFixed(0)} req/s = ${(satRps / offlineMax).toFixed(2)} × offline batch-${MAX_BATCH} (target ≥ 0.9)`);
+  console.log(
+    `- saturated throughput (adaptive): ${satRps.toFixed(0)} req/s = ${(satRps / offlineMax).toFixed(2)} × offline batch-${MAX_BATCH} (target ≥ 0.9)`,
+  );
   const bestFixedSat = Math.max(...timeoutsMicros.map((t) => rps(results.get(`fixed timeout ${t} µs`)!.get(saturating)!)));
-  console.log(`- saturated throughput (best fixed timeout): ${bestFixedSat.toFixed(0)} req/s = ${(bestFixedSat / offlineMax).toFixed(2)} × offline`);
+  console.log(
+    `- saturated throughput (best fixed timeout): ${bestFixedSat.toFixed(0)} req/s = ${(bestFixedSat / offlineMax).toFixed(2)} × offline`,
+  );
   const oneUser = meanLatency(adaptive.get(loads[0].label)!);
-  console.log(`- adaptive at 1 user: ${oneUser.toFixed(2)} ms vs batch-1 latency ${t1.toFixed(2)} ms: +${(oneUser - t1).toFixed(2)} ms (target ≤ +2 ms)`);
+  console.log(
+    `- adaptive at 1 user: ${oneUser.toFixed(2)} ms vs batch-1 latency ${t1.toFixed(2)} ms: +${(oneUser - t1).toFixed(2)} ms (target ≤ +2 ms)`,
+  );
   const offOneUser = meanLatency(results.get('batching off')!.get(loads[0].label)!);
-  console.log(`  (the same request with batching off, i.e. the server's own batch-1 latency over HTTP: ${offOneUser.toFixed(2)} ms; adaptive adds ${(oneUser - offOneUser).toFixed(2)} ms)`);
+  console.log(
+    `  (the same request with batching off, i.e. the server's own batch-1 latency over HTTP: ${offOneUser.toFixed(2)} ms; adaptive adds ${(oneUser - offOneUser).toFixed(2)} ms)`,
+  );
   for (const l of loads) {
     const fixed = timeoutsMicros.map((t) => [t, meanLatency(results.get(`fixed timeout ${t} µs`)!.get(l.label)!)] as const);
     const [bestT, best] = fixed.reduce((a, b) => (b[1] < a[1] ? b : a));
     const a = meanLatency(adaptive.get(l.label)!);
-    console.log(`- ${l.label}: adaptive mean ${a.toFixed(2)} ms, best fixed (${bestT} µs) ${best.toFixed(2)} ms: ratio ${(a / best).toFixed(3)} (target ≤ 1.0)`);
+    console.log(
+      `- ${l.label}: adaptive mean ${a.toFixed(2)} ms, best fixed (${bestT} µs) ${best.toFixed(2)} ms: ratio ${(a / best).toFixed(3)} (target ≤ 1.0)`,
+    );
   }
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
 function cfg(dir: string, timeoutMicros: number): string {
   const file = path.join(dir, `batching_${timeoutMicros}.cfg`);
-  fs.writeFileSync(file, `max_batch_size { value: ${MAX_BATCH} }\nbatch_timeout_micros { value: ${timeoutMicros} }\nmax_enqueued_batches { value: 1000 }\nnum_batch_threads { value: 1 }\n`);
+  fs.writeFileSync(
+    file,
+    `max_batch_size { value: ${MAX_BATCH} }\nbatch_timeout_micros { value: ${timeoutMicros} }\nmax_enqueued_batches { value: 1000 }\nnum_batch_threads { value: 1 }\n`,
+  );
   return file;
 }
 

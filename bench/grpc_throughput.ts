@@ -23,7 +23,14 @@ const GRPC_PORT = 18510;
 function start(): Promise<ChildProcess> {
   const proc = spawn(
     process.execPath,
-    [path.join(REPO, 'bin', 'tfgate'), `--model_base_path=${path.join(REPO, 'model_repository', 'half_plus_two')}`, '--model_name=half_plus_two', `--rest_api_port=${REST_PORT}`, '--rest_api_host=127.0.0.1', `--port=${GRPC_PORT}`],
+    [
+      path.join(REPO, 'bin', 'tfgate'),
+      `--model_base_path=${path.join(REPO, 'model_repository', 'half_plus_two')}`,
+      '--model_name=half_plus_two',
+      `--rest_api_port=${REST_PORT}`,
+      '--rest_api_host=127.0.0.1',
+      `--port=${GRPC_PORT}`,
+    ],
     { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   return new Promise((resolve, reject) => {
@@ -43,7 +50,8 @@ async function grpcLoad(client: grpc.Client & Record<string, Function>, request:
   let sent = 0;
   const start = performance.now();
   const end = start + SECONDS * 1000;
-  const once = () => new Promise<grpc.ServiceError | null>((resolve) => client.Predict(request, (err: grpc.ServiceError | null) => resolve(err)));
+  const once = () =>
+    new Promise<grpc.ServiceError | null>((resolve) => client.Predict(request, (err: grpc.ServiceError | null) => resolve(err)));
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (performance.now() < end) {
@@ -75,16 +83,32 @@ async function measured(pid: number, load: () => Promise<LoadResult>): Promise<L
 async function main() {
   const server = await start();
   const Client = grpc.makeGenericClientConstructor(serviceDefinition('tensorflow.serving.PredictionService'), 'PredictionService');
-  const client = new Client(`127.0.0.1:${GRPC_PORT}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & Record<string, Function>;
-  const request = { modelSpec: { name: 'half_plus_two' }, inputs: { x: { dtype: 'DT_FLOAT', tensorShape: { dim: [{ size: 3 }, { size: 1 }] }, floatVal: [1, 2, 5] } } };
+  const client = new Client(`127.0.0.1:${GRPC_PORT}`, grpc.credentials.createInsecure()) as unknown as grpc.Client &
+    Record<string, Function>;
+  const request = {
+    modelSpec: { name: 'half_plus_two' },
+    inputs: { x: { dtype: 'DT_FLOAT', tensorShape: { dim: [{ size: 3 }, { size: 1 }] }, floatVal: [1, 2, 5] } },
+  };
   const body = JSON.stringify({ instances: [[1.0], [2.0], [5.0]] });
-  console.log(`half_plus_two, 3 rows per request, ${CONCURRENCY} concurrent callers, ${SECONDS} s per measurement, ${os.cpus().length} cores shared by client and server`);
+  console.log(
+    `half_plus_two, 3 rows per request, ${CONCURRENCY} concurrent callers, ${SECONDS} s per measurement, ${os.cpus().length} cores shared by client and server`,
+  );
   type Run = LoadResult & { serverCpuMsPerRequest: number };
   const rest: Run[] = [];
   const rpc: Run[] = [];
   const pid = server.pid!;
   for (let round = 0; round < 2; round++) {
-    rest.push(await measured(pid, () => runLoad({ url: `http://127.0.0.1:${REST_PORT}/v1/models/half_plus_two:predict`, method: 'POST', body, mode: { kind: 'concurrency', connections: CONCURRENCY }, durationMs: SECONDS * 1000 })));
+    rest.push(
+      await measured(pid, () =>
+        runLoad({
+          url: `http://127.0.0.1:${REST_PORT}/v1/models/half_plus_two:predict`,
+          method: 'POST',
+          body,
+          mode: { kind: 'concurrency', connections: CONCURRENCY },
+          durationMs: SECONDS * 1000,
+        }),
+      ),
+    );
     rpc.push(await measured(pid, () => grpcLoad(client, request)));
   }
   const best = (rs: Run[]) => rs.reduce((a, b) => (b.rps > a.rps ? b : a));

@@ -16,14 +16,20 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function main() {
   const started = performance.now();
-  const runtimes = stringArg('runtime', 'onnx,wasm').split(',').map((r) => r.trim()).filter(Boolean) as RuntimeChoice[];
+  const runtimes = stringArg('runtime', 'onnx,wasm')
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean) as RuntimeChoice[];
   const results = await runLatencyBench({ quick: QUICK, runtimes, depth: numberArg('depth', QUICK ? 96 : 192), log });
   const name = QUICK ? 'quick-latency' : 'latency';
   const dir = path.join(REPO, 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
   const command = ['npm run bench:latency', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
   fs.writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify({ command, ...results }, null, 1)}\n`);
-  fs.writeFileSync(path.join(dir, `${name}.md`), `# tfgate latency bench\n\n\`${command}\`, ${results.date}, ${results.machine.cores} cores (${results.machine.cpuModel}), Node ${results.machine.node}\n\n${latencyMarkdown(results)}`);
+  fs.writeFileSync(
+    path.join(dir, `${name}.md`),
+    `# tfgate latency bench\n\n\`${command}\`, ${results.date}, ${results.machine.cores} cores (${results.machine.cpuModel}), Node ${results.machine.node}\n\n${latencyMarkdown(results)}`,
+  );
   for (const t of results.targets) log(`${t.met ? 'met    ' : 'MISSED '} ${t.name}: ${t.measured} (goal ${t.goal})`);
   log(`wrote bench/results/${name}.json, bench/results/${name}.md in ${Math.round((performance.now() - started) / 1000)} s`);
 }

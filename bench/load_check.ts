@@ -20,7 +20,9 @@ async function main() {
     return;
   }
   const echo = spawn(process.execPath, [path.join(here, 'load', 'echo_server.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve) => echo.stdout!.on('data', (d) => resolve(Number(/listening (\d+)/.exec(String(d))?.[1]))));
+  const port = await new Promise<number>((resolve) =>
+    echo.stdout!.on('data', (d) => resolve(Number(/listening (\d+)/.exec(String(d))?.[1]))),
+  );
   const url = `http://127.0.0.1:${port}/echo`;
   const body = JSON.stringify({ instances: [1.0, 2.0, 5.0] });
   const spec: LoadSpec = { url, body, mode: { kind: 'concurrency', connections: CONNECTIONS }, durationMs: SECONDS * 1000 };
@@ -36,7 +38,9 @@ async function main() {
   console.log(`wrk (1 thread):       ${w.rps.toFixed(0)} req/s, ${w.latency}`);
   console.log(`tfgate bench client:  ${formatResult(spec, o)}`);
   const ratio = o.rps / w.rps;
-  console.log(`ratio ${ratio.toFixed(3)}: ${Math.abs(1 - ratio) <= 0.1 ? 'within' : 'NOT within'} 10 % of wrk (both clients share the machine's cores with the server)`);
+  console.log(
+    `ratio ${ratio.toFixed(3)}: ${Math.abs(1 - ratio) <= 0.1 ? 'within' : 'NOT within'} 10 % of wrk (both clients share the machine's cores with the server)`,
+  );
 }
 
 main().catch((e) => {

@@ -15,7 +15,9 @@ function arg(name: string): string | undefined {
 }
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: bench:load -- --url URL [--body JSON | --body-file F] [--seconds S] --mode closed --users N [--spawn-rate R] [--think A,B] | --mode open --rate R | --mode concurrency --connections N\n`);
+  process.stderr.write(
+    `${message}\nusage: bench:load -- --url URL [--body JSON | --body-file F] [--seconds S] --mode closed --users N [--spawn-rate R] [--think A,B] | --mode open --rate R | --mode concurrency --connections N\n`,
+  );
   process.exit(2);
 }
 
@@ -25,12 +27,23 @@ async function main() {
   let mode: LoadMode;
   if (kind === 'closed') {
     const think = arg('think')?.split(',').map(Number);
-    mode = { kind, users: Number(arg('users') ?? 1), spawnRatePerSec: arg('spawn-rate') ? Number(arg('spawn-rate')) : undefined, thinkMs: think && think.length === 2 ? [think[0], think[1]] : undefined };
+    mode = {
+      kind,
+      users: Number(arg('users') ?? 1),
+      spawnRatePerSec: arg('spawn-rate') ? Number(arg('spawn-rate')) : undefined,
+      thinkMs: think && think.length === 2 ? [think[0], think[1]] : undefined,
+    };
   } else if (kind === 'open') mode = { kind, ratePerSec: Number(arg('rate') ?? usage('--rate is required in open mode')) };
   else if (kind === 'concurrency') mode = { kind, connections: Number(arg('connections') ?? 16) };
   else usage(`unknown --mode ${kind}`);
   const bodyFile = arg('body-file');
-  const spec: LoadSpec = { url, body: bodyFile ? fs.readFileSync(bodyFile, 'utf8') : arg('body'), mode, durationMs: Number(arg('seconds') ?? 10) * 1000, seed: Number(arg('seed') ?? 1) };
+  const spec: LoadSpec = {
+    url,
+    body: bodyFile ? fs.readFileSync(bodyFile, 'utf8') : arg('body'),
+    mode,
+    durationMs: Number(arg('seconds') ?? 10) * 1000,
+    seed: Number(arg('seed') ?? 1),
+  };
   const r = await runLoadInWorker(spec, progressLine(kind));
   process.stderr.write('\n');
   console.log(formatResult(spec, r));

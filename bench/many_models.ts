@@ -16,9 +16,13 @@ async function main() {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-models-'));
   try {
     const names = Array.from({ length: MODELS }, (_, i) => `m${i}`);
-    for (const n of names) fs.cpSync(path.join(REPO, 'model_repository', 'half_plus_two', '1'), path.join(root, n, '1'), { recursive: true });
+    for (const n of names)
+      fs.cpSync(path.join(REPO, 'model_repository', 'half_plus_two', '1'), path.join(root, n, '1'), { recursive: true });
     const config = path.join(root, 'models.config');
-    fs.writeFileSync(config, `model_config_list {\n${names.map((n) => `  config { name: "${n}" base_path: "${path.join(root, n)}" model_platform: "tensorflow" }\n`).join('')}}\n`);
+    fs.writeFileSync(
+      config,
+      `model_config_list {\n${names.map((n) => `  config { name: "${n}" base_path: "${path.join(root, n)}" model_platform: "tensorflow" }\n`).join('')}}\n`,
+    );
     const server = await startBenchServer([`--model_config_file=${config}`, ...extra]);
     const pid = server.proc.pid!;
     let firstAnswerMs: number | undefined;
@@ -27,7 +31,9 @@ async function main() {
       peakRss = Math.max(peakRss, rssMb(pid));
       if (firstAnswerMs === undefined) {
         for (const n of names.slice(0, 4)) {
-          const r = await fetch(server.url(`/v1/models/${n}:predict`), { method: 'POST', body: '{"instances":[1]}' }).catch(() => undefined);
+          const r = await fetch(server.url(`/v1/models/${n}:predict`), { method: 'POST', body: '{"instances":[1]}' }).catch(
+            () => undefined,
+          );
           if (r?.ok) {
             firstAnswerMs = performance.now() - server.startedAt;
             break;
@@ -43,8 +49,12 @@ async function main() {
     const probes = childrenRssMb(pid);
     const threads = threadsOf(pid);
     console.log(`${MODELS} models (${os.availableParallelism()} cores, tfgate ${extra.join(' ') || 'defaults'}):`);
-    console.log(`  port open after ${(server.portOpenMs / 1000).toFixed(1)} s; first predict answered after ${((firstAnswerMs ?? NaN) / 1000).toFixed(1)} s; all AVAILABLE after ${(allMs / 1000).toFixed(1)} s`);
-    console.log(`  server RSS ${rss.toFixed(0)} MB (${(rss / MODELS).toFixed(1)} MB per model; peak ${peakRss.toFixed(0)} MB), ${threads} threads; load probe processes ${probes.toFixed(0)} MB`);
+    console.log(
+      `  port open after ${(server.portOpenMs / 1000).toFixed(1)} s; first predict answered after ${((firstAnswerMs ?? NaN) / 1000).toFixed(1)} s; all AVAILABLE after ${(allMs / 1000).toFixed(1)} s`,
+    );
+    console.log(
+      `  server RSS ${rss.toFixed(0)} MB (${(rss / MODELS).toFixed(1)} MB per model; peak ${peakRss.toFixed(0)} MB), ${threads} threads; load probe processes ${probes.toFixed(0)} MB`,
+    );
     await server.stop();
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

@@ -46,7 +46,17 @@ const ONLY = numberArg('only', -1);
 const PORT = numberArg('port', 18641);
 const LOAD_TIMEOUT_SECONDS = 45;
 
-type Outcome = 'refused clearly' | 'refused unclearly' | 'loaded, correct' | 'loaded, refusing' | 'loaded, no oracle' | 'silent wrong' | 'harmless change refused' | 'crashed' | 'hung' | 'over the bound';
+type Outcome =
+  | 'refused clearly'
+  | 'refused unclearly'
+  | 'loaded, correct'
+  | 'loaded, refusing'
+  | 'loaded, no oracle'
+  | 'silent wrong'
+  | 'harmless change refused'
+  | 'crashed'
+  | 'hung'
+  | 'over the bound';
 
 interface Server {
   proc: ChildProcess;
@@ -67,20 +77,33 @@ function rssMb(pid: number): number {
 
 const url = (p: string) => `http://127.0.0.1:${PORT}${p}`;
 
-async function getJson(p: string): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function getJson(p: string): Promise<{ status: number; json: any }> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   const r = await fetch(url(p), { signal: AbortSignal.timeout(30_000) });
   return { status: r.status, json: await r.json().catch(() => undefined) };
 }
 
 async function postJson(p: string, body: unknown): Promise<{ status: number; text: string }> {
-  const r = await fetch(url(p), { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(60_000) });
+  const r = await fetch(url(p), {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+    signal: AbortSignal.timeout(60_000),
+  });
   return { status: r.status, text: await r.text() };
 }
 
 async function startServer(config: string): Promise<Server> {
   const args = [
-    path.join(REPO, 'bin', 'tfgate'), `--model_config_file=${config}`, `--rest_api_port=${PORT}`, '--rest_api_host=127.0.0.1', '--port=0',
-    '--file_system_poll_wait_seconds=1', '--num_executors=1', '--max_num_load_retries=0', `--load_timeout_seconds=${LOAD_TIMEOUT_SECONDS}`,
+    path.join(REPO, 'bin', 'tfgate'),
+    `--model_config_file=${config}`,
+    `--rest_api_port=${PORT}`,
+    '--rest_api_host=127.0.0.1',
+    '--port=0',
+    '--file_system_poll_wait_seconds=1',
+    '--num_executors=1',
+    '--max_num_load_retries=0',
+    `--load_timeout_seconds=${LOAD_TIMEOUT_SECONDS}`,
   ];
   const proc = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] });
   let out = '';
@@ -145,7 +168,8 @@ interface VersionStatus {
   status: { error_code: string; error_message: string };
 }
 
-const JS_TEXT = /Cannot read propert|is not a function|ReferenceError|undefined \(reading|Maximum call stack|is not iterable|Invalid (typed )?array length|Unexpected token/;
+const JS_TEXT =
+  /Cannot read propert|is not a function|ReferenceError|undefined \(reading|Maximum call stack|is not iterable|Invalid (typed )?array length|Unexpected token/;
 
 function nest(values: ArrayLike<unknown>, shape: number[]): unknown {
   if (!shape.length) return values[0];
@@ -163,8 +187,19 @@ async function servedSignature(version: number): Promise<SignatureSpec | undefin
   const defs = r.json?.metadata?.signature_def?.signature_def ?? {};
   const key = 'serving_default' in defs ? 'serving_default' : Object.keys(defs).find((k) => k !== '__saved_model_init_op');
   if (!key) return undefined;
-  const side = (m: Record<string, { name: string; dtype: string; tensor_shape?: { dim?: Array<{ size: string }>; unknown_rank?: boolean } }>) =>
-    Object.fromEntries(Object.entries(m ?? {}).map(([k, t]) => [k, { name: t.name, dtype: t.dtype, shape: t.tensor_shape?.unknown_rank ? null : (t.tensor_shape?.dim ?? []).map((d) => Number(d.size)) }]));
+  const side = (
+    m: Record<string, { name: string; dtype: string; tensor_shape?: { dim?: Array<{ size: string }>; unknown_rank?: boolean } }>,
+  ) =>
+    Object.fromEntries(
+      Object.entries(m ?? {}).map(([k, t]) => [
+        k,
+        {
+          name: t.name,
+          dtype: t.dtype,
+          shape: t.tensor_shape?.unknown_rank ? null : (t.tensor_shape?.dim ?? []).map((d) => Number(d.size)),
+        },
+      ]),
+    );
   return { key, methodName: defs[key].method_name, inputs: side(defs[key].inputs), outputs: side(defs[key].outputs), defaults: {} };
 }
 
@@ -184,7 +219,10 @@ async function oracle(dir: string, spec: SignatureSpec, inputs: Record<string, H
 }
 
 function agrees(a: number[], b: number[]): boolean {
-  return a.length === b.length && a.every((x, i) => (Number.isNaN(x) && Number.isNaN(b[i])) || Math.abs(x - b[i]) <= 1e-4 * Math.max(1, Math.abs(b[i])));
+  return (
+    a.length === b.length &&
+    a.every((x, i) => (Number.isNaN(x) && Number.isNaN(b[i])) || Math.abs(x - b[i]) <= 1e-4 * Math.max(1, Math.abs(b[i])))
+  );
 }
 
 /** A loaded version: a made-up request, checked against the oracle. */
@@ -193,18 +231,29 @@ async function judgeLoaded(version: number, dir: string, c: FuzzCase): Promise<{
   if (!spec) return { outcome: 'loaded, no oracle', detail: 'no signature in its metadata' };
   const made = seededInputs(spec);
   if (!('inputs' in made)) return { outcome: 'loaded, no oracle', detail: made.skip };
-  const body = { signature_name: spec.key, inputs: Object.fromEntries(Object.entries(made.inputs).map(([k, t]) => [k, nest(t.values as ArrayLike<unknown>, t.shape)])) };
+  const body = {
+    signature_name: spec.key,
+    inputs: Object.fromEntries(Object.entries(made.inputs).map(([k, t]) => [k, nest(t.values as ArrayLike<unknown>, t.shape)])),
+  };
   const r = await postJson(`/v1/models/fuzz/versions/${version}:predict`, body);
   if (r.status !== 200) {
-    if (r.status === 500 || JS_TEXT.test(r.text) || /Internal error/.test(r.text)) return { outcome: 'refused unclearly', detail: `request ${r.status} ${r.text.slice(0, 300)}` };
+    if (r.status === 500 || JS_TEXT.test(r.text) || /Internal error/.test(r.text))
+      return { outcome: 'refused unclearly', detail: `request ${r.status} ${r.text.slice(0, 300)}` };
     return { outcome: c.mustServe ? 'harmless change refused' : 'loaded, refusing', detail: `request ${r.status} ${r.text.slice(0, 200)}` };
   }
   const expected = await oracle(dir, spec, made.inputs);
   if (!expected) return { outcome: 'loaded, no oracle', detail: 'the CPU engine does not run it' };
   const got = JSON.parse(r.text).outputs;
-  const byKey: Record<string, unknown> = Object.keys(expected).length === 1 && !(typeof got === 'object' && got && !Array.isArray(got)) ? { [Object.keys(expected)[0]]: got } : got;
+  const byKey: Record<string, unknown> =
+    Object.keys(expected).length === 1 && !(typeof got === 'object' && got && !Array.isArray(got))
+      ? { [Object.keys(expected)[0]]: got }
+      : got;
   for (const [k, want] of Object.entries(expected)) {
-    if (!agrees(flatten(byKey[k]), want)) return { outcome: 'silent wrong', detail: `output ${k}: ${JSON.stringify(flatten(byKey[k]).slice(0, 6))} vs the oracle's ${JSON.stringify(want.slice(0, 6))}` };
+    if (!agrees(flatten(byKey[k]), want))
+      return {
+        outcome: 'silent wrong',
+        detail: `output ${k}: ${JSON.stringify(flatten(byKey[k]).slice(0, 6))} vs the oracle's ${JSON.stringify(want.slice(0, 6))}`,
+      };
   }
   return { outcome: 'loaded, correct', detail: '' };
 }
@@ -228,7 +277,10 @@ async function main(): Promise<void> {
   fs.cpSync(halfPlusTwo, path.join(serveBase, '1'), { recursive: true });
   fs.mkdirSync(fuzzBase);
   const config = path.join(work, 'models.config');
-  fs.writeFileSync(config, `model_config_list {\n  config { name: "serve" base_path: "${serveBase}" model_platform: "tensorflow" }\n  config { name: "fuzz" base_path: "${fuzzBase}" model_platform: "tensorflow" model_version_policy { all {} } }\n}\n`);
+  fs.writeFileSync(
+    config,
+    `model_config_list {\n  config { name: "serve" base_path: "${serveBase}" model_platform: "tensorflow" }\n  config { name: "fuzz" base_path: "${fuzzBase}" model_platform: "tensorflow" model_version_policy { all {} } }\n}\n`,
+  );
 
   const results: Result[] = [];
   let server = await startServer(config);
@@ -287,7 +339,13 @@ async function main(): Promise<void> {
           detail = `${code}: ${message.slice(0, 300)}`;
         } else await new Promise((r) => setTimeout(r, 200));
       }
-      results.push({ index: d.index, name: d.c.name, outcome, detail: `${detail}${(d.c as { detail?: string }).detail ? ` [${(d.c as { detail?: string }).detail}]` : ''}`, ms: performance.now() - d.started });
+      results.push({
+        index: d.index,
+        name: d.c.name,
+        outcome,
+        detail: `${detail}${(d.c as { detail?: string }).detail ? ` [${(d.c as { detail?: string }).detail}]` : ''}`,
+        ms: performance.now() - d.started,
+      });
     }
     for (const d of dropped) fs.rmSync(d.dir, { recursive: true, force: true });
     if (server.exited || server.overBound) {
@@ -296,7 +354,11 @@ async function main(): Promise<void> {
       serveFailures.push(...stats.failed.map((f) => `(server down) ${f}`));
       // A batch that took the server down is tried again one case at a time, to name the culprit.
       if (dropped.length > 1) {
-        for (const d of dropped) results.splice(results.findIndex((r) => r.index === d.index), 1);
+        for (const d of dropped)
+          results.splice(
+            results.findIndex((r) => r.index === d.index),
+            1,
+          );
         queue.unshift(...dropped.map((d) => [d.index, d.c] as const));
       }
       if (!server.exited) server.proc.kill('SIGKILL');
@@ -316,16 +378,35 @@ async function main(): Promise<void> {
   const counts = new Map<Outcome, number>();
   for (const r of results) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
   const seconds = (performance.now() - t0) / 1000;
-  console.log(`model fuzz: seed ${SEED}, ${results.length} versions tried in ${seconds.toFixed(0)} s (batches of ${BATCH}, memory cap ${MEMORY_CAP_MB} MB, server peak RSS ${server.maxRssMb.toFixed(0)} MB, ${restarts} restarts)`);
-  const order: Outcome[] = ['refused clearly', 'loaded, correct', 'loaded, refusing', 'loaded, no oracle', 'refused unclearly', 'harmless change refused', 'silent wrong', 'crashed', 'hung', 'over the bound'];
+  console.log(
+    `model fuzz: seed ${SEED}, ${results.length} versions tried in ${seconds.toFixed(0)} s (batches of ${BATCH}, memory cap ${MEMORY_CAP_MB} MB, server peak RSS ${server.maxRssMb.toFixed(0)} MB, ${restarts} restarts)`,
+  );
+  const order: Outcome[] = [
+    'refused clearly',
+    'loaded, correct',
+    'loaded, refusing',
+    'loaded, no oracle',
+    'refused unclearly',
+    'harmless change refused',
+    'silent wrong',
+    'crashed',
+    'hung',
+    'over the bound',
+  ];
   for (const o of order) console.log(`  ${o.padEnd(24)} ${counts.get(o) ?? 0}`);
   console.log(`  serving model: ${servedTotal} requests, ${serveFailures.length} failed`);
   console.log(`  server log lines that are not JSON: ${notJson}`);
-  const bad = results.filter((r) => ['refused unclearly', 'harmless change refused', 'silent wrong', 'crashed', 'hung', 'over the bound'].includes(r.outcome));
+  const bad = results.filter((r) =>
+    ['refused unclearly', 'harmless change refused', 'silent wrong', 'crashed', 'hung', 'over the bound'].includes(r.outcome),
+  );
   for (const r of bad) console.log(`  ! case ${r.index} (--seed ${SEED} --only ${r.index}) ${r.name}: ${r.outcome} — ${r.detail}`);
   for (const f of serveFailures.slice(0, 5)) console.log(`  ! serving model: ${f}`);
   if (process.argv.includes('--server-log')) process.stderr.write(logs);
-  if (process.argv.includes('--verbose')) for (const r of results.sort((a, b) => a.index - b.index)) console.log(`  ${String(r.index).padStart(4)} ${(r.ms / 1000).toFixed(1).padStart(5)} s  ${r.outcome.padEnd(18)} ${r.name} — ${r.detail}`);
+  if (process.argv.includes('--verbose'))
+    for (const r of results.sort((a, b) => a.index - b.index))
+      console.log(
+        `  ${String(r.index).padStart(4)} ${(r.ms / 1000).toFixed(1).padStart(5)} s  ${r.outcome.padEnd(18)} ${r.name} — ${r.detail}`,
+      );
   fs.rmSync(work, { recursive: true, force: true });
 }
 

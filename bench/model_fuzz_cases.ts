@@ -52,40 +52,75 @@ const attrsOf = (n: Obj): Array<[string, Obj]> => Object.entries((n.attr ?? {}) 
 /** A While whose condition is always true, in a tf.function: the load's verification runs it. */
 async function writeEndlessLoop(dir: string): Promise<void> {
   const g = new Tf2GraphBuilder();
-  const args: Array<[string, string]> = [['i', 'DT_INT32'], ['v', 'DT_FLOAT']];
-  const cond = g.library.define('forever_cond', args, (f) => ({ identity: identity(f, 'Identity', binary(f, 'Greater', 'Greater', scalarF32(f, 'one', 1), scalarF32(f, 'zero', 0))) }));
+  const args: Array<[string, string]> = [
+    ['i', 'DT_INT32'],
+    ['v', 'DT_FLOAT'],
+  ];
+  const cond = g.library.define('forever_cond', args, (f) => ({
+    identity: identity(f, 'Identity', binary(f, 'Greater', 'Greater', scalarF32(f, 'one', 1), scalarF32(f, 'zero', 0))),
+  }));
   const body = g.library.define('forever_body', args, (f, [i, v]) => ({
     identity: identity(f, 'Identity', binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1))),
     identity_1: identity(f, 'Identity_1', v),
   }));
-  const serve = g.library.define('__inference_serve_1', [['x', 'DT_FLOAT']], (f, [x]) => ({ identity: identity(f, 'Identity', whileLoop(f, 'while', [scalarI32(f, 'i0', 0), x], cond, body)[1]) }));
+  const serve = g.library.define('__inference_serve_1', [['x', 'DT_FLOAT']], (f, [x]) => ({
+    identity: identity(f, 'Identity', whileLoop(f, 'while', [scalarI32(f, 'i0', 0), x], cond, body)[1]),
+  }));
   const x = g.top.placeholder('serving_default_x', 'DT_FLOAT', [-1]);
   const [y] = call(g.top, 'StatefulPartitionedCall', serve, [x]);
-  await writeSavedModel(dir, g, { serving_default: { inputs: { x: { name: x.tensorName, dtype: 'DT_FLOAT', shape: [-1] } }, outputs: { y: { name: y.tensorName, dtype: 'DT_FLOAT', shape: [-1] } } } });
+  await writeSavedModel(dir, g, {
+    serving_default: {
+      inputs: { x: { name: x.tensorName, dtype: 'DT_FLOAT', shape: [-1] } },
+      outputs: { y: { name: y.tensorName, dtype: 'DT_FLOAT', shape: [-1] } },
+    },
+  });
 }
 
 /** The hand-made cases: one per hostile thing, on half_plus_two (`fixture`) where a fixture is needed. */
 function handMade(fixture: string): FuzzCase[] {
   const copy = (dir: string) => fs.cpSync(fixture, dir, { recursive: true });
-  const file = (rel: string, make: (p: string) => void): FuzzCase['make'] => async (dir) => {
-    copy(dir);
-    const p = path.join(dir, rel);
-    fs.rmSync(p, { recursive: true, force: true });
-    make(p);
-  };
+  const file =
+    (rel: string, make: (p: string) => void): FuzzCase['make'] =>
+    async (dir) => {
+      copy(dir);
+      const p = path.join(dir, rel);
+      fs.rmSync(p, { recursive: true, force: true });
+      make(p);
+    };
   const cases: FuzzCase[] = [
     { name: 'file: saved_model.pb a FIFO', make: file('saved_model.pb', mkfifo) },
     { name: 'file: variables.index a FIFO', make: file('variables/variables.index', mkfifo) },
     { name: 'file: a data shard a FIFO', make: file('variables/variables.data-00000-of-00001', mkfifo) },
-    { name: 'file: warmup records a FIFO', make: async (dir) => void (copy(dir), fs.mkdirSync(path.join(dir, 'assets.extra'), { recursive: true }), mkfifo(path.join(dir, 'assets.extra', 'tf_serving_warmup_requests'))) },
-    { name: 'file: an unused FIFO in assets/', make: async (dir) => void (copy(dir), fs.mkdirSync(path.join(dir, 'assets'), { recursive: true }), mkfifo(path.join(dir, 'assets', 'pipe'))) },
+    {
+      name: 'file: warmup records a FIFO',
+      make: async (dir) =>
+        void (
+          copy(dir),
+          fs.mkdirSync(path.join(dir, 'assets.extra'), { recursive: true }),
+          mkfifo(path.join(dir, 'assets.extra', 'tf_serving_warmup_requests'))
+        ),
+    },
+    {
+      name: 'file: an unused FIFO in assets/',
+      make: async (dir) =>
+        void (copy(dir), fs.mkdirSync(path.join(dir, 'assets'), { recursive: true }), mkfifo(path.join(dir, 'assets', 'pipe'))),
+    },
     { name: 'file: saved_model.pb → /dev/zero', make: file('saved_model.pb', (p) => fs.symlinkSync('/dev/zero', p)) },
     { name: 'file: variables.index → /dev/zero', make: file('variables/variables.index', (p) => fs.symlinkSync('/dev/zero', p)) },
-    { name: 'file: data shard → /dev/urandom', make: file('variables/variables.data-00000-of-00001', (p) => fs.symlinkSync('/dev/urandom', p)) },
+    {
+      name: 'file: data shard → /dev/urandom',
+      make: file('variables/variables.data-00000-of-00001', (p) => fs.symlinkSync('/dev/urandom', p)),
+    },
     { name: 'file: saved_model.pb → /proc/self/mem', make: file('saved_model.pb', (p) => fs.symlinkSync('/proc/self/mem', p)) },
-    { name: 'file: saved_model.pb → another model', make: file('saved_model.pb', (p) => fs.symlinkSync(path.join(fixture, 'saved_model.pb'), p)) },
+    {
+      name: 'file: saved_model.pb → another model',
+      make: file('saved_model.pb', (p) => fs.symlinkSync(path.join(fixture, 'saved_model.pb'), p)),
+    },
     { name: 'file: saved_model.pb a directory', make: file('saved_model.pb', (p) => fs.mkdirSync(p)) },
-    { name: 'file: saved_model.pb of 3 GiB (sparse)', make: file('saved_model.pb', (p) => (fs.writeFileSync(p, ''), fs.truncateSync(p, 3 * 2 ** 30))) },
+    {
+      name: 'file: saved_model.pb of 3 GiB (sparse)',
+      make: file('saved_model.pb', (p) => (fs.writeFileSync(p, ''), fs.truncateSync(p, 3 * 2 ** 30))),
+    },
     { name: 'file: saved_model.pb empty', make: file('saved_model.pb', (p) => fs.writeFileSync(p, '')) },
     { name: 'file: saved_model.pb a dangling link', make: file('saved_model.pb', (p) => fs.symlinkSync('nowhere.pb', p)) },
     { name: 'file: saved_model.pb a link loop', make: file('saved_model.pb', (p) => fs.symlinkSync('saved_model.pb', p)) },
@@ -95,13 +130,32 @@ function handMade(fixture: string): FuzzCase[] {
     { name: 'graph: 20 000-deep chain', make: (dir) => writeRawSavedModel(dir, deepChain(20_000)), mustServe: true },
     { name: 'graph: a While that never ends', make: writeEndlessLoop },
   ];
-  for (const [name, make] of Object.entries(HOSTILE_GRAPHS)) cases.push({ name: `graph: ${name}`, make: (dir) => writeRawSavedModel(dir, make()) });
+  for (const [name, make] of Object.entries(HOSTILE_GRAPHS))
+    cases.push({ name: `graph: ${name}`, make: (dir) => writeRawSavedModel(dir, make()) });
   return cases;
 }
 
 const HUGE = [0, -1, -2, 2 ** 31 - 1, 1e9, 65536, 3];
 const BAD_TYPES: Array<string | number> = ['DT_INT32', 'DT_STRING', 'DT_INVALID', 999, 'DT_RESOURCE', 'DT_HALF', 'DT_BOOL', 'DT_FLOAT_REF'];
-const OPS = ['Neg', 'AddV2', 'MatMul', 'Fill', 'Tile', 'Reshape', 'MaxPool', 'Conv2D', 'Identity', 'NoSuchOp', 'Const', 'Placeholder', 'StatelessWhile', 'Pad', 'OneHot', 'ConcatV2', 'Sum'];
+const OPS = [
+  'Neg',
+  'AddV2',
+  'MatMul',
+  'Fill',
+  'Tile',
+  'Reshape',
+  'MaxPool',
+  'Conv2D',
+  'Identity',
+  'NoSuchOp',
+  'Const',
+  'Placeholder',
+  'StatelessWhile',
+  'Pad',
+  'OneHot',
+  'ConcatV2',
+  'Sum',
+];
 
 type Mutation = (sm: Obj, rand: () => number) => string;
 
@@ -120,7 +174,10 @@ const MUTATIONS: Record<string, Mutation> = {
     return `${n.name}: op ${was} → ${op}`;
   },
   dropInput: (sm, r) => {
-    const n = pick(r, allNodes(sm).filter((x) => x.input?.length));
+    const n = pick(
+      r,
+      allNodes(sm).filter((x) => x.input?.length),
+    );
     n.input.splice(Math.floor(r() * n.input.length), 1);
     return `${n.name}: one input fewer`;
   },
@@ -133,13 +190,22 @@ const MUTATIONS: Record<string, Mutation> = {
     return `${n.name}: input ${ref} added`;
   },
   selfLoop: (sm, r) => {
-    const n = pick(r, allNodes(sm).filter((x) => x.input?.length));
+    const n = pick(
+      r,
+      allNodes(sm).filter((x) => x.input?.length),
+    );
     n.input[0] = n.name;
     return `${n.name}: reads itself`;
   },
   dtype: (sm, r) => {
-    const n = pick(r, allNodes(sm).filter((x) => attrsOf(x).some(([, a]) => a.type !== undefined)));
-    const [k] = pick(r, attrsOf(n).filter(([, a]) => a.type !== undefined));
+    const n = pick(
+      r,
+      allNodes(sm).filter((x) => attrsOf(x).some(([, a]) => a.type !== undefined)),
+    );
+    const [k] = pick(
+      r,
+      attrsOf(n).filter(([, a]) => a.type !== undefined),
+    );
     const t = pick(r, BAD_TYPES);
     n.attr[k] = { type: t };
     return `${n.name}: ${k} = ${t}`;
@@ -148,7 +214,10 @@ const MUTATIONS: Record<string, Mutation> = {
     const withList = allNodes(sm).filter((x) => attrsOf(x).some(([, a]) => a.list?.i?.length));
     if (!withList.length) return 'no list(int) attr';
     const n = pick(r, withList);
-    const [k, a] = pick(r, attrsOf(n).filter(([, v]) => v.list?.i?.length));
+    const [k, a] = pick(
+      r,
+      attrsOf(n).filter(([, v]) => v.list?.i?.length),
+    );
     const i = Math.floor(r() * a.list.i.length);
     a.list.i[i] = pick(r, HUGE);
     return `${n.name}: ${k}[${i}] = ${a.list.i[i]}`;
@@ -157,12 +226,18 @@ const MUTATIONS: Record<string, Mutation> = {
     const withInt = allNodes(sm).filter((x) => attrsOf(x).some(([, a]) => a.i !== undefined));
     if (!withInt.length) return 'no int attr';
     const n = pick(r, withInt);
-    const [k, a] = pick(r, attrsOf(n).filter(([, v]) => v.i !== undefined));
+    const [k, a] = pick(
+      r,
+      attrsOf(n).filter(([, v]) => v.i !== undefined),
+    );
     a.i = pick(r, HUGE);
     return `${n.name}: ${k} = ${a.i}`;
   },
   constShape: (sm, r) => {
-    const n = pick(r, allNodes(sm).filter((x) => x.op === 'Const'));
+    const n = pick(
+      r,
+      allNodes(sm).filter((x) => x.op === 'Const'),
+    );
     const t = n.attr.value.tensor;
     const dims = [pick(r, [20000, 1e9, -5, 0, 3]), pick(r, [20000, 1, 7])];
     t.tensorShape = { dim: dims.map((size) => ({ size })) };
@@ -193,7 +268,8 @@ const MUTATIONS: Record<string, Mutation> = {
   },
   deleteNode: (sm, r) => {
     const mg = sm.metaGraphs[0];
-    const list: Obj[] = r() < 0.5 || !mg.graphDef.library?.function?.length ? mg.graphDef.node : pick(r, mg.graphDef.library.function as Obj[]).nodeDef;
+    const list: Obj[] =
+      r() < 0.5 || !mg.graphDef.library?.function?.length ? mg.graphDef.node : pick(r, mg.graphDef.library.function as Obj[]).nodeDef;
     const [gone] = list.splice(Math.floor(r() * list.length), 1);
     return `${gone?.name} deleted`;
   },
@@ -221,7 +297,12 @@ const HARMLESS: Record<string, Mutation> = {
   unusedNodes: (sm, r) => {
     const nodes = sm.metaGraphs[0].graphDef.node as Obj[];
     const n = 1 + Math.floor(r() * 50);
-    for (let i = 0; i < n; i++) nodes.push({ name: `fuzz_unused_${i}`, op: 'Const', attr: { dtype: { type: 'DT_FLOAT' }, value: { tensor: { dtype: 'DT_FLOAT', tensorShape: {}, floatVal: [i] } } } });
+    for (let i = 0; i < n; i++)
+      nodes.push({
+        name: `fuzz_unused_${i}`,
+        op: 'Const',
+        attr: { dtype: { type: 'DT_FLOAT' }, value: { tensor: { dtype: 'DT_FLOAT', tensorShape: {}, floatVal: [i] } } },
+      });
     return `${n} unused constants`;
   },
 };
@@ -239,14 +320,21 @@ function mutant(fixture: string, fixtureName: string, index: number, seed: numbe
       make: async (dir) => {
         fs.cpSync(fixture, dir, { recursive: true });
         const bytes = pb();
-        for (const u of at) bytes[Math.floor(u * bytes.length)] ^= 1 << Math.floor(u * 8 * 97) % 8;
+        for (const u of at) bytes[Math.floor(u * bytes.length)] ^= 1 << (Math.floor(u * 8 * 97) % 8);
         fs.writeFileSync(path.join(dir, 'saved_model.pb'), bytes);
       },
     };
   }
   if (kind < 0.22) {
     const cut = r();
-    return { name: `${fixtureName}: saved_model.pb cut at ${(cut * 100).toFixed(0)} %`, make: async (dir) => void (fs.cpSync(fixture, dir, { recursive: true }), fs.writeFileSync(path.join(dir, 'saved_model.pb'), pb().subarray(0, Math.floor(cut * pb().length)))) };
+    return {
+      name: `${fixtureName}: saved_model.pb cut at ${(cut * 100).toFixed(0)} %`,
+      make: async (dir) =>
+        void (
+          fs.cpSync(fixture, dir, { recursive: true }),
+          fs.writeFileSync(path.join(dir, 'saved_model.pb'), pb().subarray(0, Math.floor(cut * pb().length)))
+        ),
+    };
   }
   if (kind < 0.32) {
     const which = r() < 0.7 ? 'variables.data-00000-of-00001' : 'variables.index';

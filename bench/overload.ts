@@ -47,7 +47,10 @@ interface Setup {
 
 function batchingArgs(dir: string): string[] {
   const file = path.join(dir, 'batching.cfg');
-  fs.writeFileSync(file, `max_batch_size { value: ${MAX_BATCH} }\nbatch_timeout_micros { value: 2000 }\nmax_enqueued_batches { value: ${MAX_ENQUEUED_BATCHES} }\nnum_batch_threads { value: ${EXECUTORS} }\n`);
+  fs.writeFileSync(
+    file,
+    `max_batch_size { value: ${MAX_BATCH} }\nbatch_timeout_micros { value: 2000 }\nmax_enqueued_batches { value: ${MAX_ENQUEUED_BATCHES} }\nnum_batch_threads { value: ${EXECUTORS} }\n`,
+  );
   return ['--enable_batching', `--batching_parameters_file=${file}`];
 }
 
@@ -126,7 +129,14 @@ async function measure(server: RunningServer, body: string, connections: number)
   const sampler = hwm ? undefined : setInterval(() => (sampledPeak = Math.max(sampledPeak, statusLine(pid, 'VmRSS'))), 50);
   const metricsUrl = `http://127.0.0.1:${server.port}${METRICS_PATH}`;
   const before = await readCounters(metricsUrl);
-  const r = await runRawLoadInWorker({ host: '127.0.0.1', port: server.port, path: PREDICT_PATH, body, connections, durationMs: SECONDS * 1000 });
+  const r = await runRawLoadInWorker({
+    host: '127.0.0.1',
+    port: server.port,
+    path: PREDICT_PATH,
+    body,
+    connections,
+    durationMs: SECONDS * 1000,
+  });
   if (sampler) clearInterval(sampler);
   const alive = server.proc.exitCode === null && server.proc.signalCode === null;
   const peak = !alive ? NaN : hwm ? statusLine(pid, 'VmHWM') : sampledPeak;
@@ -144,14 +154,24 @@ const f = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : '
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-overload-'));
   const modelBase = path.join(dir, MODEL);
-  await writeMlpSavedModel(path.join(modelBase, '1'), { inputDim: INPUT, hiddenSizes: new Array(DEPTH).fill(WIDTH), outputDim: 16, activation: 'relu', seed: 3 });
+  await writeMlpSavedModel(path.join(modelBase, '1'), {
+    inputDim: INPUT,
+    hiddenSizes: new Array(DEPTH).fill(WIDTH),
+    outputDim: 16,
+    activation: 'relu',
+    seed: 3,
+  });
   const body = JSON.stringify({ instances: [Array.from({ length: INPUT }, (_, i) => Math.sin(i))] });
   const monitoring = path.join(dir, 'monitoring.cfg');
   fs.writeFileSync(monitoring, `prometheus_config { enable: true path: "${METRICS_PATH}" }\n`);
 
   const servers = new Map<string, RunningServer>();
   for (const s of SETUPS) {
-    const server = await startTfgate(MODEL, modelBase, [`--num_executors=${EXECUTORS}`, `--monitoring_config_file=${monitoring}`, ...s.args(dir)]);
+    const server = await startTfgate(MODEL, modelBase, [
+      `--num_executors=${EXECUTORS}`,
+      `--monitoring_config_file=${monitoring}`,
+      ...s.args(dir),
+    ]);
     server.proc.stdout!.resume();
     server.proc.stderr!.resume();
     await waitModelAvailable(server.port, MODEL);
@@ -160,8 +180,15 @@ async function main() {
     servers.set(s.key, server);
   }
 
-  console.log(`model: MLP ${INPUT}-${WIDTH}×${DEPTH}-16 relu, one row a request; ${EXECUTORS} executor thread(s); ${os.availableParallelism()} cores; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-  console.log(`batching: max_batch_size ${MAX_BATCH}, batch_timeout_micros 2000, max_enqueued_batches ${MAX_ENQUEUED_BATCHES}, num_batch_threads ${EXECUTORS}; batching off: --max_executor_queue default (128)`);
+  console.log(
+    `model: MLP ${INPUT}-${WIDTH}×${DEPTH}-16 relu, one row a request; ${EXECUTORS} executor thread(s); ${os.availableParallelism()} cores; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+  console.log(
+    `batching: max_batch_size ${MAX_BATCH}, batch_timeout_micros 2000, max_enqueued_batches ${MAX_ENQUEUED_BATCHES}, num_batch_threads ${EXECUTORS}; batching off: --max_executor_queue default (128)`,
+  );
   console.log(`closed loop, no think time, ${SECONDS} s a cell, ${ROUNDS} round(s), cells interleaved\n`);
 
   const cells = new Map<string, Cell[]>();
@@ -175,13 +202,19 @@ async function main() {
         const list = cells.get(cellKey(s.key, c)) ?? [];
         list.push(cell);
         cells.set(cellKey(s.key, c), list);
-        const others = Object.entries(cell.other).map(([k, v]) => `${k} ${v}`).join(', ');
-        process.stderr.write(`round ${round + 1}/${ROUNDS} ${s.label} @ ${c}: ${f(cell.okRps)} 200/s, ${f((100 * cell.refused) / Math.max(1, cell.total), 1)} % 503, batch ${f(cell.meanBatch, 1)}, peak RSS ${f(cell.peakRssMb)} MB${others ? `, ${others}` : ''}${cell.available ? '' : ', MODEL NOT AVAILABLE'}\n`);
+        const others = Object.entries(cell.other)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ');
+        process.stderr.write(
+          `round ${round + 1}/${ROUNDS} ${s.label} @ ${c}: ${f(cell.okRps)} 200/s, ${f((100 * cell.refused) / Math.max(1, cell.total), 1)} % 503, batch ${f(cell.meanBatch, 1)}, peak RSS ${f(cell.peakRssMb)} MB${others ? `, ${others}` : ''}${cell.available ? '' : ', MODEL NOT AVAILABLE'}\n`,
+        );
       }
     }
   }
 
-  console.log('| set-up | connections | 200 req/s | 503 share | 503 p50 / p99 ms | 200 p50 / p99 ms | other answers | mean batch | peak RSS MB | AVAILABLE after |');
+  console.log(
+    '| set-up | connections | 200 req/s | 503 share | 503 p50 / p99 ms | 200 p50 / p99 ms | other answers | mean batch | peak RSS MB | AVAILABLE after |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---|---:|---:|---|');
   for (const s of SETUPS) {
     for (const c of CONNECTIONS) {

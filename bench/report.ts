@@ -31,7 +31,10 @@ import { runLatencyBench } from './latency/latency_bench.js';
 
 const QUICK = flagArg('quick');
 const NAME = stringArg('name', QUICK ? 'quick' : 'full');
-const RUNTIMES = stringArg('runtime', 'auto').split(',').map((r) => r.trim()).filter(Boolean) as RuntimeChoice[];
+const RUNTIMES = stringArg('runtime', 'auto')
+  .split(',')
+  .map((r) => r.trim())
+  .filter(Boolean) as RuntimeChoice[];
 const ROUNDS = numberArg('rounds', QUICK ? 1 : 2);
 const CELL_SECONDS = numberArg('seconds', QUICK ? 3 : 8);
 const WIDTH = numberArg('width', 256);
@@ -94,12 +97,19 @@ async function report(choice: RuntimeChoice, name: string, main: boolean): Promi
   // TF Serving-style timeouts scaled to the model; 1.67 × T(1) is the seed's 500 ms on its 300 ms model.
   const timeoutFactors = QUICK ? [0, 500 / SEED_MODEL_MS] : [0, 0.5, 1, 500 / SEED_MODEL_MS, 3];
   const ctx: SetupContext = { runtime, modelBase, workDir: dir, executors: os.cpus().length, processes: 5 };
-  const setups = describeSetups(ctx, timeoutFactors.map((f) => Math.round(f * t1 * 1000)));
+  const setups = describeSetups(
+    ctx,
+    timeoutFactors.map((f) => Math.round(f * t1 * 1000)),
+  );
   const servers: StartedSetup[] = [];
   try {
     for (const s of setups) servers.push(await startSetup(s, ctx));
     const body = JSON.stringify({ instances: [Array.from({ length: INPUT }, (_, i) => Math.sin(i))] });
-    const seedResults = await runSeedExperiment(servers, { users, thinkMs, cellSeconds: CELL_SECONDS, rounds: ROUNDS, saturatingConnections: 64, body }, log);
+    const seedResults = await runSeedExperiment(
+      servers,
+      { users, thinkMs, cellSeconds: CELL_SECONDS, rounds: ROUNDS, saturatingConnections: 64, body },
+      log,
+    );
 
     await Promise.all(servers.splice(0).map((s) => stopProcess(s.proc)));
 
@@ -117,7 +127,12 @@ async function report(choice: RuntimeChoice, name: string, main: boolean): Promi
     for (const s of setups.filter((x) => x.kind === 'naive' || x.kind === 'executors')) servers.push(await startSetup(s, fastCtx));
     const eventLoopSeconds = QUICK ? 3 : 10;
     const eventLoopRows = await runEventLoopExperiment(
-      servers.map((s) => ({ setup: s.setup.key, predictUrl: s.url, statusUrl: `http://127.0.0.1:${s.port}/v1/models/${MODEL_NAME}`, isolate: <T>(measure: () => Promise<T>, settle?: () => Promise<unknown>) => alone(servers, s, measure, settle) })),
+      servers.map((s) => ({
+        setup: s.setup.key,
+        predictUrl: s.url,
+        statusUrl: `http://127.0.0.1:${s.port}/v1/models/${MODEL_NAME}`,
+        isolate: <T>(measure: () => Promise<T>, settle?: () => Promise<unknown>) => alone(servers, s, measure, settle),
+      })),
       QUICK ? [2, 20, 100] : [2, 20, 100, 200],
       eventLoopSeconds,
       body,
@@ -137,7 +152,13 @@ async function report(choice: RuntimeChoice, name: string, main: boolean): Promi
       quick: QUICK,
       command: ['npm run bench:report', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' '),
       durationSeconds: 0,
-      machine: { cores: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.release()}`, totalMemoryGiB: Math.round(os.totalmem() / 2 ** 30) },
+      machine: {
+        cores: os.cpus().length,
+        cpuModel: os.cpus()[0]?.model ?? 'unknown',
+        node: process.version,
+        platform: `${os.platform()} ${os.release()}`,
+        totalMemoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      },
       model: {
         description: `MLP ${INPUT}-${WIDTH}×${DEPTH}-16, relu, float32 (tfgate's SavedModel writer, seed 3)`,
         backend,

@@ -66,7 +66,9 @@ try {
       await servable.run('serving_default', inputs);
       clearInterval(timer);
       peak = Math.max(peak, process.memoryUsage.rss());
-      console.log(`| ${name} | ${(cost.peakBytesPerRow / 1024).toFixed(1)} KB / ${cost.outputBytesPerRow} B | ${rows} | ${mb(estimate)} | ${mb(peak - before)} | ${((peak - before) / estimate).toFixed(2)} |`);
+      console.log(
+        `| ${name} | ${(cost.peakBytesPerRow / 1024).toFixed(1)} KB / ${cost.outputBytesPerRow} B | ${rows} | ${mb(estimate)} | ${mb(peak - before)} | ${((peak - before) / estimate).toFixed(2)} |`,
+      );
     }
     servable.dispose();
   }

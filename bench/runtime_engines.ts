@@ -30,7 +30,13 @@ async function models(root: string): Promise<BenchModel[]> {
   const width = 256;
   const depth = 192;
   const mlpDir = path.join(root, 'mlp', '1');
-  await writeMlpSavedModel(mlpDir, { inputDim: 256, hiddenSizes: new Array(depth).fill(width), outputDim: 16, activation: 'relu', seed: 3 });
+  await writeMlpSavedModel(mlpDir, {
+    inputDim: 256,
+    hiddenSizes: new Array(depth).fill(width),
+    outputDim: 16,
+    activation: 'relu',
+    seed: 3,
+  });
   const mlpFlops = 2 * (256 * width + (depth - 1) * width * width + width * 16);
   const convDir = path.join(root, 'conv', '1');
   const filters = [32, 64, 128];
@@ -47,7 +53,13 @@ async function models(root: string): Promise<BenchModel[]> {
   convFlops += 2 * conv.flatDim * 10;
   return [
     { name: `MLP 256-${width}×${depth}-16 relu`, dir: mlpDir, input: 'x', itemShape: [256], flopsPerItem: mlpFlops },
-    { name: `conv net 64×64×3, 3×3 convs ${filters.join('/')} + 2×2 pools, dense 10`, dir: convDir, input: 'images', itemShape: [64, 64, 3], flopsPerItem: convFlops },
+    {
+      name: `conv net 64×64×3, 3×3 convs ${filters.join('/')} + 2×2 pools, dense 10`,
+      dir: convDir,
+      input: 'images',
+      itemShape: [64, 64, 3],
+      flopsPerItem: convFlops,
+    },
   ];
 }
 
@@ -80,7 +92,8 @@ try {
   const verdicts: string[] = [];
   for (const m of await models(root)) {
     const servables: Servable[] = [await wasm.load(m.dir, { tags: ['serve'] }), await onnx.load(m.dir, { tags: ['serve'] })];
-    if (servables[1].engines.serving_default?.engine !== 'onnxruntime') throw new Error(`${m.name} does not run on ONNX Runtime: ${JSON.stringify(servables[1].refusals)}`);
+    if (servables[1].engines.serving_default?.engine !== 'onnxruntime')
+      throw new Error(`${m.name} does not run on ONNX Runtime: ${JSON.stringify(servables[1].refusals)}`);
     for (const batch of BATCHES) {
       const x = input([batch, ...m.itemShape]);
       const [tw, to] = await timeAlternating(servables.map((s) => () => s.run('serving_default', { [m.input]: x })));
@@ -89,7 +102,9 @@ try {
       const limit = batch === 1 ? 0.7 : batch === 32 ? 0.4 : undefined;
       const verdict = limit === undefined ? '' : ratio <= limit ? `≤ ${limit}: met` : `≤ ${limit}: missed`;
       if (verdict) verdicts.push(`${m.name}, batch ${batch}: ${ratio.toFixed(2)} (${verdict})`);
-      console.log(`| ${m.name} | ${batch} | ${tw.toFixed(2)} | ${gflops(tw)} | ${to.toFixed(2)} | ${gflops(to)} | ${ratio.toFixed(2)} | ${verdict} |`);
+      console.log(
+        `| ${m.name} | ${batch} | ${tw.toFixed(2)} | ${gflops(tw)} | ${to.toFixed(2)} | ${gflops(to)} | ${ratio.toFixed(2)} | ${verdict} |`,
+      );
     }
     for (const s of servables) s.dispose();
   }

@@ -51,7 +51,9 @@ type Layer = { w: tf.Tensor; b: tf.Tensor };
 // the runtime's execution cost; and a separate copy, as a program of its own would hold.
 // Where a large tensor lands in the WASM heap alone moves a batch-1 run by up to ~15 % on
 // this machine (the same ops over two copies of the same weights), which is why both are shown.
-const graph = (servable as unknown as { graphs: Map<string, { model: GraphModel; inputs: Record<string, string>; outputs: Record<string, string> }> }).graphs.get('serving_default')!;
+const graph = (
+  servable as unknown as { graphs: Map<string, { model: GraphModel; inputs: Record<string, string>; outputs: Record<string, string> }> }
+).graphs.get('serving_default')!;
 const graphWeights = graph.model.weights;
 const sharedLayers: Layer[] = model.layers.map((_, i) => {
   const scope = i === 0 ? 'dense' : `dense_${i}`;
@@ -71,8 +73,12 @@ function direct(x: tf.Tensor, layers: Layer[]): tf.Tensor {
 }
 
 const flopsPerItem = 2 * [INPUT, ...HIDDEN, OUTPUT].slice(1).reduce((s, n, i, dims) => s + n * [INPUT, ...HIDDEN][i], 0);
-console.log(`backend ${servable.backend}; executor ${executor}; MLP ${INPUT}-${HIDDEN.join('-')}-${OUTPUT} relu; ${(flopsPerItem / 1e6).toFixed(2)} MFLOP per item`);
-console.log('| batch | runtime ms/batch | runtime ms/item | runtime GFLOP/s | direct TF.js, same weights, ms/batch | overhead | direct TF.js, own weight copy, ms/batch | overhead vs own copy | tfjs-converter GraphModel.execute, ms/batch | its overhead vs direct, same weights |');
+console.log(
+  `backend ${servable.backend}; executor ${executor}; MLP ${INPUT}-${HIDDEN.join('-')}-${OUTPUT} relu; ${(flopsPerItem / 1e6).toFixed(2)} MFLOP per item`,
+);
+console.log(
+  '| batch | runtime ms/batch | runtime ms/item | runtime GFLOP/s | direct TF.js, same weights, ms/batch | overhead | direct TF.js, own weight copy, ms/batch | overhead vs own copy | tfjs-converter GraphModel.execute, ms/batch | its overhead vs direct, same weights |',
+);
 console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const batch of BATCHES) {
   const values = Float32Array.from({ length: batch * INPUT }, (_, i) => Math.sin(i));
@@ -105,7 +111,9 @@ for (const batch of BATCHES) {
     const p = ((a - b) / b) * 100;
     return `${p >= 0 ? '+' : ''}${p.toFixed(1)} %`;
   };
-  console.log(`| ${batch} | ${runtimeMs.toFixed(3)} | ${(runtimeMs / batch).toFixed(4)} | ${gflops.toFixed(2)} | ${sharedMs.toFixed(3)} | ${pct(runtimeMs, sharedMs)} | ${ownMs.toFixed(3)} | ${pct(runtimeMs, ownMs)} | ${graphModelMs.toFixed(3)} | ${pct(graphModelMs, sharedMs)} |`);
+  console.log(
+    `| ${batch} | ${runtimeMs.toFixed(3)} | ${(runtimeMs / batch).toFixed(4)} | ${gflops.toFixed(2)} | ${sharedMs.toFixed(3)} | ${pct(runtimeMs, sharedMs)} | ${ownMs.toFixed(3)} | ${pct(runtimeMs, ownMs)} | ${graphModelMs.toFixed(3)} | ${pct(graphModelMs, sharedMs)} |`,
+  );
 }
 servable.dispose();
 fs.rmSync(dir, { recursive: true, force: true });

@@ -30,7 +30,18 @@ function rssMb(pid: number): number {
 }
 
 function start(base: string, cfg: string): Promise<ChildProcess> {
-  const args = [path.join(REPO, 'bin', 'tfgate'), `--model_base_path=${base}`, '--model_name=soak', `--rest_api_port=${PORT}`, '--rest_api_host=127.0.0.1', '--port=0', '--enable_batching', `--batching_parameters_file=${cfg}`, '--batching_mode=adaptive', '--file_system_poll_wait_seconds=1'];
+  const args = [
+    path.join(REPO, 'bin', 'tfgate'),
+    `--model_base_path=${base}`,
+    '--model_name=soak',
+    `--rest_api_port=${PORT}`,
+    '--rest_api_host=127.0.0.1',
+    '--port=0',
+    '--enable_batching',
+    `--batching_parameters_file=${cfg}`,
+    '--batching_mode=adaptive',
+    '--file_system_poll_wait_seconds=1',
+  ];
   const proc = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] });
   return new Promise((resolve, reject) => {
     let out = '';
@@ -54,7 +65,13 @@ interface Minute {
 }
 
 /** Sends at `rate` req/s for `ms` (open loop); latency counts from each request's due time. */
-async function openLoop(agent: http.Agent, url: string, body: string, rate: number, ms: number): Promise<{ latencies: number[]; failed: number }> {
+async function openLoop(
+  agent: http.Agent,
+  url: string,
+  body: string,
+  rate: number,
+  ms: number,
+): Promise<{ latencies: number[]; failed: number }> {
   const latencies: number[] = [];
   let failed = 0;
   const t0 = performance.now();
@@ -66,14 +83,18 @@ async function openLoop(agent: http.Agent, url: string, body: string, rate: numb
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     pending.push(
       new Promise<void>((resolve) => {
-        const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-          res.resume();
-          res.on('end', () => {
-            latencies.push(performance.now() - intended);
-            if (res.statusCode !== 200) failed++;
-            resolve();
-          });
-        });
+        const req = http.request(
+          url,
+          { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          (res) => {
+            res.resume();
+            res.on('end', () => {
+              latencies.push(performance.now() - intended);
+              if (res.statusCode !== 200) failed++;
+              resolve();
+            });
+          },
+        );
         req.on('error', () => {
           failed++;
           resolve();
@@ -92,12 +113,17 @@ async function main() {
   const model = { inputDim: 256, hiddenSizes: new Array(16).fill(512), outputDim: 16, activation: 'relu' as const, seed: 3 };
   await writeMlpSavedModel(path.join(base, '1'), model);
   const cfg = path.join(dir, 'batching.cfg');
-  fs.writeFileSync(cfg, 'max_batch_size { value: 32 }\nbatch_timeout_micros { value: 0 }\nmax_enqueued_batches { value: 1000 }\nnum_batch_threads { value: 1 }\n');
+  fs.writeFileSync(
+    cfg,
+    'max_batch_size { value: 32 }\nbatch_timeout_micros { value: 0 }\nmax_enqueued_batches { value: 1000 }\nnum_batch_threads { value: 1 }\n',
+  );
   const server = await start(base, cfg);
   const url = `http://127.0.0.1:${PORT}/v1/models/soak:predict`;
   const body = JSON.stringify({ instances: [Array.from({ length: 256 }, (_, j) => Math.sin(j))] });
   for (let i = 0; i < 100; i++) {
-    const r = await fetch(`http://127.0.0.1:${PORT}/v1/models/soak`).then((r) => r.json()).catch(() => ({}));
+    const r = await fetch(`http://127.0.0.1:${PORT}/v1/models/soak`)
+      .then((r) => r.json())
+      .catch(() => ({}));
     if ((r as { model_version_status?: { state: string }[] }).model_version_status?.[0]?.state === 'AVAILABLE') break;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -115,13 +141,17 @@ async function main() {
     const probe = await openLoop(agent, url, body, capacity, PROBE_SECONDS * 1000);
     const sorted = probe.latencies.sort((a, b) => a - b);
     const kept = percentile(sorted, 99) < PROBE_P99_MS && probe.failed === 0;
-    console.log(`  open loop at ${capacity.toFixed(0)} req/s for ${PROBE_SECONDS} s: p99 ${percentile(sorted, 99).toFixed(0)} ms, ${probe.failed} failed${kept ? ' — sustained' : ''}`);
+    console.log(
+      `  open loop at ${capacity.toFixed(0)} req/s for ${PROBE_SECONDS} s: p99 ${percentile(sorted, 99).toFixed(0)} ms, ${probe.failed} failed${kept ? ' — sustained' : ''}`,
+    );
     await new Promise((r) => setTimeout(r, 5000)); // let any backlog drain
     if (kept) break;
     capacity *= 0.9;
   }
   const rate = capacity * LOAD_FRACTION;
-  console.log(`capacity ${capacity.toFixed(0)} req/s sustained open loop (closed-loop saturation ${closed.toFixed(0)} req/s); soak at ${rate.toFixed(0)} req/s open loop for ${MINUTES} min, a new version every ${RELOAD_SECONDS} s; ${os.cpus().length} cores shared by client and server`);
+  console.log(
+    `capacity ${capacity.toFixed(0)} req/s sustained open loop (closed-loop saturation ${closed.toFixed(0)} req/s); soak at ${rate.toFixed(0)} req/s open loop for ${MINUTES} min, a new version every ${RELOAD_SECONDS} s; ${os.cpus().length} cores shared by client and server`,
+  );
 
   const minutes: Minute[] = [];
   const minuteOf = (t: number) => {
@@ -138,17 +168,21 @@ async function main() {
         bucket.failures.set(why, (bucket.failures.get(why) ?? 0) + 1);
         resolve();
       };
-      const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d) => (text += d));
-        res.on('end', () => {
-          // Latency from when the request was due, not when the client got round to it.
-          bucket.latencies.push(performance.now() - intended);
-          if (res.statusCode === 200) resolve();
-          else fail(`${res.statusCode} ${text.slice(0, 120)}`);
-        });
-      });
+      const req = http.request(
+        url,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d) => (text += d));
+          res.on('end', () => {
+            // Latency from when the request was due, not when the client got round to it.
+            bucket.latencies.push(performance.now() - intended);
+            if (res.statusCode === 200) resolve();
+            else fail(`${res.statusCode} ${text.slice(0, 120)}`);
+          });
+        },
+      );
       req.on('error', (e) => fail(e.message));
       req.end(body);
     });
@@ -173,12 +207,17 @@ async function main() {
     if (now >= end) return;
     const m = minuteOf(now - t0);
     m.rssMb = Math.max(Number.isNaN(m.rssMb) ? 0 : m.rssMb, rssMb(server.pid!));
-    const status = await fetch(`http://127.0.0.1:${PORT}/v1/models/soak`).then((r) => r.json()).catch(() => ({})) as { model_version_status?: { version: string; state: string }[] };
+    const status = (await fetch(`http://127.0.0.1:${PORT}/v1/models/soak`)
+      .then((r) => r.json())
+      .catch(() => ({}))) as { model_version_status?: { version: string; state: string }[] };
     m.versions = (status.model_version_status ?? []).map((v) => `${v.version}:${v.state}`).join(' ');
   }, 1000);
   const progress = setInterval(() => {
     const m = minutes[minutes.length - 1];
-    if (m) process.stderr.write(`\r${((performance.now() - t0) / 1000).toFixed(0)} s: minute ${minutes.length} sent ${m.sent}, failed ${m.failed}, RSS ${m.rssMb.toFixed(0)} MB   `);
+    if (m)
+      process.stderr.write(
+        `\r${((performance.now() - t0) / 1000).toFixed(0)} s: minute ${minutes.length} sent ${m.sent}, failed ${m.failed}, RSS ${m.rssMb.toFixed(0)} MB   `,
+      );
   }, 2000);
 
   const interval = 1000 / rate;
@@ -201,16 +240,24 @@ async function main() {
   console.log('|---:|---:|---:|---:|---:|---:|---:|---|');
   minutes.forEach((m, i) => {
     const s = m.latencies.sort((a, b) => a - b);
-    console.log(`| ${i + 1} | ${m.sent} | ${m.failed} | ${percentile(s, 50).toFixed(1)} | ${percentile(s, 99).toFixed(1)} | ${(s[s.length - 1] ?? NaN).toFixed(1)} | ${m.rssMb.toFixed(0)} | ${m.versions} |`);
+    console.log(
+      `| ${i + 1} | ${m.sent} | ${m.failed} | ${percentile(s, 50).toFixed(1)} | ${percentile(s, 99).toFixed(1)} | ${(s[s.length - 1] ?? NaN).toFixed(1)} | ${m.rssMb.toFixed(0)} | ${m.versions} |`,
+    );
   });
   const all = minutes.flatMap((m) => m.latencies).sort((a, b) => a - b);
   const failures = new Map<string, number>();
   for (const m of minutes) for (const [k, v] of m.failures) failures.set(k, (failures.get(k) ?? 0) + v);
   const first = minutes[0].latencies.sort((a, b) => a - b);
   const last = minutes[minutes.length - 1].latencies.sort((a, b) => a - b);
-  console.log(`\nrequests ${all.length}, failed ${[...failures.values()].reduce((a, b) => a + b, 0)} ${JSON.stringify(Object.fromEntries(failures))}`);
-  console.log(`p99 drift: first minute ${percentile(first, 99).toFixed(1)} ms → last minute ${percentile(last, 99).toFixed(1)} ms; overall p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms`);
-  console.log(`RSS drift: ${minutes[0].rssMb.toFixed(0)} MB in the first minute → ${minutes[minutes.length - 1].rssMb.toFixed(0)} MB in the last; versions loaded: ${version}`);
+  console.log(
+    `\nrequests ${all.length}, failed ${[...failures.values()].reduce((a, b) => a + b, 0)} ${JSON.stringify(Object.fromEntries(failures))}`,
+  );
+  console.log(
+    `p99 drift: first minute ${percentile(first, 99).toFixed(1)} ms → last minute ${percentile(last, 99).toFixed(1)} ms; overall p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms`,
+  );
+  console.log(
+    `RSS drift: ${minutes[0].rssMb.toFixed(0)} MB in the first minute → ${minutes[minutes.length - 1].rssMb.toFixed(0)} MB in the last; versions loaded: ${version}`,
+  );
   agent.destroy();
   server.kill('SIGTERM');
   fs.rmSync(dir, { recursive: true, force: true });

@@ -23,7 +23,12 @@ async function serve(): Promise<void> {
   const s3 = await S3Fixture.start();
   await s3.createBucket('models');
   const each = Math.ceil((MB * 2 ** 20) / OBJECTS);
-  for (let i = 0; i < OBJECTS; i++) await s3.put('models', `m/1/variables/variables.data-${String(i).padStart(5, '0')}-of-${String(OBJECTS).padStart(5, '0')}`, randomBytes(each));
+  for (let i = 0; i < OBJECTS; i++)
+    await s3.put(
+      'models',
+      `m/1/variables/variables.data-${String(i).padStart(5, '0')}-of-${String(OBJECTS).padStart(5, '0')}`,
+      randomBytes(each),
+    );
   await s3.put('models', 'm/1/saved_model.pb', randomBytes(1024));
   process.send!(s3.endpoint);
   process.once('disconnect', () => void s3.stop().then(() => process.exit(0)));
@@ -52,8 +57,12 @@ async function measure(): Promise<void> {
     const copy = await cache.fetch(storage, 's3://models/m/1', 'version 1 of model m');
     const seconds = (performance.now() - t0) / 1000;
     lag.disable();
-    console.log(`downloaded ${MB} MB in ${OBJECTS} objects (+ saved_model.pb) in ${seconds.toFixed(2)} s: ${(MB / seconds).toFixed(0)} MB/s`);
-    console.log(`event-loop delay while downloading: p50 ${ms(lag.percentile(50))} ms, p99 ${ms(lag.percentile(99))} ms, max ${ms(lag.max)} ms (10 ms timer resolution); idle for 1 s before: p99 ${ms(idle.percentile(99))} ms, max ${ms(idle.max)} ms`);
+    console.log(
+      `downloaded ${MB} MB in ${OBJECTS} objects (+ saved_model.pb) in ${seconds.toFixed(2)} s: ${(MB / seconds).toFixed(0)} MB/s`,
+    );
+    console.log(
+      `event-loop delay while downloading: p50 ${ms(lag.percentile(50))} ms, p99 ${ms(lag.percentile(99))} ms, max ${ms(lag.max)} ms (10 ms timer resolution); idle for 1 s before: p99 ${ms(idle.percentile(99))} ms, max ${ms(idle.max)} ms`,
+    );
     console.log(`rss of the downloading process: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`);
     await copy.remove();
     await cache.close();

@@ -28,14 +28,18 @@ async function main() {
     fs.mkdirSync(base);
     const server = await startBenchServer([`--model_base_path=${base}`, '--model_name=m', '--file_system_poll_wait_seconds=1', ...extra]);
     const pid = server.proc.pid!;
-    console.log(`${SIGNATURES} signatures (saved_model.pb ${(fs.statSync(path.join(model, 'saved_model.pb')).size / 1024).toFixed(0)} KB), ${CYCLES} load/unload cycles, tfgate ${extra.join(' ') || 'defaults'}; RSS at start ${rssMb(pid).toFixed(0)} MB, ${threadsOf(pid)} threads`);
+    console.log(
+      `${SIGNATURES} signatures (saved_model.pb ${(fs.statSync(path.join(model, 'saved_model.pb')).size / 1024).toFixed(0)} KB), ${CYCLES} load/unload cycles, tfgate ${extra.join(' ') || 'defaults'}; RSS at start ${rssMb(pid).toFixed(0)} MB, ${threadsOf(pid)} threads`,
+    );
     for (let i = 1; i <= CYCLES; i++) {
       fs.cpSync(model, path.join(base, '1'), { recursive: true });
       const loadMs = await until(server, 'AVAILABLE');
       const loaded = rssMb(pid);
       fs.rmSync(path.join(base, '1'), { recursive: true });
       await until(server, 'END');
-      console.log(`cycle ${String(i).padStart(2)}: loaded in ${(loadMs / 1000).toFixed(1)} s, RSS ${loaded.toFixed(0)} MB; unloaded: RSS ${rssMb(pid).toFixed(0)} MB, ${threadsOf(pid)} threads`);
+      console.log(
+        `cycle ${String(i).padStart(2)}: loaded in ${(loadMs / 1000).toFixed(1)} s, RSS ${loaded.toFixed(0)} MB; unloaded: RSS ${rssMb(pid).toFixed(0)} MB, ${threadsOf(pid)} threads`,
+      );
     }
     await server.stop();
   } finally {

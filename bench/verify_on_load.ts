@@ -26,7 +26,9 @@ try {
   await writeConvSavedModel(conv, { height: 64, width: 64, channels: 3, filters: [32, 64, 128], kernelSize: 3, classes: 10, seed: 5 });
   models.push(['conv net 64×64×3, 32/64/128', conv]);
 
-  console.log(`| model | size MB | load ms (${THREADS} executor thread${THREADS > 1 ? 's' : ''}) | check ms | load + check ÷ load | result |`);
+  console.log(
+    `| model | size MB | load ms (${THREADS} executor thread${THREADS > 1 ? 's' : ''}) | check ms | load + check ÷ load | result |`,
+  );
   console.log('|---|---:|---:|---:|---:|---|');
   for (const [name, dir] of models) {
     const loads: number[] = [];
@@ -34,18 +36,30 @@ try {
     let result = '';
     for (let r = 0; r < ROUNDS; r++) {
       const t0 = performance.now();
-      const pool = await ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'onnx+embedded', threads: THREADS, warmupIterations: 0 });
+      const pool = await ExecutorPool.open({
+        versionDir: dir,
+        tags: ['serve'],
+        runtime: 'onnx+embedded',
+        threads: THREADS,
+        warmupIterations: 0,
+      });
       const t1 = performance.now();
       const report = await verifyVersion(pool, 'onnx+embedded', dir, ['serve']);
       const t2 = performance.now();
       await pool.close();
       loads.push(t1 - t0);
       checks.push(t2 - t1);
-      result = Object.keys(report.refused).length ? `refused: ${JSON.stringify(report.refused)}` : `agree: ${Object.entries(report.verified).map(([k, e]) => `${k} vs ${e}`).join(', ')}`;
+      result = Object.keys(report.refused).length
+        ? `refused: ${JSON.stringify(report.refused)}`
+        : `agree: ${Object.entries(report.verified)
+            .map(([k, e]) => `${k} vs ${e}`)
+            .join(', ')}`;
     }
     const [load, check] = [median(loads), median(checks)];
     const mb = (await versionInventory(dir)).bytes / 2 ** 20;
-    console.log(`| ${name} | ${mb.toFixed(1)} | ${load.toFixed(0)} | ${check.toFixed(0)} | ${((load + check) / load).toFixed(2)} | ${result} |`);
+    console.log(
+      `| ${name} | ${mb.toFixed(1)} | ${load.toFixed(0)} | ${check.toFixed(0)} | ${((load + check) / load).toFixed(2)} | ${result} |`,
+    );
   }
 } finally {
   fs.rmSync(root, { recursive: true, force: true });

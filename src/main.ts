@@ -20,7 +20,9 @@ function version(): string {
 
 const log = createLog();
 // An error in tfgate's own code reaches the client as INTERNAL with an id; its details go here.
-setInternalErrorReporter((id, e) => log(`Internal error ${id}: ${e instanceof Error ? e.stack ?? e.message : String(e)}`, 'error', { event: 'internal_error', id }));
+setInternalErrorReporter((id, e) =>
+  log(`Internal error ${id}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`, 'error', { event: 'internal_error', id }),
+);
 // Node's process warnings (a dependency's notice, e.g. the AWS SDK's about Node versions) join
 // the JSON-lines log instead of stderr's plain text: Node's own printer is replaced.
 process.removeAllListeners('warning');
@@ -100,16 +102,29 @@ export async function main(argv: string[], seams: { executorWorkerFile?: string 
     const bound = options.shutdownDrainSeconds;
     log(`${signal} received: draining (at most ${bound} s) and unloading`);
     const lastMs = (bound + UNLOAD_GRACE_SECONDS) * 1000;
-    armExitWatchdog(lastMs, `shutdown took longer than --shutdown_drain_seconds=${bound} plus ${UNLOAD_GRACE_SECONDS} s to unload, and the exit hung: killed (SIGKILL)`, (e) => log(`could not start the exit watchdog: ${e.message}`, 'warn'));
+    armExitWatchdog(
+      lastMs,
+      `shutdown took longer than --shutdown_drain_seconds=${bound} plus ${UNLOAD_GRACE_SECONDS} s to unload, and the exit hung: killed (SIGKILL)`,
+      (e) => log(`could not start the exit watchdog: ${e.message}`, 'warn'),
+    );
     // A backstop should unloading itself hang after the drain (the watchdog ends an exit that hangs).
     setTimeout(() => {
       log(`shutdown took longer than --shutdown_drain_seconds=${bound} plus ${UNLOAD_GRACE_SECONDS} s to unload: exiting`, 'warn');
       process.exit(1);
     }, lastMs - 500).unref();
     const report = await server.stop(bound * 1000);
-    if (!report.drained) log(`drain took longer than --shutdown_drain_seconds=${bound}: ${report.cutRequests.length} HTTP request(s) and ${report.cutCalls.length} gRPC call(s) cut`, 'warn', { event: 'drain_bound_passed' });
+    if (!report.drained)
+      log(
+        `drain took longer than --shutdown_drain_seconds=${bound}: ${report.cutRequests.length} HTTP request(s) and ${report.cutCalls.length} gRPC call(s) cut`,
+        'warn',
+        { event: 'drain_bound_passed' },
+      );
     // The exit itself waits for every executor thread to end; one stuck in a read never does.
-    armExitWatchdog(EXIT_GRACE_MS, `the exit did not end within ${EXIT_GRACE_MS} ms of unloading (an executor thread stuck, e.g. in a read that never ends): killed (SIGKILL)`, () => {});
+    armExitWatchdog(
+      EXIT_GRACE_MS,
+      `the exit did not end within ${EXIT_GRACE_MS} ms of unloading (an executor thread stuck, e.g. in a read that never ends): killed (SIGKILL)`,
+      () => {},
+    );
     process.exit(report.drained ? 0 : 1);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));

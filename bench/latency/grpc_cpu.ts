@@ -38,8 +38,7 @@ function predict(client: PredictClient, request: object, tally: Calls): Promise<
       if (err) {
         tally.errors++;
         tally.firstError ??= err.message;
-      }
-      else tally.calls++;
+      } else tally.calls++;
       resolve();
     }),
   );
@@ -69,14 +68,26 @@ class CpuTally {
   }
 }
 
-export async function measureGrpcCpu(runtime: string, callers: number, seconds: number, rounds: number, ratePerSec = 1000): Promise<GrpcCpuResult> {
+export async function measureGrpcCpu(
+  runtime: string,
+  callers: number,
+  seconds: number,
+  rounds: number,
+  ratePerSec = 1000,
+): Promise<GrpcCpuResult> {
   const grpcPort = await freePort();
-  const server = await startTfgate('half_plus_two', path.join(REPO, 'model_repository', 'half_plus_two'), [`--runtime=${runtime}`, `--port=${grpcPort}`]);
+  const server = await startTfgate('half_plus_two', path.join(REPO, 'model_repository', 'half_plus_two'), [
+    `--runtime=${runtime}`,
+    `--port=${grpcPort}`,
+  ]);
   const Client = grpc.makeGenericClientConstructor(serviceDefinition('tensorflow.serving.PredictionService'), 'PredictionService');
   const client = new Client(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure()) as unknown as PredictClient;
   try {
     await waitModelAvailable(server.port, 'half_plus_two');
-    const request = { modelSpec: { name: 'half_plus_two' }, inputs: { x: { dtype: 'DT_FLOAT', tensorShape: { dim: [{ size: 3 }, { size: 1 }] }, floatVal: [1, 2, 5] } } };
+    const request = {
+      modelSpec: { name: 'half_plus_two' },
+      inputs: { x: { dtype: 'DT_FLOAT', tensorShape: { dim: [{ size: 3 }, { size: 1 }] }, floatVal: [1, 2, 5] } },
+    };
     const body = JSON.stringify({ instances: [[1.0], [2.0], [5.0]] });
     const url = `http://127.0.0.1:${server.port}/v1/models/half_plus_two:predict`;
     const pid = server.proc.pid!;
@@ -94,7 +105,9 @@ export async function measureGrpcCpu(runtime: string, callers: number, seconds: 
     let rpcOpenErrors = 0;
     let firstGrpcError: string | undefined;
     for (let round = 0; round < rounds; round++) {
-      const [r, restCpu] = await cpuOf(() => runLoadInWorker({ url, body, mode: { kind: 'concurrency', connections: callers }, durationMs }));
+      const [r, restCpu] = await cpuOf(() =>
+        runLoadInWorker({ url, body, mode: { kind: 'concurrency', connections: callers }, durationMs }),
+      );
       rest.add(restCpu, r.recorder.count);
       const [g, rpcCpu] = await cpuOf(() => grpcClosedLoop(client, request, callers, durationMs));
       rpc.add(rpcCpu, g.calls);
@@ -114,7 +127,14 @@ export async function measureGrpcCpu(runtime: string, callers: number, seconds: 
       ratio: rpc.msPerCall / rest.msPerCall,
       restCallsPerSec: perSec(rest.calls),
       grpcCallsPerSec: perSec(rpc.calls),
-      sameRate: { ratePerSec, restCpuMsPerCall: restOpen.msPerCall, grpcCpuMsPerCall: rpcOpen.msPerCall, ratio: rpcOpen.msPerCall / restOpen.msPerCall, grpcErrors: rpcOpenErrors, ...(firstGrpcError && { firstGrpcError }) },
+      sameRate: {
+        ratePerSec,
+        restCpuMsPerCall: restOpen.msPerCall,
+        grpcCpuMsPerCall: rpcOpen.msPerCall,
+        ratio: rpcOpen.msPerCall / restOpen.msPerCall,
+        grpcErrors: rpcOpenErrors,
+        ...(firstGrpcError && { firstGrpcError }),
+      },
     };
   } finally {
     client.close();

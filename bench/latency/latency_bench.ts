@@ -64,17 +64,33 @@ async function compareWithEcho(runtimeChoice: string, requests: number, rounds: 
   const servers = [tfgate, echo, hopEcho];
   try {
     await waitModelAvailable(tfgate.port, 'half_plus_two');
-    const urls = new Map([[tfgate, `http://127.0.0.1:${tfgate.port}/v1/models/half_plus_two:predict`], [echo, `http://127.0.0.1:${echo.port}/echo`], [hopEcho, `http://127.0.0.1:${hopEcho.port}/echo`]]);
+    const urls = new Map([
+      [tfgate, `http://127.0.0.1:${tfgate.port}/v1/models/half_plus_two:predict`],
+      [echo, `http://127.0.0.1:${echo.port}/echo`],
+      [hopEcho, `http://127.0.0.1:${hopEcho.port}/echo`],
+    ]);
     const out: EchoComparison[] = [];
     for (const gapMs of ECHO_GAPS_MS) {
       const runs = new Map<unknown, ProbeResult[]>(servers.map((s) => [s, []]));
       // Rounds alternate the servers, forward and backward in turn, so a noisy spell on the machine hits all of them.
       for (let round = 0; round < rounds; round++) {
-        for (const s of roundOrder(servers, round)) runs.get(s)!.push(await alone(servers, s, () => probeSequential({ url: urls.get(s)!, body: HALF_PLUS_TWO_BODY, requests: gapMs ? requests / 4 : requests, gapMs })));
+        for (const s of roundOrder(servers, round))
+          runs
+            .get(s)!
+            .push(
+              await alone(servers, s, () =>
+                probeSequential({ url: urls.get(s)!, body: HALF_PLUS_TWO_BODY, requests: gapMs ? requests / 4 : requests, gapMs }),
+              ),
+            );
       }
       const merged = (rs: ProbeResult[]): ProbeResult => {
         const sorted = rs.map((r) => r.medianMs).sort((a, b) => a - b);
-        return { ...rs[0], count: rs.reduce((a, r) => a + r.count, 0), meanMs: rs.reduce((a, r) => a + r.meanMs, 0) / rs.length, medianMs: sorted[(sorted.length - 1) >> 1] };
+        return {
+          ...rs[0],
+          count: rs.reduce((a, r) => a + r.count, 0),
+          meanMs: rs.reduce((a, r) => a + r.meanMs, 0) / rs.length,
+          medianMs: sorted[(sorted.length - 1) >> 1],
+        };
       };
       out.push({ gapMs, tfgate: merged(runs.get(tfgate)!), echo: merged(runs.get(echo)!), hopEcho: merged(runs.get(hopEcho)!) });
     }
@@ -92,25 +108,51 @@ export function evaluate(r: LatencyResults): Target[] {
     const tag = `[${rt.runtime.resolved}]`;
     for (const e of rt.echo) {
       const d = e.tfgate.medianMs - e.echo.medianMs;
-      targets.push({ name: `${tag} half_plus_two one at a time${e.gapMs ? `, after ${e.gapMs} ms idle` : ', back to back'}: median tfgate − bare Hono echo`, measured: `${ms(d)} (${e.tfgate.medianMs.toFixed(3)} vs ${e.echo.medianMs.toFixed(3)} ms)`, goal: '≤ +0.3 ms', met: d <= 0.3 });
+      targets.push({
+        name: `${tag} half_plus_two one at a time${e.gapMs ? `, after ${e.gapMs} ms idle` : ', back to back'}: median tfgate − bare Hono echo`,
+        measured: `${ms(d)} (${e.tfgate.medianMs.toFixed(3)} vs ${e.echo.medianMs.toFixed(3)} ms)`,
+        goal: '≤ +0.3 ms',
+        met: d <= 0.3,
+      });
     }
     const bench = rt.models[0];
     if (bench) {
       const d = bench.oneUser.tfgate.meanMs - bench.batch1Ms;
-      targets.push({ name: `${tag} ${bench.label}: tfgate 1-user mean − model batch-1 (in-process)`, measured: `${ms(d)} (${bench.oneUser.tfgate.meanMs.toFixed(2)} vs ${bench.batch1Ms.toFixed(2)} ms; ${bench.batch1AfterThinkMs.toFixed(2)} ms in-process with the think time)`, goal: '≤ +1.0 ms', met: d <= 1 });
+      targets.push({
+        name: `${tag} ${bench.label}: tfgate 1-user mean − model batch-1 (in-process)`,
+        measured: `${ms(d)} (${bench.oneUser.tfgate.meanMs.toFixed(2)} vs ${bench.batch1Ms.toFixed(2)} ms; ${bench.batch1AfterThinkMs.toFixed(2)} ms in-process with the think time)`,
+        goal: '≤ +1.0 ms',
+        met: d <= 1,
+      });
       const at2 = bench.open.find((p) => p.ratePerSec === 2);
       if (at2) {
         const ratio = at2.tfgate.meanMs / at2.naive.meanMs;
-        targets.push({ name: `${tag} ${bench.label}: open loop at 2 req/s, tfgate mean ÷ naive mean`, measured: `${ratio.toFixed(2)} (${at2.tfgate.meanMs.toFixed(2)} / ${at2.naive.meanMs.toFixed(2)} ms)`, goal: '≤ 1.15', met: ratio <= 1.15 });
+        targets.push({
+          name: `${tag} ${bench.label}: open loop at 2 req/s, tfgate mean ÷ naive mean`,
+          measured: `${ratio.toFixed(2)} (${at2.tfgate.meanMs.toFixed(2)} / ${at2.naive.meanMs.toFixed(2)} ms)`,
+          goal: '≤ 1.15',
+          met: ratio <= 1.15,
+        });
       }
     }
   }
-  if (r.overhead) targets.push({ name: `REST :predict on half_plus_two ÷ bare Hono echo, req/s (${r.overhead.client})`, measured: `${r.overhead.ratio.toFixed(2)} (${r.overhead.predictRps.toFixed(0)} / ${r.overhead.echoRps.toFixed(0)})`, goal: '≥ 0.8', met: r.overhead.ratio >= 0.8 });
+  if (r.overhead)
+    targets.push({
+      name: `REST :predict on half_plus_two ÷ bare Hono echo, req/s (${r.overhead.client})`,
+      measured: `${r.overhead.ratio.toFixed(2)} (${r.overhead.predictRps.toFixed(0)} / ${r.overhead.echoRps.toFixed(0)})`,
+      goal: '≥ 0.8',
+      met: r.overhead.ratio >= 0.8,
+    });
   if (r.grpc) {
     // Older result files measured with 32 callers only.
     const g = r.grpc.sameRate ?? r.grpc;
     const how = r.grpc.sameRate ? `both at ${r.grpc.sameRate.ratePerSec} req/s` : `${r.grpc.callers ?? 32} callers`;
-    targets.push({ name: `gRPC Predict server CPU per call ÷ REST :predict (half_plus_two, ${how})`, measured: `${g.ratio.toFixed(2)} (${g.grpcCpuMsPerCall.toFixed(3)} / ${g.restCpuMsPerCall.toFixed(3)} ms)`, goal: '≤ 1.1', met: g.ratio <= 1.1 });
+    targets.push({
+      name: `gRPC Predict server CPU per call ÷ REST :predict (half_plus_two, ${how})`,
+      measured: `${g.ratio.toFixed(2)} (${g.grpcCpuMsPerCall.toFixed(3)} / ${g.restCpuMsPerCall.toFixed(3)} ms)`,
+      goal: '≤ 1.1',
+      met: g.ratio <= 1.1,
+    });
   }
   return targets;
 }
@@ -118,14 +160,33 @@ export function evaluate(r: LatencyResults): Target[] {
 export async function runLatencyBench(o: LatencyBenchOptions): Promise<LatencyResults> {
   const { quick, log } = o;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-latency-'));
-  const results: LatencyResults = { date: new Date().toISOString(), quick, machine: { cores: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', node: process.version }, runtimes: [], skipped: {}, targets: [] };
+  const results: LatencyResults = {
+    date: new Date().toISOString(),
+    quick,
+    machine: { cores: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', node: process.version },
+    runtimes: [],
+    skipped: {},
+    targets: [],
+  };
   try {
     const options = { inputDim: 256, hiddenSizes: new Array(o.depth).fill(256), outputDim: 16, activation: 'relu' as const, seed: 3 };
     const benchBase = path.join(dir, 'mlp');
     await writeMlpSavedModel(path.join(benchBase, '1'), options);
     const models: LatencyModel[] = [
-      { label: `bench model (MLP 256-256×${o.depth}-16)`, name: 'mlp', base: benchBase, body: JSON.stringify({ instances: [Array.from({ length: 256 }, (_, i) => Math.sin(i))] }), mlp: describeMlp(options) },
-      { label: 'half_plus_two', name: 'half_plus_two', base: path.join(REPO, 'model_repository', 'half_plus_two'), body: HALF_PLUS_TWO_BODY, mlp: { inputDim: 1, layers: [] } },
+      {
+        label: `bench model (MLP 256-256×${o.depth}-16)`,
+        name: 'mlp',
+        base: benchBase,
+        body: JSON.stringify({ instances: [Array.from({ length: 256 }, (_, i) => Math.sin(i))] }),
+        mlp: describeMlp(options),
+      },
+      {
+        label: 'half_plus_two',
+        name: 'half_plus_two',
+        base: path.join(REPO, 'model_repository', 'half_plus_two'),
+        body: HALF_PLUS_TWO_BODY,
+        mlp: { inputDim: 1, layers: [] },
+      },
     ];
     for (const choice of o.runtimes) {
       let selection;
@@ -143,18 +204,32 @@ export async function runLatencyBench(o: LatencyBenchOptions): Promise<LatencyRe
       let thinkMs: [number, number] | undefined;
       for (const m of models) {
         // Think time as in the seed experiment, scaled to the bench model (the first), for both models.
-        const r = await measureModel(m, { runtime, executors: os.cpus().length, thinkMs: thinkMs ?? [0, 0], rates: [2, 20, 100], seconds: quick ? 3 : 10, probeRequests: quick ? 60 : 200, log, scaleThink: thinkMs === undefined });
+        const r = await measureModel(m, {
+          runtime,
+          executors: os.cpus().length,
+          thinkMs: thinkMs ?? [0, 0],
+          rates: [2, 20, 100],
+          seconds: quick ? 3 : 10,
+          probeRequests: quick ? 60 : 200,
+          log,
+          scaleThink: thinkMs === undefined,
+        });
         thinkMs ??= r.thinkMs;
         measured.push(r);
       }
       log('  half_plus_two one at a time beside a bare Hono echo, and the echo through a worker thread');
       const echo = await compareWithEcho(choice, quick ? 400 : 2000, quick ? 2 : 4);
-      for (const e of echo) log(`    gap ${e.gapMs} ms: median tfgate ${e.tfgate.medianMs.toFixed(3)} ms, echo ${e.echo.medianMs.toFixed(3)} ms, echo through a thread ${e.hopEcho?.medianMs.toFixed(3)} ms`);
+      for (const e of echo)
+        log(
+          `    gap ${e.gapMs} ms: median tfgate ${e.tfgate.medianMs.toFixed(3)} ms, echo ${e.echo.medianMs.toFixed(3)} ms, echo through a thread ${e.hopEcho?.medianMs.toFixed(3)} ms`,
+        );
       results.runtimes.push({ runtime, models: measured, echo });
     }
     log('REST :predict beside the echo, 32 connections');
     results.overhead = await runOverheadExperiment(quick ? 2 : 5, quick ? 1 : 2, 32);
-    log(`  ${results.overhead.predictRps.toFixed(0)} / ${results.overhead.echoRps.toFixed(0)} req/s; ${cpuPerRequestLine(results.overhead)}`);
+    log(
+      `  ${results.overhead.predictRps.toFixed(0)} / ${results.overhead.echoRps.toFixed(0)} req/s; ${cpuPerRequestLine(results.overhead)}`,
+    );
     log('gRPC Predict beside REST :predict, server CPU per call');
     results.grpc = await measureGrpcCpu(o.runtimes[0] ?? 'auto', 32, quick ? 2 : 5, quick ? 1 : 2);
     log(`  ${grpcCpuLine(results.grpc)}`);

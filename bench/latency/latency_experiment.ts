@@ -65,7 +65,13 @@ export async function measureModel(model: LatencyModel, o: LatencyRunOptions): P
   const { curve } = await measureCurve(versionDir, model.mlp as MlpDescription, [1], o.seconds * 200, o.runtime.resolved);
   const batch1Ms = curve[0].ms;
   o = { ...o, thinkMs: o.scaleThink ? seedThinkMs(batch1Ms) : o.thinkMs };
-  const batch1AfterThinkMs = await measureBatch1AfterThink(versionDir, model.mlp as MlpDescription, o.thinkMs, Math.max(20, o.probeRequests / 2), o.runtime.resolved);
+  const batch1AfterThinkMs = await measureBatch1AfterThink(
+    versionDir,
+    model.mlp as MlpDescription,
+    o.thinkMs,
+    Math.max(20, o.probeRequests / 2),
+    o.runtime.resolved,
+  );
   o.log(`  ${model.label}: batch 1 in-process ${batch1Ms.toFixed(3)} ms, ${batch1AfterThinkMs.toFixed(3)} ms after think time`);
   const servers: RunningServer[] = [];
   try {
@@ -75,13 +81,22 @@ export async function measureModel(model: LatencyModel, o: LatencyRunOptions): P
     const naive = await startNodeProcess([NAIVE_SERVER, versionDir, '0', o.runtime.resolved], /listening (\d+)/);
     servers.push(naive);
     const url = (s: RunningServer) => `http://127.0.0.1:${s.port}/v1/models/${model.name}:predict`;
-    const warm = (s: RunningServer) => () => runLoadInWorker({ url: url(s), body: model.body, mode: { kind: 'concurrency', connections: 2 }, durationMs: 400 });
+    const warm = (s: RunningServer) => () =>
+      runLoadInWorker({ url: url(s), body: model.body, mode: { kind: 'concurrency', connections: 2 }, durationMs: 400 });
     const both = async (spec: (s: RunningServer) => Parameters<typeof runLoadInWorker>[0]) => {
-      const [t, n] = [await alone(servers, tfgate, () => runLoadInWorker(spec(tfgate)), warm(tfgate)), await alone(servers, naive, () => runLoadInWorker(spec(naive)), warm(naive))];
+      const [t, n] = [
+        await alone(servers, tfgate, () => runLoadInWorker(spec(tfgate)), warm(tfgate)),
+        await alone(servers, naive, () => runLoadInWorker(spec(naive)), warm(naive)),
+      ];
       return { tfgate: t.recorder.summary(), naive: n.recorder.summary() };
     };
     const durationMs = o.seconds * 1000;
-    const oneUser = await both((s) => ({ url: url(s), body: model.body, mode: { kind: 'closed', users: 1, thinkMs: o.thinkMs }, durationMs }));
+    const oneUser = await both((s) => ({
+      url: url(s),
+      body: model.body,
+      mode: { kind: 'closed', users: 1, thinkMs: o.thinkMs },
+      durationMs,
+    }));
     o.log(`    1 user: tfgate ${oneUser.tfgate.meanMs.toFixed(2)} ms, naive ${oneUser.naive.meanMs.toFixed(2)} ms`);
     const open: LatencyPoint[] = [];
     for (const rate of o.rates) {
@@ -89,8 +104,14 @@ export async function measureModel(model: LatencyModel, o: LatencyRunOptions): P
       open.push({ ratePerSec: rate, ...p });
       o.log(`    ${rate} req/s: tfgate ${p.tfgate.meanMs.toFixed(2)} ms, naive ${p.naive.meanMs.toFixed(2)} ms`);
     }
-    const breakdown = await alone(servers, tfgate, () => probeSequential({ url: url(tfgate), body: model.body, requests: o.probeRequests, gapMs: o.thinkMs }));
-    o.log(`    breakdown: ${Object.entries(breakdown.serverMs).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ')} ms of ${breakdown.meanMs.toFixed(3)} ms`);
+    const breakdown = await alone(servers, tfgate, () =>
+      probeSequential({ url: url(tfgate), body: model.body, requests: o.probeRequests, gapMs: o.thinkMs }),
+    );
+    o.log(
+      `    breakdown: ${Object.entries(breakdown.serverMs)
+        .map(([k, v]) => `${k} ${v.toFixed(3)}`)
+        .join(', ')} ms of ${breakdown.meanMs.toFixed(3)} ms`,
+    );
     return { label: model.label, batch1Ms, batch1AfterThinkMs, thinkMs: o.thinkMs, oneUser, open, breakdown };
   } finally {
     await Promise.all(servers.map((s) => stopProcess(s.proc)));

@@ -39,7 +39,13 @@ export async function probeSequential(spec: ProbeSpec): Promise<ProbeResult> {
       const t0 = performance.now();
       const req = http.request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers }, (res) => {
         res.resume();
-        res.on('end', () => resolve({ ms: performance.now() - t0, ok: res.statusCode === 200, timing: parseServerTiming(res.headers['server-timing'] as string | undefined) }));
+        res.on('end', () =>
+          resolve({
+            ms: performance.now() - t0,
+            ok: res.statusCode === 200,
+            timing: parseServerTiming(res.headers['server-timing'] as string | undefined),
+          }),
+        );
       });
       req.on('error', () => resolve({ ms: performance.now() - t0, ok: false, timing: {} }));
       req.end(spec.body);

@@ -20,7 +20,11 @@ export interface BenchServer {
 export async function startBenchServer(args: string[], bin = TFGATE_BIN): Promise<BenchServer> {
   const [restPort, grpcPort] = [await freePort(), await freePort()];
   const startedAt = performance.now();
-  const proc = spawn(process.execPath, [bin, ...args, `--rest_api_port=${restPort}`, '--rest_api_host=127.0.0.1', `--port=${grpcPort}`, '--grpc_api_host=127.0.0.1'], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(
+    process.execPath,
+    [bin, ...args, `--rest_api_port=${restPort}`, '--rest_api_host=127.0.0.1', `--port=${grpcPort}`, '--grpc_api_host=127.0.0.1'],
+    { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let out = '';
   proc.stderr!.on('data', (d) => {
     out += d;
@@ -29,7 +33,13 @@ export async function startBenchServer(args: string[], bin = TFGATE_BIN): Promis
   const url = (p: string) => `http://127.0.0.1:${restPort}${p}`;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`tfgate exited ${proc.exitCode}: ${out.slice(-3000)}`);
-    if (await fetch(url('/monitoring/tfgate/status')).then(() => true, () => false)) break;
+    if (
+      await fetch(url('/monitoring/tfgate/status')).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 50));
   }
   const portOpenMs = performance.now() - startedAt;
@@ -62,13 +72,23 @@ export function childrenRssMb(pid: number): number {
   let total = 0;
   for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
     const children = fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-    for (const c of children) total += (() => { try { return rssMb(Number(c)); } catch { return 0; } })();
+    for (const c of children)
+      total += (() => {
+        try {
+          return rssMb(Number(c));
+        } catch {
+          return 0;
+        }
+      })();
   }
   return total;
 }
 
 /** Versions of each model by state, from /monitoring/tfgate/status. */
 export async function versionStates(server: BenchServer): Promise<{ starting: boolean; states: Map<string, string[]> }> {
-  const status = (await (await fetch(server.url('/monitoring/tfgate/status'))).json()) as { starting: boolean; models: { name: string; versions: { state: string }[] }[] };
+  const status = (await (await fetch(server.url('/monitoring/tfgate/status'))).json()) as {
+    starting: boolean;
+    models: { name: string; versions: { state: string }[] }[];
+  };
   return { starting: status.starting, states: new Map(status.models.map((m) => [m.name, m.versions.map((v) => v.state)])) };
 }

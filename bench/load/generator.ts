@@ -47,13 +47,19 @@ export interface LoadResult {
 
 function describe(spec: LoadSpec): string {
   const m = spec.mode;
-  return m.kind === 'closed' ? `${m.users} users${m.thinkMs ? `, think ${m.thinkMs[0]}-${m.thinkMs[1]} ms` : ''}` : m.kind === 'open' ? `${m.ratePerSec} req/s open loop` : `${m.connections} connections`;
+  return m.kind === 'closed'
+    ? `${m.users} users${m.thinkMs ? `, think ${m.thinkMs[0]}-${m.thinkMs[1]} ms` : ''}`
+    : m.kind === 'open'
+      ? `${m.ratePerSec} req/s open loop`
+      : `${m.connections} connections`;
 }
 
 export async function runLoad(spec: LoadSpec, onProgress?: (p: Progress) => void): Promise<LoadResult> {
   const url = new URL(spec.url);
   const method = spec.method ?? (spec.body ? 'POST' : 'GET');
-  const headers: http.OutgoingHttpHeaders = spec.body ? { 'content-type': spec.contentType ?? 'application/json', 'content-length': Buffer.byteLength(spec.body) } : {};
+  const headers: http.OutgoingHttpHeaders = spec.body
+    ? { 'content-type': spec.contentType ?? 'application/json', 'content-length': Buffer.byteLength(spec.body) }
+    : {};
   const parallel = spec.mode.kind === 'closed' ? spec.mode.users : spec.mode.kind === 'concurrency' ? spec.mode.connections : 4096;
   // Idle sockets close before a Node server's 5 s keep-alive timeout, so a reuse never races its close.
   const agent = new http.Agent({ keepAlive: true, maxSockets: parallel, timeout: 4000 });
@@ -81,7 +87,12 @@ export async function runLoad(spec: LoadSpec, onProgress?: (p: Progress) => void
       req.end(spec.body);
     });
 
-  const ticker = onProgress && setInterval(() => onProgress({ elapsedS: (performance.now() - t0) / 1000, sent, done, errors: recorder.errors, inFlight: sent - done }), 1000);
+  const ticker =
+    onProgress &&
+    setInterval(
+      () => onProgress({ elapsedS: (performance.now() - t0) / 1000, sent, done, errors: recorder.errors, inFlight: sent - done }),
+      1000,
+    );
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const m = spec.mode;
   if (m.kind === 'open') {
@@ -118,6 +129,10 @@ export function formatResult(spec: LoadSpec, r: LoadResult): string {
 /** What a run measured, on one line: rate, latency percentiles, errors by kind. */
 export function summary(r: LoadResult): string {
   const s = r.recorder.summary();
-  const errors = s.errors ? ` (${Object.entries(s.errorsByKind).map(([k, v]) => `${k}: ${v}`).join(', ')})` : '';
+  const errors = s.errors
+    ? ` (${Object.entries(s.errorsByKind)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')})`
+    : '';
   return `${r.rps.toFixed(1)} req/s, mean ${s.meanMs.toFixed(2)} ms, p50 ${s.p50Ms.toFixed(2)}, p90 ${s.p90Ms.toFixed(2)}, p99 ${s.p99Ms.toFixed(2)}, max ${s.maxMs.toFixed(2)} ms, errors ${s.errors}${errors}`;
 }

@@ -8,7 +8,10 @@ import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 
 // The thread answers every message with what it was sent.
-const worker = new Worker("const { parentPort } = require('node:worker_threads'); parentPort.on('message', (m) => parentPort.postMessage(m));", { eval: true });
+const worker = new Worker(
+  "const { parentPort } = require('node:worker_threads'); parentPort.on('message', (m) => parentPort.postMessage(m));",
+  { eval: true },
+);
 const waiting: Array<(value: unknown) => void> = [];
 // One thread, messages answered in order: the oldest waiting request gets each answer.
 worker.on('message', (m: unknown) => waiting.shift()!(m));

@@ -25,7 +25,13 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 export class LatencyRecorder {
-  private readonly histogram = hdr.build({ bitBucketSize: 64, numberOfSignificantValueDigits: 3, autoResize: true, lowestDiscernibleValue: 1, highestTrackableValue: 2 });
+  private readonly histogram = hdr.build({
+    bitBucketSize: 64,
+    numberOfSignificantValueDigits: 3,
+    autoResize: true,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 2,
+  });
   readonly errorsByKind = new Map<string, number>();
 
   /** One answered request: `ms` from (intended) send to the end of the response. */
@@ -35,7 +41,10 @@ export class LatencyRecorder {
 
   /** As record, plus the back-filled samples a stall hid from a closed loop expecting a request every `expectedIntervalMs`. */
   recordCorrected(ms: number, expectedIntervalMs: number): void {
-    this.histogram.recordValueWithExpectedInterval(Math.max(1, Math.round(ms * US_PER_MS)), Math.max(1, Math.round(expectedIntervalMs * US_PER_MS)));
+    this.histogram.recordValueWithExpectedInterval(
+      Math.max(1, Math.round(ms * US_PER_MS)),
+      Math.max(1, Math.round(expectedIntervalMs * US_PER_MS)),
+    );
   }
 
   error(kind: string): void {

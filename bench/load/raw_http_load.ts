@@ -41,7 +41,9 @@ function completeAnswer(buf: Buffer): { status: string; length: number } | undef
 async function runRawLoad(spec: RawLoadSpec): Promise<RawLoadResult> {
   const body = Buffer.from(spec.body);
   const request = Buffer.concat([
-    Buffer.from(`POST ${spec.path} HTTP/1.1\r\nHost: ${spec.host}:${spec.port}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`),
+    Buffer.from(
+      `POST ${spec.path} HTTP/1.1\r\nHost: ${spec.host}:${spec.port}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    ),
     body,
   ]);
   const byOutcome = new Map<string, LatencyRecorder>();
@@ -107,7 +109,12 @@ export function runRawLoadInWorker(spec: RawLoadSpec): Promise<RawLoadResult> {
 if (!isMainThread && parentPort && (workerData as RawLoadSpec | undefined)?.connections) {
   const port = parentPort;
   runRawLoad(workerData as RawLoadSpec).then(
-    (r) => port.postMessage({ ok: true, seconds: r.seconds, byOutcome: [...r.byOutcome].map(([k, rec]) => [k, rec.encode()]) } satisfies Message),
+    (r) =>
+      port.postMessage({
+        ok: true,
+        seconds: r.seconds,
+        byOutcome: [...r.byOutcome].map(([k, rec]) => [k, rec.encode()]),
+      } satisfies Message),
     (e: Error) => port.postMessage({ ok: false, message: e.message } satisfies Message),
   );
 }

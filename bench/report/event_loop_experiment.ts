@@ -20,16 +20,25 @@ export interface EventLoopTarget {
   isolate: <T>(measure: () => Promise<T>, settle?: () => Promise<unknown>) => Promise<T>;
 }
 
-export async function runEventLoopExperiment(targets: EventLoopTarget[], rates: number[], seconds: number, body: string): Promise<EventLoopRow[]> {
+export async function runEventLoopExperiment(
+  targets: EventLoopTarget[],
+  rates: number[],
+  seconds: number,
+  body: string,
+): Promise<EventLoopRow[]> {
   const rows: EventLoopRow[] = [];
   for (const rate of rates) {
     for (const t of targets) {
       const durationMs = seconds * 1000;
-      const [predict, status] = await t.isolate(() =>
-        Promise.all([
-          runLoadInWorker({ url: t.predictUrl, body, mode: { kind: 'open', ratePerSec: rate }, durationMs }, progressLine(`${t.setup} at ${rate} req/s`)),
-          runLoadInWorker({ url: t.statusUrl, method: 'GET', mode: { kind: 'open', ratePerSec: 10 }, durationMs }),
-        ]),
+      const [predict, status] = await t.isolate(
+        () =>
+          Promise.all([
+            runLoadInWorker(
+              { url: t.predictUrl, body, mode: { kind: 'open', ratePerSec: rate }, durationMs },
+              progressLine(`${t.setup} at ${rate} req/s`),
+            ),
+            runLoadInWorker({ url: t.statusUrl, method: 'GET', mode: { kind: 'open', ratePerSec: 10 }, durationMs }),
+          ]),
         () => runLoadInWorker({ url: t.predictUrl, body, mode: { kind: 'concurrency', connections: 2 }, durationMs: 400 }),
       );
       rows.push({ setup: t.setup, ratePerSec: rate, predict: predict.recorder.summary(), status: status.recorder.summary() });

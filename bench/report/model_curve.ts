@@ -18,13 +18,23 @@ export function mlpFlopsPerItem(model: MlpDescription): number {
   return model.layers.reduce((sum, l) => sum + 2 * l.kernelShape[0] * l.kernelShape[1], 0);
 }
 
-export async function measureCurve(versionDir: string, model: MlpDescription, batches: number[], msPerBatch: number, runtime: ResolvedRuntime): Promise<{ backend: string; curve: CurvePoint[] }> {
+export async function measureCurve(
+  versionDir: string,
+  model: MlpDescription,
+  batches: number[],
+  msPerBatch: number,
+  runtime: ResolvedRuntime,
+): Promise<{ backend: string; curve: CurvePoint[] }> {
   const servable = await (await createRuntime(runtime)).load(versionDir, { tags: ['serve'] });
   const flops = mlpFlopsPerItem(model);
   const curve: CurvePoint[] = [];
   try {
     for (const batch of batches) {
-      const x = { dtype: 'float32' as const, shape: [batch, model.inputDim], values: new Float32Array(batch * model.inputDim).map((_, i) => Math.sin(i)) };
+      const x = {
+        dtype: 'float32' as const,
+        shape: [batch, model.inputDim],
+        values: new Float32Array(batch * model.inputDim).map((_, i) => Math.sin(i)),
+      };
       for (let i = 0; i < 5; i++) await servable.run('serving_default', { x });
       const t0 = performance.now();
       let runs = 0;
@@ -47,10 +57,20 @@ export async function measureCurve(versionDir: string, model: MlpDescription, ba
  * run costs more than back to back. In-process, no server: the model's own share of a 1-user
  * latency.
  */
-export async function measureBatch1AfterThink(versionDir: string, model: MlpDescription, thinkMs: [number, number], runs: number, runtime: ResolvedRuntime): Promise<number> {
+export async function measureBatch1AfterThink(
+  versionDir: string,
+  model: MlpDescription,
+  thinkMs: [number, number],
+  runs: number,
+  runtime: ResolvedRuntime,
+): Promise<number> {
   const servable = await (await createRuntime(runtime)).load(versionDir, { tags: ['serve'] });
   try {
-    const x = { dtype: 'float32' as const, shape: [1, model.inputDim], values: new Float32Array(model.inputDim).map((_, i) => Math.sin(i)) };
+    const x = {
+      dtype: 'float32' as const,
+      shape: [1, model.inputDim],
+      values: new Float32Array(model.inputDim).map((_, i) => Math.sin(i)),
+    };
     for (let i = 0; i < 5; i++) await servable.run('serving_default', { x });
     let total = 0;
     for (let i = 0; i < runs; i++) {

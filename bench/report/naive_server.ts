@@ -31,10 +31,13 @@ function runInline(rows: number[][]): Promise<number[][]> {
 }
 
 const app = new Hono();
-app.get('/v1/models/:name', (c) => c.json({ model_version_status: [{ version: '1', state: 'AVAILABLE', status: { error_code: 'OK', error_message: '' } }] }));
+app.get('/v1/models/:name', (c) =>
+  c.json({ model_version_status: [{ version: '1', state: 'AVAILABLE', status: { error_code: 'OK', error_message: '' } }] }),
+);
 app.post('/v1/models/:name', async (c) => {
   const body = (await c.req.json()) as { instances?: number[][] };
-  if (!Array.isArray(body.instances) || !body.instances.every((r) => Array.isArray(r) && r.length === inputDim)) return c.json({ error: `instances must be rows of ${inputDim} numbers` }, 400);
+  if (!Array.isArray(body.instances) || !body.instances.every((r) => Array.isArray(r) && r.length === inputDim))
+    return c.json({ error: `instances must be rows of ${inputDim} numbers` }, 400);
   return c.json({ predictions: await runInline(body.instances) });
 });
 serve({ fetch: app.fetch, port: Number(portArg ?? 0), hostname: '127.0.0.1' }, (info) => process.stdout.write(`listening ${info.port}\n`));

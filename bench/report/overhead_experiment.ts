@@ -49,7 +49,8 @@ export async function runOverheadExperiment(seconds: number, rounds: number, con
       const perRequestUs = (ms: number) => (requests > 0 ? (ms * 1000) / requests : NaN);
       return { rps, cpu: { mainUs: perRequestUs(mainThreadCpuMs(pid) - main0), processUs: perRequestUs(processCpuMs(pid) - all0) } };
     };
-    const least = (a: CpuPerRequest | undefined, b: CpuPerRequest): CpuPerRequest => (a ? { mainUs: Math.min(a.mainUs, b.mainUs), processUs: Math.min(a.processUs, b.processUs) } : b);
+    const least = (a: CpuPerRequest | undefined, b: CpuPerRequest): CpuPerRequest =>
+      a ? { mainUs: Math.min(a.mainUs, b.mainUs), processUs: Math.min(a.processUs, b.processUs) } : b;
     // Unmeasured first: JIT, the runtime's first-shape sessions and the connections' set-up
     // otherwise land in the first round, which a quick run (one round) would report.
     const warmUp = (url: string) => runLoadInWorker({ url, body, mode: { kind: 'concurrency', connections }, durationMs: 1000 });
@@ -67,7 +68,14 @@ export async function runOverheadExperiment(seconds: number, rounds: number, con
       echoCpu = least(echoCpu, e.cpu);
       predictCpu = least(predictCpu, p.cpu);
     }
-    return { client: `${useWrk ? 'wrk' : 'tfgate generator'}, ${connections} connections`, echoRps, predictRps, ratio: predictRps / echoRps, echoCpu: echoCpu!, predictCpu: predictCpu! };
+    return {
+      client: `${useWrk ? 'wrk' : 'tfgate generator'}, ${connections} connections`,
+      echoRps,
+      predictRps,
+      ratio: predictRps / echoRps,
+      echoCpu: echoCpu!,
+      predictCpu: predictCpu!,
+    };
   } finally {
     await Promise.all([stopProcess(echo.proc), stopProcess(tfgate.proc)]);
   }

@@ -54,15 +54,32 @@ export async function runSeedExperiment(servers: StartedSetup[], o: SeedOptions,
   const views = new Map<string, ServerView[]>();
   const thinkMean = (o.thinkMs[0] + o.thinkMs[1]) / 2;
 
-  for (const s of servers) await alone(servers, s, () => runLoadInWorker({ url: s.url, body: o.body, mode: { kind: 'concurrency', connections: 16 }, durationMs: 1500 })); // warm up (and let adaptive learn)
+  for (const s of servers)
+    await alone(servers, s, () =>
+      runLoadInWorker({ url: s.url, body: o.body, mode: { kind: 'concurrency', connections: 16 }, durationMs: 1500 }),
+    ); // warm up (and let adaptive learn)
 
   for (let round = 0; round < o.rounds; round++) {
     for (const users of o.users) {
       for (const s of roundOrder(servers, round)) {
         // Users start spread over one think time, as Locust's spawn rate would spread them.
-        const spec: LoadSpec = { url: s.url, body: o.body, mode: { kind: 'closed', users, thinkMs: o.thinkMs, spawnRatePerSec: (users * 1000) / thinkMean }, durationMs: o.cellSeconds * 1000, seed: round * 1000 + users };
+        const spec: LoadSpec = {
+          url: s.url,
+          body: o.body,
+          mode: { kind: 'closed', users, thinkMs: o.thinkMs, spawnRatePerSec: (users * 1000) / thinkMean },
+          durationMs: o.cellSeconds * 1000,
+          seed: round * 1000 + users,
+        };
         const settle = () => runLoadInWorker({ url: s.url, body: o.body, mode: { kind: 'concurrency', connections: 4 }, durationMs: 400 });
-        const { result: r, server } = await alone(servers, s, () => withServerView(s.metricsUrl, () => runLoadInWorker(spec, progressLine(`round ${round + 1}/${o.rounds} ${s.setup.key}, ${users} users`))), settle);
+        const { result: r, server } = await alone(
+          servers,
+          s,
+          () =>
+            withServerView(s.metricsUrl, () =>
+              runLoadInWorker(spec, progressLine(`round ${round + 1}/${o.rounds} ${s.setup.key}, ${users} users`)),
+            ),
+          settle,
+        );
         const key = `${s.setup.key}|${users}`;
         if (server) views.set(key, [...(views.get(key) ?? []), server]);
         if (recorders.has(key)) recorders.get(key)!.add(r.recorder);
@@ -76,7 +93,13 @@ export async function runSeedExperiment(servers: StartedSetup[], o: SeedOptions,
     o.users.map((users): SeedCell => {
       const key = `${s.setup.key}|${users}`;
       const rs = rates.get(key)!;
-      return { setup: s.setup.key, users, rps: rs.reduce((a, b) => a + b, 0) / rs.length, latency: recorders.get(key)!.summary(), server: combineViews(views.get(key)) };
+      return {
+        setup: s.setup.key,
+        users,
+        rps: rs.reduce((a, b) => a + b, 0) / rs.length,
+        latency: recorders.get(key)!.summary(),
+        server: combineViews(views.get(key)),
+      };
     }),
   );
 
@@ -86,31 +109,60 @@ export async function runSeedExperiment(servers: StartedSetup[], o: SeedOptions,
   let generatorCheck: SeedResults['generatorCheck'];
   for (const s of servers) {
     const settle = () => runLoadInWorker({ url: s.url, body: o.body, mode: { kind: 'concurrency', connections: 4 }, durationMs: 400 });
-    await alone(servers, s, async () => {
-      const best: SaturationCell[] = [];
-      for (let round = 0; round < o.rounds; round++) {
-        if (useWrk) {
-          const w = runWrk(s.url, o.body, o.saturatingConnections, o.cellSeconds);
-          best.push({ setup: s.setup.key, client: `wrk, ${o.saturatingConnections} connections`, rps: w.rps, meanMs: w.meanMs, p99Ms: w.p99Ms, errors: w.non2xx });
-        } else {
-          const r = await runLoadInWorker({ url: s.url, body: o.body, mode: { kind: 'concurrency', connections: o.saturatingConnections }, durationMs: o.cellSeconds * 1000 });
-          const sum = r.recorder.summary();
-          best.push({ setup: s.setup.key, client: `tfgate generator, ${o.saturatingConnections} connections`, rps: r.rps, meanMs: sum.meanMs, p99Ms: sum.p99Ms, errors: sum.errors });
+    await alone(
+      servers,
+      s,
+      async () => {
+        const best: SaturationCell[] = [];
+        for (let round = 0; round < o.rounds; round++) {
+          if (useWrk) {
+            const w = runWrk(s.url, o.body, o.saturatingConnections, o.cellSeconds);
+            best.push({
+              setup: s.setup.key,
+              client: `wrk, ${o.saturatingConnections} connections`,
+              rps: w.rps,
+              meanMs: w.meanMs,
+              p99Ms: w.p99Ms,
+              errors: w.non2xx,
+            });
+          } else {
+            const r = await runLoadInWorker({
+              url: s.url,
+              body: o.body,
+              mode: { kind: 'concurrency', connections: o.saturatingConnections },
+              durationMs: o.cellSeconds * 1000,
+            });
+            const sum = r.recorder.summary();
+            best.push({
+              setup: s.setup.key,
+              client: `tfgate generator, ${o.saturatingConnections} connections`,
+              rps: r.rps,
+              meanMs: sum.meanMs,
+              p99Ms: sum.p99Ms,
+              errors: sum.errors,
+            });
+          }
         }
-      }
-      const kept = best.reduce((a, b) => (b.rps > a.rps ? b : a));
-      saturation.push(kept);
-      log(`saturated ${s.setup.key}: ${kept.rps.toFixed(0)} req/s`);
-      if (useWrk && s.setup.kind === 'adaptive') {
-        // The generator checked against wrk where the server, not the client, is the limit:
-        // generator runs between two wrk runs, compared with their mean (drift cancels).
-        const wrkBefore = best[best.length - 1].rps;
-        const r = await runLoadInWorker({ url: s.url, body: o.body, mode: { kind: 'concurrency', connections: o.saturatingConnections }, durationMs: o.cellSeconds * 1000 });
-        const wrkAfter = runWrk(s.url, o.body, o.saturatingConnections, o.cellSeconds).rps;
-        const wrkRps = (wrkBefore + wrkAfter) / 2;
-        generatorCheck = { route: `${s.setup.label} :predict`, wrkRps, generatorRps: r.rps, ratio: r.rps / wrkRps };
-      }
-    }, settle);
+        const kept = best.reduce((a, b) => (b.rps > a.rps ? b : a));
+        saturation.push(kept);
+        log(`saturated ${s.setup.key}: ${kept.rps.toFixed(0)} req/s`);
+        if (useWrk && s.setup.kind === 'adaptive') {
+          // The generator checked against wrk where the server, not the client, is the limit:
+          // generator runs between two wrk runs, compared with their mean (drift cancels).
+          const wrkBefore = best[best.length - 1].rps;
+          const r = await runLoadInWorker({
+            url: s.url,
+            body: o.body,
+            mode: { kind: 'concurrency', connections: o.saturatingConnections },
+            durationMs: o.cellSeconds * 1000,
+          });
+          const wrkAfter = runWrk(s.url, o.body, o.saturatingConnections, o.cellSeconds).rps;
+          const wrkRps = (wrkBefore + wrkAfter) / 2;
+          generatorCheck = { route: `${s.setup.label} :predict`, wrkRps, generatorRps: r.rps, ratio: r.rps / wrkRps };
+        }
+      },
+      settle,
+    );
   }
   const peakRssMb = Object.fromEntries([...samplers].map(([k, sampler]) => [k, sampler.stop()]));
   return { cells, saturation, generatorCheck, peakRssMb };
@@ -120,6 +172,7 @@ export async function runSeedExperiment(servers: StartedSetup[], o: SeedOptions,
 function combineViews(vs: ServerView[] | undefined): ServerView | undefined {
   if (!vs?.length) return undefined;
   const requests = vs.reduce((n, v) => n + v.requests, 0);
-  const mean = (k: 'requestMs' | 'queueingMs' | 'meanBatchSize') => vs.reduce((sum, v) => sum + v[k] * v.requests, 0) / Math.max(1, requests);
+  const mean = (k: 'requestMs' | 'queueingMs' | 'meanBatchSize') =>
+    vs.reduce((sum, v) => sum + v[k] * v.requests, 0) / Math.max(1, requests);
   return { requests, requestMs: mean('requestMs'), queueingMs: mean('queueingMs'), meanBatchSize: mean('meanBatchSize') };
 }

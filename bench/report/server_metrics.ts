@@ -15,7 +15,9 @@ export type Counters = Record<'latencySum' | 'latencyCount' | 'queueSum' | 'queu
 
 function sumOf(text: string, metric: string): number {
   let total = 0;
-  for (const line of text.split('\n')) if (line.startsWith(metric) && (line[metric.length] === '{' || line[metric.length] === ' ')) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  for (const line of text.split('\n'))
+    if (line.startsWith(metric) && (line[metric.length] === '{' || line[metric.length] === ' '))
+      total += Number(line.slice(line.lastIndexOf(' ') + 1));
   return total;
 }
 
@@ -48,7 +50,10 @@ export function serverView(before: Counters, after: Counters): ServerView {
 }
 
 /** Runs `measure` between two reads of the server's counters (none when there is no metrics URL). */
-export async function withServerView<T>(metricsUrl: string | undefined, measure: () => Promise<T>): Promise<{ result: T; server?: ServerView }> {
+export async function withServerView<T>(
+  metricsUrl: string | undefined,
+  measure: () => Promise<T>,
+): Promise<{ result: T; server?: ServerView }> {
   if (!metricsUrl) return { result: await measure() };
   const before = await readCounters(metricsUrl);
   const result = await measure();

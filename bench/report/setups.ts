@@ -54,7 +54,10 @@ function monitoringConfig(ctx: SetupContext): string {
 function batchingConfig(ctx: SetupContext, timeoutMicros: number): string {
   const file = path.join(ctx.workDir, `batching_${timeoutMicros}.cfg`);
   // A batch thread and an executor per core (TF Serving's advice for num_batch_threads).
-  fs.writeFileSync(file, `max_batch_size { value: ${MAX_BATCH} }\nbatch_timeout_micros { value: ${timeoutMicros} }\nmax_enqueued_batches { value: 1000 }\nnum_batch_threads { value: ${ctx.executors} }\n`);
+  fs.writeFileSync(
+    file,
+    `max_batch_size { value: ${MAX_BATCH} }\nbatch_timeout_micros { value: ${timeoutMicros} }\nmax_enqueued_batches { value: 1000 }\nnum_batch_threads { value: ${ctx.executors} }\n`,
+  );
   return file;
 }
 
@@ -63,7 +66,12 @@ export function describeSetups(ctx: SetupContext, timeoutsMicros: number[]): Set
     { key: 'naive', label: 'naive (inline on the event loop)', kind: 'naive' },
     { key: 'executors', label: `tfgate, ${ctx.executors} executors, no batching`, kind: 'executors' },
     { key: 'processes', label: `${ctx.processes} tfgate processes, one port`, kind: 'processes' },
-    ...timeoutsMicros.map((t): Setup => ({ key: `fixed_${t}`, label: `tfgate, fixed timeout ${t >= 1000 ? `${(t / 1000).toFixed(1)} ms` : `${t} µs`}`, kind: 'fixed', timeoutMicros: t })),
+    ...timeoutsMicros.map((t): Setup => ({
+      key: `fixed_${t}`,
+      label: `tfgate, fixed timeout ${t >= 1000 ? `${(t / 1000).toFixed(1)} ms` : `${t} µs`}`,
+      kind: 'fixed',
+      timeoutMicros: t,
+    })),
     { key: 'adaptive', label: 'tfgate, adaptive batching', kind: 'adaptive' },
   ];
 }
@@ -72,25 +80,60 @@ export async function startSetup(setup: Setup, ctx: SetupContext): Promise<Start
   let server: RunningServer;
   switch (setup.kind) {
     case 'naive':
-      server = await startNodeProcess([path.join(here, 'naive_server.js'), path.join(ctx.modelBase, '1'), '0', ctx.runtime.resolved], /listening (\d+)/);
+      server = await startNodeProcess(
+        [path.join(here, 'naive_server.js'), path.join(ctx.modelBase, '1'), '0', ctx.runtime.resolved],
+        /listening (\d+)/,
+      );
       break;
     case 'executors':
-      server = await startTfgate(MODEL_NAME, ctx.modelBase, [`--runtime=${ctx.runtime.choice}`, `--num_executors=${ctx.executors}`, monitoringConfig(ctx)]);
+      server = await startTfgate(MODEL_NAME, ctx.modelBase, [
+        `--runtime=${ctx.runtime.choice}`,
+        `--num_executors=${ctx.executors}`,
+        monitoringConfig(ctx),
+      ]);
       break;
     case 'processes': {
       const port = await freePort();
-      const flags = [`--model_name=${MODEL_NAME}`, `--model_base_path=${ctx.modelBase}`, '--rest_api_host=127.0.0.1', '--port=0', '--num_executors=1', `--runtime=${ctx.runtime.choice}`];
-      server = await startNodeProcess([path.join(here, 'cluster_server.js'), String(ctx.processes), String(port), ...flags], /listening (\d+)/);
+      const flags = [
+        `--model_name=${MODEL_NAME}`,
+        `--model_base_path=${ctx.modelBase}`,
+        '--rest_api_host=127.0.0.1',
+        '--port=0',
+        '--num_executors=1',
+        `--runtime=${ctx.runtime.choice}`,
+      ];
+      server = await startNodeProcess(
+        [path.join(here, 'cluster_server.js'), String(ctx.processes), String(port), ...flags],
+        /listening (\d+)/,
+      );
       break;
     }
     case 'fixed':
-      server = await startTfgate(MODEL_NAME, ctx.modelBase, [`--runtime=${ctx.runtime.choice}`, `--num_executors=${ctx.executors}`, monitoringConfig(ctx), '--enable_batching', `--batching_parameters_file=${batchingConfig(ctx, setup.timeoutMicros!)}`]);
+      server = await startTfgate(MODEL_NAME, ctx.modelBase, [
+        `--runtime=${ctx.runtime.choice}`,
+        `--num_executors=${ctx.executors}`,
+        monitoringConfig(ctx),
+        '--enable_batching',
+        `--batching_parameters_file=${batchingConfig(ctx, setup.timeoutMicros!)}`,
+      ]);
       break;
     case 'adaptive':
-      server = await startTfgate(MODEL_NAME, ctx.modelBase, [`--runtime=${ctx.runtime.choice}`, `--num_executors=${ctx.executors}`, monitoringConfig(ctx), '--enable_batching', `--batching_parameters_file=${batchingConfig(ctx, 0)}`, '--batching_mode=adaptive']);
+      server = await startTfgate(MODEL_NAME, ctx.modelBase, [
+        `--runtime=${ctx.runtime.choice}`,
+        `--num_executors=${ctx.executors}`,
+        monitoringConfig(ctx),
+        '--enable_batching',
+        `--batching_parameters_file=${batchingConfig(ctx, 0)}`,
+        '--batching_mode=adaptive',
+      ]);
       break;
   }
   await waitModelAvailable(server.port, MODEL_NAME);
   const oneProcess = setup.kind === 'executors' || setup.kind === 'fixed' || setup.kind === 'adaptive';
-  return { ...server, setup, url: `http://127.0.0.1:${server.port}/v1/models/${MODEL_NAME}:predict`, metricsUrl: oneProcess ? `http://127.0.0.1:${server.port}${METRICS_PATH}` : undefined };
+  return {
+    ...server,
+    setup,
+    url: `http://127.0.0.1:${server.port}/v1/models/${MODEL_NAME}:predict`,
+    metricsUrl: oneProcess ? `http://127.0.0.1:${server.port}${METRICS_PATH}` : undefined,
+  };
 }

@@ -36,7 +36,8 @@ function taskSize(inputs: Record<string, HostTensor>): number {
   let size: number | undefined;
   for (const t of Object.values(inputs)) {
     if (t.shape.length === 0) throw invalidArgument('Batching session requires all inputs to have a batch (0th) dimension; got a scalar');
-    if (size !== undefined && t.shape[0] !== size) throw invalidArgument('Batching session requires all inputs to have the same 0th-dimension size');
+    if (size !== undefined && t.shape[0] !== size)
+      throw invalidArgument('Batching session requires all inputs to have the same 0th-dimension size');
     size = t.shape[0];
   }
   if (!size) throw invalidArgument('Batching session requires a non-empty batch dimension');
@@ -104,7 +105,12 @@ export class BatchingSession implements ServableVersion {
     return this.admitted.hold();
   }
 
-  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options: RunOptions = {}): Promise<Record<string, HostTensor>> {
+  run(
+    signature: string,
+    inputs: Record<string, HostTensor>,
+    outputKeys: string[],
+    options: RunOptions = {},
+  ): Promise<Record<string, HostTensor>> {
     const size = taskSize(inputs);
     const key = queueKey(signature, outputKeys, inputs, this.options.padVariableLengthInputs ?? false);
     let queue = this.queues.get(key);
@@ -113,7 +119,21 @@ export class BatchingSession implements ServableVersion {
       this.queues.set(key, queue);
     }
     return new Promise((resolve, reject) => {
-      const task: BatchTask = { target: this.inner, signature, outputKeys, inputs, size, parts: new Map(), received: 0, done: false, enqueuedAt: performance.now(), stats: options.stats, deadline: options.deadline, resolve, reject };
+      const task: BatchTask = {
+        target: this.inner,
+        signature,
+        outputKeys,
+        inputs,
+        size,
+        parts: new Map(),
+        received: 0,
+        done: false,
+        enqueuedAt: performance.now(),
+        stats: options.stats,
+        deadline: options.deadline,
+        resolve,
+        reject,
+      };
       queue.schedule(task, size);
     });
   }
@@ -202,7 +222,9 @@ export async function processBatch(queue: BatchQueue<BatchTask>, batch: Batch<Ba
     }
     for (const [k, t] of Object.entries(outputs)) {
       if (t.shape[0] !== batch.paddedSize) {
-        throw invalidArgument(`Batched output tensor '${k}' has 0th dimension ${t.shape[0] ?? 'none'}, but the batch has ${batch.paddedSize} rows: the signature cannot be batched`);
+        throw invalidArgument(
+          `Batched output tensor '${k}' has 0th dimension ${t.shape[0] ?? 'none'}, but the batch has ${batch.paddedSize} rows: the signature cannot be batched`,
+        );
       }
     }
   } catch (e) {

@@ -36,5 +36,13 @@ export async function runCommand(argv: string[], out: (s: string) => void): Prom
   const runtime = (args.get('runtime') as string | undefined) ?? 'auto';
   if (!['auto', 'onnx', 'wasm', 'cpu'].includes(runtime)) throw new UsageError(`--runtime must be auto, onnx, wasm or cpu, not ${runtime}`);
   const tags = ((args.get('tag_set') as string | undefined) ?? 'serve').split(',').map((t) => t.trim());
-  out(await runSavedModel({ dir, signature, tags, inputExprs: (args.get('input_exprs') as string | undefined) ?? '', runtime: runtime === 'auto' ? 'onnx+embedded' : (runtime as 'onnx' | 'wasm' | 'cpu') }));
+  out(
+    await runSavedModel({
+      dir,
+      signature,
+      tags,
+      inputExprs: (args.get('input_exprs') as string | undefined) ?? '',
+      runtime: runtime === 'auto' ? 'onnx+embedded' : (runtime as 'onnx' | 'wasm' | 'cpu'),
+    }),
+  );
 }

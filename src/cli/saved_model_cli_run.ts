@@ -18,7 +18,10 @@ export interface RunOptions {
 
 function parseInputExprs(exprs: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const part of exprs.split(';').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of exprs
+    .split(';')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf('=');
     if (eq <= 0) throw new UsageError(`--input_exprs entry '${part}' is not <input key>=<value>`);
     const key = part.slice(0, eq).trim();
@@ -35,11 +38,18 @@ export async function runSavedModel(o: RunOptions): Promise<string> {
   const servable = await (await createRuntime(o.runtime)).load(o.dir, { tags: o.tags });
   try {
     const spec = servable.signatures[o.signature];
-    if (!spec) throw new UsageError(`signature '${o.signature}' not found; the SavedModel has: ${Object.keys(servable.signatures).join(', ')}`);
+    if (!spec)
+      throw new UsageError(`signature '${o.signature}' not found; the SavedModel has: ${Object.keys(servable.signatures).join(', ')}`);
     const given = parseInputExprs(o.inputExprs);
-    const { inputs } = parsePredictRequest({ inputs: given }, { ...spec, inputs: Object.fromEntries(Object.entries(spec.inputs).filter(([k]) => k in given)) });
+    const { inputs } = parsePredictRequest(
+      { inputs: given },
+      { ...spec, inputs: Object.fromEntries(Object.entries(spec.inputs).filter(([k]) => k in given)) },
+    );
     const outputs = await servable.run(o.signature, inputs);
-    return `{${Object.keys(outputs).sort().map((k) => `${JSON.stringify(k)}: ${tensorJson(k, outputs[k])}`).join(', ')}}\n`;
+    return `{${Object.keys(outputs)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}: ${tensorJson(k, outputs[k])}`)
+      .join(', ')}}\n`;
   } finally {
     servable.dispose();
   }

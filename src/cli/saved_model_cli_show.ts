@@ -55,13 +55,19 @@ export function showSavedModel(sm: SavedModelObject, options: ShowOptions): stri
     for (const mg of sm.metaGraphs ?? []) lines.push(tagSetText(mg.metaInfoDef?.tags));
     return lines.join('\n') + '\n';
   }
-  const mg = selectMetaGraph(sm, options.tagSet.split(',').map((t) => t.trim()));
+  const mg = selectMetaGraph(
+    sm,
+    options.tagSet.split(',').map((t) => t.trim()),
+  );
   if (!options.signatureDef) {
     lines.push('The given SavedModel MetaGraphDef contains SignatureDefs with the following keys:');
     for (const key of Object.keys(mg.signatureDef ?? {}).sort()) lines.push(`SignatureDef key: "${key}"`);
     return lines.join('\n') + '\n';
   }
   const def = mg.signatureDef?.[options.signatureDef];
-  if (!def) throw new Error(`Could not find signature "${options.signatureDef}". Please choose from: ${Object.keys(mg.signatureDef ?? {}).join(', ')}`);
+  if (!def)
+    throw new Error(
+      `Could not find signature "${options.signatureDef}". Please choose from: ${Object.keys(mg.signatureDef ?? {}).join(', ')}`,
+    );
   return signatureLines(def, '').join('\n') + '\n';
 }

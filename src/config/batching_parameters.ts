@@ -93,7 +93,11 @@ type Locate = (field: keyof BatchingParameters, index?: number) => Position | un
  * Fills defaults and applies TF Serving's checks (in its words, with the proto's field
  * names). `file` prefixes errors; `locate` gives positions when the values came from a file.
  */
-export function resolveBatchingParameters(input: BatchingParametersInput, file: string, locate: Locate = () => undefined): BatchingParameters {
+export function resolveBatchingParameters(
+  input: BatchingParametersInput,
+  file: string,
+  locate: Locate = () => undefined,
+): BatchingParameters {
   const bad = (field: keyof BatchingParameters, detail: string, index?: number): never => fail(file, locate(field, index), detail, field);
   const maxBatchSize = input.max_batch_size ?? 1000;
   const splitting = input.enable_large_batch_splitting ?? false;
@@ -116,8 +120,15 @@ export function resolveBatchingParameters(input: BatchingParametersInput, file: 
     bad('latency_target_ms', `latency_target_ms must be a positive integer; was ${p.latency_target_ms}`);
   }
   // Only adaptive batching predicts latency; under fixed the target would be accepted and never honoured.
-  if (p.mode === 'fixed' && p.latency_target_ms !== undefined) bad('latency_target_ms', 'latency_target_ms is read by adaptive batching only, and this section sets mode: fixed');
-  for (const k of ['max_batch_size', 'batch_timeout_micros', 'max_enqueued_batches', 'num_batch_threads', 'max_execution_batch_size'] as const) {
+  if (p.mode === 'fixed' && p.latency_target_ms !== undefined)
+    bad('latency_target_ms', 'latency_target_ms is read by adaptive batching only, and this section sets mode: fixed');
+  for (const k of [
+    'max_batch_size',
+    'batch_timeout_micros',
+    'max_enqueued_batches',
+    'num_batch_threads',
+    'max_execution_batch_size',
+  ] as const) {
     if (!Number.isSafeInteger(p[k])) bad(k, `${k} must be an integer; was ${p[k]}`);
   }
   if (p.max_batch_size <= 0) bad('max_batch_size', `max_batch_size must be positive; was ${p.max_batch_size}`);
@@ -126,7 +137,8 @@ export function resolveBatchingParameters(input: BatchingParametersInput, file: 
   if (maxEnqueued <= 0) bad('max_enqueued_batches', `max_enqueued_batches must be positive; was ${maxEnqueued}`);
   if (p.num_batch_threads <= 0) bad('num_batch_threads', `num_batch_threads must be positive; was ${p.num_batch_threads}`);
   if (splitting) {
-    if (p.max_execution_batch_size <= 0) bad('max_execution_batch_size', `max_execution_batch_size must be positive; was ${p.max_execution_batch_size}`);
+    if (p.max_execution_batch_size <= 0)
+      bad('max_execution_batch_size', `max_execution_batch_size must be positive; was ${p.max_execution_batch_size}`);
     if (p.max_batch_size < p.max_execution_batch_size) {
       bad(
         'max_execution_batch_size',
@@ -136,11 +148,16 @@ export function resolveBatchingParameters(input: BatchingParametersInput, file: 
   }
   const sizes = p.allowed_batch_sizes;
   sizes.forEach((size, i) => {
-    if (!Number.isSafeInteger(size) || size <= 0) bad('allowed_batch_sizes', `allowed_batch_sizes entries must be positive; entry ${i} was ${size}`, i);
+    if (!Number.isSafeInteger(size) || size <= 0)
+      bad('allowed_batch_sizes', `allowed_batch_sizes entries must be positive; entry ${i} was ${size}`, i);
     if (i > 0 && size <= sizes[i - 1]) bad('allowed_batch_sizes', 'allowed_batch_sizes entries must be monotonically increasing', i);
   });
   if (sizes.length && sizes[sizes.length - 1] !== p.max_batch_size) {
-    bad('allowed_batch_sizes', `Last entry in allowed_batch_sizes must match max_batch_size; last entry was ${sizes[sizes.length - 1]}; expected ${p.max_batch_size}`, sizes.length - 1);
+    bad(
+      'allowed_batch_sizes',
+      `Last entry in allowed_batch_sizes must match max_batch_size; last entry was ${sizes[sizes.length - 1]}; expected ${p.max_batch_size}`,
+      sizes.length - 1,
+    );
   }
   return deepFreeze(p);
 }

@@ -38,28 +38,76 @@ export function loggingConfigFrom(raw: ProtoMessage, model: string, file: string
   const collector = raw.log_collector_config as ProtoMessage | undefined;
   const sampling = (raw.sampling_config as ProtoMessage | undefined) ?? {};
   if (raw.custom_logging_config) {
-    fail(file, at(raw, 'custom_logging_config'), `Model ${model}: logging_config.custom_logging_config is not supported (no request logger in tfgate reads it)`, 'custom_logging_config');
+    fail(
+      file,
+      at(raw, 'custom_logging_config'),
+      `Model ${model}: logging_config.custom_logging_config is not supported (no request logger in tfgate reads it)`,
+      'custom_logging_config',
+    );
   }
   if (!collector) {
-    fail(file, positionOf(raw), `Model ${model}: logging_config has no log_collector_config; tfgate needs one with type "file" and a filename_prefix to write the request log to`, 'log_collector_config');
+    fail(
+      file,
+      positionOf(raw),
+      `Model ${model}: logging_config has no log_collector_config; tfgate needs one with type "file" and a filename_prefix to write the request log to`,
+      'log_collector_config',
+    );
   }
   const type = (collector.type as string | undefined) ?? '';
   if (!FILE_LOG_COLLECTOR_TYPES.includes(type)) {
-    fail(file, at(collector, 'type'), `Cannot find LogCollector::Factory for type: ${type} (model ${model}; tfgate has one log collector, type "file": TFRecord files of PredictionLog)`, 'type');
+    fail(
+      file,
+      at(collector, 'type'),
+      `Cannot find LogCollector::Factory for type: ${type} (model ${model}; tfgate has one log collector, type "file": TFRecord files of PredictionLog)`,
+      'type',
+    );
   }
   const prefix = (collector.filename_prefix as string | undefined) ?? '';
-  if (!prefix) fail(file, at(collector, 'filename_prefix'), `Model ${model}: log_collector_config.filename_prefix is empty; the request log needs a file name to start from`, 'filename_prefix');
-  if (URI_RE.test(prefix)) fail(file, at(collector, 'filename_prefix'), `Model ${model}: log_collector_config.filename_prefix ${prefix} is a URI; the request log is written to a local path`, 'filename_prefix');
+  if (!prefix)
+    fail(
+      file,
+      at(collector, 'filename_prefix'),
+      `Model ${model}: log_collector_config.filename_prefix is empty; the request log needs a file name to start from`,
+      'filename_prefix',
+    );
+  if (URI_RE.test(prefix))
+    fail(
+      file,
+      at(collector, 'filename_prefix'),
+      `Model ${model}: log_collector_config.filename_prefix ${prefix} is a URI; the request log is written to a local path`,
+      'filename_prefix',
+    );
   const rate = (sampling.sampling_rate as number | undefined) ?? 0;
-  if (!(rate >= 0 && rate <= 1)) fail(file, at(sampling, 'sampling_rate'), `Model ${model}: sampling_config.sampling_rate must be within [0, 1]; was ${rate}`, 'sampling_rate');
+  if (!(rate >= 0 && rate <= 1))
+    fail(
+      file,
+      at(sampling, 'sampling_rate'),
+      `Model ${model}: sampling_config.sampling_rate must be within [0, 1]; was ${rate}`,
+      'sampling_rate',
+    );
   if (((sampling.per_task_sampling_configs as unknown[] | undefined) ?? []).length) {
-    fail(file, at(sampling, 'per_task_sampling_configs'), `Model ${model}: sampling_config.per_task_sampling_configs is not supported (tfgate has no data centre or task index to match); set sampling_rate`, 'per_task_sampling_configs');
+    fail(
+      file,
+      at(sampling, 'per_task_sampling_configs'),
+      `Model ${model}: sampling_config.per_task_sampling_configs is not supported (tfgate has no data centre or task index to match); set sampling_rate`,
+      'per_task_sampling_configs',
+    );
   }
   if ((sampling.attributes as number | undefined) ?? 0) {
-    fail(file, at(sampling, 'attributes'), `Model ${model}: sampling_config.attributes is not supported (tfgate knows no request origin or criticality to log)`, 'attributes');
+    fail(
+      file,
+      at(sampling, 'attributes'),
+      `Model ${model}: sampling_config.attributes is not supported (tfgate knows no request origin or criticality to log)`,
+      'attributes',
+    );
   }
   if (!path.isAbsolute(prefix) && URI_RE.test(baseDir)) {
-    fail(file, at(collector, 'filename_prefix'), `Model ${model}: log_collector_config.filename_prefix ${prefix} is relative, and the config is read from ${baseDir}; give an absolute local path`, 'filename_prefix');
+    fail(
+      file,
+      at(collector, 'filename_prefix'),
+      `Model ${model}: log_collector_config.filename_prefix ${prefix} is relative, and the config is read from ${baseDir}; give an absolute local path`,
+      'filename_prefix',
+    );
   }
   return { log_collector_config: { type, filename_prefix: path.resolve(baseDir, prefix) }, sampling_config: { sampling_rate: rate } };
 }

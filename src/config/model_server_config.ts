@@ -154,7 +154,13 @@ function modelConfigFromProto(raw: ProtoMessage, file: string, baseDir: string):
   const name = (raw.name as string | undefined) ?? '';
   if (!name) fail(file, positionOf(raw), 'A model config has no name', 'name');
   const base = (raw.base_path as string | undefined) ?? '';
-  if (!base) fail(file, positionOf(raw, 'base_path') ?? positionOf(raw), `Expected model ${name} to have an absolute path or URI; got base_path()=`, 'base_path');
+  if (!base)
+    fail(
+      file,
+      positionOf(raw, 'base_path') ?? positionOf(raw),
+      `Expected model ${name} to have an absolute path or URI; got base_path()=`,
+      'base_path',
+    );
   const unsupported = unsupportedLocation(base);
   if (unsupported) fail(file, positionOf(raw, 'base_path'), unreadableBasePath(name, base, unsupported), 'base_path');
 
@@ -162,18 +168,35 @@ function modelConfigFromProto(raw: ProtoMessage, file: string, baseDir: string):
   let platform = raw.model_platform as string | undefined;
   if (modelType && modelType !== 'MODEL_TYPE_UNSPECIFIED') {
     if (platform) {
-      fail(file, positionOf(raw, 'model_type'), `Illegal setting both ModelServerConfig::model_type (deprecated) and ModelServerConfig::model_platform, model name is ${name}`, 'model_type');
+      fail(
+        file,
+        positionOf(raw, 'model_type'),
+        `Illegal setting both ModelServerConfig::model_type (deprecated) and ModelServerConfig::model_platform, model name is ${name}`,
+        'model_type',
+      );
     }
-    if (modelType !== 'TENSORFLOW') fail(file, positionOf(raw, 'model_type'), `ModelServerConfig::model_type choice ${ModelType.values[modelType as keyof typeof ModelType.values]} not supported.`, 'model_type');
+    if (modelType !== 'TENSORFLOW')
+      fail(
+        file,
+        positionOf(raw, 'model_type'),
+        `ModelServerConfig::model_type choice ${ModelType.values[modelType as keyof typeof ModelType.values]} not supported.`,
+        'model_type',
+      );
     platform = TENSORFLOW_PLATFORM;
   }
   platform ||= TENSORFLOW_PLATFORM;
-  if (platform !== TENSORFLOW_PLATFORM) fail(file, positionOf(raw, 'model_platform'), `Model ${name} requests unsupported platform ${platform}`, 'model_platform');
+  if (platform !== TENSORFLOW_PLATFORM)
+    fail(file, positionOf(raw, 'model_platform'), `Model ${name} requests unsupported platform ${platform}`, 'model_platform');
 
   const labels = (raw.version_labels as Record<string, number> | undefined) ?? {};
   for (const label of Object.keys(labels)) {
     if (!LABEL_RE.test(label)) {
-      fail(file, positionOf(labels, label) ?? positionOf(raw, 'version_labels'), `Version label "${label}" of model ${name} must match [a-zA-Z0-9_]+ (the REST API addresses labels as /v1/models/${name}/labels/<label>)`, 'version_labels');
+      fail(
+        file,
+        positionOf(labels, label) ?? positionOf(raw, 'version_labels'),
+        `Version label "${label}" of model ${name} must match [a-zA-Z0-9_]+ (the REST API addresses labels as /v1/models/${name}/labels/<label>)`,
+        'version_labels',
+      );
     }
   }
 
@@ -190,14 +213,16 @@ function modelConfigFromProto(raw: ProtoMessage, file: string, baseDir: string):
 
 /** A parsed ModelServerConfig message → checked, defaulted, frozen ModelServerConfig. */
 export function modelServerConfigFromProto(raw: ProtoMessage, file: string, options: ModelConfigOptions = {}): ModelServerConfig {
-  if (raw.custom_model_config) fail(file, positionOf(raw, 'custom_model_config'), 'ModelServer does not yet support custom model config.', 'custom_model_config');
+  if (raw.custom_model_config)
+    fail(file, positionOf(raw, 'custom_model_config'), 'ModelServer does not yet support custom model config.', 'custom_model_config');
   const baseDir = options.baseDir ?? parentLocation(file);
   const list = (raw.model_config_list as ProtoMessage | undefined) ?? {};
   const raws = (list.config as ProtoMessage[] | undefined) ?? [];
   const seen = new Set<string>();
   const config = raws.map((c) => {
     const m = modelConfigFromProto(c, file, baseDir);
-    if (seen.has(m.name)) fail(file, positionOf(c, 'name') ?? positionOf(c), `Illegal to list model ${m.name} multiple times in config list`, 'name');
+    if (seen.has(m.name))
+      fail(file, positionOf(c, 'name') ?? positionOf(c), `Illegal to list model ${m.name} multiple times in config list`, 'name');
     seen.add(m.name);
     return m;
   });
@@ -215,7 +240,19 @@ export function parseModelConfigText(text: string, file: string, options: ModelC
 /** What --model_name/--model_base_path mean (server.cc BuildSingleModelConfig): one model, latest version. */
 export function singleModelConfig(name: string, basePath: string, cwd: string = process.cwd()): ModelServerConfig {
   return validateModelServerConfig(
-    { model_config_list: { config: [{ name, base_path: basePath && resolveBasePath(basePath, cwd), model_platform: TENSORFLOW_PLATFORM, model_version_policy: DEFAULT_VERSION_POLICY, version_labels: {} }] } },
+    {
+      model_config_list: {
+        config: [
+          {
+            name,
+            base_path: basePath && resolveBasePath(basePath, cwd),
+            model_platform: TENSORFLOW_PLATFORM,
+            model_version_policy: DEFAULT_VERSION_POLICY,
+            version_labels: {},
+          },
+        ],
+      },
+    },
     '--model_base_path',
   );
 }
@@ -233,13 +270,20 @@ export function validateModelServerConfig(config: ModelServerConfig, where: stri
     if (unsupported) fail(where, undefined, unreadableBasePath(m.name, m.base_path, unsupported), 'base_path');
     if (seen.has(m.name)) fail(where, undefined, `Illegal to list model ${m.name} multiple times in config list`, 'name');
     seen.add(m.name);
-    if (m.model_platform !== TENSORFLOW_PLATFORM) fail(where, undefined, `Model ${m.name} requests unsupported platform ${m.model_platform}`, 'model_platform');
+    if (m.model_platform !== TENSORFLOW_PLATFORM)
+      fail(where, undefined, `Model ${m.name} requests unsupported platform ${m.model_platform}`, 'model_platform');
     const p = m.model_version_policy;
     if ('latest' in p && !(Number.isInteger(p.latest.num_versions) && p.latest.num_versions >= 1)) {
-      fail(where, undefined, `Model ${m.name}: latest.num_versions must be a positive integer; was ${p.latest.num_versions}`, 'num_versions');
+      fail(
+        where,
+        undefined,
+        `Model ${m.name}: latest.num_versions must be a positive integer; was ${p.latest.num_versions}`,
+        'num_versions',
+      );
     }
     for (const label of Object.keys(m.version_labels)) {
-      if (!LABEL_RE.test(label)) fail(where, undefined, `Version label "${label}" of model ${m.name} must match [a-zA-Z0-9_]+`, 'version_labels');
+      if (!LABEL_RE.test(label))
+        fail(where, undefined, `Version label "${label}" of model ${m.name} must match [a-zA-Z0-9_]+`, 'version_labels');
     }
   }
   return deepFreeze(config);

@@ -22,7 +22,9 @@ export interface MonitoringConfig {
 }
 
 /** No --monitoring_config_file: Prometheus metrics off. */
-export const DEFAULT_MONITORING_CONFIG: MonitoringConfig = deepFreeze({ prometheus_config: { enable: false, path: DEFAULT_PROMETHEUS_PATH } });
+export const DEFAULT_MONITORING_CONFIG: MonitoringConfig = deepFreeze({
+  prometheus_config: { enable: false, path: DEFAULT_PROMETHEUS_PATH },
+});
 
 /** A parsed MonitoringConfig message → defaulted, checked, frozen MonitoringConfig. */
 export function monitoringConfigFromProto(raw: ProtoMessage, file: string): MonitoringConfig {

@@ -23,7 +23,19 @@
 // than ignore them as TF Serving does. Note proto3 defaults: enable_model_warmup is false
 // unless the file says true, and batching is on exactly when batching_parameters is present.
 import { batchingParametersFromProto, BatchingParametersSchema, type BatchingParameters } from './batching_parameters.js';
-import { anyOf, deepFreeze, fail, Int32Value, mapField, message, opaqueMessage, positionOf, scalar, type MessageSchema, type ProtoMessage } from './schema.js';
+import {
+  anyOf,
+  deepFreeze,
+  fail,
+  Int32Value,
+  mapField,
+  message,
+  opaqueMessage,
+  positionOf,
+  scalar,
+  type MessageSchema,
+  type ProtoMessage,
+} from './schema.js';
 import { ConfigProtoSchema, EMPTY_SESSION_CONFIG, sessionConfigFromProto, type SessionConfig } from './session_config.js';
 import { harmless, honoured, refused, type HarmlessSetting, type SettingHandling } from './setting_handling.js';
 import { parseTextProto } from './text_format.js';
@@ -81,7 +93,8 @@ const PlatformConfigMapSchema: MessageSchema = {
   fields: { platform_configs: mapField('string', PlatformConfigSchema) },
 };
 
-const TFLITE = 'no engine here runs TensorFlow Lite models (@tensorflow/tfjs-tflite is browser-only: it needs window/self, script loading and web workers)';
+const TFLITE =
+  'no engine here runs TensorFlow Lite models (@tensorflow/tfjs-tflite is browser-only: it needs window/self, script loading and web workers)';
 
 /** Every SessionBundleConfig field (model_warmup_options' dotted), and what tfgate does with it. session_config: SESSION_CONFIG_FIELDS. */
 export const SESSION_BUNDLE_CONFIG_FIELDS: Readonly<Record<string, SettingHandling>> = {
@@ -89,26 +102,32 @@ export const SESSION_BUNDLE_CONFIG_FIELDS: Readonly<Record<string, SettingHandli
   session_config: honoured('read field by field as --tensorflow_session_config_file is (see the session config table)'),
   batching_parameters: honoured('present: batching on with these parameters, as --enable_batching with a --batching_parameters_file'),
   in_graph_batching_parameters: refused('in-graph batching (BatchFunction options) is not how tfgate batches'),
-  session_run_load_threadpool_index: harmless('a load\'s init ops run on the version\'s executor threads'),
-  experimental_transient_ram_bytes_during_load: harmless('TF Serving uses it only to estimate load memory against a limit its command line cannot set'),
+  session_run_load_threadpool_index: harmless("a load's init ops run on the version's executor threads"),
+  experimental_transient_ram_bytes_during_load: harmless(
+    'TF Serving uses it only to estimate load memory against a limit its command line cannot set',
+  ),
   saved_model_tags: honoured('as --saved_model_tags; empty: serve'),
   experimental_fixed_input_tensors: refused('tfgate feeds only what the request gives'),
   enable_model_warmup: honoured('as --enable_model_warmup; false unless set (proto3)'),
   'model_warmup_options.num_request_iterations': honoured('as --num_request_iterations_for_warmup'),
   'model_warmup_options.num_model_warmup_threads': harmless('tfgate replays the warmup records on every executor thread of the version'),
-  'model_warmup_options.model_name': harmless('TF Serving overwrites it with the model\'s name'),
+  'model_warmup_options.model_name': harmless("TF Serving overwrites it with the model's name"),
   'model_warmup_options.model_version': harmless('TF Serving overwrites it with the version'),
-  'model_warmup_options.enable_all_batch_sizes_warmup': harmless('a warmup choice: it changes only how long the first batch of each size takes'),
-  enable_session_metadata: harmless('no op of tfgate\'s engines reads session metadata'),
+  'model_warmup_options.enable_all_batch_sizes_warmup': harmless(
+    'a warmup choice: it changes only how long the first batch of each size takes',
+  ),
+  enable_session_metadata: harmless("no op of tfgate's engines reads session metadata"),
   remove_unused_fields_from_bundle_metagraph: harmless('a memory saving; tfgate keeps only what it runs anyway'),
   prefer_tflite_model: refused(TFLITE),
   resource_estimation_uses_validation_result: harmless('load memory estimates only'),
   num_tflite_interpreters: harmless('no TFLite: prefer_tflite_model is refused'),
   num_tflite_interpreters_per_pool: harmless('no TFLite: prefer_tflite_model is refused'),
   num_tflite_pools: harmless('no TFLite: prefer_tflite_model is refused'),
-  wrap_session_with_no_threading_params: refused('with it TF Serving skips batching_parameters; refused while batching_parameters is set (alone it is harmless: tfgate\'s sessions take no per-run thread-pool options)'),
+  wrap_session_with_no_threading_params: refused(
+    "with it TF Serving skips batching_parameters; refused while batching_parameters is set (alone it is harmless: tfgate's sessions take no per-run thread-pool options)",
+  ),
   enable_per_model_batching_params: honoured('as --enable_per_model_batching_parameters'),
-  enable_saved_model_config: refused('a SavedModel\'s saved_model_config.pb (TF graph rewriter overrides) has no counterpart here'),
+  enable_saved_model_config: refused("a SavedModel's saved_model_config.pb (TF graph rewriter overrides) has no counterpart here"),
   mixed_precision: refused('tfgate runs a model in the precision it was saved in; bfloat16 auto mixed precision would change its answers'),
 };
 
@@ -146,15 +165,24 @@ function fromSessionBundleConfig(raw: ProtoMessage, file: string): PlatformConfi
     const handling = SESSION_BUNDLE_CONFIG_FIELDS[key];
     if (!handling || !isSet(msg[name])) continue;
     if (key === 'wrap_session_with_no_threading_params' && !raw.batching_parameters) {
-      harmlessSet.push({ name: `${file}: ${key}`, why: 'tfgate\'s sessions take no per-run thread-pool options' });
+      harmlessSet.push({ name: `${file}: ${key}`, why: "tfgate's sessions take no per-run thread-pool options" });
       continue;
     }
-    if (handling.kind === 'refused') fail(file, positionOf(msg, name), `legacy_config.${key} is not supported by tfgate: ${handling.why}`, key);
+    if (handling.kind === 'refused')
+      fail(file, positionOf(msg, name), `legacy_config.${key} is not supported by tfgate: ${handling.why}`, key);
     if (handling.kind === 'harmless') harmlessSet.push({ name: `${file}: ${key}`, why: handling.why });
   }
-  const session = raw.session_config ? sessionConfigFromProto(raw.session_config as ProtoMessage, file, 'session_config.') : EMPTY_SESSION_CONFIG;
+  const session = raw.session_config
+    ? sessionConfigFromProto(raw.session_config as ProtoMessage, file, 'session_config.')
+    : EMPTY_SESSION_CONFIG;
   const iterations = ((warmup.num_request_iterations as ProtoMessage | undefined)?.value as number | undefined) ?? 0;
-  if (iterations < 0) fail(file, positionOf(warmup, 'num_request_iterations'), `model_warmup_options.num_request_iterations must not be negative; was ${iterations}`, 'num_request_iterations');
+  if (iterations < 0)
+    fail(
+      file,
+      positionOf(warmup, 'num_request_iterations'),
+      `model_warmup_options.num_request_iterations must not be negative; was ${iterations}`,
+      'num_request_iterations',
+    );
   const tags = ((raw.saved_model_tags as string[] | undefined) ?? []).filter(Boolean);
   return deepFreeze({
     ...(raw.batching_parameters ? { batching: batchingParametersFromProto(raw.batching_parameters as ProtoMessage, file) } : {}),
@@ -172,13 +200,24 @@ export function parsePlatformConfigText(text: string, file: string): PlatformCon
   const raw = parseTextProto(text, file, PlatformConfigMapSchema);
   const map = (raw.platform_configs as Record<string, ProtoMessage> | undefined) ?? {};
   for (const key of Object.keys(map)) {
-    if (key !== TENSORFLOW) fail(file, positionOf(map, key), `platform "${key}" is not supported by tfgate: it serves SavedModels, platform "${TENSORFLOW}" only`, 'platform_configs');
+    if (key !== TENSORFLOW)
+      fail(
+        file,
+        positionOf(map, key),
+        `platform "${key}" is not supported by tfgate: it serves SavedModels, platform "${TENSORFLOW}" only`,
+        'platform_configs',
+      );
   }
   const tf = map[TENSORFLOW];
   if (!tf) fail(file, positionOf(raw), `no platform_configs entry for "${TENSORFLOW}", the platform tfgate serves`, 'platform_configs');
   const any = tf.source_adapter_config as ProtoMessage | undefined;
   if (!any || any.type_url === undefined || typeof any.value !== 'object') {
-    fail(file, positionOf(tf), `platform "${TENSORFLOW}" needs source_adapter_config { [type.googleapis.com/${ADAPTER}] { legacy_config { … } } }`, 'source_adapter_config');
+    fail(
+      file,
+      positionOf(tf),
+      `platform "${TENSORFLOW}" needs source_adapter_config { [type.googleapis.com/${ADAPTER}] { legacy_config { … } } }`,
+      'source_adapter_config',
+    );
   }
   const adapter = any.value as ProtoMessage;
   return fromSessionBundleConfig((adapter.legacy_config as ProtoMessage | undefined) ?? {}, file);

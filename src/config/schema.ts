@@ -66,7 +66,11 @@ export interface ProtoMessage {
 
 // ---- field constructors, to keep the descriptors short ----
 
-export const scalar = (type: ScalarType, opts: { repeated?: boolean; optional?: boolean } = {}): FieldSchema => ({ kind: 'scalar', type, ...opts });
+export const scalar = (type: ScalarType, opts: { repeated?: boolean; optional?: boolean } = {}): FieldSchema => ({
+  kind: 'scalar',
+  type,
+  ...opts,
+});
 export const enumField = (e: EnumSchema, opts: { repeated?: boolean } = {}): FieldSchema => ({ kind: 'enum', enum: e, ...opts });
 export const message = (m: MessageSchema, opts: { repeated?: boolean } = {}): FieldSchema => ({ kind: 'message', message: m, ...opts });
 export const mapField = (key: ScalarType, value: ScalarType | MessageSchema): FieldSchema => ({
@@ -75,14 +79,21 @@ export const mapField = (key: ScalarType, value: ScalarType | MessageSchema): Fi
   value: typeof value === 'string' ? { kind: 'scalar', type: value } : { kind: 'message', message: value },
 });
 
-const wrapperOf = (name: string, type: ScalarType): MessageSchema => ({ name: `google.protobuf.${name}`, fields: { value: scalar(type) }, wrapper: true });
+const wrapperOf = (name: string, type: ScalarType): MessageSchema => ({
+  name: `google.protobuf.${name}`,
+  fields: { value: scalar(type) },
+  wrapper: true,
+});
 export const Int64Value = wrapperOf('Int64Value', 'int64');
 export const Int32Value = wrapperOf('Int32Value', 'int32');
 export const BoolValue = wrapperOf('BoolValue', 'bool');
 export const StringValue = wrapperOf('StringValue', 'string');
 export const AnySchema: MessageSchema = { name: 'google.protobuf.Any', fields: { type_url: scalar('string'), value: scalar('bytes') } };
 /** An Any whose packed message is one of `types` (full proto names). */
-export const anyOf = (types: readonly MessageSchema[]): MessageSchema => ({ ...AnySchema, anyTypes: Object.fromEntries(types.map((t) => [t.name, t])) });
+export const anyOf = (types: readonly MessageSchema[]): MessageSchema => ({
+  ...AnySchema,
+  anyTypes: Object.fromEntries(types.map((t) => [t.name, t])),
+});
 /** A message refused whole when set; its content is not read. */
 export const opaqueMessage = (name: string): MessageSchema => ({ name, fields: {}, opaque: true });
 
@@ -143,7 +154,11 @@ function parseIntLiteral(text: string): bigint | undefined {
   const m = /^(-?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)$/.exec(text);
   if (!m) return undefined;
   const digits = m[2];
-  const magnitude = /^0[xX]/.test(digits) ? BigInt(digits) : digits.length > 1 && digits[0] === '0' ? BigInt(`0o${digits.slice(1)}`) : BigInt(digits);
+  const magnitude = /^0[xX]/.test(digits)
+    ? BigInt(digits)
+    : digits.length > 1 && digits[0] === '0'
+      ? BigInt(`0o${digits.slice(1)}`)
+      : BigInt(digits);
   return m[1] ? -magnitude : magnitude;
 }
 
@@ -158,7 +173,13 @@ function parseFloatLiteral(text: string): number | undefined {
 }
 
 /** Converts one written value to the field's type, or fails naming the field. */
-export function convertScalar(file: string, field: string, type: ScalarType, raw: RawScalar, lenientStrings: boolean): string | number | boolean {
+export function convertScalar(
+  file: string,
+  field: string,
+  type: ScalarType,
+  raw: RawScalar,
+  lenientStrings: boolean,
+): string | number | boolean {
   const bad = (what: string): never => fail(file, raw.pos, `Expected ${what} for field "${field}", got: ${raw.text}`, field);
   switch (type) {
     case 'string':
@@ -190,7 +211,12 @@ export function convertScalar(file: string, field: string, type: ScalarType, raw
       const [lo, hi] = INT_RANGES[type];
       if (v < lo || v > hi) fail(file, raw.pos, `Integer out of range (${raw.text}) for field "${field}" (${type})`, field);
       if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
-        fail(file, raw.pos, `Integer out of range (${raw.text}) for field "${field}": tfgate holds ${type} values as JavaScript numbers, at most 2^53-1 in magnitude`, field);
+        fail(
+          file,
+          raw.pos,
+          `Integer out of range (${raw.text}) for field "${field}": tfgate holds ${type} values as JavaScript numbers, at most 2^53-1 in magnitude`,
+          field,
+        );
       }
       return Number(v);
     }
@@ -238,7 +264,8 @@ export class MessageBuilder {
       const key = String(entry.key);
       const keyPos = positionOf(entry, 'key') ?? pos;
       const map = (this.value[name] ??= {}) as Record<string, ProtoValue>;
-      if (Object.prototype.hasOwnProperty.call(map, key)) fail(this.file, keyPos, `Map field "${name}" has key "${key}" more than once.`, name);
+      if (Object.prototype.hasOwnProperty.call(map, key))
+        fail(this.file, keyPos, `Map field "${name}" has key "${key}" more than once.`, name);
       map[key] = entry.value;
       recordPosition(map, key, keyPos);
     } else {
@@ -252,7 +279,8 @@ export class MessageBuilder {
     for (const [oneof, members] of Object.entries(this.schema.oneofs ?? {})) {
       if (!members.includes(name)) continue;
       const other = members.find((m) => m !== name && m in this.value);
-      if (other) fail(this.file, pos, `Field "${name}" is specified along with field "${other}", another member of oneof "${oneof}".`, name);
+      if (other)
+        fail(this.file, pos, `Field "${name}" is specified along with field "${other}", another member of oneof "${oneof}".`, name);
     }
   }
 
@@ -293,7 +321,8 @@ export function withDefaults(schema: MessageSchema, msg: ProtoMessage): ProtoMes
   for (const [name, f] of Object.entries(schema.fields)) {
     const v = msg[name];
     if (f.kind === 'map') out[name] = v ?? {};
-    else if (f.repeated) out[name] = f.kind === 'message' ? ((v as ProtoMessage[] | undefined) ?? []).map((m) => withDefaults(f.message, m)) : (v ?? []);
+    else if (f.repeated)
+      out[name] = f.kind === 'message' ? ((v as ProtoMessage[] | undefined) ?? []).map((m) => withDefaults(f.message, m)) : (v ?? []);
     else if (f.kind === 'message') {
       if (v !== undefined) out[name] = withDefaults(f.message, v as ProtoMessage);
     } else if (f.kind === 'enum') out[name] = v ?? Object.keys(f.enum.values).find((k) => f.enum.values[k] === 0) ?? '';

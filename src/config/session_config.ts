@@ -11,7 +11,18 @@
 // tfgate sets before any executor starts (tfjs-node makes its TF context with no
 // ConfigProto); the embedded runtime runs each op on one thread. GPU options: see
 // checkEngineForRuntime.
-import { ConfigError, deepFreeze, fail, mapField, message, opaqueMessage, positionOf, scalar, type MessageSchema, type ProtoMessage } from './schema.js';
+import {
+  ConfigError,
+  deepFreeze,
+  fail,
+  mapField,
+  message,
+  opaqueMessage,
+  positionOf,
+  scalar,
+  type MessageSchema,
+  type ProtoMessage,
+} from './schema.js';
 import { byRuntime, harmless, honoured, refused, type HarmlessSetting, type SettingHandling } from './setting_handling.js';
 import { parseTextProto } from './text_format.js';
 
@@ -55,36 +66,50 @@ export const ConfigProtoSchema: MessageSchema = {
 };
 
 const LOCAL_SESSION = 'read by distributed (grpc://) sessions only; TF Serving runs a local session, and tfgate none';
-const GPU_POLLING = 'a tuning knob of TF\'s GPU event polling; no engine here has it';
+const GPU_POLLING = "a tuning knob of TF's GPU event polling; no engine here has it";
 
 /** Every ConfigProto field (dotted for GPUOptions'), and what tfgate does with it. */
 export const SESSION_CONFIG_FIELDS: Readonly<Record<string, SettingHandling>> = {
-  intra_op_parallelism_threads: honoured('threads per op: ONNX Runtime\'s intraOpNumThreads per session (each executor thread has its own); libtensorflow through TF_NUM_INTRAOP_THREADS; the embedded runtime runs an op on one thread, within any bound. 0: tfgate\'s default (on ONNX Runtime 1 per executor thread under load, every core for a lone request); set, it holds for every executor thread'),
-  inter_op_parallelism_threads: honoured('ops run at once: ONNX Runtime\'s interOpNumThreads (parallel execution mode above 1); libtensorflow through TF_NUM_INTEROP_THREADS; the embedded runtime runs ops one at a time. 0: tfgate\'s default (1); set, the intra-op default is 1 on every executor thread'),
-  device_count: byRuntime('"GPU": 0 keeps the GPU out: refused with a GPU runtime (onnx-cuda, tfjs-node-gpu), honoured by the others; "GPU" ≥ 1: tfgate uses one GPU; "CPU": TF makes one CPU device whatever the count'),
+  intra_op_parallelism_threads: honoured(
+    "threads per op: ONNX Runtime's intraOpNumThreads per session (each executor thread has its own); libtensorflow through TF_NUM_INTRAOP_THREADS; the embedded runtime runs an op on one thread, within any bound. 0: tfgate's default (on ONNX Runtime 1 per executor thread under load, every core for a lone request); set, it holds for every executor thread",
+  ),
+  inter_op_parallelism_threads: honoured(
+    "ops run at once: ONNX Runtime's interOpNumThreads (parallel execution mode above 1); libtensorflow through TF_NUM_INTEROP_THREADS; the embedded runtime runs ops one at a time. 0: tfgate's default (1); set, the intra-op default is 1 on every executor thread",
+  ),
+  device_count: byRuntime(
+    '"GPU": 0 keeps the GPU out: refused with a GPU runtime (onnx-cuda, tfjs-node-gpu), honoured by the others; "GPU" ≥ 1: tfgate uses one GPU; "CPU": TF makes one CPU device whatever the count',
+  ),
   use_per_session_threads: harmless('each ONNX Runtime session already has its own threads'),
-  session_inter_op_thread_pool: refused('tfgate\'s engines have no named inter-op thread pools to choose from per run'),
+  session_inter_op_thread_pool: refused("tfgate's engines have no named inter-op thread pools to choose from per run"),
   placement_period: harmless('a TF placer tuning knob; no engine here re-places nodes'),
   device_filters: harmless(LOCAL_SESSION),
-  'gpu_options.per_process_gpu_memory_fraction': byRuntime('refused with a GPU runtime: onnxruntime-node gives the CUDA provider only its deviceId (no gpu_mem_limit), and tfjs-node makes its TensorFlow context with default options; with a runtime that uses no GPU it caps nothing and is logged'),
+  'gpu_options.per_process_gpu_memory_fraction': byRuntime(
+    'refused with a GPU runtime: onnxruntime-node gives the CUDA provider only its deviceId (no gpu_mem_limit), and tfjs-node makes its TensorFlow context with default options; with a runtime that uses no GPU it caps nothing and is logged',
+  ),
   'gpu_options.allocator_type': harmless('"BFC" is what ONNX Runtime\'s CUDA arena and TF\'s default allocator are'),
   'gpu_options.deferred_deletion_bytes': harmless('a TF GPU allocator tuning knob with no effect on results or bounds'),
-  'gpu_options.allow_growth': byRuntime('true: ONNX Runtime\'s CUDA arena grows as needed anyway; on tfjs-node-gpu TF_FORCE_GPU_ALLOW_GROWTH=true is set; false (TF takes the GPU at start) is not copied: memory is taken as needed'),
-  'gpu_options.visible_device_list': byRuntime('its first id is the CUDA device ONNX Runtime runs on (deviceId); refused with tfjs-node-gpu (it uses the first GPU TensorFlow sees: set CUDA_VISIBLE_DEVICES); logged by runtimes that use no GPU'),
+  'gpu_options.allow_growth': byRuntime(
+    "true: ONNX Runtime's CUDA arena grows as needed anyway; on tfjs-node-gpu TF_FORCE_GPU_ALLOW_GROWTH=true is set; false (TF takes the GPU at start) is not copied: memory is taken as needed",
+  ),
+  'gpu_options.visible_device_list': byRuntime(
+    'its first id is the CUDA device ONNX Runtime runs on (deviceId); refused with tfjs-node-gpu (it uses the first GPU TensorFlow sees: set CUDA_VISIBLE_DEVICES); logged by runtimes that use no GPU',
+  ),
   'gpu_options.polling_active_delay_usecs': harmless(GPU_POLLING),
   'gpu_options.polling_inactive_delay_msecs': harmless(GPU_POLLING),
   'gpu_options.force_gpu_compatible': harmless('only where TF pins host memory; no effect on results'),
-  'gpu_options.experimental': refused('virtual GPU devices and TF\'s other experimental GPU options have no counterpart here'),
+  'gpu_options.experimental': refused("virtual GPU devices and TF's other experimental GPU options have no counterpart here"),
   pluggable_device_options: refused('no pluggable devices here'),
   allow_soft_placement: harmless('what it asks is what tfgate does: ONNX Runtime runs on the CPU what its CUDA provider cannot'),
-  log_device_placement: harmless('a log of TF\'s placer; the runtime in force and each signature\'s engine are logged at load'),
-  graph_options: refused('TF graph optimizer and rewriter options (JIT, constant folding, layout, mixed precision …): tfgate\'s engines optimise graphs their own way'),
+  log_device_placement: harmless("a log of TF's placer; the runtime in force and each signature's engine are logged at load"),
+  graph_options: refused(
+    "TF graph optimizer and rewriter options (JIT, constant folding, layout, mixed precision …): tfgate's engines optimise graphs their own way",
+  ),
   operation_timeout_in_ms: refused('no per-op deadline here: --rest_api_timeout_in_ms and gRPC deadlines bound a request'),
   rpc_options: harmless(LOCAL_SESSION),
   cluster_def: harmless(LOCAL_SESSION),
-  isolate_session_state: harmless('each executor thread already holds its own copy of a version\'s state'),
+  isolate_session_state: harmless("each executor thread already holds its own copy of a version's state"),
   share_cluster_devices_in_session: harmless(LOCAL_SESSION),
-  experimental: refused('TF\'s experimental session options (collective ops, MLIR bridge, thread spinning …) have no counterpart here'),
+  experimental: refused("TF's experimental session options (collective ops, MLIR bridge, thread spinning …) have no counterpart here"),
 };
 
 /** What tfgate takes from a ConfigProto, and which harmless fields it carried. */
@@ -102,7 +127,14 @@ export interface SessionConfig {
   readonly harmlessSet: readonly HarmlessSetting[];
 }
 
-export const EMPTY_SESSION_CONFIG: SessionConfig = deepFreeze({ intraOpThreads: 0, interOpThreads: 0, gpuMemoryFraction: 0, gpuAllowGrowth: false, gpuVisibleDevices: [], harmlessSet: [] });
+export const EMPTY_SESSION_CONFIG: SessionConfig = deepFreeze({
+  intraOpThreads: 0,
+  interOpThreads: 0,
+  gpuMemoryFraction: 0,
+  gpuAllowGrowth: false,
+  gpuVisibleDevices: [],
+  harmlessSet: [],
+});
 
 /** Whether a value as parsed is the field's proto3 default (so "set" means nothing). */
 function isDefault(v: unknown): boolean {
@@ -140,14 +172,31 @@ export function sessionConfigFromProto(raw: ProtoMessage, file: string, prefix =
   };
   const fraction = (gpu.per_process_gpu_memory_fraction as number | undefined) ?? 0;
   if (!(fraction >= 0 && fraction <= 1)) {
-    fail(file, positionOf(gpu, 'per_process_gpu_memory_fraction'), `${prefix}gpu_options.per_process_gpu_memory_fraction must be between 0 and 1 (above 1 TF oversubscribes through unified memory, which no engine here does); was ${fraction}`, 'per_process_gpu_memory_fraction');
+    fail(
+      file,
+      positionOf(gpu, 'per_process_gpu_memory_fraction'),
+      `${prefix}gpu_options.per_process_gpu_memory_fraction must be between 0 and 1 (above 1 TF oversubscribes through unified memory, which no engine here does); was ${fraction}`,
+      'per_process_gpu_memory_fraction',
+    );
   }
   const list = ((gpu.visible_device_list as string | undefined) ?? '').trim();
   const devices = list ? list.split(',').map((s) => s.trim()) : [];
-  if (devices.some((d) => !/^\d+$/.test(d))) fail(file, positionOf(gpu, 'visible_device_list'), `${prefix}gpu_options.visible_device_list must be comma-separated GPU ids; was "${list}"`, 'visible_device_list');
+  if (devices.some((d) => !/^\d+$/.test(d)))
+    fail(
+      file,
+      positionOf(gpu, 'visible_device_list'),
+      `${prefix}gpu_options.visible_device_list must be comma-separated GPU ids; was "${list}"`,
+      'visible_device_list',
+    );
   const counts = (raw.device_count as Record<string, number> | undefined) ?? {};
   const gpuCount = counts.GPU;
-  if (gpuCount !== undefined && gpuCount < 0) fail(file, positionOf(counts, 'GPU') ?? positionOf(raw, 'device_count'), `${prefix}device_count "GPU" must not be negative; was ${gpuCount}`, 'device_count');
+  if (gpuCount !== undefined && gpuCount < 0)
+    fail(
+      file,
+      positionOf(counts, 'GPU') ?? positionOf(raw, 'device_count'),
+      `${prefix}device_count "GPU" must not be negative; was ${gpuCount}`,
+      'device_count',
+    );
   return deepFreeze({
     intraOpThreads: threads('intra_op_parallelism_threads'),
     interOpThreads: threads('inter_op_parallelism_threads'),
@@ -182,7 +231,15 @@ export interface EngineSettings {
   readonly from: Readonly<Partial<Record<'threads' | 'gpuMemoryFraction' | 'gpuAllowGrowth' | 'gpuDeviceId' | 'gpuDisabled', string>>>;
 }
 
-export const DEFAULT_ENGINE_SETTINGS: EngineSettings = deepFreeze({ intraOpThreads: 0, interOpThreads: 0, gpuMemoryFraction: 0, gpuAllowGrowth: false, gpuDeviceId: 0, gpuDisabled: false, from: {} });
+export const DEFAULT_ENGINE_SETTINGS: EngineSettings = deepFreeze({
+  intraOpThreads: 0,
+  interOpThreads: 0,
+  gpuMemoryFraction: 0,
+  gpuAllowGrowth: false,
+  gpuDeviceId: 0,
+  gpuDisabled: false,
+  from: {},
+});
 
 /** Runtimes that run on a GPU (names as --runtime and the resolved runtime spell them). */
 const GPU_RUNTIMES = new Set(['onnx-cuda', 'tfjs-node-gpu']);
@@ -211,21 +268,39 @@ export function checkEngineForRuntime(e: EngineSettings, runtime: string): strin
   const notes: string[] = [];
   const refuse = (key: keyof EngineSettings['from'], why: string): never => {
     const from = e.from[key] ?? key;
-    throw new EngineSettingRefused(`${from} is refused with runtime ${runtime}: ${why}`, from.startsWith('--') ? from.slice(2).split('=')[0] : undefined);
+    throw new EngineSettingRefused(
+      `${from} is refused with runtime ${runtime}: ${why}`,
+      from.startsWith('--') ? from.slice(2).split('=')[0] : undefined,
+    );
   };
   if (e.gpuMemoryFraction > 0) {
-    if (runtime === 'onnx-cuda') refuse('gpuMemoryFraction', 'onnxruntime-node gives the CUDA execution provider only its deviceId; its gpu_mem_limit cannot be set from Node, so the cap would not hold');
-    if (runtime === 'tfjs-node-gpu') refuse('gpuMemoryFraction', 'tfjs-node makes its TensorFlow context with default options (no ConfigProto) and TensorFlow reads no environment variable for the fraction, so the cap would not hold');
+    if (runtime === 'onnx-cuda')
+      refuse(
+        'gpuMemoryFraction',
+        'onnxruntime-node gives the CUDA execution provider only its deviceId; its gpu_mem_limit cannot be set from Node, so the cap would not hold',
+      );
+    if (runtime === 'tfjs-node-gpu')
+      refuse(
+        'gpuMemoryFraction',
+        'tfjs-node makes its TensorFlow context with default options (no ConfigProto) and TensorFlow reads no environment variable for the fraction, so the cap would not hold',
+      );
     notes.push(`${e.from.gpuMemoryFraction}: runtime ${runtime} uses no GPU; there is no GPU memory to cap`);
   }
-  if (e.gpuDisabled && gpu) refuse('gpuDisabled', 'it keeps the GPU out, and this runtime runs every signature on the GPU: choose a CPU runtime (--runtime=onnx, auto …)');
+  if (e.gpuDisabled && gpu)
+    refuse(
+      'gpuDisabled',
+      'it keeps the GPU out, and this runtime runs every signature on the GPU: choose a CPU runtime (--runtime=onnx, auto …)',
+    );
   if (e.gpuDeviceId !== 0) {
-    if (runtime === 'tfjs-node-gpu') refuse('gpuDeviceId', 'tfjs-node runs on the first GPU TensorFlow sees: choose the device with CUDA_VISIBLE_DEVICES');
+    if (runtime === 'tfjs-node-gpu')
+      refuse('gpuDeviceId', 'tfjs-node runs on the first GPU TensorFlow sees: choose the device with CUDA_VISIBLE_DEVICES');
     if (!gpu) notes.push(`${e.from.gpuDeviceId}: runtime ${runtime} uses no GPU`);
   }
   if (e.gpuAllowGrowth && !gpu) notes.push(`${e.from.gpuAllowGrowth}: runtime ${runtime} uses no GPU`);
   if ((e.intraOpThreads > 1 || e.interOpThreads > 1) && !THREADED_RUNTIMES.has(runtime)) {
-    notes.push(`${e.from.threads}: the embedded runtime runs each op on one thread and ops one at a time, within the bound; executor threads (--num_executors) run requests side by side`);
+    notes.push(
+      `${e.from.threads}: the embedded runtime runs each op on one thread and ops one at a time, within the bound; executor threads (--num_executors) run requests side by side`,
+    );
   }
   return notes;
 }

@@ -48,18 +48,35 @@ const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE
 /** Every PEM certificate of a field, parsed; fails naming the field when there is none or one does not parse. */
 function certificates(file: string, raw: ProtoMessage, field: string, text: string): X509Certificate[] {
   const blocks = text.match(PEM_CERTIFICATE) ?? [];
-  if (!blocks.length) fail(file, positionOf(raw, field), `${field} holds no PEM certificate ("-----BEGIN CERTIFICATE-----"): the field holds the certificate's PEM text, not a file name`, field);
+  if (!blocks.length)
+    fail(
+      file,
+      positionOf(raw, field),
+      `${field} holds no PEM certificate ("-----BEGIN CERTIFICATE-----"): the field holds the certificate's PEM text, not a file name`,
+      field,
+    );
   return blocks.map((block, i) => {
     try {
       return new X509Certificate(block);
     } catch (e) {
-      return fail(file, positionOf(raw, field), `${field}: certificate ${i + 1} of ${blocks.length} is not a valid PEM certificate (${(e as Error).message})`, field);
+      return fail(
+        file,
+        positionOf(raw, field),
+        `${field}: certificate ${i + 1} of ${blocks.length} is not a valid PEM certificate (${(e as Error).message})`,
+        field,
+      );
     }
   });
 }
 
 function privateKey(file: string, raw: ProtoMessage, text: string): KeyObject {
-  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)) fail(file, positionOf(raw, 'server_key'), 'server_key holds no PEM private key ("-----BEGIN PRIVATE KEY-----"): the field holds the key\'s PEM text, not a file name', 'server_key');
+  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text))
+    fail(
+      file,
+      positionOf(raw, 'server_key'),
+      'server_key holds no PEM private key ("-----BEGIN PRIVATE KEY-----"): the field holds the key\'s PEM text, not a file name',
+      'server_key',
+    );
   try {
     return createPrivateKey({ key: text, format: 'pem' });
   } catch (e) {
@@ -73,16 +90,26 @@ function sslConfigFromProto(raw: ProtoMessage, file: string): SslConfig {
   const cert = (raw.server_cert as string | undefined) ?? '';
   const ca = (raw.custom_ca as string | undefined) ?? '';
   const clientVerify = (raw.client_verify as boolean | undefined) ?? false;
-  if (!key) fail(file, positionOf(raw), 'server_key is empty: TLS needs the server\'s private key (PEM text)', 'server_key');
-  if (!cert) fail(file, positionOf(raw), 'server_cert is empty: TLS needs the server\'s certificate (PEM text)', 'server_cert');
+  if (!key) fail(file, positionOf(raw), "server_key is empty: TLS needs the server's private key (PEM text)", 'server_key');
+  if (!cert) fail(file, positionOf(raw), "server_cert is empty: TLS needs the server's certificate (PEM text)", 'server_cert');
   const keyObject = privateKey(file, raw, key);
   const [leaf] = certificates(file, raw, 'server_cert', cert);
   if (!leaf.checkPrivateKey(keyObject)) {
-    fail(file, positionOf(raw, 'server_key'), `server_key is not the private key of server_cert's certificate (${leaf.subject.replace(/\n/g, ', ')})`, 'server_key');
+    fail(
+      file,
+      positionOf(raw, 'server_key'),
+      `server_key is not the private key of server_cert's certificate (${leaf.subject.replace(/\n/g, ', ')})`,
+      'server_key',
+    );
   }
   if (ca) certificates(file, raw, 'custom_ca', ca);
   if (clientVerify && !ca) {
-    fail(file, positionOf(raw, 'client_verify'), 'client_verify is true but custom_ca is empty: no client certificate could be verified (TF Serving then turns every client away); give the CA that signs the client certificates in custom_ca', 'client_verify');
+    fail(
+      file,
+      positionOf(raw, 'client_verify'),
+      'client_verify is true but custom_ca is empty: no client certificate could be verified (TF Serving then turns every client away); give the CA that signs the client certificates in custom_ca',
+      'client_verify',
+    );
   }
   return deepFreeze({
     server_key: key,

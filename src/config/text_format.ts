@@ -88,7 +88,10 @@ function tokenize(text: string, file: string): Token[] {
         } else if (e === 'x' && (m = /^[0-9a-fA-F]{1,2}/.exec(text.slice(j + 2, j + 4)))) {
           bytes.push(parseInt(m[0], 16));
           j += 2 + m[0].length;
-        } else if ((e === 'u' && (m = /^[0-9a-fA-F]{4}/.exec(text.slice(j + 2, j + 6)))) || (e === 'U' && (m = /^[0-9a-fA-F]{8}/.exec(text.slice(j + 2, j + 10))))) {
+        } else if (
+          (e === 'u' && (m = /^[0-9a-fA-F]{4}/.exec(text.slice(j + 2, j + 6)))) ||
+          (e === 'U' && (m = /^[0-9a-fA-F]{8}/.exec(text.slice(j + 2, j + 10))))
+        ) {
           const cp = parseInt(m[0], 16);
           if (cp > 0x10ffff) failAt(j, `Invalid escape sequence in string literal: \\${e}${m[0]}`);
           bytes.push(...utf8.encode(String.fromCodePoint(cp)));
@@ -147,7 +150,12 @@ class TextParser {
         return b.value;
       }
       if (t.type === 'eof') {
-        fail(this.file, t.pos, `Expected "${end!.close}" to close field "${end!.name}" opened at ${end!.open.line}:${end!.open.col}, found end of file.`, end!.name);
+        fail(
+          this.file,
+          t.pos,
+          `Expected "${end!.close}" to close field "${end!.name}" opened at ${end!.open.line}:${end!.open.col}, found end of file.`,
+          end!.name,
+        );
       }
       if (t.type === 'typeUrl' && schema.anyTypes) {
         this.parseAnyExpansion(b, schema.anyTypes, t);
@@ -168,11 +176,18 @@ class TextParser {
     this.k++;
     const typeName = t.value.slice(t.value.lastIndexOf('/') + 1);
     const schema = types[typeName];
-    if (!schema) fail(this.file, t.pos, `Any type "${typeName}" is not one tfgate reads here (expected ${Object.keys(types).join(' or ')}).`, 'type_url');
+    if (!schema)
+      fail(
+        this.file,
+        t.pos,
+        `Any type "${typeName}" is not one tfgate reads here (expected ${Object.keys(types).join(' or ')}).`,
+        'type_url',
+      );
     if ('type_url' in b.value) fail(this.file, t.pos, 'An Any holds one message; a second expansion was found.', 'type_url');
     this.tryConsume(':');
     const open = this.next();
-    if (open.type !== 'punct' || (open.text !== '{' && open.text !== '<')) fail(this.file, open.pos, `Expected "{" to open ${t.text}, found ${describe(open)}.`);
+    if (open.type !== 'punct' || (open.text !== '{' && open.text !== '<'))
+      fail(this.file, open.pos, `Expected "{" to open ${t.text}, found ${describe(open)}.`);
     const value = this.parseMessage(schema, t.pos, { close: open.text === '{' ? '}' : '>', name: t.text, open: open.pos });
     b.add('type_url', { kind: 'scalar', type: 'string' }, t.value, t.pos);
     b.value.value = value;
@@ -185,7 +200,12 @@ class TextParser {
       const t = this.next();
       if (t.type === 'eof') {
         if (!end) return;
-        fail(this.file, t.pos, `Expected "${end.close}" to close field "${end.name}" opened at ${end.open.line}:${end.open.col}, found end of file.`, end.name);
+        fail(
+          this.file,
+          t.pos,
+          `Expected "${end.close}" to close field "${end.name}" opened at ${end.open.line}:${end.open.col}, found end of file.`,
+          end.name,
+        );
       }
       if (t.type !== 'punct') continue;
       if (t.text === '{' || t.text === '<') depth++;
@@ -209,7 +229,8 @@ class TextParser {
       for (;;) {
         this.parseValue(b, name, f, this.peek().pos);
         if (this.tryConsume(']')) return;
-        if (!this.tryConsume(',')) fail(this.file, this.peek().pos, `Expected "," or "]" in the list of field "${name}", found ${describe(this.peek())}.`, name);
+        if (!this.tryConsume(','))
+          fail(this.file, this.peek().pos, `Expected "," or "]" in the list of field "${name}", found ${describe(this.peek())}.`, name);
       }
     }
     this.parseValue(b, name, f, namePos);
@@ -218,7 +239,8 @@ class TextParser {
   private parseValue(b: MessageBuilder, name: string, f: FieldSchema, namePos: Position): void {
     const t = this.peek();
     if (f.kind === 'message' || f.kind === 'map') {
-      if (t.type !== 'punct' || (t.text !== '{' && t.text !== '<')) fail(this.file, t.pos, `Expected "{" to open message field "${name}", found ${describe(t)}.`, name);
+      if (t.type !== 'punct' || (t.text !== '{' && t.text !== '<'))
+        fail(this.file, t.pos, `Expected "{" to open message field "${name}", found ${describe(t)}.`, name);
       this.k++;
       const end = { close: t.text === '{' ? '}' : '>', name, open: t.pos };
       if (f.kind === 'message') {
@@ -230,7 +252,8 @@ class TextParser {
       return;
     }
     const raw = this.scalar(name);
-    const v: ProtoValue = f.kind === 'enum' ? convertEnum(this.file, name, f.enum, raw) : convertScalar(this.file, name, f.type, raw, false);
+    const v: ProtoValue =
+      f.kind === 'enum' ? convertEnum(this.file, name, f.enum, raw) : convertScalar(this.file, name, f.type, raw, false);
     b.add(name, f, v, namePos);
   }
 

@@ -22,8 +22,19 @@
 // top-level section and may not be set per model.
 // Errors are ConfigErrors `file:line:col: …` from the yaml package's positions.
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode, type Scalar } from 'yaml';
-import { batchingParametersFromProto, defaultBatchingParameters, TfgateBatchingSchema, type BatchingParameters } from './batching_parameters.js';
-import { ModelConfigListSchema, ModelConfigSchema, modelServerConfigFromProto, type ModelConfigOptions, type ModelServerConfig } from './model_server_config.js';
+import {
+  batchingParametersFromProto,
+  defaultBatchingParameters,
+  TfgateBatchingSchema,
+  type BatchingParameters,
+} from './batching_parameters.js';
+import {
+  ModelConfigListSchema,
+  ModelConfigSchema,
+  modelServerConfigFromProto,
+  type ModelConfigOptions,
+  type ModelServerConfig,
+} from './model_server_config.js';
 import { monitoringConfigFromProto, MonitoringConfigSchema, type MonitoringConfig } from './monitoring_config.js';
 import {
   AnySchema,
@@ -76,12 +87,20 @@ class YamlReader {
     const b = new MessageBuilder(schema, this.file, pos);
     if (YamlReader.isNull(node)) return b.value;
     if (!isMap(node)) {
-      fail(this.file, pos, field ? `Expected a mapping for message field "${field}" (${schema.name}), got: ${this.describe(node!)}` : `Expected a mapping (${schema.name}) at the top level, got: ${this.describe(node!)}`, field ?? undefined);
+      fail(
+        this.file,
+        pos,
+        field
+          ? `Expected a mapping for message field "${field}" (${schema.name}), got: ${this.describe(node!)}`
+          : `Expected a mapping (${schema.name}) at the top level, got: ${this.describe(node!)}`,
+        field ?? undefined,
+      );
     }
     for (const pair of node.items) {
       const key = this.resolve(pair.key);
       const keyPos = this.pos(key, pos);
-      if (!key || !isScalar(key) || typeof key.value !== 'string') fail(this.file, keyPos, `Expected a field name of ${schema.name}, got: ${key ? this.describe(key) : 'nothing'}`);
+      if (!key || !isScalar(key) || typeof key.value !== 'string')
+        fail(this.file, keyPos, `Expected a field name of ${schema.name}, got: ${key ? this.describe(key) : 'nothing'}`);
       const name = (key as Scalar<string>).value;
       this.readField(b, name, b.field(name, keyPos), pair.value, keyPos);
     }
@@ -114,7 +133,12 @@ class YamlReader {
         }
         return;
       }
-      fail(this.file, this.pos(value, keyPos), `Expected a mapping or a list of {key, value} for map field "${name}", got: ${this.describe(value!)}`, name);
+      fail(
+        this.file,
+        this.pos(value, keyPos),
+        `Expected a mapping or a list of {key, value} for map field "${name}", got: ${this.describe(value!)}`,
+        name,
+      );
     }
     const repeated = 'repeated' in f && f.repeated;
     if (isSeq(value)) {
@@ -148,7 +172,12 @@ class YamlReader {
     b.add(name, f, this.scalarValue(name, f, node, keyPos), keyPos);
   }
 
-  private scalarValue(name: string, f: { kind: 'scalar'; type: ScalarType } | { kind: 'enum'; enum: EnumSchema }, node: YamlNode | null, at: Position): string | number | boolean {
+  private scalarValue(
+    name: string,
+    f: { kind: 'scalar'; type: ScalarType } | { kind: 'enum'; enum: EnumSchema },
+    node: YamlNode | null,
+    at: Position,
+  ): string | number | boolean {
     const pos = this.pos(node, at);
     if (node && !isScalar(node)) fail(this.file, pos, `Expected a value for field "${name}", got: ${this.describe(node)}`, name);
     const raw = node ? this.raw(node as Scalar, pos) : { kind: 'null' as const, text: 'null', pos };
@@ -167,7 +196,12 @@ class YamlReader {
   private describe(node: YamlNode): string {
     if (isMap(node)) return 'a mapping';
     if (isSeq(node)) return 'a list';
-    if (isScalar(node)) return node.value === null ? 'null' : typeof node.value === 'string' && node.type !== 'PLAIN' ? JSON.stringify(node.value) : String(node.value);
+    if (isScalar(node))
+      return node.value === null
+        ? 'null'
+        : typeof node.value === 'string' && node.type !== 'PLAIN'
+          ? JSON.stringify(node.value)
+          : String(node.value);
     return 'a value';
   }
 }
@@ -216,13 +250,15 @@ export interface TfgateConfig {
 /** Parses tfgate's YAML config. Throws ConfigError `file:line:col: …`. */
 export function parseYamlConfig(text: string, file: string, options: ModelConfigOptions = {}): TfgateConfig {
   const raw = parseYamlProto(text, file, TfgateConfigSchema);
-  const configs = ((raw.models ?? (raw.model_config_list as ProtoMessage | undefined)?.config ?? []) as ProtoMessage[]);
+  const configs = (raw.models ?? (raw.model_config_list as ProtoMessage | undefined)?.config ?? []) as ProtoMessage[];
   const perModel: Array<[ProtoMessage, ProtoMessage]> = [];
   for (const c of configs) {
     if (c.batching) perModel.push([c, c.batching as ProtoMessage]);
     delete c.batching;
   }
-  const serverRaw: ProtoMessage = raw.custom_model_config ? { custom_model_config: raw.custom_model_config } : { model_config_list: { config: configs } };
+  const serverRaw: ProtoMessage = raw.custom_model_config
+    ? { custom_model_config: raw.custom_model_config }
+    : { model_config_list: { config: configs } };
   const model_server_config = modelServerConfigFromProto(serverRaw, file, options);
 
   const batching = raw.batching ? batchingParametersFromProto(raw.batching as ProtoMessage, file) : undefined;
@@ -231,10 +267,18 @@ export function parseYamlConfig(text: string, file: string, options: ModelConfig
   for (const [c, b] of perModel) {
     for (const shared of ['num_batch_threads', 'thread_pool_name'] as const) {
       if (b[shared] !== undefined) {
-        fail(file, positionOf(b, shared), `${shared} cannot be set per model: all models share one batch thread pool (set it in the top-level batching: section)`, shared);
+        fail(
+          file,
+          positionOf(b, shared),
+          `${shared} cannot be set per model: all models share one batch thread pool (set it in the top-level batching: section)`,
+          shared,
+        );
       }
     }
-    model_batching[c.name as string] = batchingParametersFromProto(b, file, { num_batch_threads: pool.num_batch_threads, thread_pool_name: pool.thread_pool_name });
+    model_batching[c.name as string] = batchingParametersFromProto(b, file, {
+      num_batch_threads: pool.num_batch_threads,
+      thread_pool_name: pool.thread_pool_name,
+    });
   }
 
   const out: { -readonly [K in keyof TfgateConfig]: TfgateConfig[K] } = { model_server_config, model_batching };

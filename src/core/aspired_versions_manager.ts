@@ -164,7 +164,9 @@ export class AspiredVersionsManager<T> {
       try {
         // A slot is held per attempt, not across the wait before a retry.
         const signal = this.stopping.signal;
-        const loaded = await this.loadSlots.run(() => (signal.aborted ? Promise.reject(cancelledByStop()) : this.loader.load(model, v.version, v.path, signal)));
+        const loaded = await this.loadSlots.run(() =>
+          signal.aborted ? Promise.reject(cancelledByStop()) : this.loader.load(model, v.version, v.path, signal),
+        );
         v.status = OK;
         return loaded;
       } catch (e) {
@@ -240,7 +242,10 @@ export class AspiredVersionsManager<T> {
     for (const [label, version] of Object.entries(labels)) {
       const v = entry.versions.get(version);
       if (!this.options.allowVersionLabelsForUnavailableModels && v?.state !== 'AVAILABLE') {
-        throw new ServingError(Code.FAILED_PRECONDITION, `Request to assign label to version ${version} of model ${model}, which is not currently available for inference`);
+        throw new ServingError(
+          Code.FAILED_PRECONDITION,
+          `Request to assign label to version ${version} of model ${model}, which is not currently available for inference`,
+        );
       }
     }
     entry.labels = { ...labels };

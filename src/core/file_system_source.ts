@@ -92,7 +92,9 @@ export class FileSystemSource<S extends WatchedServable> {
   /** The periodic poll: its failures are logged, never left as an unhandled rejection. */
   private pollAll(): void {
     for (const s of this.servables) {
-      const p = this.poll(s).catch((e: Error) => this.log(`Polling servable ${s.name} failed: ${e.message}`, 'error', { model: s.name, event: 'poll_failed' }));
+      const p = this.poll(s).catch((e: Error) =>
+        this.log(`Polling servable ${s.name} failed: ${e.message}`, 'error', { model: s.name, event: 'poll_failed' }),
+      );
       this.polls.add(p);
       void p.finally(() => this.polls.delete(p));
     }
@@ -112,12 +114,26 @@ export class FileSystemSource<S extends WatchedServable> {
     } finally {
       this.listing.delete(s.name);
     }
-    if (this.unreadable.delete(s.name)) this.log(`Base path ${s.base_path} of servable ${s.name} is readable again`, 'info', { model: s.name, event: 'base_path_readable' });
-    if (!found.length && !this.withoutVersions.has(s.name)) this.log(`No versions of servable ${s.name} found under base path ${s.base_path}. Did you forget to name your leaf directory as a number (eg. '/1/')?`, 'warn', { model: s.name });
+    if (this.unreadable.delete(s.name))
+      this.log(`Base path ${s.base_path} of servable ${s.name} is readable again`, 'info', { model: s.name, event: 'base_path_readable' });
+    if (!found.length && !this.withoutVersions.has(s.name))
+      this.log(
+        `No versions of servable ${s.name} found under base path ${s.base_path}. Did you forget to name your leaf directory as a number (eg. '/1/')?`,
+        'warn',
+        { model: s.name },
+      );
     if (found.length) this.withoutVersions.delete(s.name);
     else this.withoutVersions.add(s.name);
-    const wanted = new Set(aspiredVersions(found.map((f) => f.version), s.model_version_policy));
-    await this.callback(s, found.filter((f) => wanted.has(f.version)));
+    const wanted = new Set(
+      aspiredVersions(
+        found.map((f) => f.version),
+        s.model_version_policy,
+      ),
+    );
+    await this.callback(
+      s,
+      found.filter((f) => wanted.has(f.version)),
+    );
   }
 
   /**
@@ -128,7 +144,10 @@ export class FileSystemSource<S extends WatchedServable> {
   private reportUnreadable(s: WatchedServable, e: NodeJS.ErrnoException): void {
     const reason = e.code ?? e.message;
     if (this.unreadable.get(s.name)?.reason === reason) return;
-    const what = e.code === 'ENOENT' && e.path === s.base_path ? `Could not find base path ${s.base_path} for servable ${s.name}` : `Could not list base path ${s.base_path} for servable ${s.name}`;
+    const what =
+      e.code === 'ENOENT' && e.path === s.base_path
+        ? `Could not find base path ${s.base_path} for servable ${s.name}`
+        : `Could not list base path ${s.base_path} for servable ${s.name}`;
     const message = `FileSystemStoragePathSource encountered a filesystem access error: ${what} with error ${e.message}; keeping the versions it serves and polling again`;
     this.unreadable.set(s.name, { reason, message });
     this.log(message, 'error', { model: s.name, event: 'base_path_unreadable', code: e.code });

@@ -39,8 +39,7 @@ export const jsonParseError = (rapidjsonText: string, offset: number) => `JSON P
 export const jsonTooDeep = (maxDepth: number) => `JSON nesting is deeper than the limit of ${maxDepth} (--json_max_depth)`;
 
 /** tfgate's own limit (flag --json_max_elements); TF Serving has none. */
-export const jsonTooManyElements = (maxElements: number) =>
-  `JSON has more than the limit of ${maxElements} elements (--json_max_elements)`;
+export const jsonTooManyElements = (maxElements: number) => `JSON has more than the limit of ${maxElements} elements (--json_max_elements)`;
 
 // ---- FillPredictRequestFromJson ------------------------------------------------------------
 
@@ -135,9 +134,11 @@ export const examplesMissing = (dbg: string) => `JSON Value: ${dbg} When method 
 export const examplesNotList = (dbg: string) => `JSON Value: ${dbg} Expecting 'examples' value to be an list/array`;
 export const examplesEmpty = (dbg: string) => `JSON Value: ${dbg} 'examples' value is an empty array`;
 export const exampleNotObject = (jsonType: string) => `Example must be JSON object but got JSON ${jsonType}`;
-export const featureUnexpectedJsonType = (feature: string, jsonType: string) => `Feature: ${feature} has element with unexpected JSON type: ${jsonType}`;
+export const featureUnexpectedJsonType = (feature: string, jsonType: string) =>
+  `Feature: ${feature} has element with unexpected JSON type: ${jsonType}`;
 /** A list element of another kind than the ones before it (bytes, float, int64). */
-export const featureUnexpectedElementType = (feature: string, kind: string) => `Unexpected element type in feature: ${feature} expecting type: ${kind}`;
+export const featureUnexpectedElementType = (feature: string, kind: string) =>
+  `Unexpected element type in feature: ${feature} expecting type: ${kind}`;
 /** LossyDecimalError: a finite number beyond float's range. `dbg` as JsonValueToString writes it. */
 export const lossyDecimal = (dbg: string, target: string) => `Cannot convert JSON value: ${dbg} to ${target} without loss of precision.`;
 export const featureUint64 = (feature: string) => `Feature: ${feature} has uint64 element. Only int64 is supported.`;
@@ -205,7 +206,8 @@ export const inputsContainInvalidName = (used: string[], given: string[]) =>
 export const tensorParsingError = (alias: string) => `tensor parsing error: ${alias}`;
 
 /** FunctionCallFrame::SetArgs: a feed of another dtype than the graph's; dtypes as DataTypeString. */
-export const argDtypeMismatch = (index: number, expected: string, given: string) => `Expects arg[${index}] to be ${expected} but ${given} is provided`;
+export const argDtypeMismatch = (index: number, expected: string, given: string) =>
+  `Expects arg[${index}] to be ${expected} but ${given} is provided`;
 
 // ---- Classify, Regress, MultiInference: classifier.cc, regressor.cc, multi_inference.cc -------
 

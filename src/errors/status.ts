@@ -100,7 +100,9 @@ export function toStatusData(e: unknown): StatusData {
   // The same error asked again (a metric, then the answer) keeps its id and is logged once.
   const known = e && typeof e === 'object' ? internalErrors.get(e) : undefined;
   if (known) return known;
-  const id = Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0');
+  const id = Math.floor(Math.random() * 2 ** 32)
+    .toString(16)
+    .padStart(8, '0');
   try {
     reportInternalError(id, e);
   } catch {

@@ -14,7 +14,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { Code, ServingError, internal, toStatusData } from '../errors/status.js';
-import type { ControlTask, ExecutorReply, ExecutorThreadData, LoadReport, ModelDescription, RuntimeName, ThreadLinesOffer, VersionLoad } from './protocol.js';
+import type {
+  ControlTask,
+  ExecutorReply,
+  ExecutorThreadData,
+  LoadReport,
+  ModelDescription,
+  RuntimeName,
+  ThreadLinesOffer,
+  VersionLoad,
+} from './protocol.js';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../config/session_config.js';
 import { RunLine } from './run_line.js';
 import { ControlLine } from './control_line.js';
@@ -119,7 +128,8 @@ export class ExecutorHost {
     const width = options.wide ? wideThreadWidth(options.runtime, options.engine) : 0;
     const narrow = ExecutorHost.threadPool(options, options.threads, options.engine);
     // The wide thread: a pool of its own, so that piscina replaces it with a wide one.
-    const wide = width > 0 ? ExecutorHost.threadPool(options, 1, { ...DEFAULT_ENGINE_SETTINGS, ...options.engine, intraOpThreads: width }) : undefined;
+    const wide =
+      width > 0 ? ExecutorHost.threadPool(options, 1, { ...DEFAULT_ENGINE_SETTINGS, ...options.engine, intraOpThreads: width }) : undefined;
     const host = new ExecutorHost(wide ? [narrow, wide] : [narrow], options.threads, options.threads + (wide ? 1 : 0));
     liveHosts.add(host);
     for (const pool of host.pools) {
@@ -205,7 +215,9 @@ export class ExecutorHost {
   private loadOn(t: HostThread, id: number, v: HostedVersion): void {
     t.loads = t.loads.then(async () => {
       if (t.closed || this.versions.get(id) !== v) return;
-      const reply = await t.control.request({ kind: 'load', id, load: v.load }).catch((e: unknown): ExecutorReply => ({ ok: false, error: toStatusData(threadExited(e)) }));
+      const reply = await t.control
+        .request({ kind: 'load', id, load: v.load })
+        .catch((e: unknown): ExecutorReply => ({ ok: false, error: toStatusData(threadExited(e)) }));
       if ('load' in reply && reply.load && v.onLoadReport) {
         const report = v.onLoadReport;
         v.onLoadReport = undefined;
@@ -242,7 +254,11 @@ export class ExecutorHost {
    * then unloaded from the threads that had it) or when `signal` aborts: with its reason when
    * that is a ServingError (the load's time bound), else CANCELLED (shutdown).
    */
-  async open(load: VersionLoad, signal?: AbortSignal, onLoadReport?: (report: LoadReport) => void): Promise<{ id: number; description: ModelDescription }> {
+  async open(
+    load: VersionLoad,
+    signal?: AbortSignal,
+    onLoadReport?: (report: LoadReport) => void,
+  ): Promise<{ id: number; description: ModelDescription }> {
     if (this.closing) throw new ServingError(Code.UNAVAILABLE, 'the executor threads are closing');
     const id = this.nextId++;
     let v!: HostedVersion;
@@ -304,7 +320,11 @@ export class ExecutorHost {
   /** The run line that should take the next message of `id`, if one is free (core_sizing's chooseLine). */
   idleLine(id: number, wideAllowed = true): RunLine | undefined {
     const live = this.threads.filter((t) => !t.closed);
-    const i = chooseLine(live.map((t) => ({ wide: t.wide, idle: t.run.idle, loaded: t.loaded.has(id) })), busyLines(), wideAllowed);
+    const i = chooseLine(
+      live.map((t) => ({ wide: t.wide, idle: t.run.idle, loaded: t.loaded.has(id) })),
+      busyLines(),
+      wideAllowed,
+    );
     return i === undefined ? undefined : live[i].run;
   }
 

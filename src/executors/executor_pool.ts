@@ -104,7 +104,18 @@ export class ExecutorPool implements HostTenant {
   }
 
   static async open(options: ExecutorPoolOptions): Promise<ExecutorPool> {
-    const { threads, runtime, engine, wide, host: shared, maxQueued = Number.POSITIVE_INFINITY, workerFile, signal, onLoadReport, ...load } = options;
+    const {
+      threads,
+      runtime,
+      engine,
+      wide,
+      host: shared,
+      maxQueued = Number.POSITIVE_INFINITY,
+      workerFile,
+      signal,
+      onLoadReport,
+      ...load
+    } = options;
     const host = shared ?? ExecutorHost.start({ threads, runtime, engine, workerFile, wide });
     let opened: ExecutorPool | undefined;
     // A thread that fails with nothing on it counts as a death of the pool's own host's version.

@@ -120,7 +120,8 @@ export function exampleRequestDeserializer(typeName: string): (message: Buffer |
       } else if (multiInference && isField(tag, MULTI_INFERENCE_TASKS)) {
         const length = r.skipLengthDelimited();
         checkMessage(task, bytes, r.pos - length, r.pos);
-        if (taskCount++ === 0) firstTask = task.toObject(task.decode(bytes.subarray(r.pos - length, r.pos)), OPTIONS) as InferenceTaskMessage;
+        if (taskCount++ === 0)
+          firstTask = task.toObject(task.decode(bytes.subarray(r.pos - length, r.pos)), OPTIONS) as InferenceTaskMessage;
       } else {
         r.skip(tag & 7);
         restBytes += r.pos - start;

@@ -37,7 +37,11 @@ export interface GrpcServerOptions {
 function serverCredentials(tls: SslConfig | undefined): ServerCredentials {
   if (!tls) return ServerCredentials.createInsecure();
   const ca = tls.custom_ca ? Buffer.from(tls.custom_ca) : null;
-  return ServerCredentials.createSsl(ca, [{ private_key: Buffer.from(tls.server_key), cert_chain: Buffer.from(tls.server_cert) }], tls.client_verify);
+  return ServerCredentials.createSsl(
+    ca,
+    [{ private_key: Buffer.from(tls.server_key), cert_chain: Buffer.from(tls.server_cert) }],
+    tls.client_verify,
+  );
 }
 
 /** A call still running when the drain bound passed. */
@@ -91,9 +95,16 @@ export class GrpcServer {
       Regress: { deserializeRequest: exampleRequestDeserializer('tensorflow.serving.RegressionRequest') },
       MultiInference: { deserializeRequest: exampleRequestDeserializer('tensorflow.serving.MultiInferenceRequest') },
     };
-    this.server.addService(serviceDefinition('tensorflow.serving.PredictionService', predictionCodecs), this.tracked('tensorflow.serving.PredictionService', predictionServiceImplementation(deps)));
-    this.server.addService(serviceDefinition('tensorflow.serving.ModelService'), this.tracked('tensorflow.serving.ModelService', modelServiceImplementation(deps)));
-    if (options.health) this.server.addService(serviceDefinition('grpc.health.v1.Health'), this.tracked('grpc.health.v1.Health', healthImplementation(deps)));
+    this.server.addService(
+      serviceDefinition('tensorflow.serving.PredictionService', predictionCodecs),
+      this.tracked('tensorflow.serving.PredictionService', predictionServiceImplementation(deps)),
+    );
+    this.server.addService(
+      serviceDefinition('tensorflow.serving.ModelService'),
+      this.tracked('tensorflow.serving.ModelService', modelServiceImplementation(deps)),
+    );
+    if (options.health)
+      this.server.addService(serviceDefinition('grpc.health.v1.Health'), this.tracked('grpc.health.v1.Health', healthImplementation(deps)));
     // Tracked like the others, so that the drain ends a reflection stream a client keeps open.
     const trackedServer = {
       addService: (definition: ServiceDefinition, impl: UntypedServiceImplementation) => {
@@ -101,7 +112,11 @@ export class GrpcServer {
         this.server.addService(definition, this.tracked(service, impl));
       },
     };
-    addServerReflection(trackedServer, ['tensorflow.serving.PredictionService', 'tensorflow.serving.ModelService', ...(options.health ? ['grpc.health.v1.Health'] : [])]);
+    addServerReflection(trackedServer, [
+      'tensorflow.serving.PredictionService',
+      'tensorflow.serving.ModelService',
+      ...(options.health ? ['grpc.health.v1.Health'] : []),
+    ]);
     this.credentials = serverCredentials(options.tls);
   }
 

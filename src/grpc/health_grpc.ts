@@ -4,7 +4,13 @@
 // AVAILABLE, NOT_SERVING while none is, and unknown names are NOT_FOUND (Check) or
 // SERVICE_UNKNOWN (Watch), as the protocol says.
 import { trailerMessage } from './grpc_status.js';
-import { status as GrpcStatus, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  status as GrpcStatus,
+  type sendUnaryData,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 
 /** Emitted on a Watch call when the server starts draining, just before the stream is ended. */
 export const DRAINING_EVENT = 'tfgate.draining';
@@ -20,7 +26,8 @@ export function healthImplementation(deps: HealthDeps, pollMs = 1000): UntypedSe
   return {
     Check(call: ServerUnaryCall<{ service?: string }, object>, callback: sendUnaryData<object>) {
       const status = deps.statusOf(call.request.service ?? '');
-      if (status === 'SERVICE_UNKNOWN') callback({ code: GrpcStatus.NOT_FOUND, details: trailerMessage(`unknown service ${call.request.service}`) });
+      if (status === 'SERVICE_UNKNOWN')
+        callback({ code: GrpcStatus.NOT_FOUND, details: trailerMessage(`unknown service ${call.request.service}`) });
       else callback(null, { status });
     },
     // Sends the status now and again whenever it changes, until the client goes away.

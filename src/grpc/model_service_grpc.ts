@@ -69,7 +69,13 @@ export function modelServiceImplementation(deps: ModelServiceGrpcDeps): UntypedS
       const config = call.request.config;
       // TF Serving's model_service_impl.cc: only a model_config_list can be applied.
       if (!config?.modelConfigList) {
-        callback(grpcError(invalidArgument('ServerModelConfig type not supported by HandleReloadConfigRequest. Only ModelConfigList is currently supported')));
+        callback(
+          grpcError(
+            invalidArgument(
+              'ServerModelConfig type not supported by HandleReloadConfigRequest. Only ModelConfigList is currently supported',
+            ),
+          ),
+        );
         return;
       }
       const raw: ProtoMessage = { model_config_list: { config: (config.modelConfigList.config ?? []).map(rawModelConfig) } };

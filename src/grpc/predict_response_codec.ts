@@ -50,11 +50,17 @@ function messageTypes() {
 function writeTensor(t: TensorProtoObject, w: protobuf.Writer): void {
   const { tensor } = messageTypes();
   const { floatVal, doubleVal, ...rest } = t;
-  const packed = floatVal instanceof Float32Array ? { field: TENSOR_FLOAT_VAL, values: floatVal } : doubleVal instanceof Float64Array ? { field: TENSOR_DOUBLE_VAL, values: doubleVal } : undefined;
+  const packed =
+    floatVal instanceof Float32Array
+      ? { field: TENSOR_FLOAT_VAL, values: floatVal }
+      : doubleVal instanceof Float64Array
+        ? { field: TENSOR_DOUBLE_VAL, values: doubleVal }
+        : undefined;
   if (!packed) return void tensor.encode(tensor.fromObject(t), w);
   tensor.encode(tensor.fromObject(rest), w);
   // proto3 leaves an empty packed field out.
-  if (packed.values.length) w.uint32(tag(packed.field)).bytes(new Uint8Array(packed.values.buffer, packed.values.byteOffset, packed.values.byteLength));
+  if (packed.values.length)
+    w.uint32(tag(packed.field)).bytes(new Uint8Array(packed.values.buffer, packed.values.byteOffset, packed.values.byteLength));
 }
 
 /** PredictResponse (a PredictResponseObject) → its wire bytes. */

@@ -6,7 +6,13 @@ import { Code, ServingError, invalidArgument } from '../errors/status.js';
 import * as MSG from '../errors/messages.js';
 import type { PredictionService } from '../services/prediction_service.js';
 import { checkFedDtypes, checkInputAliases, checkOutputFilter } from '../services/predict_checks.js';
-import { CLASSIFY_METHOD_NAME, REGRESS_METHOD_NAME, runExamples, type Classification, type ExampleApi } from '../services/example_inference.js';
+import {
+  CLASSIFY_METHOD_NAME,
+  REGRESS_METHOD_NAME,
+  runExamples,
+  type Classification,
+  type ExampleApi,
+} from '../services/example_inference.js';
 import type { ModelSpec, RunStats } from '../services/servable_version.js';
 import { markRequestOwned } from '../tensor/request_owned.js';
 import { hostTensorToProto } from '../savedmodel/tensor_proto.js';
@@ -22,12 +28,7 @@ import type { Metrics } from '../monitoring/metrics.js';
 import { grpcError } from './grpc_status.js';
 import { readExamples, readTasks, type ExampleRequestWire, type InferenceTaskMessage } from './example_request_codec.js';
 import { hasOwnKey, setOwn } from '../util/own_property.js';
-import {
-  modelSpecFrom,
-  modelSpecMessage,
-  type GetModelMetadataRequestMessage,
-  type ModelSpecMessage,
-} from './grpc_messages.js';
+import { modelSpecFrom, modelSpecMessage, type GetModelMetadataRequestMessage, type ModelSpecMessage } from './grpc_messages.js';
 
 export interface PredictionGrpcDeps {
   prediction: PredictionService;
@@ -58,8 +59,18 @@ const OUTPUT_FILTER_ENTRY_BYTES = 64;
  * a float input is "Expects arg[0] to be float but string is provided" after one walk over
  * its bytes, and for a string input RESOURCE_EXHAUSTED unless the budget holds its 3 GB.
  */
-function predictInputs(request: PredictRequestWire, signature: SignatureSpec, claim: MemoryClaim, maxElements: number): { inputs: Record<string, HostTensor>; outputFilter: string[] } {
-  claim.add(request.inputEntries * INPUT_ENTRY_BYTES + 2 * request.inputKeyBytes + request.outputFilterEntries * OUTPUT_FILTER_ENTRY_BYTES + 2 * request.outputFilterBytes);
+function predictInputs(
+  request: PredictRequestWire,
+  signature: SignatureSpec,
+  claim: MemoryClaim,
+  maxElements: number,
+): { inputs: Record<string, HostTensor>; outputFilter: string[] } {
+  claim.add(
+    request.inputEntries * INPUT_ENTRY_BYTES +
+      2 * request.inputKeyBytes +
+      request.outputFilterEntries * OUTPUT_FILTER_ENTRY_BYTES +
+      2 * request.outputFilterBytes,
+  );
   const entries = readInputEntries(request);
   checkInputAliases(signature, [...entries.keys()]);
   const { bytes } = request;
@@ -70,11 +81,17 @@ function predictInputs(request: PredictRequestWire, signature: SignatureSpec, cl
   // What decoding would allocate, from the shapes alone, checked before anything is decoded.
   let elements = 0;
   for (const r of read) elements += r.check.elements;
-  if (elements > maxElements) throw invalidArgument(`The request's input tensors have ${elements} elements; at most ${maxElements} are accepted (--json_max_elements)`);
+  if (elements > maxElements)
+    throw invalidArgument(
+      `The request's input tensors have ${elements} elements; at most ${maxElements} are accepted (--json_max_elements)`,
+    );
   for (const r of read) if (r.check.refusal !== undefined) throw invalidArgument(MSG.tensorParsingError(r.alias));
   const outputFilter = readOutputFilter(request);
   checkOutputFilter(signature, outputFilter);
-  checkFedDtypes(signature, read.map((r) => [r.alias, r.check.dtype!] as const));
+  checkFedDtypes(
+    signature,
+    read.map((r) => [r.alias, r.check.dtype!] as const),
+  );
   let tensorBytes = 0;
   for (const r of read) tensorBytes += r.check.bytes;
   claim.add(tensorBytes);
@@ -104,7 +121,11 @@ type GrpcApi = 'Predict' | 'Classify' | 'Regress';
 function unary<Req, Res>(
   api: GrpcApi | undefined,
   deps: PredictionGrpcDeps,
-  handle: (request: Req, call: ServerUnaryCall<Req, Res>, claim: MemoryClaim) => Promise<{ model: string; response: Res; stats?: RunStats }>,
+  handle: (
+    request: Req,
+    call: ServerUnaryCall<Req, Res>,
+    claim: MemoryClaim,
+  ) => Promise<{ model: string; response: Res; stats?: RunStats }>,
 ) {
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
     // The request's share of the memory budget: the tensor bytes its message already holds,
@@ -118,20 +139,22 @@ function unary<Req, Res>(
       claim.add(heldMessageBytes(call.request));
       resolve();
     });
-    admitted.then(() => handle(call.request, call, claim)).then(
-      ({ response, stats }) => {
-        record('OK');
-        if (api && stats) deps.metrics.recordRuntimeLatency(model, api, stats.inferMs);
-        callback(null, response);
-        claim.release();
-      },
-      (e: unknown) => {
-        claim.release();
-        const err = grpcError(e);
-        record(Code[err.code as number] ?? 'UNKNOWN');
-        callback(err);
-      },
-    );
+    admitted
+      .then(() => handle(call.request, call, claim))
+      .then(
+        ({ response, stats }) => {
+          record('OK');
+          if (api && stats) deps.metrics.recordRuntimeLatency(model, api, stats.inferMs);
+          callback(null, response);
+          claim.release();
+        },
+        (e: unknown) => {
+          claim.release();
+          const err = grpcError(e);
+          record(Code[err.code as number] ?? 'UNKNOWN');
+          callback(err);
+        },
+      );
   };
 }
 
@@ -155,18 +178,35 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
   const examples = (api: ExampleApi) =>
     unary<ExampleRequestWire, object>(api === 'classify' ? 'Classify' : 'Regress', deps, async (request, call, claim) => {
       const { spec, signatureName } = modelSpecFrom(request.modelSpec);
-      const r = await runExamples(deps.prediction, api, spec, signatureName, () => readExamples(request, (bytes) => claim.add(bytes)), { deadline: deadlineOf(call), checkMethodName: deps.checkMethodName, claim });
+      const r = await runExamples(deps.prediction, api, spec, signatureName, () => readExamples(request, (bytes) => claim.add(bytes)), {
+        deadline: deadlineOf(call),
+        checkMethodName: deps.checkMethodName,
+        claim,
+      });
       const result = api === 'classify' ? classificationResult(r.results as Classification[]) : regressionResult(r.results as number[]);
-      return { model: spec.name, response: { modelSpec: modelSpecMessage(spec.name, r.version, signatureName ?? 'serving_default'), result }, stats: r.stats };
+      return {
+        model: spec.name,
+        response: { modelSpec: modelSpecMessage(spec.name, r.version, signatureName ?? 'serving_default'), result },
+        stats: r.stats,
+      };
     });
 
   return {
     Predict: unary<PredictRequestWire, object>('Predict', deps, async (request, call, claim) => {
       const { spec, signatureName } = modelSpecFrom(request.modelSpec);
-      const result = await deps.prediction.predict(spec, signatureName, (signature) => predictInputs(request, signature, claim, deps.maxElements), { deadline: deadlineOf(call), claim });
+      const result = await deps.prediction.predict(
+        spec,
+        signatureName,
+        (signature) => predictInputs(request, signature, claim, deps.maxElements),
+        { deadline: deadlineOf(call), claim },
+      );
       const outputs = Object.fromEntries(Object.entries(result.outputs).map(([k, t]) => [k, toProto(t)]));
       // Serialized by serializePredictResponse (float and double outputs kept as typed arrays).
-      return { model: spec.name, response: { modelSpec: modelSpecMessage(spec.name, result.version, result.signatureName), outputs }, stats: result.stats };
+      return {
+        model: spec.name,
+        response: { modelSpec: modelSpecMessage(spec.name, result.version, result.signatureName), outputs },
+        stats: result.stats,
+      };
     }),
 
     Classify: examples('classify'),
@@ -223,7 +263,9 @@ export function predictionServiceImplementation(deps: PredictionGrpcDeps): Untyp
       });
       const results = runs.map((r) => {
         const modelSpec = modelSpecMessage(r.spec.name, r.version, r.signatureName ?? 'serving_default');
-        return r.kind === 'classify' ? { modelSpec, classificationResult: classificationResult(r.results as Classification[]) } : { modelSpec, regressionResult: regressionResult(r.results as number[]) };
+        return r.kind === 'classify'
+          ? { modelSpec, classificationResult: classificationResult(r.results as Classification[]) }
+          : { modelSpec, regressionResult: regressionResult(r.results as number[]) };
       });
       return { model: modelName, response: { results } };
     }),

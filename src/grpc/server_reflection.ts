@@ -91,6 +91,8 @@ function fileDescriptorProtos(root: protobuf.Root): Buffer[] {
 export function addServerReflection(server: Pick<Server, 'addService'>, services: readonly string[]): void {
   const root = loadProtoFiles([...SERVICE_FILES, ...reflectionProtoFiles()], { keepCase: true });
   // @grpc/reflection reads only `fileDescriptorProtos` of a proto-loader package definition.
-  const definition = { descriptors: { fileDescriptorProtos: fileDescriptorProtos(root) } } as unknown as ConstructorParameters<typeof ReflectionService>[0];
+  const definition = { descriptors: { fileDescriptorProtos: fileDescriptorProtos(root) } } as unknown as ConstructorParameters<
+    typeof ReflectionService
+  >[0];
   new ReflectionService(definition, { services: [...services, ...REFLECTION_SERVICES] }).addToServer(server);
 }

@@ -274,7 +274,12 @@ export function checkTensorProto(s: TensorProtoSummary): TensorProtoCheck {
   if (!dtype) return { dtype, elements, refusal: `unsupported dtype ${s.dtype ?? 'number'}`, bytes: 0 };
   if (!s.shape) return { dtype, elements, refusal: 'invalid shape', bytes: 0 };
   if (s.content && dtype !== 'string' && s.content[1] - s.content[0] !== elements * bytesPerElement(dtype)) {
-    return { dtype, elements, refusal: `tensor_content of ${s.content[1] - s.content[0]} bytes for ${elements} ${dtype} elements`, bytes: 0 };
+    return {
+      dtype,
+      elements,
+      refusal: `tensor_content of ${s.content[1] - s.content[0]} bytes for ${elements} ${dtype} elements`,
+      bytes: 0,
+    };
   }
   return { dtype, elements, bytes: decodedTensorBytes(dtype, elements, dtype === 'string' ? s.stringBytes : 0) };
 }
@@ -361,7 +366,10 @@ export function decodeTensorProto(bytes: Uint8Array, start: number, end: number,
       // sent as float_val, as Java and Go clients build them, took 36–54 ms value by value).
       const m = Math.min(length / width, n - i);
       const run = copyBytes(bytes, r.pos - length, r.pos - length + m * width);
-      (values as Float32Array).set(width === 4 ? new Float32Array(run.buffer) : (new Float64Array(run.buffer) as unknown as Float32Array), i);
+      (values as Float32Array).set(
+        width === 4 ? new Float32Array(run.buffer) : (new Float64Array(run.buffer) as unknown as Float32Array),
+        i,
+      );
       i += m;
       continue;
     }
@@ -378,4 +386,3 @@ export function decodeTensorProto(bytes: Uint8Array, start: number, end: number,
   }
   return { dtype, shape, values };
 }
-

@@ -140,7 +140,7 @@ export class WireReader {
         return;
       case WIRE_START_GROUP: {
         // A (deprecated) group in an unknown field: skipped to its end, nested ones too.
-        for (let depth = 1; depth > 0; ) {
+        for (let depth = 1; depth > 0;) {
           const w = this.uint32() & 7;
           if (w === WIRE_START_GROUP) depth++;
           else if (w === WIRE_END_GROUP) depth--;

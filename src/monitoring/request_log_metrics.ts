@@ -33,6 +33,9 @@ export function requestLogReports(metrics: Metrics, warn: (message: string, fiel
       metrics.requestLogDropped.labels(model, reason).inc();
     },
     failing: (file, error) =>
-      warn(`Request log ${file}: ${error.message}; sampled requests are dropped (tfgate_request_log_dropped_total) until a write succeeds`, { event: 'request_log_failing', file }),
+      warn(
+        `Request log ${file}: ${error.message}; sampled requests are dropped (tfgate_request_log_dropped_total) until a write succeeds`,
+        { event: 'request_log_failing', file },
+      ),
   };
 }

@@ -7,12 +7,14 @@ import protobuf from 'protobufjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Folder holding `tensorflow/...` and `tensorflow_serving/...` proto files, from src/proto or dist/src/proto. */
-const PROTO_ROOT = here.includes(`${path.sep}dist${path.sep}`)
-  ? path.resolve(here, '../../../src/proto')
-  : here;
+const PROTO_ROOT = here.includes(`${path.sep}dist${path.sep}`) ? path.resolve(here, '../../../src/proto') : here;
 
 /** The gRPC services tfgate serves (server reflection describes them from these files too). */
-export const SERVICE_FILES: readonly string[] = ['tensorflow_serving/apis/prediction_service.proto', 'tensorflow_serving/apis/model_service.proto', 'grpc/health/v1/health.proto'];
+export const SERVICE_FILES: readonly string[] = [
+  'tensorflow_serving/apis/prediction_service.proto',
+  'tensorflow_serving/apis/model_service.proto',
+  'grpc/health/v1/health.proto',
+];
 
 const FILES = [
   'tensorflow/core/protobuf/saved_model.proto',

@@ -123,7 +123,9 @@ function scaleBy10(x: number, k: number): number {
   return k >= 0 ? x * POW10[k] : x / POW10[-k];
 }
 
-const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+const POW10 = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 
 function addPointZero(s: string): string {
   return s.indexOf('.') < 0 && s.indexOf('e') < 0 ? `${s}.0` : s;

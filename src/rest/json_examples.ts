@@ -89,8 +89,16 @@ export function parseExampleRequest(body: JsonValue, charge: (bytes: number) => 
   if (examples.length === 0) throw invalidArgument(MSG.examplesEmpty(debugJson(body)));
   const type = protoType('tensorflow.Example');
   charge(decodedTensorBytes('string', examples.length));
-  const serialized = examples.map((e) => type.encode(type.fromObject({ features: { feature: { ...context, ...exampleFeatures(e) } } })).finish());
-  charge(decodedTensorBytes('string', 0, serialized.reduce((n, e) => n + e.length, 0)));
+  const serialized = examples.map((e) =>
+    type.encode(type.fromObject({ features: { feature: { ...context, ...exampleFeatures(e) } } })).finish(),
+  );
+  charge(
+    decodedTensorBytes(
+      'string',
+      0,
+      serialized.reduce((n, e) => n + e.length, 0),
+    ),
+  );
   return { signatureName: sig, serialized };
 }
 
@@ -102,6 +110,8 @@ export function parseExampleRequest(body: JsonValue, charge: (bytes: number) => 
  */
 export function examplesResponseJson(api: ExampleApi, results: Classification[] | number[]): string {
   if (api === 'regress') return `{\n    "results": [${(results as number[]).map(formatFloat32).join(', ')}]\n}`;
-  const rows = (results as Classification[]).map((row) => `[${row.map(([l, s]) => `[${rapidjsonString(l)}, ${formatFloat32(s)}]`).join(', ')}]`);
+  const rows = (results as Classification[]).map(
+    (row) => `[${row.map(([l, s]) => `[${rapidjsonString(l)}, ${formatFloat32(s)}]`).join(', ')}]`,
+  );
   return `{\n    "results": [${rows.join(', ')}\n    ]\n}`;
 }

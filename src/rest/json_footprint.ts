@@ -111,7 +111,11 @@ export async function jsonFootprint(text: string, sliceChars = SLICE_CHARS): Pro
         depth++;
         // A container holding anything: its items are its commas + 1.
         let k = i + 1;
-        while (k < end && (text.charCodeAt(k) === 0x20 || text.charCodeAt(k) === 0x0a || text.charCodeAt(k) === 0x0d || text.charCodeAt(k) === 0x09)) k++;
+        while (
+          k < end &&
+          (text.charCodeAt(k) === 0x20 || text.charCodeAt(k) === 0x0a || text.charCodeAt(k) === 0x0d || text.charCodeAt(k) === 0x09)
+        )
+          k++;
         const next = text.charCodeAt(k);
         if (next !== CLOSE[0] && next !== CLOSE[1]) filled++;
       } else if (c === CLOSE[0] || c === CLOSE[1]) {

@@ -152,7 +152,9 @@ const DOT = 0x2e;
 const ZERO = 0x30;
 const NINE = 0x39;
 
-const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+const POW10 = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 /** Returned by Parser.resume when the slice ended before the document did. */
 const PENDING: unique symbol = Symbol('tfgate.json.pending');
 /** onGrowth is told every this many values (about a megabyte). */
@@ -449,7 +451,8 @@ class Parser {
           }
           break;
         }
-        if (k !== (isArray ? RBRACKET : RBRACE)) this.fail(isArray ? MSG.RAPIDJSON.arrayMissCommaOrSquareBracket : MSG.RAPIDJSON.objectMissCommaOrCurlyBracket, i);
+        if (k !== (isArray ? RBRACKET : RBRACE))
+          this.fail(isArray ? MSG.RAPIDJSON.arrayMissCommaOrSquareBracket : MSG.RAPIDJSON.objectMissCommaOrCurlyBracket, i);
         i++;
         depth--;
       }

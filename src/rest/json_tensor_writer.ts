@@ -17,7 +17,11 @@ const BYTES_SUFFIX = '_bytes';
  * item; all outputs must share dimension 0) or columnar {"outputs": …}. Outputs are written in
  * name order (TF Serving's map order is unspecified).
  */
-export function predictResponseJson(outputs: Record<string, HostTensor>, format: JsonFormat, options: { layout?: JsonLayout } = {}): string {
+export function predictResponseJson(
+  outputs: Record<string, HostTensor>,
+  format: JsonFormat,
+  options: { layout?: JsonLayout } = {},
+): string {
   const pretty = (options.layout ?? 'tfserving') === 'tfserving';
   const names = Object.keys(outputs).sort();
   if (names.length === 0) throw invalidArgument(MSG.EMPTY_TENSOR_MAP);
@@ -42,7 +46,11 @@ const RESPONSE_SLICE_ROWS = 32 * 1024;
  * response (a response of millions of rows takes seconds to write). Columnar responses are
  * written at once.
  */
-export async function predictResponseJsonYielding(outputs: Record<string, HostTensor>, format: JsonFormat, options: { layout?: JsonLayout } = {}): Promise<string> {
+export async function predictResponseJsonYielding(
+  outputs: Record<string, HostTensor>,
+  format: JsonFormat,
+  options: { layout?: JsonLayout } = {},
+): Promise<string> {
   const names = Object.keys(outputs).sort();
   if (format !== 'row' || names.length === 0) return predictResponseJson(outputs, format, options);
   const rows = new RowWriter(outputs, names, format, (options.layout ?? 'tfserving') === 'tfserving');

@@ -36,7 +36,11 @@ export interface SignatureDefJson {
 }
 
 /** The /v1/models/<name>[/versions/<v>]/metadata response object (JSON.stringify it). */
-export function modelMetadataJson(modelName: string, version: number | string | bigint, signatureDefs: Record<string, SignatureDefLike>): ModelMetadataJson {
+export function modelMetadataJson(
+  modelName: string,
+  version: number | string | bigint,
+  signatureDefs: Record<string, SignatureDefLike>,
+): ModelMetadataJson {
   return {
     model_spec: { name: modelName, signature_name: '', version: String(version) },
     metadata: { signature_def: { signature_def: mapJson(signatureDefs, signatureDefJson) } },

@@ -14,7 +14,9 @@ const gunzipAsync = promisify(gunzip);
 /** A body over --max_request_body_bytes, before or after inflating: RESOURCE_EXHAUSTED, answered 413. */
 class BodyTooLarge extends ServingError {
   constructor(max: number) {
-    super(Code.RESOURCE_EXHAUSTED, `Request body is larger than the limit of ${max} bytes (--max_request_body_bytes)`, { cause: 'body_too_large' });
+    super(Code.RESOURCE_EXHAUSTED, `Request body is larger than the limit of ${max} bytes (--max_request_body_bytes)`, {
+      cause: 'body_too_large',
+    });
   }
 }
 

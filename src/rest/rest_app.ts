@@ -61,7 +61,13 @@ export function createRestApp(deps: RestDeps): Hono<RestEnv> {
       const started = performance.now();
       await next();
       const error = c.get(ERROR_KEY);
-      accessLog({ method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round((performance.now() - started) * 1000) / 1000, ...(error !== undefined && { error }) });
+      accessLog({
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 1000) / 1000,
+        ...(error !== undefined && { error }),
+      });
     });
   }
 
@@ -99,7 +105,8 @@ export function createRestApp(deps: RestDeps): Hono<RestEnv> {
 
   app.all('*', async (c) => {
     const uriPath = rawUriPath(c.req.url);
-    if (!REST_API_PATH.test(uriPath)) return errorResponse(c, new ServingError(Code.NOT_FOUND, `Not found: ${c.req.method} ${c.req.path}`), 'pretty');
+    if (!REST_API_PATH.test(uriPath))
+      return errorResponse(c, new ServingError(Code.NOT_FOUND, `Not found: ${c.req.method} ${c.req.path}`), 'pretty');
     if (c.req.method === 'OPTIONS') return corsPreflight(c);
     try {
       const call = parseRestPath(c.req.method, uriPath);

@@ -19,11 +19,10 @@ export interface ModelRef {
   label?: string;
 }
 
-export type RestCall =
-  | { kind: 'predict' | 'classify' | 'regress'; model: ModelRef }
-  | { kind: 'status' | 'metadata'; model: ModelRef };
+export type RestCall = { kind: 'predict' | 'classify' | 'regress'; model: ModelRef } | { kind: 'status' | 'metadata'; model: ModelRef };
 
-const isHex = (b: number | undefined) => b !== undefined && ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66));
+const isHex = (b: number | undefined) =>
+  b !== undefined && ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66));
 
 /**
  * DecodeArg's curl_easy_unescape: every %XX becomes its byte and anything else, a lone or

@@ -12,7 +12,9 @@ const LEVELS = { debug: 20, log: 30, info: 30, warn: 40, error: 50 } as const;
 
 /** One JSON line as the server logger writes them, `source` telling the engine's lines apart. */
 export function engineLogLine(level: keyof typeof LEVELS, args: unknown[], source: string): string {
-  const msg = format(...args).replace(/\u001b\[[0-9;]*m/g, '').trimEnd();
+  const msg = format(...args)
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .trimEnd();
   return `${JSON.stringify({ level: LEVELS[level], time: new Date().toISOString(), name: 'tfgate', source, msg })}\n`;
 }
 

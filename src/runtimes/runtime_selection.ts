@@ -40,7 +40,11 @@ function importFailure(e: unknown): string {
 export class RuntimeUnavailableError extends Error {}
 
 export async function selectRuntime(choice: RuntimeChoice, importer: PackageImporter = importPackage): Promise<RuntimeSelection> {
-  if (choice === 'wasm' || choice === 'cpu') return { runtime: choice, reason: `--runtime=${choice}: embedded runtime on the ${choice === 'wasm' ? 'WASM' : 'pure-JS CPU'} backend` };
+  if (choice === 'wasm' || choice === 'cpu')
+    return {
+      runtime: choice,
+      reason: `--runtime=${choice}: embedded runtime on the ${choice === 'wasm' ? 'WASM' : 'pure-JS CPU'} backend`,
+    };
   if (choice === 'tfjs-node' || choice === 'tfjs-node-gpu') {
     const pkg = TFJS_NODE_PACKAGES[choice];
     try {
@@ -57,7 +61,10 @@ export async function selectRuntime(choice: RuntimeChoice, importer: PackageImpo
     } catch (e) {
       throw new RuntimeUnavailableError(`--runtime=${choice}: ${ONNX_PACKAGE} is ${importFailure(e)}`);
     }
-    return { runtime: choice, reason: `--runtime=${choice}: ONNX Runtime (${ONNX_PACKAGE}, ${choice === 'onnx' ? 'CPU' : 'CUDA'} execution provider); a signature it cannot run is refused` };
+    return {
+      runtime: choice,
+      reason: `--runtime=${choice}: ONNX Runtime (${ONNX_PACKAGE}, ${choice === 'onnx' ? 'CPU' : 'CUDA'} execution provider); a signature it cannot run is refused`,
+    };
   }
   const skipped: string[] = [];
   for (const name of ['tfjs-node-gpu', 'tfjs-node'] as const) {
@@ -71,7 +78,10 @@ export async function selectRuntime(choice: RuntimeChoice, importer: PackageImpo
   }
   try {
     await importer(ONNX_PACKAGE);
-    return { runtime: 'onnx+embedded', reason: `--runtime=auto: ONNX Runtime (${ONNX_PACKAGE}, CPU), the embedded WASM runtime for signatures it cannot run (${skipped.join('; ')})` };
+    return {
+      runtime: 'onnx+embedded',
+      reason: `--runtime=auto: ONNX Runtime (${ONNX_PACKAGE}, CPU), the embedded WASM runtime for signatures it cannot run (${skipped.join('; ')})`,
+    };
   } catch (e) {
     skipped.push(`${ONNX_PACKAGE} ${importFailure(e)}`);
   }

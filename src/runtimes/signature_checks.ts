@@ -5,7 +5,11 @@ import { Code, ServingError, invalidArgument } from '../errors/status.js';
 import * as MSG from '../errors/messages.js';
 
 /** The entry for `key`, or the refusal's error, or TF Serving's "not found". */
-export function servableSignature<T>(key: string, served: ReadonlyMap<string, T>, refused: ReadonlyMap<string, { error: ServingError }>): T {
+export function servableSignature<T>(
+  key: string,
+  served: ReadonlyMap<string, T>,
+  refused: ReadonlyMap<string, { error: ServingError }>,
+): T {
   const entry = served.get(key);
   if (entry) return entry;
   const refusal = refused.get(key);
@@ -14,7 +18,12 @@ export function servableSignature<T>(key: string, served: ReadonlyMap<string, T>
 }
 
 /** Checks the request's input and output aliases; returns the output keys to fetch (all when none asked). */
-export function checkAliases(inputs: readonly string[], outputs: readonly string[], given: Record<string, unknown>, outputKeys: readonly string[]): string[] {
+export function checkAliases(
+  inputs: readonly string[],
+  outputs: readonly string[],
+  given: Record<string, unknown>,
+  outputKeys: readonly string[],
+): string[] {
   for (const k of Object.keys(given)) {
     if (!inputs.includes(k)) throw invalidArgument(MSG.inputAliasNotFound(k, inputs));
   }

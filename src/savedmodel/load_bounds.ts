@@ -37,7 +37,10 @@ export function loadMemoryBound(versionBytes: number, floorMb = DEFAULT_LOAD_MEM
   const scaled = SIZE_MULTIPLIER * versionBytes;
   return scaled > floor
     ? { bytes: scaled, rule: `${SIZE_MULTIPLIER} × the version's ${versionBytes} bytes on disk` }
-    : { bytes: floor, rule: `--load_memory_floor_mb=${floorMb}, more than ${SIZE_MULTIPLIER} × the version's ${versionBytes} bytes on disk` };
+    : {
+        bytes: floor,
+        rule: `--load_memory_floor_mb=${floorMb}, more than ${SIZE_MULTIPLIER} × the version's ${versionBytes} bytes on disk`,
+      };
 }
 
 /** The load's time bound in ms (0 for none). */

@@ -28,7 +28,14 @@ export interface MetaGraphObject {
   metaInfoDef?: { tags?: string[]; strippedOpList?: { op?: OpDef[] }; tensorflowVersion?: string };
   graphDef?: GraphDef;
   saverDef?: { filenameTensorName?: string; restoreOpName?: string; version?: string };
-  collectionDef?: Record<string, { nodeList?: { value?: string[] }; bytesList?: { value?: Uint8Array[] }; anyList?: { value?: Array<{ type_url?: string; value?: Uint8Array }> } }>;
+  collectionDef?: Record<
+    string,
+    {
+      nodeList?: { value?: string[] };
+      bytesList?: { value?: Uint8Array[] };
+      anyList?: { value?: Array<{ type_url?: string; value?: Uint8Array }> };
+    }
+  >;
   signatureDef?: Record<string, SignatureDefObject>;
   assetFileDef?: Array<{ tensorInfo?: TensorInfoObject; filename?: string }>;
   /** TF2 exports: the objects the checkpoint's values belong to (graph/checkpoint_object_graph.ts). */
@@ -69,7 +76,11 @@ export interface SavedModelObject {
 export const SAVED_MODEL_FILENAME = 'saved_model.pb';
 /** What TF Serving's --prefer_tflite_model looks for in a version folder. */
 const TFLITE_MODEL_FILENAME = 'model.tflite';
-const isFile = (p: string) => fs.stat(p).then((s) => s.isFile(), () => false);
+const isFile = (p: string) =>
+  fs.stat(p).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 /** Where a version's asset files live (asset_file_def names files in it). */
 export const ASSETS_DIRECTORY = 'assets';
 
@@ -86,13 +97,17 @@ export async function readSavedModelProto(dir: string): Promise<SavedModelObject
   if (!(await versionPathExists(file))) {
     // TF Serving with --prefer_tflite_model serves such a folder; tfgate has no TFLite engine.
     if (await isFile(path.join(dir, TFLITE_MODEL_FILENAME))) {
-      throw new ServingError(Code.UNIMPLEMENTED, `${dir} holds a TensorFlow Lite model (${TFLITE_MODEL_FILENAME}) and no ${SAVED_MODEL_FILENAME}: tfgate does not run TensorFlow Lite models`);
+      throw new ServingError(
+        Code.UNIMPLEMENTED,
+        `${dir} holds a TensorFlow Lite model (${TFLITE_MODEL_FILENAME}) and no ${SAVED_MODEL_FILENAME}: tfgate does not run TensorFlow Lite models`,
+      );
     }
     throw new ServingError(Code.NOT_FOUND, MSG.savedModelNotFound(dir));
   }
   const bytes = await readVersionFile(dir, file, {
     maxBytes: MAX_PROTO_BYTES,
-    tooLarge: (size) => dataLoss(`${MSG.cantParseBinaryProto(file)}: it is ${size} bytes, over protobuf's limit of ${MAX_PROTO_BYTES} bytes for one message`),
+    tooLarge: (size) =>
+      dataLoss(`${MSG.cantParseBinaryProto(file)}: it is ${size} bytes, over protobuf's limit of ${MAX_PROTO_BYTES} bytes for one message`),
   });
   try {
     const type = protoType('tensorflow.SavedModel');
@@ -116,10 +131,7 @@ export function selectMetaGraph(sm: SavedModelObject, tags: readonly string[]): 
   const found = sm.metaGraphs?.find((mg) => tagKey(mg.metaInfoDef?.tags ?? []) === want);
   if (!found) {
     const available = (sm.metaGraphs ?? []).map((mg) => `{ ${(mg.metaInfoDef?.tags ?? []).join(' ')} }`).join(', ');
-    throw new ServingError(
-      Code.NOT_FOUND,
-      `${MSG.metaGraphNotFound(tags)} (available: ${available})`,
-    );
+    throw new ServingError(Code.NOT_FOUND, `${MSG.metaGraphNotFound(tags)} (available: ${available})`);
   }
   return found;
 }

@@ -120,7 +120,12 @@ function valuesFromBytes(dtype: DType, bytes: Uint8Array, size: number): TensorV
 function fillRepeated<T>(target: { length: number; [i: number]: T }, source: ArrayLike<T>): void {
   if (source.length === 0) return;
   // A packed float_val / double_val decoded as a typed array of the tensor's own type (predict_request_codec.ts).
-  if (ArrayBuffer.isView(source) && ArrayBuffer.isView(target) && source.length === target.length && source.constructor === target.constructor) {
+  if (
+    ArrayBuffer.isView(source) &&
+    ArrayBuffer.isView(target) &&
+    source.length === target.length &&
+    source.constructor === target.constructor
+  ) {
     return (target as unknown as Float32Array).set(source as unknown as Float32Array);
   }
   for (let i = 0; i < target.length; i++) target[i] = source[Math.min(i, source.length - 1)];

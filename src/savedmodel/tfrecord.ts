@@ -14,12 +14,15 @@ export function readTfRecords(bytes: Uint8Array, file: string, maxRecords = Infi
     if (n >= maxRecords) break;
     if (off + 12 > bytes.length) throw dataLoss(`${file}: record ${n} is truncated (its 12-byte header is cut short)`);
     const length = view.getBigUint64(off, true);
-    if (view.getUint32(off + 8, true) !== maskCrc(crc32c(bytes.subarray(off, off + 8)))) throw dataLoss(`${file}: record ${n}: corrupted record length (checksum mismatch)`);
+    if (view.getUint32(off + 8, true) !== maskCrc(crc32c(bytes.subarray(off, off + 8))))
+      throw dataLoss(`${file}: record ${n}: corrupted record length (checksum mismatch)`);
     const start = off + 12;
     const end = start + Number(length);
-    if (length > BigInt(bytes.length) || end + 4 > bytes.length) throw dataLoss(`${file}: record ${n} is truncated (${length} bytes of data announced)`);
+    if (length > BigInt(bytes.length) || end + 4 > bytes.length)
+      throw dataLoss(`${file}: record ${n} is truncated (${length} bytes of data announced)`);
     const data = bytes.subarray(start, end);
-    if (view.getUint32(end, true) !== maskCrc(crc32c(data))) throw dataLoss(`${file}: record ${n}: corrupted record data (checksum mismatch)`);
+    if (view.getUint32(end, true) !== maskCrc(crc32c(data)))
+      throw dataLoss(`${file}: record ${n}: corrupted record data (checksum mismatch)`);
     records.push(data);
     off = end + 4;
   }

@@ -27,15 +27,31 @@ const MAX_ENTRIES = 100_000;
 const MAX_DEPTH = 32;
 
 const ERRNO_CODES: Record<string, Code> = {
-  ENOENT: Code.NOT_FOUND, ENODEV: Code.NOT_FOUND, ENXIO: Code.NOT_FOUND,
-  EACCES: Code.PERMISSION_DENIED, EPERM: Code.PERMISSION_DENIED, EROFS: Code.PERMISSION_DENIED,
-  EISDIR: Code.FAILED_PRECONDITION, ENOTDIR: Code.FAILED_PRECONDITION, ENOTEMPTY: Code.FAILED_PRECONDITION, ETXTBSY: Code.FAILED_PRECONDITION,
+  ENOENT: Code.NOT_FOUND,
+  ENODEV: Code.NOT_FOUND,
+  ENXIO: Code.NOT_FOUND,
+  EACCES: Code.PERMISSION_DENIED,
+  EPERM: Code.PERMISSION_DENIED,
+  EROFS: Code.PERMISSION_DENIED,
+  EISDIR: Code.FAILED_PRECONDITION,
+  ENOTDIR: Code.FAILED_PRECONDITION,
+  ENOTEMPTY: Code.FAILED_PRECONDITION,
+  ETXTBSY: Code.FAILED_PRECONDITION,
   ELOOP: Code.FAILED_PRECONDITION,
-  EINVAL: Code.INVALID_ARGUMENT, ENAMETOOLONG: Code.INVALID_ARGUMENT,
-  EMFILE: Code.RESOURCE_EXHAUSTED, ENFILE: Code.RESOURCE_EXHAUSTED, ENOMEM: Code.RESOURCE_EXHAUSTED, ENOSPC: Code.RESOURCE_EXHAUSTED,
-  EFBIG: Code.OUT_OF_RANGE, EOVERFLOW: Code.OUT_OF_RANGE, ERANGE: Code.OUT_OF_RANGE,
-  EAGAIN: Code.UNAVAILABLE, EINTR: Code.UNAVAILABLE, ETIMEDOUT: Code.DEADLINE_EXCEEDED,
-  ESTALE: Code.ABORTED, EDEADLK: Code.ABORTED,
+  EINVAL: Code.INVALID_ARGUMENT,
+  ENAMETOOLONG: Code.INVALID_ARGUMENT,
+  EMFILE: Code.RESOURCE_EXHAUSTED,
+  ENFILE: Code.RESOURCE_EXHAUSTED,
+  ENOMEM: Code.RESOURCE_EXHAUSTED,
+  ENOSPC: Code.RESOURCE_EXHAUSTED,
+  EFBIG: Code.OUT_OF_RANGE,
+  EOVERFLOW: Code.OUT_OF_RANGE,
+  ERANGE: Code.OUT_OF_RANGE,
+  EAGAIN: Code.UNAVAILABLE,
+  EINTR: Code.UNAVAILABLE,
+  ETIMEDOUT: Code.DEADLINE_EXCEEDED,
+  ESTALE: Code.ABORTED,
+  EDEADLK: Code.ABORTED,
 };
 
 /** An fs error as TF reports one: the errno's canonical code, "<file>; <strerror>". */
@@ -60,7 +76,10 @@ function kindOf(st: fs.Stats): string {
 }
 
 function notRegular(file: string, st: fs.Stats): ServingError {
-  return new ServingError(Code.FAILED_PRECONDITION, `${file} is ${kindOf(st)}, not a regular file; tfgate reads only regular files from a version folder`);
+  return new ServingError(
+    Code.FAILED_PRECONDITION,
+    `${file} is ${kindOf(st)}, not a regular file; tfgate reads only regular files from a version folder`,
+  );
 }
 
 function inside(root: string, target: string): boolean {
@@ -69,7 +88,10 @@ function inside(root: string, target: string): boolean {
 }
 
 function leavesFolder(file: string, real: string, root: string): ServingError {
-  return new ServingError(Code.FAILED_PRECONDITION, `${file} is a symbolic link to ${real}, outside the version folder ${root}; tfgate reads only files inside the version folder`);
+  return new ServingError(
+    Code.FAILED_PRECONDITION,
+    `${file} is a symbolic link to ${real}, outside the version folder ${root}; tfgate reads only files inside the version folder`,
+  );
 }
 
 export interface ReadLimits {
@@ -79,7 +101,8 @@ export interface ReadLimits {
   tooLarge?: (size: number, maxBytes: number) => ServingError;
 }
 
-const defaultTooLarge = (file: string) => (size: number, max: number) => new ServingError(Code.OUT_OF_RANGE, `${file} is ${size} bytes, over the ${max} bytes tfgate reads from one file`);
+const defaultTooLarge = (file: string) => (size: number, max: number) =>
+  new ServingError(Code.OUT_OF_RANGE, `${file} is ${size} bytes, over the ${max} bytes tfgate reads from one file`);
 
 /** Where `file` (inside `versionDir`) really is, refusing a link out of the folder. */
 async function resolveInside(versionDir: string, file: string): Promise<string> {
@@ -222,7 +245,8 @@ export async function versionInventory(versionDir: string): Promise<VersionInven
     throw fileSystemError(e, versionDir);
   }
   const rootStat = await fsp.stat(root).catch((e: unknown) => Promise.reject(fileSystemError(e, versionDir)));
-  if (!rootStat.isDirectory()) throw new ServingError(Code.FAILED_PRECONDITION, `${versionDir} is ${kindOf(rootStat)}, not a version folder`);
+  if (!rootStat.isDirectory())
+    throw new ServingError(Code.FAILED_PRECONDITION, `${versionDir} is ${kindOf(rootStat)}, not a version folder`);
   let bytes = 0;
   let files = 0;
   let entries = 0;
@@ -230,7 +254,11 @@ export async function versionInventory(versionDir: string): Promise<VersionInven
   const stack: Array<[string, number]> = [[versionDir, 0]];
   while (stack.length) {
     const [dir, depth] = stack.pop()!;
-    if (depth > MAX_DEPTH) throw new ServingError(Code.FAILED_PRECONDITION, `${dir} nests more than ${MAX_DEPTH} folders deep inside the version folder ${versionDir}`);
+    if (depth > MAX_DEPTH)
+      throw new ServingError(
+        Code.FAILED_PRECONDITION,
+        `${dir} nests more than ${MAX_DEPTH} folders deep inside the version folder ${versionDir}`,
+      );
     let names: string[];
     try {
       names = await fsp.readdir(dir);
@@ -238,7 +266,8 @@ export async function versionInventory(versionDir: string): Promise<VersionInven
       throw fileSystemError(e, dir);
     }
     for (const name of names) {
-      if (++entries > MAX_ENTRIES) throw new ServingError(Code.FAILED_PRECONDITION, `the version folder ${versionDir} holds more than ${MAX_ENTRIES} entries`);
+      if (++entries > MAX_ENTRIES)
+        throw new ServingError(Code.FAILED_PRECONDITION, `the version folder ${versionDir} holds more than ${MAX_ENTRIES} entries`);
       const p = path.join(dir, name);
       let st: fs.Stats;
       try {
@@ -251,7 +280,10 @@ export async function versionInventory(versionDir: string): Promise<VersionInven
         try {
           real = await fsp.realpath(p);
         } catch (e) {
-          throw new ServingError(Code.FAILED_PRECONDITION, `${p} is a symbolic link that leads nowhere readable (${fileSystemError(e, p).message})`);
+          throw new ServingError(
+            Code.FAILED_PRECONDITION,
+            `${p} is a symbolic link that leads nowhere readable (${fileSystemError(e, p).message})`,
+          );
         }
         if (!inside(root, real)) throw leavesFolder(p, real, versionDir);
         const target = await fsp.stat(real).catch((e: unknown) => Promise.reject(fileSystemError(e, p)));

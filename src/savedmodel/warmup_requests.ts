@@ -30,22 +30,34 @@ function serializedExamples(input: Obj | undefined): HostTensor {
   const list = input?.exampleList ?? input?.exampleListWithContext;
   if (!list) throw invalidArgument('Input is empty');
   const context = input?.exampleListWithContext?.context?.features?.feature ?? {};
-  const values = ((list.examples ?? []) as Obj[]).map((e) => Example.encode(Example.fromObject({ features: { feature: { ...context, ...(e.features?.feature ?? {}) } } })).finish());
+  const values = ((list.examples ?? []) as Obj[]).map((e) =>
+    Example.encode(Example.fromObject({ features: { feature: { ...context, ...(e.features?.feature ?? {}) } } })).finish(),
+  );
   return { dtype: 'string', shape: [values.length], values };
 }
 
 /** A record's tensor, refused before it is expanded when it would exceed the load's bound (a broadcast value may declare billions of elements). */
 function recordTensor(t: TensorProtoObject, key: string, bound: LoadMemoryBound): HostTensor {
   const { bytes } = tensorProtoFootprint(t);
-  if (bytes > bound.bytes) throw new ServingError(Code.RESOURCE_EXHAUSTED, `input '${key}' would take ${bytes} bytes, over this load's memory bound of ${bound.bytes} bytes (${bound.rule})`);
+  if (bytes > bound.bytes)
+    throw new ServingError(
+      Code.RESOURCE_EXHAUSTED,
+      `input '${key}' would take ${bytes} bytes, over this load's memory bound of ${bound.bytes} bytes (${bound.rule})`,
+    );
   return hostTensorFromProto(t, `input '${key}'`);
 }
 
 function runsOf(log: Obj, bound: LoadMemoryBound): WarmupRun[] {
-  const examples = (request: Obj): WarmupRun => ({ signature: request.modelSpec?.signatureName || DEFAULT_SIGNATURE, inputs: { inputs: serializedExamples(request.input) }, outputKeys: [] });
+  const examples = (request: Obj): WarmupRun => ({
+    signature: request.modelSpec?.signatureName || DEFAULT_SIGNATURE,
+    inputs: { inputs: serializedExamples(request.input) },
+    outputKeys: [],
+  });
   if (log.predictLog) {
     const r = log.predictLog.request ?? {};
-    const inputs = Object.fromEntries(Object.entries((r.inputs ?? {}) as Record<string, TensorProtoObject>).map(([k, t]) => [k, recordTensor(t, k, bound)]));
+    const inputs = Object.fromEntries(
+      Object.entries((r.inputs ?? {}) as Record<string, TensorProtoObject>).map(([k, t]) => [k, recordTensor(t, k, bound)]),
+    );
     return [{ signature: r.modelSpec?.signatureName || DEFAULT_SIGNATURE, inputs, outputKeys: r.outputFilter ?? [] }];
   }
   if (log.classifyLog) return [examples(log.classifyLog.request ?? {})];
@@ -66,7 +78,8 @@ export async function readWarmupRuns(versionDir: string): Promise<WarmupRun[][] 
   // The records' tensors are bounded as the load's own: by the warmup file's size.
   const bound = loadMemoryBound(bytes.length);
   const records = readTfRecords(bytes, file, MAX_WARMUP_RECORDS + 1);
-  if (records.length > MAX_WARMUP_RECORDS) throw invalidArgument(`Number of warmup records exceeds the maximum (${MAX_WARMUP_RECORDS}) at ${file}`);
+  if (records.length > MAX_WARMUP_RECORDS)
+    throw invalidArgument(`Number of warmup records exceeds the maximum (${MAX_WARMUP_RECORDS}) at ${file}`);
   const PredictionLog = protoType('tensorflow.serving.PredictionLog');
   return records.map((rec, i) => {
     try {

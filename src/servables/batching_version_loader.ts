@@ -24,7 +24,9 @@ function queueOptions(p: BatchingParameters, defaults: BatchingDefaults = FIXED)
   const mode = p.mode ?? defaults.mode;
   // A section without a mode takes --batching_mode's; fixed batching never reads a target, so one set here is refused, not ignored.
   if (mode === 'fixed' && p.latency_target_ms !== undefined) {
-    throw failedPrecondition(`latency_target_ms is read by adaptive batching only, and this model's batching section sets no mode while --batching_mode is fixed: set mode: adaptive beside it`);
+    throw failedPrecondition(
+      `latency_target_ms is read by adaptive batching only, and this model's batching section sets no mode while --batching_mode is fixed: set mode: adaptive beside it`,
+    );
   }
   const target = p.latency_target_ms ?? (defaults.latencyTargetMs > 0 ? defaults.latencyTargetMs : undefined);
   return {
@@ -124,7 +126,15 @@ export class BatchingVersionLoader<T extends ServableVersion> implements Version
       // Read as every file of a version folder is (a FIFO there must not block a libuv thread).
       const text = (await versionPathExists(file)) ? (await readVersionFile(versionDir, file)).toString('utf8') : undefined;
       // Only the thread pool (name and size) comes from the global config, as in TF Serving.
-      if (text !== undefined) return { params: { ...parseBatchingParametersText(text, file), num_batch_threads: s.global.num_batch_threads, thread_pool_name: s.global.thread_pool_name }, global: false };
+      if (text !== undefined)
+        return {
+          params: {
+            ...parseBatchingParametersText(text, file),
+            num_batch_threads: s.global.num_batch_threads,
+            thread_pool_name: s.global.thread_pool_name,
+          },
+          global: false,
+        };
     }
     const own = s.perModel()[modelName];
     return own ? { params: own, global: false } : { params: s.global, global: true };

@@ -20,6 +20,7 @@ export function readEngineConfigFiles(options: ServerOptions): ServerOptions {
   const platform = options.platformConfigFile;
   if (platform) return applyPlatformConfig(options, parsePlatformConfigText(read(platform, 'platform_config_file'), platform), platform);
   const session = options.sessionConfigFile;
-  if (session) return applySessionConfig(options, parseSessionConfigText(read(session, 'tensorflow_session_config_file'), session), session);
+  if (session)
+    return applySessionConfig(options, parseSessionConfigText(read(session, 'tensorflow_session_config_file'), session), session);
   return options;
 }

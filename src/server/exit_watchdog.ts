@@ -23,7 +23,9 @@ process.stdin.resume();
 
 /** Kills this process at `ms` from now unless it has exited by then; `why` is logged if it comes to that. */
 export function armExitWatchdog(ms: number, why: string, onError: (e: Error) => void): void {
-  const child = spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), String(Math.max(0, Math.round(ms))), why], { stdio: ['pipe', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), String(Math.max(0, Math.round(ms))), why], {
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
   child.on('error', onError);
   // The watchdog keeps nothing alive here: only the pipe's open end matters to it.
   child.unref();

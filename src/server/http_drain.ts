@@ -99,7 +99,13 @@ export class HttpDrain {
     const cut: CutRequest[] = [];
     for (const [socket, running] of this.sockets) {
       for (const { req, res, started } of running) {
-        cut.push({ method: req.method ?? '', path: req.url ?? '', ms: Math.round(now - started), answerBegun: res.headersSent, unflushedBytes: socket.writableLength });
+        cut.push({
+          method: req.method ?? '',
+          path: req.url ?? '',
+          ms: Math.round(now - started),
+          answerBegun: res.headersSent,
+          unflushedBytes: socket.writableLength,
+        });
       }
       socket.destroy();
     }

@@ -8,7 +8,9 @@ import type { ExecutorHealth } from './server_status.js';
 import type { Log } from './logger.js';
 import { Code, type StatusData } from '../errors/status.js';
 
-type ExecutorReports = Required<Pick<ExecutorLoaderOptions, 'onThreadDeath' | 'onLoadReport'> & Pick<VerifyingLoaderOptions, 'onVerified' | 'onLoaded'>>;
+type ExecutorReports = Required<
+  Pick<ExecutorLoaderOptions, 'onThreadDeath' | 'onLoadReport'> & Pick<VerifyingLoaderOptions, 'onVerified' | 'onLoaded'>
+>;
 
 /** The manager's onEvent: load/unload counters, available-version gauge and log lines. */
 export function managerEventLog(metrics: Metrics, log: Log): (e: ManagerEvent) => void {
@@ -20,9 +22,16 @@ export function managerEventLog(metrics: Metrics, log: Log): (e: ManagerEvent) =
     else if (e.kind === 'unloaded') metrics.modelLoads.labels(e.model, 'unloaded').inc();
     else if (e.kind === 'unloading') metrics.availableVersions.labels(e.model).dec();
     const fields = { model: e.model, version: e.version, event: e.kind };
-    if (e.kind === 'load_failed') log(`Loading servable: {name: ${e.model} version: ${e.version}} failed: ${e.error.message}`, 'error', fields);
-    else if (e.kind === 'load_retry') log(`Loading servable: {name: ${e.model} version: ${e.version}} failed (attempt ${e.attempt}), retry in ${e.retryInMs / 1000} s: ${e.error.message}`, 'error', { ...fields, attempt: e.attempt });
-    else if (e.kind === 'unload_failed') log(`Unloading servable: {name: ${e.model} version: ${e.version}} failed: ${e.error.message}`, 'error', fields);
+    if (e.kind === 'load_failed')
+      log(`Loading servable: {name: ${e.model} version: ${e.version}} failed: ${e.error.message}`, 'error', fields);
+    else if (e.kind === 'load_retry')
+      log(
+        `Loading servable: {name: ${e.model} version: ${e.version}} failed (attempt ${e.attempt}), retry in ${e.retryInMs / 1000} s: ${e.error.message}`,
+        'error',
+        { ...fields, attempt: e.attempt },
+      );
+    else if (e.kind === 'unload_failed')
+      log(`Unloading servable: {name: ${e.model} version: ${e.version}} failed: ${e.error.message}`, 'error', fields);
     else if (e.kind === 'available') log(`Successfully loaded servable version {name: ${e.model} version: ${e.version}}`, 'info', fields);
     else if (e.kind === 'unloaded') log(`Unloaded servable version {name: ${e.model} version: ${e.version}}`, 'info', fields);
   };
@@ -47,9 +56,12 @@ export function executorReports(metrics: Metrics, health: ExecutorHealth, log: L
         log(`{name: ${model} version: ${version}} not verified on a second engine: ${report.skipped}`, 'info', fields);
         return;
       }
-      for (const [signature, reference] of Object.entries(report.verified)) log(`{name: ${model} version: ${version}} signature '${signature}' agrees with ${reference}`, 'info', { ...fields, signature });
-      for (const [signature, why] of Object.entries(report.unchecked)) log(`{name: ${model} version: ${version}} signature '${signature}' not verified: ${why}`, 'warn', { ...fields, signature });
-      for (const [signature, why] of Object.entries(report.refused)) log(`{name: ${model} version: ${version}} signature '${signature}' refused: ${why}`, 'error', { ...fields, signature });
+      for (const [signature, reference] of Object.entries(report.verified))
+        log(`{name: ${model} version: ${version}} signature '${signature}' agrees with ${reference}`, 'info', { ...fields, signature });
+      for (const [signature, why] of Object.entries(report.unchecked))
+        log(`{name: ${model} version: ${version}} signature '${signature}' not verified: ${why}`, 'warn', { ...fields, signature });
+      for (const [signature, why] of Object.entries(report.refused))
+        log(`{name: ${model} version: ${version}} signature '${signature}' refused: ${why}`, 'error', { ...fields, signature });
     },
     onLoadReport: (_model, _version, versionDir, report) => {
       metrics.loadAttemptCount.labels(versionDir, report.loaded ? 'success' : 'fail').inc();
@@ -62,10 +74,21 @@ export function executorReports(metrics: Metrics, health: ExecutorHealth, log: L
     onLoaded: (model, version, description) => {
       for (const [signature, { engine, reason }] of Object.entries(description.engines)) {
         const why = reason ? ` (not ONNX Runtime: ${reason})` : '';
-        log(`{name: ${model} version: ${version}} signature '${signature}' runs on ${engine}${why}`, reason ? 'warn' : 'info', { model, version, signature, engine, event: 'engine_chosen' });
+        log(`{name: ${model} version: ${version}} signature '${signature}' runs on ${engine}${why}`, reason ? 'warn' : 'info', {
+          model,
+          version,
+          signature,
+          engine,
+          event: 'engine_chosen',
+        });
       }
       for (const [signature, why] of Object.entries(description.refusals)) {
-        log(`{name: ${model} version: ${version}} signature '${signature}' is not served: ${why}`, 'warn', { model, version, signature, event: 'signature_refused' });
+        log(`{name: ${model} version: ${version}} signature '${signature}' is not served: ${why}`, 'warn', {
+          model,
+          version,
+          signature,
+          event: 'signature_refused',
+        });
       }
     },
   };

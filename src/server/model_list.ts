@@ -3,7 +3,14 @@
 // or every folder of ./model_repository when no model flag is given.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { parseModelConfigText, parseYamlConfig, singleModelConfig, validateModelServerConfig, type ModelConfig, type ModelServerConfig } from '../config/index.js';
+import {
+  parseModelConfigText,
+  parseYamlConfig,
+  singleModelConfig,
+  validateModelServerConfig,
+  type ModelConfig,
+  type ModelServerConfig,
+} from '../config/index.js';
 import type { BatchingParameters } from '../config/batching_parameters.js';
 import type { MonitoringConfig } from '../config/monitoring_config.js';
 import type { ServerOptions } from '../config/flags.js';
@@ -34,14 +41,23 @@ export function parseModelList(kind: 'model_config_file' | 'yaml_config', file: 
   if (isBlankConfig(text)) return undefined;
   if (kind === 'model_config_file') return { config: parseModelConfigText(text, file), modelBatching: {} };
   const yaml = parseYamlConfig(text, file);
-  return { config: yaml.model_server_config, modelBatching: yaml.model_batching, batching: yaml.batching, monitoring: yaml.monitoring_config };
+  return {
+    config: yaml.model_server_config,
+    modelBatching: yaml.model_batching,
+    batching: yaml.batching,
+    monitoring: yaml.monitoring_config,
+  };
 }
 
 /**
  * Reads the source once. `text`: the config file's content when already read; `readText`:
  * how a config file is read (a --model_config_file may be on s3:// or gs://).
  */
-export async function readModelList(src: ModelSource, text?: string, readText: (file: string) => Promise<string> = (f) => fs.readFile(f, 'utf8')): Promise<ModelList | undefined> {
+export async function readModelList(
+  src: ModelSource,
+  text?: string,
+  readText: (file: string) => Promise<string> = (f) => fs.readFile(f, 'utf8'),
+): Promise<ModelList | undefined> {
   switch (src.kind) {
     case 'model_config_file':
     case 'yaml_config':
@@ -50,11 +66,19 @@ export async function readModelList(src: ModelSource, text?: string, readText: (
       return { config: singleModelConfig(src.name, src.basePath), modelBatching: {} };
     case 'default_repository': {
       const entries = await fs.readdir(src.dir, { withFileTypes: true }).catch(() => {
-        throw new Error(`Both server_model_config and model_base_path are empty! (and ${src.dir}, served when no model flag is given, does not exist)`);
+        throw new Error(
+          `Both server_model_config and model_base_path are empty! (and ${src.dir}, served when no model flag is given, does not exist)`,
+        );
       });
       const config: ModelConfig[] = entries
         .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
-        .map((e) => ({ name: e.name, base_path: path.join(src.dir, e.name), model_platform: 'tensorflow', model_version_policy: { latest: { num_versions: 1 } }, version_labels: {} }));
+        .map((e) => ({
+          name: e.name,
+          base_path: path.join(src.dir, e.name),
+          model_platform: 'tensorflow',
+          model_version_policy: { latest: { num_versions: 1 } },
+          version_labels: {},
+        }));
       return { config: validateModelServerConfig({ model_config_list: { config } }, src.dir), modelBatching: {} };
     }
   }

@@ -9,7 +9,12 @@ import { AspiredVersionsManager, type ModelVersionStatus } from '../core/aspired
 import { FileSystemSource } from '../core/file_system_source.js';
 import type { ModelConfig, ModelServerConfig } from '../config/index.js';
 import { ExecutorVersionLoader, type ExecutorServableVersion } from '../servables/executor_version_loader.js';
-import { defaultBatchingParameters, MODEL_SERVER_THREAD_POOL_NAME, parseBatchingParametersText, type BatchingParameters } from '../config/batching_parameters.js';
+import {
+  defaultBatchingParameters,
+  MODEL_SERVER_THREAD_POOL_NAME,
+  parseBatchingParametersText,
+  type BatchingParameters,
+} from '../config/batching_parameters.js';
 import { BatchingVersionLoader, type MaybeBatchedVersion } from '../servables/batching_version_loader.js';
 import { verifyPlan, VerifyingVersionLoader } from '../servables/verifying_version_loader.js';
 import { TimeBoundedVersionLoader } from '../servables/load_time_bound.js';
@@ -133,7 +138,13 @@ export class ModelServer {
       ...reports,
     });
     this.executors = executors;
-    const verifying = new VerifyingVersionLoader(executors, { verify: options.verifyOnLoad, runtime, tags: [...options.savedModelTags], onVerified, onLoaded });
+    const verifying = new VerifyingVersionLoader(executors, {
+      verify: options.verifyOnLoad,
+      runtime,
+      tags: [...options.savedModelTags],
+      onVerified,
+      onLoaded,
+    });
     const bounded = new TimeBoundedVersionLoader(verifying, options.loadBounds.timeoutSeconds);
     const global = this.batchingParameters();
     this.batching = global;
@@ -213,7 +224,11 @@ export class ModelServer {
   private async applyConfig(config: ModelServerConfig | undefined): Promise<void> {
     if (!config) {
       const src = this.options.modelSource;
-      this.log(`Taking no action for empty config${'file' in src ? ` ${src.file}` : ''}; still serving ${this.config.model_config_list.config.map((m) => m.name).join(', ') || 'no model'}`, 'warn', { event: 'empty_config' });
+      this.log(
+        `Taking no action for empty config${'file' in src ? ` ${src.file}` : ''}; still serving ${this.config.model_config_list.config.map((m) => m.name).join(', ') || 'no model'}`,
+        'warn',
+        { event: 'empty_config' },
+      );
       return;
     }
     // A cloud client the environment cannot build refuses the config before anything unloads.
@@ -237,7 +252,8 @@ export class ModelServer {
   private applyRequestLogging(config: ModelServerConfig): void {
     this.requestLogger.update(config.model_config_list.config);
     const lines = [...this.requestLogger.destinations()].map(
-      ([model, d]) => `Request logging for model ${model}: sampling_rate ${d.samplingRate}, PredictionLog records to ${d.filenamePrefix}.<host>.<pid>.<n>.tfrecord`,
+      ([model, d]) =>
+        `Request logging for model ${model}: sampling_rate ${d.samplingRate}, PredictionLog records to ${d.filenamePrefix}.<host>.<pid>.<n>.tfrecord`,
     );
     const said = lines.join('\n');
     if (said === this.requestLogSaid) return;
@@ -272,7 +288,8 @@ export class ModelServer {
     );
     this.source.start();
     this.watchConfigFiles();
-    for (const h of this.options.harmlessSettingsGiven) this.log(`${h.name} changes nothing here: ${h.why}`, 'info', { event: 'harmless_setting' });
+    for (const h of this.options.harmlessSettingsGiven)
+      this.log(`${h.name} changes nothing here: ${h.why}`, 'info', { event: 'harmless_setting' });
     const prediction = new PredictionService(this.manager, this.requestLogger);
     const app = createRestApp({
       prediction,
@@ -281,7 +298,11 @@ export class ModelServer {
         const { version, defs } = this.models.signatureDefs(spec);
         return modelMetadataJson(spec.name, version, defs);
       },
-      limits: { maxBodyBytes: this.options.limits.maxRequestBodyBytes, jsonMaxDepth: this.options.limits.jsonMaxDepth, jsonMaxElements: this.options.limits.jsonMaxElements },
+      limits: {
+        maxBodyBytes: this.options.limits.maxRequestBodyBytes,
+        jsonMaxDepth: this.options.limits.jsonMaxDepth,
+        jsonMaxElements: this.options.limits.jsonMaxElements,
+      },
       budget: this.memoryBudget,
       bodyParser: this.bodyParser,
       timeoutMs: this.options.restApiTimeoutMs,
@@ -291,14 +312,29 @@ export class ModelServer {
       checkMethodName: this.options.enableSignatureMethodNameCheck,
       serverStatus: () => {
         const queued = this.batchingLoader.queuedRowsByModel();
-        const models = this.config.model_config_list.config.map((m) => ({ name: m.name, versions: this.safeStatus(m.name), queuedRows: queued.get(m.name) ?? 0 }));
+        const models = this.config.model_config_list.config.map((m) => ({
+          name: m.name,
+          versions: this.safeStatus(m.name),
+          queuedRows: queued.get(m.name) ?? 0,
+        }));
         return serverStatusJson(models, this.executorHealth, this.runtime, this.starting);
       },
-      readiness: () => readiness(this.config.model_config_list.config.map((m) => ({ name: m.name, versions: this.safeStatus(m.name), error: this.source.unreadableReason(m.name) })), this.stopped),
+      readiness: () =>
+        readiness(
+          this.config.model_config_list.config.map((m) => ({
+            name: m.name,
+            versions: this.safeStatus(m.name),
+            error: this.source.unreadableReason(m.name),
+          })),
+          this.stopped,
+        ),
       accessLog: this.options.accessLog ? (entry) => this.log('request', 'info', entry) : undefined,
     });
     const port = await new Promise<number>((resolve, reject) => {
-      const server = serve({ fetch: app.fetch, port: this.options.restApiPort, hostname: this.options.restApiHost, ...httpsServeOptions(this.restTls) }, (info) => resolve(info.port));
+      const server = serve(
+        { fetch: app.fetch, port: this.options.restApiPort, hostname: this.options.restApiHost, ...httpsServeOptions(this.restTls) },
+        (info) => resolve(info.port),
+      );
       server.once('error', reject);
       this.http = server;
     });
@@ -306,9 +342,13 @@ export class ModelServer {
     // Past the cap Node closes a new connection as soon as it is accepted; the ones open keep being served.
     http.maxConnections = this.options.restMaxConnections;
     this.httpDrain = new HttpDrain(http);
-    this.log(`HTTP/REST connections capped at ${this.options.restMaxConnections} (--rest_max_connections)`, 'info', { event: 'rest_max_connections', max: this.options.restMaxConnections });
+    this.log(`HTTP/REST connections capped at ${this.options.restMaxConnections} (--rest_max_connections)`, 'info', {
+      event: 'rest_max_connections',
+      max: this.options.restMaxConnections,
+    });
     this.log(`Exporting HTTP/REST API at:${this.options.restApiHost}:${port} ...`);
-    if (this.restTls) this.log(`HTTP/REST API over HTTPS (--rest_api_ssl_config_file): ${tlsSummary(this.restTls)}`, 'info', { event: 'rest_tls' });
+    if (this.restTls)
+      this.log(`HTTP/REST API over HTTPS (--rest_api_ssl_config_file): ${tlsSummary(this.restTls)}`, 'info', { event: 'rest_tls' });
     const grpcPort = await this.startGrpc(prediction);
     return { restPort: port, grpcPort };
   }
@@ -329,7 +369,8 @@ export class ModelServer {
         read: (file) => this.storage.readText(file),
         // A file (or bucket) that cannot be read is said once per streak, not every poll.
         onError: (e, cause, firstInStreak) => {
-          if (cause === 'apply' || firstInStreak) this.log(`Failed to reload model config ${src.file}: ${e.message}`, 'error', { event: 'config_reload_failed' });
+          if (cause === 'apply' || firstInStreak)
+            this.log(`Failed to reload model config ${src.file}: ${e.message}`, 'error', { event: 'config_reload_failed' });
         },
       });
     }
@@ -347,9 +388,15 @@ export class ModelServer {
         this.log(`Batching parameters reloaded from ${file}: ${JSON.stringify(params)}`, 'info', { event: 'batching_reloaded' });
       },
       onError: (e, cause, firstInStreak) => {
-        if (cause === 'apply') this.log(`Rejected the edit of batching parameters ${file}: ${e.message}; keeping the previous parameters`, 'error', { event: 'batching_reload_failed' });
+        if (cause === 'apply')
+          this.log(`Rejected the edit of batching parameters ${file}: ${e.message}; keeping the previous parameters`, 'error', {
+            event: 'batching_reload_failed',
+          });
         // Said once, not every poll, while the file stays missing.
-        else if (firstInStreak) this.log(`Cannot read batching parameters ${file}: ${e.message}; keeping the previous parameters`, 'error', { event: 'batching_reload_failed' });
+        else if (firstInStreak)
+          this.log(`Cannot read batching parameters ${file}: ${e.message}; keeping the previous parameters`, 'error', {
+            event: 'batching_reload_failed',
+          });
       },
     });
   }
@@ -363,7 +410,11 @@ export class ModelServer {
     this.starting = false;
     const names = this.config.model_config_list.config.map((m) => m.name);
     const available = names.filter((n) => this.safeStatus(n).some((v) => v.state === 'AVAILABLE'));
-    this.log(`The first loads have settled: ${available.length} of ${names.length} models have a version available`, 'info', { event: 'initial_loads_settled', models: names.length, available: available.length });
+    this.log(`The first loads have settled: ${available.length} of ${names.length} models have a version available`, 'info', {
+      event: 'initial_loads_settled',
+      models: names.length,
+      available: available.length,
+    });
   }
 
   /** gRPC on --port / --grpc_socket_path, over the same services as REST. */
@@ -374,7 +425,15 @@ export class ModelServer {
     if (this.grpcTls) this.log(`Using SSL credentials: ${tlsSummary(this.grpcTls)}`, 'info', { event: 'grpc_tls' });
     else this.log('Using InsecureServerCredentials');
     const grpc = new GrpcServer(
-      { host: o.grpcHost, port: o.grpcPort, socketPath: o.grpcSocketPath, channelArguments: o.grpcChannelArguments, maxReceiveMessageBytes: o.limits.maxRequestBodyBytes, health: o.enableGrpcHealthcheck, tls: this.grpcTls },
+      {
+        host: o.grpcHost,
+        port: o.grpcPort,
+        socketPath: o.grpcSocketPath,
+        channelArguments: o.grpcChannelArguments,
+        maxReceiveMessageBytes: o.limits.maxRequestBodyBytes,
+        health: o.enableGrpcHealthcheck,
+        tls: this.grpcTls,
+      },
       {
         budget: this.memoryBudget,
         maxElements: o.limits.jsonMaxElements,
@@ -385,7 +444,9 @@ export class ModelServer {
         signatureDefs: (spec) => this.models.signatureDefs(spec),
         status: (spec) => this.models.status(spec),
         reloadConfig: async (raw) => this.applyConfig(configFromReloadRequest(raw, o.reloadConfigRequest.allowedBasePaths, this.log)),
-        reloadConfigDisabled: o.reloadConfigRequest.enabled ? undefined : 'HandleReloadConfigRequest is turned off on this server (--enable_reload_config_request=false)',
+        reloadConfigDisabled: o.reloadConfigRequest.enabled
+          ? undefined
+          : 'HandleReloadConfigRequest is turned off on this server (--enable_reload_config_request=false)',
         statusOf: (service) => this.healthOf(service),
       },
     );
@@ -454,13 +515,16 @@ export class ModelServer {
     const sourceStopped = this.source.stop();
     const drained = Promise.all([this.httpDrain?.drain() ?? this.closeHttp(), this.grpc?.stop()]).then(() => true);
     let bound: NodeJS.Timeout | undefined;
-    const timedOut = Number.isFinite(drainMs) ? new Promise<false>((resolve) => (bound = setTimeout(() => resolve(false), drainMs))) : new Promise<false>(() => {});
+    const timedOut = Number.isFinite(drainMs)
+      ? new Promise<false>((resolve) => (bound = setTimeout(() => resolve(false), drainMs)))
+      : new Promise<false>(() => {});
     const report: StopReport = { drained: await Promise.race([drained, timedOut]), cutRequests: [], cutCalls: [] };
     clearTimeout(bound);
     if (!report.drained) {
       report.cutRequests = this.httpDrain?.forceClose() ?? [];
       report.cutCalls = this.grpc?.forceStop() ?? [];
-      for (const r of report.cutRequests) this.log(`request cut at the drain bound: ${r.method} ${r.path}`, 'warn', { event: 'request_cut', ...r });
+      for (const r of report.cutRequests)
+        this.log(`request cut at the drain bound: ${r.method} ${r.path}`, 'warn', { event: 'request_cut', ...r });
       for (const c of report.cutCalls) this.log(`gRPC call cut at the drain bound: ${c.method}`, 'warn', { event: 'grpc_call_cut', ...c });
     }
     await this.manager.stop();
@@ -468,8 +532,13 @@ export class ModelServer {
     // hangs does not hold the exit.
     let logBound: NodeJS.Timeout | undefined;
     const logClosed = this.requestLogger.close().then(() => true);
-    const logTimedOut = Number.isFinite(drainMs) ? new Promise<false>((resolve) => (logBound = setTimeout(() => resolve(false), drainMs))) : new Promise<false>(() => {});
-    if (!(await Promise.race([logClosed, logTimedOut]))) this.log(`request log: records still queued at exit are lost (its disk did not take them within ${drainMs / 1000} s)`, 'warn', { event: 'request_log_cut' });
+    const logTimedOut = Number.isFinite(drainMs)
+      ? new Promise<false>((resolve) => (logBound = setTimeout(() => resolve(false), drainMs)))
+      : new Promise<false>(() => {});
+    if (!(await Promise.race([logClosed, logTimedOut])))
+      this.log(`request log: records still queued at exit are lost (its disk did not take them within ${drainMs / 1000} s)`, 'warn', {
+        event: 'request_log_cut',
+      });
     clearTimeout(logBound);
     await sourceStopped;
     this.executors.stop();

@@ -20,10 +20,19 @@ export function configFromReloadRequest(raw: ProtoMessage, allowedBasePaths: rea
   }
   for (const m of config.model_config_list.config) {
     if (!isAllowedBasePath(m.base_path, allowedBasePaths)) {
-      log(`HandleReloadConfigRequest refused: model ${m.name} base_path ${m.base_path} is outside ${allowedBasePaths.join(', ')}`, 'warn', { event: 'config_reload_refused', model: m.name });
-      throw invalidArgument(`Model ${m.name} has base_path ${m.base_path}, outside the base paths this server allows (--reload_config_allowed_base_paths)`);
+      log(`HandleReloadConfigRequest refused: model ${m.name} base_path ${m.base_path} is outside ${allowedBasePaths.join(', ')}`, 'warn', {
+        event: 'config_reload_refused',
+        model: m.name,
+      });
+      throw invalidArgument(
+        `Model ${m.name} has base_path ${m.base_path}, outside the base paths this server allows (--reload_config_allowed_base_paths)`,
+      );
     }
   }
-  log(`Reloading the model config from HandleReloadConfigRequest: ${config.model_config_list.config.map((m) => m.name).join(', ')}`, 'info', { event: 'config_reload' });
+  log(
+    `Reloading the model config from HandleReloadConfigRequest: ${config.model_config_list.config.map((m) => m.name).join(', ')}`,
+    'info',
+    { event: 'config_reload' },
+  );
   return config;
 }

@@ -6,7 +6,10 @@ import https from 'node:https';
 import type { SslConfig } from '../config/ssl_config.js';
 
 /** What @hono/node-server's serve() takes to listen with https.createServer; nothing for plain HTTP. */
-export function httpsServeOptions(tls: SslConfig | undefined): { createServer?: typeof https.createServer; serverOptions?: https.ServerOptions } {
+export function httpsServeOptions(tls: SslConfig | undefined): {
+  createServer?: typeof https.createServer;
+  serverOptions?: https.ServerOptions;
+} {
   if (!tls) return {};
   return {
     createServer: https.createServer,

@@ -29,7 +29,12 @@ export class ExecutorHealth {
  * `starting`: true until every version of the start-up config has loaded or failed (retries
  * included); the ports open before, while the models load.
  */
-export function serverStatusJson(models: { name: string; versions: ModelVersionStatus[]; queuedRows: number }[], health: ExecutorHealth, runtime: string, starting = false) {
+export function serverStatusJson(
+  models: { name: string; versions: ModelVersionStatus[]; queuedRows: number }[],
+  health: ExecutorHealth,
+  runtime: string,
+  starting = false,
+) {
   return {
     runtime,
     starting,

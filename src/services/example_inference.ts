@@ -32,14 +32,20 @@ function checkSignature(api: ExampleApi, name: string, signature: SignatureSpec,
   const method = api === 'classify' ? CLASSIFY_METHOD_NAME : REGRESS_METHOD_NAME;
   // TF2 exports label every signature "predict"; TF Serving checks the method name only on request.
   if (checkMethodName && signature.methodName !== method) {
-    throw invalidArgument(`Expected ${api === 'classify' ? 'classification' : 'regression'} signature method_name to be ${method}. Was: ${signature.methodName}`);
+    throw invalidArgument(
+      `Expected ${api === 'classify' ? 'classification' : 'regression'} signature method_name to be ${method}. Was: ${signature.methodName}`,
+    );
   }
   const inputs = Object.keys(signature.inputs);
   if (inputs.length !== 1) throw invalidArgument(`Expected one input Tensor.`);
-  if (!hasOwnKey(signature.inputs, INPUTS)) throw invalidArgument(`No ${api === 'classify' ? 'classification' : 'regression'} inputs found in SignatureDef: ${name}`);
+  if (!hasOwnKey(signature.inputs, INPUTS))
+    throw invalidArgument(`No ${api === 'classify' ? 'classification' : 'regression'} inputs found in SignatureDef: ${name}`);
   if (api === 'classify') {
     const outputs = ['classes', 'scores'].filter((k) => k in signature.outputs);
-    if (!outputs.length) throw invalidArgument(`Expected classification signature outputs to contain at least one of classes or scores. Signature was: ${name}`);
+    if (!outputs.length)
+      throw invalidArgument(
+        `Expected classification signature outputs to contain at least one of classes or scores. Signature was: ${name}`,
+      );
     return { outputs };
   }
   if (!('outputs' in signature.outputs)) throw invalidArgument(`No regression outputs found in SignatureDef: ${name}`);
@@ -49,7 +55,10 @@ function checkSignature(api: ExampleApi, name: string, signature: SignatureSpec,
 /** Rows of a [batch] or [batch, k] tensor. */
 function rowsOf(t: HostTensor, batch: number, what: string): { width: number } {
   if (t.shape[0] !== batch || t.shape.length > 2) {
-    throw new ServingError(Code.INVALID_ARGUMENT, `Expected ${what} Tensor of shape [${batch}] or [${batch}, k]; got [${t.shape.join(',')}]`);
+    throw new ServingError(
+      Code.INVALID_ARGUMENT,
+      `Expected ${what} Tensor of shape [${batch}] or [${batch}, k]; got [${t.shape.join(',')}]`,
+    );
   }
   return { width: t.shape.length === 2 ? t.shape[1] : 1 };
 }
@@ -86,7 +95,13 @@ export async function runExamples(
     { signatureNotFound: exampleSignatureNotFound, ...options, loggedByCaller: true },
   );
   const answer = { version: result.version, results: resultsOf(api, result.outputs, serialized.length), stats: result.stats };
-  logged?.log({ kind: api, spec, signatureName, examples: serialized, run: { version: answer.version, signatureName: result.signatureName, results: answer.results } });
+  logged?.log({
+    kind: api,
+    spec,
+    signatureName,
+    examples: serialized,
+    run: { version: answer.version, signatureName: result.signatureName, results: answer.results },
+  });
   return answer;
 }
 
@@ -95,19 +110,24 @@ function resultsOf(api: ExampleApi, outputs: Record<string, HostTensor>, batch: 
   if (api === 'regress') {
     const out = outputs.outputs;
     const { width } = rowsOf(out, batch, 'output');
-    if (width !== 1) throw invalidArgument(`Expected output Tensor shape to be either [batch_size] or [batch_size, 1] but got [${out.shape.join(',')}]`);
+    if (width !== 1)
+      throw invalidArgument(`Expected output Tensor shape to be either [batch_size] or [batch_size, 1] but got [${out.shape.join(',')}]`);
     return Array.from(out.values as ArrayLike<number>, Number);
   }
   const scores = outputs.scores;
   const classes = outputs.classes;
   const width = scores ? rowsOf(scores, batch, 'scores').width : rowsOf(classes, batch, 'classes').width;
-  if (scores && classes && rowsOf(classes, batch, 'classes').width !== width) throw invalidArgument('Tensors class and score should match in shape.');
+  if (scores && classes && rowsOf(classes, batch, 'classes').width !== width)
+    throw invalidArgument('Tensors class and score should match in shape.');
   const results: Classification[] = [];
   for (let b = 0; b < batch; b++) {
     const row: Classification = [];
     for (let k = 0; k < width; k++) {
       const i = b * width + k;
-      row.push([classes ? label((classes.values as ArrayLike<unknown>)[i]) : '', scores ? Number((scores.values as ArrayLike<number>)[i]) : 0]);
+      row.push([
+        classes ? label((classes.values as ArrayLike<unknown>)[i]) : '',
+        scores ? Number((scores.values as ArrayLike<number>)[i]) : 0,
+      ]);
     }
     results.push(row);
   }

@@ -87,7 +87,12 @@ export class FileLogCollector {
     this.reports.dropped(model, 'queue_full');
     if (this.overflowing || this.closed) return;
     this.overflowing = true;
-    this.reports.failing(this.file?.path ?? this.pathOf(this.nextIndex), new Error(`the queue of records to write is full (${this.queue.length} records, about ${this.heldBytes} bytes): the log is written slower than requests are sampled`));
+    this.reports.failing(
+      this.file?.path ?? this.pathOf(this.nextIndex),
+      new Error(
+        `the queue of records to write is full (${this.queue.length} records, about ${this.heldBytes} bytes): the log is written slower than requests are sampled`,
+      ),
+    );
   }
 
   /** Starts the drain loop unless it runs; once it ends, again if records came meanwhile. */
@@ -162,7 +167,8 @@ export class FileLogCollector {
       if (file.bytes > 0 && file.bytes + frames[first].length > this.limits.maxFileBytes) file = await this.rotate();
       let end = first;
       let size = 0;
-      while (end < frames.length && (end === first || file.bytes + size + frames[end].length <= this.limits.maxFileBytes)) size += frames[end++].length;
+      while (end < frames.length && (end === first || file.bytes + size + frames[end].length <= this.limits.maxFileBytes))
+        size += frames[end++].length;
       const buffer = Buffer.concat(frames.slice(first, end), size);
       let at = 0;
       while (at < buffer.length) at += (await file.handle.write(buffer, at, buffer.length - at)).bytesWritten;

@@ -34,7 +34,8 @@ export function checkInputAliases(signature: SignatureSpec, aliases: readonly st
   const used: string[] = [];
   for (const [alias, spec] of Object.entries(signature.inputs)) {
     if (sent.has(alias)) used.push(alias);
-    else if (!hasOwnKey(signature.defaults, alias)) throw invalidArgument(MSG.inputNotInRequest(alias, spec.name, sorted(sent), sorted(defaults)));
+    else if (!hasOwnKey(signature.defaults, alias))
+      throw invalidArgument(MSG.inputNotInRequest(alias, spec.name, sorted(sent), sorted(defaults)));
   }
   if (sent.size > 0 && used.length !== sent.size) throw invalidArgument(MSG.inputsContainInvalidName(sorted(used), sorted(sent)));
 }
@@ -56,7 +57,10 @@ export function checkOutputFilter(signature: SignatureSpec, filter: readonly str
  * feed tensor names sorted, as TF's DirectSession orders its call frame.
  */
 export function checkInputDtypes(signature: SignatureSpec, inputs: Record<string, HostTensor>): void {
-  checkFedDtypes(signature, Object.entries(inputs).map(([alias, t]) => [alias, t.dtype]));
+  checkFedDtypes(
+    signature,
+    Object.entries(inputs).map(([alias, t]) => [alias, t.dtype]),
+  );
 }
 
 /**

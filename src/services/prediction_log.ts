@@ -102,9 +102,18 @@ function encode(type: string, object: object): Uint8Array {
  * buffers to an executor thread. This copy is what logging a sampled request costs the
  * request itself.
  */
-export function capturePredictRequest(spec: ModelSpec, signatureName: string | undefined, inputs: Record<string, HostTensor>, outputFilter: readonly string[]): Uint8Array {
+export function capturePredictRequest(
+  spec: ModelSpec,
+  signatureName: string | undefined,
+  inputs: Record<string, HostTensor>,
+  outputFilter: readonly string[],
+): Uint8Array {
   const protos = Object.fromEntries(Object.entries(inputs).map(([k, t]) => [k, tensorProtoView(t)]));
-  return encode('tensorflow.serving.PredictRequest', { modelSpec: modelSpecObject(spec, signatureName), inputs: protos, outputFilter: [...outputFilter] });
+  return encode('tensorflow.serving.PredictRequest', {
+    modelSpec: modelSpecObject(spec, signatureName),
+    inputs: protos,
+    outputFilter: [...outputFilter],
+  });
 }
 
 /** Input { example_list { examples } } from serialized tf.Examples, written as they are. */
@@ -123,22 +132,37 @@ function requestAndResponse(call: LoggedCall): { request: Uint8Array; response: 
   switch (call.kind) {
     case 'predict': {
       const outputs = Object.fromEntries(Object.entries(call.outputs).map(([k, t]) => [k, tensorProtoView(t)]));
-      return { request: call.request, response: encode('tensorflow.serving.PredictResponse', { outputs, modelSpec: servedSpec(call.name, call.version, call.signatureName) }) };
+      return {
+        request: call.request,
+        response: encode('tensorflow.serving.PredictResponse', {
+          outputs,
+          modelSpec: servedSpec(call.name, call.version, call.signatureName),
+        }),
+      };
     }
     case 'classify':
     case 'regress': {
       // ClassificationRequest / RegressionRequest { model_spec = 1; input = 2 }.
       const request = protobuf.Writer.create();
-      request.uint32(lengthDelimited(EXAMPLES_REQUEST_MODEL_SPEC)).bytes(encode('tensorflow.serving.ModelSpec', modelSpecObject(call.spec, call.signatureName)));
+      request
+        .uint32(lengthDelimited(EXAMPLES_REQUEST_MODEL_SPEC))
+        .bytes(encode('tensorflow.serving.ModelSpec', modelSpecObject(call.spec, call.signatureName)));
       request.uint32(lengthDelimited(EXAMPLES_REQUEST_INPUT)).bytes(examplesInput(call.examples));
       const responseType = call.kind === 'classify' ? 'tensorflow.serving.ClassificationResponse' : 'tensorflow.serving.RegressionResponse';
-      const response = encode(responseType, { modelSpec: servedSpec(call.spec.name, call.run.version, call.run.signatureName), result: exampleResult(call.kind, call.run.results) });
+      const response = encode(responseType, {
+        modelSpec: servedSpec(call.spec.name, call.run.version, call.run.signatureName),
+        result: exampleResult(call.kind, call.run.results),
+      });
       return { request: request.finish(), response };
     }
     case 'multi_inference': {
       const request = protobuf.Writer.create();
       for (const t of call.tasks) {
-        request.uint32(lengthDelimited(MULTI_REQUEST_TASKS)).bytes(encode('tensorflow.serving.InferenceTask', { modelSpec: modelSpecObject(t.spec, t.signatureName), methodName: t.methodName }));
+        request
+          .uint32(lengthDelimited(MULTI_REQUEST_TASKS))
+          .bytes(
+            encode('tensorflow.serving.InferenceTask', { modelSpec: modelSpecObject(t.spec, t.signatureName), methodName: t.methodName }),
+          );
       }
       request.uint32(lengthDelimited(MULTI_REQUEST_INPUT)).bytes(examplesInput(call.examples));
       const results = call.runs.map((r) => ({
@@ -153,7 +177,8 @@ function requestAndResponse(call: LoggedCall): { request: Uint8Array; response: 
 /** The model spec log_metadata names: the model, the version that answered, the signature (none for multi_inference). */
 function metadataSpec(call: LoggedCall): object {
   if (call.kind === 'predict') return servedSpec(call.name, call.version, call.signatureName);
-  if (call.kind === 'multi_inference') return { name: call.tasks[0]?.spec.name ?? '', ...(call.runs[0] && { version: { value: call.runs[0].version } }) };
+  if (call.kind === 'multi_inference')
+    return { name: call.tasks[0]?.spec.name ?? '', ...(call.runs[0] && { version: { value: call.runs[0].version } }) };
   return servedSpec(call.spec.name, call.run.version, call.run.signatureName);
 }
 
@@ -166,13 +191,24 @@ export function encodePredictionLog(call: LoggedCall, metadata: LogMetadataField
     timestampSecs,
   });
   const { request, response } = requestAndResponse(call);
-  const log = protobuf.Writer.create().uint32(lengthDelimited(LOG_REQUEST)).bytes(request).uint32(lengthDelimited(LOG_RESPONSE)).bytes(response).finish();
-  return protobuf.Writer.create().uint32(lengthDelimited(LOG_METADATA)).bytes(logMetadata).uint32(lengthDelimited(LOG_FIELD[call.kind])).bytes(log).finish();
+  const log = protobuf.Writer.create()
+    .uint32(lengthDelimited(LOG_REQUEST))
+    .bytes(request)
+    .uint32(lengthDelimited(LOG_RESPONSE))
+    .bytes(response)
+    .finish();
+  return protobuf.Writer.create()
+    .uint32(lengthDelimited(LOG_METADATA))
+    .bytes(logMetadata)
+    .uint32(lengthDelimited(LOG_FIELD[call.kind]))
+    .bytes(log)
+    .finish();
 }
 
 /** About what a call's record takes in memory until written, for the queue's bound. */
 export function loggedCallBytes(call: LoggedCall): number {
-  const tensorBytes = (t: HostTensor) => (Array.isArray(t.values) ? t.values.reduce((n, v) => n + v.length + 8, 0) : (t.values as ArrayBufferView).byteLength);
+  const tensorBytes = (t: HostTensor) =>
+    Array.isArray(t.values) ? t.values.reduce((n, v) => n + v.length + 8, 0) : (t.values as ArrayBufferView).byteLength;
   const RECORD_OVERHEAD = 256;
   switch (call.kind) {
     case 'predict':
@@ -181,6 +217,8 @@ export function loggedCallBytes(call: LoggedCall): number {
     case 'regress':
       return RECORD_OVERHEAD + call.examples.reduce((n, e) => n + e.length + 4, 0) + call.run.results.length * 32;
     case 'multi_inference':
-      return RECORD_OVERHEAD + call.examples.reduce((n, e) => n + e.length + 4, 0) + call.runs.reduce((n, r) => n + r.results.length * 32, 0);
+      return (
+        RECORD_OVERHEAD + call.examples.reduce((n, e) => n + e.length + 4, 0) + call.runs.reduce((n, r) => n + r.results.length * 32, 0)
+      );
   }
 }

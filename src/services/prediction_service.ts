@@ -112,7 +112,11 @@ export class PredictionService {
       const signature = ownValue(version.description.signatures, name);
       if (!signature) throw (call.signatureNotFound ?? predictSignatureNotFound)(name);
       const refusal = ownValue(version.description.refusals, name);
-      if (refusal) throw new ServingError(Code.UNIMPLEMENTED, `signature "${name}" of model ${spec.name} version ${handle.version} cannot be served: ${refusal}`);
+      if (refusal)
+        throw new ServingError(
+          Code.UNIMPLEMENTED,
+          `signature "${name}" of model ${spec.name} version ${handle.version} cannot be served: ${refusal}`,
+        );
       const filled = fill(signature, version);
       // Awaited only when it is a promise: a synchronous fill costs no extra turn.
       const { inputs, outputFilter = [] } = filled instanceof Promise ? await filled : filled;
@@ -124,7 +128,8 @@ export class PredictionService {
       const request = logged && capturePredictRequest(spec, signatureName, inputs, outputFilter);
       const stats: RunStats = {};
       const outputs = await version.run(name, inputs, outputFilter, { stats, deadline: call.deadline });
-      if (logged) logged.log({ kind: 'predict', request: request!, name: spec.name, version: handle.version, signatureName: name, outputs });
+      if (logged)
+        logged.log({ kind: 'predict', request: request!, name: spec.name, version: handle.version, signatureName: name, outputs });
       return { version: handle.version, signatureName: name, outputs, stats };
     } finally {
       handle.release();

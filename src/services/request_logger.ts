@@ -62,9 +62,15 @@ export class ServerRequestLogger implements RequestLogSampler {
       const config = m.logging_config;
       if (!config) continue;
       const key = JSON.stringify(config);
-      const collector = collectors.get(key) ?? this.collectors.get(key) ?? new FileLogCollector(config.log_collector_config.filename_prefix, this.options.limits, this.options.reports);
+      const collector =
+        collectors.get(key) ??
+        this.collectors.get(key) ??
+        new FileLogCollector(config.log_collector_config.filename_prefix, this.options.limits, this.options.reports);
       collectors.set(key, collector);
-      byModel.set(m.name, { collector, metadata: { samplingRate: config.sampling_config.sampling_rate, savedModelTags: this.options.tags } });
+      byModel.set(m.name, {
+        collector,
+        metadata: { samplingRate: config.sampling_config.sampling_rate, savedModelTags: this.options.tags },
+      });
     }
     for (const [key, old] of this.collectors) if (!collectors.has(key)) void old.close();
     this.collectors = collectors;
@@ -81,13 +87,16 @@ export class ServerRequestLogger implements RequestLogSampler {
     }
     const timestampSecs = Math.floor(Date.now() / 1000);
     return {
-      log: (call) => collector.collect({ model, bytes: loggedCallBytes(call), encode: () => encodePredictionLog(call, metadata, timestampSecs) }),
+      log: (call) =>
+        collector.collect({ model, bytes: loggedCallBytes(call), encode: () => encodePredictionLog(call, metadata, timestampSecs) }),
     };
   }
 
   /** Where each model's records go now (the files' common stem), for the start-up log. */
   destinations(): Map<string, { filenamePrefix: string; samplingRate: number }> {
-    return new Map([...this.models].map(([name, l]) => [name, { filenamePrefix: l.collector.filenamePrefix, samplingRate: l.metadata.samplingRate }]));
+    return new Map(
+      [...this.models].map(([name, l]) => [name, { filenamePrefix: l.collector.filenamePrefix, samplingRate: l.metadata.samplingRate }]),
+    );
   }
 
   /** Closes every collector once its queue is written; never resolves while a write hangs (the caller bounds the wait). */

@@ -45,5 +45,10 @@ export function runMemoryBytes(cost: RunCost | undefined, inputs: Record<string,
   }
   if (!cost) return copied + UNKNOWN_RUN_FACTOR * inputBytes;
   const rows = rowsOf(inputs);
-  return copied + cost.peakFixedBytes + cost.peakBytesPerRow * rows + OUTPUT_HOLD_FACTOR * (cost.outputFixedBytes + cost.outputBytesPerRow * rows);
+  return (
+    copied +
+    cost.peakFixedBytes +
+    cost.peakBytesPerRow * rows +
+    OUTPUT_HOLD_FACTOR * (cost.outputFixedBytes + cost.outputBytesPerRow * rows)
+  );
 }

@@ -42,7 +42,12 @@ export interface RunOptions {
 /** A loaded version: its description and the executors that run it. */
 export interface ServableVersion {
   readonly description: ModelDescription;
-  run(signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options?: RunOptions): Promise<Record<string, HostTensor>>;
+  run(
+    signature: string,
+    inputs: Record<string, HostTensor>,
+    outputKeys: string[],
+    options?: RunOptions,
+  ): Promise<Record<string, HostTensor>>;
   /**
    * Admission before a request is read: throws the refusal (UNAVAILABLE) when the queue in
    * front of this version has no room for one more request, counting those admitted and still

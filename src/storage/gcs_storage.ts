@@ -27,9 +27,14 @@ export interface GcsSettings {
 /** The GCS_* variables tfgate honours (see above). A value it cannot honour throws, naming the variable. */
 export function gcsSettingsFromEnv(env: NodeJS.ProcessEnv): GcsSettings {
   const retries = env.GCS_RETRY_CONFIG_MAX_RETRIES?.trim();
-  if (retries !== undefined && !/^\d+$/.test(retries)) throw new Error(`GCS_RETRY_CONFIG_MAX_RETRIES='${retries}': expected a whole number`);
-  const allowedLocations = (env.GCS_ALLOWED_BUCKET_LOCATIONS ?? '').split(',').map((l) => l.trim().toUpperCase()).filter(Boolean);
-  if (allowedLocations.includes('AUTO')) throw new Error("GCS_ALLOWED_BUCKET_LOCATIONS='auto' (the zone's own region) is not supported by tfgate: list the locations");
+  if (retries !== undefined && !/^\d+$/.test(retries))
+    throw new Error(`GCS_RETRY_CONFIG_MAX_RETRIES='${retries}': expected a whole number`);
+  const allowedLocations = (env.GCS_ALLOWED_BUCKET_LOCATIONS ?? '')
+    .split(',')
+    .map((l) => l.trim().toUpperCase())
+    .filter(Boolean);
+  if (allowedLocations.includes('AUTO'))
+    throw new Error("GCS_ALLOWED_BUCKET_LOCATIONS='auto' (the zone's own region) is not supported by tfgate: list the locations");
   return { maxRetries: retries === undefined ? undefined : Number(retries), allowedLocations };
 }
 
@@ -46,7 +51,9 @@ function gcsError(e: unknown, location: string): StorageError {
   const err = e as Error & { code?: number | string; errors?: { reason?: string }[] };
   const reason = err.errors?.[0]?.reason;
   const code =
-    typeof err.code === 'number' ? `HTTP${err.code}${reason ? `_${reason}` : ''}` : (err.code ?? (/credential/i.test(err.message) ? 'CredentialsError' : err.name || 'Error'));
+    typeof err.code === 'number'
+      ? `HTTP${err.code}${reason ? `_${reason}` : ''}`
+      : (err.code ?? (/credential/i.test(err.message) ? 'CredentialsError' : err.name || 'Error'));
   return new StorageError(`${code}: ${err.message || 'no message'}${credentialHint(code, 'gs')}`, code, location);
 }
 
@@ -54,7 +61,8 @@ export function gcsStorage(settings: GcsSettings, client?: GcsClient): Storage {
   const gcs =
     client ??
     new GcsClient({
-      retryOptions: settings.maxRetries === undefined ? {} : settings.maxRetries === 0 ? { autoRetry: false } : { maxRetries: settings.maxRetries },
+      retryOptions:
+        settings.maxRetries === undefined ? {} : settings.maxRetries === 0 ? { autoRetry: false } : { maxRetries: settings.maxRetries },
     });
   /** Buckets whose location was found allowed (checked once each). */
   const allowedBuckets = new Set<string>();
@@ -66,7 +74,11 @@ export function gcsStorage(settings: GcsSettings, client?: GcsClient): Storage {
       const [meta] = await b.getMetadata();
       const where = String(meta.location ?? '').toUpperCase();
       if (!settings.allowedLocations.includes(where)) {
-        throw new StorageError(`bucket ${bucket} is in ${where || 'an unknown location'}, not in GCS_ALLOWED_BUCKET_LOCATIONS (${settings.allowedLocations.join(', ')})`, 'BucketLocationNotAllowed', location);
+        throw new StorageError(
+          `bucket ${bucket} is in ${where || 'an unknown location'}, not in GCS_ALLOWED_BUCKET_LOCATIONS (${settings.allowedLocations.join(', ')})`,
+          'BucketLocationNotAllowed',
+          location,
+        );
       }
       allowedBuckets.add(bucket);
     }
@@ -106,7 +118,9 @@ export function gcsStorage(settings: GcsSettings, client?: GcsClient): Storage {
         const { bucket, key } = await bucketOf(folder);
         const prefix = key ? `${key}/` : '';
         const [found] = await bucket.getFiles({ prefix, autoPaginate: true });
-        return found.map((f) => ({ path: f.name.slice(prefix.length), bytes: Number(f.metadata.size ?? 0) })).filter((o) => o.path && !o.path.endsWith('/'));
+        return found
+          .map((f) => ({ path: f.name.slice(prefix.length), bytes: Number(f.metadata.size ?? 0) }))
+          .filter((o) => o.path && !o.path.endsWith('/'));
       } catch (e) {
         throw gcsError(e, folder);
       }

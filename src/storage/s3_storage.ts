@@ -49,7 +49,9 @@ export function s3SettingsFromEnv(env: NodeJS.ProcessEnv): S3Settings {
   const endpoint = raw ? (/^https?:\/\//i.test(raw) ? raw : `${flagOff(env.S3_USE_HTTPS) ? 'http' : 'https'}://${raw}`) : undefined;
   const extraCa: string[] = [];
   if (env.S3_CA_FILE) extraCa.push(fs.readFileSync(env.S3_CA_FILE, 'utf8'));
-  if (env.S3_CA_PATH) for (const f of fs.readdirSync(env.S3_CA_PATH).sort()) if (/\.(pem|crt)$/i.test(f)) extraCa.push(fs.readFileSync(path.join(env.S3_CA_PATH, f), 'utf8'));
+  if (env.S3_CA_PATH)
+    for (const f of fs.readdirSync(env.S3_CA_PATH).sort())
+      if (/\.(pem|crt)$/i.test(f)) extraCa.push(fs.readFileSync(path.join(env.S3_CA_PATH, f), 'utf8'));
   return {
     endpoint,
     region: env.AWS_REGION || env.S3_REGION || (endpoint ? 'us-east-1' : undefined),
@@ -96,7 +98,8 @@ export function s3Storage(settings: S3Settings): Storage {
     const { bucket, key } = parseS3(location);
     const prefix = key ? `${key}/` : '';
     try {
-      for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: prefix, Delimiter: delimiter })) yield { page, prefix };
+      for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: prefix, Delimiter: delimiter }))
+        yield { page, prefix };
     } catch (e) {
       throw s3Error(e, location);
     }

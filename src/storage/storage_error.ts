@@ -21,7 +21,12 @@ export function notFoundError(location: string, detail: string): StorageError {
 
 /** Words to add to an error whose cause is missing or refused credentials. */
 export function credentialHint(code: string, scheme: 's3' | 'gs'): string {
-  if (!/credential|accessdenied|forbidden|invalidaccesskeyid|signaturedoesnotmatch|unauthorized|unauthenticated|expiredtoken|invalidtoken|401|403/i.test(code)) return '';
+  if (
+    !/credential|accessdenied|forbidden|invalidaccesskeyid|signaturedoesnotmatch|unauthorized|unauthenticated|expiredtoken|invalidtoken|401|403/i.test(
+      code,
+    )
+  )
+    return '';
   return scheme === 's3'
     ? ' (credentials come from the AWS SDK chain: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, a web identity token, or the instance role)'
     : ' (credentials come from GOOGLE_APPLICATION_CREDENTIALS, gcloud application-default login, or the instance service account)';

@@ -96,7 +96,12 @@ export class VersionCache {
     const objects = await storage.listTree(location);
     if (!objects.length) throw new StorageError(`${what}: ${location} holds no file`, 'ENOENT', location);
     const unsafe = objects.find((o) => !safeRelativePath(o.path));
-    if (unsafe) throw new StorageError(`${what}: object ${location}/${unsafe.path} would be written outside the version's folder; refusing to download it`, 'EINVAL', location);
+    if (unsafe)
+      throw new StorageError(
+        `${what}: object ${location}/${unsafe.path} would be written outside the version's folder; refusing to download it`,
+        'EINVAL',
+        location,
+      );
     const total = objects.reduce((sum, o) => sum + o.bytes, 0);
     const root = await this.dir();
     await this.checkRoom(root, total, location, what);
@@ -112,15 +117,17 @@ export class VersionCache {
     try {
       await Promise.allSettled(
         objects.map((o) =>
-          this.slots.run(async () => {
-            if (failed) return;
-            await this.download(storage, location, o, partial, what);
-            this.inFlightBytes -= o.bytes;
-            inFlight -= o.bytes;
-          }).catch((e: unknown) => {
-            if (!failed) firstError = e;
-            failed = true;
-          }),
+          this.slots
+            .run(async () => {
+              if (failed) return;
+              await this.download(storage, location, o, partial, what);
+              this.inFlightBytes -= o.bytes;
+              inFlight -= o.bytes;
+            })
+            .catch((e: unknown) => {
+              if (!failed) firstError = e;
+              failed = true;
+            }),
         ),
       );
       if (failed) throw firstError;
@@ -156,7 +163,11 @@ export class VersionCache {
     }
     const free = (await (this.options.freeBytes ?? statfsFreeBytes)(root)) - this.inFlightBytes;
     if (total > free) {
-      throw new StorageError(`${what} at ${location} is ${mb(total)}, more than the ${mb(Math.max(0, free))} free in the model cache ${root} (--model_cache_dir); not downloading it`, 'ENOSPC', location);
+      throw new StorageError(
+        `${what} at ${location} is ${mb(total)}, more than the ${mb(Math.max(0, free))} free in the model cache ${root} (--model_cache_dir); not downloading it`,
+        'ENOSPC',
+        location,
+      );
     }
   }
 
@@ -169,7 +180,14 @@ export class VersionCache {
     const count = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         seen += chunk.length;
-        if (seen > o.bytes) done(new StorageError(`${what}: ${uri} grew past its listed ${o.bytes} bytes while downloading (changed under the download?)`, 'ESIZE', uri));
+        if (seen > o.bytes)
+          done(
+            new StorageError(
+              `${what}: ${uri} grew past its listed ${o.bytes} bytes while downloading (changed under the download?)`,
+              'ESIZE',
+              uri,
+            ),
+          );
         else done(null, chunk);
       },
     });

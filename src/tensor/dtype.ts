@@ -36,9 +36,10 @@ const TF_TO_DTYPE: Record<string, DType> = {
   DT_STRING: 'string',
 };
 
-const DTYPE_TO_TF: Record<DType, string> = Object.fromEntries(
-  Object.entries(TF_TO_DTYPE).map(([tf, d]) => [d, tf]),
-) as Record<DType, string>;
+const DTYPE_TO_TF: Record<DType, string> = Object.fromEntries(Object.entries(TF_TO_DTYPE).map(([tf, d]) => [d, tf])) as Record<
+  DType,
+  string
+>;
 
 /** Removes the `_REF` suffix TF1 graphs put on variable dtypes. */
 export function stripRef(tfName: string): string {

@@ -21,11 +21,25 @@ function harness(threads: number, defaults: Partial<QueueOptions> = {}) {
     threads,
     (q: BatchQueue<string>, b: Batch<string>) =>
       new Promise<void>((finish) =>
-        runs.push({ queue: q.name, tasks: b.pieces.map((p) => (p.size === p.taskSize ? p.task : `${p.task}[${p.offset}+${p.size}]`)), size: b.size, padded: b.paddedSize, at: clock.now(), finish }),
+        runs.push({
+          queue: q.name,
+          tasks: b.pieces.map((p) => (p.size === p.taskSize ? p.task : `${p.task}[${p.offset}+${p.size}]`)),
+          size: b.size,
+          padded: b.paddedSize,
+          at: clock.now(),
+          finish,
+        }),
       ),
     clock,
   );
-  const options: QueueOptions = { maxBatchSize: 4, batchTimeoutMicros: 10_000, maxEnqueuedBatches: 3, allowedBatchSizes: [], enableLargeBatchSplitting: false, ...defaults };
+  const options: QueueOptions = {
+    maxBatchSize: 4,
+    batchTimeoutMicros: 10_000,
+    maxEnqueuedBatches: 3,
+    allowedBatchSizes: [],
+    enableLargeBatchSplitting: false,
+    ...defaults,
+  };
   return { clock, runs, scheduler, queue: (name = 'q', o: Partial<QueueOptions> = {}) => scheduler.addQueue(name, { ...options, ...o }) };
 }
 const settle = () => new Promise((r) => setImmediate(r));
@@ -41,7 +55,10 @@ describe('shared batch scheduler', () => {
     clock.advance(3.9);
     assert.equal(runs.length, 0, 'not yet 10 ms since the first task');
     clock.advance(0.1);
-    assert.deepEqual(runs.map((r) => [r.tasks, r.at]), [[['a', 'b'], 15]]);
+    assert.deepEqual(
+      runs.map((r) => [r.tasks, r.at]),
+      [[['a', 'b'], 15]],
+    );
   });
 
   it('a full batch runs at once, without waiting for its timer', () => {
@@ -49,7 +66,10 @@ describe('shared batch scheduler', () => {
     const q = queue();
     q.schedule('a', 3);
     q.schedule('b', 1);
-    assert.deepEqual(runs.map((r) => r.tasks), [['a', 'b']]);
+    assert.deepEqual(
+      runs.map((r) => r.tasks),
+      [['a', 'b']],
+    );
   });
 
   it('a task that does not fit closes the open batch, which may then run', () => {
@@ -57,7 +77,10 @@ describe('shared batch scheduler', () => {
     const q = queue();
     q.schedule('a', 3);
     q.schedule('b', 2);
-    assert.deepEqual(runs.map((r) => r.tasks), [['a']]);
+    assert.deepEqual(
+      runs.map((r) => r.tasks),
+      [['a']],
+    );
     assert.equal(q.enqueuedBatches, 1);
   });
 
@@ -65,13 +88,19 @@ describe('shared batch scheduler', () => {
     const { runs, queue } = harness(1, { batchTimeoutMicros: 0 });
     const q = queue();
     q.schedule('a', 1);
-    assert.deepEqual(runs.map((r) => r.tasks), [['a']]);
+    assert.deepEqual(
+      runs.map((r) => r.tasks),
+      [['a']],
+    );
     q.schedule('b', 1);
     q.schedule('c', 1);
     assert.equal(runs.length, 1, 'the one executor is busy');
     runs[0].finish();
     await settle();
-    assert.deepEqual(runs.map((r) => r.tasks), [['a'], ['b', 'c']]);
+    assert.deepEqual(
+      runs.map((r) => r.tasks),
+      [['a'], ['b', 'c']],
+    );
   });
 
   it('round-robin between queues', async () => {
@@ -86,10 +115,13 @@ describe('shared batch scheduler', () => {
       await settle();
     }
     // b1 went ahead to the busy executor before a2 arrived; from then on the queues alternate.
-    assert.deepEqual(runs.map((r) => r.queue), ['m1', 'm1', 'm2', 'm1']);
+    assert.deepEqual(
+      runs.map((r) => r.queue),
+      ['m1', 'm1', 'm2', 'm1'],
+    );
   });
 
-  it('queue full: UNAVAILABLE with TF Serving\'s text; oversize: INVALID_ARGUMENT', () => {
+  it("queue full: UNAVAILABLE with TF Serving's text; oversize: INVALID_ARGUMENT", () => {
     const { queue } = harness(1, { maxEnqueuedBatches: 2 });
     const q = queue();
     q.schedule('running', 4); // runs at once (full)
@@ -97,11 +129,27 @@ describe('shared batch scheduler', () => {
     q.schedule('b', 3); // closes a's batch, which goes ahead to the busy executor
     q.schedule('c', 3); // closes b's batch: 2 enqueued (b's and c's)
     assert.equal(q.freeRows, 1, 'a one-row task still fits the open batch');
-    assert.throws(() => q.schedule('d', 3), (e: unknown) => e instanceof ServingError && e.code === Code.UNAVAILABLE && e.message === 'The batch scheduling queue to which this task was submitted is full; currently 2 batches enqueued and max_enqueued_batches is 2');
+    assert.throws(
+      () => q.schedule('d', 3),
+      (e: unknown) =>
+        e instanceof ServingError &&
+        e.code === Code.UNAVAILABLE &&
+        e.message ===
+          'The batch scheduling queue to which this task was submitted is full; currently 2 batches enqueued and max_enqueued_batches is 2',
+    );
     q.schedule('e', 1); // still fits the open batch, which is now full
     assert.equal(q.freeRows, 0, 'no task of any size fits now');
-    assert.equal(q.fullError().message, 'The batch scheduling queue to which this task was submitted is full; currently 2 batches enqueued and max_enqueued_batches is 2');
-    assert.throws(() => q.schedule('f', 5), (e: unknown) => e instanceof ServingError && e.code === Code.INVALID_ARGUMENT && e.message === 'Task size 5 is larger than maximum input batch size 4');
+    assert.equal(
+      q.fullError().message,
+      'The batch scheduling queue to which this task was submitted is full; currently 2 batches enqueued and max_enqueued_batches is 2',
+    );
+    assert.throws(
+      () => q.schedule('f', 5),
+      (e: unknown) =>
+        e instanceof ServingError &&
+        e.code === Code.INVALID_ARGUMENT &&
+        e.message === 'Task size 5 is larger than maximum input batch size 4',
+    );
   });
 
   it('pads up to the next allowed batch size', () => {
@@ -112,7 +160,13 @@ describe('shared batch scheduler', () => {
   });
 
   it('splitting spreads a large task over batches, in order', async () => {
-    const { runs, queue } = harness(1, { maxBatchSize: 10, maxExecutionBatchSize: 4, enableLargeBatchSplitting: true, batchTimeoutMicros: 0, maxEnqueuedBatches: 10 });
+    const { runs, queue } = harness(1, {
+      maxBatchSize: 10,
+      maxExecutionBatchSize: 4,
+      enableLargeBatchSplitting: true,
+      batchTimeoutMicros: 0,
+      maxEnqueuedBatches: 10,
+    });
     const q = queue();
     q.schedule('a', 1);
     q.schedule('big', 9);
@@ -121,7 +175,10 @@ describe('shared batch scheduler', () => {
       await settle();
     }
     // The first two pieces went ahead, one at a time, while 'a' ran; the last waits, partial.
-    assert.deepEqual(runs.map((r) => r.tasks), [['a'], ['big[0+4]'], ['big[4+4]']]);
+    assert.deepEqual(
+      runs.map((r) => r.tasks),
+      [['a'], ['big[0+4]'], ['big[4+4]']],
+    );
     runs[0].finish();
     await settle();
     assert.deepEqual(runs[3].tasks, ['big[8+1]']);

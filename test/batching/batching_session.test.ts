@@ -33,8 +33,14 @@ describe('row operations', () => {
     assert.deepEqual(rows(sliceRows(col(1, 2, 3, 4), 1, 2)), [2, 3]);
     assert.deepEqual(rows(padRows(col(1, 2, 3), 5, 1)), [1, 2, 3, 2, 2]);
     const s: HostTensor = { dtype: 'string', shape: [2], values: [Buffer.from('a'), Buffer.from('b')] };
-    assert.deepEqual((concatRows([s, s]).values as Uint8Array[]).map((b) => Buffer.from(b).toString()), ['a', 'b', 'a', 'b']);
-    assert.throws(() => concatRows([col(1), { dtype: 'float32', shape: [1, 2], values: Float32Array.of(1, 2) }]), /cannot batch tensors of shapes/);
+    assert.deepEqual(
+      (concatRows([s, s]).values as Uint8Array[]).map((b) => Buffer.from(b).toString()),
+      ['a', 'b', 'a', 'b'],
+    );
+    assert.throws(
+      () => concatRows([col(1), { dtype: 'float32', shape: [1, 2], values: Float32Array.of(1, 2) }]),
+      /cannot batch tensors of shapes/,
+    );
   });
   it('pads non-batch dimensions with zeros at their end', () => {
     const t: HostTensor = { dtype: 'float32', shape: [2, 2], values: Float32Array.of(1, 2, 3, 4) };
@@ -43,18 +49,32 @@ describe('row operations', () => {
 });
 
 describe('admission before a request is read', () => {
-  it('places held by requests still being parsed count against the queue\'s room; released ones give it back', () => {
+  it("places held by requests still being parsed count against the queue's room; released ones give it back", () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(1, () => new Promise<void>(() => {}), clock);
     const { version } = recordingVersion();
-    const session = new BatchingSession('m/1', version, scheduler, { maxBatchSize: 2, batchTimeoutMicros: 1000, maxEnqueuedBatches: 2, allowedBatchSizes: [], enableLargeBatchSplitting: false });
+    const session = new BatchingSession('m/1', version, scheduler, {
+      maxBatchSize: 2,
+      batchTimeoutMicros: 1000,
+      maxEnqueuedBatches: 2,
+      allowedBatchSizes: [],
+      enableLargeBatchSplitting: false,
+    });
     const releases = Array.from({ length: 5 }, () => session.admit());
     assert.equal(releases.length, 5, 'no queue yet (its signature and shape are known only once parsed): nothing is refused');
     releases.forEach((r) => r());
     void session.run('serving_default', { x: col(1, 2) }, []); // runs at once: the executor never answers
     // Queue room now: 2 batches of 2 rows.
     const held = [session.admit(), session.admit(), session.admit(), session.admit()];
-    assert.throws(() => session.admit(), (e: unknown) => e instanceof ServingError && e.code === Code.UNAVAILABLE && /^The batch scheduling queue to which this task was submitted is full; currently 0 batches enqueued and max_enqueued_batches is 2$/.test(e.message));
+    assert.throws(
+      () => session.admit(),
+      (e: unknown) =>
+        e instanceof ServingError &&
+        e.code === Code.UNAVAILABLE &&
+        /^The batch scheduling queue to which this task was submitted is full; currently 0 batches enqueued and max_enqueued_batches is 2$/.test(
+          e.message,
+        ),
+    );
     held[0]();
     held[0]();
     const again = session.admit();
@@ -71,12 +91,21 @@ describe('batching session', () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);
     const { seen, version } = recordingVersion();
-    const session = new BatchingSession('m/1', version, scheduler, { maxBatchSize: 8, batchTimeoutMicros: 1000, maxEnqueuedBatches: 10, allowedBatchSizes: [2, 4, 8], enableLargeBatchSplitting: false });
+    const session = new BatchingSession('m/1', version, scheduler, {
+      maxBatchSize: 8,
+      batchTimeoutMicros: 1000,
+      maxEnqueuedBatches: 10,
+      allowedBatchSizes: [2, 4, 8],
+      enableLargeBatchSplitting: false,
+    });
     const late = session.run('serving_default', { x: col(1, 2) }, [], { deadline: performance.now() - 1 });
     const live = session.run('serving_default', { x: col(3) }, [], { deadline: performance.now() + 60_000 });
     const open = session.run('serving_default', { x: col(4) }, []);
     clock.advance(1);
-    await assert.rejects(late, (e: unknown) => e instanceof ServingError && e.code === Code.DEADLINE_EXCEEDED && e.message === QUEUED_PAST_DEADLINE);
+    await assert.rejects(
+      late,
+      (e: unknown) => e instanceof ServingError && e.code === Code.DEADLINE_EXCEEDED && e.message === QUEUED_PAST_DEADLINE,
+    );
     assert.deepEqual(rows((await live).y), [30]);
     assert.deepEqual(rows((await open).y), [40]);
     assert.deepEqual(seen, [[3, 4]], 'the late rows left the batch, which was padded anew (2 rows: no padding)');
@@ -86,7 +115,13 @@ describe('batching session', () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);
     const { seen, version } = recordingVersion();
-    const session = new BatchingSession('m/1', version, scheduler, { maxBatchSize: 8, batchTimeoutMicros: 1000, maxEnqueuedBatches: 10, allowedBatchSizes: [4, 8], enableLargeBatchSplitting: false });
+    const session = new BatchingSession('m/1', version, scheduler, {
+      maxBatchSize: 8,
+      batchTimeoutMicros: 1000,
+      maxEnqueuedBatches: 10,
+      allowedBatchSizes: [4, 8],
+      enableLargeBatchSplitting: false,
+    });
     const a = session.run('serving_default', { x: col(1) }, []);
     const b = session.run('serving_default', { x: col(2, 3) }, []);
     clock.advance(1);
@@ -99,7 +134,13 @@ describe('batching session', () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(2, processBatch, clock);
     const { seen, version } = recordingVersion();
-    const session = new BatchingSession('m/1', version, scheduler, { maxBatchSize: 8, batchTimeoutMicros: 1000, maxEnqueuedBatches: 10, allowedBatchSizes: [], enableLargeBatchSplitting: false });
+    const session = new BatchingSession('m/1', version, scheduler, {
+      maxBatchSize: 8,
+      batchTimeoutMicros: 1000,
+      maxEnqueuedBatches: 10,
+      allowedBatchSizes: [],
+      enableLargeBatchSplitting: false,
+    });
     const a = session.run('serving_default', { x: col(1) }, []);
     const b = session.run('serving_default', { x: { dtype: 'float32', shape: [1, 2], values: Float32Array.of(5, 6) } }, []);
     clock.advance(1);
@@ -119,12 +160,24 @@ describe('batching session', () => {
         return { y: x };
       },
     };
-    const session = new BatchingSession('m/1', version, scheduler, { maxBatchSize: 8, batchTimeoutMicros: 1000, maxEnqueuedBatches: 10, allowedBatchSizes: [], enableLargeBatchSplitting: false, padVariableLengthInputs: true });
+    const session = new BatchingSession('m/1', version, scheduler, {
+      maxBatchSize: 8,
+      batchTimeoutMicros: 1000,
+      maxEnqueuedBatches: 10,
+      allowedBatchSizes: [],
+      enableLargeBatchSplitting: false,
+      padVariableLengthInputs: true,
+    });
     const a = session.run('s', { x: { dtype: 'float32', shape: [1, 2], values: Float32Array.of(1, 2) } }, []);
     const b = session.run('s', { x: { dtype: 'float32', shape: [1, 3], values: Float32Array.of(3, 4, 5) } }, []);
     clock.advance(1);
     await Promise.all([a, b]);
-    assert.deepEqual(seen, [[[2, 3], [1, 2, 0, 3, 4, 5]]]);
+    assert.deepEqual(seen, [
+      [
+        [2, 3],
+        [1, 2, 0, 3, 4, 5],
+      ],
+    ]);
     assert.deepEqual(rows((await a).y), [1, 2, 0]);
   });
 
@@ -132,17 +185,36 @@ describe('batching session', () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);
     const { seen, version } = recordingVersion();
-    const session = new BatchingSession('m/1', version, scheduler, { maxBatchSize: 16, maxExecutionBatchSize: 4, batchTimeoutMicros: 0, maxEnqueuedBatches: 10, allowedBatchSizes: [], enableLargeBatchSplitting: true });
+    const session = new BatchingSession('m/1', version, scheduler, {
+      maxBatchSize: 16,
+      maxExecutionBatchSize: 4,
+      batchTimeoutMicros: 0,
+      maxEnqueuedBatches: 10,
+      allowedBatchSizes: [],
+      enableLargeBatchSplitting: true,
+    });
     const out = await session.run('serving_default', { x: col(1, 2, 3, 4, 5, 6, 7, 8, 9, 10) }, []);
     assert.deepEqual(rows(out.y), [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
-    assert.deepEqual(seen.map((b) => b.length), [4, 4, 2]);
+    assert.deepEqual(
+      seen.map((b) => b.length),
+      [4, 4, 2],
+    );
   });
 
   it('a failing batch fails every request in it, and only those', async () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);
-    const failing: ServableVersion = { description: { backend: 'fake', engines: {}, signatures: {}, refusals: {}, signatureDefs: {}, warmupRecords: 0 }, run: async () => Promise.reject(new Error('boom')) };
-    const session = new BatchingSession('m/1', failing, scheduler, { maxBatchSize: 8, batchTimeoutMicros: 0, maxEnqueuedBatches: 10, allowedBatchSizes: [], enableLargeBatchSplitting: false });
+    const failing: ServableVersion = {
+      description: { backend: 'fake', engines: {}, signatures: {}, refusals: {}, signatureDefs: {}, warmupRecords: 0 },
+      run: async () => Promise.reject(new Error('boom')),
+    };
+    const session = new BatchingSession('m/1', failing, scheduler, {
+      maxBatchSize: 8,
+      batchTimeoutMicros: 0,
+      maxEnqueuedBatches: 10,
+      allowedBatchSizes: [],
+      enableLargeBatchSplitting: false,
+    });
     await assert.rejects(session.run('s', { x: col(1) }, []), /boom/);
   });
 });

@@ -17,7 +17,9 @@ describe('latency floor: the echo through a worker thread', () => {
     const server = await startNodeProcess([path.join(here, '..', '..', 'bench', 'load', 'hop_echo_server.js')], /listening (\d+)/);
     try {
       const bodies = Array.from({ length: 20 }, (_, i) => ({ instances: [i, i / 2], tag: `r${i}` }));
-      const answers = await Promise.all(bodies.map(async (b) => (await fetch(`http://127.0.0.1:${server.port}/echo`, { method: 'POST', body: JSON.stringify(b) })).json()));
+      const answers = await Promise.all(
+        bodies.map(async (b) => (await fetch(`http://127.0.0.1:${server.port}/echo`, { method: 'POST', body: JSON.stringify(b) })).json()),
+      );
       assert.deepEqual(answers, bodies);
     } finally {
       await stopProcess(server.proc);
@@ -30,7 +32,13 @@ describe('latency floor: the echo through a worker thread', () => {
       date: '2026-11-28',
       quick: true,
       machine: { cores: 2, cpuModel: 'test', node: 'v20' },
-      runtimes: [{ runtime: { choice: 'onnx', resolved: 'onnx', reason: 'test' }, models: [], echo: [{ gapMs: 0, tfgate: probe(0.6), echo: probe(0.1), ...(hop && { hopEcho: probe(0.45) }) }] }],
+      runtimes: [
+        {
+          runtime: { choice: 'onnx', resolved: 'onnx', reason: 'test' },
+          models: [],
+          echo: [{ gapMs: 0, tfgate: probe(0.6), echo: probe(0.1), ...(hop && { hopEcho: probe(0.45) }) }],
+        },
+      ],
       skipped: {},
       targets: [],
     });

@@ -15,7 +15,7 @@ import { seededRandom } from '../../test_util/savedmodel/model_zoo.js';
 const close = (a: number, b: number, rel: number) => Math.abs(a - b) <= rel * Math.abs(b);
 
 describe('latency statistics', () => {
-  it('percentiles, mean and max of known latencies, within the histogram\'s 0.1 %', () => {
+  it("percentiles, mean and max of known latencies, within the histogram's 0.1 %", () => {
     const r = new LatencyRecorder();
     const values = Array.from({ length: 10_000 }, (_, i) => (i + 1) / 10); // 0.1 … 1000 ms
     for (const v of seededShuffle(values)) r.record(v);
@@ -91,7 +91,7 @@ describe('load generator against a local server that stalls', () => {
   });
   after(() => new Promise<void>((r) => server.close(() => r())));
 
-  it('open loop: latency counts from each request\'s due time, so a 400 ms stall shows in many requests', async () => {
+  it("open loop: latency counts from each request's due time, so a 400 ms stall shows in many requests", async () => {
     setTimeout(() => (pausedUntil = performance.now() + 400), 500);
     const r = await runLoad({ url, mode: { kind: 'open', ratePerSec: 200 }, durationMs: 1500 });
     const s = r.recorder.summary();

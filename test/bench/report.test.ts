@@ -42,15 +42,32 @@ function summary(meanMs: number) {
   return r.summary();
 }
 
-function syntheticResults(adaptiveMs: Record<number, number>, naiveMs: Record<number, number>, fixedMs: Record<number, number>, saturatedRps: number): BenchResults {
+function syntheticResults(
+  adaptiveMs: Record<number, number>,
+  naiveMs: Record<number, number>,
+  fixedMs: Record<number, number>,
+  saturatedRps: number,
+): BenchResults {
   const cells: SeedCell[] = [];
   for (const users of [1, 20]) {
     cells.push({ setup: 'naive', users, rps: 1, latency: summary(naiveMs[users]) });
     cells.push({ setup: 'executors', users, rps: 1, latency: summary(naiveMs[users] + 1) });
     cells.push({ setup: 'fixed_0', users, rps: 1, latency: summary(fixedMs[users]) });
-    cells.push({ setup: 'adaptive', users, rps: 1, latency: summary(adaptiveMs[users]), server: { requests: 100, requestMs: adaptiveMs[users] - 1, queueingMs: 0.1, meanBatchSize: 1 } });
+    cells.push({
+      setup: 'adaptive',
+      users,
+      rps: 1,
+      latency: summary(adaptiveMs[users]),
+      server: { requests: 100, requestMs: adaptiveMs[users] - 1, queueingMs: 0.1, meanBatchSize: 1 },
+    });
   }
-  const curve = [1, 32].map((batch) => ({ batch, ms: batch === 1 ? 10 : 64, msPerItem: batch === 1 ? 10 : 2, itemsPerSec: batch === 1 ? 100 : 500, gflops: 1 }));
+  const curve = [1, 32].map((batch) => ({
+    batch,
+    ms: batch === 1 ? 10 : 64,
+    msPerItem: batch === 1 ? 10 : 2,
+    itemsPerSec: batch === 1 ? 100 : 500,
+    gflops: 1,
+  }));
   return {
     name: 'synthetic',
     date: '2026-11-24T00:00:00.000Z',
@@ -58,7 +75,15 @@ function syntheticResults(adaptiveMs: Record<number, number>, naiveMs: Record<nu
     command: 'npm run bench:report -- --quick',
     durationSeconds: 1,
     machine: { cores: 2, cpuModel: 'test', node: 'v20', platform: 'linux', totalMemoryGiB: 1 },
-    model: { description: 'MLP', backend: 'wasm', flopsPerItem: 1e6, maxBatchSize: 32, curve, batch1Ms: 10, offlineItemsPerSecAtMaxBatch: 500 },
+    model: {
+      description: 'MLP',
+      backend: 'wasm',
+      flopsPerItem: 1e6,
+      maxBatchSize: 32,
+      curve,
+      batch1Ms: 10,
+      offlineItemsPerSecAtMaxBatch: 500,
+    },
     seed: {
       scale: 10 / 300,
       thinkMs: [33.3, 100],
@@ -77,13 +102,20 @@ function syntheticResults(adaptiveMs: Record<number, number>, naiveMs: Record<nu
       peakRssMb: { naive: 100, executors: 200, fixed_0: 200, adaptive: 200 },
     },
     eventLoop: { modelMs: 4, seconds: 1, rows: [{ setup: 'naive', ratePerSec: 2, predict: summary(5), status: summary(1) }] },
-    overhead: { client: 'wrk', echoRps: 1000, predictRps: 800, ratio: 0.8, echoCpu: { mainUs: 41, processUs: 44 }, predictCpu: { mainUs: 78.5, processUs: 112 } },
+    overhead: {
+      client: 'wrk',
+      echoRps: 1000,
+      predictRps: 800,
+      ratio: 0.8,
+      echoCpu: { mainUs: 41, processUs: 44 },
+      predictCpu: { mainUs: 78.5, processUs: 112 },
+    },
     targets: [],
   };
 }
 
 describe('bench report', () => {
-  it('splits a measurement with the server\'s own counters, summed over label sets', () => {
+  it("splits a measurement with the server's own counters, summed over label sets", () => {
     const before = countersFromText(metricsText(1_000_000, 100, 0.5, 100, 50));
     const after = countersFromText(metricsText(1_000_000 + 200 * 12_000, 300, 0.5 + 200 * 0.003, 300, 100));
     const v = serverView(before, after);
@@ -95,11 +127,19 @@ describe('bench report', () => {
 
   it('interleaves rounds forward then backward, so that over two rounds every set-up sits at the same mean position', () => {
     const setups = ['naive', 'fixed_0', 'fixed_750', 'adaptive'];
-    assert.deepEqual([0, 1, 2, 3].map((r) => roundOrder(setups, r).join(' ')), ['naive fixed_0 fixed_750 adaptive', 'adaptive fixed_750 fixed_0 naive', 'naive fixed_0 fixed_750 adaptive', 'adaptive fixed_750 fixed_0 naive']);
+    assert.deepEqual(
+      [0, 1, 2, 3].map((r) => roundOrder(setups, r).join(' ')),
+      [
+        'naive fixed_0 fixed_750 adaptive',
+        'adaptive fixed_750 fixed_0 naive',
+        'naive fixed_0 fixed_750 adaptive',
+        'adaptive fixed_750 fixed_0 naive',
+      ],
+    );
     // A steady drift (each slot 1 ms slower than the one before) adds the same to every set-up.
     const drift = setups.map((s) => [0, 1].reduce((sum, round) => sum + (round * setups.length + roundOrder(setups, round).indexOf(s)), 0));
     assert.deepEqual(drift, [7, 7, 7, 7]);
-    assert.deepEqual(setups, ['naive', 'fixed_0', 'fixed_750', 'adaptive'], 'the caller\'s list is left as it was');
+    assert.deepEqual(setups, ['naive', 'fixed_0', 'fixed_750', 'adaptive'], "the caller's list is left as it was");
   });
 
   it('reads how far apart cells that served alike are: tfgate set-ups that never waited at the lightest load', () => {
@@ -112,12 +152,23 @@ describe('bench report', () => {
       { setup: 'adaptive', users: 1, rps: 1, latency: summary(6.5), server: view(0.06, 1.02) },
       { setup: 'adaptive', users: 20, rps: 1, latency: summary(3), server: view(0, 1) }, // not the lightest load
     ];
-    const labels = new Map([['executors', 'no batching'], ['fixed_0', 'fixed 0'], ['adaptive', 'adaptive']]);
+    const labels = new Map([
+      ['executors', 'no batching'],
+      ['fixed_0', 'fixed 0'],
+      ['adaptive', 'adaptive'],
+    ]);
     const spread = chanceSpread(cells, labels)!;
     assert.deepEqual([spread.users, spread.labels], [1, ['no batching', 'fixed 0', 'adaptive']]);
     // The recorder keeps latencies in fine buckets: means within 0.01 ms.
     assert.ok(Math.abs(spread.minMs - 5.6) < 0.01 && Math.abs(spread.maxMs - 6.5) < 0.01, JSON.stringify(spread));
-    assert.equal(chanceSpread(cells.filter((c) => c.setup !== 'fixed_0' && c.setup !== 'executors'), labels), undefined, 'one such cell: nothing to compare');
+    assert.equal(
+      chanceSpread(
+        cells.filter((c) => c.setup !== 'fixed_0' && c.setup !== 'executors'),
+        labels,
+      ),
+      undefined,
+      'one such cell: nothing to compare',
+    );
   });
 
   it('judges the targets: met and missed on either side of each goal', () => {
@@ -148,13 +199,31 @@ describe('bench report', () => {
       const svgs = files.filter((f) => f.endsWith('.svg'));
       assert.equal(svgs.length, 3);
       for (const f of svgs) assert.match(fs.readFileSync(f, 'utf8'), /^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-      assert.match(fs.readFileSync(svgs.find((f) => f.includes('latency-vs-users'))!, 'utf8'), /adaptive/);
+      assert.match(
+        fs.readFileSync(
+          svgs.find((f) => f.includes('latency-vs-users'))!,
+          'utf8',
+        ),
+        /adaptive/,
+      );
       const md = fs.readFileSync(path.join(bench, 'results', 'synthetic.md'), 'utf8');
-      for (const heading of ['## Targets', '## The bench model', '### Beside the seed', '### Every set-up', '## The event-loop experiment', '## Serving overhead', '## The load generator against wrk']) assert.ok(md.includes(heading), heading);
+      for (const heading of [
+        '## Targets',
+        '## The bench model',
+        '### Beside the seed',
+        '### Every set-up',
+        '## The event-loop experiment',
+        '## Serving overhead',
+        '## The load generator against wrk',
+      ])
+        assert.ok(md.includes(heading), heading);
       assert.match(md, /\| 20 \| 4100 \| 6000 \|/); // the seed's 4.1 s beside naive's 200 ms scaled by 300/10
       assert.match(md, /!\[latency vs users\]\(synthetic-latency-vs-users\.svg\)/);
       // The overhead section says where the CPU goes: tfgate's event loop beside the echo's, and their ratio.
-      assert.match(md, /tfgate 78\.5 µs on its event loop, 112\.0 µs in all its threads; the echo 41\.0 µs and 44\.0 µs\..*event-loop CPU 0\.52\./);
+      assert.match(
+        md,
+        /tfgate 78\.5 µs on its event loop, 112\.0 µs in all its threads; the echo 41\.0 µs and 44\.0 µs\..*event-loop CPU 0\.52\./,
+      );
     } finally {
       fs.rmSync(bench, { recursive: true, force: true });
     }
@@ -176,7 +245,14 @@ describe('bench report', () => {
   });
 
   it('freezes and thaws a whole process tree', async () => {
-    const parent = spawn(process.execPath, ['-e', "require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'inherit' }); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
+    const parent = spawn(
+      process.execPath,
+      [
+        '-e',
+        "require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'inherit' }); setInterval(() => {}, 1000)",
+      ],
+      { stdio: 'ignore' },
+    );
     try {
       const pids = async () => {
         for (let i = 0; i < 400; i++) {
@@ -198,30 +274,45 @@ describe('bench report', () => {
       assert.deepEqual(await settled((s) => s.every((x) => x === 'T')), ['T', 'T']);
       setTreeFrozen(parent.pid!, false);
       const thawed = await settled((s) => s.every((x) => x === 'S' || x === 'R'));
-      assert.ok(thawed.every((s) => s === 'S' || s === 'R'), thawed.join());
+      assert.ok(
+        thawed.every((s) => s === 'S' || s === 'R'),
+        thawed.join(),
+      );
     } finally {
       setTreeFrozen(parent.pid!, false);
-      for (const pid of fs.readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) process.kill(Number(pid), 'SIGKILL');
+      for (const pid of fs.readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean))
+        process.kill(Number(pid), 'SIGKILL');
       parent.kill('SIGKILL');
     }
   });
 
-  it('the naive contrast server answers the model\'s own outputs and refuses malformed rows', async () => {
+  it("the naive contrast server answers the model's own outputs and refuses malformed rows", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-naive-'));
     const options = { inputDim: 4, hiddenSizes: [8], outputDim: 2, activation: 'relu' as const, seed: 5 };
     await writeMlpSavedModel(path.join(dir, '1'), options);
     const server = await startNodeProcess([path.join(benchReportDir, 'naive_server.js'), path.join(dir, '1')], /listening (\d+)/);
     try {
-      const rows = [[1, 2, 3, 4], [0.5, -1, 0, 2]];
-      const res = await fetch(`http://127.0.0.1:${server.port}/v1/models/mlp:predict`, { method: 'POST', body: JSON.stringify({ instances: rows }) });
+      const rows = [
+        [1, 2, 3, 4],
+        [0.5, -1, 0, 2],
+      ];
+      const res = await fetch(`http://127.0.0.1:${server.port}/v1/models/mlp:predict`, {
+        method: 'POST',
+        body: JSON.stringify({ instances: rows }),
+      });
       assert.equal(res.status, 200);
       const { predictions } = (await res.json()) as { predictions: number[][] };
       const servable = await new EmbeddedRuntime('cpu').load(path.join(dir, '1'), { tags: ['serve'] });
-      const { y } = await servable.run('serving_default', { x: { dtype: 'float32', shape: [2, 4], values: Float32Array.from(rows.flat()) } });
+      const { y } = await servable.run('serving_default', {
+        x: { dtype: 'float32', shape: [2, 4], values: Float32Array.from(rows.flat()) },
+      });
       servable.dispose();
       assert.equal(describeMlp(options).outputDim, predictions[0].length);
       predictions.flat().forEach((v, i) => assert.ok(Math.abs(v - (y.values[i] as number)) < 1e-4, `${v} vs ${y.values[i]}`));
-      const bad = await fetch(`http://127.0.0.1:${server.port}/v1/models/mlp:predict`, { method: 'POST', body: JSON.stringify({ instances: [[1, 2]] }) });
+      const bad = await fetch(`http://127.0.0.1:${server.port}/v1/models/mlp:predict`, {
+        method: 'POST',
+        body: JSON.stringify({ instances: [[1, 2]] }),
+      });
       assert.equal(bad.status, 400);
     } finally {
       await stopProcess(server.proc);
@@ -231,20 +322,37 @@ describe('bench report', () => {
 
   it('N tfgate processes share one port and all exit on SIGTERM', async () => {
     const port = await freePort();
-    const flags = ['--model_name=half_plus_two', `--model_base_path=${path.join(REPO, 'model_repository', 'half_plus_two')}`, '--rest_api_host=127.0.0.1', '--port=0', '--num_executors=1'];
-    const cluster = await startNodeProcess([path.join(benchReportDir, 'cluster_server.js'), '2', String(port), ...flags], /listening (\d+)/);
+    const flags = [
+      '--model_name=half_plus_two',
+      `--model_base_path=${path.join(REPO, 'model_repository', 'half_plus_two')}`,
+      '--rest_api_host=127.0.0.1',
+      '--port=0',
+      '--num_executors=1',
+    ];
+    const cluster = await startNodeProcess(
+      [path.join(benchReportDir, 'cluster_server.js'), '2', String(port), ...flags],
+      /listening (\d+)/,
+    );
     try {
       assert.equal(cluster.port, port);
       const workers = fs.readFileSync(`/proc/${cluster.proc.pid}/task/${cluster.proc.pid}/children`, 'utf8').trim().split(/\s+/);
       assert.equal(workers.length, 2);
       for (let i = 0; i < 4; i++) {
-        const res = await fetch(`http://127.0.0.1:${port}/v1/models/half_plus_two:predict`, { method: 'POST', headers: { connection: 'close' }, body: '{"instances":[1,2,5]}' });
+        const res = await fetch(`http://127.0.0.1:${port}/v1/models/half_plus_two:predict`, {
+          method: 'POST',
+          headers: { connection: 'close' },
+          body: '{"instances":[1,2,5]}',
+        });
         assert.deepEqual(await res.json(), { predictions: [2.5, 3, 4.5] });
       }
       const exited = new Promise<number | null>((r) => cluster.proc.once('exit', r));
       cluster.proc.kill('SIGTERM');
       assert.equal(await exited, 0);
-      for (const pid of workers) assert.ok(!fs.existsSync(`/proc/${pid}`) || /State:\s+Z/.test(fs.readFileSync(`/proc/${pid}/status`, 'utf8')), `worker ${pid} still running`);
+      for (const pid of workers)
+        assert.ok(
+          !fs.existsSync(`/proc/${pid}`) || /State:\s+Z/.test(fs.readFileSync(`/proc/${pid}/status`, 'utf8')),
+          `worker ${pid} still running`,
+        );
     } finally {
       await stopProcess(cluster.proc);
     }

@@ -8,13 +8,17 @@ import { TFGATE_BIN } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
 import { writeTensorListLoopModel } from '../../test_util/savedmodel/loop_model_zoo.js';
 
-const tfgate = (...args: string[]) => spawnSync(process.execPath, [TFGATE_BIN, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60000 });
+const tfgate = (...args: string[]) =>
+  spawnSync(process.execPath, [TFGATE_BIN, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60000 });
 
 describe('tfgate show', () => {
   it('lists tag sets, then signatures, then one signature, as saved_model_cli does', () => {
     const dir = fixtureModel('saved_model_half_plus_two_cpu', '00000123');
     assert.equal(tfgate('show', '--dir', dir).stdout, "The given SavedModel contains the following tag-sets:\n'serve'\n");
-    assert.match(tfgate('show', '--dir', dir, '--tag_set', 'serve').stdout, /SignatureDef key: "classify_x_to_y"\nSignatureDef key: "regress_x2_to_y3"/);
+    assert.match(
+      tfgate('show', '--dir', dir, '--tag_set', 'serve').stdout,
+      /SignatureDef key: "classify_x_to_y"\nSignatureDef key: "regress_x2_to_y3"/,
+    );
     assert.equal(
       tfgate('show', '--dir', dir, '--tag_set', 'serve', '--signature_def', 'serving_default').stdout,
       [
@@ -36,7 +40,10 @@ describe('tfgate show', () => {
   it('--all prints every signature, with unknown ranks and _REF dtypes as stored', () => {
     const out = tfgate('show', '--dir', fixtureModel('saved_model_counter', '00000123'), '--all').stdout;
     assert.match(out, /MetaGraphDef with tag-set: 'serve' contains the following SignatureDefs:/);
-    assert.match(out, /signature_def\['incr_counter_by'\]:\n  The given SavedModel SignatureDef contains the following input\(s\):\n    inputs\['delta'\] tensor_info:\n        dtype: DT_FLOAT\n        shape: unknown_rank/);
+    assert.match(
+      out,
+      /signature_def\['incr_counter_by'\]:\n  The given SavedModel SignatureDef contains the following input\(s\):\n    inputs\['delta'\] tensor_info:\n        dtype: DT_FLOAT\n        shape: unknown_rank/,
+    );
     assert.match(out, /dtype: DT_FLOAT_REF/);
   });
   it('--all ends with the engine each signature runs on, and the ops that keep one off ONNX Runtime', async () => {
@@ -47,7 +54,10 @@ describe('tfgate show', () => {
     // A tf.while_loop with TensorLists: ONNX Runtime cannot run it, the WASM runtime does.
     const loop = path.join(tempDir(), 'loop');
     await writeTensorListLoopModel(loop);
-    assert.match(tfgate('show', '--dir', loop, '--all').stdout, /signature_def\['serving_default'\]: wasm \(ops ONNX Runtime cannot run exactly: (TensorListReserve|StatelessWhile|While) \(node [^)]+: no ONNX converter\)/);
+    assert.match(
+      tfgate('show', '--dir', loop, '--all').stdout,
+      /signature_def\['serving_default'\]: wasm \(ops ONNX Runtime cannot run exactly: (TensorListReserve|StatelessWhile|While) \(node [^)]+: no ONNX converter\)/,
+    );
     const counter = tfgate('show', '--dir', fixtureModel('saved_model_counter', '00000123'), '--all').stdout;
     assert.match(counter, /signature_def\['incr_counter'\]: not served \(signature 'incr_counter' updates variables \(AssignAdd/);
   });
@@ -64,18 +74,42 @@ describe('tfgate show', () => {
 
 describe('tfgate run', () => {
   it('prints the outputs as one JSON object', () => {
-    const r = tfgate('run', '--dir', path.join(REPO_ROOT, 'model_repository', 'half_plus_two', '1'), '--signature_def', 'serving_default', '--input_exprs', 'x=[[1],[2],[5]]');
+    const r = tfgate(
+      'run',
+      '--dir',
+      path.join(REPO_ROOT, 'model_repository', 'half_plus_two', '1'),
+      '--signature_def',
+      'serving_default',
+      '--input_exprs',
+      'x=[[1],[2],[5]]',
+    );
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), { y: [[2.5], [3], [4.5]] });
   });
   it('several inputs, on a TF2 Keras export', () => {
-    const r = tfgate('run', '--dir', fixtureModel('tfrust_keras_multiple_inputs', '1'), '--signature_def', 'serving_default', '--input_exprs', 'test_in1=[[0.1,0.2,0.3,0.4,0.5]];test_in2=[[0.6,0.7,0.8,0.9,0.1]]');
+    const r = tfgate(
+      'run',
+      '--dir',
+      fixtureModel('tfrust_keras_multiple_inputs', '1'),
+      '--signature_def',
+      'serving_default',
+      '--input_exprs',
+      'test_in1=[[0.1,0.2,0.3,0.4,0.5]];test_in2=[[0.6,0.7,0.8,0.9,0.1]]',
+    );
     assert.equal(r.status, 0, r.stderr);
     assert.ok(Math.abs(JSON.parse(r.stdout).test_out[0][0] - 0.5401027) < 1e-4);
   });
   it('missing or malformed arguments exit 2', () => {
     assert.equal(tfgate('run', '--dir', 'x').status, 2);
-    const bad = tfgate('run', '--dir', path.join(REPO_ROOT, 'model_repository', 'half_plus_two', '1'), '--signature_def', 'serving_default', '--input_exprs', 'x');
+    const bad = tfgate(
+      'run',
+      '--dir',
+      path.join(REPO_ROOT, 'model_repository', 'half_plus_two', '1'),
+      '--signature_def',
+      'serving_default',
+      '--input_exprs',
+      'x',
+    );
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /is not <input key>=<value>/);
   });
@@ -97,7 +131,8 @@ describe('server flags', () => {
     const help = tfgate('--help');
     assert.equal(help.status, 0);
     assert.match(help.stdout, /--model_config_file/);
-    for (const section of ['honoured:', 'Refused when set', 'according to the runtime', 'they change nothing here']) assert.ok(help.stdout.includes(section), section);
+    for (const section of ['honoured:', 'Refused when set', 'according to the runtime', 'they change nothing here'])
+      assert.ok(help.stdout.includes(section), section);
     // Each flag is under the heading of its handling: a refused one with the refused ones.
     const refused = help.stdout.indexOf('Refused when set');
     assert.ok(help.stdout.indexOf('--use_alts_credentials') > refused && help.stdout.indexOf('--model_config_file') < refused);

@@ -4,14 +4,22 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../src/config/schema.js';
-import { cpuCount, defaultBatchingParameters, parseBatchingParametersText, resolveBatchingParameters } from '../../src/config/batching_parameters.js';
+import {
+  cpuCount,
+  defaultBatchingParameters,
+  parseBatchingParametersText,
+  resolveBatchingParameters,
+} from '../../src/config/batching_parameters.js';
 import { FIXTURES } from '../helpers/paths.js';
 
 const parse = (text: string) => parseBatchingParametersText(text, 'batching.cfg');
 
 describe('batching parameters', () => {
   it("batching_config.txt (serving_config.md's example)", () => {
-    const p = parseBatchingParametersText(fs.readFileSync(path.join(FIXTURES, 'configs', 'batching_config.txt'), 'utf8'), 'batching_config.txt');
+    const p = parseBatchingParametersText(
+      fs.readFileSync(path.join(FIXTURES, 'configs', 'batching_config.txt'), 'utf8'),
+      'batching_config.txt',
+    );
     assert.deepEqual(p, {
       max_batch_size: 128,
       batch_timeout_micros: 0,
@@ -71,13 +79,37 @@ describe('batching parameters', () => {
     assert.equal(parse('max_enqueued_batches { value: 0 }').max_enqueued_batches, 1);
   });
   it('a wrapper written without its value holds the wrapped default (0)', () => {
-    assert.throws(() => parse('max_batch_size {}'), (e: Error) => /max_batch_size must be positive; was 0/.test(e.message));
+    assert.throws(
+      () => parse('max_batch_size {}'),
+      (e: Error) => /max_batch_size must be positive; was 0/.test(e.message),
+    );
   });
 
   const BAD: Array<[string, string, number, number, RegExp, string]> = [
-    ['max_batch_size 0', 'max_batch_size { value: 0 }', 1, 18, /^batching\.cfg:1:18: max_batch_size must be positive; was 0$/, 'max_batch_size'],
-    ['negative batch_timeout_micros', '\nbatch_timeout_micros { value: -1 }', 2, 24, /batch_timeout_micros must be non-negative; was -1$/, 'batch_timeout_micros'],
-    ['max_enqueued_batches 0 with splitting', 'enable_large_batch_splitting { value: true }\nmax_enqueued_batches { value: 0 }', 2, 24, /max_enqueued_batches must be positive; was 0$/, 'max_enqueued_batches'],
+    [
+      'max_batch_size 0',
+      'max_batch_size { value: 0 }',
+      1,
+      18,
+      /^batching\.cfg:1:18: max_batch_size must be positive; was 0$/,
+      'max_batch_size',
+    ],
+    [
+      'negative batch_timeout_micros',
+      '\nbatch_timeout_micros { value: -1 }',
+      2,
+      24,
+      /batch_timeout_micros must be non-negative; was -1$/,
+      'batch_timeout_micros',
+    ],
+    [
+      'max_enqueued_batches 0 with splitting',
+      'enable_large_batch_splitting { value: true }\nmax_enqueued_batches { value: 0 }',
+      2,
+      24,
+      /max_enqueued_batches must be positive; was 0$/,
+      'max_enqueued_batches',
+    ],
     ['num_batch_threads 0', 'num_batch_threads { value: 0 }', 1, 21, /num_batch_threads must be positive; was 0$/, 'num_batch_threads'],
     [
       'max_execution_batch_size above max_batch_size',
@@ -87,13 +119,62 @@ describe('batching parameters', () => {
       /When enable_large_batch_splitting is true, max_batch_size must be greater than or equal to max_execution_batch_size; max_batch_size was 8, max_execution_batch_size was 16$/,
       'max_execution_batch_size',
     ],
-    ['last allowed size not max_batch_size', 'max_batch_size { value: 32 }\nallowed_batch_sizes: [8, 16]', 2, 26, /Last entry in allowed_batch_sizes must match max_batch_size; last entry was 16; expected 32$/, 'allowed_batch_sizes'],
-    ['last allowed size vs default max_batch_size', 'allowed_batch_sizes: 8', 1, 1, /last entry was 8; expected 1000$/, 'allowed_batch_sizes'],
-    ['allowed sizes not increasing', 'max_batch_size { value: 32 }\nallowed_batch_sizes: 16\nallowed_batch_sizes: 8\nallowed_batch_sizes: 32', 3, 1, /allowed_batch_sizes entries must be monotonically increasing$/, 'allowed_batch_sizes'],
-    ['allowed size not positive', 'max_batch_size { value: 32 }\nallowed_batch_sizes: [0, 32]', 2, 23, /allowed_batch_sizes entries must be positive; entry 0 was 0$/, 'allowed_batch_sizes'],
-    ['plain value for a wrapper (text format)', 'max_batch_size: 128', 1, 17, /Expected "\{" to open message field "max_batch_size", found "128"\./, 'max_batch_size'],
-    ['unknown field', 'max_batch: { value: 1 }', 1, 1, /Message type "tensorflow\.serving\.BatchingParameters" has no field named "max_batch"\./, 'max_batch'],
-    ['bad bool', 'pad_variable_length_inputs: yes', 1, 29, /Invalid value for boolean field "pad_variable_length_inputs"/, 'pad_variable_length_inputs'],
+    [
+      'last allowed size not max_batch_size',
+      'max_batch_size { value: 32 }\nallowed_batch_sizes: [8, 16]',
+      2,
+      26,
+      /Last entry in allowed_batch_sizes must match max_batch_size; last entry was 16; expected 32$/,
+      'allowed_batch_sizes',
+    ],
+    [
+      'last allowed size vs default max_batch_size',
+      'allowed_batch_sizes: 8',
+      1,
+      1,
+      /last entry was 8; expected 1000$/,
+      'allowed_batch_sizes',
+    ],
+    [
+      'allowed sizes not increasing',
+      'max_batch_size { value: 32 }\nallowed_batch_sizes: 16\nallowed_batch_sizes: 8\nallowed_batch_sizes: 32',
+      3,
+      1,
+      /allowed_batch_sizes entries must be monotonically increasing$/,
+      'allowed_batch_sizes',
+    ],
+    [
+      'allowed size not positive',
+      'max_batch_size { value: 32 }\nallowed_batch_sizes: [0, 32]',
+      2,
+      23,
+      /allowed_batch_sizes entries must be positive; entry 0 was 0$/,
+      'allowed_batch_sizes',
+    ],
+    [
+      'plain value for a wrapper (text format)',
+      'max_batch_size: 128',
+      1,
+      17,
+      /Expected "\{" to open message field "max_batch_size", found "128"\./,
+      'max_batch_size',
+    ],
+    [
+      'unknown field',
+      'max_batch: { value: 1 }',
+      1,
+      1,
+      /Message type "tensorflow\.serving\.BatchingParameters" has no field named "max_batch"\./,
+      'max_batch',
+    ],
+    [
+      'bad bool',
+      'pad_variable_length_inputs: yes',
+      1,
+      29,
+      /Invalid value for boolean field "pad_variable_length_inputs"/,
+      'pad_variable_length_inputs',
+    ],
   ];
   for (const [what, text, line, col, re, field] of BAD) {
     it(`refuses: ${what}`, () => {
@@ -112,6 +193,9 @@ describe('batching parameters', () => {
 
   it('resolveBatchingParameters checks values built in code', () => {
     assert.equal(resolveBatchingParameters({ max_batch_size: 4, allowed_batch_sizes: [2, 4] }, 'yaml').max_batch_size, 4);
-    assert.throws(() => resolveBatchingParameters({ num_batch_threads: 1.5 }, 'x'), (e: Error) => /^x: num_batch_threads must be an integer; was 1\.5$/.test(e.message));
+    assert.throws(
+      () => resolveBatchingParameters({ num_batch_threads: 1.5 }, 'x'),
+      (e: Error) => /^x: num_batch_threads must be an integer; was 1\.5$/.test(e.message),
+    );
   });
 });

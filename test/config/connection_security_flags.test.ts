@@ -6,7 +6,8 @@ import { defaultMaxConnections, openFileSoftLimit } from '../../src/config/conne
 import { isAllowedBasePath, parseAllowedBasePaths } from '../../src/config/allowed_base_paths.js';
 import { FlagError, parseServerOptions } from '../../src/config/flags.js';
 
-const LIMITS = (soft: string, hard: string) => `Limit                     Soft Limit           Hard Limit           Units\nMax processes             63457                63457                processes\nMax open files            ${soft.padEnd(20)} ${hard.padEnd(20)} files\n`;
+const LIMITS = (soft: string, hard: string) =>
+  `Limit                     Soft Limit           Hard Limit           Units\nMax processes             63457                63457                processes\nMax open files            ${soft.padEnd(20)} ${hard.padEnd(20)} files\n`;
 
 describe('--rest_max_connections default', () => {
   it('reads the soft open-file limit of /proc/self/limits', () => {
@@ -24,7 +25,10 @@ describe('--rest_max_connections default', () => {
   it('0 resolves to the default, a number is kept, a negative one is refused', () => {
     assert.equal(parseServerOptions(['--model_base_path=/m']).restMaxConnections, defaultMaxConnections(openFileSoftLimit()));
     assert.equal(parseServerOptions(['--model_base_path=/m', '--rest_max_connections=8']).restMaxConnections, 8);
-    assert.throws(() => parseServerOptions(['--model_base_path=/m', '--rest_max_connections=-1']), (e: unknown) => e instanceof FlagError && e.flag === 'rest_max_connections');
+    assert.throws(
+      () => parseServerOptions(['--model_base_path=/m', '--rest_max_connections=-1']),
+      (e: unknown) => e instanceof FlagError && e.flag === 'rest_max_connections',
+    );
   });
 });
 
@@ -48,7 +52,15 @@ describe('--reload_config_allowed_base_paths', () => {
     assert.ok(isAllowedBasePath('/anything', []), 'empty list: any path');
   });
   it('with --enable_reload_config_request and --grpc_api_host in ServerOptions', () => {
-    const o = parseServerOptions(['--model_base_path=/m', '--enable_reload_config_request=false', '--reload_config_allowed_base_paths=/a,/b', '--grpc_api_host=127.0.0.1'], '/w');
+    const o = parseServerOptions(
+      [
+        '--model_base_path=/m',
+        '--enable_reload_config_request=false',
+        '--reload_config_allowed_base_paths=/a,/b',
+        '--grpc_api_host=127.0.0.1',
+      ],
+      '/w',
+    );
     assert.deepEqual(o.reloadConfigRequest, { enabled: false, allowedBasePaths: ['/a', '/b'] });
     assert.equal(o.grpcHost, '127.0.0.1');
     const d = parseServerOptions(['--model_base_path=/m']);

@@ -40,11 +40,17 @@ describe('flag table: nothing accepted and ignored', () => {
   });
 
   it('has no flag accepted and ignored but the ones another part makes honoured', () => {
-    assert.deepEqual(ofKind('ignored').map(([n]) => n), NOT_YET_HONOURED);
+    assert.deepEqual(
+      ofKind('ignored').map(([n]) => n),
+      NOT_YET_HONOURED,
+    );
   });
 
   it("marks none of tfgate's own flags other than honoured", () => {
-    assert.deepEqual(entries.filter(([, s]) => s.own && s.handling.kind !== 'honoured').map(([n]) => n), []);
+    assert.deepEqual(
+      entries.filter(([, s]) => s.own && s.handling.kind !== 'honoured').map(([n]) => n),
+      [],
+    );
   });
 
   for (const [name, spec] of ofKind('refused')) {
@@ -52,7 +58,11 @@ describe('flag table: nothing accepted and ignored', () => {
       const value = otherValue(spec);
       assert.throws(
         () => parseServerOptions([`--${name}=${value}`], '/w'),
-        (e: unknown) => e instanceof FlagError && e.flag === name && e.message.startsWith(`--${name}=`) && e.message.includes(spec.handling.kind === 'refused' ? spec.handling.why : '?'),
+        (e: unknown) =>
+          e instanceof FlagError &&
+          e.flag === name &&
+          e.message.startsWith(`--${name}=`) &&
+          e.message.includes(spec.handling.kind === 'refused' ? spec.handling.why : '?'),
       );
       // Its default, given explicitly, is fine.
       parseServerOptions([`--${name}=${String(spec.default)}`], '/w');
@@ -63,7 +73,11 @@ describe('flag table: nothing accepted and ignored', () => {
     it(`--${name} given: refused with a GPU runtime naming it, logged with a CPU one`, () => {
       const options = parseServerOptions([`--${name}=${otherValue(spec)}`], '/w');
       for (const runtime of ['onnx-cuda', 'tfjs-node-gpu']) {
-        assert.throws(() => checkEngineForRuntime(options.engine, runtime), (e: unknown) => e instanceof EngineSettingRefused && e.flag === name && e.message.includes(`--${name}`), runtime);
+        assert.throws(
+          () => checkEngineForRuntime(options.engine, runtime),
+          (e: unknown) => e instanceof EngineSettingRefused && e.flag === name && e.message.includes(`--${name}`),
+          runtime,
+        );
       }
       for (const runtime of ['onnx+embedded', 'embedded', 'tfjs-node']) {
         const notes = checkEngineForRuntime(options.engine, runtime);
@@ -83,7 +97,12 @@ describe('flag table: nothing accepted and ignored', () => {
 });
 
 describe('--dry_run stops on a refused flag (real process)', () => {
-  const dryRun = (args: string[]) => spawnSync(process.execPath, [TFGATE_BIN, '--dry_run', '--model_base_path=/nonexistent', ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60000 });
+  const dryRun = (args: string[]) =>
+    spawnSync(process.execPath, [TFGATE_BIN, '--dry_run', '--model_base_path=/nonexistent', ...args], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 60000,
+    });
 
   it('a refused flag: exit 2, the flag and the reason on stderr', () => {
     const r = dryRun(['--prefer_tflite_model']);
@@ -94,6 +113,9 @@ describe('--dry_run stops on a refused flag (real process)', () => {
   it('a GPU memory fraction with --runtime=onnx-cuda: exit 2 naming the flag', () => {
     const r = dryRun(['--runtime=onnx-cuda', '--per_process_gpu_memory_fraction=0.4']);
     assert.equal(r.status, 2, r.stderr);
-    assert.match(r.stderr, /--per_process_gpu_memory_fraction=0\.4 is refused with runtime onnx-cuda: onnxruntime-node gives the CUDA execution provider only its deviceId/);
+    assert.match(
+      r.stderr,
+      /--per_process_gpu_memory_fraction=0\.4 is refused with runtime onnx-cuda: onnxruntime-node gives the CUDA execution provider only its deviceId/,
+    );
   });
 });

@@ -31,7 +31,12 @@ describe('--platform_config_file (real server)', () => {
 }
 `,
     );
-    server = await startServer([`--model_base_path=${path.join(dir, 'm')}`, '--model_name=m', `--platform_config_file=${platform}`, '--num_executors=1']);
+    server = await startServer([
+      `--model_base_path=${path.join(dir, 'm')}`,
+      '--model_name=m',
+      `--platform_config_file=${platform}`,
+      '--num_executors=1',
+    ]);
   });
   after(async () => assert.equal(await server.stop(), 0));
 
@@ -40,10 +45,19 @@ describe('--platform_config_file (real server)', () => {
     assert.equal(over.status, 400);
     assert.equal(over.json.error, 'Task size 3 is larger than maximum input batch size 2');
     const answers = await Promise.all([1, 2, 3, 4].map((x) => postJson(server.url('/v1/models/m:predict'), { instances: [[x]] })));
-    assert.deepEqual(answers.map((a) => a.json.predictions[0][0]), [2.5, 3, 3.5, 4]);
+    assert.deepEqual(
+      answers.map((a) => a.json.predictions[0][0]),
+      [2.5, 3, 3.5, 4],
+    );
     const batches = answers.map((a) => Number(/batch;desc="(\d+)\/\d+"/.exec(a.headers.get('server-timing') ?? '')?.[1] ?? 0));
-    assert.ok(batches.every((b) => b >= 1 && b <= 2), `batch rows ${batches}`);
-    assert.ok(batches.some((b) => b === 2), 'requests that arrived together ran as one batch');
+    assert.ok(
+      batches.every((b) => b >= 1 && b <= 2),
+      `batch rows ${batches}`,
+    );
+    assert.ok(
+      batches.some((b) => b === 2),
+      'requests that arrived together ran as one batch',
+    );
   });
 
   it('logs the harmless field it was given, by file and name', () => {

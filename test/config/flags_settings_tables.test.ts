@@ -27,12 +27,21 @@ describe('settings tables', () => {
     const start = readme.indexOf(BEGIN);
     const end = readme.indexOf(END);
     assert.ok(start >= 0 && end > start, 'README has the settings tables');
-    assert.equal(readme.slice(start, end + END.length), settingsMarkdown(), 'README is stale: node dist/test/config/settings_markdown.js prints the block');
+    assert.equal(
+      readme.slice(start, end + END.length),
+      settingsMarkdown(),
+      'README is stale: node dist/test/config/settings_markdown.js prints the block',
+    );
   });
 
   it('classify every field of the schemas tfgate reads, and nothing else', () => {
-    const same = (table: Readonly<Record<string, unknown>>, paths: string[], what: string) => assert.deepEqual(Object.keys(table).sort(), paths.sort(), what);
-    same(MODEL_SERVER_CONFIG_FIELDS, ['model_config_list', 'custom_model_config', ...fieldPaths(ModelConfigSchema, 'config.')], 'models.config');
+    const same = (table: Readonly<Record<string, unknown>>, paths: string[], what: string) =>
+      assert.deepEqual(Object.keys(table).sort(), paths.sort(), what);
+    same(
+      MODEL_SERVER_CONFIG_FIELDS,
+      ['model_config_list', 'custom_model_config', ...fieldPaths(ModelConfigSchema, 'config.')],
+      'models.config',
+    );
     same(BATCHING_PARAMETERS_FIELDS, fieldPaths(BatchingParametersSchema, ''), 'BatchingParameters');
     same(MONITORING_CONFIG_FIELDS, fieldPaths(MonitoringConfigSchema, '', ['prometheus_config']), 'MonitoringConfig');
     same(SESSION_BUNDLE_CONFIG_FIELDS, fieldPaths(SessionBundleConfigSchema, '', ['model_warmup_options']), 'SessionBundleConfig');
@@ -40,7 +49,12 @@ describe('settings tables', () => {
   });
 
   it('leaves no field parsed and not acted on', () => {
-    const notYet = Object.entries({ ...MODEL_SERVER_CONFIG_FIELDS, ...BATCHING_PARAMETERS_FIELDS, ...MONITORING_CONFIG_FIELDS }).filter(([, h]) => h.kind === 'ignored');
-    assert.deepEqual(notYet.map(([f]) => f), []);
+    const notYet = Object.entries({ ...MODEL_SERVER_CONFIG_FIELDS, ...BATCHING_PARAMETERS_FIELDS, ...MONITORING_CONFIG_FIELDS }).filter(
+      ([, h]) => h.kind === 'ignored',
+    );
+    assert.deepEqual(
+      notYet.map(([f]) => f),
+      [],
+    );
   });
 });

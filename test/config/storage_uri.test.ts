@@ -11,7 +11,8 @@ import { FlagError, parseServerOptions } from '../../src/config/flags.js';
 import { configFromReloadRequest } from '../../src/server/reload_config_request.js';
 import { ServingError } from '../../src/errors/status.js';
 
-const one = (base: string, file = '/etc/tfgate/models.config') => parseModelConfigText(`model_config_list { config { name: "m" base_path: "${base}" } }`, file).model_config_list.config[0].base_path;
+const one = (base: string, file = '/etc/tfgate/models.config') =>
+  parseModelConfigText(`model_config_list { config { name: "m" base_path: "${base}" } }`, file).model_config_list.config[0].base_path;
 
 describe('storage locations', () => {
   it('keeps s3:// and gs:// as written, file:// as its path, resolves the rest', () => {
@@ -24,7 +25,10 @@ describe('storage locations', () => {
   });
 
   it('names the scheme it cannot read, and a URI without a bucket', () => {
-    assert.equal(unsupportedLocation('hdfs://namenode:8020/models/m'), 'the hdfs:// scheme is not supported (tfgate reads local paths, file://, s3:// and gs://)');
+    assert.equal(
+      unsupportedLocation('hdfs://namenode:8020/models/m'),
+      'the hdfs:// scheme is not supported (tfgate reads local paths, file://, s3:// and gs://)',
+    );
     assert.match(unsupportedLocation('az://container/m')!, /the az:\/\/ scheme/);
     assert.match(unsupportedLocation('s3://')!, /names no bucket/);
     for (const ok of ['/m', 'rel/m', 'file:///m', 's3://b/m', 'gs://b', 'S3://b/m']) assert.equal(unsupportedLocation(ok), undefined, ok);
@@ -33,7 +37,12 @@ describe('storage locations', () => {
   it('models.config: an hdfs:// base_path is a ConfigError naming the model and the scheme', () => {
     assert.throws(
       () => one('hdfs://namenode/models/m'),
-      (e: unknown) => e instanceof ConfigError && e.field === 'base_path' && /^\/etc\/tfgate\/models.config:1:\d+: Model m has base_path hdfs:\/\/namenode\/models\/m: the hdfs:\/\/ scheme is not supported/.test(e.message),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        e.field === 'base_path' &&
+        /^\/etc\/tfgate\/models.config:1:\d+: Model m has base_path hdfs:\/\/namenode\/models\/m: the hdfs:\/\/ scheme is not supported/.test(
+          e.message,
+        ),
     );
   });
 
@@ -47,25 +56,49 @@ describe('storage locations', () => {
   it('flags: s3:// and gs:// base paths and model config files are kept; other schemes and cloud URIs for local-only files are refused by flag', () => {
     const single = parseServerOptions(['--model_base_path=s3://bucket/models/m/'], '/w').modelSource;
     assert.deepEqual(single, { kind: 'single_model', name: 'default', basePath: 's3://bucket/models/m' });
-    assert.deepEqual(parseServerOptions(['--model_config_file=gs://bucket/models.config'], '/w').modelSource, { kind: 'model_config_file', file: 'gs://bucket/models.config', pollWaitSeconds: 0 });
-    const refused = (args: string[], flag: string, re: RegExp) => assert.throws(() => parseServerOptions(args, '/w'), (e: unknown) => e instanceof FlagError && e.flag === flag && re.test(e.message));
+    assert.deepEqual(parseServerOptions(['--model_config_file=gs://bucket/models.config'], '/w').modelSource, {
+      kind: 'model_config_file',
+      file: 'gs://bucket/models.config',
+      pollWaitSeconds: 0,
+    });
+    const refused = (args: string[], flag: string, re: RegExp) =>
+      assert.throws(
+        () => parseServerOptions(args, '/w'),
+        (e: unknown) => e instanceof FlagError && e.flag === flag && re.test(e.message),
+      );
     refused(['--model_base_path=viewfs://cluster/m'], 'model_base_path', /the viewfs:\/\/ scheme is not supported/);
     refused(['--model_config_file=hdfs://nn/models.config'], 'model_config_file', /the hdfs:\/\/ scheme is not supported/);
     refused(['--config=s3://bucket/tfgate.yaml'], 'config', /read from the local file system only/);
-    refused(['--model_base_path=/m', '--monitoring_config_file=gs://bucket/monitoring.config'], 'monitoring_config_file', /read from the local file system only/);
+    refused(
+      ['--model_base_path=/m', '--monitoring_config_file=gs://bucket/monitoring.config'],
+      'monitoring_config_file',
+      /read from the local file system only/,
+    );
   });
 
   it('--model_cache_dir defaults to the system temporary folder; --model_cache_max_mb is in MB', () => {
     assert.deepEqual(parseServerOptions(['--model_base_path=/m'], '/w').modelCache, { dir: os.tmpdir(), maxBytes: 0 });
-    assert.deepEqual(parseServerOptions(['--model_base_path=/m', '--model_cache_dir=cache', '--model_cache_max_mb=2'], '/w').modelCache, { dir: '/w/cache', maxBytes: 2 * 2 ** 20 });
+    assert.deepEqual(parseServerOptions(['--model_base_path=/m', '--model_cache_dir=cache', '--model_cache_max_mb=2'], '/w').modelCache, {
+      dir: '/w/cache',
+      maxBytes: 2 * 2 ** 20,
+    });
   });
 
   it('HandleReloadConfigRequest: an s3:// base path outside --reload_config_allowed_base_paths, or an hdfs:// one, is INVALID_ARGUMENT', () => {
     const req = (base: string) => ({ model_config_list: { config: [{ name: 'm', base_path: base }] } });
     const allowed = ['s3://bucket/models'];
     const log = () => {};
-    assert.equal(configFromReloadRequest(req('s3://bucket/models/m'), allowed, log).model_config_list.config[0].base_path, 's3://bucket/models/m');
-    assert.throws(() => configFromReloadRequest(req('s3://other/models/m'), allowed, log), (e: unknown) => e instanceof ServingError && /outside the base paths this server allows/.test(e.message));
-    assert.throws(() => configFromReloadRequest(req('hdfs://nn/m'), [], log), (e: unknown) => e instanceof ServingError && /the hdfs:\/\/ scheme is not supported/.test(e.message));
+    assert.equal(
+      configFromReloadRequest(req('s3://bucket/models/m'), allowed, log).model_config_list.config[0].base_path,
+      's3://bucket/models/m',
+    );
+    assert.throws(
+      () => configFromReloadRequest(req('s3://other/models/m'), allowed, log),
+      (e: unknown) => e instanceof ServingError && /outside the base paths this server allows/.test(e.message),
+    );
+    assert.throws(
+      () => configFromReloadRequest(req('hdfs://nn/m'), [], log),
+      (e: unknown) => e instanceof ServingError && /the hdfs:\/\/ scheme is not supported/.test(e.message),
+    );
   });
 });

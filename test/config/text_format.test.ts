@@ -30,7 +30,15 @@ const parse = (text: string) => parseTextProto(text, 'f.pbtxt', Outer);
 
 describe('text format: syntax', () => {
   it('reads scalars of every type', () => {
-    assert.deepEqual(parse('s: "x" i32: -5 i64: 0x10 u32: 017 d: 1.5e1 b: true color: GREEN'), { s: 'x', i32: -5, i64: 16, u32: 15, d: 15, b: true, color: 'GREEN' });
+    assert.deepEqual(parse('s: "x" i32: -5 i64: 0x10 u32: 017 d: 1.5e1 b: true color: GREEN'), {
+      s: 'x',
+      i32: -5,
+      i64: 16,
+      u32: 15,
+      d: 15,
+      b: true,
+      color: 'GREEN',
+    });
   });
   it('comments, `,` and `;` separators, `field: {}`, `field {}` and `field < >`', () => {
     const v = parse('# top\ns: "a", # trailing\ninner: { n: 1; s: "b" };\ninners { n: 2 }\ninners < n: 3 >\n');
@@ -42,15 +50,28 @@ describe('text format: syntax', () => {
     assert.deepEqual(parse('inners: [{n: 1}, <n: 2>]').inners, [{ n: 1 }, { n: 2 }]);
   });
   it('map fields as repeated { key value } entries, defaults for missing key/value', () => {
-    assert.deepEqual(parse("labels { key: 'stable' value: 1 } labels: { key: \"canary\", value: 2 } labels { key: 'zero' }").labels, { stable: 1, canary: 2, zero: 0 });
+    assert.deepEqual(parse("labels { key: 'stable' value: 1 } labels: { key: \"canary\", value: 2 } labels { key: 'zero' }").labels, {
+      stable: 1,
+      canary: 2,
+      zero: 0,
+    });
   });
-  it("strings: single and double quotes, C escapes, UTF-8 octal bytes, adjacent concatenation", () => {
+  it('strings: single and double quotes, C escapes, UTF-8 octal bytes, adjacent concatenation', () => {
     assert.equal(parse(`s: 'it\\'s' "\\"q\\"\\n\\t\\\\"`).s, 'it\'s"q"\n\t\\');
     assert.equal(parse('s: "\\303\\251\\x41\\u00e9\\101"').s, 'éAéA');
     assert.equal(parse("s: 'a' 'b'\n  \"c\"").s, 'abc');
   });
   it('bools: true/false/t/f/True/False/1/0', () => {
-    for (const [w, v] of [['true', true], ['t', true], ['True', true], ['1', true], ['false', false], ['f', false], ['False', false], ['0', false]] as const) {
+    for (const [w, v] of [
+      ['true', true],
+      ['t', true],
+      ['True', true],
+      ['1', true],
+      ['false', false],
+      ['f', false],
+      ['False', false],
+      ['0', false],
+    ] as const) {
       assert.equal(parse(`b: ${w}`).b, v, w);
     }
   });
@@ -102,7 +123,14 @@ const BAD: Array<[string, string, number, number, string | undefined, RegExp]> =
   ['unterminated list', 'ints: [1, 2', 1, 12, 'ints', /Expected "," or "]" in the list of field "ints", found end of file\./],
   ['unterminated string', 's: "abc\n', 1, 4, undefined, /String literal is not terminated on its line\./],
   ['bad escape', 's: "a\\qb"', 1, 6, undefined, /Invalid escape sequence in string literal: \\q/],
-  ['duplicate map key', "labels { key: 'a' value: 1 }\nlabels { key: 'a' value: 2 }", 2, 10, 'labels', /Map field "labels" has key "a" more than once\./],
+  [
+    'duplicate map key',
+    "labels { key: 'a' value: 1 }\nlabels { key: 'a' value: 2 }",
+    2,
+    10,
+    'labels',
+    /Map field "labels" has key "a" more than once\./,
+  ],
   ['unexpected character', 's: "a" @', 1, 8, undefined, /Unexpected character '@'/],
   ['missing value at end', 's:', 1, 3, 's', /Expected a value for field "s", found end of file\./],
 ];

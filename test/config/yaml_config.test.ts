@@ -88,7 +88,10 @@ models:
   it('the shipped fixtures, written in YAML, give the same objects', () => {
     const potato = parseModelConfigText(fs.readFileSync(path.join(CONFIGS, 'potato_models.config.example'), 'utf8'), 'p');
     assert.deepEqual(
-      parseModelConfigYaml("model_config_list:\n  config:\n    - name: 'potatoes_model'\n      base_path: '/workspace/local-files/projects/codebasics/plants-detection/potatoes_model'\n      model_platform: 'tensorflow'\n      model_version_policy: {all: {}}\n", 'p.yaml'),
+      parseModelConfigYaml(
+        "model_config_list:\n  config:\n    - name: 'potatoes_model'\n      base_path: '/workspace/local-files/projects/codebasics/plants-detection/potatoes_model'\n      model_platform: 'tensorflow'\n      model_version_policy: {all: {}}\n",
+        'p.yaml',
+      ),
       potato,
     );
   });
@@ -104,7 +107,10 @@ describe('YAML batching and monitoring sections', () => {
       'batching:\n  max_batch_size: 128\n  batch_timeout_micros: {value: 0}\n  max_enqueued_batches: 1000000\n  num_batch_threads: 8\n',
       'b.yaml',
     );
-    assert.deepEqual(y.batching, parseBatchingParametersText(fs.readFileSync(path.join(CONFIGS, 'batching_config.txt'), 'utf8'), 'batching_config.txt'));
+    assert.deepEqual(
+      y.batching,
+      parseBatchingParametersText(fs.readFileSync(path.join(CONFIGS, 'batching_config.txt'), 'utf8'), 'batching_config.txt'),
+    );
   });
   it('per-model batching takes the shared thread pool from the top level', () => {
     const y = parseYamlConfig(
@@ -134,7 +140,10 @@ models:
     assert.equal('batching' in y.model_server_config.model_config_list.config[0], false);
   });
   it("tfgate's mode and latency_target_ms, at the top and per model; absent from TF Serving's fields otherwise", () => {
-    const y = parseYamlConfig('batching: {mode: fixed}\nmodels:\n  - name: m\n    base_path: /m\n    batching: {max_batch_size: 8, mode: adaptive, latency_target_ms: 40}\n', 'b.yaml');
+    const y = parseYamlConfig(
+      'batching: {mode: fixed}\nmodels:\n  - name: m\n    base_path: /m\n    batching: {max_batch_size: 8, mode: adaptive, latency_target_ms: 40}\n',
+      'b.yaml',
+    );
     assert.equal(y.batching?.mode, 'fixed');
     assert.equal(y.batching?.latency_target_ms, undefined);
     assert.equal(y.model_batching.m.mode, 'adaptive');
@@ -143,34 +152,128 @@ models:
   });
   it('monitoring_config', () => {
     const y = parseYamlConfig('monitoring_config:\n  prometheus_config: {enable: true}\n', 'm.yaml');
-    assert.deepEqual(y.monitoring_config, parseMonitoringConfigText(fs.readFileSync(path.join(CONFIGS, 'monitoring_config.txt'), 'utf8'), 'm'));
+    assert.deepEqual(
+      y.monitoring_config,
+      parseMonitoringConfigText(fs.readFileSync(path.join(CONFIGS, 'monitoring_config.txt'), 'utf8'), 'm'),
+    );
   });
 });
 
 describe('YAML errors carry file:line:col and the field', () => {
   const BAD: Array<[string, string, number, number, RegExp, string | undefined]> = [
-    ['unknown model field', 'model_config_list:\n  config:\n    - name: m\n      bogus: 1\n', 4, 7, /Message type "tensorflow\.serving\.ModelConfig" has no field named "bogus"\./, 'bogus'],
-    ['unknown top-level key', 'model_configs: []\n', 1, 1, /Message type "tfgate\.Config" has no field named "model_configs"\./, 'model_configs'],
+    [
+      'unknown model field',
+      'model_config_list:\n  config:\n    - name: m\n      bogus: 1\n',
+      4,
+      7,
+      /Message type "tensorflow\.serving\.ModelConfig" has no field named "bogus"\./,
+      'bogus',
+    ],
+    [
+      'unknown top-level key',
+      'model_configs: []\n',
+      1,
+      1,
+      /Message type "tfgate\.Config" has no field named "model_configs"\./,
+      'model_configs',
+    ],
     ['YAML syntax', 'model_config_list: [\n', 2, 1, /./, undefined],
     ['duplicate key', 'models:\n  - name: a\n    name: b\n', 3, 5, /Map keys must be unique/, undefined],
-    ['two version policies', 'models:\n  - name: a\n    base_path: /a\n    model_version_policy: {latest: {}, all: {}}\n', 4, 40, /Field "all" is specified along with field "latest", another member of oneof "policy_choice"\./, 'all'],
+    [
+      'two version policies',
+      'models:\n  - name: a\n    base_path: /a\n    model_version_policy: {latest: {}, all: {}}\n',
+      4,
+      40,
+      /Field "all" is specified along with field "latest", another member of oneof "policy_choice"\./,
+      'all',
+    ],
     ['both models and model_config_list', 'model_config_list: {}\nmodels: []\n', 2, 1, /another member of oneof "config"/, 'models'],
-    ['string for an int', 'models:\n  - name: a\n    base_path: /a\n    model_version_policy: {latest: {num_versions: two}}\n', 4, 51, /Expected integer for field "num_versions", got: two/, 'num_versions'],
+    [
+      'string for an int',
+      'models:\n  - name: a\n    base_path: /a\n    model_version_policy: {latest: {num_versions: two}}\n',
+      4,
+      51,
+      /Expected integer for field "num_versions", got: two/,
+      'num_versions',
+    ],
     ['number for a string', 'models:\n  - name: 12\n', 2, 11, /Expected string for field "name", got: 12/, 'name'],
     ['list for a non-repeated field', 'models:\n  - name: [a]\n', 2, 11, /Field "name" is not repeated; a list is not allowed\./, 'name'],
-    ['scalar for a message', 'models:\n  - name: a\n    model_version_policy: latest\n', 3, 27, /Expected a mapping for message field "model_version_policy"/, 'model_version_policy'],
+    [
+      'scalar for a message',
+      'models:\n  - name: a\n    model_version_policy: latest\n',
+      3,
+      27,
+      /Expected a mapping for message field "model_version_policy"/,
+      'model_version_policy',
+    ],
     ['mapping for a scalar', 'models:\n  - name: {first: a}\n', 2, 11, /Expected a value for field "name", got: a mapping/, 'name'],
-    ['duplicate model names', 'models:\n  - {name: a, base_path: /a}\n  - {name: a, base_path: /b}\n', 3, 6, /Illegal to list model a multiple times in config list/, 'name'],
+    [
+      'duplicate model names',
+      'models:\n  - {name: a, base_path: /a}\n  - {name: a, base_path: /b}\n',
+      3,
+      6,
+      /Illegal to list model a multiple times in config list/,
+      'name',
+    ],
     ['no base_path', 'models:\n  - name: a\n', 2, 5, /Expected model a to have an absolute path or URI; got base_path\(\)=/, 'base_path'],
-    ['bad label', 'models:\n  - name: a\n    base_path: /a\n    version_labels: {"x-y": 1}\n', 4, 22, /Version label "x-y" of model a must match/, 'version_labels'],
-    ['label value not an int', 'models:\n  - name: a\n    base_path: /a\n    version_labels: {stable: one}\n', 4, 30, /Expected integer for field "version_labels", got: one/, 'version_labels'],
-    ['batching rule', 'batching:\n  max_batch_size: 32\n  allowed_batch_sizes: [8, 16]\n', 3, 28, /Last entry in allowed_batch_sizes must match max_batch_size; last entry was 16; expected 32/, 'allowed_batch_sizes'],
+    [
+      'bad label',
+      'models:\n  - name: a\n    base_path: /a\n    version_labels: {"x-y": 1}\n',
+      4,
+      22,
+      /Version label "x-y" of model a must match/,
+      'version_labels',
+    ],
+    [
+      'label value not an int',
+      'models:\n  - name: a\n    base_path: /a\n    version_labels: {stable: one}\n',
+      4,
+      30,
+      /Expected integer for field "version_labels", got: one/,
+      'version_labels',
+    ],
+    [
+      'batching rule',
+      'batching:\n  max_batch_size: 32\n  allowed_batch_sizes: [8, 16]\n',
+      3,
+      28,
+      /Last entry in allowed_batch_sizes must match max_batch_size; last entry was 16; expected 32/,
+      'allowed_batch_sizes',
+    ],
     ['batching wrapper value', 'batching:\n  max_batch_size: 0\n', 2, 19, /max_batch_size must be positive; was 0/, 'max_batch_size'],
-    ['thread pool set per model', 'models:\n  - name: a\n    base_path: /a\n    batching: {num_batch_threads: 2}\n', 4, 16, /num_batch_threads cannot be set per model/, 'num_batch_threads'],
+    [
+      'thread pool set per model',
+      'models:\n  - name: a\n    base_path: /a\n    batching: {num_batch_threads: 2}\n',
+      4,
+      16,
+      /num_batch_threads cannot be set per model/,
+      'num_batch_threads',
+    ],
     ['unknown batching mode', 'batching:\n  mode: eager\n', 2, 3, /mode must be one of fixed, adaptive; was eager/, 'mode'],
-    ['latency target not positive', 'batching:\n  latency_target_ms: 0\n', 2, 3, /latency_target_ms must be a positive integer; was 0/, 'latency_target_ms'],
-    ['latency target under fixed batching', 'batching:\n  mode: fixed\n  latency_target_ms: 5\n', 3, 3, /latency_target_ms is read by adaptive batching only, and this section sets mode: fixed/, 'latency_target_ms'],
-    ['bad bool', 'monitoring_config: {prometheus_config: {enable: maybe}}\n', 1, 49, /Invalid value for boolean field "enable"\. Value: "maybe"\./, 'enable'],
+    [
+      'latency target not positive',
+      'batching:\n  latency_target_ms: 0\n',
+      2,
+      3,
+      /latency_target_ms must be a positive integer; was 0/,
+      'latency_target_ms',
+    ],
+    [
+      'latency target under fixed batching',
+      'batching:\n  mode: fixed\n  latency_target_ms: 5\n',
+      3,
+      3,
+      /latency_target_ms is read by adaptive batching only, and this section sets mode: fixed/,
+      'latency_target_ms',
+    ],
+    [
+      'bad bool',
+      'monitoring_config: {prometheus_config: {enable: maybe}}\n',
+      1,
+      49,
+      /Invalid value for boolean field "enable"\. Value: "maybe"\./,
+      'enable',
+    ],
     ['top level not a mapping', '- a\n- b\n', 1, 1, /Expected a mapping \(tfgate\.Config\) at the top level, got: a list/, undefined],
   ];
   for (const [what, yaml, line, col, re, field] of BAD) {

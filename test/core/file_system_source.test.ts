@@ -27,7 +27,13 @@ describe('file system source', () => {
       { name: 'all', base_path: dir, model_version_policy: { all: {} } },
     ]);
     // The base paths are read concurrently, so the calls come in whichever order the reads finish.
-    assert.deepEqual(new Map(calls), new Map([['latest', [2, 3]], ['all', [1, 2, 3]]]));
+    assert.deepEqual(
+      new Map(calls),
+      new Map([
+        ['latest', [2, 3]],
+        ['all', [1, 2, 3]],
+      ]),
+    );
     assert.equal(calls.length, 2);
   });
 

@@ -13,7 +13,7 @@ import { REPO_ROOT } from '../helpers/paths.js';
 
 const run = promisify(execFile);
 const hasDockerCompose = spawnSync('docker-compose', ['version'], { stdio: 'ignore' }).status === 0;
-const NO_COMPOSE = 'skipped: docker-compose is not on PATH (.ci/run installs Debian\'s package)';
+const NO_COMPOSE = "skipped: docker-compose is not on PATH (.ci/run installs Debian's package)";
 
 interface ComposeService {
   image?: string;
@@ -41,7 +41,10 @@ describe('docker-compose.yml', () => {
     assert.equal(services.tfgate.profiles, undefined, '`docker compose up` starts the CPU service');
     assert.deepEqual(services['tfgate-gpu'].profiles, ['gpu'], 'the GPU service only with --profile gpu');
     const s = services.tfgate;
-    assert.ok(s.volumes!.some((v) => v === `${path.join(REPO_ROOT, 'model_repository')}:/models:ro`), JSON.stringify(s.volumes));
+    assert.ok(
+      s.volumes!.some((v) => v === `${path.join(REPO_ROOT, 'model_repository')}:/models:ro`),
+      JSON.stringify(s.volumes),
+    );
     assert.ok(s.volumes!.some((v) => v === `${path.join(REPO_ROOT, 'batching')}:/etc/tfgate/batching:ro`));
     assert.ok(s.command!.includes('--batching_parameters_file=/etc/tfgate/batching/batching.cfg'));
     assert.match(s.healthcheck!.test.join(' '), /127\.0\.0\.1:8501\/monitoring\/tfgate\/ready'/);
@@ -93,7 +96,8 @@ function dryRunImage(dockerfile: string, command: string[], env: Record<string, 
     ['/app', REPO_ROOT],
   ];
   // Whole leading path segments only: /models/models.config is <repo>/model_repository/models.config.
-  const local = (s: string) => mounts.reduce((acc, [from, to]) => acc.replace(new RegExp(`(?<=^|[\\s="'])${from}(?=/|$|[\\s"'])`, 'g'), to), s);
+  const local = (s: string) =>
+    mounts.reduce((acc, [from, to]) => acc.replace(new RegExp(`(?<=^|[\\s="'])${from}(?=/|$|[\\s"'])`, 'g'), to), s);
   const image = imageStart(dockerfile, target);
   const [shell, ...args] = image.entrypoint.map(local);
   const merged = { ...image.env, ...env };
@@ -105,21 +109,39 @@ function dryRunImage(dockerfile: string, command: string[], env: Record<string, 
   return { status: p.status, stdout: p.stdout, stderr: p.stderr };
 }
 
-const COMPOSE_COMMAND = ['--model_config_file=/models/models.config', '--model_config_file_poll_wait_seconds=30', '--enable_batching', '--batching_parameters_file=/etc/tfgate/batching/batching.cfg', '--file_system_poll_wait_seconds=1'];
+const COMPOSE_COMMAND = [
+  '--model_config_file=/models/models.config',
+  '--model_config_file_poll_wait_seconds=30',
+  '--enable_batching',
+  '--batching_parameters_file=/etc/tfgate/batching/batching.cfg',
+  '--file_system_poll_wait_seconds=1',
+];
 
-describe('image start commands (dry run through tfgate\'s flag parser)', () => {
-  it('the CPU image with compose\'s command: TF Serving\'s ports, every example model of models.config, batching.cfg read', async (t) => {
+describe("image start commands (dry run through tfgate's flag parser)", () => {
+  it("the CPU image with compose's command: TF Serving's ports, every example model of models.config, batching.cfg read", async (t) => {
     if (hasDockerCompose) {
       const { services } = await composeConfig();
-      assert.deepEqual(services.tfgate.command, COMPOSE_COMMAND, 'the command this test runs is compose\'s');
+      assert.deepEqual(services.tfgate.command, COMPOSE_COMMAND, "the command this test runs is compose's");
     } else t.diagnostic(NO_COMPOSE);
     const r = dryRunImage('Dockerfile', COMPOSE_COMMAND, { MODEL_NAME: 'half_plus_two' });
     assert.equal(r.status, 0, r.stderr);
-    const summary = JSON.parse(r.stdout) as { rest_api: string; grpc_port: number; models: { name: string; base_path: string }[]; batching: { max_batch_size: number } };
+    const summary = JSON.parse(r.stdout) as {
+      rest_api: string;
+      grpc_port: number;
+      models: { name: string; base_path: string }[];
+      batching: { max_batch_size: number };
+    };
     assert.equal(summary.rest_api, '0.0.0.0:8501');
     assert.equal(summary.grpc_port, 8500);
-    const examples = fs.readdirSync(path.join(REPO_ROOT, 'model_repository'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
-    assert.deepEqual(summary.models.map((m) => [m.name, m.base_path]).sort(), examples.map((m) => [m, path.join(REPO_ROOT, 'model_repository', m)]).sort(), 'models.config lists every example model');
+    const examples = fs
+      .readdirSync(path.join(REPO_ROOT, 'model_repository'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    assert.deepEqual(
+      summary.models.map((m) => [m.name, m.base_path]).sort(),
+      examples.map((m) => [m, path.join(REPO_ROOT, 'model_repository', m)]).sort(),
+      'models.config lists every example model',
+    );
     const cfg = fs.readFileSync(path.join(REPO_ROOT, 'batching', 'batching.cfg'), 'utf8');
     assert.equal(summary.batching.max_batch_size, Number(/max_batch_size\s*{\s*value:\s*(\d+)/.exec(cfg)![1]));
   });
@@ -138,14 +160,17 @@ describe('image start commands (dry run through tfgate\'s flag parser)', () => {
     assert.match(r.stdout, /"base_path": "\/nonexistent\/half_plus_two"/);
   });
 
-  it('the GPU image\'s onnx-cuda target starts on ONNX Runtime\'s CUDA provider (the package imports here; the provider loads only on a GPU host)', () => {
+  it("the GPU image's onnx-cuda target starts on ONNX Runtime's CUDA provider (the package imports here; the provider loads only on a GPU host)", () => {
     const r = dryRunImage('Dockerfile.gpu', COMPOSE_COMMAND, { MODEL_NAME: 'half_plus_two' }, 'onnx-cuda');
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /"runtime": "onnx-cuda"/);
   });
 
   it('the GPU image insists on tfjs-node-gpu: here, where it is not installed, the start fails naming it', async () => {
-    const installed = await import('@tensorflow/tfjs-node-gpu' as string).then(() => true, () => false);
+    const installed = await import('@tensorflow/tfjs-node-gpu' as string).then(
+      () => true,
+      () => false,
+    );
     const r = dryRunImage('Dockerfile.gpu', COMPOSE_COMMAND, { MODEL_NAME: 'half_plus_two' });
     if (installed) {
       assert.equal(r.status, 0, r.stderr);

@@ -55,8 +55,10 @@ function closeObjects(schema: any): any {
   if (Array.isArray(schema)) return schema.map(closeObjects);
   if (!schema || typeof schema !== 'object') return schema;
   const out: any = {};
-  for (const [k, v] of Object.entries(schema)) out[k] = k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, closeObjects(s)])) : closeObjects(v);
-  if (out.properties && out.additionalProperties === undefined && !out['x-kubernetes-preserve-unknown-fields']) out.additionalProperties = false;
+  for (const [k, v] of Object.entries(schema))
+    out[k] = k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, closeObjects(s)])) : closeObjects(v);
+  if (out.properties && out.additionalProperties === undefined && !out['x-kubernetes-preserve-unknown-fields'])
+    out.additionalProperties = false;
   return out;
 }
 
@@ -89,7 +91,12 @@ function validate(o: K8sObject): void {
 }
 
 /** core/v1 Container, closed: the copy KServe's ServingRuntime CRD embeds (kubernetes-models' validators let unknown fields through). */
-const strictContainer = ajv.compile(closeObjects(JSON.parse(fs.readFileSync(path.join(CRDS, 'ServingRuntime.schema.json'), 'utf8')).versions.v1alpha1.properties.spec.properties.containers.items));
+const strictContainer = ajv.compile(
+  closeObjects(
+    JSON.parse(fs.readFileSync(path.join(CRDS, 'ServingRuntime.schema.json'), 'utf8')).versions.v1alpha1.properties.spec.properties
+      .containers.items,
+  ),
+);
 
 describe('deploy/kubernetes: schemas', () => {
   for (const k of KUSTOMIZATIONS) {
@@ -97,7 +104,8 @@ describe('deploy/kubernetes: schemas', () => {
       assert.ok(built[k].length > 0);
       for (const o of built[k]) {
         validate(o);
-        for (const c of containersOf(o)) assert.ok(strictContainer(c), `${o.kind} ${o.metadata.name} container ${c.name}: ${ajv.errorsText(strictContainer.errors)}`);
+        for (const c of containersOf(o))
+          assert.ok(strictContainer(c), `${o.kind} ${o.metadata.name} container ${c.name}: ${ajv.errorsText(strictContainer.errors)}`);
       }
     });
   }
@@ -119,10 +127,14 @@ describe('deploy/kubernetes: schemas', () => {
 
   it('kubectl kustomize builds the same objects as the reader the other checks use', (t) => {
     const version = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
-    if (version.status !== 0) return t.skip('kubectl is not on PATH: only the reader in test/helpers/kustomize.ts built the kustomizations');
+    if (version.status !== 0)
+      return t.skip('kubectl is not on PATH: only the reader in test/helpers/kustomize.ts built the kustomizations');
     // Inline patches need kustomize v4+ (kubectl 1.21+ bundles it; older kubectl builds differently).
     const kustomize = /Kustomize Version: v(\d+)/.exec(version.stdout);
-    if (!kustomize || Number(kustomize[1]) < 4) return t.skip(`kubectl's kustomize is older than v4 (${version.stdout.trim().replace(/\n/g, '; ')}): only the reader built the kustomizations`);
+    if (!kustomize || Number(kustomize[1]) < 4)
+      return t.skip(
+        `kubectl's kustomize is older than v4 (${version.stdout.trim().replace(/\n/g, '; ')}): only the reader built the kustomizations`,
+      );
     for (const k of KUSTOMIZATIONS) {
       const p = spawnSync('kubectl', ['kustomize', path.join(DEPLOY, k)], { encoding: 'utf8' });
       assert.equal(p.status, 0, p.stderr);
@@ -141,7 +153,9 @@ function imageFlags(container: { env?: { name: string; value: string }[] }): str
   const env: Record<string, string> = {};
   for (const m of text.matchAll(/^ENV (.*(?:\\\n.*)*)$/gm)) for (const kv of m[1].matchAll(/(\w+)=(\S+)/g)) env[kv[1]] = kv[2];
   for (const e of container.env ?? []) env[e.name] = e.value;
-  return [...entry[2].matchAll(/--\w+=\\?"?([^"\s]*)\\?"?/g)].map((m) => m[0].replace(/\\?"/g, '').replace(/\$\{(\w+)\}/g, (_, v: string) => env[v] ?? ''));
+  return [...entry[2].matchAll(/--\w+=\\?"?([^"\s]*)\\?"?/g)].map((m) =>
+    m[0].replace(/\\?"/g, '').replace(/\$\{(\w+)\}/g, (_, v: string) => env[v] ?? ''),
+  );
 }
 
 describe('deploy/kubernetes/base: what tfgate is told', () => {
@@ -156,17 +170,27 @@ describe('deploy/kubernetes/base: what tfgate is told', () => {
     options = resolved();
   });
 
-  it('the image\'s flags and the container\'s args are flags tfgate accepts, with TF Serving\'s ports', () => {
+  it("the image's flags and the container's args are flags tfgate accepts, with TF Serving's ports", () => {
     const flags = imageFlags(container);
     assert.ok(flags.includes('--port=8500') && flags.includes('--rest_api_port=8501'), flags.join(' '));
     assert.doesNotThrow(resolved);
-    assert.deepEqual(container.ports.map((p: { containerPort: number }) => p.containerPort).sort(), [options.grpcPort, options.restApiPort].sort());
+    assert.deepEqual(
+      container.ports.map((p: { containerPort: number }) => p.containerPort).sort(),
+      [options.grpcPort, options.restApiPort].sort(),
+    );
   });
 
-  it('the ConfigMap\'s files are the ones the flags name, in a folder mount (re-read without a restart), and they parse', () => {
-    const mount = container.volumeMounts.find((m: { name: string }) => pod.volumes.find((v: { name: string; configMap?: { name: string } }) => v.name === m.name)?.configMap?.name === 'tfgate-config');
+  it("the ConfigMap's files are the ones the flags name, in a folder mount (re-read without a restart), and they parse", () => {
+    const mount = container.volumeMounts.find(
+      (m: { name: string }) =>
+        pod.volumes.find((v: { name: string; configMap?: { name: string } }) => v.name === m.name)?.configMap?.name === 'tfgate-config',
+    );
     assert.ok(mount && mount.subPath === undefined, 'the whole ConfigMap is mounted: a subPath mount never sees an edit');
-    const files = { models: (options.modelSource as { file: string }).file, batching: options.batching.parametersFile!, monitoring: options.monitoringConfigFile! };
+    const files = {
+      models: (options.modelSource as { file: string }).file,
+      batching: options.batching.parametersFile!,
+      monitoring: options.monitoringConfigFile!,
+    };
     for (const f of Object.values(files)) {
       assert.equal(path.dirname(f), mount.mountPath, f);
       assert.ok(typeof configMap.data[path.basename(f)] === 'string', `${path.basename(f)} in the ConfigMap`);
@@ -185,7 +209,7 @@ describe('deploy/kubernetes/base: what tfgate is told', () => {
     assert.equal(Number(deployment.spec.template.metadata.annotations['prometheus.io/port']), options.restApiPort);
   });
 
-  it('the startup probe waits out the start-up loads\' retries, with a minute to spare for the loads themselves', () => {
+  it("the startup probe waits out the start-up loads' retries, with a minute to spare for the loads themselves", () => {
     const window = container.startupProbe.periodSeconds * container.startupProbe.failureThreshold;
     const retries = (options.maxNumLoadRetries * options.loadRetryIntervalMicros) / 1e6;
     assert.ok(window >= retries + 60, `startup probe ${window} s, retries ${retries} s`);
@@ -195,7 +219,10 @@ describe('deploy/kubernetes/base: what tfgate is told', () => {
     assert.equal(Number(container.resources.requests.cpu), options.numExecutors);
     const preStop = container.lifecycle.preStop.exec.command as string[];
     assert.equal(preStop[0], 'sleep');
-    assert.ok(pod.terminationGracePeriodSeconds > Number(preStop[1]) + options.shutdownDrainSeconds, `${pod.terminationGracePeriodSeconds} s > ${preStop[1]} s + ${options.shutdownDrainSeconds} s`);
+    assert.ok(
+      pod.terminationGracePeriodSeconds > Number(preStop[1]) + options.shutdownDrainSeconds,
+      `${pod.terminationGracePeriodSeconds} s > ${preStop[1]} s + ${options.shutdownDrainSeconds} s`,
+    );
   });
 
   it('the Service, PodDisruptionBudget and HorizontalPodAutoscaler select and scale this Deployment', () => {
@@ -207,10 +234,24 @@ describe('deploy/kubernetes/base: what tfgate is told', () => {
     assert.deepEqual(hpa.spec.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: deployment.metadata.name });
     assert.equal(deployment.spec.replicas, undefined, 'the HPA owns the replica count: `kubectl apply` must not reset it');
     assert.ok(hpa.spec.minReplicas >= 2, 'two replicas at least, so the PodDisruptionBudget can let one go');
-    assert.deepEqual(hpa.spec.metrics.map((m: { type: string }) => m.type), ['Pods', 'Resource'], 'the batch queue, then CPU as the fallback');
+    assert.deepEqual(
+      hpa.spec.metrics.map((m: { type: string }) => m.type),
+      ['Pods', 'Resource'],
+      'the batch queue, then CPU as the fallback',
+    );
     const service = find(built.base, 'Service');
-    for (const p of service.spec.ports) assert.ok(container.ports.some((c: { name: string }) => c.name === p.targetPort), p.targetPort);
-    assert.ok(find(built.base, 'PersistentVolumeClaim', pod.volumes.find((v: { name: string }) => v.name === 'models').persistentVolumeClaim.claimName));
+    for (const p of service.spec.ports)
+      assert.ok(
+        container.ports.some((c: { name: string }) => c.name === p.targetPort),
+        p.targetPort,
+      );
+    assert.ok(
+      find(
+        built.base,
+        'PersistentVolumeClaim',
+        pod.volumes.find((v: { name: string }) => v.name === 'models').persistentVolumeClaim.claimName,
+      ),
+    );
   });
 
   it('the GPU overlay: the GPU image, one nvidia.com/gpu, a GPU node; everything else as the base', () => {
@@ -233,14 +274,22 @@ function localDeploymentArgs(dir: string): string[] {
   const container = deployment.spec.template.spec.containers[0];
   const configMount = container.volumeMounts.find((m: { name: string }) => m.name === 'config').mountPath as string;
   const modelsMount = container.volumeMounts.find((m: { name: string }) => m.name === 'models').mountPath as string;
-  const local = (s: string) => s.split(configMount).join(dir).split(`${modelsMount}/`).join(`${path.join(REPO_ROOT, 'model_repository')}/`);
-  for (const [file, text] of Object.entries(find(built.base, 'ConfigMap', 'tfgate-config').data as Record<string, string>)) fs.writeFileSync(path.join(dir, file), local(text));
+  const local = (s: string) =>
+    s
+      .split(configMount)
+      .join(dir)
+      .split(`${modelsMount}/`)
+      .join(`${path.join(REPO_ROOT, 'model_repository')}/`);
+  for (const [file, text] of Object.entries(find(built.base, 'ConfigMap', 'tfgate-config').data as Record<string, string>))
+    fs.writeFileSync(path.join(dir, file), local(text));
   return (container.args as string[]).map(local);
 }
 
 /** What the Prometheus adapter serves, from the metric names tfgate exports: its rules' seriesQuery names renamed by name.matches / name.as. */
 function adapterMetricNames(exported: Set<string>): Set<string> {
-  const values = parseYaml(fs.readFileSync(path.join(DEPLOY, 'prometheus-adapter', 'values.yaml'), 'utf8')) as { rules: { custom: { seriesQuery: string; name: { matches: string; as: string } }[] } };
+  const values = parseYaml(fs.readFileSync(path.join(DEPLOY, 'prometheus-adapter', 'values.yaml'), 'utf8')) as {
+    rules: { custom: { seriesQuery: string; name: { matches: string; as: string } }[] };
+  };
   const out = new Set<string>();
   for (const rule of values.rules.custom) {
     const series = /^(\w+)\{/.exec(rule.seriesQuery)![1];
@@ -256,7 +305,8 @@ describe('deploy/kubernetes/base on a real tfgate', () => {
   let server: RunningServer;
   const deployment = find(built.base, 'Deployment', 'tfgate');
   const container = deployment.spec.template.spec.containers[0];
-  const models = () => parseModelConfigText(find(built.base, 'ConfigMap').data['models.config'], 'models.config').model_config_list.config.map((m) => m.name);
+  const models = () =>
+    parseModelConfigText(find(built.base, 'ConfigMap').data['models.config'], 'models.config').model_config_list.config.map((m) => m.name);
 
   before(async () => {
     server = await startServer(localDeploymentArgs(tempDir('tfgate-k8s-')), { readyPath: container.startupProbe.httpGet.path });
@@ -266,7 +316,7 @@ describe('deploy/kubernetes/base on a real tfgate', () => {
     await server?.stop();
   });
 
-  it('the startup, liveness and readiness probes\' paths answer 200 once the models are AVAILABLE', async () => {
+  it("the startup, liveness and readiness probes' paths answer 200 once the models are AVAILABLE", async () => {
     for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
       assert.equal(container[probe].httpGet.port, 'http');
       const r = await fetch(server.url(container[probe].httpGet.path));
@@ -274,12 +324,14 @@ describe('deploy/kubernetes/base on a real tfgate', () => {
     }
   });
 
-  it('the autoscaler\'s metric is one tfgate exports (after the Prometheus adapter\'s rename), with a series per model while idle', async () => {
+  it("the autoscaler's metric is one tfgate exports (after the Prometheus adapter's rename), with a series per model while idle", async () => {
     const text = await (await fetch(server.url(deployment.spec.template.metadata.annotations['prometheus.io/path']))).text();
     const exported = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
     const served = adapterMetricNames(exported);
     const hpa = find(built.base, 'HorizontalPodAutoscaler');
-    const wanted = hpa.spec.metrics.filter((m: { type: string }) => m.type === 'Pods').map((m: { pods: { metric: { name: string } } }) => m.pods.metric.name);
+    const wanted = hpa.spec.metrics
+      .filter((m: { type: string }) => m.type === 'Pods')
+      .map((m: { pods: { metric: { name: string } } }) => m.pods.metric.name);
     assert.ok(wanted.length);
     for (const name of wanted) assert.ok(served.has(name), `${name} among ${[...served].join(', ') || 'nothing the adapter serves'}`);
     // Without a series a pod has no value, and the HPA would never scale down.
@@ -307,19 +359,30 @@ describe('deploy/kubernetes/kserve', () => {
   /** The container's command line as KServe starts it for `name` (it fills {{.Name}}). */
   const commandLine = (name: string) => (container.args as string[]).map((a) => a.replace('{{.Name}}', name));
 
-  it('mirrors KServe\'s own TF Serving runtime: formats, protocols, every argument, at a lower priority', () => {
-    assert.deepEqual(runtime.spec.supportedModelFormats.map((f: { name: string; version: string }) => [f.name, f.version]), kserveTf.spec.supportedModelFormats.map((f: { name: string; version: string }) => [f.name, f.version]));
-    assert.ok(runtime.spec.supportedModelFormats.every((f: { priority: number }, i: number) => f.priority < kserveTf.spec.supportedModelFormats[i].priority), 'KServe\'s own runtime stays the default');
+  it("mirrors KServe's own TF Serving runtime: formats, protocols, every argument, at a lower priority", () => {
+    assert.deepEqual(
+      runtime.spec.supportedModelFormats.map((f: { name: string; version: string }) => [f.name, f.version]),
+      kserveTf.spec.supportedModelFormats.map((f: { name: string; version: string }) => [f.name, f.version]),
+    );
+    assert.ok(
+      runtime.spec.supportedModelFormats.every(
+        (f: { priority: number }, i: number) => f.priority < kserveTf.spec.supportedModelFormats[i].priority,
+      ),
+      "KServe's own runtime stays the default",
+    );
     assert.deepEqual(runtime.spec.protocolVersions, kserveTf.spec.protocolVersions);
     // KServe appends -gpu to the image tag of this server type when a GPU is requested.
-    assert.equal(runtime.metadata.annotations['serving.kserve.io/server-type'], kserveTf.metadata.annotations['serving.kserve.io/server-type']);
+    assert.equal(
+      runtime.metadata.annotations['serving.kserve.io/server-type'],
+      kserveTf.metadata.annotations['serving.kserve.io/server-type'],
+    );
     for (const a of kserveTf.spec.containers[0].args) assert.ok(container.args.includes(a), a);
     assert.equal(container.name, kserveTf.spec.containers[0].name);
     assert.deepEqual(container.command, ['node', '/app/bin/tensorflow_model_server']);
     assert.match(fs.readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8'), /^WORKDIR \/app$/m);
   });
 
-  it('its arguments are flags tfgate accepts: the InferenceService\'s name, /mnt/models, REST 8080, gRPC 9000', () => {
+  it("its arguments are flags tfgate accepts: the InferenceService's name, /mnt/models, REST 8080, gRPC 9000", () => {
     const o = parseServerOptions(commandLine(isvc.metadata.name), '/');
     assert.deepEqual(o.modelSource, { kind: 'single_model', name: isvc.metadata.name, basePath: '/mnt/models' });
     assert.equal(o.restApiPort, 8080);
@@ -334,21 +397,32 @@ describe('deploy/kubernetes/kserve', () => {
   // TF samples hold version folders (0001/); a storageUri naming the SavedModel itself leaves
   // saved_model.pb directly there, which TF Serving does not serve and tfgate serves as version 1.
   const LAYOUTS: [string, (mnt: string) => void][] = [
-    ['version folders (/mnt/models/0001/saved_model.pb)', (mnt) => fs.cpSync(path.join(REPO_ROOT, 'model_repository', 'half_plus_two', '1'), path.join(mnt, '0001'), { recursive: true })],
-    ['a SavedModel itself (/mnt/models/saved_model.pb), served as version 1', (mnt) => fs.cpSync(path.join(REPO_ROOT, 'model_repository', 'half_plus_two', '1'), mnt, { recursive: true })],
+    [
+      'version folders (/mnt/models/0001/saved_model.pb)',
+      (mnt) => fs.cpSync(path.join(REPO_ROOT, 'model_repository', 'half_plus_two', '1'), path.join(mnt, '0001'), { recursive: true }),
+    ],
+    [
+      'a SavedModel itself (/mnt/models/saved_model.pb), served as version 1',
+      (mnt) => fs.cpSync(path.join(REPO_ROOT, 'model_repository', 'half_plus_two', '1'), mnt, { recursive: true }),
+    ],
   ];
   for (const [layout, write] of LAYOUTS) {
     it(`a real tfgate with the runtime's arguments serves ${layout}`, async () => {
       const mnt = tempDir('tfgate-mnt-models-');
       write(mnt);
       // Ports: free ones here (startServer's); the paths: this folder for /mnt/models.
-      const args = commandLine(isvc.metadata.name).filter((a) => !/^--(port|rest_api_port)=/.test(a)).map((a) => a.replace('/mnt/models', mnt));
+      const args = commandLine(isvc.metadata.name)
+        .filter((a) => !/^--(port|rest_api_port)=/.test(a))
+        .map((a) => a.replace('/mnt/models', mnt));
       const server = await startServer([...args, '--port=0']);
       try {
         await waitAvailable(server, [isvc.metadata.name]);
         assert.equal((await fetch(server.url(container.readinessProbe.httpGet.path))).status, 200);
         const status = await (await fetch(server.url(`/v1/models/${isvc.metadata.name}`))).json();
-        assert.deepEqual(status.model_version_status.map((v: { version: string; state: string }) => [v.version, v.state]), [['1', 'AVAILABLE']]);
+        assert.deepEqual(
+          status.model_version_status.map((v: { version: string; state: string }) => [v.version, v.state]),
+          [['1', 'AVAILABLE']],
+        );
         const r = await postJson(server.url(`/v1/models/${isvc.metadata.name}:predict`), { instances: [1, 2, 5] });
         assert.equal(r.status, 200, r.text);
         assert.deepEqual(r.json.predictions, [2.5, 3, 4.5]);
@@ -359,11 +433,18 @@ describe('deploy/kubernetes/kserve', () => {
   }
 
   it('the fixture with a stray unversioned copy beside its version folders: the folders win, as in TF Serving', async () => {
-    const server = await startServer([...commandLine('mnist').filter((a) => !/^--(port|rest_api_port|model_base_path)=/.test(a)), `--model_base_path=${path.join(MODELS, 'keras2_mnist_dense_4versions')}`, '--port=0']);
+    const server = await startServer([
+      ...commandLine('mnist').filter((a) => !/^--(port|rest_api_port|model_base_path)=/.test(a)),
+      `--model_base_path=${path.join(MODELS, 'keras2_mnist_dense_4versions')}`,
+      '--port=0',
+    ]);
     try {
       await waitAvailable(server, ['mnist']);
       const status = await (await fetch(server.url('/v1/models/mnist'))).json();
-      assert.deepEqual(status.model_version_status.map((v: { version: string }) => v.version), ['4']);
+      assert.deepEqual(
+        status.model_version_status.map((v: { version: string }) => v.version),
+        ['4'],
+      );
     } finally {
       await server.stop();
     }

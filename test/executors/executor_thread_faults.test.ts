@@ -16,18 +16,30 @@ const ys = (out: Record<string, { values: unknown }>) => Array.from(out.y.values
 describe('executor pool: faults', () => {
   it('a version that cannot load: open() rejects with the load error', async () => {
     const dir = path.join(tempDir(), '1');
-    await assert.rejects(ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'embedded', threads: 1 }), (e: unknown) => e instanceof ServingError && e.message.includes(dir));
+    await assert.rejects(
+      ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'embedded', threads: 1 }),
+      (e: unknown) => e instanceof ServingError && e.message.includes(dir),
+    );
   });
 
   it('a thread that dies: its message fails INTERNAL, onThreadDeath hears once, the next request is served', async () => {
     const dir = path.join(tempDir(), '1');
     await writeHalfPlusTwoSavedModel(dir);
-    const pool = await ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'embedded', threads: 1, workerFile: FAULTY_EXECUTOR_WORKER });
+    const pool = await ExecutorPool.open({
+      versionDir: dir,
+      tags: ['serve'],
+      runtime: 'embedded',
+      threads: 1,
+      workerFile: FAULTY_EXECUTOR_WORKER,
+    });
     const deaths: string[] = [];
     pool.onThreadDeath = (e) => deaths.push(e.message);
     try {
       assert.deepEqual(ys(await pool.run('serving_default', x(1))), [2.5]);
-      await assert.rejects(pool.run('serving_default', x(POISON)), (e: unknown) => e instanceof ServingError && e.code === Code.INTERNAL && /^executor thread failed: /.test(e.message));
+      await assert.rejects(
+        pool.run('serving_default', x(POISON)),
+        (e: unknown) => e instanceof ServingError && e.code === Code.INTERNAL && /^executor thread failed: /.test(e.message),
+      );
       assert.equal(deaths.length, 1);
       assert.match(deaths[0], /^executor thread failed: /);
       // piscina starts a new thread, which loads the version again before it answers.

@@ -21,18 +21,29 @@ describe('Classify / Regress / MultiInference deserializer', () => {
   const multi = exampleRequestDeserializer('tensorflow.serving.MultiInferenceRequest');
 
   it('a plain list: the Examples as sent, their memory charged first', () => {
-    const request = { modelSpec: { name: 'm', signatureName: 'classify' }, input: { exampleList: { examples: [example({ x: floats(1) }), example({ x: floats(2, 3) }), {}] } } };
+    const request = {
+      modelSpec: { name: 'm', signatureName: 'classify' },
+      input: { exampleList: { examples: [example({ x: floats(1) }), example({ x: floats(2, 3) }), {}] } },
+    };
     const wire = classify(service.Classify.requestSerialize(request));
     assert.deepEqual(wire.modelSpec, { name: 'm', signatureName: 'classify' });
     const charged: number[] = [];
     const examples = readExamples(wire, (b) => charged.push(b));
-    assert.deepEqual(examples.map(decoded), request.input.exampleList.examples.map((e) => decoded(Example.encode(Example.fromObject(e)).finish())));
+    assert.deepEqual(
+      examples.map(decoded),
+      request.input.exampleList.examples.map((e) => decoded(Example.encode(Example.fromObject(e)).finish())),
+    );
     const bytes = examples.reduce((a, e) => a + e.length, 0);
     assert.deepEqual(charged, [3 * 192 + 2 * bytes]);
   });
 
-  it('a list with context: each Example with the context\'s features, its own winning', () => {
-    const request = { modelSpec: { name: 'm' }, input: { exampleListWithContext: { context: example({ x: floats(6), c: floats(1) }), examples: [example({}), example({ x: floats(4) })] } } };
+  it("a list with context: each Example with the context's features, its own winning", () => {
+    const request = {
+      modelSpec: { name: 'm' },
+      input: {
+        exampleListWithContext: { context: example({ x: floats(6), c: floats(1) }), examples: [example({}), example({ x: floats(4) })] },
+      },
+    };
     const examples = readExamples(classify(service.Classify.requestSerialize(request)));
     assert.deepEqual(
       examples.map((e) => (decoded(e) as { features: { feature: Record<string, { floatList: { value: number[] } }> } }).features.feature),
@@ -50,7 +61,9 @@ describe('Classify / Regress / MultiInference deserializer', () => {
 
   it('MultiInference: tasks read one at a time, the first decoded at once', () => {
     const tasks = [1, 2, 3].map((i) => ({ modelSpec: { name: 'm', signatureName: `s${i}` }, methodName: 'tensorflow/serving/regress' }));
-    const wire = multi(service.MultiInference.requestSerialize({ tasks, input: { exampleList: { examples: [example({ x: floats(1) })] } } }));
+    const wire = multi(
+      service.MultiInference.requestSerialize({ tasks, input: { exampleList: { examples: [example({ x: floats(1) })] } } }),
+    );
     assert.equal(wire.taskCount, 3);
     assert.deepEqual(wire.firstTask, tasks[0]);
     const iterator = readTasks(wire);

@@ -41,7 +41,18 @@ function theirs(bytes: Buffer): Record<string, HostTensor | string> {
 }
 
 const plain = (r: Record<string, HostTensor | string>) =>
-  Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? 'refused' : { dtype: v.dtype, shape: v.shape, values: Array.from(v.values as ArrayLike<unknown>, (x) => (x instanceof Uint8Array ? Array.from(x) : x)) }]));
+  Object.fromEntries(
+    Object.entries(r).map(([k, v]) => [
+      k,
+      typeof v === 'string'
+        ? 'refused'
+        : {
+            dtype: v.dtype,
+            shape: v.shape,
+            values: Array.from(v.values as ArrayLike<unknown>, (x) => (x instanceof Uint8Array ? Array.from(x) : x)),
+          },
+    ]),
+  );
 
 const dims = (...sizes: number[]) => ({ dim: sizes.map((size) => ({ size })) });
 
@@ -94,7 +105,8 @@ describe('PredictRequest deserializer and TensorProto reader', () => {
     fields(w);
     return w.finish();
   };
-  const entry = (w: protobuf.Writer, key: string, value: Uint8Array) => w.uint32(18).fork().uint32(10).string(key).uint32(18).bytes(value).ldelim();
+  const entry = (w: protobuf.Writer, key: string, value: Uint8Array) =>
+    w.uint32(18).fork().uint32(10).string(key).uint32(18).bytes(value).ldelim();
   const packed = (w: protobuf.Writer, values: number[]) => w.uint32(42).bytes(new Uint8Array(Float32Array.from(values).buffer));
   const shape = (w: protobuf.Writer, ...sizes: number[]) => {
     w.uint32(18).fork();
@@ -104,13 +116,41 @@ describe('PredictRequest deserializer and TensorProto reader', () => {
 
   it('a packed field in two pieces, values written one by one, mixed, a duplicate key: as protobufjs reads them', () => {
     const w = protobuf.Writer.create();
-    entry(w, 'split', tensor((t) => (shape(t, 3), packed(t, [1, 2]), packed(t, [3]))));
-    entry(w, 'unpacked', tensor((t) => (shape(t, 2), t.uint32(45).float(4).uint32(45).float(5))));
-    entry(w, 'mixed', tensor((t) => (shape(t, 4), t.uint32(45).float(4), packed(t, [5, 6]), t.uint32(45).float(7))));
-    entry(w, 'ints', tensor((t) => (shape(t, 3), t.uint32(56).int32(-5), t.uint32(58).fork().int32(6).int32(-7).ldelim()), 3));
-    entry(w, 'dup', tensor((t) => (shape(t, 1), packed(t, [6]))));
-    entry(w, 'dup', tensor((t) => (shape(t, 1), packed(t, [7]))));
-    entry(w, 'strings', tensor((t) => (shape(t, 2), t.uint32(66).bytes(Uint8Array.of(1, 2)), t.uint32(66).bytes(Uint8Array.of(3))), 7));
+    entry(
+      w,
+      'split',
+      tensor((t) => (shape(t, 3), packed(t, [1, 2]), packed(t, [3]))),
+    );
+    entry(
+      w,
+      'unpacked',
+      tensor((t) => (shape(t, 2), t.uint32(45).float(4).uint32(45).float(5))),
+    );
+    entry(
+      w,
+      'mixed',
+      tensor((t) => (shape(t, 4), t.uint32(45).float(4), packed(t, [5, 6]), t.uint32(45).float(7))),
+    );
+    entry(
+      w,
+      'ints',
+      tensor((t) => (shape(t, 3), t.uint32(56).int32(-5), t.uint32(58).fork().int32(6).int32(-7).ldelim()), 3),
+    );
+    entry(
+      w,
+      'dup',
+      tensor((t) => (shape(t, 1), packed(t, [6]))),
+    );
+    entry(
+      w,
+      'dup',
+      tensor((t) => (shape(t, 1), packed(t, [7]))),
+    );
+    entry(
+      w,
+      'strings',
+      tensor((t) => (shape(t, 2), t.uint32(66).bytes(Uint8Array.of(1, 2)), t.uint32(66).bytes(Uint8Array.of(3))), 7),
+    );
     w.uint32(10).fork().uint32(10).string('m').ldelim();
     const bytes = Buffer.from(w.finish());
     assert.deepEqual(plain(ours(bytes)), plain(theirs(bytes)));

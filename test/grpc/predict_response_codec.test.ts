@@ -28,14 +28,20 @@ describe('PredictResponse serializer', () => {
   it('writes the bytes protobufjs writes, for every dtype, with and without a model spec', () => {
     const plain = Object.fromEntries(Object.entries(outputs).map(([k, t]) => [k, hostTensorToProtoFields(t)]));
     const packed = Object.fromEntries(Object.entries(outputs).map(([k, t]) => [k, outputTensorProto(t)]));
-    assert.ok(packed.scores.floatVal instanceof Float32Array && packed.wide.doubleVal instanceof Float64Array, 'float and double stay typed arrays');
+    assert.ok(
+      packed.scores.floatVal instanceof Float32Array && packed.wide.doubleVal instanceof Float64Array,
+      'float and double stay typed arrays',
+    );
     assert.deepEqual(serializePredictResponse({ modelSpec, outputs: packed }), generic.responseSerialize({ modelSpec, outputs: plain }));
     assert.deepEqual(serializePredictResponse({ outputs: packed }), generic.responseSerialize({ outputs: plain }));
     assert.deepEqual(serializePredictResponse({ modelSpec }), generic.responseSerialize({ modelSpec }));
   });
 
   it('decodes to the outputs it was given', () => {
-    const bytes = serializePredictResponse({ modelSpec, outputs: Object.fromEntries(Object.entries(outputs).map(([k, t]) => [k, outputTensorProto(t)])) });
+    const bytes = serializePredictResponse({
+      modelSpec,
+      outputs: Object.fromEntries(Object.entries(outputs).map(([k, t]) => [k, outputTensorProto(t)])),
+    });
     const decoded = generic.responseDeserialize(bytes) as { outputs: Record<string, object>; modelSpec: unknown };
     assert.deepEqual(decoded.modelSpec, { name: 'm', version: { value: '7' }, versionChoice: 'version', signatureName: 'serving_default' });
     for (const [k, t] of Object.entries(outputs)) {

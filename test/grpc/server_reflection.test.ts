@@ -11,7 +11,11 @@ import { GrpcServer } from '../../src/grpc/grpc_server.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { freePort } from '../helpers/server_process.js';
 
-const definition = protoLoader.loadSync('reflection.proto', { includeDirs: [path.join(REPO_ROOT, 'test', 'helpers', 'client_protos')], keepCase: true, oneofs: true });
+const definition = protoLoader.loadSync('reflection.proto', {
+  includeDirs: [path.join(REPO_ROOT, 'test', 'helpers', 'client_protos')],
+  keepCase: true,
+  oneofs: true,
+});
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const ServerReflection = (grpc.loadPackageDefinition(definition) as any).grpc.reflection.v1alpha.ServerReflection as typeof grpc.Client;
 
@@ -22,7 +26,10 @@ describe('gRPC server reflection', () => {
     it(`lists the services registered${health ? ', Health among them,' : ''} and itself; the drain ends a stream left open`, async () => {
       const port = await freePort();
       // No call reaches a service here: they need none of their dependencies.
-      const server = new GrpcServer({ host: '127.0.0.1', port, socketPath: '', channelArguments: {}, maxReceiveMessageBytes: 1 << 20, health }, {} as never);
+      const server = new GrpcServer(
+        { host: '127.0.0.1', port, socketPath: '', channelArguments: {}, maxReceiveMessageBytes: 1 << 20, health },
+        {} as never,
+      );
       await server.start();
       const client = new ServerReflection(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -32,7 +39,12 @@ describe('gRPC server reflection', () => {
       stream.on('error', () => {});
       stream.write({ list_services: '*' });
       const names = (await answered).list_services_response.service.map((s) => s.name).sort();
-      const expected = ['grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection', 'tensorflow.serving.ModelService', 'tensorflow.serving.PredictionService'];
+      const expected = [
+        'grpc.reflection.v1.ServerReflection',
+        'grpc.reflection.v1alpha.ServerReflection',
+        'tensorflow.serving.ModelService',
+        'tensorflow.serving.PredictionService',
+      ];
       assert.deepEqual(names, health ? ['grpc.health.v1.Health', ...expected] : expected);
       // The stream is still open: the drain ends only if the server ends it. (A bound, not a
       // measurement: past it the server is forced down so that the test fails instead of hanging.)

@@ -49,7 +49,8 @@ export class FakeGcs {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    const error = (status: number, message: string, reason: string) => json(status, { error: { code: status, message, errors: [{ reason, message }] } });
+    const error = (status: number, message: string, reason: string) =>
+      json(status, { error: { code: status, message, errors: [{ reason, message }] } });
     if (this.failWith) return error(this.failWith, `fake failure ${this.failWith}`, this.failWith === 403 ? 'forbidden' : 'backendError');
     const m = /^(?:\/storage\/v1)?\/b\/([^/]+)(?:\/o(?:\/(.+))?)?$/.exec(url.pathname);
     if (!m) return error(400, `unexpected path ${url.pathname}`, 'invalid');
@@ -65,7 +66,12 @@ export class FakeGcs {
       crc.update(body);
       const sent = Buffer.from(body);
       if (this.corrupt && sent.length) sent[0] ^= 0xff;
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': sent.length, 'x-goog-hash': `crc32c=${crc.toString()},md5=${md5}`, 'x-goog-stored-content-encoding': 'identity' });
+      res.writeHead(200, {
+        'content-type': 'application/octet-stream',
+        'content-length': sent.length,
+        'x-goog-hash': `crc32c=${crc.toString()},md5=${md5}`,
+        'x-goog-stored-content-encoding': 'identity',
+      });
       return void res.end(sent);
     }
     const prefix = url.searchParams.get('prefix') ?? '';

@@ -8,15 +8,32 @@ import type { SignatureSpec } from '../../src/savedmodel/signature_spec.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import type { ModelSpec, RunOptions, ServableVersion, VersionSource } from '../../src/services/servable_version.js';
 
-export type FakeRun = (signature: string, inputs: Record<string, HostTensor>, outputKeys: string[], options: RunOptions) => Promise<Record<string, HostTensor>>;
+export type FakeRun = (
+  signature: string,
+  inputs: Record<string, HostTensor>,
+  outputKeys: string[],
+  options: RunOptions,
+) => Promise<Record<string, HostTensor>>;
 
 const floatSpec = (name: string) => ({ name, dtype: 'DT_FLOAT', shape: [-1, 1] });
 
 /** half_plus_two's signatures as the embedded runtime describes them (x:0 → y:0). */
 export function halfPlusTwoSignatures(): Record<string, SignatureSpec> {
   return {
-    serving_default: { key: 'serving_default', methodName: 'tensorflow/serving/predict', inputs: { x: floatSpec('x:0') }, outputs: { y: floatSpec('y:0') }, defaults: {} },
-    regress_x_to_y: { key: 'regress_x_to_y', methodName: 'tensorflow/serving/regress', inputs: { inputs: { name: 'tf_example:0', dtype: 'DT_STRING', shape: [-1] } }, outputs: { outputs: floatSpec('y:0') }, defaults: {} },
+    serving_default: {
+      key: 'serving_default',
+      methodName: 'tensorflow/serving/predict',
+      inputs: { x: floatSpec('x:0') },
+      outputs: { y: floatSpec('y:0') },
+      defaults: {},
+    },
+    regress_x_to_y: {
+      key: 'regress_x_to_y',
+      methodName: 'tensorflow/serving/regress',
+      inputs: { inputs: { name: 'tf_example:0', dtype: 'DT_STRING', shape: [-1] } },
+      outputs: { outputs: floatSpec('y:0') },
+      defaults: {},
+    },
   };
 }
 

@@ -47,7 +47,9 @@ export function connect(address: string, options: grpc.ChannelOptions = {}): Cli
 /** Calls a unary method; resolves with the response or rejects with the grpc ServiceError. */
 export function call(client: Record<string, any>, method: string, request: Message, deadlineMs = 30_000): Promise<Message> {
   return new Promise((resolve, reject) => {
-    client[method](request, { deadline: new Date(Date.now() + deadlineMs) }, (err: grpc.ServiceError | null, res: Message) => (err ? reject(err) : resolve(res)));
+    client[method](request, { deadline: new Date(Date.now() + deadlineMs) }, (err: grpc.ServiceError | null, res: Message) =>
+      err ? reject(err) : resolve(res),
+    );
   });
 }
 

@@ -23,17 +23,34 @@ export function requestOutcome(spec: RequestSpec): Promise<Outcome> {
     const body = spec.body === undefined ? undefined : Buffer.from(spec.body);
     let answered = false;
     const req = http.request(
-      { host: '127.0.0.1', port: spec.port, method: spec.method, path: spec.path, agent: spec.agent, headers: body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {} },
+      {
+        host: '127.0.0.1',
+        port: spec.port,
+        method: spec.method,
+        path: spec.path,
+        agent: spec.agent,
+        headers: body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {},
+      },
       (res) => {
         answered = true;
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           if (!res.complete) return resolve({ kind: 'cut', why: `body ended early after ${Buffer.concat(chunks).length} bytes` });
-          resolve({ kind: 'answered', status: res.statusCode ?? 0, body: Buffer.concat(chunks), connectionClose: /close/i.test(String(res.headers.connection ?? '')) });
+          resolve({
+            kind: 'answered',
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks),
+            connectionClose: /close/i.test(String(res.headers.connection ?? '')),
+          });
         });
         res.on('aborted', () => resolve({ kind: 'cut', why: `aborted after ${Buffer.concat(chunks).length} bytes` }));
-        res.on('error', (e) => resolve({ kind: 'cut', why: `${(e as NodeJS.ErrnoException).code ?? ''} ${e.message} after ${Buffer.concat(chunks).length} bytes` }));
+        res.on('error', (e) =>
+          resolve({
+            kind: 'cut',
+            why: `${(e as NodeJS.ErrnoException).code ?? ''} ${e.message} after ${Buffer.concat(chunks).length} bytes`,
+          }),
+        );
         spec.onResponse?.(res);
       },
     );

@@ -32,7 +32,8 @@ export function readManifests(file: string): K8sObject[] {
 /** The objects `kubectl kustomize dir` prints, in resource order. */
 export function kustomizeBuild(dir: string): K8sObject[] {
   const k = parseYaml(fs.readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) as Kustomization;
-  for (const key of Object.keys(k)) if (!KNOWN.has(key)) throw new Error(`${dir}/kustomization.yaml: '${key}' is not in the subset this reader builds`);
+  for (const key of Object.keys(k))
+    if (!KNOWN.has(key)) throw new Error(`${dir}/kustomization.yaml: '${key}' is not in the subset this reader builds`);
   const objects: K8sObject[] = [];
   for (const r of k.resources ?? []) {
     const p = path.join(dir, r);
@@ -67,7 +68,10 @@ type JsonPatchOp = { op: 'add' | 'replace' | 'remove'; path: string; value?: unk
 /** RFC 6902 add / replace / remove (what the overlays use). */
 function applyJsonPatch(doc: unknown, ops: JsonPatchOp[]): void {
   for (const op of ops) {
-    const keys = op.path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const keys = op.path
+      .split('/')
+      .slice(1)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     const last = keys.pop()!;
     let parent = doc as Record<string, unknown>;
     for (const key of keys) {
@@ -79,7 +83,8 @@ function applyJsonPatch(doc: unknown, ops: JsonPatchOp[]): void {
     if (op.op === 'remove') {
       if (isArray) (parent as unknown as unknown[]).splice(Number(last), 1);
       else delete parent[last];
-    } else if (isArray && op.op === 'add') (parent as unknown as unknown[]).splice(last === '-' ? (parent as unknown as unknown[]).length : Number(last), 0, op.value);
+    } else if (isArray && op.op === 'add')
+      (parent as unknown as unknown[]).splice(last === '-' ? (parent as unknown as unknown[]).length : Number(last), 0, op.value);
     else parent[last] = op.value;
   }
 }

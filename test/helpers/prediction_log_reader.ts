@@ -23,7 +23,9 @@ function predictionLogType(): protobuf.Type {
 /** The records of one log file, decoded (snake_case, int64 as numbers, enums as names, oneofs named). */
 export function readPredictionLogs(file: string): any[] {
   const T = predictionLogType();
-  return readTfRecords(fs.readFileSync(file), file).map((r) => T.toObject(T.decode(r), { longs: Number, enums: String, oneofs: true, defaults: false }));
+  return readTfRecords(fs.readFileSync(file), file).map((r) =>
+    T.toObject(T.decode(r), { longs: Number, enums: String, oneofs: true, defaults: false }),
+  );
 }
 
 /** The files a log prefix has now, in the order they were written. */

@@ -65,7 +65,9 @@ const FUNCTIONS: Record<string, [string[], ValueType]> = {
   time: [[], 'scalar'],
   timestamp: [['vector'], 'vector'],
   vector: [['scalar'], 'vector'],
-  ...Object.fromEntries(['avg', 'min', 'max', 'sum', 'count', 'last', 'stddev', 'stdvar', 'present'].map((f) => [`${f}_over_time`, [['matrix'], 'vector']])),
+  ...Object.fromEntries(
+    ['avg', 'min', 'max', 'sum', 'count', 'last', 'stddev', 'stdvar', 'present'].map((f) => [`${f}_over_time`, [['matrix'], 'vector']]),
+  ),
   quantile_over_time: [['scalar', 'matrix'], 'vector'],
 };
 
@@ -85,7 +87,24 @@ const AGGREGATORS: Record<string, ValueType | undefined> = {
   count_values: 'string',
 };
 
-const BINARY_PRECEDENCE: Record<string, number> = { or: 1, and: 2, unless: 2, '==': 3, '!=': 3, '<=': 3, '<': 3, '>=': 3, '>': 3, '+': 4, '-': 4, '*': 5, '/': 5, '%': 5, atan2: 5, '^': 6 };
+const BINARY_PRECEDENCE: Record<string, number> = {
+  or: 1,
+  and: 2,
+  unless: 2,
+  '==': 3,
+  '!=': 3,
+  '<=': 3,
+  '<': 3,
+  '>=': 3,
+  '>': 3,
+  '+': 4,
+  '-': 4,
+  '*': 5,
+  '/': 5,
+  '%': 5,
+  atan2: 5,
+  '^': 6,
+};
 const COMPARISONS = new Set(['==', '!=', '<=', '<', '>=', '>']);
 const SET_OPERATORS = new Set(['and', 'or', 'unless']);
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -220,10 +239,14 @@ class Parser {
   }
 
   private binaryType(op: string, left: ValueType, right: ValueType, returnBool: boolean, matching: boolean): ValueType {
-    for (const side of [left, right]) if (side === 'matrix' || side === 'string') this.fail(`binary "${op}" cannot take a ${side === 'matrix' ? 'range vector' : 'string'}`);
-    if (SET_OPERATORS.has(op) && (left !== 'vector' || right !== 'vector')) this.fail(`set operator "${op}" needs instant vectors on both sides`);
+    for (const side of [left, right])
+      if (side === 'matrix' || side === 'string')
+        this.fail(`binary "${op}" cannot take a ${side === 'matrix' ? 'range vector' : 'string'}`);
+    if (SET_OPERATORS.has(op) && (left !== 'vector' || right !== 'vector'))
+      this.fail(`set operator "${op}" needs instant vectors on both sides`);
     if (matching && (left !== 'vector' || right !== 'vector')) this.fail('vector matching only applies between two instant vectors');
-    if (COMPARISONS.has(op) && left === 'scalar' && right === 'scalar' && !returnBool) this.fail('comparisons between scalars must use the bool modifier');
+    if (COMPARISONS.has(op) && left === 'scalar' && right === 'scalar' && !returnBool)
+      this.fail('comparisons between scalars must use the bool modifier');
     return left === 'vector' || right === 'vector' ? 'vector' : 'scalar';
   }
 
@@ -275,9 +298,10 @@ class Parser {
   private primary(): ValueType {
     this.lastWasSelector = false;
     const t = this.peek();
-    if (t.kind === 'number') return this.next(), 'scalar';
-    if (t.kind === 'ident' && /^(inf|nan)$/i.test(t.text) && this.peek(1).text !== '(' && this.peek(1).text !== '{') return this.next(), 'scalar';
-    if (t.kind === 'string') return this.next(), 'string';
+    if (t.kind === 'number') return (this.next(), 'scalar');
+    if (t.kind === 'ident' && /^(inf|nan)$/i.test(t.text) && this.peek(1).text !== '(' && this.peek(1).text !== '{')
+      return (this.next(), 'scalar');
+    if (t.kind === 'string') return (this.next(), 'string');
     if (t.text === '(') {
       this.next();
       const type = this.expr(0);
@@ -287,7 +311,8 @@ class Parser {
     if (t.text === '{') return this.selector(undefined);
     if (t.kind !== 'ident') this.fail('expected an expression');
     const word = t.text.toLowerCase();
-    if (word in AGGREGATORS && (this.peek(1).text === '(' || this.isKeyword('by', this.peek(1)) || this.isKeyword('without', this.peek(1)))) return this.aggregation();
+    if (word in AGGREGATORS && (this.peek(1).text === '(' || this.isKeyword('by', this.peek(1)) || this.isKeyword('without', this.peek(1))))
+      return this.aggregation();
     if (this.peek(1).text === '(') return this.call();
     this.next();
     return this.selector(t.text);
@@ -376,10 +401,15 @@ class Parser {
     this.next();
     const required = params.filter((p) => !p.endsWith('?') && !p.endsWith('...')).length;
     const variadic = params.some((p) => p.endsWith('...'));
-    if (args.length < required || (!variadic && args.length > params.length)) this.fail(`${nameToken.text} takes ${params.length} argument(s), got ${args.length}`, nameToken);
+    if (args.length < required || (!variadic && args.length > params.length))
+      this.fail(`${nameToken.text} takes ${params.length} argument(s), got ${args.length}`, nameToken);
     args.forEach((a, i) => {
       const want = (params[Math.min(i, params.length - 1)] ?? '').replace(/[?.]+$/, '');
-      if (a !== want) this.fail(`argument ${i + 1} of ${nameToken.text} must be a ${want === 'matrix' ? 'range vector' : want}, got a ${a === 'matrix' ? 'range vector' : a}`, nameToken);
+      if (a !== want)
+        this.fail(
+          `argument ${i + 1} of ${nameToken.text} must be a ${want === 'matrix' ? 'range vector' : want}, got a ${a === 'matrix' ? 'range vector' : a}`,
+          nameToken,
+        );
     });
     return result;
   }

@@ -38,7 +38,15 @@ function generatedStubs(): Promise<string> {
  */
 export async function runPythonClient(address: string, code: string, timeoutMs = 60_000): Promise<unknown> {
   const dir = await generatedStubs();
-  const script = ['import sys, json, grpc', 'from tensorflow_serving.apis import predict_pb2', `ADDRESS = ${JSON.stringify(address)}`, code].join('\n');
-  const { stdout } = await run(PYTHON, ['-I', '-c', `import sys; sys.path.insert(0, ${JSON.stringify(dir)})\n${script}`], { timeout: timeoutMs, maxBuffer: 1 << 20 });
+  const script = [
+    'import sys, json, grpc',
+    'from tensorflow_serving.apis import predict_pb2',
+    `ADDRESS = ${JSON.stringify(address)}`,
+    code,
+  ].join('\n');
+  const { stdout } = await run(PYTHON, ['-I', '-c', `import sys; sys.path.insert(0, ${JSON.stringify(dir)})\n${script}`], {
+    timeout: timeoutMs,
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(stdout.trim().split('\n').pop()!);
 }

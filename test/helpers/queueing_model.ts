@@ -4,6 +4,11 @@
 // fast as requests arrived once the hand-off got faster, and their queues never filled.
 import { writeConvSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 
-export function writeQueueingConvModel(versionDir: string, size: number, seed: number, filters: [number, number] = [64, 128]): ReturnType<typeof writeConvSavedModel> {
+export function writeQueueingConvModel(
+  versionDir: string,
+  size: number,
+  seed: number,
+  filters: [number, number] = [64, 128],
+): ReturnType<typeof writeConvSavedModel> {
   return writeConvSavedModel(versionDir, { height: size, width: size, channels: 1, filters, kernelSize: 5, classes: 4, seed });
 }

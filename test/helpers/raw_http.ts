@@ -10,7 +10,12 @@ export interface RawResponse {
   json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-export function rawRequest(port: number, method: string, path: string, options: { headers?: Record<string, string>; body?: Uint8Array | string } = {}): Promise<RawResponse> {
+export function rawRequest(
+  port: number,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: Uint8Array | string } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const body = options.body === undefined ? undefined : Buffer.from(options.body);
     const headers = { ...(body && { 'content-length': String(body.length) }), ...options.headers };

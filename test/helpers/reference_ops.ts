@@ -15,7 +15,13 @@ export interface ConvRefOptions {
 }
 
 /** NHWC conv2d / depthwise conv2d with an HWIO (or HWIM) filter. Returns [shape, values]. */
-export function conv2dRef(x: ArrayLike<number>, xShape: number[], w: ArrayLike<number>, wShape: number[], o: ConvRefOptions): [number[], Float64Array] {
+export function conv2dRef(
+  x: ArrayLike<number>,
+  xShape: number[],
+  w: ArrayLike<number>,
+  wShape: number[],
+  o: ConvRefOptions,
+): [number[], Float64Array] {
   const [n, h, wd, c] = xShape;
   const [kh, kw, , m] = wShape;
   const [sh, sw] = o.strides;
@@ -59,7 +65,10 @@ export function conv2dRef(x: ArrayLike<number>, xShape: number[], w: ArrayLike<n
  * spelled out as labels by the caller (e.g. `...ij` over rank 4 as `xyij`), except that a
  * label may stand for a broadcast dimension of size 1 in one operand.
  */
-export function einsumRef(equation: string, operands: Array<{ shape: number[]; values: ArrayLike<number> }>): { shape: number[]; values: Float64Array } {
+export function einsumRef(
+  equation: string,
+  operands: Array<{ shape: number[]; values: ArrayLike<number> }>,
+): { shape: number[]; values: Float64Array } {
   const [lhs, out] = equation.split('->');
   const subs = lhs.split(',');
   const sizes = new Map<string, number>();
@@ -95,7 +104,14 @@ export function einsumRef(equation: string, operands: Array<{ shape: number[]; v
  * FakeQuant by TF's formula (fake_quant_ops_functor.h), element by element in float32;
  * `channels` ranges along the last dimension (one range: per-tensor). `divide`: …Vars form.
  */
-export function fakeQuantRef(x: ArrayLike<number>, mins: number[], maxs: number[], numBits: number, narrowRange: boolean, divide = false): Float32Array {
+export function fakeQuantRef(
+  x: ArrayLike<number>,
+  mins: number[],
+  maxs: number[],
+  numBits: number,
+  narrowRange: boolean,
+  divide = false,
+): Float32Array {
   const f = Math.fround;
   const qmin = narrowRange ? 1 : 0;
   const qmax = 2 ** numBits - 1;
@@ -121,7 +137,13 @@ export function fakeQuantRef(x: ArrayLike<number>, mins: number[], maxs: number[
 }
 
 /** ReverseSequence by its definition (reverse_sequence docs). */
-export function reverseSequenceRef(x: ArrayLike<number>, shape: number[], lengths: number[], seqDim: number, batchDim: number): Float64Array {
+export function reverseSequenceRef(
+  x: ArrayLike<number>,
+  shape: number[],
+  lengths: number[],
+  seqDim: number,
+  batchDim: number,
+): Float64Array {
   const st = stridesOf(shape);
   const out = new Float64Array(x.length);
   for (let e = 0; e < x.length; e++) {
@@ -135,4 +157,5 @@ export function reverseSequenceRef(x: ArrayLike<number>, shape: number[], length
 }
 
 /** Deterministic values in [-2, 2). */
-export const sample = (n: number, seed: number) => Array.from({ length: n }, (_, i) => Math.fround(Math.sin(i * 12.9898 + seed * 78.233) * 2));
+export const sample = (n: number, seed: number) =>
+  Array.from({ length: n }, (_, i) => Math.fround(Math.sin(i * 12.9898 + seed * 78.233) * 2));

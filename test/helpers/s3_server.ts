@@ -36,7 +36,14 @@ export class S3Fixture {
 
   /** The environment a tfgate process needs to reach this server, as TF's S3 file system reads it. */
   env(): Record<string, string> {
-    return { S3_ENDPOINT: `127.0.0.1:${this.port}`, S3_USE_HTTPS: '0', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: S3RVER_KEY.accessKeyId, AWS_SECRET_ACCESS_KEY: S3RVER_KEY.secretAccessKey, AWS_EC2_METADATA_DISABLED: 'true' };
+    return {
+      S3_ENDPOINT: `127.0.0.1:${this.port}`,
+      S3_USE_HTTPS: '0',
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: S3RVER_KEY.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: S3RVER_KEY.secretAccessKey,
+      AWS_EC2_METADATA_DISABLED: 'true',
+    };
   }
 
   async createBucket(bucket: string): Promise<void> {

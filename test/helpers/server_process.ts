@@ -31,15 +31,30 @@ export interface RunningServer {
  * `probe`: what tells that the server answers and has loaded, in place of an HTTP GET of
  * readyPath and the status poll (e.g. an HTTPS request); it rejects until then.
  */
-export async function startServer(args: string[], opts: { cwd?: string; readyPath?: string; timeoutMs?: number; env?: Record<string, string>; probe?: (port: number) => Promise<unknown>; whileLoading?: boolean; bin?: string } = {}): Promise<RunningServer> {
+export async function startServer(
+  args: string[],
+  opts: {
+    cwd?: string;
+    readyPath?: string;
+    timeoutMs?: number;
+    env?: Record<string, string>;
+    probe?: (port: number) => Promise<unknown>;
+    whileLoading?: boolean;
+    bin?: string;
+  } = {},
+): Promise<RunningServer> {
   const port = await freePort();
   // gRPC stays off unless the test gives its own --port.
   const grpcOff = args.some((a) => a.startsWith('--port=')) ? [] : ['--port=0'];
-  const proc = spawn(process.execPath, [opts.bin ?? TFGATE_BIN, ...args, `--rest_api_port=${port}`, '--rest_api_host=127.0.0.1', ...grpcOff], {
-    cwd: opts.cwd ?? REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...(opts.env && { env: { ...process.env, ...opts.env } }),
-  });
+  const proc = spawn(
+    process.execPath,
+    [opts.bin ?? TFGATE_BIN, ...args, `--rest_api_port=${port}`, '--rest_api_host=127.0.0.1', ...grpcOff],
+    {
+      cwd: opts.cwd ?? REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(opts.env && { env: { ...process.env, ...opts.env } }),
+    },
+  );
   let logs = '';
   proc.stdout!.on('data', (d) => (logs += d));
   proc.stderr!.on('data', (d) => (logs += d));
@@ -93,8 +108,15 @@ async function firstLoadsRunning(statusUrl: string): Promise<boolean> {
   }
 }
 
-export async function postJson(url: string, body: unknown | string): Promise<{ status: number; json: any; text: string; headers: Headers }> {
-  const res = await fetch(url, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+export async function postJson(
+  url: string,
+  body: unknown | string,
+): Promise<{ status: number; json: any; text: string; headers: Headers }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+  });
   const text = await res.text();
   let json: unknown;
   try {
@@ -119,7 +141,7 @@ export async function waitAvailable(server: RunningServer, models: string[], tim
   for (const m of models) {
     for (;;) {
       const r = await fetch(server.url(`/v1/models/${m}`));
-      const states = r.ok ? ((await r.json()) as { model_version_status?: { state: string }[] }).model_version_status ?? [] : [];
+      const states = r.ok ? (((await r.json()) as { model_version_status?: { state: string }[] }).model_version_status ?? []) : [];
       if (states.filter((v) => v.state === 'AVAILABLE').length >= versions) break;
       if (Date.now() > deadline) throw new Error(`${versions} version(s) of ${m} not AVAILABLE in time:\n${server.logs()}`);
       await new Promise((res) => setTimeout(res, 50));

@@ -15,7 +15,11 @@ export function example(features: Record<string, FeatureValues>): Uint8Array {
   const feature = Object.fromEntries(
     Object.entries(features).map(([k, v]) => [
       k,
-      'float' in v ? { floatList: { value: v.float } } : 'int64' in v ? { int64List: { value: v.int64 } } : { bytesList: { value: v.bytes.map((x) => Buffer.from(x)) } },
+      'float' in v
+        ? { floatList: { value: v.float } }
+        : 'int64' in v
+          ? { int64List: { value: v.int64 } }
+          : { bytesList: { value: v.bytes.map((x) => Buffer.from(x)) } },
     ]),
   );
   return ExampleType.encode(ExampleType.fromObject({ features: { feature } })).finish();
@@ -49,7 +53,15 @@ export function parseExample(g: GraphBuilder, sparse: Array<[string, DType]>, de
 /** ParseExample of sparse `ids` (int64), `w` (float), `tags` (string) and dense `x`; every parsed tensor an output. */
 export const sparseParseModel = () =>
   writeTinyModel((g) => {
-    const p = parseExample(g, [['ids', 'int64'], ['w', 'float32'], ['tags', 'string']], ['x']);
+    const p = parseExample(
+      g,
+      [
+        ['ids', 'int64'],
+        ['w', 'float32'],
+        ['tags', 'string'],
+      ],
+      ['x'],
+    );
     const outputs: Record<string, Tensor> = {};
     ['ids', 'w', 'tags'].forEach((k, i) => {
       outputs[`${k}_indices`] = g.identity(`${k}_indices`, p.indices[i]);
@@ -70,20 +82,54 @@ const WEIGHTS = [0.5, -1, 2, 0.25]; // [3 + 1, 1]
  */
 function buildEstimatorGraph(g: GraphBuilder): { examples: Tensor; logits: Tensor } {
   const p = parseExample(g, [['ids', 'int64']], ['x']);
-  const fill = g.addNode('SparseFillEmptyRows', 'fill', [p.indices[0], p.values[0], p.shapes[0], g.constant('zero_id', i64([], [0]))], { T: attr.type('int64') });
+  const fill = g.addNode('SparseFillEmptyRows', 'fill', [p.indices[0], p.values[0], p.shapes[0], g.constant('zero_id', i64([], [0]))], {
+    T: attr.type('int64'),
+  });
   const filledIndices = new Tensor(fill, 0, 'int64', [-1, 2]);
   const filledIds = new Tensor(fill, 1, 'int64', [-1]);
-  const rows = node(g, 'StridedSlice', 'rows', [filledIndices, g.constant('begin', i32([2], [0, 0])), g.constant('end', i32([2], [0, 1])), g.constant('strides', i32([2], [1, 1]))], {
-    T: attr.type('int64'),
-    Index: attr.type('int32'),
-    begin_mask: attr.i(1),
-    end_mask: attr.i(1),
-    shrink_axis_mask: attr.i(2),
-  }, 'int64', [-1]);
+  const rows = node(
+    g,
+    'StridedSlice',
+    'rows',
+    [filledIndices, g.constant('begin', i32([2], [0, 0])), g.constant('end', i32([2], [0, 1])), g.constant('strides', i32([2], [1, 1]))],
+    {
+      T: attr.type('int64'),
+      Index: attr.type('int32'),
+      begin_mask: attr.i(1),
+      end_mask: attr.i(1),
+      shrink_axis_mask: attr.i(2),
+    },
+    'int64',
+    [-1],
+  );
   const embedding = g.constant('embedding', f32([5, 3], EMBEDDING));
-  const mean = node(g, 'SparseSegmentMean', 'mean', [embedding, filledIds, rows], { T: attr.type('float32'), Tidx: attr.type('int64'), Tsegmentids: attr.type('int64') }, 'float32', [-1, 3]);
-  const features = node(g, 'ConcatV2', 'concat', [mean, p.dense[0], g.constant('axis', i32([], [1]))], { N: attr.i(2), T: attr.type('float32'), Tidx: attr.type('int32') }, 'float32', [-1, 4]);
-  const logits = node(g, 'MatMul', 'logits', [features, g.constant('weights', f32([4, 1], WEIGHTS))], { T: attr.type('float32') }, 'float32', [-1, 1]);
+  const mean = node(
+    g,
+    'SparseSegmentMean',
+    'mean',
+    [embedding, filledIds, rows],
+    { T: attr.type('float32'), Tidx: attr.type('int64'), Tsegmentids: attr.type('int64') },
+    'float32',
+    [-1, 3],
+  );
+  const features = node(
+    g,
+    'ConcatV2',
+    'concat',
+    [mean, p.dense[0], g.constant('axis', i32([], [1]))],
+    { N: attr.i(2), T: attr.type('float32'), Tidx: attr.type('int32') },
+    'float32',
+    [-1, 4],
+  );
+  const logits = node(
+    g,
+    'MatMul',
+    'logits',
+    [features, g.constant('weights', f32([4, 1], WEIGHTS))],
+    { T: attr.type('float32') },
+    'float32',
+    [-1, 1],
+  );
   return { examples: p.x, logits: g.identity('out', logits) };
 }
 
@@ -110,4 +156,3 @@ export const estimatorReference = (batch: Array<{ ids: number[]; x: number }>) =
     const emb = [0, 1, 2].map((j) => use.reduce((s, id) => s + EMBEDDING[id * 3 + j], 0) / use.length);
     return [...emb, x].reduce((s, v, j) => s + v * WEIGHTS[j], 0);
   });
-

@@ -30,7 +30,15 @@ const REGISTRATIONS = [
 export async function writeStringSignaturesModel(): Promise<string> {
   const g = new GraphBuilder();
   const words = g.placeholder('words', 'string', [-1]);
-  const reversed = node(g, 'ReverseV2', 'reverse_words', [words, g.constant('axis', i32([1], [0]))], { T: attr.type('string'), Tidx: attr.type('int32') }, 'string', [-1]);
+  const reversed = node(
+    g,
+    'ReverseV2',
+    'reverse_words',
+    [words, g.constant('axis', i32([1], [0]))],
+    { T: attr.type('string'), Tidx: attr.type('int32') },
+    'string',
+    [-1],
+  );
   const flags = g.placeholder('flags', 'bool', [-1]);
   const none = g.constant('none', { dtype: 'string', shape: [], values: [Buffer.from('none')] });
   const picked = node(g, 'SelectV2', 'pick_labels', [flags, words, none], { T: attr.type('string') }, 'string', [-1]);
@@ -42,7 +50,10 @@ export async function writeStringSignaturesModel(): Promise<string> {
     {
       reversed: { inputs: { words }, outputs: { reversed: g.identity('reversed', reversed) } },
       labels: { inputs: { words, flags }, outputs: { labels: g.identity('labels', picked) } },
-      parsed: { inputs: { examples: p.x }, outputs: { x: g.identity('x', new Tensor(p.dense[0].node, p.dense[0].index, 'float32', [-1, 1])) } },
+      parsed: {
+        inputs: { examples: p.x },
+        outputs: { x: g.identity('x', new Tensor(p.dense[0].node, p.dense[0].index, 'float32', [-1, 1])) },
+      },
     },
     { opDefs: REGISTRATIONS.map(opDefFromRegistration) },
   );

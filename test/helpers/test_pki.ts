@@ -26,7 +26,19 @@ const openssl = (dir: string, args: string[]) => execFileSync('openssl', args, {
 const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
 
 function makeCa(dir: string, name: string): KeyPair {
-  openssl(dir, ['req', '-x509', ...EC_KEY, '-keyout', `${name}.key`, '-out', `${name}.pem`, '-days', '2', '-subj', `/CN=tfgate test ${name}`]);
+  openssl(dir, [
+    'req',
+    '-x509',
+    ...EC_KEY,
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.pem`,
+    '-days',
+    '2',
+    '-subj',
+    `/CN=tfgate test ${name}`,
+  ]);
   return { key: path.join(dir, `${name}.key`), cert: path.join(dir, `${name}.pem`) };
 }
 
@@ -34,7 +46,24 @@ let serial = 1000;
 function issue(dir: string, ca: KeyPair, name: string, subject: string, extensions: string): KeyPair {
   fs.writeFileSync(path.join(dir, `${name}.ext`), extensions);
   openssl(dir, ['req', ...EC_KEY, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
-  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', ca.cert, '-CAkey', ca.key, '-set_serial', String(serial++), '-days', '2', '-out', `${name}.pem`, '-extfile', `${name}.ext`]);
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    ca.cert,
+    '-CAkey',
+    ca.key,
+    '-set_serial',
+    String(serial++),
+    '-days',
+    '2',
+    '-out',
+    `${name}.pem`,
+    '-extfile',
+    `${name}.ext`,
+  ]);
   return { key: path.join(dir, `${name}.key`), cert: path.join(dir, `${name}.pem`) };
 }
 

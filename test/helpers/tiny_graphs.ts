@@ -29,16 +29,37 @@ export async function writeTinyModel(build: (g: GraphBuilder) => TinySignature, 
   const { inputs, outputs, initOp, assets, nodeCollections, opDefs } = build(graph);
   const dir = path.join(tempDir('tfgate-tiny-'), '1');
   const signatures: Record<string, WriterSignature> = { serving_default: { inputs, outputs } };
-  if (initOp) signatures[INIT_OP_SIGNATURE_KEY] = { methodName: '', inputs: {}, outputs: { [INIT_OP_SIGNATURE_KEY]: { name: initOp, dtype: 'DT_INVALID', shape: null } } };
+  if (initOp)
+    signatures[INIT_OP_SIGNATURE_KEY] = {
+      methodName: '',
+      inputs: {},
+      outputs: { [INIT_OP_SIGNATURE_KEY]: { name: initOp, dtype: 'DT_INVALID', shape: null } },
+    };
   await writeSavedModel(dir, graph, signatures, { assets, nodeCollections, opDefs });
   return dir;
 }
 
 /** Adds `op` and returns its first output, described as `dtype` / `shape`. */
-export function node(g: GraphBuilder, op: string, name: string, inputs: Tensor[], attrs: Record<string, AttrValueInit>, dtype: DType = 'float32', shape: number[] | null = null): Tensor {
+export function node(
+  g: GraphBuilder,
+  op: string,
+  name: string,
+  inputs: Tensor[],
+  attrs: Record<string, AttrValueInit>,
+  dtype: DType = 'float32',
+  shape: number[] | null = null,
+): Tensor {
   return new Tensor(g.addNode(op, name, inputs, attrs), 0, dtype, shape);
 }
 
-export const f32 = (shape: number[], values: ArrayLike<number>): HostTensor => ({ dtype: 'float32', shape, values: Float32Array.from(values) });
+export const f32 = (shape: number[], values: ArrayLike<number>): HostTensor => ({
+  dtype: 'float32',
+  shape,
+  values: Float32Array.from(values),
+});
 export const i32 = (shape: number[], values: ArrayLike<number>): HostTensor => ({ dtype: 'int32', shape, values: Int32Array.from(values) });
-export const i64 = (shape: number[], values: number[]): HostTensor => ({ dtype: 'int64', shape, values: BigInt64Array.from(values, (v) => BigInt(v)) });
+export const i64 = (shape: number[], values: number[]): HostTensor => ({
+  dtype: 'int64',
+  shape,
+  values: BigInt64Array.from(values, (v) => BigInt(v)),
+});

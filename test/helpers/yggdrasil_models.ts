@@ -34,13 +34,19 @@ function toyDataSpec(opts: { booleanFeature?: boolean; categoricalSets?: boolean
   ];
   if (opts.booleanFeature) columns.push({ name: 'bool_feature', type: 'BOOLEAN' });
   if (opts.categoricalSets) {
-    columns.push({ name: 'd', type: 'CATEGORICAL_SET', categorical: { numberOfUniqueValues: 4, items: vocabulary(['oov', 'x', 'y', 'z']) } });
+    columns.push({
+      name: 'd',
+      type: 'CATEGORICAL_SET',
+      categorical: { numberOfUniqueValues: 4, items: vocabulary(['oov', 'x', 'y', 'z']) },
+    });
     columns.push({ name: 'e', type: 'CATEGORICAL_SET', categorical: { numberOfUniqueValues: 20, isAlreadyIntegerized: true } });
   }
   return encode('DataSpecification', { columns });
 }
 
-const higher = (attribute: number, threshold: number) => ({ condition: { naValue: false, attribute, condition: { higherCondition: { threshold } } } });
+const higher = (attribute: number, threshold: number) => ({
+  condition: { naValue: false, attribute, condition: { higherCondition: { threshold } } },
+});
 const classifier = (topValue: number, counts: number[], sum: number) => ({ classifier: { topValue, distribution: { counts, sum } } });
 
 /**
@@ -66,14 +72,26 @@ export function toyRandomForest(opts: {
     { condition: { naValue: false, attribute: opts.categoricalSets ? 5 : 2, condition: { containsCondition: { elements: [1, 3] } } } },
     classifier(1, [0, 1, 1, 0], 2),
     ...(opts.booleanFeature
-      ? [{ condition: { naValue: false, attribute: 5, condition: { trueValueCondition: {} } } }, classifier(3, [0, 0, 0.2, 0.8], 1), classifier(2, [0, 0, 0.8, 0.2], 1)]
+      ? [
+          { condition: { naValue: false, attribute: 5, condition: { trueValueCondition: {} } } },
+          classifier(3, [0, 0, 0.2, 0.8], 1),
+          classifier(2, [0, 0, 0.8, 0.2], 1),
+        ]
       : [classifier(2, [0, 0, 1, 1], 2)]),
   ].map((n) => encode('Node', n));
   return new Map([
     ['done', new TextEncoder().encode('Something')],
     ['data_spec.pb', toyDataSpec(opts)],
     ['header.pb', encode('AbstractModel', { name: 'RANDOM_FOREST', task: 'CLASSIFICATION', labelColIdx: 3, inputFeatures })],
-    ['random_forest_header.pb', encode('RandomForestHeader', { numNodeShards: 1, numTrees: trees, winnerTakeAllInference: opts.winnerTakeAll, nodeFormat: 'BLOB_SEQUENCE' })],
+    [
+      'random_forest_header.pb',
+      encode('RandomForestHeader', {
+        numNodeShards: 1,
+        numTrees: trees,
+        winnerTakeAllInference: opts.winnerTakeAll,
+        nodeFormat: 'BLOB_SEQUENCE',
+      }),
+    ],
     ['nodes-00000-of-00001', blobSequence(Array.from({ length: trees }, () => tree).flat())],
   ]);
 }
@@ -93,14 +111,26 @@ export function toyGradientBoostedTrees(classes: 2 | 3, splitOn: 'a' | 'b' | 'd'
   const nodes: Uint8Array[] = [];
   for (let iteration = 0; iteration < 2; iteration++) {
     for (let k = 0; k < perIteration; k++) {
-      nodes.push(encode('Node', root), encode('Node', { regressor: { topValue: 1 + k } }), encode('Node', { regressor: { topValue: 5 + k * k } }));
+      nodes.push(
+        encode('Node', root),
+        encode('Node', { regressor: { topValue: 1 + k } }),
+        encode('Node', { regressor: { topValue: 5 + k * k } }),
+      );
     }
   }
   const categoricalSets = splitOn === 'd';
   return new Map([
     ['done', new TextEncoder().encode('Something')],
     ['data_spec.pb', toyDataSpec({ categoricalSets })],
-    ['header.pb', encode('AbstractModel', { name: 'GRADIENT_BOOSTED_TREES', task: 'CLASSIFICATION', labelColIdx: classes === 2 ? 4 : 3, inputFeatures: [0, 1, 2, ...(categoricalSets ? [5, 6] : [])] })],
+    [
+      'header.pb',
+      encode('AbstractModel', {
+        name: 'GRADIENT_BOOSTED_TREES',
+        task: 'CLASSIFICATION',
+        labelColIdx: classes === 2 ? 4 : 3,
+        inputFeatures: [0, 1, 2, ...(categoricalSets ? [5, 6] : [])],
+      }),
+    ],
     [
       'gradient_boosted_trees_header.pb',
       encode('GradientBoostedTreesHeader', {

@@ -65,8 +65,15 @@ const GRAPH_OPS = [
 ];
 
 const i32 = (values: number[]) => ({ dtype: 'int32' as const, shape: [values.length], values: Int32Array.from(values) });
-const node = (g: GraphBuilder, op: string, name: string, inputs: Tensor[], attrs: Record<string, Record<string, unknown>>, dtype: Tensor['dtype'], index = 0) =>
-  new Tensor(g.addNode(op, name, inputs, attrs), index, dtype, null);
+const node = (
+  g: GraphBuilder,
+  op: string,
+  name: string,
+  inputs: Tensor[],
+  attrs: Record<string, Record<string, unknown>>,
+  dtype: Tensor['dtype'],
+  index = 0,
+) => new Tensor(g.addNode(op, name, inputs, attrs), index, dtype, null);
 
 /** wav_data → DecodeWav → AudioSpectrogram → Mfcc, as freeze.py's create_inference_graph (feature_bin_count as dct_coefficient_count). */
 function speechFrontEnd(g: GraphBuilder) {
@@ -74,35 +81,81 @@ function speechFrontEnd(g: GraphBuilder) {
   const decode = g.addNode('DecodeWav', 'decoded_sample_data', [wav], { desired_channels: attr.i(1), desired_samples: attr.i(8) });
   const audio = new Tensor(decode, 0, 'float32', [8, 1]);
   const rate = new Tensor(decode, 1, 'int32', []);
-  const spectrogram = node(g, 'AudioSpectrogram', 'AudioSpectrogram', [audio], { window_size: attr.i(8), stride: attr.i(1), magnitude_squared: attr.b(true) }, 'float32');
+  const spectrogram = node(
+    g,
+    'AudioSpectrogram',
+    'AudioSpectrogram',
+    [audio],
+    { window_size: attr.i(8), stride: attr.i(1), magnitude_squared: attr.b(true) },
+    'float32',
+  );
   const mfcc = node(g, 'Mfcc', 'Mfcc', [spectrogram, rate], { dct_coefficient_count: attr.i(4) }, 'float32');
   return {
     inputs: { wav_data: wav },
-    outputs: { spectrogram: g.identity('spectrogram', spectrogram), sample_rate: g.identity('sample_rate', rate), fingerprint: g.identity('fingerprint', mfcc) },
+    outputs: {
+      spectrogram: g.identity('spectrogram', spectrogram),
+      sample_rate: g.identity('sample_rate', rate),
+      fingerprint: g.identity('fingerprint', mfcc),
+    },
   };
 }
 
 function mfccAlone(g: GraphBuilder) {
   const spectrogram = g.placeholder('mfcc_spectrogram', 'float32', [-1, -1, 513]);
   const rate = g.placeholder('mfcc_sample_rate', 'int32', []);
-  return { inputs: { spectrogram, sample_rate: rate }, outputs: { mfcc: g.identity('mfcc_out', node(g, 'Mfcc', 'mfcc_only', [spectrogram, rate], {}, 'float32')) } };
+  return {
+    inputs: { spectrogram, sample_rate: rate },
+    outputs: { mfcc: g.identity('mfcc_out', node(g, 'Mfcc', 'mfcc_only', [spectrogram, rate], {}, 'float32')) },
+  };
 }
 
 /** keras.backend.ctc_decode(y_pred, input_length, greedy=True) as Keras 2 writes it. */
 function kerasGreedyHead(g: GraphBuilder) {
   const yPred = g.placeholder('y_pred', 'float32', [-1, -1, 4]);
   const inputLength = g.placeholder('input_length', 'int32', [-1]);
-  const timeMajor = node(g, 'Transpose', 'transpose', [yPred, g.constant('transpose/perm', i32([1, 0, 2]))], { T: attr.type('float32'), Tperm: attr.type('int32') }, 'float32');
-  const logits = node(g, 'Log', 'Log', [g.add('add', timeMajor, g.constant('add/y', { dtype: 'float32', shape: [], values: Float32Array.of(1e-7) }))], { T: attr.type('float32') }, 'float32');
-  const decoder = g.addNode('CTCGreedyDecoder', 'CTCGreedyDecoder', [logits, inputLength], { merge_repeated: attr.b(true), blank_index: attr.i(-1), T: attr.type('float32') });
+  const timeMajor = node(
+    g,
+    'Transpose',
+    'transpose',
+    [yPred, g.constant('transpose/perm', i32([1, 0, 2]))],
+    { T: attr.type('float32'), Tperm: attr.type('int32') },
+    'float32',
+  );
+  const logits = node(
+    g,
+    'Log',
+    'Log',
+    [g.add('add', timeMajor, g.constant('add/y', { dtype: 'float32', shape: [], values: Float32Array.of(1e-7) }))],
+    { T: attr.type('float32') },
+    'float32',
+  );
+  const decoder = g.addNode('CTCGreedyDecoder', 'CTCGreedyDecoder', [logits, inputLength], {
+    merge_repeated: attr.b(true),
+    blank_index: attr.i(-1),
+    T: attr.type('float32'),
+  });
   const [indices, values, shape, logProb] = [0, 1, 2, 3].map((i) => new Tensor(decoder, i, i < 3 ? 'int64' : 'float32', null));
   // st = tf.SparseTensor(st.indices, st.values, (num_samples, num_steps)); tf.sparse.to_dense(st, default_value=-1)
   const dims = node(g, 'Shape', 'Shape', [yPred], { T: attr.type('float32'), out_type: attr.type('int32') }, 'int32');
   const dim = (i: number) =>
-    node(g, 'StridedSlice', 'strided_slice', [dims, g.constant(`slice${i}/begin`, i32([i])), g.constant(`slice${i}/end`, i32([i + 1])), g.constant(`slice${i}/strides`, i32([1]))], { T: attr.type('int32'), Index: attr.type('int32'), shrink_axis_mask: attr.i(1) }, 'int32');
+    node(
+      g,
+      'StridedSlice',
+      'strided_slice',
+      [dims, g.constant(`slice${i}/begin`, i32([i])), g.constant(`slice${i}/end`, i32([i + 1])), g.constant(`slice${i}/strides`, i32([1]))],
+      { T: attr.type('int32'), Index: attr.type('int32'), shrink_axis_mask: attr.i(1) },
+      'int32',
+    );
   const denseShape32 = node(g, 'Pack', 'SparseTensor/dense_shape', [dim(0), dim(1)], { N: attr.i(2), T: attr.type('int32') }, 'int32');
   const denseShape = node(g, 'Cast', 'Cast', [denseShape32], { SrcT: attr.type('int32'), DstT: attr.type('int64') }, 'int64');
-  const dense = node(g, 'SparseToDense', 'SparseToDense', [indices, denseShape, values, g.constant('SparseToDense/default_value', { dtype: 'int64', shape: [], values: BigInt64Array.of(-1n) })], { validate_indices: attr.b(true), T: attr.type('int64'), Tindices: attr.type('int64') }, 'int64');
+  const dense = node(
+    g,
+    'SparseToDense',
+    'SparseToDense',
+    [indices, denseShape, values, g.constant('SparseToDense/default_value', { dtype: 'int64', shape: [], values: BigInt64Array.of(-1n) })],
+    { validate_indices: attr.b(true), T: attr.type('int64'), Tindices: attr.type('int64') },
+    'int64',
+  );
   return {
     inputs: { y_pred: yPred, input_length: inputLength },
     outputs: {
@@ -118,7 +171,12 @@ function kerasGreedyHead(g: GraphBuilder) {
 function beamSearch(g: GraphBuilder) {
   const inputs = g.placeholder('beam_inputs', 'float32', [-1, -1, 6]);
   const seqLen = g.placeholder('beam_sequence_length', 'int32', [-1]);
-  const d = g.addNode('CTCBeamSearchDecoder', 'CTCBeamSearchDecoder', [inputs, seqLen], { beam_width: attr.i(2), top_paths: attr.i(2), merge_repeated: attr.b(true), T: attr.type('float32') });
+  const d = g.addNode('CTCBeamSearchDecoder', 'CTCBeamSearchDecoder', [inputs, seqLen], {
+    beam_width: attr.i(2),
+    top_paths: attr.i(2),
+    merge_repeated: attr.b(true),
+    T: attr.type('float32'),
+  });
   const out = (name: string, i: number, dtype: Tensor['dtype']) => g.identity(name, new Tensor(d, i, dtype, null));
   return {
     inputs: { inputs, sequence_length: seqLen },
@@ -145,11 +203,28 @@ async function writeModel(base: string): Promise<void> {
 const WAV = wavBytes([-32768, 0, 32767, 0, -32768, 0, 32767, 0], { rate: 14099 });
 /** SquaredTest: [0, 1, 4, 1, 0] within 1e-3 (32767/32768 for 1 moves bin 2 by 1.2e-4). */
 const STATED_SPECTROGRAM = [0, 1, 4, 1, 0];
-const MFCC_STATED = [29.13970072, -6.41568601, -0.61903012, -0.96778652, -0.26819878, -0.40907028, -0.15614748, -0.23203119, -0.10481487, -0.1543029, -0.0769791, -0.10806114, -0.06047613];
+const MFCC_STATED = [
+  29.13970072, -6.41568601, -0.61903012, -0.96778652, -0.26819878, -0.40907028, -0.15614748, -0.23203119, -0.10481487, -0.1543029,
+  -0.0769791, -0.10806114, -0.06047613,
+];
 // ctc_decoder_ops_test.py testCTCGreedyDecoder's probabilities, batch-major as Keras' y_pred.
 const Y_PRED = [
-  [[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.4, 0.6], [0.0, 0.0, 0.4, 0.6], [0.0, 0.9, 0.1, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]],
-  [[0.1, 0.9, 0.0, 0.0], [0.0, 0.9, 0.1, 0.0], [0.0, 0.0, 0.1, 0.9], [0.0, 0.9, 0.1, 0.1], [0.9, 0.1, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]],
+  [
+    [1.0, 0.0, 0.0, 0.0],
+    [0.0, 0.0, 0.4, 0.6],
+    [0.0, 0.0, 0.4, 0.6],
+    [0.0, 0.9, 0.1, 0.0],
+    [0.0, 0.0, 0.0, 0.0],
+    [0.0, 0.0, 0.0, 0.0],
+  ],
+  [
+    [0.1, 0.9, 0.0, 0.0],
+    [0.0, 0.9, 0.1, 0.0],
+    [0.0, 0.0, 0.1, 0.9],
+    [0.0, 0.9, 0.1, 0.1],
+    [0.9, 0.1, 0.0, 0.0],
+    [0.0, 0.0, 0.0, 0.0],
+  ],
 ];
 const BEAM_ROWS = [
   [0.30999, 0.309938, 0.0679938, 0.0673362, 0.0708352, 0.173908],
@@ -191,50 +266,92 @@ describe('audio and CTC graphs served end to end (real process)', () => {
     assert.deepEqual([fingerprint.length, fingerprint[0].length, fingerprint[0][0].length], [1, 1, 4]);
   });
 
-  it('REST: a file that is not a WAV is a 400 with TF\'s message, and the server serves on', async () => {
-    const res = await postJson(server.url('/v1/models/speech:predict'), { inputs: { b64: Buffer.from('RIFX0000WAVE').toString('base64') } });
+  it("REST: a file that is not a WAV is a 400 with TF's message, and the server serves on", async () => {
+    const res = await postJson(server.url('/v1/models/speech:predict'), {
+      inputs: { b64: Buffer.from('RIFX0000WAVE').toString('base64') },
+    });
     assert.equal(res.status, 400, res.text);
     assert.match(res.json.error, /Header mismatch: Expected RIFF but found RIFX/);
   });
 
-  it('REST: the Mfcc signature on TF\'s stated spectrogram gives its 13 coefficients', async () => {
+  it("REST: the Mfcc signature on TF's stated spectrogram gives its 13 coefficients", async () => {
     const spectrogram = [[Array.from({ length: 513 }, (_, i) => i + 1)]];
-    const res = await postJson(server.url('/v1/models/speech:predict'), { signature_name: 'mfcc', inputs: { spectrogram, sample_rate: 22050 } });
+    const res = await postJson(server.url('/v1/models/speech:predict'), {
+      signature_name: 'mfcc',
+      inputs: { spectrogram, sample_rate: 22050 },
+    });
     assert.equal(res.status, 200, res.text);
     assertNear(res.json.outputs.flat(2), MFCC_STATED, 1e-3, 'mfcc');
   });
 
-  it('REST: the Keras greedy ctc_decode head answers TF\'s decoded paths, as a SparseTensor\'s three components and as dense rows padded with -1', async () => {
-    const res = await postJson(server.url('/v1/models/speech:predict'), { signature_name: 'ctc_greedy', inputs: { y_pred: Y_PRED, input_length: [4, 5] } });
+  it("REST: the Keras greedy ctc_decode head answers TF's decoded paths, as a SparseTensor's three components and as dense rows padded with -1", async () => {
+    const res = await postJson(server.url('/v1/models/speech:predict'), {
+      signature_name: 'ctc_greedy',
+      inputs: { y_pred: Y_PRED, input_length: [4, 5] },
+    });
     assert.equal(res.status, 200, res.text);
     const o = res.json.outputs;
-    assert.deepEqual(o.decoded_indices, [[0, 0], [0, 1], [1, 0], [1, 1], [1, 2]]);
+    assert.deepEqual(o.decoded_indices, [
+      [0, 0],
+      [0, 1],
+      [1, 0],
+      [1, 1],
+      [1, 2],
+    ]);
     assert.deepEqual(o.decoded_values, [0, 1, 1, 1, 0]);
     assert.deepEqual(o.decoded_shape, [2, 3]);
-    assert.deepEqual(o.decoded_dense, [[0, 1, -1, -1, -1, -1], [1, 1, 0, -1, -1, -1]]);
+    assert.deepEqual(o.decoded_dense, [
+      [0, 1, -1, -1, -1, -1],
+      [1, 1, 0, -1, -1, -1],
+    ]);
     // TF states −Σ log p of the best path; log(p + 1e-7) moves it by less than 1e-6.
     assertNear(o.log_probability.flat(), [1.1270118, 0.5268026], 1e-6, 'log_probability');
   });
 
-  it('REST: the beam search answers TF\'s two paths and their log probabilities', async () => {
-    const inputs = [...BEAM_ROWS.map((r) => [r.map((p) => Math.fround(Math.fround(p) + 2))]), [new Array<number>(6).fill(0)], [new Array<number>(6).fill(0)]];
-    const res = await postJson(server.url('/v1/models/speech:predict'), { signature_name: 'ctc_beam', inputs: { inputs, sequence_length: [5] } });
+  it("REST: the beam search answers TF's two paths and their log probabilities", async () => {
+    const inputs = [
+      ...BEAM_ROWS.map((r) => [r.map((p) => Math.fround(Math.fround(p) + 2))]),
+      [new Array<number>(6).fill(0)],
+      [new Array<number>(6).fill(0)],
+    ];
+    const res = await postJson(server.url('/v1/models/speech:predict'), {
+      signature_name: 'ctc_beam',
+      inputs: { inputs, sequence_length: [5] },
+    });
     assert.equal(res.status, 200, res.text);
     const o = res.json.outputs;
-    assert.deepEqual([o.decoded_indices_0, o.decoded_values_0, o.decoded_shape_0], [[[0, 0], [0, 1]], [1, 0], [1, 2]]);
+    assert.deepEqual(
+      [o.decoded_indices_0, o.decoded_values_0, o.decoded_shape_0],
+      [
+        [
+          [0, 0],
+          [0, 1],
+        ],
+        [1, 0],
+        [1, 2],
+      ],
+    );
     assert.deepEqual([o.decoded_indices_1, o.decoded_values_1, o.decoded_shape_1], [[[0, 0]], [1], [1, 1]]);
     assertNear(o.log_probability.flat(), [-5.811451, -6.63339], 1e-5, 'log_probability');
   });
 
   it('gRPC Predict with the WAV as a DT_STRING scalar answers the same spectrogram', async () => {
-    const res = await call(clients.prediction, 'Predict', { model_spec: { name: 'speech' }, inputs: { wav_data: { dtype: 'DT_STRING', tensor_shape: {}, string_val: [WAV] } }, output_filter: ['spectrogram'] });
+    const res = await call(clients.prediction, 'Predict', {
+      model_spec: { name: 'speech' },
+      inputs: { wav_data: { dtype: 'DT_STRING', tensor_shape: {}, string_val: [WAV] } },
+      output_filter: ['spectrogram'],
+    });
     const out = res.outputs.spectrogram;
-    assert.deepEqual(out.tensor_shape.dim.map((d: { size: string }) => Number(d.size)), [1, 1, 5]);
+    assert.deepEqual(
+      out.tensor_shape.dim.map((d: { size: string }) => Number(d.size)),
+      [1, 1, 5],
+    );
     const values: number[] = out.float_val?.length ? out.float_val : [...new Float32Array(new Uint8Array(out.tensor_content).buffer)];
     assertNear(values, STATED_SPECTROGRAM, 1e-3, 'gRPC spectrogram');
   });
 
   it('runs every signature on the embedded runtime, saying why not ONNX Runtime', () => {
-    for (const sig of ['serving_default', 'mfcc', 'ctc_greedy', 'ctc_beam']) assert.match(server.logs(), new RegExp(`signature '${sig}' runs on wasm \\(not ONNX Runtime: `), server.logs());
+    for (const sig of ['serving_default', 'mfcc', 'ctc_greedy', 'ctc_beam'])
+      assert.match(server.logs(), new RegExp(`signature '${sig}' runs on wasm \\(not ONNX Runtime: `), server.logs());
   });
 });

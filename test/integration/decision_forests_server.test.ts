@@ -12,9 +12,54 @@ import { REPO_ROOT } from '../helpers/paths.js';
 const ADULT_RF = path.join(REPO_ROOT, 'test', 'corpus', 'models', 'tfdf_adult_rf');
 /** The first three rows of Yggdrasil's adult_test.csv; the second has no native_country (TF-DF feeds ""). */
 const INSTANCES = [
-  { age: 39, workclass: 'State-gov', fnlwgt: 77516, education: 'Bachelors', education_num: 13, marital_status: 'Never-married', occupation: 'Adm-clerical', relationship: 'Not-in-family', race: 'White', sex: 'Male', capital_gain: 2174, capital_loss: 0, hours_per_week: 40, native_country: 'United-States' },
-  { age: 40, workclass: 'Private', fnlwgt: 121772, education: 'Assoc-voc', education_num: 11, marital_status: 'Married-civ-spouse', occupation: 'Craft-repair', relationship: 'Husband', race: 'Asian-Pac-Islander', sex: 'Male', capital_gain: 0, capital_loss: 0, hours_per_week: 40, native_country: '' },
-  { age: 40, workclass: 'Private', fnlwgt: 193524, education: 'Doctorate', education_num: 16, marital_status: 'Married-civ-spouse', occupation: 'Prof-specialty', relationship: 'Husband', race: 'White', sex: 'Male', capital_gain: 0, capital_loss: 0, hours_per_week: 60, native_country: 'United-States' },
+  {
+    age: 39,
+    workclass: 'State-gov',
+    fnlwgt: 77516,
+    education: 'Bachelors',
+    education_num: 13,
+    marital_status: 'Never-married',
+    occupation: 'Adm-clerical',
+    relationship: 'Not-in-family',
+    race: 'White',
+    sex: 'Male',
+    capital_gain: 2174,
+    capital_loss: 0,
+    hours_per_week: 40,
+    native_country: 'United-States',
+  },
+  {
+    age: 40,
+    workclass: 'Private',
+    fnlwgt: 121772,
+    education: 'Assoc-voc',
+    education_num: 11,
+    marital_status: 'Married-civ-spouse',
+    occupation: 'Craft-repair',
+    relationship: 'Husband',
+    race: 'Asian-Pac-Islander',
+    sex: 'Male',
+    capital_gain: 0,
+    capital_loss: 0,
+    hours_per_week: 40,
+    native_country: '',
+  },
+  {
+    age: 40,
+    workclass: 'Private',
+    fnlwgt: 193524,
+    education: 'Doctorate',
+    education_num: 16,
+    marital_status: 'Married-civ-spouse',
+    occupation: 'Prof-specialty',
+    relationship: 'Husband',
+    race: 'White',
+    sex: 'Male',
+    capital_gain: 0,
+    capital_loss: 0,
+    hours_per_week: 60,
+    native_country: 'United-States',
+  },
 ];
 /** keras_test.py test_golden_model_gbt (assertNear 1e-5). */
 const STATED = [0.13323984, 0.47678572, 0.81846154];
@@ -60,19 +105,32 @@ describe('a TF-DF model served end to end (real process)', () => {
     const res = await postJson(server.url('/v1/models/adult:predict'), { instances: INSTANCES });
     assert.equal(res.status, 200, res.text);
     const predictions = res.json.predictions as number[][];
-    assert.ok(predictions.every((p) => p.length === 1), res.text);
-    assertStated(predictions.map((p) => p[0]), 'REST');
+    assert.ok(
+      predictions.every((p) => p.length === 1),
+      res.text,
+    );
+    assertStated(
+      predictions.map((p) => p[0]),
+      'REST',
+    );
   });
 
   it('gRPC Predict answers the same', async () => {
     const res = await call(clients.prediction, 'Predict', { model_spec: { name: 'adult' }, inputs: tensorProtos() });
     const out = res.outputs.output_1;
-    assert.deepEqual(out.tensor_shape.dim.map((d: { size: string }) => Number(d.size)), [3, 1]);
+    assert.deepEqual(
+      out.tensor_shape.dim.map((d: { size: string }) => Number(d.size)),
+      [3, 1],
+    );
     const values: number[] = out.float_val?.length ? out.float_val : [...new Float32Array(new Uint8Array(out.tensor_content).buffer)];
     assertStated(values, 'gRPC');
   });
 
   it('runs it on the embedded runtime and says why', () => {
-    assert.match(server.logs(), /signature 'serving_default' runs on wasm \(not ONNX Runtime: [^\n]*SimpleMLCreateModelResource/, server.logs());
+    assert.match(
+      server.logs(),
+      /signature 'serving_default' runs on wasm \(not ONNX Runtime: [^\n]*SimpleMLCreateModelResource/,
+      server.logs(),
+    );
   });
 });

@@ -16,15 +16,55 @@ import { runPythonClient } from '../helpers/python_grpc.js';
 import { tempDir } from '../helpers/temp.js';
 import { writeDetectionModel } from '../../test_util/savedmodel/detection_model.js';
 
-const CLUSTERS = [[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11], [0, 10.1, 1, 11.1], [0, 100, 1, 101]];
-const FLIPPED = [[1, 1, 0, 0], [0, 0.1, 1, 1.1], [0, 0.9, 1, -0.1], [0, 10, 1, 11], [1, 10.1, 0, 11.1], [1, 101, 0, 100]];
+const CLUSTERS = [
+  [0, 0, 1, 1],
+  [0, 0.1, 1, 1.1],
+  [0, -0.1, 1, 0.9],
+  [0, 10, 1, 11],
+  [0, 10.1, 1, 11.1],
+  [0, 100, 1, 101],
+];
+const FLIPPED = [
+  [1, 1, 0, 0],
+  [0, 0.1, 1, 1.1],
+  [0, 0.9, 1, -0.1],
+  [0, 10, 1, 11],
+  [1, 10.1, 0, 11.1],
+  [1, 101, 0, 100],
+];
 const SCORES = [0.9, 0.75, 0.6, 0.95, 0.5, 0.3];
-const SMALL = [[0, 0, 0.1, 0.1], [0, 0.01, 0.1, 0.11], [0, -0.01, 0.1, 0.09], [0, 0.11, 0.1, 0.2], [0, 0.12, 0.1, 0.21], [0, 0.3, 1, 0.4]];
-const SMALL_2 = [[0, 0, 0.2, 0.2], [0, 0.02, 0.2, 0.22], [0, -0.02, 0.2, 0.19], [0, 0.21, 0.2, 0.3], [0, 0.22, 0.2, 0.31], [0, 0.4, 1, 0.5]];
-const TWO_CLASS_SCORES = [[0.1, 0.9], [0.75, 0.8], [0.6, 0.3], [0.95, 0.1], [0.5, 0.5], [0.3, 0.1]];
+const SMALL = [
+  [0, 0, 0.1, 0.1],
+  [0, 0.01, 0.1, 0.11],
+  [0, -0.01, 0.1, 0.09],
+  [0, 0.11, 0.1, 0.2],
+  [0, 0.12, 0.1, 0.21],
+  [0, 0.3, 1, 0.4],
+];
+const SMALL_2 = [
+  [0, 0, 0.2, 0.2],
+  [0, 0.02, 0.2, 0.22],
+  [0, -0.02, 0.2, 0.19],
+  [0, 0.21, 0.2, 0.3],
+  [0, 0.22, 0.2, 0.31],
+  [0, 0.4, 1, 0.5],
+];
+const TWO_CLASS_SCORES = [
+  [0.1, 0.9],
+  [0.75, 0.8],
+  [0.6, 0.3],
+  [0.95, 0.1],
+  [0.5, 0.5],
+  [0.3, 0.1],
+];
 
 const INPUTS = {
-  image_tensor: [[[[1], [2]], [[3], [4]]]],
+  image_tensor: [
+    [
+      [[1], [2]],
+      [[3], [4]],
+    ],
+  ],
   boxes: [CLUSTERS, FLIPPED],
   scores: [SCORES, SCORES],
   multiclass_boxes: [SMALL.map((b) => [b]), SMALL_2.map((b) => [b])],
@@ -42,7 +82,16 @@ const WANT: Record<string, number[]> = {
   detection_classes: [0, 1, 0, 0, 1, 0],
   valid_detections: [3, 3],
 };
-const SHAPES: Record<string, number[]> = { crops: [1, 3, 3, 1], nms_indices: [2, 5], nms_scores: [2, 5], num_detections: [2], detection_boxes: [2, 3, 4], detection_scores: [2, 3], detection_classes: [2, 3], valid_detections: [2] };
+const SHAPES: Record<string, number[]> = {
+  crops: [1, 3, 3, 1],
+  nms_indices: [2, 5],
+  nms_scores: [2, 5],
+  num_detections: [2],
+  detection_boxes: [2, 3, 4],
+  detection_scores: [2, 3],
+  detection_classes: [2, 3],
+  valid_detections: [2],
+};
 
 /** Each output equal to TF's value as float32 (the JSON and the wire carry float32 values). */
 function assertOutputs(got: Record<string, number[]>): void {
@@ -60,7 +109,11 @@ describe('a detection-shaped model served end to end (real process)', () => {
     await writeDetectionModel(path.join(base, '1'));
     grpcPort = await freePort();
     server = await startServer([`--model_name=det`, `--model_base_path=${base}`, `--port=${grpcPort}`, '--num_executors=1']);
-    for (let i = 0; i < 300 && (await (await fetch(server.url('/v1/models/det'))).json()).model_version_status?.[0]?.state !== 'AVAILABLE'; i++) {
+    for (
+      let i = 0;
+      i < 300 && (await (await fetch(server.url('/v1/models/det'))).json()).model_version_status?.[0]?.state !== 'AVAILABLE';
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 100));
     }
   });

@@ -9,7 +9,11 @@ import { REPO_ROOT } from '../helpers/paths.js';
 import { startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 
 const REPO = path.join(REPO_ROOT, 'model_repository');
-const MODELS = fs.readdirSync(REPO, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+const MODELS = fs
+  .readdirSync(REPO, { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)
+  .sort();
 
 /** The README's `curl … -d BODY localhost:8501/v1/models/NAME:predict` commands (continuation lines joined). */
 function readmeCurls(): { model: string; body: string }[] {
@@ -24,7 +28,8 @@ function readmeCurls(): { model: string; body: string }[] {
 const EXPECTED: Record<string, (predictions: any) => void> = {
   half_plus_two: (p) => assert.deepEqual(p, [2.5, 3, 4.5]),
   // ImageNet 285 Egyptian cat, 281 tabby, 282 tiger cat.
-  image_classifier: (p) => assert.deepEqual([...p[0].keys()].sort((a: number, b: number) => p[0][b] - p[0][a]).slice(0, 3), [285, 281, 282]),
+  image_classifier: (p) =>
+    assert.deepEqual([...p[0].keys()].sort((a: number, b: number) => p[0][b] - p[0][a]).slice(0, 3), [285, 281, 282]),
   // The same classifier on the JPEG of the same cat, decoded in the graph.
   jpeg_classifier: (p) => assert.deepEqual([...p[0].keys()].sort((a: number, b: number) => p[0][b] - p[0][a]).slice(0, 3), [285, 281, 282]),
   // The fixtures' PROVENANCE: 0.644775 (computed, not TF).

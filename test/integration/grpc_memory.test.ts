@@ -19,7 +19,13 @@ const RSS_GROWTH_LIMIT = 96 * 2 ** 20;
 
 const floatsRequest = (n: number, content: boolean) => ({
   model_spec: { name: 'hp2' },
-  inputs: { x: { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: n }] }, ...(content ? { tensor_content: Buffer.alloc(4 * n) } : { float_val: [1] }) } },
+  inputs: {
+    x: {
+      dtype: 'DT_FLOAT',
+      tensor_shape: { dim: [{ size: n }] },
+      ...(content ? { tensor_content: Buffer.alloc(4 * n) } : { float_val: [1] }),
+    },
+  },
 });
 
 describe('gRPC Predict: what one request may make the server allocate (real process)', () => {
@@ -30,7 +36,10 @@ describe('gRPC Predict: what one request may make the server allocate (real proc
 
   before(async () => {
     const port = await freePort();
-    server = await startServer([`--port=${port}`, `--model_base_path=${HP2}`, '--model_name=hp2', '--num_executors=1', `--max_request_body_bytes=${BODY_LIMIT}`], { readyPath: '/v1/models/hp2' });
+    server = await startServer(
+      [`--port=${port}`, `--model_base_path=${HP2}`, '--model_name=hp2', '--num_executors=1', `--max_request_body_bytes=${BODY_LIMIT}`],
+      { readyPath: '/v1/models/hp2' },
+    );
     await waitAvailable(server, ['hp2']);
     // The client may send and receive past its own 4 MB default: the server's limits are under test.
     clients = connect(`127.0.0.1:${port}`, { 'grpc.max_send_message_length': -1, 'grpc.max_receive_message_length': -1 });
@@ -49,16 +58,25 @@ describe('gRPC Predict: what one request may make the server allocate (real proc
 
   it('a message past --max_request_body_bytes is refused by gRPC (RESOURCE_EXHAUSTED), not decoded', async () => {
     const n = (BODY_LIMIT * 1.5) / 4;
-    await assert.rejects(call(clients.prediction, 'Predict', floatsRequest(n, true)), (e: grpc.ServiceError) => e.code === grpc.status.RESOURCE_EXHAUSTED || assert.fail(`${grpc.status[e.code]}: ${e.details}`));
+    await assert.rejects(
+      call(clients.prediction, 'Predict', floatsRequest(n, true)),
+      (e: grpc.ServiceError) => e.code === grpc.status.RESOURCE_EXHAUSTED || assert.fail(`${grpc.status[e.code]}: ${e.details}`),
+    );
   });
 
   it('a small message declaring 32M elements is refused from its shape (INVALID_ARGUMENT, --json_max_elements)', async () => {
-    await assert.rejects(call(clients.prediction, 'Predict', floatsRequest(32 * 2 ** 20, false)), isGrpcError(grpc.status.INVALID_ARGUMENT, /--json_max_elements/));
+    await assert.rejects(
+      call(clients.prediction, 'Predict', floatsRequest(32 * 2 ** 20, false)),
+      isGrpcError(grpc.status.INVALID_ARGUMENT, /--json_max_elements/),
+    );
   });
 
   it('a request under the limits is still served', async () => {
     const res = await call(clients.prediction, 'Predict', floatsRequest(1000, true));
-    assert.deepEqual(res.outputs.y.tensor_shape.dim.map((d: { size: string }) => Number(d.size)), [1000]);
+    assert.deepEqual(
+      res.outputs.y.tensor_shape.dim.map((d: { size: string }) => Number(d.size)),
+      [1000],
+    );
   });
 });
 
@@ -68,7 +86,10 @@ describe('--max_inflight_request_bytes: admission by bytes, gRPC and REST (real 
 
   before(async () => {
     const port = await freePort();
-    server = await startServer([`--port=${port}`, `--model_base_path=${HP2}`, '--model_name=hp2', '--num_executors=1', `--max_inflight_request_bytes=${BUDGET}`], { readyPath: '/v1/models/hp2' });
+    server = await startServer(
+      [`--port=${port}`, `--model_base_path=${HP2}`, '--model_name=hp2', '--num_executors=1', `--max_inflight_request_bytes=${BUDGET}`],
+      { readyPath: '/v1/models/hp2' },
+    );
     await waitAvailable(server, ['hp2']);
     clients = connect(`127.0.0.1:${port}`, { 'grpc.max_send_message_length': -1 });
   });
@@ -80,7 +101,10 @@ describe('--max_inflight_request_bytes: admission by bytes, gRPC and REST (real 
 
   it('gRPC: a tensor that would pass the budget is refused with RESOURCE_EXHAUSTED; one that fits is served', async () => {
     // 3 MB held in the message + 3 MB decoded > 4 MB.
-    await assert.rejects(call(clients.prediction, 'Predict', floatsRequest((3 * 2 ** 20) / 4, true)), isGrpcError(grpc.status.RESOURCE_EXHAUSTED, /--max_inflight_request_bytes/));
+    await assert.rejects(
+      call(clients.prediction, 'Predict', floatsRequest((3 * 2 ** 20) / 4, true)),
+      isGrpcError(grpc.status.RESOURCE_EXHAUSTED, /--max_inflight_request_bytes/),
+    );
     const res = await call(clients.prediction, 'Predict', floatsRequest(2 ** 18 / 4, true));
     assert.equal(Number(res.outputs.y.tensor_shape.dim[0].size), 2 ** 16);
   });

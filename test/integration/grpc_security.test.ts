@@ -13,7 +13,9 @@ import { call, connect, grpc, isGrpcError, type Clients } from '../helpers/grpc_
 const HP2 = path.join(MODELS, 'saved_model_half_plus_two_cpu');
 const HP3 = path.join(MODELS, 'saved_model_half_plus_three');
 
-const reload = (models: Array<[string, string]>) => ({ config: { model_config_list: { config: models.map(([name, base_path]) => ({ name, base_path, model_platform: 'tensorflow' })) } } });
+const reload = (models: Array<[string, string]>) => ({
+  config: { model_config_list: { config: models.map(([name, base_path]) => ({ name, base_path, model_platform: 'tensorflow' })) } },
+});
 
 /** Resolves with the connection error code, or 'connected'. */
 function tryConnect(host: string, port: number): Promise<string> {
@@ -32,7 +34,18 @@ describe('gRPC address and HandleReloadConfigRequest limits (real process)', () 
   before(async () => {
     port = await freePort();
     // 127.0.0.2 is loopback too on Linux: binding it, not 0.0.0.0, leaves 127.0.0.1:port closed.
-    server = await startServer([`--port=${port}`, '--grpc_api_host=127.0.0.2', `--model_base_path=${HP2}`, '--model_name=hp2', `--reload_config_allowed_base_paths=${MODELS}`, '--num_executors=1', '--file_system_poll_wait_seconds=0'], { readyPath: '/v1/models/hp2' });
+    server = await startServer(
+      [
+        `--port=${port}`,
+        '--grpc_api_host=127.0.0.2',
+        `--model_base_path=${HP2}`,
+        '--model_name=hp2',
+        `--reload_config_allowed_base_paths=${MODELS}`,
+        '--num_executors=1',
+        '--file_system_poll_wait_seconds=0',
+      ],
+      { readyPath: '/v1/models/hp2' },
+    );
     await waitAvailable(server, ['hp2']);
     clients = connect(`127.0.0.2:${port}`);
   });
@@ -52,8 +65,20 @@ describe('gRPC address and HandleReloadConfigRequest limits (real process)', () 
     for (const outside of ['/etc', '/no/such/dir/anywhere', `${MODELS}-private/m`, `${MODELS}/../../etc`]) {
       const shown = outside; // named as the request gave it
       await assert.rejects(
-        call(clients.model, 'HandleReloadConfigRequest', reload([['hp2', HP2], ['x', outside]])),
-        isGrpcError(grpc.status.INVALID_ARGUMENT, new RegExp(`^Model x has base_path ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, outside the base paths this server allows \\(--reload_config_allowed_base_paths\\)$`)),
+        call(
+          clients.model,
+          'HandleReloadConfigRequest',
+          reload([
+            ['hp2', HP2],
+            ['x', outside],
+          ]),
+        ),
+        isGrpcError(
+          grpc.status.INVALID_ARGUMENT,
+          new RegExp(
+            `^Model x has base_path ${shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, outside the base paths this server allows \\(--reload_config_allowed_base_paths\\)$`,
+          ),
+        ),
       );
     }
     const status = await call(clients.model, 'GetModelStatus', { model_spec: { name: 'hp2' } });
@@ -62,7 +87,14 @@ describe('gRPC address and HandleReloadConfigRequest limits (real process)', () 
   });
 
   it('a base path inside the allowed directories loads', async () => {
-    const r = await call(clients.model, 'HandleReloadConfigRequest', reload([['hp2', HP2], ['hp3', HP3]]));
+    const r = await call(
+      clients.model,
+      'HandleReloadConfigRequest',
+      reload([
+        ['hp2', HP2],
+        ['hp3', HP3],
+      ]),
+    );
     assert.equal(r.status.error_code ?? 'OK', 'OK');
     await waitAvailable(server, ['hp3']);
   });
@@ -71,13 +103,26 @@ describe('gRPC address and HandleReloadConfigRequest limits (real process)', () 
 describe('--enable_reload_config_request=false (real process)', () => {
   it('HandleReloadConfigRequest answers UNIMPLEMENTED and unloads nothing; GetModelStatus still works', async () => {
     const port = await freePort();
-    const server = await startServer([`--port=${port}`, '--enable_reload_config_request=false', `--model_base_path=${HP2}`, '--model_name=hp2', '--num_executors=1', '--file_system_poll_wait_seconds=0'], { readyPath: '/v1/models/hp2' });
+    const server = await startServer(
+      [
+        `--port=${port}`,
+        '--enable_reload_config_request=false',
+        `--model_base_path=${HP2}`,
+        '--model_name=hp2',
+        '--num_executors=1',
+        '--file_system_poll_wait_seconds=0',
+      ],
+      { readyPath: '/v1/models/hp2' },
+    );
     const clients = connect(`127.0.0.1:${port}`);
     try {
       await waitAvailable(server, ['hp2']);
       await assert.rejects(
         call(clients.model, 'HandleReloadConfigRequest', reload([])),
-        isGrpcError(grpc.status.UNIMPLEMENTED, /^HandleReloadConfigRequest is turned off on this server \(--enable_reload_config_request=false\)$/),
+        isGrpcError(
+          grpc.status.UNIMPLEMENTED,
+          /^HandleReloadConfigRequest is turned off on this server \(--enable_reload_config_request=false\)$/,
+        ),
       );
       const status = await call(clients.model, 'GetModelStatus', { model_spec: { name: 'hp2' } });
       assert.equal(status.model_version_status[0].state, 'AVAILABLE');

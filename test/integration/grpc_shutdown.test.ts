@@ -11,12 +11,26 @@ import { until } from '../helpers/http_outcome.js';
 import { call, connect, grpc } from '../helpers/grpc_client.js';
 
 const HP2 = path.join(MODELS, 'saved_model_half_plus_two_cpu');
-const predict = { model_spec: { name: 'hp2' }, inputs: { x: { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: 3 }] }, float_val: [1, 2, 5] } } };
+const predict = {
+  model_spec: { name: 'hp2' },
+  inputs: { x: { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: 3 }] }, float_val: [1, 2, 5] } },
+};
 
 describe('graceful shutdown over gRPC (real process)', () => {
   it('SIGTERM with Predict calls running and a Health.Watch stream open: calls OK or UNAVAILABLE, exit 0 inside the bound', async (t) => {
     const port = await freePort();
-    const server = await startServer([`--port=${port}`, '--enable_grpc_healthcheck_service', `--model_base_path=${HP2}`, '--model_name=hp2', '--num_executors=1', '--file_system_poll_wait_seconds=0', '--shutdown_drain_seconds=20'], { readyPath: '/v1/models/hp2' });
+    const server = await startServer(
+      [
+        `--port=${port}`,
+        '--enable_grpc_healthcheck_service',
+        `--model_base_path=${HP2}`,
+        '--model_name=hp2',
+        '--num_executors=1',
+        '--file_system_poll_wait_seconds=0',
+        '--shutdown_drain_seconds=20',
+      ],
+      { readyPath: '/v1/models/hp2' },
+    );
     await waitAvailable(server, ['hp2']);
     const clients = connect(`127.0.0.1:${port}`);
     const watch = clients.health.Watch({ service: '' });

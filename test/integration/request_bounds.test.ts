@@ -57,15 +57,28 @@ function emptyMessages(tag: number, n: number): Buffer {
 }
 
 /** Sends raw request bytes to a PredictionService method; resolves with the status code and details. */
-function callRaw(clients: Clients, message: Buffer, method = 'Predict', deadlineMs = 30_000): Promise<{ code: grpc.status; details: string }> {
+function callRaw(
+  clients: Clients,
+  message: Buffer,
+  method = 'Predict',
+  deadlineMs = 30_000,
+): Promise<{ code: grpc.status; details: string }> {
   return new Promise((resolve) => {
-    clients.prediction.makeUnaryRequest(`/tensorflow.serving.PredictionService/${method}`, (b: Buffer) => b, (b: Buffer) => b, message, { deadline: new Date(Date.now() + deadlineMs) }, (err: grpc.ServiceError | null) =>
-      resolve(err ? { code: err.code, details: err.details } : { code: grpc.status.OK, details: '' }),
+    clients.prediction.makeUnaryRequest(
+      `/tensorflow.serving.PredictionService/${method}`,
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      message,
+      { deadline: new Date(Date.now() + deadlineMs) },
+      (err: grpc.ServiceError | null) => resolve(err ? { code: err.code, details: err.details } : { code: grpc.status.OK, details: '' }),
     );
   });
 }
 
-const smallPredict = { model_spec: { name: 'hp2' }, inputs: { x: { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: 2 }] }, float_val: [1, 2] } } };
+const smallPredict = {
+  model_spec: { name: 'hp2' },
+  inputs: { x: { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: 2 }] }, float_val: [1, 2] } },
+};
 
 describe('bounds before work: huge declared string tensors (real process, 256 MB heap)', () => {
   let server: RunningServer;
@@ -76,10 +89,13 @@ describe('bounds before work: huge declared string tensors (real process, 256 MB
 
   before(async () => {
     const port = await freePort();
-    server = await startServer([`--port=${port}`, `--model_base_path=${HP2}`, '--model_name=hp2', '--num_executors=1', `--max_inflight_request_bytes=${BUDGET}`], {
-      readyPath: '/v1/models/hp2',
-      env: { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` },
-    });
+    server = await startServer(
+      [`--port=${port}`, `--model_base_path=${HP2}`, '--model_name=hp2', '--num_executors=1', `--max_inflight_request_bytes=${BUDGET}`],
+      {
+        readyPath: '/v1/models/hp2',
+        env: { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` },
+      },
+    );
     await waitAvailable(server, ['hp2']);
     address = `127.0.0.1:${port}`;
     clients = connect(address, { 'grpc.max_send_message_length': -1, 'grpc.max_receive_message_length': -1 });
@@ -101,7 +117,10 @@ describe('bounds before work: huge declared string tensors (real process, 256 MB
     const answered: string[] = [];
     const others = (async () => {
       do {
-        const [grpcAnswer, status] = await Promise.all([call(clients.prediction, 'Predict', smallPredict).then((r) => r.outputs.y.float_val.join(',')), fetch(server.url('/v1/models/hp2')).then((r) => r.status)]);
+        const [grpcAnswer, status] = await Promise.all([
+          call(clients.prediction, 'Predict', smallPredict).then((r) => r.outputs.y.float_val.join(',')),
+          fetch(server.url('/v1/models/hp2')).then((r) => r.status),
+        ]);
         answered.push(`${grpcAnswer} ${status}`);
         await new Promise((r) => setTimeout(r, 20));
       } while (!done);
@@ -112,7 +131,7 @@ describe('bounds before work: huge declared string tensors (real process, 256 MB
     return result;
   }
 
-  it('gRPC: 2 Mi empty strings for a float input: TF Serving\'s dtype error, nothing decoded', async () => {
+  it("gRPC: 2 Mi empty strings for a float input: TF Serving's dtype error, nothing decoded", async () => {
     const r = await besideOthers(callRaw(clients, emptyStringsRequest(FLOAT_INPUT.signature, FLOAT_INPUT.alias, STRINGS)));
     assert.deepEqual(r, { code: grpc.status.INVALID_ARGUMENT, details: 'Expects arg[0] to be float but string is provided' });
   });
@@ -126,11 +145,15 @@ describe('bounds before work: huge declared string tensors (real process, 256 MB
   it('gRPC Classify with 2 Mi empty Examples: RESOURCE_EXHAUSTED before they are read; MultiInference with 2 Mi tasks: its error at the second', async () => {
     const spec = field(10, Buffer.concat([field(10, Buffer.from('hp2')), field(26, Buffer.from(STRING_INPUT.signature))]));
     // ClassificationRequest {model_spec, input {example_list {examples: {} × n}}}.
-    const classify = await besideOthers(callRaw(clients, Buffer.concat([spec, field(18, field(10, emptyMessages(10, STRINGS)))]), 'Classify'));
+    const classify = await besideOthers(
+      callRaw(clients, Buffer.concat([spec, field(18, field(10, emptyMessages(10, STRINGS)))]), 'Classify'),
+    );
     assert.equal(classify.code, grpc.status.RESOURCE_EXHAUSTED, classify.details);
     assert.match(classify.details, /--max_inflight_request_bytes/);
     // MultiInferenceRequest {tasks: {} × n, input}: the first task names no model.
-    const multi = await besideOthers(callRaw(clients, Buffer.concat([emptyMessages(10, STRINGS), field(18, field(10, emptyMessages(10, 1)))]), 'MultiInference'));
+    const multi = await besideOthers(
+      callRaw(clients, Buffer.concat([emptyMessages(10, STRINGS), field(18, field(10, emptyMessages(10, 1)))]), 'MultiInference'),
+    );
     assert.equal(multi.code, grpc.status.INVALID_ARGUMENT, multi.details);
   });
 
@@ -160,14 +183,24 @@ except grpc.RpcError as e:
 
   it('REST :predict, 2 Mi "" for a string input: 503 before they are decoded', async () => {
     const body = `{"signature_name": "${STRING_INPUT.signature}", "instances": [${'"",'.repeat(STRINGS - 1)}""]}`;
-    const r = await besideOthers(fetch(server.url('/v1/models/hp2:predict'), { method: 'POST', body }).then(async (res) => ({ status: res.status, text: await res.text() })));
+    const r = await besideOthers(
+      fetch(server.url('/v1/models/hp2:predict'), { method: 'POST', body }).then(async (res) => ({
+        status: res.status,
+        text: await res.text(),
+      })),
+    );
     assert.equal(r.status, 503, r.text);
     assert.match(JSON.parse(r.text).error, /--max_inflight_request_bytes/);
   });
 
   it('/v2 JSON BYTES, 2 Mi "": 503 for a string input, the datatype refused for a float one, before decoding', async () => {
-    const body = (name: string, signature: string) => `{"parameters": {"signature_name": "${signature}"}, "inputs": [{"name": "${name}", "shape": [${STRINGS}], "datatype": "BYTES", "data": [${'"",'.repeat(STRINGS - 1)}""]}]}`;
-    const post = (text: string) => fetch(server.url('/v2/models/hp2/infer'), { method: 'POST', body: text }).then(async (res) => ({ status: res.status, text: await res.text() }));
+    const body = (name: string, signature: string) =>
+      `{"parameters": {"signature_name": "${signature}"}, "inputs": [{"name": "${name}", "shape": [${STRINGS}], "datatype": "BYTES", "data": [${'"",'.repeat(STRINGS - 1)}""]}]}`;
+    const post = (text: string) =>
+      fetch(server.url('/v2/models/hp2/infer'), { method: 'POST', body: text }).then(async (res) => ({
+        status: res.status,
+        text: await res.text(),
+      }));
     const toString = await besideOthers(post(body(STRING_INPUT.alias, STRING_INPUT.signature)));
     assert.equal(toString.status, 503, toString.text);
     assert.match(toString.text, /--max_inflight_request_bytes/);
@@ -177,19 +210,32 @@ except grpc.RpcError as e:
   });
 
   it('/v2 binary BYTES, 2 Mi empty elements (8 MB): 503 before they are split', async () => {
-    const json = Buffer.from(`{"parameters": {"signature_name": "${STRING_INPUT.signature}"}, "inputs": [{"name": "${STRING_INPUT.alias}", "shape": [${STRINGS}], "datatype": "BYTES", "parameters": {"binary_data_size": ${4 * STRINGS}}}]}`);
+    const json = Buffer.from(
+      `{"parameters": {"signature_name": "${STRING_INPUT.signature}"}, "inputs": [{"name": "${STRING_INPUT.alias}", "shape": [${STRINGS}], "datatype": "BYTES", "parameters": {"binary_data_size": ${4 * STRINGS}}}]}`,
+    );
     const body = Buffer.concat([json, Buffer.alloc(4 * STRINGS)]);
     const r = await besideOthers(
-      fetch(server.url('/v2/models/hp2/infer'), { method: 'POST', body, headers: { 'Inference-Header-Content-Length': String(json.length) } }).then(async (res) => ({ status: res.status, text: await res.text() })),
+      fetch(server.url('/v2/models/hp2/infer'), {
+        method: 'POST',
+        body,
+        headers: { 'Inference-Header-Content-Length': String(json.length) },
+      }).then(async (res) => ({ status: res.status, text: await res.text() })),
     );
     assert.equal(r.status, 503, r.text);
     assert.match(r.text, /--max_inflight_request_bytes/);
   });
 
-  it('gRPC, 20 000 unknown input keys: grpc-js and Python grpcio clients get INVALID_ARGUMENT with TF Serving\'s message, cut to fit the trailer', async () => {
+  it("gRPC, 20 000 unknown input keys: grpc-js and Python grpcio clients get INVALID_ARGUMENT with TF Serving's message, cut to fit the trailer", async () => {
     const inputs: Record<string, object> = {};
-    for (let i = 0; i < UNKNOWN_KEYS; i++) inputs[`unknown_${i}`] = { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: 1 }] }, float_val: [1] };
-    await assert.rejects(call(clients.prediction, 'Predict', { model_spec: { name: 'hp2' }, inputs }, 20_000), isGrpcError(grpc.status.INVALID_ARGUMENT, /^input size does not match signature: 20000!=1 len\(\{unknown_0,unknown_1,unknown_10,.*… \(\d+ more characters not sent\)$/s));
+    for (let i = 0; i < UNKNOWN_KEYS; i++)
+      inputs[`unknown_${i}`] = { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: 1 }] }, float_val: [1] };
+    await assert.rejects(
+      call(clients.prediction, 'Predict', { model_spec: { name: 'hp2' }, inputs }, 20_000),
+      isGrpcError(
+        grpc.status.INVALID_ARGUMENT,
+        /^input size does not match signature: 20000!=1 len\(\{unknown_0,unknown_1,unknown_10,.*… \(\d+ more characters not sent\)$/s,
+      ),
+    );
     const answer = await runPythonClient(
       address,
       `

@@ -20,16 +20,25 @@ const ROW_BYTES = 28 * 28 * 4;
 
 const images = (rows: number) => ({
   model_spec: { name: 'mnist' },
-  inputs: { keras_tensor: { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: rows }, { size: 28 }, { size: 28 }, { size: 1 }] }, tensor_content: Buffer.alloc(rows * ROW_BYTES) } },
+  inputs: {
+    keras_tensor: {
+      dtype: 'DT_FLOAT',
+      tensor_shape: { dim: [{ size: rows }, { size: 28 }, { size: 28 }, { size: 1 }] },
+      tensor_content: Buffer.alloc(rows * ROW_BYTES),
+    },
+  },
 });
 
-describe('the in-flight budget covers the executor\'s run (real process, keras3_mnist_conv)', () => {
+describe("the in-flight budget covers the executor's run (real process, keras3_mnist_conv)", () => {
   let server: RunningServer;
   let clients: Clients;
 
   before(async () => {
     const port = await freePort();
-    server = await startServer([`--port=${port}`, `--model_base_path=${MNIST}`, '--model_name=mnist', '--num_executors=2', `--max_inflight_request_bytes=${BUDGET}`], { readyPath: '/v1/models/mnist' });
+    server = await startServer(
+      [`--port=${port}`, `--model_base_path=${MNIST}`, '--model_name=mnist', '--num_executors=2', `--max_inflight_request_bytes=${BUDGET}`],
+      { readyPath: '/v1/models/mnist' },
+    );
     await waitAvailable(server, ['mnist']);
     clients = connect(`127.0.0.1:${port}`, { 'grpc.max_send_message_length': -1, 'grpc.max_receive_message_length': -1 });
   });
@@ -40,9 +49,15 @@ describe('the in-flight budget covers the executor\'s run (real process, keras3_
   });
 
   it('a 9 MB request whose run would hold ~250 MB is refused before it runs; a 500-row one is served', async () => {
-    await assert.rejects(call(clients.prediction, 'Predict', images(3000)), isGrpcError(grpc.status.RESOURCE_EXHAUSTED, /--max_inflight_request_bytes/));
+    await assert.rejects(
+      call(clients.prediction, 'Predict', images(3000)),
+      isGrpcError(grpc.status.RESOURCE_EXHAUSTED, /--max_inflight_request_bytes/),
+    );
     const served = await call(clients.prediction, 'Predict', images(500));
-    assert.deepEqual(served.outputs.output_0.tensor_shape.dim.map((d: { size: string }) => Number(d.size)), [500, 10]);
+    assert.deepEqual(
+      served.outputs.output_0.tensor_shape.dim.map((d: { size: string }) => Number(d.size)),
+      [500, 10],
+    );
   });
 
   it('four parallel 1 500-row requests (~130 MB each when run): only what fits is admitted, RSS grows less than the budget', async (t) => {
@@ -63,7 +78,10 @@ describe('the in-flight budget covers the executor\'s run (real process, keras3_
     assert.equal(await probe, 200);
     assert.ok(answers.includes('OK'), answers.join(', '));
     assert.ok(answers.includes('RESOURCE_EXHAUSTED'), answers.join(', '));
-    assert.ok(answers.every((a) => a === 'OK' || a === 'RESOURCE_EXHAUSTED'), answers.join(', '));
+    assert.ok(
+      answers.every((a) => a === 'OK' || a === 'RESOURCE_EXHAUSTED'),
+      answers.join(', '),
+    );
     assert.ok(peak - baseline < BUDGET, `RSS grew ${mb(peak - baseline)} MB, past the ${mb(BUDGET)} MB budget`);
   });
 });

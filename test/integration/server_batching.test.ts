@@ -24,7 +24,9 @@ describe('batching over HTTP (real process)', () => {
     // Four times the default filters' work (~1.7 GFLOP an image): a run takes several times
     // what the server needs to read and parse the next request, so a burst must queue.
     await writeQueueingConvModel(path.join(root, 'conv', '1'), HW, 5, [128, 256]);
-    convBody = JSON.stringify({ instances: [Array.from({ length: HW }, (_, i) => Array.from({ length: HW }, (_, j) => [((i * j) % 7) / 7]))] });
+    convBody = JSON.stringify({
+      instances: [Array.from({ length: HW }, (_, i) => Array.from({ length: HW }, (_, j) => [((i * j) % 7) / 7]))],
+    });
     const hp2 = path.dirname(fixtureModel('saved_model_half_plus_two_cpu', '00000123'));
     const config = `
 model_config_list:
@@ -45,7 +47,15 @@ batching:
   num_batch_threads: 1
 `;
     fs.writeFileSync(path.join(root, 'tfgate.yaml'), config);
-    server = await startServer([`--config=${path.join(root, 'tfgate.yaml')}`, '--enable_batching', '--num_executors=1', `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`], { readyPath: '/v1/models/conv_adaptive' });
+    server = await startServer(
+      [
+        `--config=${path.join(root, 'tfgate.yaml')}`,
+        '--enable_batching',
+        '--num_executors=1',
+        `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`,
+      ],
+      { readyPath: '/v1/models/conv_adaptive' },
+    );
     await waitAvailable(server, ['hp2', 'hp2_split', 'conv', 'conv_adaptive']);
   });
 
@@ -68,7 +78,7 @@ batching:
     for (const a of answers) assert.match(a.headers.get('server-timing')!, /batch;desc="3\/4"/);
   });
 
-  it('a request larger than max_batch_size: 400 with TF Serving\'s text', async () => {
+  it("a request larger than max_batch_size: 400 with TF Serving's text", async () => {
     const r = await predict('hp2', { instances: [[1], [2], [3], [4], [5]] });
     assert.equal(r.status, 400);
     assert.equal(r.json.error, 'Task size 5 is larger than maximum input batch size 4');
@@ -78,12 +88,15 @@ batching:
     const xs = [0, 1, 2, 3, 4, 5, 6];
     const r = await predict('hp2_split', { instances: xs.map((x) => [x]) });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.json.predictions, xs.map((x) => [0.5 * x + 2]));
+    assert.deepEqual(
+      r.json.predictions,
+      xs.map((x) => [0.5 * x + 2]),
+    );
     const desc = /batch;desc="(\d+)\/(\d+)"/.exec(r.headers.get('server-timing')!);
     assert.ok(desc && Number(desc[1]) <= 2, `batches of at most 2 rows: ${r.headers.get('server-timing')}`);
   });
 
-  it('past max_enqueued_batches: 503 with TF Serving\'s text at once, the rest answered, then it recovers', async () => {
+  it("past max_enqueued_batches: 503 with TF Serving's text at once, the rest answered, then it recovers", async () => {
     // The 16 must reach the server together, however the client's sends are spread: they are
     // sent while the server is stopped, and it resumes once the kernel holds all of them. (Sent
     // to a running server they could arrive one run apart and never fill the queue.) One
@@ -105,7 +118,11 @@ batching:
     assert.ok(full.length > 0, `some requests found the queue full: ${answers.map((a) => a.status)}`);
     assert.ok(ok.length > 0, 'some were served');
     // Refused at admission the queue may still be empty ("currently 0"); refused when scheduled it holds its one batch.
-    for (const a of full) assert.match(a.json.error, /^The batch scheduling queue to which this task was submitted is full; currently [01] batches enqueued and max_enqueued_batches is 1$/);
+    for (const a of full)
+      assert.match(
+        a.json.error,
+        /^The batch scheduling queue to which this task was submitted is full; currently [01] batches enqueued and max_enqueued_batches is 1$/,
+      );
     for (const a of ok) assert.equal(a.json.predictions[0].length, 4);
     const after = await predict('conv', convBody);
     assert.equal(after.status, 200);
@@ -126,7 +143,10 @@ batching:
     assert.equal(refused.length + ok.length, 24, `only 200 and 503: ${answers.map((a) => a.status)}`);
     assert.ok(refused.length > 0 && ok.length > 0, `${ok.length} served, ${refused.length} refused`);
     for (const a of refused) {
-      assert.match(a.json.error, /^The request would miss the model's latency target: about \d+ ms predicted for the work queued ahead of it, target 1 ms; retry later$/);
+      assert.match(
+        a.json.error,
+        /^The request would miss the model's latency target: about \d+ ms predicted for the work queued ahead of it, target 1 ms; retry later$/,
+      );
       assert.match(a.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
     }
     assert.equal((await predict('conv_adaptive', convBody)).status, 200, 'a lone request is served again');

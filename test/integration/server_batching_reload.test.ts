@@ -26,7 +26,16 @@ describe('batching.cfg edited under load (real process)', () => {
     cfg = path.join(root, 'batching.cfg');
     fs.writeFileSync(cfg, params(4, 1000));
     const hp2 = path.dirname(fixtureModel('saved_model_half_plus_two_cpu', '00000123'));
-    server = await startServer(['--model_name=hp2', `--model_base_path=${hp2}`, '--enable_batching', `--batching_parameters_file=${cfg}`, '--batching_parameters_poll_wait_seconds=1'], { readyPath: '/v1/models/hp2' });
+    server = await startServer(
+      [
+        '--model_name=hp2',
+        `--model_base_path=${hp2}`,
+        '--enable_batching',
+        `--batching_parameters_file=${cfg}`,
+        '--batching_parameters_poll_wait_seconds=1',
+      ],
+      { readyPath: '/v1/models/hp2' },
+    );
   });
 
   after(async () => {
@@ -53,7 +62,12 @@ describe('batching.cfg edited under load (real process)', () => {
       for (let i = 0; running; i++) {
         const x = k * 1000 + i;
         const seen = phase;
-        const r = await postJson(server.url('/v1/models/hp2:predict'), { instances: [[x]] }).catch((e: Error) => ({ status: 0, json: undefined, text: e.message, headers: new Headers() }));
+        const r = await postJson(server.url('/v1/models/hp2:predict'), { instances: [[x]] }).catch((e: Error) => ({
+          status: 0,
+          json: undefined,
+          text: e.message,
+          headers: new Headers(),
+        }));
         if (r.status !== 200) {
           failures.push(`${r.status} ${r.text}`);
           continue;

@@ -21,23 +21,47 @@ const WITHIN_MS = 10_000;
 
 const request = (n: number) => ({
   model_spec: { name: 'conv' },
-  inputs: { images: { dtype: 'DT_FLOAT', tensor_shape: { dim: [{ size: n }, { size: SIDE }, { size: SIDE }, { size: 1 }] }, tensor_content: Buffer.alloc(4 * n * SIDE * SIDE, 1) } },
+  inputs: {
+    images: {
+      dtype: 'DT_FLOAT',
+      tensor_shape: { dim: [{ size: n }, { size: SIDE }, { size: SIDE }, { size: 1 }] },
+      tensor_content: Buffer.alloc(4 * n * SIDE * SIDE, 1),
+    },
+  },
 });
 
 describe('memory after a burst (real process)', () => {
   it(`${PARALLEL} parallel ${((4 * IMAGES * SIDE * SIDE) / 2 ** 20).toFixed(1)} MB conv requests: RSS comes back within ${KEPT_LIMIT / 2 ** 20} MB of its level before`, async () => {
     const root = tempDir('tfgate-burst-');
-    await writeConvSavedModel(path.join(root, 'conv', '1'), { height: SIDE, width: SIDE, channels: 1, filters: [32, 64], kernelSize: 3, classes: 4, seed: 5 });
+    await writeConvSavedModel(path.join(root, 'conv', '1'), {
+      height: SIDE,
+      width: SIDE,
+      channels: 1,
+      filters: [32, 64],
+      kernelSize: 3,
+      classes: 4,
+      seed: 5,
+    });
     const port = await freePort();
-    const server = await startServer([`--port=${port}`, `--model_base_path=${path.join(root, 'conv')}`, '--model_name=conv', '--num_executors=2']);
+    const server = await startServer([
+      `--port=${port}`,
+      `--model_base_path=${path.join(root, 'conv')}`,
+      '--model_name=conv',
+      '--num_executors=2',
+    ]);
     const clients = connect(`127.0.0.1:${port}`, { 'grpc.max_send_message_length': -1, 'grpc.max_receive_message_length': -1 });
     try {
       await call(clients.prediction, 'Predict', request(2));
       const before = rssBytes(server.proc.pid!);
       const sampler = rssSampler(server.proc.pid!);
-      const answers = await Promise.all(Array.from({ length: PARALLEL }, () => call(clients.prediction, 'Predict', request(IMAGES), 120_000)));
+      const answers = await Promise.all(
+        Array.from({ length: PARALLEL }, () => call(clients.prediction, 'Predict', request(IMAGES), 120_000)),
+      );
       const peak = sampler.stop();
-      assert.deepEqual(answers.map((a) => Number(a.outputs.probabilities.tensor_shape.dim[0].size)), Array(PARALLEL).fill(IMAGES));
+      assert.deepEqual(
+        answers.map((a) => Number(a.outputs.probabilities.tensor_shape.dim[0].size)),
+        Array(PARALLEL).fill(IMAGES),
+      );
       const deadline = Date.now() + WITHIN_MS;
       let now = rssBytes(server.proc.pid!);
       while (now - before >= KEPT_LIMIT && Date.now() < deadline) {
@@ -45,7 +69,10 @@ describe('memory after a burst (real process)', () => {
         now = rssBytes(server.proc.pid!);
       }
       console.log(`# burst: RSS ${mb(before)} MB before, peak ${mb(peak)} MB, ${mb(now)} MB after`);
-      assert.ok(now - before < KEPT_LIMIT, `RSS ${mb(now)} MB, ${mb(now - before)} MB above its ${mb(before)} MB before the burst (peak ${mb(peak)} MB)`);
+      assert.ok(
+        now - before < KEPT_LIMIT,
+        `RSS ${mb(now)} MB, ${mb(now - before)} MB above its ${mb(before)} MB before the burst (peak ${mb(peak)} MB)`,
+      );
     } finally {
       clients.close();
       assert.equal(await server.stop(), 0, server.logs());

@@ -23,7 +23,11 @@ describe(':classify and :regress (real process)', () => {
     );
     server = await startServer([`--model_config_file=${config}`, '--num_executors=1']);
     for (const m of ['default', 'tf2', 'three']) {
-      for (let i = 0; i < 100 && (await (await fetch(server.url(`/v1/models/${m}`))).json()).model_version_status?.[0]?.state !== 'AVAILABLE'; i++) {
+      for (
+        let i = 0;
+        i < 100 && (await (await fetch(server.url(`/v1/models/${m}`))).json()).model_version_status?.[0]?.state !== 'AVAILABLE';
+        i++
+      ) {
         await new Promise((r) => setTimeout(r, 100));
       }
     }
@@ -37,12 +41,27 @@ describe(':classify and :regress (real process)', () => {
   it("TF Serving's documented results (model server test, REST handler test, api_rest.md)", async () => {
     for (const model of ['default', 'tf2']) {
       // Bodies as text: JSON.stringify would write 2.0 as 2, an int64 feature.
-      assert.deepEqual((await call(model, 'classify', '{"signature_name": "classify_x_to_y", "examples": [{"x": 2.0}]}')).json, { results: [[['', 3]]] }, model);
-      assert.deepEqual((await call(model, 'regress', '{"signature_name": "regress_x_to_y", "examples": [{"x": 2.0}]}')).json, { results: [3] }, model);
+      assert.deepEqual(
+        (await call(model, 'classify', '{"signature_name": "classify_x_to_y", "examples": [{"x": 2.0}]}')).json,
+        { results: [[['', 3]]] },
+        model,
+      );
+      assert.deepEqual(
+        (await call(model, 'regress', '{"signature_name": "regress_x_to_y", "examples": [{"x": 2.0}]}')).json,
+        { results: [3] },
+        model,
+      );
     }
-    assert.deepEqual((await call('default', 'regress', '{"signature_name": "regress_x_to_y", "examples": [{"x": 80.0}]}')).json, { results: [42] });
-    assert.deepEqual((await call('default', 'classify', '{"signature_name": "classify_x_to_y", "examples": [{"x": 20.0}, {"x": 10.0}]}')).json, { results: [[['', 12]], [['', 7]]] });
-    assert.deepEqual((await call('default', 'regress', '{"signature_name": "regress_x_to_y2", "examples": [{"x": 2.0}]}')).json, { results: [4] });
+    assert.deepEqual((await call('default', 'regress', '{"signature_name": "regress_x_to_y", "examples": [{"x": 80.0}]}')).json, {
+      results: [42],
+    });
+    assert.deepEqual(
+      (await call('default', 'classify', '{"signature_name": "classify_x_to_y", "examples": [{"x": 20.0}, {"x": 10.0}]}')).json,
+      { results: [[['', 12]], [['', 7]]] },
+    );
+    assert.deepEqual((await call('default', 'regress', '{"signature_name": "regress_x_to_y2", "examples": [{"x": 2.0}]}')).json, {
+      results: [4],
+    });
     const three = await call('three', 'regress', '{"signature_name": "tensorflow/serving/regress", "examples": [{"x": 1.0}, {"x": 2.0}]}');
     assert.equal(three.status, 200);
     assert.deepEqual(three.json, { results: [3.5, 4] });
@@ -58,11 +77,41 @@ describe(':classify and :regress (real process)', () => {
 
   it('errors: int64 literal for a float feature, missing feature, bad body, wrong signature, unknown model', async () => {
     const cases: Array<[string, string, string, number, RegExp]> = [
-      ['default', 'regress', '{"signature_name": "regress_x_to_y", "examples": [{"x": 2}]}', 400, /^Name: <unknown>, Feature: x\.  Data types don't match\. Data type: int64 but expected type: float$/],
-      ['default', 'regress', '{"signature_name": "regress_x_to_y", "examples": [{"y": 2.0}]}', 400, /^Name: <unknown>, Feature: x \(data type: float\) is required but could not be found\.$/],
-      ['default', 'regress', '{"signature_name": "regress_x_to_y", "examples": [{"x": [1.0, "a"]}]}', 400, /^Unexpected element type in feature: x expecting type: float$/],
-      ['default', 'regress', '{"signature_name": "regress_x_to_y"}', 400, /When method is classify, key 'examples' is expected and was not found$/],
-      ['default', 'regress', '{"signature_name": "serving_default", "examples": [{"x": 2.0}]}', 400, /^No regression inputs found in SignatureDef: serving_default$/],
+      [
+        'default',
+        'regress',
+        '{"signature_name": "regress_x_to_y", "examples": [{"x": 2}]}',
+        400,
+        /^Name: <unknown>, Feature: x\.  Data types don't match\. Data type: int64 but expected type: float$/,
+      ],
+      [
+        'default',
+        'regress',
+        '{"signature_name": "regress_x_to_y", "examples": [{"y": 2.0}]}',
+        400,
+        /^Name: <unknown>, Feature: x \(data type: float\) is required but could not be found\.$/,
+      ],
+      [
+        'default',
+        'regress',
+        '{"signature_name": "regress_x_to_y", "examples": [{"x": [1.0, "a"]}]}',
+        400,
+        /^Unexpected element type in feature: x expecting type: float$/,
+      ],
+      [
+        'default',
+        'regress',
+        '{"signature_name": "regress_x_to_y"}',
+        400,
+        /When method is classify, key 'examples' is expected and was not found$/,
+      ],
+      [
+        'default',
+        'regress',
+        '{"signature_name": "serving_default", "examples": [{"x": 2.0}]}',
+        400,
+        /^No regression inputs found in SignatureDef: serving_default$/,
+      ],
       ['default', 'regress', '{"signature_name": "nope", "examples": [{"x": 2.0}]}', 400, /^No signature was found with the name: nope$/],
       ['nope', 'classify', '{"examples": [{"x": 2.0}]}', 404, /Servable not found for request: Latest\(nope\)/],
     ];

@@ -49,7 +49,11 @@ describe('client-chosen names (real process)', () => {
   });
 
   const rest = async (method: 'GET' | 'POST', p: string, body?: unknown): Promise<Answer> => {
-    const r = await fetch(server.url(p), { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    const r = await fetch(server.url(p), {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { 'content-type': 'application/json' },
+    });
     return { status: r.status, body: await r.text() };
   };
 
@@ -64,7 +68,8 @@ describe('client-chosen names (real process)', () => {
     'input name (row)': (n) => rest('POST', '/v1/models/hp:predict', { instances: [{ [n]: 1 }] }),
     'classify signature_name': (n) => rest('POST', '/v1/models/hp:classify', { signature_name: n, examples: [{ x: 1 }] }),
     'example feature key': (n) => rest('POST', '/v1/models/hp:regress', { signature_name: 'regress_x_to_y', examples: [{ [n]: 1 }] }),
-    'context feature key': (n) => rest('POST', '/v1/models/hp:regress', { signature_name: 'regress_x_to_y', context: { [n]: 1 }, examples: [{ x: 1 }] }),
+    'context feature key': (n) =>
+      rest('POST', '/v1/models/hp:regress', { signature_name: 'regress_x_to_y', context: { [n]: 1 }, examples: [{ x: 1 }] }),
   };
 
   for (const [position, request] of Object.entries(restPositions)) {
@@ -84,18 +89,29 @@ describe('client-chosen names (real process)', () => {
       return { status: grpc.status[err.code], body: err.details };
     }
   };
-  const example = (feature: Record<string, number>) => ({ features: { feature: Object.fromEntries(Object.entries(feature).map(([k, v]) => [k, { float_list: { value: [v] } }])) } });
+  const example = (feature: Record<string, number>) => ({
+    features: { feature: Object.fromEntries(Object.entries(feature).map(([k, v]) => [k, { float_list: { value: [v] } }])) },
+  });
   const grpcPositions: Record<string, (name: string) => Promise<Answer>> = {
     'model name (Predict)': (n) => grpcAnswer('prediction', 'Predict', { model_spec: { name: n }, inputs: { x: tensor } }),
     'model name (GetModelStatus)': (n) => grpcAnswer('model', 'GetModelStatus', { model_spec: { name: n } }),
-    'model name (GetModelMetadata)': (n) => grpcAnswer('prediction', 'GetModelMetadata', { model_spec: { name: n }, metadata_field: ['signature_def'] }),
+    'model name (GetModelMetadata)': (n) =>
+      grpcAnswer('prediction', 'GetModelMetadata', { model_spec: { name: n }, metadata_field: ['signature_def'] }),
     metadata_field: (n) => grpcAnswer('prediction', 'GetModelMetadata', { model_spec: { name: 'hp' }, metadata_field: [n] }),
     version_label: (n) => grpcAnswer('prediction', 'Predict', { model_spec: { name: 'hp', version_label: n }, inputs: { x: tensor } }),
     signature_name: (n) => grpcAnswer('prediction', 'Predict', { model_spec: { name: 'hp', signature_name: n }, inputs: { x: tensor } }),
     'input name': (n) => grpcAnswer('prediction', 'Predict', { model_spec: { name: 'hp' }, inputs: { [n]: tensor } }),
     output_filter: (n) => grpcAnswer('prediction', 'Predict', { model_spec: { name: 'hp' }, inputs: { x: tensor }, output_filter: [n] }),
-    'example feature key': (n) => grpcAnswer('prediction', 'Regress', { model_spec: { name: 'hp', signature_name: 'regress_x_to_y' }, input: { example_list: { examples: [example({ [n]: 1 })] } } }),
-    'classify signature_name': (n) => grpcAnswer('prediction', 'Classify', { model_spec: { name: 'hp', signature_name: n }, input: { example_list: { examples: [example({ x: 1 })] } } }),
+    'example feature key': (n) =>
+      grpcAnswer('prediction', 'Regress', {
+        model_spec: { name: 'hp', signature_name: 'regress_x_to_y' },
+        input: { example_list: { examples: [example({ [n]: 1 })] } },
+      }),
+    'classify signature_name': (n) =>
+      grpcAnswer('prediction', 'Classify', {
+        model_spec: { name: 'hp', signature_name: n },
+        input: { example_list: { examples: [example({ x: 1 })] } },
+      }),
   };
 
   for (const [position, request] of Object.entries(grpcPositions)) {
@@ -108,7 +124,8 @@ describe('client-chosen names (real process)', () => {
 
   it('requests for unknown models are counted under one _unknown_ label; the scrape stays small', async () => {
     const scrape = async () => (await fetch(server.url('/monitoring/prometheus/metrics'))).text();
-    const unknownNotFound = (text: string) => Number(text.match(/^:tensorflow:serving:request_count\{model_name="_unknown_",status="NOT_FOUND"\} (\d+)/m)?.[1] ?? 0);
+    const unknownNotFound = (text: string) =>
+      Number(text.match(/^:tensorflow:serving:request_count\{model_name="_unknown_",status="NOT_FOUND"\} (\d+)/m)?.[1] ?? 0);
     const first = await scrape();
     const before = first.length;
     const N = 1000;
@@ -125,7 +142,14 @@ describe('client-chosen names (real process)', () => {
     const text = await scrape();
     assert.doesNotMatch(text, /random_/);
     // The earlier tests' unknown names are under the same label: count the difference.
-    assert.equal(unknownNotFound(text) - unknownNotFound(first), N, text.split('\n').filter((l) => l.includes('request_count')).join('\n'));
+    assert.equal(
+      unknownNotFound(text) - unknownNotFound(first),
+      N,
+      text
+        .split('\n')
+        .filter((l) => l.includes('request_count'))
+        .join('\n'),
+    );
     assert.match(text, /^:tensorflow:serving:request_count\{model_name="hp",status="OK"\} \d+/m);
     // Grows by the few new _unknown_ and hp series, not by N series.
     assert.ok(text.length - before < 40_000, `the scrape grew by ${text.length - before} bytes after ${N} unknown-model requests`);

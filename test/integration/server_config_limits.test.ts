@@ -21,10 +21,29 @@ describe('tfgate server: YAML config reload and limits (real process)', () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-it2-'));
     // About 67 GFLOP a request at batch 1000 (≥ 500 ms here on ONNX Runtime, which runs
     // ~100 GFLOP/s a core), against a 100 ms timeout that half_plus_two (~1 ms) never reaches.
-    await writeMlpSavedModel(path.join(root, 'slow', '1'), { inputDim: 16, hiddenSizes: [4096, 4096, 4096], outputDim: 4, activation: 'relu', seed: 9 });
+    await writeMlpSavedModel(path.join(root, 'slow', '1'), {
+      inputDim: 16,
+      hiddenSizes: [4096, 4096, 4096],
+      outputDim: 4,
+      activation: 'relu',
+      seed: 9,
+    });
     yamlFile = path.join(root, 'tfgate.yaml');
-    fs.writeFileSync(yamlFile, yaml([['hp2', path.join(REPO_ROOT, 'model_repository', 'half_plus_two')], ['slow', 'slow']]));
-    server = await startServer([`--config=${yamlFile}`, '--model_config_file_poll_wait_seconds=1', '--num_executors=1', '--max_request_body_bytes=65536', '--json_max_depth=4', '--rest_api_timeout_in_ms=100']);
+    fs.writeFileSync(
+      yamlFile,
+      yaml([
+        ['hp2', path.join(REPO_ROOT, 'model_repository', 'half_plus_two')],
+        ['slow', 'slow'],
+      ]),
+    );
+    server = await startServer([
+      `--config=${yamlFile}`,
+      '--model_config_file_poll_wait_seconds=1',
+      '--num_executors=1',
+      '--max_request_body_bytes=65536',
+      '--json_max_depth=4',
+      '--rest_api_timeout_in_ms=100',
+    ]);
     await waitAvailable(server, ['hp2', 'slow']);
     // The first request of a shape other than the declared one builds that shape's ONNX Runtime
     // session, which on a loaded machine can take longer than the 100 ms the tests hold
@@ -65,7 +84,10 @@ describe('tfgate server: YAML config reload and limits (real process)', () => {
     assert.equal(r.status, 504, r.text);
     // Which deadline text depends on where the 100 ms ran out: running on the executor, or
     // still waiting for it (a busy machine); both are DEADLINE_EXCEEDED, answered 504.
-    assert.match(r.json.error, /^(Request timed out after 100 ms \(--rest_api_timeout_in_ms\)|Deadline exceeded while the request waited to run; it was not run)$/);
+    assert.match(
+      r.json.error,
+      /^(Request timed out after 100 ms \(--rest_api_timeout_in_ms\)|Deadline exceeded while the request waited to run; it was not run)$/,
+    );
     // The server goes on: half_plus_two is answered once the slow run has left the executor.
     let next = await postJson(server.url('/v1/models/hp2:predict'), { instances: [1.0] });
     for (let i = 0; i < 50 && next.status === 504; i++) next = await postJson(server.url('/v1/models/hp2:predict'), { instances: [1.0] });
@@ -73,15 +95,25 @@ describe('tfgate server: YAML config reload and limits (real process)', () => {
   });
 
   it('a model added to the YAML file is served after the next config poll; a removed one stops serving, its status END', async () => {
-    fs.writeFileSync(yamlFile, yaml([['hp2', path.join(REPO_ROOT, 'model_repository', 'half_plus_two')], ['hp3', path.join(MODELS, 'saved_model_half_plus_three')]]));
+    fs.writeFileSync(
+      yamlFile,
+      yaml([
+        ['hp2', path.join(REPO_ROOT, 'model_repository', 'half_plus_two')],
+        ['hp3', path.join(MODELS, 'saved_model_half_plus_three')],
+      ]),
+    );
     // Each wait ends in the assertion below it, which says what was there instead.
     const hp3 = () => postJson(server.url('/v1/models/hp3:predict'), { instances: [1.0] });
     await until(async () => (await hp3()).status === 200, 'hp3 to serve', 60_000).catch(() => {});
     assert.deepEqual((await hp3()).json, { predictions: [3.5] });
     // TF Serving's state monitor keeps a removed model's versions, END.
-    const slowStates = async () => (await getJson(server.url('/v1/models/slow'))).json.model_version_status as { state: string; status: { error_code: string } }[];
+    const slowStates = async () =>
+      (await getJson(server.url('/v1/models/slow'))).json.model_version_status as { state: string; status: { error_code: string } }[];
     await until(async () => (await slowStates())?.[0]?.state === 'END', 'slow to end', 30_000).catch(() => {});
-    assert.deepEqual((await slowStates()).map((v) => [v.state, v.status.error_code]), [['END', 'OK']]);
+    assert.deepEqual(
+      (await slowStates()).map((v) => [v.state, v.status.error_code]),
+      [['END', 'OK']],
+    );
     assert.equal((await postJson(server.url('/v1/models/slow:predict'), { instances: [[0.5]] })).status, 404);
   });
 

@@ -33,7 +33,10 @@ function hold(port: number): Promise<Held> {
 
 describe('--rest_max_connections (real process)', () => {
   it('cap 8, 20 connections held open: 12+ closed at once, the open ones still answered, a probe gets in after some close, model AVAILABLE', async () => {
-    const server = await startServer([`--model_base_path=${HP2}`, `--rest_max_connections=${CAP}`, '--file_system_poll_wait_seconds=0', '--num_executors=1'], { readyPath: '/v1/models/default' });
+    const server = await startServer(
+      [`--model_base_path=${HP2}`, `--rest_max_connections=${CAP}`, '--file_system_poll_wait_seconds=0', '--num_executors=1'],
+      { readyPath: '/v1/models/default' },
+    );
     try {
       await waitAvailable(server, ['default']);
       assert.match(server.logs(), new RegExp(`connections capped at ${CAP}`));

@@ -48,7 +48,13 @@ describe('REST as TF Serving answers it (real process, plain HTTP)', () => {
 }
 `,
     );
-    server = await startServer([`--model_config_file=${config}`, `--max_request_body_bytes=${MAX_BODY}`, '--access_log', '--num_executors=1', '--file_system_poll_wait_seconds=0']);
+    server = await startServer([
+      `--model_config_file=${config}`,
+      `--max_request_body_bytes=${MAX_BODY}`,
+      '--access_log',
+      '--num_executors=1',
+      '--file_system_poll_wait_seconds=0',
+    ]);
     await waitAvailable(server, ['hp2', 'two']);
     await waitAvailable(server, ['two'], 20_000, 2);
   });
@@ -62,11 +68,17 @@ describe('REST as TF Serving answers it (real process, plain HTTP)', () => {
 
     it('a gzip body is inflated and served, whatever Content-Encoding names gzip', async () => {
       for (const encoding of ['gzip', 'x-gzip']) {
-        const r = await req('POST', '/v1/models/hp2:predict', { headers: { ...JSON_TYPE, 'content-encoding': encoding }, body: gzipSync(body) });
+        const r = await req('POST', '/v1/models/hp2:predict', {
+          headers: { ...JSON_TYPE, 'content-encoding': encoding },
+          body: gzipSync(body),
+        });
         assert.equal(r.status, 200, `${encoding}: ${r.body}`);
         assert.deepEqual(r.json, { predictions: [2.5, 3, 4.5] });
       }
-      const cls = await req('POST', '/v1/models/hp2:classify', { headers: { 'content-encoding': 'gzip' }, body: gzipSync('{"signature_name": "classify_x_to_y", "examples": [{"x": 2.0}]}') });
+      const cls = await req('POST', '/v1/models/hp2:classify', {
+        headers: { 'content-encoding': 'gzip' },
+        body: gzipSync('{"signature_name": "classify_x_to_y", "examples": [{"x": 2.0}]}'),
+      });
       assert.deepEqual(cls.json, { results: [[['', 3]]] });
     });
 
@@ -109,7 +121,7 @@ describe('REST as TF Serving answers it (real process, plain HTTP)', () => {
       assert.equal(entry.error, 'Origin header is missing in CORS preflight');
     });
 
-    it('OPTIONS outside the REST API is not TF Serving\'s to answer: 404', async () => {
+    it("OPTIONS outside the REST API is not TF Serving's to answer: 404", async () => {
       assert.equal((await req('OPTIONS', '/elsewhere', { headers: { origin: 'http://client.example' } })).status, 404);
     });
   });
@@ -135,7 +147,11 @@ describe('REST as TF Serving answers it (real process, plain HTTP)', () => {
       assert.deepEqual(prefix.json, { predictions: [2.5] });
       const metadata = await req('GET', '/v1/models/hp2/METADATA');
       assert.equal(metadata.status, 200);
-      assert.deepEqual(metadata.json, { model_version_status: [{ version: '123', state: 'AVAILABLE', status: { error_code: 'OK', error_message: '' } }] }, 'the status, not the metadata');
+      assert.deepEqual(
+        metadata.json,
+        { model_version_status: [{ version: '123', state: 'AVAILABLE', status: { error_code: 'OK', error_message: '' } }] },
+        'the status, not the metadata',
+      );
     });
 
     it('names are unescaped as curl does: a malformed escape stays as written', async () => {
@@ -160,10 +176,16 @@ describe('REST as TF Serving answers it (real process, plain HTTP)', () => {
     // Nothing of the 500 000 levels is built: the process stays within a few MB of where it was
     // (built as arrays, each level would cost ~100 bytes: ~50 MB a request).
     assert.ok(rss() - before < 24 * 2 ** 20, `RSS grew by ${((rss() - before) / 2 ** 20).toFixed(1)} MB`);
-    const malformed = await req('POST', '/v1/models/hp2:predict', { body: `{"meta": ${'['.repeat(levels)}1,${']'.repeat(levels)}, "instances": [1.0]}`, headers: JSON_TYPE });
+    const malformed = await req('POST', '/v1/models/hp2:predict', {
+      body: `{"meta": ${'['.repeat(levels)}1,${']'.repeat(levels)}, "instances": [1.0]}`,
+      headers: JSON_TYPE,
+    });
     assert.equal(malformed.status, 400);
     assert.match(malformed.json.error, /^JSON Parse error: Invalid value\. at offset: 500011$/);
-    const deepTensor = await req('POST', '/v1/models/hp2:predict', { body: `{"instances": ${'['.repeat(100)}1.0${']'.repeat(100)}}`, headers: JSON_TYPE });
+    const deepTensor = await req('POST', '/v1/models/hp2:predict', {
+      body: `{"instances": ${'['.repeat(100)}1.0${']'.repeat(100)}}`,
+      headers: JSON_TYPE,
+    });
     assert.equal(deepTensor.status, 400);
     assert.match(deepTensor.json.error, /deeper than the limit of 64 \(--json_max_depth\)/);
   });
@@ -194,14 +216,17 @@ describe('REST with --rest_api_enable_cors_support (real process)', () => {
     assert.equal(await server?.stop(), 0);
   });
 
-  it('every REST answer carries TF Serving\'s three CORS headers: preflight, success and error alike', async () => {
+  it("every REST answer carries TF Serving's three CORS headers: preflight, success and error alike", async () => {
     const answers = [
       await rawRequest(server.port, 'OPTIONS', '/v1/models/hp2:predict', { headers: { origin: 'http://client.example' } }),
       await rawRequest(server.port, 'OPTIONS', '/v1/models/hp2:predict'),
       await rawRequest(server.port, 'POST', '/v1/models/hp2:predict', { body: '{"instances": [1.0]}' }),
       await rawRequest(server.port, 'GET', '/v1/models/nope'),
     ];
-    assert.deepEqual(answers.map((a) => a.status), [200, 400, 200, 404]);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 400, 200, 404],
+    );
     for (const a of answers) {
       assert.equal(a.headers['access-control-allow-origin'], '*');
       assert.equal(a.headers['access-control-allow-methods'], 'POST, GET');

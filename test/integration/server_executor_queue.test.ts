@@ -26,7 +26,9 @@ describe('executor queue without batching: 512 clients (real process)', () => {
     const root = tempDir();
     await writeQueueingConvModel(path.join(root, 'conv', '1'), HW, 9);
     body = JSON.stringify({ instances: [Array.from({ length: HW }, (_, i) => Array.from({ length: HW }, (_, j) => [((i + j) % 5) / 5]))] });
-    server = await startServer(['--model_name=conv', `--model_base_path=${path.join(root, 'conv')}`, '--num_executors=1'], { readyPath: '/v1/models/conv' });
+    server = await startServer(['--model_name=conv', `--model_base_path=${path.join(root, 'conv')}`, '--num_executors=1'], {
+      readyPath: '/v1/models/conv',
+    });
     await waitAvailable(server, ['conv']);
   });
 
@@ -38,12 +40,16 @@ describe('executor queue without batching: 512 clients (real process)', () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
     const send = () =>
       new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const req = http.request(server.url('/v1/models/conv:predict'), { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (d) => (text += d));
-          res.on('end', () => resolve({ status: res.statusCode!, text }));
-        });
+        const req = http.request(
+          server.url('/v1/models/conv:predict'),
+          { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (d) => (text += d));
+            res.on('end', () => resolve({ status: res.statusCode!, text }));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });

@@ -38,7 +38,12 @@ describe('version poll errors keep what is served (real process)', () => {
   async function servePolledCopy(): Promise<{ base: string; server: RunningServer }> {
     const base = path.join(tempDir(), 'hp');
     fs.cpSync(HALF_PLUS_TWO, path.join(base, '1'), { recursive: true });
-    const server = await startServer(['--model_name=hp', `--model_base_path=${base}`, '--file_system_poll_wait_seconds=1', '--num_executors=1']);
+    const server = await startServer([
+      '--model_name=hp',
+      `--model_base_path=${base}`,
+      '--file_system_poll_wait_seconds=1',
+      '--num_executors=1',
+    ]);
     servers.push(server);
     await waitAvailable(server, ['hp']);
     return { base, server };
@@ -64,7 +69,11 @@ describe('version poll errors keep what is served (real process)', () => {
     const mark = server.logs().length;
     fs.renameSync(base, path.join(path.dirname(base), 'away'));
     // Away until at least one poll found it missing (whatever that poll then did).
-    await until(server, 'a poll of the missing base path', () => /hp/.test(logsSince(server, mark)) && /base path/i.test(logsSince(server, mark)));
+    await until(
+      server,
+      'a poll of the missing base path',
+      () => /hp/.test(logsSince(server, mark)) && /base path/i.test(logsSince(server, mark)),
+    );
     fs.renameSync(path.join(path.dirname(base), 'away'), base);
     await new Promise((r) => setTimeout(r, 1500));
     running = false;
@@ -86,7 +95,10 @@ describe('version poll errors keep what is served (real process)', () => {
     const pid = server.proc.pid!;
     const open = fs.readdirSync(`/proc/${pid}/fd`).length;
     // The soft limit only: lowering the hard one could not be undone without CAP_SYS_RESOURCE.
-    const [soft] = execFileSync('prlimit', [`--pid=${pid}`, '--nofile', '--raw', '--noheadings', '--output=SOFT']).toString().trim().split(/\s+/);
+    const [soft] = execFileSync('prlimit', [`--pid=${pid}`, '--nofile', '--raw', '--noheadings', '--output=SOFT'])
+      .toString()
+      .trim()
+      .split(/\s+/);
     execFileSync('prlimit', [`--pid=${pid}`, `--nofile=${open + 4}:`]);
     const mark = server.logs().length;
     const sockets: net.Socket[] = [];
@@ -95,7 +107,9 @@ describe('version poll errors keep what is served (real process)', () => {
       s.on('error', () => {});
       sockets.push(s);
     }
-    await until(server, 'a poll that could not list the base path', () => /EMFILE|No versions of servable hp/.test(logsSince(server, mark)));
+    await until(server, 'a poll that could not list the base path', () =>
+      /EMFILE|No versions of servable hp/.test(logsSince(server, mark)),
+    );
     for (const s of sockets) s.destroy();
     execFileSync('prlimit', [`--pid=${pid}`, `--nofile=${soft}:`]);
     // Two more polls with descriptors to spare.
@@ -112,25 +126,43 @@ describe('version poll errors keep what is served (real process)', () => {
 });
 
 describe('a load at the fd limit (real process)', () => {
-  it('fails with its reason and the server lives on (it exited on piscina\'s unheard error event)', async () => {
+  it("fails with its reason and the server lives on (it exited on piscina's unheard error event)", async () => {
     const root = tempDir();
     const base = path.join(root, 'hp');
     fs.cpSync(HALF_PLUS_TWO, path.join(base, '1'), { recursive: true });
-    const server = await startServer(['--model_name=hp', `--model_base_path=${base}`, '--file_system_poll_wait_seconds=1', '--num_executors=1', '--max_num_load_retries=0']);
+    const server = await startServer([
+      '--model_name=hp',
+      `--model_base_path=${base}`,
+      '--file_system_poll_wait_seconds=1',
+      '--num_executors=1',
+      '--max_num_load_retries=0',
+    ]);
     try {
       await waitAvailable(server, ['hp']);
       // Two descriptors to spare: enough for the poll's readdir, not for an executor thread.
       const pid = server.proc.pid!;
-      const [soft] = execFileSync('prlimit', [`--pid=${pid}`, '--nofile', '--raw', '--noheadings', '--output=SOFT']).toString().trim().split(/\s+/);
+      const [soft] = execFileSync('prlimit', [`--pid=${pid}`, '--nofile', '--raw', '--noheadings', '--output=SOFT'])
+        .toString()
+        .trim()
+        .split(/\s+/);
       execFileSync('prlimit', [`--pid=${pid}`, `--nofile=${fs.readdirSync(`/proc/${pid}/fd`).length + 2}:`]);
       const mark = server.logs().length;
       fs.cpSync(HALF_PLUS_TWO, path.join(root, 'v2'), { recursive: true });
       fs.renameSync(path.join(root, 'v2'), path.join(base, '2'));
-      await until(server, 'the load of version 2 to end', () => server.proc.exitCode !== null || /version: 2\}.*(failed|Successfully)|Successfully loaded servable version \{name: hp version: 2\}/.test(logsSince(server, mark)));
+      await until(
+        server,
+        'the load of version 2 to end',
+        () =>
+          server.proc.exitCode !== null ||
+          /version: 2\}.*(failed|Successfully)|Successfully loaded servable version \{name: hp version: 2\}/.test(logsSince(server, mark)),
+      );
       execFileSync('prlimit', [`--pid=${pid}`, `--nofile=${soft}:`]);
       assert.equal(server.proc.exitCode, null, logsSince(server, mark));
       // Where the limit was hit, the failure names it.
-      for (const line of logsSince(server, mark).split('\n').filter((l) => l.includes('EMFILE'))) assert.match(line, /load_failed|Loading servable/);
+      for (const line of logsSince(server, mark)
+        .split('\n')
+        .filter((l) => l.includes('EMFILE')))
+        assert.match(line, /load_failed|Loading servable/);
       assert.equal((await postJson(server.url('/v1/models/hp:predict'), { instances: [2] })).status, 200);
     } finally {
       await server.stop();
@@ -144,16 +176,19 @@ describe('an emptied config file takes no action (real process)', () => {
       const root = tempDir();
       fs.cpSync(HALF_PLUS_TWO, path.join(root, 'hp', '1'), { recursive: true });
       const file = path.join(root, kind === 'config' ? 'tfgate.yaml' : 'models.config');
-      const content = kind === 'config'
-        ? `model_config_list:\n  config:\n    - name: hp\n      base_path: ${path.join(root, 'hp')}\n`
-        : `model_config_list { config { name: "hp" base_path: "${path.join(root, 'hp')}" } }\n`;
+      const content =
+        kind === 'config'
+          ? `model_config_list:\n  config:\n    - name: hp\n      base_path: ${path.join(root, 'hp')}\n`
+          : `model_config_list { config { name: "hp" base_path: "${path.join(root, 'hp')}" } }\n`;
       fs.writeFileSync(file, content);
       const server = await startServer([`--${kind}=${file}`, '--model_config_file_poll_wait_seconds=1', '--num_executors=1']);
       try {
         await waitAvailable(server, ['hp']);
         const mark = server.logs().length;
         fs.writeFileSync(file, '');
-        await until(server, 'a reload of the empty config', () => /Taking no action for empty config|Unloaded servable version|Failed to reload/.test(logsSince(server, mark)));
+        await until(server, 'a reload of the empty config', () =>
+          /Taking no action for empty config|Unloaded servable version|Failed to reload/.test(logsSince(server, mark)),
+        );
         // And a further poll or two of the same empty file.
         await new Promise((r) => setTimeout(r, 1500));
         assert.equal(await versionStates(server, 'hp'), '1:AVAILABLE');
@@ -175,7 +210,12 @@ describe('a corrupt newest version (real process)', () => {
     const base = path.join(root, 'hp');
     fs.cpSync(HALF_PLUS_TWO, path.join(base, '1'), { recursive: true });
     // TF Serving's defaults: 5 retries, 60 s apart.
-    const server = await startServer(['--model_name=hp', `--model_base_path=${base}`, '--file_system_poll_wait_seconds=1', '--num_executors=1']);
+    const server = await startServer([
+      '--model_name=hp',
+      `--model_base_path=${base}`,
+      '--file_system_poll_wait_seconds=1',
+      '--num_executors=1',
+    ]);
     try {
       await waitAvailable(server, ['hp']);
       const mark = server.logs().length;
@@ -197,7 +237,9 @@ describe('a corrupt newest version (real process)', () => {
 
       fs.cpSync(HALF_PLUS_TWO, path.join(root, 'good'), { recursive: true });
       fs.renameSync(path.join(root, 'good'), path.join(base, '3'));
-      await until(server, 'version 3 to be AVAILABLE and 1 unloaded', async () => /^3:AVAILABLE 2:END 1:END$/.test(await versionStates(server, 'hp')));
+      await until(server, 'version 3 to be AVAILABLE and 1 unloaded', async () =>
+        /^3:AVAILABLE 2:END 1:END$/.test(await versionStates(server, 'hp')),
+      );
       const r = await postJson(server.url('/v1/models/hp:predict'), { instances: [2] });
       assert.equal(r.status, 200, r.text);
     } finally {

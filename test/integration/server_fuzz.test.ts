@@ -22,8 +22,34 @@ const VALID = [
   '{"signature_name": "regress_x_to_y", "examples": [{"x": 2.0}]}',
   '{"signature_name": "classify_x_to_y", "context": {"x": 1.0}, "examples": [{}]}',
 ];
-const PATHS = ['/v1/models/default:predict', '/v1/models/default:regress', '/v1/models/default:classify', '/v1/models/default/versions/123:predict', '/v1/models/default/labels/x:predict'];
-const TOKENS = ['[', ']', '{', '}', ',', ':', '"', 'NaN', '-Infinity', '1e999', '-0', '18446744073709551616', 'null', 'true', '"b64"', '{"b64": "@@"}', '\\u0000', '\uFFFF', '"\\ud800"'];
+const PATHS = [
+  '/v1/models/default:predict',
+  '/v1/models/default:regress',
+  '/v1/models/default:classify',
+  '/v1/models/default/versions/123:predict',
+  '/v1/models/default/labels/x:predict',
+];
+const TOKENS = [
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  ':',
+  '"',
+  'NaN',
+  '-Infinity',
+  '1e999',
+  '-0',
+  '18446744073709551616',
+  'null',
+  'true',
+  '"b64"',
+  '{"b64": "@@"}',
+  '\\u0000',
+  '\uFFFF',
+  '"\\ud800"',
+];
 
 function mutate(rand: () => number, s: string): string {
   const ops = 1 + Math.floor(rand() * 4);
@@ -61,7 +87,12 @@ function generate(rand: () => number): Body {
   if (rand() < 0.2) return generateGzip(rand);
   const k = rand();
   if (k < 0.45) return { body: mutate(rand, VALID[Math.floor(rand() * VALID.length)]), contentType: 'application/json', what: 'mutated' };
-  if (k < 0.6) return { body: Uint8Array.from({ length: Math.floor(rand() * 300) }, () => Math.floor(rand() * 256)), contentType: 'application/json', what: 'random bytes' };
+  if (k < 0.6)
+    return {
+      body: Uint8Array.from({ length: Math.floor(rand() * 300) }, () => Math.floor(rand() * 256)),
+      contentType: 'application/json',
+      what: 'random bytes',
+    };
   if (k < 0.65) {
     const depth = 50 + Math.floor(rand() * 5000);
     return { body: `{"instances": ${'['.repeat(depth)}1${']'.repeat(depth)}}`, what: 'deep nesting' };
@@ -73,7 +104,11 @@ function generate(rand: () => number): Body {
     const close = open.startsWith('[') ? ']'.repeat(depth) : ']}'.repeat(depth);
     const inner = rand() < 0.7 ? '1' : '1,';
     const cut = rand() < 0.2 ? Math.floor(rand() * close.length) : close.length;
-    return { body: `{"ignored": ${open}${inner}${close.slice(0, cut)}, "instances": [1.0]}`, contentType: 'application/json', what: 'deep nesting in an ignored key' };
+    return {
+      body: `{"ignored": ${open}${inner}${close.slice(0, cut)}, "instances": [1.0]}`,
+      contentType: 'application/json',
+      what: 'deep nesting in an ignored key',
+    };
   }
   if (k < 0.8) {
     const n = 1 + Math.floor(rand() * 3);
@@ -85,7 +120,11 @@ function generate(rand: () => number): Body {
     return { body: bad, contentType: 'application/json', what: 'invalid UTF-8' };
   }
   const types = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/octet-stream'];
-  return { body: VALID[Math.floor(rand() * VALID.length)], contentType: types[Math.floor(rand() * types.length)], what: 'wrong content type' };
+  return {
+    body: VALID[Math.floor(rand() * VALID.length)],
+    contentType: types[Math.floor(rand() * types.length)],
+    what: 'wrong content type',
+  };
 }
 
 /** Growth allowed over the fuzz's second half (allocator noise), and above baseline at any time. */
@@ -100,8 +139,18 @@ function rssBytes(pid: number): number {
 describe('fuzzing the REST API (real process)', () => {
   let server: RunningServer;
   before(async () => {
-    server = await startServer([`--model_base_path=${path.join(MODELS, 'saved_model_half_plus_two_cpu')}`, '--model_name=default', '--num_executors=1', '--json_max_depth=64', `--max_request_body_bytes=${MAX_BODY_BYTES}`]);
-    for (let i = 0; i < 100 && (await (await fetch(server.url('/v1/models/default'))).json()).model_version_status?.[0]?.state !== 'AVAILABLE'; i++) {
+    server = await startServer([
+      `--model_base_path=${path.join(MODELS, 'saved_model_half_plus_two_cpu')}`,
+      '--model_name=default',
+      '--num_executors=1',
+      '--json_max_depth=64',
+      `--max_request_body_bytes=${MAX_BODY_BYTES}`,
+    ]);
+    for (
+      let i = 0;
+      i < 100 && (await (await fetch(server.url('/v1/models/default'))).json()).model_version_status?.[0]?.state !== 'AVAILABLE';
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 100));
     }
   });
@@ -117,7 +166,8 @@ describe('fuzzing the REST API (real process)', () => {
     const serverErrors: string[] = [];
     const bombStatuses = new Map<number, number>();
     let sent = 0;
-    for (let i = 0; i < 20; i++) await fetch(server.url('/v1/models/default:predict'), { method: 'POST', body: '{"instances": [1.0]}' }).then((r) => r.text());
+    for (let i = 0; i < 20; i++)
+      await fetch(server.url('/v1/models/default:predict'), { method: 'POST', body: '{"instances": [1.0]}' }).then((r) => r.text());
     const pid = server.proc.pid!;
     const baseline = rssBytes(pid);
     let peak = baseline;
@@ -126,14 +176,18 @@ describe('fuzzing the REST API (real process)', () => {
       while (Date.now() < end) {
         const b = generate(rand);
         const url = server.url(PATHS[Math.floor(rand() * PATHS.length)]);
-        const headers: Record<string, string> = { ...(b.contentType && { 'content-type': b.contentType }), ...(b.contentEncoding && { 'content-encoding': b.contentEncoding }) };
+        const headers: Record<string, string> = {
+          ...(b.contentType && { 'content-type': b.contentType }),
+          ...(b.contentEncoding && { 'content-encoding': b.contentEncoding }),
+        };
         const res = await fetch(url, { method: 'POST', body: typeof b.body === 'string' ? b.body : Buffer.from(b.body), headers });
         const text = await res.text();
         sent++;
         counts.set(b.what, (counts.get(b.what) ?? 0) + 1);
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         if (b.what === 'gzip bomb') bombStatuses.set(res.status, (bombStatuses.get(res.status) ?? 0) + 1);
-        if (res.status >= 500) serverErrors.push(`${b.what} → ${res.status} ${text.slice(0, 200)} body: ${Buffer.from(b.body).toString('utf8').slice(0, 200)}`);
+        if (res.status >= 500)
+          serverErrors.push(`${b.what} → ${res.status} ${text.slice(0, 200)} body: ${Buffer.from(b.body).toString('utf8').slice(0, 200)}`);
       }
     };
     // Two equal halves: the first grows V8's heap to its working size (RSS does not shrink
@@ -149,7 +203,9 @@ describe('fuzzing the REST API (real process)', () => {
     const afterSecond = await half();
     clearInterval(sampler);
     const mb = (b: number) => (b / 2 ** 20).toFixed(0);
-    t.diagnostic(`seed ${seed}: ${sent} requests; by kind ${JSON.stringify(Object.fromEntries(counts))}; by status ${JSON.stringify(Object.fromEntries(statuses))}; RSS ${mb(baseline)} MB before, ${mb(afterFirst)} MB after the first half, ${mb(afterSecond)} MB after the second, peak ${mb(peak)} MB`);
+    t.diagnostic(
+      `seed ${seed}: ${sent} requests; by kind ${JSON.stringify(Object.fromEntries(counts))}; by status ${JSON.stringify(Object.fromEntries(statuses))}; RSS ${mb(baseline)} MB before, ${mb(afterFirst)} MB after the first half, ${mb(afterSecond)} MB after the second, peak ${mb(peak)} MB`,
+    );
     assert.ok(afterSecond - afterFirst <= RSS_GROWTH_BYTES, `RSS grew ${mb(afterSecond - afterFirst)} MB over the second half`);
     assert.ok(peak - baseline <= RSS_BOUND_BYTES, `RSS peaked ${mb(peak - baseline)} MB above its baseline`);
     assert.deepEqual(serverErrors.slice(0, 5), [], `${serverErrors.length} answers were 5xx`);

@@ -50,7 +50,13 @@ describe('hostile versions beside a serving one (real process)', () => {
   it('a FIFO, a link to /dev/zero and a zero-size MaxPool are refused by name; version 1 serves throughout; a good version is picked up', async () => {
     const base = path.join(tempDir('tfgate-hostile-'), 'hp');
     fs.cpSync(HALF_PLUS_TWO, path.join(base, '1'), { recursive: true });
-    server = await startServer(['--model_name=hp', `--model_base_path=${base}`, '--file_system_poll_wait_seconds=1', '--num_executors=1', '--max_num_load_retries=0']);
+    server = await startServer([
+      '--model_name=hp',
+      `--model_base_path=${base}`,
+      '--file_system_poll_wait_seconds=1',
+      '--num_executors=1',
+      '--max_num_load_retries=0',
+    ]);
     await until(server, 'version 1 AVAILABLE', async () => (await settledStatus(server!, 1)).state === 'AVAILABLE');
 
     let running = true;
@@ -91,7 +97,10 @@ describe('hostile versions beside a serving one (real process)', () => {
     await drop(4, (dir) => writeRawSavedModel(dir, HOSTILE_GRAPHS.maxPoolZeroWindow()));
     const pool = await settledStatus(server, 4);
     assert.equal(pool.status.error_code, 'FAILED_PRECONDITION', pool.status.error_message);
-    assert.match(pool.status.error_message, /no signature can be served \(serving_default: signature 'serving_default': Sliding window ksize for dimension 1 was zero\./);
+    assert.match(
+      pool.status.error_message,
+      /no signature can be served \(serving_default: signature 'serving_default': Sliding window ksize for dimension 1 was zero\./,
+    );
 
     running = false;
     await load;
@@ -103,7 +112,10 @@ describe('hostile versions beside a serving one (real process)', () => {
     assert.equal((await settledStatus(server, 5)).state, 'AVAILABLE');
     const r = await postJson(server.url('/v1/models/hp:predict'), { instances: [4] });
     assert.deepEqual(r.json, { predictions: [4] });
-    const notJson = server.logs().split('\n').filter((line) => line.trim() && !line.startsWith('{'));
+    const notJson = server
+      .logs()
+      .split('\n')
+      .filter((line) => line.trim() && !line.startsWith('{'));
     assert.deepEqual(notJson, [], 'every log line is JSON');
   });
 });

@@ -19,13 +19,22 @@ const tractModel = () =>
   writeTinyModel((g) => {
     const p = parseExample(g, [['tract', 'int64']], ['x']);
     const next = g.add('tract_next', p.values[0], g.constant('one', i64([], [1])));
-    return { inputs: { examples: p.x }, outputs: { tract: g.identity('tract_out', p.values[0]), tract_next: g.identity('tract_next_out', next), tract_indices: g.identity('indices_out', p.indices[0]) } };
+    return {
+      inputs: { examples: p.x },
+      outputs: {
+        tract: g.identity('tract_out', p.values[0]),
+        tract_next: g.identity('tract_next_out', next),
+        tract_indices: g.identity('indices_out', p.indices[0]),
+      },
+    };
   });
 
 /** A serialized tf.Example; int64 values as decimal strings (protobufjs reads them exactly with long.js). */
 function tractExample(tracts: string[]): string {
   const Example = protoType('tensorflow.Example');
-  const bytes = Example.encode(Example.fromObject({ features: { feature: { tract: { int64List: { value: tracts } }, x: { floatList: { value: [1] } } } } })).finish();
+  const bytes = Example.encode(
+    Example.fromObject({ features: { feature: { tract: { int64List: { value: tracts } }, x: { floatList: { value: [1] } } } } }),
+  ).finish();
   return Buffer.from(bytes).toString('base64');
 }
 
@@ -46,7 +55,9 @@ describe('int64 beyond 32 bits through REST, the ParseExample host step and ONNX
     const r = await postJson(onnx.url('/v1/models/taxi:predict'), body);
     assert.equal(r.status, 200, r.text);
     // The raw text: JSON.parse on the client side would round 2^53 + 1 itself. Rows: one per parsed value.
-    const rows = [...r.text.matchAll(/"tract":\s*(-?\d+),\s*"tract_indices":\s*\[(\d+), (\d+)\],\s*"tract_next":\s*(-?\d+)/g)].map((m) => m.slice(1).join(' '));
+    const rows = [...r.text.matchAll(/"tract":\s*(-?\d+),\s*"tract_indices":\s*\[(\d+), (\d+)\],\s*"tract_next":\s*(-?\d+)/g)].map((m) =>
+      m.slice(1).join(' '),
+    );
     assert.deepEqual(rows, [`${TRACT} 0 0 17031832201`, `${BEYOND_DOUBLE} 0 1 9007199254740994`, `-${TRACT} 1 0 -17031832199`], r.text);
   });
 });

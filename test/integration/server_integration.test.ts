@@ -46,7 +46,13 @@ model_config_list {
   config { name: "live" base_path: "live" }
 }`;
     fs.writeFileSync(path.join(root, 'models.config'), config);
-    server = await startServer([`--model_config_file=${path.join(root, 'models.config')}`, '--file_system_poll_wait_seconds=1', '--num_executors=1', '--max_num_load_retries=0', `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`]);
+    server = await startServer([
+      `--model_config_file=${path.join(root, 'models.config')}`,
+      '--file_system_poll_wait_seconds=1',
+      '--num_executors=1',
+      '--max_num_load_retries=0',
+      `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`,
+    ]);
   });
 
   after(async () => {
@@ -58,7 +64,9 @@ model_config_list {
   it('GET status: TF Serving JSON for an available version', async () => {
     const { status, json } = await getJson(server.url('/v1/models/default'));
     assert.equal(status, 200);
-    assert.deepEqual(json, { model_version_status: [{ version: '123', state: 'AVAILABLE', status: { error_code: 'OK', error_message: '' } }] });
+    assert.deepEqual(json, {
+      model_version_status: [{ version: '123', state: 'AVAILABLE', status: { error_code: 'OK', error_message: '' } }],
+    });
     assert.equal((await getJson(server.url('/v1/models/default/versions/123'))).status, 200);
   });
 
@@ -69,12 +77,38 @@ model_config_list {
   });
 
   it('predict: the README and model-server-test examples, row and columnar', async () => {
-    assert.deepEqual((await postJson(server.url('/v1/models/default:predict'), { instances: [1.0, 2.0, 5.0] })).json, { predictions: [2.5, 3.0, 4.5] });
-    assert.deepEqual((await postJson(server.url('/v1/models/default:predict'), { instances: [2.0, 3.0, 4.0] })).json, { predictions: [3.0, 3.5, 4.0] });
-    assert.deepEqual((await postJson(server.url('/v1/models/default:predict'), { inputs: [2.0, 3.0, 4.0] })).json, { outputs: [3.0, 3.5, 4.0] });
-    assert.deepEqual((await postJson(server.url('/v1/models/default/versions/123:predict'), { instances: [[1.0, 2.0], [3.0, 4.0]] })).json, { predictions: [[2.5, 3.0], [3.5, 4.0]] });
-    assert.deepEqual((await postJson(server.url('/v1/models/default:predict'), { signature_name: 'serving_default', inputs: [3.0, 4.0] })).json, { outputs: [3.5, 4.0] });
-    assert.deepEqual((await postJson(server.url('/v1/models/half_plus_three:predict'), { instances: [1.0, 2.0, 5.0] })).json, { predictions: [3.5, 4.0, 5.5] });
+    assert.deepEqual((await postJson(server.url('/v1/models/default:predict'), { instances: [1.0, 2.0, 5.0] })).json, {
+      predictions: [2.5, 3.0, 4.5],
+    });
+    assert.deepEqual((await postJson(server.url('/v1/models/default:predict'), { instances: [2.0, 3.0, 4.0] })).json, {
+      predictions: [3.0, 3.5, 4.0],
+    });
+    assert.deepEqual((await postJson(server.url('/v1/models/default:predict'), { inputs: [2.0, 3.0, 4.0] })).json, {
+      outputs: [3.0, 3.5, 4.0],
+    });
+    assert.deepEqual(
+      (
+        await postJson(server.url('/v1/models/default/versions/123:predict'), {
+          instances: [
+            [1.0, 2.0],
+            [3.0, 4.0],
+          ],
+        })
+      ).json,
+      {
+        predictions: [
+          [2.5, 3.0],
+          [3.5, 4.0],
+        ],
+      },
+    );
+    assert.deepEqual(
+      (await postJson(server.url('/v1/models/default:predict'), { signature_name: 'serving_default', inputs: [3.0, 4.0] })).json,
+      { outputs: [3.5, 4.0] },
+    );
+    assert.deepEqual((await postJson(server.url('/v1/models/half_plus_three:predict'), { instances: [1.0, 2.0, 5.0] })).json, {
+      predictions: [3.5, 4.0, 5.5],
+    });
   });
 
   it('predict answers carry Server-Timing with where the time went', async () => {
@@ -83,7 +117,7 @@ model_config_list {
     assert.deepEqual(names, ['parse', 'handoff', 'run', 'handback', 'infer', 'serialise']);
   });
 
-  it('predict: bare NaN / Infinity in the body, as TF Serving\'s parser accepts', async () => {
+  it("predict: bare NaN / Infinity in the body, as TF Serving's parser accepts", async () => {
     const r = await postJson(server.url('/v1/models/default:predict'), '{"instances": [NaN, Infinity, -Infinity, 0.1]}');
     assert.equal(r.status, 200);
     // TF Serving's RapidJSON PrettyWriter layout, byte for byte.
@@ -98,7 +132,9 @@ model_config_list {
       assert.deepEqual((await postJson(server.url('/v1/models/tf2:predict'), { inputs: {} })).json, { outputs: [2.0] });
       assert.deepEqual((await postJson(server.url('/v1/models/tf2:predict'), { inputs: { x: [4.0] } })).json, { outputs: [4.0] });
     }
-    assert.deepEqual((await postJson(server.url('/v1/models/tf2:predict'), { signature_name: 'regress_x2_to_y3', inputs: [2.0] })).json, { outputs: [4.0] });
+    assert.deepEqual((await postJson(server.url('/v1/models/tf2:predict'), { signature_name: 'regress_x2_to_y3', inputs: [2.0] })).json, {
+      outputs: [4.0],
+    });
   });
 
   it('version policies and labels pick the version that answers (the weights differ)', async () => {
@@ -143,7 +179,10 @@ model_config_list {
     assert.equal(failures, 0);
     assert.ok(sawNew, 'version 2 answered');
     // Version 1 is unloaded once 2 serves; wait for its END rather than guess how long that takes.
-    const states = async () => (await getJson(server.url('/v1/models/live'))).json.model_version_status.map((s: { version: string; state: string }) => `${s.version}:${s.state}`).join(' ');
+    const states = async () =>
+      (await getJson(server.url('/v1/models/live'))).json.model_version_status
+        .map((s: { version: string; state: string }) => `${s.version}:${s.state}`)
+        .join(' ');
     await until(async () => (await states()) === '2:AVAILABLE 1:END', 'version 1 to end', 30_000).catch(() => {});
     assert.equal(await states(), '2:AVAILABLE 1:END');
   });
@@ -151,11 +190,14 @@ model_config_list {
   it('a corrupt version: its status shows the error, the previous version keeps answering', async () => {
     const bad = path.join(root, 'live', '3');
     fs.mkdirSync(bad);
-    fs.writeFileSync(path.join(bad, 'saved_model.pb'), fs.readFileSync(path.join(fixtureModel('keras2_mnist_dense_4versions', '3'), 'saved_model.pb')).subarray(0, 1000));
+    fs.writeFileSync(
+      path.join(bad, 'saved_model.pb'),
+      fs.readFileSync(path.join(fixtureModel('keras2_mnist_dense_4versions', '3'), 'saved_model.pb')).subarray(0, 1000),
+    );
     let v3: { state: string; status: { error_code: string; error_message: string } } | undefined;
     // A bound on the wait, not a timing claim: the failed load ends within seconds on a quiet
     // machine, much later on a busy one.
-    for (const until = Date.now() + 60_000; Date.now() < until && v3?.state !== 'END'; ) {
+    for (const until = Date.now() + 60_000; Date.now() < until && v3?.state !== 'END';) {
       await new Promise((r) => setTimeout(r, 100));
       const s = await getJson(server.url('/v1/models/live/versions/3'));
       if (s.status === 200) v3 = s.json.model_version_status[0];
@@ -172,25 +214,133 @@ model_config_list {
     { what: 'malformed JSON', path: '/v1/models/default:predict', body: '{"instances": [1.0', status: 400, error: /^JSON Parse error: / },
     { what: 'empty body', path: '/v1/models/default:predict', body: '', status: 400, error: /^JSON Parse error: The document is empty$/ },
     { what: 'not an object', path: '/v1/models/default:predict', body: '[1]', status: 400, error: /Is not object$/ },
-    { what: 'both instances and inputs', path: '/v1/models/default:predict', body: '{"instances": [1], "inputs": [1]}', status: 400, error: /Not formatted correctly expecting only one of 'inputs' or 'instances' keys to exist/ },
-    { what: 'neither instances nor inputs', path: '/v1/models/default:predict', body: '{"foo": 1}', status: 400, error: /^Missing 'inputs' or 'instances' key$/ },
-    { what: 'empty instances', path: '/v1/models/default:predict', body: '{"instances": []}', status: 400, error: /No values in 'instances' array/ },
-    { what: 'unknown input name', path: '/v1/models/default:predict', body: '{"instances": [{"z": 1.0}]}', status: 400, error: /does not have named input: z/ },
-    { what: 'ragged list', path: '/v1/models/default:predict', body: '{"instances": [[1.0, 2.0], [3.0]]}', status: 400, error: /Expecting tensor size: 2 but got: 1|Expecting shape/ },
-    { what: 'ragged inside one value', path: '/v1/models/default:predict', body: '{"inputs": [[1.0, 2.0], [3.0]]}', status: 400, error: /Encountered list at unexpected size: 1 at level: 1 expected size: 2/ },
-    { what: 'string for a float input', path: '/v1/models/default:predict', body: '{"instances": ["a"]}', status: 400, error: /JSON Value: "a" Type: String is not of expected type: float/ },
+    {
+      what: 'both instances and inputs',
+      path: '/v1/models/default:predict',
+      body: '{"instances": [1], "inputs": [1]}',
+      status: 400,
+      error: /Not formatted correctly expecting only one of 'inputs' or 'instances' keys to exist/,
+    },
+    {
+      what: 'neither instances nor inputs',
+      path: '/v1/models/default:predict',
+      body: '{"foo": 1}',
+      status: 400,
+      error: /^Missing 'inputs' or 'instances' key$/,
+    },
+    {
+      what: 'empty instances',
+      path: '/v1/models/default:predict',
+      body: '{"instances": []}',
+      status: 400,
+      error: /No values in 'instances' array/,
+    },
+    {
+      what: 'unknown input name',
+      path: '/v1/models/default:predict',
+      body: '{"instances": [{"z": 1.0}]}',
+      status: 400,
+      error: /does not have named input: z/,
+    },
+    {
+      what: 'ragged list',
+      path: '/v1/models/default:predict',
+      body: '{"instances": [[1.0, 2.0], [3.0]]}',
+      status: 400,
+      error: /Expecting tensor size: 2 but got: 1|Expecting shape/,
+    },
+    {
+      what: 'ragged inside one value',
+      path: '/v1/models/default:predict',
+      body: '{"inputs": [[1.0, 2.0], [3.0]]}',
+      status: 400,
+      error: /Encountered list at unexpected size: 1 at level: 1 expected size: 2/,
+    },
+    {
+      what: 'string for a float input',
+      path: '/v1/models/default:predict',
+      body: '{"instances": ["a"]}',
+      status: 400,
+      error: /JSON Value: "a" Type: String is not of expected type: float/,
+    },
     { what: 'float for an int32 input', path: '/v1/models/mnist:predict', body: '{"instances": [1]}', status: 400, error: /./ },
-    { what: 'unknown signature', path: '/v1/models/default:predict', body: '{"signature_name": "nope", "instances": [1.0]}', status: 400, error: /^Serving signature name: "nope" not found in signature def$/ },
-    { what: 'signature_name not a string', path: '/v1/models/default:predict', body: '{"signature_name": 1, "instances": [1.0]}', status: 400, error: /'signature_name' key must be a string value/ },
-    { what: 'unknown model', path: '/v1/models/nope:predict', body: '{"instances": [1.0]}', status: 404, error: /^Servable not found for request: Latest\(nope\)$/ },
-    { what: 'unknown version', path: '/v1/models/default/versions/7:predict', body: '{"instances": [1.0]}', status: 404, error: /^Servable not found for request: Specific\(default, 7\)$/ },
-    { what: 'unknown label', path: '/v1/models/mnist/labels/beta:predict', body: '{"instances": [1.0]}', status: 400, error: /^Unrecognized servable version label: beta$/ },
-    { what: 'unknown verb', path: '/v1/models/default:explain', body: '{}', status: 400, error: /^Malformed request: POST \/v1\/models\/default:explain$/ },
-    { what: 'GET on :predict', method: 'GET', path: '/v1/models/default:predict', status: 400, error: /^Malformed request: GET \/v1\/models\/default:predict$/ },
-    { what: 'status of an unknown model', method: 'GET', path: '/v1/models/nope', status: 404, error: /^Could not find any versions of model nope$/ },
-    { what: 'status of an unknown version', method: 'GET', path: '/v1/models/default/versions/9', status: 404, error: /^Could not find version 9 of model default$/ },
-    { what: 'classify on a signature without classification outputs', path: '/v1/models/default:classify', body: '{"signature_name": "regress_x_to_y", "examples": [{"x": 2.0}]}', status: 400, error: /^Expected classification signature outputs to contain at least one of classes or scores\. Signature was: regress_x_to_y$/ },
-    { what: 'a string that is no tf.Example, fed to a signature that parses them', path: '/v1/models/default:predict', body: '{"signature_name": "classify_x_to_y", "instances": ["a"]}', status: 400, error: /^Could not parse example input, value: 'a'$/ },
+    {
+      what: 'unknown signature',
+      path: '/v1/models/default:predict',
+      body: '{"signature_name": "nope", "instances": [1.0]}',
+      status: 400,
+      error: /^Serving signature name: "nope" not found in signature def$/,
+    },
+    {
+      what: 'signature_name not a string',
+      path: '/v1/models/default:predict',
+      body: '{"signature_name": 1, "instances": [1.0]}',
+      status: 400,
+      error: /'signature_name' key must be a string value/,
+    },
+    {
+      what: 'unknown model',
+      path: '/v1/models/nope:predict',
+      body: '{"instances": [1.0]}',
+      status: 404,
+      error: /^Servable not found for request: Latest\(nope\)$/,
+    },
+    {
+      what: 'unknown version',
+      path: '/v1/models/default/versions/7:predict',
+      body: '{"instances": [1.0]}',
+      status: 404,
+      error: /^Servable not found for request: Specific\(default, 7\)$/,
+    },
+    {
+      what: 'unknown label',
+      path: '/v1/models/mnist/labels/beta:predict',
+      body: '{"instances": [1.0]}',
+      status: 400,
+      error: /^Unrecognized servable version label: beta$/,
+    },
+    {
+      what: 'unknown verb',
+      path: '/v1/models/default:explain',
+      body: '{}',
+      status: 400,
+      error: /^Malformed request: POST \/v1\/models\/default:explain$/,
+    },
+    {
+      what: 'GET on :predict',
+      method: 'GET',
+      path: '/v1/models/default:predict',
+      status: 400,
+      error: /^Malformed request: GET \/v1\/models\/default:predict$/,
+    },
+    {
+      what: 'status of an unknown model',
+      method: 'GET',
+      path: '/v1/models/nope',
+      status: 404,
+      error: /^Could not find any versions of model nope$/,
+    },
+    {
+      what: 'status of an unknown version',
+      method: 'GET',
+      path: '/v1/models/default/versions/9',
+      status: 404,
+      error: /^Could not find version 9 of model default$/,
+    },
+    {
+      what: 'classify on a signature without classification outputs',
+      path: '/v1/models/default:classify',
+      body: '{"signature_name": "regress_x_to_y", "examples": [{"x": 2.0}]}',
+      status: 400,
+      error: /^Expected classification signature outputs to contain at least one of classes or scores\. Signature was: regress_x_to_y$/,
+    },
+    {
+      what: 'a string that is no tf.Example, fed to a signature that parses them',
+      path: '/v1/models/default:predict',
+      body: '{"signature_name": "classify_x_to_y", "instances": ["a"]}',
+      status: 400,
+      error: /^Could not parse example input, value: 'a'$/,
+    },
   ];
   for (const c of BAD) {
     it(`bad request: ${c.what} → ${c.status}`, async () => {
@@ -201,7 +351,7 @@ model_config_list {
     });
   }
 
-  it('Prometheus metrics at the monitoring config\'s path, with TF Serving\'s names and labels', async () => {
+  it("Prometheus metrics at the monitoring config's path, with TF Serving's names and labels", async () => {
     const res = await fetch(server.url('/monitoring/prometheus/metrics'));
     assert.equal(res.status, 200);
     const text = await res.text();

@@ -31,11 +31,15 @@ const PARSE_FOOTPRINT = ROWS * (64 + 2 * 32);
 
 function post(url: string, body: Buffer): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8', 0, 300) }));
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8', 0, 300) }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -45,7 +49,10 @@ describe('four parallel 20 MB REST bodies (real process)', () => {
   let server: RunningServer;
 
   before(async () => {
-    server = await startServer([`--model_base_path=${HP2}`, '--model_name=default', '--num_executors=1', `--max_inflight_request_bytes=${BUDGET}`], { readyPath: '/v1/models/default' });
+    server = await startServer(
+      [`--model_base_path=${HP2}`, '--model_name=default', '--num_executors=1', `--max_inflight_request_bytes=${BUDGET}`],
+      { readyPath: '/v1/models/default' },
+    );
     await waitAvailable(server, ['default']);
   });
 
@@ -78,7 +85,9 @@ describe('four parallel 20 MB REST bodies (real process)', () => {
     const peak = sampler.stop();
     const statuses = answers.map((a) => a.status);
     const worstProbe = Math.max(...probeMs);
-    t.diagnostic(`statuses ${JSON.stringify(statuses)}; ${probeMs.length} probes, slowest ${worstProbe.toFixed(0)} ms; RSS ${mb(baseline)} MB → peak ${mb(peak)} MB`);
+    t.diagnostic(
+      `statuses ${JSON.stringify(statuses)}; ${probeMs.length} probes, slowest ${worstProbe.toFixed(0)} ms; RSS ${mb(baseline)} MB → peak ${mb(peak)} MB`,
+    );
     for (const a of answers) assert.ok(a.status === 200 || a.status === 503, `${a.status}: ${a.text}`);
     for (const a of answers.filter((x) => x.status === 503)) {
       assert.match(a.text, /--max_inflight_request_bytes/);
@@ -87,7 +96,10 @@ describe('four parallel 20 MB REST bodies (real process)', () => {
       assert.ok(needed >= PARSE_FOOTPRINT, `refused when it needed ${needed} more bytes: ${a.text}`);
     }
     assert.ok(peak - baseline < RSS_GROWTH_LIMIT, `RSS grew ${mb(peak - baseline)} MB`);
-    assert.ok(probeStatuses.length > 0 && probeStatuses.every((st) => st === 200), `status probes answered ${JSON.stringify(probeStatuses)}`);
+    assert.ok(
+      probeStatuses.length > 0 && probeStatuses.every((st) => st === 200),
+      `status probes answered ${JSON.stringify(probeStatuses)}`,
+    );
     // Served again once the load is gone.
     const again = await post(server.url('/v1/models/default:predict'), Buffer.from('{"instances": [[1.0]]}'));
     assert.equal(again.status, 200);

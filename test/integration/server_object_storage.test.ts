@@ -32,10 +32,14 @@ async function versionStates(server: RunningServer, model: string): Promise<stri
 
 /** Version folders in the server's model cache (its own tfgate-models-* folder under --model_cache_dir). */
 function cachedCopies(cacheDir: string): string[] {
-  return fs.readdirSync(cacheDir).flatMap((own) => fs.readdirSync(path.join(cacheDir, own))).sort();
+  return fs
+    .readdirSync(cacheDir)
+    .flatMap((own) => fs.readdirSync(path.join(cacheDir, own)))
+    .sort();
 }
 
-const modelsConfig = (models: string[][]) => `model_config_list {\n${models.map(([name, base]) => `  config { name: "${name}" base_path: "${base}" model_platform: "tensorflow" }\n`).join('')}}\n`;
+const modelsConfig = (models: string[][]) =>
+  `model_config_list {\n${models.map(([name, base]) => `  config { name: "${name}" base_path: "${base}" model_platform: "tensorflow" }\n`).join('')}}\n`;
 
 function isJsonLine(line: string): boolean {
   try {
@@ -55,9 +59,23 @@ describe('models on s3:// (real process, S3-compatible server on loopback)', () 
     await s3.createBucket('models');
     await s3.putFolder('models', 'hp/1', HALF_PLUS_TWO);
     // A relative base path in a config file read from s3:// is a prefix of the same bucket.
-    await s3.put('models', 'config/models.config', modelsConfig([['hp', '../hp'], ['ghost', 's3://no-such-bucket/ghost']]));
+    await s3.put(
+      'models',
+      'config/models.config',
+      modelsConfig([
+        ['hp', '../hp'],
+        ['ghost', 's3://no-such-bucket/ghost'],
+      ]),
+    );
     server = await startServer(
-      ['--model_config_file=s3://models/config/models.config', '--model_config_file_poll_wait_seconds=1', '--file_system_poll_wait_seconds=1', '--num_executors=1', '--load_retry_interval_micros=300000', `--model_cache_dir=${cacheDir}`],
+      [
+        '--model_config_file=s3://models/config/models.config',
+        '--model_config_file_poll_wait_seconds=1',
+        '--file_system_poll_wait_seconds=1',
+        '--num_executors=1',
+        '--load_retry_interval_micros=300000',
+        `--model_cache_dir=${cacheDir}`,
+      ],
       { env: s3.env() },
     );
   });
@@ -66,7 +84,10 @@ describe('models on s3:// (real process, S3-compatible server on loopback)', () 
     assert.deepEqual(fs.readdirSync(cacheDir), [], 'the cache folder is removed at shutdown');
     await s3.stop();
     // The AWS SDK's process warning (about Node versions) too is a JSON log line.
-    const notJson = server.logs().split('\n').filter((l) => l.trim() && !isJsonLine(l));
+    const notJson = server
+      .logs()
+      .split('\n')
+      .filter((l) => l.trim() && !isJsonLine(l));
     assert.deepEqual(notJson, [], 'every log line is JSON');
   });
 
@@ -77,14 +98,27 @@ describe('models on s3:// (real process, S3-compatible server on loopback)', () 
     assert.deepEqual(r.json, { predictions: [2.5, 3, 4.5] });
     const ready = await getJson(server.url('/monitoring/tfgate/ready'));
     assert.equal(ready.status, 503);
-    assert.deepEqual(ready.json.not_ready.map((m: { name: string }) => m.name), ['ghost']);
-    assert.match(ready.json.not_ready[0].error, /Could not list base path s3:\/\/no-such-bucket\/ghost for servable ghost with error NoSuchBucket: The specified bucket does not exist/);
-    assert.deepEqual(cachedCopies(cacheDir).map((d) => d.replace(/-[0-9a-f]{8}$/, '')), ['version_1_of_model_hp']);
+    assert.deepEqual(
+      ready.json.not_ready.map((m: { name: string }) => m.name),
+      ['ghost'],
+    );
+    assert.match(
+      ready.json.not_ready[0].error,
+      /Could not list base path s3:\/\/no-such-bucket\/ghost for servable ghost with error NoSuchBucket: The specified bucket does not exist/,
+    );
+    assert.deepEqual(
+      cachedCopies(cacheDir).map((d) => d.replace(/-[0-9a-f]{8}$/, '')),
+      ['version_1_of_model_hp'],
+    );
   });
 
   it('a version added while serving is picked up; the one it supersedes unloads and its copy goes', async () => {
     await s3.putFolder('models', 'hp/2', HALF_PLUS_TWO);
-    await until(server, 'version 2 AVAILABLE and version 1 unloaded', async () => (await versionStates(server, 'hp')) === '2:AVAILABLE 1:END');
+    await until(
+      server,
+      'version 2 AVAILABLE and version 1 unloaded',
+      async () => (await versionStates(server, 'hp')) === '2:AVAILABLE 1:END',
+    );
     const r = await postJson(server.url('/v1/models/hp/versions/2:predict'), { instances: [4] });
     assert.deepEqual(r.json, { predictions: [4] });
     await until(server, "version 1's copy removed", () => cachedCopies(cacheDir).length === 1);
@@ -94,7 +128,11 @@ describe('models on s3:// (real process, S3-compatible server on loopback)', () 
   it('a version removed is unloaded and the one before it serves again', async () => {
     await s3.removePrefix('models', 'hp/2');
     await until(server, 'version 1 back, version 2 unloaded', async () => (await versionStates(server, 'hp')) === '2:END 1:AVAILABLE');
-    await until(server, "version 2's copy removed", () => cachedCopies(cacheDir).length === 1 && /^version_1_of_model_hp-/.test(cachedCopies(cacheDir)[0]));
+    await until(
+      server,
+      "version 2's copy removed",
+      () => cachedCopies(cacheDir).length === 1 && /^version_1_of_model_hp-/.test(cachedCopies(cacheDir)[0]),
+    );
   });
 
   it('the bucket unreachable for a while under load: no request fails, the error is logged once', async () => {
@@ -110,20 +148,31 @@ describe('models on s3:// (real process, S3-compatible server on loopback)', () 
     };
     const loops = [loop(), loop()];
     const mark = server.logs().length;
-    assert.equal(server.logs().match(/Could not list base path s3:\/\/no-such-bucket\/ghost/g)?.length, 1, 'the missing bucket was logged once over every poll so far');
+    assert.equal(
+      server.logs().match(/Could not list base path s3:\/\/no-such-bucket\/ghost/g)?.length,
+      1,
+      'the missing bucket was logged once over every poll so far',
+    );
     await s3.pause();
-    await until(server, 'a poll of the unreachable bucket', () => /Could not list base path s3:\/\/models\/hp for servable hp/.test(server.logs().slice(mark)));
+    await until(server, 'a poll of the unreachable bucket', () =>
+      /Could not list base path s3:\/\/models\/hp for servable hp/.test(server.logs().slice(mark)),
+    );
     // Down for at least one more poll.
     await new Promise((r) => setTimeout(r, 2000));
     await s3.resume();
-    await until(server, 'the base path readable again', () => /Base path s3:\/\/models\/hp of servable hp is readable again/.test(server.logs().slice(mark)));
+    await until(server, 'the base path readable again', () =>
+      /Base path s3:\/\/models\/hp of servable hp is readable again/.test(server.logs().slice(mark)),
+    );
     running = false;
     await Promise.all(loops);
     assert.deepEqual(failures.slice(0, 3), [], `${failures.length} of ${failures.length + served} requests failed`);
     assert.ok(served > 10, `served ${served}`);
     const outage = server.logs().slice(mark);
     assert.equal(outage.match(/Could not list base path s3:\/\/models\/hp /g)?.length, 1, outage);
-    assert.ok((outage.match(/Failed to reload model config s3:\/\/models\/config\/models.config/g)?.length ?? 0) <= 1, 'the unreadable config file is said once per streak too');
+    assert.ok(
+      (outage.match(/Failed to reload model config s3:\/\/models\/config\/models.config/g)?.length ?? 0) <= 1,
+      'the unreadable config file is said once per streak too',
+    );
     assert.doesNotMatch(outage, /Unloaded servable version/);
     assert.equal(await versionStates(server, 'hp'), '2:END 1:AVAILABLE');
   });

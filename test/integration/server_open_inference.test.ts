@@ -63,7 +63,8 @@ const float32s = (b: Buffer) => [...new Float32Array(b.buffer.slice(b.byteOffset
 describe('Open Inference Protocol (KServe v2), real process', () => {
   let server: RunningServer;
   const req = (method: string, p: string, options?: Parameters<typeof rawRequest>[3]) => rawRequest(server.port, method, p, options);
-  const infer = (p: string, body: unknown) => req('POST', p, { headers: JSON_TYPE, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const infer = (p: string, body: unknown) =>
+    req('POST', p, { headers: JSON_TYPE, body: typeof body === 'string' ? body : JSON.stringify(body) });
   /** TF Serving's :predict, columnar (`inputs` → `outputs`), on the same server. */
   const predict = async (p: string, body: unknown) => {
     const r = await req('POST', p, { headers: JSON_TYPE, body: JSON.stringify(body) });
@@ -162,10 +163,22 @@ describe('Open Inference Protocol (KServe v2), real process', () => {
       assert.deepEqual(two.json.versions, ['124', '123']);
       assert.deepEqual((await req('GET', '/v2/models/i64')).json.inputs, [{ name: 'x', datatype: 'INT64', shape: [2] }]);
       const u8 = (await req('GET', '/v2/models/u8')).json;
-      assert.deepEqual([u8.inputs, u8.outputs], [[{ name: 'x', datatype: 'UINT8', shape: [1] }], [{ name: 'output_0', datatype: 'INT32', shape: [1] }]]);
+      assert.deepEqual(
+        [u8.inputs, u8.outputs],
+        [[{ name: 'x', datatype: 'UINT8', shape: [1] }], [{ name: 'output_0', datatype: 'INT32', shape: [1] }]],
+      );
       const multi = (await req('GET', '/v2/models/multi')).json;
-      assert.deepEqual(multi.inputs.map((t: Json) => t.name), ['x', 'y']);
-      assert.deepEqual(multi.outputs.map((t: Json) => [t.name, t.datatype, t.shape]), [['output_0', 'INT32', []], ['output_1', 'INT32', []]]);
+      assert.deepEqual(
+        multi.inputs.map((t: Json) => t.name),
+        ['x', 'y'],
+      );
+      assert.deepEqual(
+        multi.outputs.map((t: Json) => [t.name, t.datatype, t.shape]),
+        [
+          ['output_0', 'INT32', []],
+          ['output_1', 'INT32', []],
+        ],
+      );
     });
 
     it('metadata errors: unknown model, version or label are 404', async () => {
@@ -190,14 +203,25 @@ describe('Open Inference Protocol (KServe v2), real process', () => {
 
   describe('infer: the same predictions as :predict', () => {
     it('the spec example adapted to half_plus_two: id echoed, model version given, flat FP32 output', async () => {
-      const r = await infer('/v2/models/hp2/infer', { id: '42', inputs: [{ name: 'x', shape: [3, 1], datatype: 'FP32', data: [1, 2, 5] }], outputs: [{ name: 'y' }] });
+      const r = await infer('/v2/models/hp2/infer', {
+        id: '42',
+        inputs: [{ name: 'x', shape: [3, 1], datatype: 'FP32', data: [1, 2, 5] }],
+        outputs: [{ name: 'y' }],
+      });
       assert.equal(r.status, 200, r.body.toString());
       assert.match(r.headers['content-type'] ?? '', /application\/json/);
-      assert.deepEqual(r.json, { model_name: 'hp2', model_version: '123', id: '42', outputs: [{ name: 'y', datatype: 'FP32', shape: [3, 1], data: [2.5, 3, 4.5] }] });
+      assert.deepEqual(r.json, {
+        model_name: 'hp2',
+        model_version: '123',
+        id: '42',
+        outputs: [{ name: 'y', datatype: 'FP32', shape: [3, 1], data: [2.5, 3, 4.5] }],
+      });
       const expected = await predict('/v1/models/hp2:predict', { inputs: [[1], [2], [5]] });
       assert.deepEqual(r.json.outputs[0].data, flatten(expected));
       // Without an id the answer has none; nested data means the same as flat.
-      const nested = await infer('/v2/models/hp2/infer', { inputs: [{ name: 'x', shape: [3, 1], datatype: 'FP32', data: [[1], [2], [5]] }] });
+      const nested = await infer('/v2/models/hp2/infer', {
+        inputs: [{ name: 'x', shape: [3, 1], datatype: 'FP32', data: [[1], [2], [5]] }],
+      });
       assert.deepEqual(nested.json, { model_name: 'hp2', model_version: '123', outputs: r.json.outputs });
     });
 
@@ -216,8 +240,16 @@ describe('Open Inference Protocol (KServe v2), real process', () => {
 
     it('FP32 [2,3,3] (matrix_half_plus_two): nested input, flat output with the shape :predict has', async () => {
       const x = [
-        [[1, 2, 3], [4, 5, 6], [7, 8, 9]],
-        [[0.5, -1, 1e-3], [100, 2.75, 3], [0, 0, 1]],
+        [
+          [1, 2, 3],
+          [4, 5, 6],
+          [7, 8, 9],
+        ],
+        [
+          [0.5, -1, 1e-3],
+          [100, 2.75, 3],
+          [0, 0, 1],
+        ],
       ];
       const r = await infer('/v2/models/matrix/infer', { inputs: [{ name: 'x', shape: [2, 3, 3], datatype: 'FP32', data: x }] });
       assert.equal(r.status, 200, r.body.toString());
@@ -248,16 +280,28 @@ describe('Open Inference Protocol (KServe v2), real process', () => {
       const expected = await predict('/v1/models/multi:predict', { inputs: { x: [1, 2, 3], y: [1, 2, 3] } });
       assert.deepEqual(Object.fromEntries(all.json.outputs.map((o: Json) => [o.name, o.data])), expected);
       const one = await infer('/v2/models/multi/infer', { inputs, outputs: [{ name: 'output_1' }] });
-      assert.deepEqual(one.json.outputs.map((o: Json) => o.name), ['output_1']);
+      assert.deepEqual(
+        one.json.outputs.map((o: Json) => o.name),
+        ['output_1'],
+      );
       const reversed = await infer('/v2/models/multi/infer', { inputs, outputs: [{ name: 'output_1' }, { name: 'output_0' }] });
-      assert.deepEqual(reversed.json.outputs.map((o: Json) => o.name), ['output_1', 'output_0']);
+      assert.deepEqual(
+        reversed.json.outputs.map((o: Json) => o.name),
+        ['output_1', 'output_0'],
+      );
     });
 
     it('BYTES (serialized tf.Example protos) through a string-input signature, by the signature_name parameter', async () => {
       const examples = parseExampleRequest({ examples: [{ x: [1.5] }, { x: [5.5] }, { x: [-2.25] }] }).serialized;
-      const expected = await predict('/v1/models/hp2:predict', { signature_name: 'regress_x_to_y', inputs: examples.map((e) => ({ b64: Buffer.from(e).toString('base64') })) });
+      const expected = await predict('/v1/models/hp2:predict', {
+        signature_name: 'regress_x_to_y',
+        inputs: examples.map((e) => ({ b64: Buffer.from(e).toString('base64') })),
+      });
       const { body, headers } = binaryBody(
-        { parameters: { signature_name: 'regress_x_to_y' }, inputs: [{ name: 'inputs', shape: [3], datatype: 'BYTES', parameters: { binary_data_size: bytesElements(examples).length } }] },
+        {
+          parameters: { signature_name: 'regress_x_to_y' },
+          inputs: [{ name: 'inputs', shape: [3], datatype: 'BYTES', parameters: { binary_data_size: bytesElements(examples).length } }],
+        },
         [bytesElements(examples)],
       );
       const r = await req('POST', '/v2/models/hp2/infer', { headers, body });
@@ -271,7 +315,10 @@ describe('Open Inference Protocol (KServe v2), real process', () => {
     it('the extension example adapted: binary FP32 input, binary output (binary_data)', async () => {
       const x = Buffer.from(new Float32Array([1, 2, 5, 0.1]).buffer);
       const { body, headers } = binaryBody(
-        { inputs: [{ name: 'x', shape: [4, 1], datatype: 'FP32', parameters: { binary_data_size: 16 } }], outputs: [{ name: 'y', parameters: { binary_data: true } }] },
+        {
+          inputs: [{ name: 'x', shape: [4, 1], datatype: 'FP32', parameters: { binary_data_size: 16 } }],
+          outputs: [{ name: 'y', parameters: { binary_data: true } }],
+        },
         [x],
       );
       const r = await req('POST', '/v2/models/hp2/infer', { headers, body });
@@ -299,7 +346,10 @@ describe('Open Inference Protocol (KServe v2), real process', () => {
       assert.equal(r.status, 200, r.body.toString());
       const { json, outputs } = splitBinaryResponse(r);
       assert.deepEqual(json.outputs[1], { name: 'output_1', datatype: 'INT32', shape: [2], data: [7, 8] });
-      assert.deepEqual([...new Int32Array(outputs.output_0.buffer.slice(outputs.output_0.byteOffset, outputs.output_0.byteOffset + 8))], [10, 12]);
+      assert.deepEqual(
+        [...new Int32Array(outputs.output_0.buffer.slice(outputs.output_0.byteOffset, outputs.output_0.byteOffset + 8))],
+        [10, 12],
+      );
     });
 
     it('binary size errors: past the end, bytes left over, a size that does not fit the shape, a header past the body', async () => {
@@ -308,9 +358,15 @@ describe('Open Inference Protocol (KServe v2), real process', () => {
       await expectError(req('POST', '/v2/models/hp2/infer', short), 400, /binary_data_size 8 runs past the end/);
       const long = binaryBody(header, [Buffer.alloc(12)]);
       await expectError(req('POST', '/v2/models/hp2/infer', long), 400, /4 bytes of binary data after the JSON/);
-      const misfit = binaryBody({ inputs: [{ name: 'x', shape: [3, 1], datatype: 'FP32', parameters: { binary_data_size: 8 } }] }, [Buffer.alloc(8)]);
+      const misfit = binaryBody({ inputs: [{ name: 'x', shape: [3, 1], datatype: 'FP32', parameters: { binary_data_size: 8 } }] }, [
+        Buffer.alloc(8),
+      ]);
       await expectError(req('POST', '/v2/models/hp2/infer', misfit), 400, /needs 12/);
-      await expectError(req('POST', '/v2/models/hp2/infer', { headers: { 'inference-header-content-length': '9999' }, body: '{"inputs": []}' }), 400, /Inference-Header-Content-Length/);
+      await expectError(
+        req('POST', '/v2/models/hp2/infer', { headers: { 'inference-header-content-length': '9999' }, body: '{"inputs": []}' }),
+        400,
+        /Inference-Header-Content-Length/,
+      );
     });
   });
 
@@ -341,17 +397,32 @@ describe('Open Inference Protocol (KServe v2), real process', () => {
         [{ ...x(), outputs: [{ name: 'nope' }] }, /nope/],
         [{ ...x(), parameters: { signature_name: 'nope' } }, /no signature 'nope'/],
         [{ ...x(), parameters: { binary_data_output: 'yes' } }, /binary_data_output' must be true or false/],
-        [x({ shape: [1 << 10, 1 << 10], data: undefined, parameters: { binary_data_size: 4 } }), /more than the 65536 allowed \(--json_max_elements\)/],
+        [
+          x({ shape: [1 << 10, 1 << 10], data: undefined, parameters: { binary_data_size: 4 } }),
+          /more than the 65536 allowed \(--json_max_elements\)/,
+        ],
       ];
       for (const [body, message] of cases) await expectError(infer('/v2/models/hp2/infer', body), 400, message);
-      await expectError(infer('/v2/models/u8/infer', { inputs: [{ name: 'x', shape: [1], datatype: 'UINT8', data: [300] }] }), 400, /expected an integer in \[0, 255\]/);
-      await expectError(infer('/v2/models/i64/infer', { inputs: [{ name: 'x', shape: [2], datatype: 'INT64', data: [1.5, 2] }] }), 400, /expected an integer/);
+      await expectError(
+        infer('/v2/models/u8/infer', { inputs: [{ name: 'x', shape: [1], datatype: 'UINT8', data: [300] }] }),
+        400,
+        /expected an integer in \[0, 255\]/,
+      );
+      await expectError(
+        infer('/v2/models/i64/infer', { inputs: [{ name: 'x', shape: [2], datatype: 'INT64', data: [1.5, 2] }] }),
+        400,
+        /expected an integer/,
+      );
       // A missing input is refused with TF Serving's message, which names both.
       await expectError(infer('/v2/models/multi/infer', { inputs: [{ name: 'x', shape: [], datatype: 'INT32', data: [1] }] }), 400, /y/);
     });
 
     it('a body over --max_request_body_bytes: 413', async () => {
-      await expectError(req('POST', '/v2/models/hp2/infer', { headers: { 'content-type': 'application/octet-stream' }, body: Buffer.alloc(MAX_BODY + 1) }), 413, /--max_request_body_bytes/);
+      await expectError(
+        req('POST', '/v2/models/hp2/infer', { headers: { 'content-type': 'application/octet-stream' }, body: Buffer.alloc(MAX_BODY + 1) }),
+        413,
+        /--max_request_body_bytes/,
+      );
     });
   });
 });
@@ -401,7 +472,10 @@ describe('Open Inference Protocol readiness, batching, access log and memory bud
 
   it('a model that failed to load: model ready 400 {ready: false}, server ready 400; the others stay ready', async () => {
     assert.deepEqual(await req('GET', '/v2/models/broken/ready').then((r) => [r.status, r.json]), [400, { name: 'broken', ready: false }]);
-    assert.deepEqual(await req('GET', '/v2/models/broken/versions/1/ready').then((r) => [r.status, r.json]), [400, { name: 'broken', ready: false }]);
+    assert.deepEqual(await req('GET', '/v2/models/broken/versions/1/ready').then((r) => [r.status, r.json]), [
+      400,
+      { name: 'broken', ready: false },
+    ]);
     assert.deepEqual(await req('GET', '/v2/health/ready').then((r) => [r.status, r.json]), [400, { ready: false }]);
     assert.deepEqual(await req('GET', '/v2/health/live').then((r) => [r.status, r.json]), [200, { live: true }]);
     assert.deepEqual(await req('GET', '/v2/models/hp2/ready').then((r) => [r.status, r.json]), [200, { name: 'hp2', ready: true }]);
@@ -410,11 +484,15 @@ describe('Open Inference Protocol readiness, batching, access log and memory bud
   });
 
   it('infer runs through the batch queue, counted in the metrics as :predict is', async () => {
-    const metric = async (re: RegExp) => Number(re.exec(await (await fetch(server.url('/monitoring/prometheus/metrics'))).text())?.[1] ?? 0);
+    const metric = async (re: RegExp) =>
+      Number(re.exec(await (await fetch(server.url('/monitoring/prometheus/metrics'))).text())?.[1] ?? 0);
     const batches = /^tfgate_batch_size_count\{model_name="hp2"\} (\d+)$/m;
     const requests = /^:tensorflow:serving:request_count\{model_name="hp2",status="OK"\} (\d+)$/m;
     const [batchesBefore, requestsBefore] = [await metric(batches), await metric(requests)];
-    const r = await req('POST', '/v2/models/hp2/infer', { headers: JSON_TYPE, body: JSON.stringify({ inputs: [{ name: 'x', shape: [3, 1], datatype: 'FP32', data: [1, 2, 5] }] }) });
+    const r = await req('POST', '/v2/models/hp2/infer', {
+      headers: JSON_TYPE,
+      body: JSON.stringify({ inputs: [{ name: 'x', shape: [3, 1], datatype: 'FP32', data: [1, 2, 5] }] }),
+    });
     assert.deepEqual(r.json.outputs[0].data, [2.5, 3, 4.5]);
     assert.equal(await metric(batches), batchesBefore + 1);
     assert.equal(await metric(requests), requestsBefore + 1);
@@ -443,11 +521,17 @@ describe('Open Inference Protocol readiness, batching, access log and memory bud
 
   it('a request past --max_inflight_request_bytes: 503 with Retry-After, and the next small one is served', async () => {
     const data = Array.from({ length: 20_000 }, (_, i) => i);
-    const r = await req('POST', '/v2/models/hp2/infer', { headers: JSON_TYPE, body: JSON.stringify({ inputs: [{ name: 'x', shape: [20_000, 1], datatype: 'FP32', data }] }) });
+    const r = await req('POST', '/v2/models/hp2/infer', {
+      headers: JSON_TYPE,
+      body: JSON.stringify({ inputs: [{ name: 'x', shape: [20_000, 1], datatype: 'FP32', data }] }),
+    });
     assert.equal(r.status, 503, r.body.toString());
     assert.equal(r.headers['retry-after'], '1');
     assert.match(r.json.error, /--max_inflight_request_bytes/);
-    const ok = await req('POST', '/v2/models/hp2/infer', { headers: JSON_TYPE, body: JSON.stringify({ inputs: [{ name: 'x', shape: [1, 1], datatype: 'FP32', data: [2] }] }) });
+    const ok = await req('POST', '/v2/models/hp2/infer', {
+      headers: JSON_TYPE,
+      body: JSON.stringify({ inputs: [{ name: 'x', shape: [1, 1], datatype: 'FP32', data: [2] }] }),
+    });
     assert.deepEqual(ok.json.outputs[0].data, [3]);
   });
 });

@@ -30,9 +30,21 @@ describe('overload at 10x the queue capacity (real process)', () => {
   before(async () => {
     const root = tempDir();
     await writeQueueingConvModel(path.join(root, 'conv', '1'), HW, 9);
-    fs.writeFileSync(path.join(root, 'batching.cfg'), `max_batch_size { value: ${MAX_BATCH} }\nbatch_timeout_micros { value: 0 }\nmax_enqueued_batches { value: ${MAX_BATCHES} }\nnum_batch_threads { value: 1 }\n`);
+    fs.writeFileSync(
+      path.join(root, 'batching.cfg'),
+      `max_batch_size { value: ${MAX_BATCH} }\nbatch_timeout_micros { value: 0 }\nmax_enqueued_batches { value: ${MAX_BATCHES} }\nnum_batch_threads { value: 1 }\n`,
+    );
     body = JSON.stringify({ instances: [Array.from({ length: HW }, (_, i) => Array.from({ length: HW }, (_, j) => [((i + j) % 5) / 5]))] });
-    server = await startServer(['--model_name=conv', `--model_base_path=${path.join(root, 'conv')}`, '--enable_batching', `--batching_parameters_file=${path.join(root, 'batching.cfg')}`, '--num_executors=1'], { readyPath: '/v1/models/conv' });
+    server = await startServer(
+      [
+        '--model_name=conv',
+        `--model_base_path=${path.join(root, 'conv')}`,
+        '--enable_batching',
+        `--batching_parameters_file=${path.join(root, 'batching.cfg')}`,
+        '--num_executors=1',
+      ],
+      { readyPath: '/v1/models/conv' },
+    );
     await waitAvailable(server, ['conv']);
   });
 
@@ -45,12 +57,16 @@ describe('overload at 10x the queue capacity (real process)', () => {
     const send = () =>
       new Promise<{ status: number; ms: number; text: string }>((resolve, reject) => {
         const t0 = performance.now();
-        const req = http.request(server.url('/v1/models/conv:predict'), { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (d) => (text += d));
-          res.on('end', () => resolve({ status: res.statusCode!, ms: performance.now() - t0, text }));
-        });
+        const req = http.request(
+          server.url('/v1/models/conv:predict'),
+          { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (d) => (text += d));
+            res.on('end', () => resolve({ status: res.statusCode!, ms: performance.now() - t0, text }));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
@@ -75,7 +91,11 @@ describe('overload at 10x the queue capacity (real process)', () => {
     assert.deepEqual([...byStatus.keys()].sort(), [200, 503], `only 200 and 503: ${JSON.stringify([...byStatus])}`);
     const refused = answers.filter((a) => a.status === 503);
     const served = answers.filter((a) => a.status === 200);
-    for (const a of refused) assert.match(JSON.parse(a.text).error, /^The batch scheduling queue to which this task was submitted is full; currently \d+ batches enqueued and max_enqueued_batches is 4$/);
+    for (const a of refused)
+      assert.match(
+        JSON.parse(a.text).error,
+        /^The batch scheduling queue to which this task was submitted is full; currently \d+ batches enqueued and max_enqueued_batches is 4$/,
+      );
     // How fast a refusal comes back is printed, not asserted (no timed assertions in tests);
     // that refusals come before the body is even read is server_overload_admission's check.
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -84,7 +104,9 @@ describe('overload at 10x the queue capacity (real process)', () => {
     // Bounded: what the server holds is the queue, not the crowd at the door.
     const grownMb = (peak - baseline) / 2 ** 20;
     assert.ok(grownMb < 150, `RSS grew ${grownMb.toFixed(0)} MB under ${CLIENTS} clients (baseline ${(baseline / 2 ** 20).toFixed(0)} MB)`);
-    console.log(`# overload: ${answers.length} answers (${served.length} × 200, ${refused.length} × 503), median 503 ${refusedMs.toFixed(1)} ms, median 200 ${servedMs.toFixed(1)} ms, RSS ${(baseline / 2 ** 20).toFixed(0)} → peak ${(peak / 2 ** 20).toFixed(0)} MB`);
+    console.log(
+      `# overload: ${answers.length} answers (${served.length} × 200, ${refused.length} × 503), median 503 ${refusedMs.toFixed(1)} ms, median 200 ${servedMs.toFixed(1)} ms, RSS ${(baseline / 2 ** 20).toFixed(0)} → peak ${(peak / 2 ** 20).toFixed(0)} MB`,
+    );
 
     // Recovery: the next requests, one at a time, are all served.
     for (let i = 0; i < 5; i++) assert.equal((await send()).status, 200);

@@ -38,9 +38,24 @@ function overloadCase(label: string, serverArgs: (root: string) => string[], ref
 
     before(async () => {
       const root = tempDir();
-      await writeConvSavedModel(path.join(root, 'conv', '1'), { height: HW, width: HW, channels: 3, filters: [8], kernelSize: 3, classes: 4, seed: 5 });
-      body = JSON.stringify({ instances: [Array.from({ length: HW }, (_, i) => Array.from({ length: HW }, (_, j) => [((i + j) % 4) / 4, (i % 4) / 4, (j % 4) / 4]))] });
-      server = await startServer(['--model_name=conv', `--model_base_path=${path.join(root, 'conv')}`, '--num_executors=1', ...serverArgs(root)], { readyPath: '/v1/models/conv' });
+      await writeConvSavedModel(path.join(root, 'conv', '1'), {
+        height: HW,
+        width: HW,
+        channels: 3,
+        filters: [8],
+        kernelSize: 3,
+        classes: 4,
+        seed: 5,
+      });
+      body = JSON.stringify({
+        instances: [
+          Array.from({ length: HW }, (_, i) => Array.from({ length: HW }, (_, j) => [((i + j) % 4) / 4, (i % 4) / 4, (j % 4) / 4])),
+        ],
+      });
+      server = await startServer(
+        ['--model_name=conv', `--model_base_path=${path.join(root, 'conv')}`, '--num_executors=1', ...serverArgs(root)],
+        { readyPath: '/v1/models/conv' },
+      );
       await waitAvailable(server, ['conv']);
     });
 
@@ -53,13 +68,17 @@ function overloadCase(label: string, serverArgs: (root: string) => string[], ref
       const send = (hold = HOLD_MS) =>
         new Promise<Answer>((resolve, reject) => {
           let tailSent = false;
-          const req = http.request(server.url('/v1/models/conv:predict'), { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-            const unread = !tailSent;
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (d) => (text += d));
-            res.on('end', () => resolve({ status: res.statusCode!, text, unread }));
-          });
+          const req = http.request(
+            server.url('/v1/models/conv:predict'),
+            { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+            (res) => {
+              const unread = !tailSent;
+              let text = '';
+              res.setEncoding('utf8');
+              res.on('data', (d) => (text += d));
+              res.on('end', () => resolve({ status: res.statusCode!, text, unread }));
+            },
+          );
           req.on('error', reject);
           const half = body.length >> 1;
           req.write(body.slice(0, half));
@@ -68,7 +87,12 @@ function overloadCase(label: string, serverArgs: (root: string) => string[], ref
             req.end(body.slice(half));
           }, hold);
         });
-      const state = async () => ((await (await fetch(server.url('/v1/models/conv'), { headers: { connection: 'close' } })).json()) as { model_version_status: { state: string }[] }).model_version_status[0].state;
+      const state = async () =>
+        (
+          (await (await fetch(server.url('/v1/models/conv'), { headers: { connection: 'close' } })).json()) as {
+            model_version_status: { state: string }[];
+          }
+        ).model_version_status[0].state;
 
       for (let i = 0; i < 3; i++) assert.equal((await send(0)).status, 200);
       const pid = server.proc.pid!;
@@ -93,14 +117,24 @@ function overloadCase(label: string, serverArgs: (root: string) => string[], ref
       const byStatus: Record<number, number> = {};
       for (const a of answers) byStatus[a.status] = (byStatus[a.status] ?? 0) + 1;
       const unread = answers.filter((a) => a.unread);
-      t.diagnostic(`${answers.length} answers ${JSON.stringify(byStatus)}, ${unread.length} before their body was sent; RSS ${mb(baseline)} → peak ${mb(peak)} MB; ${states.length} status probes`);
+      t.diagnostic(
+        `${answers.length} answers ${JSON.stringify(byStatus)}, ${unread.length} before their body was sent; RSS ${mb(baseline)} → peak ${mb(peak)} MB; ${states.length} status probes`,
+      );
       assert.ok(byStatus[200] > 0, 'some requests were served');
       assert.ok(byStatus[503] > 0, 'the excess was refused');
       assert.deepEqual(Object.keys(byStatus).sort(), ['200', '503'], JSON.stringify(byStatus));
-      const otherRefusals = new Set(answers.filter((x) => x.status === 503).map((x) => JSON.parse(x.text).error as string).filter((m) => !refusal.test(m)));
-      assert.deepEqual([...otherRefusals], [], 'every 503 is the queue\'s own');
+      const otherRefusals = new Set(
+        answers
+          .filter((x) => x.status === 503)
+          .map((x) => JSON.parse(x.text).error as string)
+          .filter((m) => !refusal.test(m)),
+      );
+      assert.deepEqual([...otherRefusals], [], "every 503 is the queue's own");
       assert.ok(unread.length > 0, 'the excess is refused before its body is read');
-      assert.ok(unread.every((a) => a.status === 503), 'only refusals come before the body');
+      assert.ok(
+        unread.every((a) => a.status === 503),
+        'only refusals come before the body',
+      );
       assert.ok(peak - baseline < RSS_GROWTH_LIMIT, `RSS grew ${mb(peak - baseline)} MB (limit ${mb(RSS_GROWTH_LIMIT)} MB)`);
       assert.ok(states.length > 0 && states.every((s) => s === 'AVAILABLE'), `states seen: ${[...new Set(states)]}`);
 
@@ -116,7 +150,10 @@ overloadCase(
   'batching on',
   (root) => {
     const cfg = path.join(root, 'batching.cfg');
-    fs.writeFileSync(cfg, 'max_batch_size { value: 2 }\nbatch_timeout_micros { value: 0 }\nmax_enqueued_batches { value: 2 }\nnum_batch_threads { value: 1 }\n');
+    fs.writeFileSync(
+      cfg,
+      'max_batch_size { value: 2 }\nbatch_timeout_micros { value: 0 }\nmax_enqueued_batches { value: 2 }\nnum_batch_threads { value: 1 }\n',
+    );
     return ['--enable_batching', `--batching_parameters_file=${cfg}`];
   },
   /^The batch scheduling queue to which this task was submitted is full; currently \d+ batches enqueued and max_enqueued_batches is 2$/,

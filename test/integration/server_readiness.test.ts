@@ -13,13 +13,33 @@ import { REPO_ROOT } from '../helpers/paths.js';
 import { startServer, waitAvailable, type RunningServer } from '../helpers/server_process.js';
 import { tempDir } from '../helpers/temp.js';
 
-const v = (version: number, state: ModelVersionStatus['state']): ModelVersionStatus => ({ version, state, status: { code: Code.OK, message: '' } });
+const v = (version: number, state: ModelVersionStatus['state']): ModelVersionStatus => ({
+  version,
+  state,
+  status: { code: Code.OK, message: '' },
+});
 
 describe('readiness (pure)', () => {
   const TABLE: [string, { name: string; versions: ModelVersionStatus[] }[], boolean, string[]][] = [
-    ['every model has a version AVAILABLE', [{ name: 'a', versions: [v(1, 'AVAILABLE')] }, { name: 'b', versions: [v(2, 'LOADING'), v(1, 'AVAILABLE')] }], true, []],
+    [
+      'every model has a version AVAILABLE',
+      [
+        { name: 'a', versions: [v(1, 'AVAILABLE')] },
+        { name: 'b', versions: [v(2, 'LOADING'), v(1, 'AVAILABLE')] },
+      ],
+      true,
+      [],
+    ],
     ['the only version is LOADING', [{ name: 'a', versions: [v(1, 'LOADING')] }], false, ['a']],
-    ['a model with no version found yet', [{ name: 'a', versions: [v(1, 'AVAILABLE')] }, { name: 'b', versions: [] }], false, ['b']],
+    [
+      'a model with no version found yet',
+      [
+        { name: 'a', versions: [v(1, 'AVAILABLE')] },
+        { name: 'b', versions: [] },
+      ],
+      false,
+      ['b'],
+    ],
     ['the last version failed to load (END)', [{ name: 'a', versions: [v(1, 'END')] }], false, ['a']],
     ['no model configured: nothing to wait for', [], true, []],
   ];
@@ -27,7 +47,10 @@ describe('readiness (pure)', () => {
     it(`${what} → ${ready ? 'ready' : `not ready (${notReady.join(', ')})`}`, () => {
       const r = readiness(models, false);
       assert.equal(r.ready, ready);
-      assert.deepEqual(r.not_ready.map((m) => m.name), notReady);
+      assert.deepEqual(
+        r.not_ready.map((m) => m.name),
+        notReady,
+      );
     });
   }
   it('draining: never ready', () => assert.equal(readiness([{ name: 'a', versions: [v(1, 'AVAILABLE')] }], true).ready, false));
@@ -63,7 +86,13 @@ describe('GET /monitoring/tfgate/ready (real process)', () => {
     fs.mkdirSync(path.join(root, 'broken', '1'), { recursive: true });
     fs.writeFileSync(path.join(root, 'broken', '1', 'saved_model.pb'), 'not a protobuf at all');
     writeConfig(['good', 'broken', 'late']);
-    server = await startServer([`--model_config_file=${config}`, '--model_config_file_poll_wait_seconds=1', '--file_system_poll_wait_seconds=1', '--max_num_load_retries=0', '--num_executors=1']);
+    server = await startServer([
+      `--model_config_file=${config}`,
+      '--model_config_file_poll_wait_seconds=1',
+      '--file_system_poll_wait_seconds=1',
+      '--max_num_load_retries=0',
+      '--num_executors=1',
+    ]);
     await waitAvailable(server, ['good']);
   });
   after(async () => {
@@ -75,7 +104,7 @@ describe('GET /monitoring/tfgate/ready (real process)', () => {
     assert.equal(r.status, 503);
     assert.equal(r.body.ready, false);
     assert.deepEqual(r.body.not_ready.map((m) => m.name).sort(), ['broken', 'late']);
-    assert.equal((await fetch(server.url('/v1/models/broken'))).status, 200, 'TF Serving\'s status API: 200 whatever the state');
+    assert.equal((await fetch(server.url('/v1/models/broken'))).status, 200, "TF Serving's status API: 200 whatever the state");
     assert.equal((await fetch(server.url('/v1/models/late'))).status, 404);
   });
 
@@ -85,7 +114,10 @@ describe('GET /monitoring/tfgate/ready (real process)', () => {
     await waitAvailable(server, ['late'], 30_000);
     const r = await ready();
     assert.equal(r.status, 503);
-    assert.deepEqual(r.body.not_ready.map((m) => m.name), ['broken']);
+    assert.deepEqual(
+      r.body.not_ready.map((m) => m.name),
+      ['broken'],
+    );
     writeConfig(['good', 'late']);
     await until('ready after the config edit', async () => (await ready()).status === 200);
     assert.deepEqual((await ready()).body, { ready: true, not_ready: [] });

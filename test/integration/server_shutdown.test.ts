@@ -16,20 +16,44 @@ const HW = 64;
 describe('graceful shutdown (real process)', () => {
   it('SIGTERM while requests wait in a batch queue: all answered, then exit 0', async () => {
     const root = tempDir();
-    await writeConvSavedModel(path.join(root, 'conv', '1'), { height: HW, width: HW, channels: 1, filters: [32, 64], kernelSize: 3, classes: 4, seed: 5 });
+    await writeConvSavedModel(path.join(root, 'conv', '1'), {
+      height: HW,
+      width: HW,
+      channels: 1,
+      filters: [32, 64],
+      kernelSize: 3,
+      classes: 4,
+      seed: 5,
+    });
     // A batch of up to 16 rows that waits 2 s for more: the eight requests sit in its queue,
     // received and parsed, until the scrape below has seen all eight — then SIGTERM. (Racing
     // the signal against the requests' arrival would let one reach a server already draining.)
     const batching = path.join(root, 'batching.cfg');
-    fs.writeFileSync(batching, 'max_batch_size { value: 16 }\nbatch_timeout_micros { value: 2000000 }\nmax_enqueued_batches { value: 4 }\nnum_batch_threads { value: 1 }\n');
+    fs.writeFileSync(
+      batching,
+      'max_batch_size { value: 16 }\nbatch_timeout_micros { value: 2000000 }\nmax_enqueued_batches { value: 4 }\nnum_batch_threads { value: 1 }\n',
+    );
     const server = await startServer(
-      [`--model_base_path=${path.join(root, 'conv')}`, '--model_name=conv', '--num_executors=1', '--access_log', '--enable_batching', `--batching_parameters_file=${batching}`, `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`],
+      [
+        `--model_base_path=${path.join(root, 'conv')}`,
+        '--model_name=conv',
+        '--num_executors=1',
+        '--access_log',
+        '--enable_batching',
+        `--batching_parameters_file=${batching}`,
+        `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`,
+      ],
       { readyPath: '/v1/models/conv' },
     );
     await waitAvailable(server, ['conv']);
     const body = JSON.stringify({ instances: [Array.from({ length: HW }, () => Array.from({ length: HW }, () => [0.5]))] });
     const requests = Array.from({ length: 8 }, () => postJson(server.url('/v1/models/conv:predict'), body));
-    const queued = async () => Number(/^tfgate_batch_queue_rows\{model_name="conv"\} (\d+)$/m.exec(await (await fetch(server.url('/monitoring/prometheus/metrics'))).text())?.[1] ?? 0);
+    const queued = async () =>
+      Number(
+        /^tfgate_batch_queue_rows\{model_name="conv"\} (\d+)$/m.exec(
+          await (await fetch(server.url('/monitoring/prometheus/metrics'))).text(),
+        )?.[1] ?? 0,
+      );
     const deadline = Date.now() + 30_000;
     while ((await queued()) < 8) {
       if (Date.now() > deadline) throw new Error(`the eight requests never waited in the batch queue together:\n${server.logs()}`);
@@ -37,11 +61,21 @@ describe('graceful shutdown (real process)', () => {
     }
     const exited = server.stop(); // SIGTERM
     const answers = await Promise.all(requests);
-    assert.deepEqual(answers.map((a) => a.status), new Array(8).fill(200));
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      new Array(8).fill(200),
+    );
     assert.equal(await exited, 0);
     await assert.rejects(fetch(server.url('/v1/models/conv')), 'nothing listens any more');
-    const lines = server.logs().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.ok(lines.some((l) => l.msg === 'SIGTERM received: draining (at most 30 s) and unloading'), 'JSON log lines (pino)');
+    const lines = server
+      .logs()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.ok(
+      lines.some((l) => l.msg === 'SIGTERM received: draining (at most 30 s) and unloading'),
+      'JSON log lines (pino)',
+    );
     const logged = lines.filter((l) => l.msg === 'request' && l.path === '/v1/models/conv:predict');
     assert.equal(logged.length, 8, 'one access-log line per predict');
     assert.ok(logged.every((l) => l.status === 200 && typeof l.ms === 'number' && l.method === 'POST'));
@@ -52,12 +86,17 @@ const HP2 = path.join(MODELS, 'saved_model_half_plus_two_cpu');
 const PREDICT = '/v1/models/default:predict';
 
 async function startHalfPlusTwo(extra: string[]): Promise<RunningServer> {
-  const server = await startServer([`--model_base_path=${HP2}`, '--file_system_poll_wait_seconds=0', '--num_executors=1', ...extra], { readyPath: '/v1/models/default' });
+  const server = await startServer([`--model_base_path=${HP2}`, '--file_system_poll_wait_seconds=0', '--num_executors=1', ...extra], {
+    readyPath: '/v1/models/default',
+  });
   await waitAvailable(server, ['default']);
   return server;
 }
 
-const exitCode = (server: RunningServer) => new Promise<number | null>((resolve) => (server.proc.exitCode !== null ? resolve(server.proc.exitCode) : server.proc.once('exit', (code) => resolve(code))));
+const exitCode = (server: RunningServer) =>
+  new Promise<number | null>((resolve) =>
+    server.proc.exitCode !== null ? resolve(server.proc.exitCode) : server.proc.once('exit', (code) => resolve(code)),
+  );
 const sigtermLogged = (server: RunningServer) => server.logs().includes('SIGTERM received');
 
 /** A predict whose answer is about 25 MB of JSON: many rows through half_plus_two. */
@@ -70,11 +109,25 @@ describe('graceful shutdown under keep-alive load and with large answers (real p
     const expected = Buffer.from((await postJson(server.url(PREDICT), { instances: [1, 2, 5] })).text);
     const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
     let signalled = false;
-    const seen = { answered: 0, answeredAfterSignal: 0, closeAfterSignal: 0, refused: [] as string[], refusedBeforeSignal: [] as string[], cut: [] as string[], wrong: [] as string[] };
+    const seen = {
+      answered: 0,
+      answeredAfterSignal: 0,
+      closeAfterSignal: 0,
+      refused: [] as string[],
+      refusedBeforeSignal: [] as string[],
+      cut: [] as string[],
+      wrong: [] as string[],
+    };
     const client = async () => {
       for (;;) {
         const afterSignal = signalled;
-        const o: Outcome = await requestOutcome({ port: server.port, method: 'POST', path: PREDICT, body: '{"instances": [1, 2, 5]}', agent });
+        const o: Outcome = await requestOutcome({
+          port: server.port,
+          method: 'POST',
+          path: PREDICT,
+          body: '{"instances": [1, 2, 5]}',
+          agent,
+        });
         if (o.kind === 'cut') return void seen.cut.push(o.why);
         if (o.kind === 'refused') {
           if (!afterSignal && !signalled) return void seen.refusedBeforeSignal.push(o.why);
@@ -118,7 +171,16 @@ describe('graceful shutdown under keep-alive load and with large answers (real p
     const t0 = Date.now();
     const held: http.IncomingMessage[] = [];
     // Each reader pauses as soon as the answer starts: its bytes wait in the server's buffers.
-    const requests = Array.from({ length: 3 }, () => requestOutcome({ port: server.port, method: 'POST', path: PREDICT, body, agent: false, onResponse: (res) => (res.pause(), held.push(res)) }));
+    const requests = Array.from({ length: 3 }, () =>
+      requestOutcome({
+        port: server.port,
+        method: 'POST',
+        path: PREDICT,
+        body,
+        agent: false,
+        onResponse: (res) => (res.pause(), held.push(res)),
+      }),
+    );
     await until(() => held.length === 3, 'three answers begun');
     const exited = exitCode(server);
     server.proc.kill('SIGTERM');
@@ -130,7 +192,9 @@ describe('graceful shutdown under keep-alive load and with large answers (real p
     const code = await exited;
     t.diagnostic(`answers begun ${tSignal - t0} ms, read ${tRead - tSignal} ms, exit after ${Date.now() - tRead} ms`);
     const diagnosis = `${outcomes.map((o) => (o.kind === 'answered' ? `${o.status} ${o.body.length} bytes` : `${o.kind}: ${o.why}`)).join('; ')}\n${server.logs().slice(-3000)}`;
-    t.diagnostic(`exit ${code}; ${outcomes.map((o) => (o.kind === 'answered' ? `${o.status} ${o.body.length} bytes` : `${o.kind}: ${o.why}`)).join('; ')}`);
+    t.diagnostic(
+      `exit ${code}; ${outcomes.map((o) => (o.kind === 'answered' ? `${o.status} ${o.body.length} bytes` : `${o.kind}: ${o.why}`)).join('; ')}`,
+    );
     for (const o of outcomes) {
       assert.equal(o.kind, 'answered', diagnosis);
       const a = o as Extract<Outcome, { kind: 'answered' }>;
@@ -143,7 +207,14 @@ describe('graceful shutdown under keep-alive load and with large answers (real p
   it('an answer the client never reads: at --shutdown_drain_seconds the process exits 1 and logs the request it cut', async () => {
     const server = await startHalfPlusTwo(['--shutdown_drain_seconds=2']);
     let stuck: http.IncomingMessage | undefined;
-    const request = requestOutcome({ port: server.port, method: 'POST', path: PREDICT, body: bigBody(), agent: false, onResponse: (res) => (res.pause(), (stuck = res)) });
+    const request = requestOutcome({
+      port: server.port,
+      method: 'POST',
+      path: PREDICT,
+      body: bigBody(),
+      agent: false,
+      onResponse: (res) => (res.pause(), (stuck = res)),
+    });
     await until(() => stuck !== undefined, 'the answer to begin');
     const exited = exitCode(server);
     server.proc.kill('SIGTERM');
@@ -152,7 +223,11 @@ describe('graceful shutdown under keep-alive load and with large answers (real p
     const outcome = await request;
     assert.equal(code, 1, server.logs());
     assert.equal(outcome.kind, 'cut', JSON.stringify(outcome));
-    const lines = server.logs().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = server
+      .logs()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const cut = lines.filter((l) => l.event === 'request_cut');
     assert.equal(cut.length, 1, server.logs());
     assert.equal(cut[0].method, 'POST');

@@ -21,7 +21,10 @@ const BOUND_MS = (DRAIN_SECONDS + 10 + 5) * 1000;
 
 function config(root: string, names: string[]): string {
   const file = path.join(root, 'models.config');
-  fs.writeFileSync(file, `model_config_list {\n${names.map((n) => `  config { name: "${n}" base_path: "${path.join(root, n)}" model_platform: "tensorflow" }\n`).join('')}}\n`);
+  fs.writeFileSync(
+    file,
+    `model_config_list {\n${names.map((n) => `  config { name: "${n}" base_path: "${path.join(root, n)}" model_platform: "tensorflow" }\n`).join('')}}\n`,
+  );
   return file;
 }
 
@@ -30,7 +33,9 @@ async function waitState(server: RunningServer, model: string, state: string): P
   const deadline = Date.now() + 60_000;
   for (;;) {
     const r = await fetch(server.url(`/v1/models/${model}`)).catch(() => undefined);
-    const states = r?.ok ? ((await r.json()) as { model_version_status: { state: string }[] }).model_version_status.map((v) => v.state) : [];
+    const states = r?.ok
+      ? ((await r.json()) as { model_version_status: { state: string }[] }).model_version_status.map((v) => v.state)
+      : [];
     if (states.includes(state)) return;
     if (Date.now() > deadline) throw new Error(`${model} not ${state} in time:\n${server.logs()}`);
     await new Promise((res) => setTimeout(res, 100));
@@ -40,7 +45,9 @@ async function waitState(server: RunningServer, model: string, state: string): P
 /** SIGTERM; resolves with how the process ended and after how long (it is killed past the bound). */
 async function terminate(server: RunningServer): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }> {
   const t0 = performance.now();
-  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => server.proc.once('exit', (code, signal) => resolve({ code, signal })));
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    server.proc.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   server.proc.kill('SIGTERM');
   const timer = setTimeout(() => server.proc.kill('SIGKILL'), BOUND_MS + 30_000);
   const how = await ended;
@@ -55,7 +62,17 @@ describe('SIGTERM while a load never ends, no probe process (real process)', () 
     fs.cpSync(HALF_PLUS_TWO, path.join(root, 'stuck', '1'), { recursive: true });
     hangOnLoad(path.join(root, 'stuck', '1'));
     // Threads of each version's own (--shared_executors_max_mb=0): the stuck one holds no other version.
-    const server = await startServer([`--model_config_file=${config(root, ['stuck', 'good'])}`, '--enable_load_probe=false', '--shared_executors_max_mb=0', '--num_load_threads=2', '--load_timeout_seconds=0', `--shutdown_drain_seconds=${DRAIN_SECONDS}`], { bin: TFGATE_WITH_FAULTS_BIN, whileLoading: true });
+    const server = await startServer(
+      [
+        `--model_config_file=${config(root, ['stuck', 'good'])}`,
+        '--enable_load_probe=false',
+        '--shared_executors_max_mb=0',
+        '--num_load_threads=2',
+        '--load_timeout_seconds=0',
+        `--shutdown_drain_seconds=${DRAIN_SECONDS}`,
+      ],
+      { bin: TFGATE_WITH_FAULTS_BIN, whileLoading: true },
+    );
     try {
       await waitState(server, 'good', 'AVAILABLE');
       await waitState(server, 'stuck', 'LOADING');

@@ -10,7 +10,11 @@ describe(':regress with sparse tf.Example features (real process)', () => {
   let server: RunningServer;
   before(async () => {
     server = await startServer([`--model_name=est`, `--model_base_path=${await writeEstimatorRegressModel()}`, '--num_executors=1']);
-    for (let i = 0; i < 100 && (await (await fetch(server.url('/v1/models/est'))).json()).model_version_status?.[0]?.state !== 'AVAILABLE'; i++) {
+    for (
+      let i = 0;
+      i < 100 && (await (await fetch(server.url('/v1/models/est'))).json()).model_version_status?.[0]?.state !== 'AVAILABLE';
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 100));
     }
   });
@@ -20,7 +24,10 @@ describe(':regress with sparse tf.Example features (real process)', () => {
 
   it('regresses examples with 2, 0 and 3 ids (an example without ids gets the fill id 0)', async () => {
     // Bodies as text: JSON.stringify would write 2.0 as 2, an int64 feature.
-    const r = await postJson(server.url('/v1/models/est:regress'), '{"examples": [{"ids": [1, 3], "x": 2.0}, {"x": -1.0}, {"ids": [4, 4, 2], "x": 0.5}]}');
+    const r = await postJson(
+      server.url('/v1/models/est:regress'),
+      '{"examples": [{"ids": [1, 3], "x": 2.0}, {"x": -1.0}, {"ids": [4, 4, 2], "x": 0.5}]}',
+    );
     assert.equal(r.status, 200, r.text);
     const want = estimatorReference([
       { ids: [1, 3], x: 2 },

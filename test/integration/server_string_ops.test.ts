@@ -31,7 +31,29 @@ const BYTE_STARTS = [0, 1, 3, 5, 6, 7, 8, 9, 10, 0];
 /** The rows' lengths in characters (string_length_op_test.py testUnit's unit). */
 const LENGTHS = [9, 1];
 /** wordpiece_tokenizer_test.py@17c38bf0 (tensorflow/text): _ENGLISH_VOCAB, and "Basic case w/ int id lookup". */
-const VOCAB = ['don', "##'", '##t', 'tread', '##ness', 'hel', '##lo', 'there', 'my', 'na', '##me', 'is', 'ter', '##ry', 'what', '##cha', '##ma', '##call', '##it?', 'you', 'said'];
+const VOCAB = [
+  'don',
+  "##'",
+  '##t',
+  'tread',
+  '##ness',
+  'hel',
+  '##lo',
+  'there',
+  'my',
+  'na',
+  '##me',
+  'is',
+  'ter',
+  '##ry',
+  'what',
+  '##cha',
+  '##ma',
+  '##call',
+  '##it?',
+  'you',
+  'said',
+];
 const SENTENCE = "don't tread cantfindme treadcantfindme";
 const PIECE_IDS = [0, 1, 2, 3, 21, 21];
 const PIECES_PER_WORD = [0, 3, 4, 5, 6];
@@ -49,8 +71,15 @@ function bertTokenizer(g: GraphBuilder) {
     value_dtype: attr.type('int64'),
   });
   const vocabKeys = g.constant('vocab_keys', { dtype: 'string', shape: [VOCAB.length], values: VOCAB.map((v) => enc.encode(v)) });
-  const vocabIds = g.constant('vocab_ids', { dtype: 'int64', shape: [VOCAB.length], values: BigInt64Array.from(VOCAB, (_, i) => BigInt(i)) });
-  const init = g.addNode('InitializeTableV2', 'vocab_init', [table, vocabKeys, vocabIds], { Tkey: attr.type('string'), Tval: attr.type('int64') });
+  const vocabIds = g.constant('vocab_ids', {
+    dtype: 'int64',
+    shape: [VOCAB.length],
+    values: BigInt64Array.from(VOCAB, (_, i) => BigInt(i)),
+  });
+  const init = g.addNode('InitializeTableV2', 'vocab_init', [table, vocabKeys, vocabIds], {
+    Tkey: attr.type('string'),
+    Tval: attr.type('int64'),
+  });
   const wordpiece = g.addNode('WordpieceTokenizeWithOffsets', 'wordpiece', [words, table], {
     suffix_indicator: attr.s('##'),
     max_bytes_per_word: attr.i(100),
@@ -61,12 +90,37 @@ function bertTokenizer(g: GraphBuilder) {
     output_row_partition_type: attr.s('row_splits'),
   });
   const pieces = new Tensor(wordpiece, 0, 'string', [-1]);
-  const found = new Tensor(g.addNode('LookupTableFindV2', 'lookup', [table, pieces, g.constant('oov', { dtype: 'int64', shape: [], values: BigInt64Array.of(-1n) })], { Tin: attr.type('string'), Tout: attr.type('int64') }), 0, 'int64', [-1]);
+  const found = new Tensor(
+    g.addNode(
+      'LookupTableFindV2',
+      'lookup',
+      [table, pieces, g.constant('oov', { dtype: 'int64', shape: [], values: BigInt64Array.of(-1n) })],
+      { Tin: attr.type('string'), Tout: attr.type('int64') },
+    ),
+    0,
+    'int64',
+    [-1],
+  );
   const bucket = new Tensor(g.addNode('StringToHashBucketFast', 'oov_bucket', [pieces], { num_buckets: attr.i(1) }), 0, 'int64', [-1]);
-  const oovId = g.add('oov_id', bucket, g.constant('vocab_size', { dtype: 'int64', shape: [], values: BigInt64Array.of(BigInt(VOCAB.length)) }));
-  const known = new Tensor(g.addNode('NotEqual', 'known', [found, g.constant('minus_one', { dtype: 'int64', shape: [], values: BigInt64Array.of(-1n) })], { T: attr.type('int64') }), 0, 'bool', [-1]);
+  const oovId = g.add(
+    'oov_id',
+    bucket,
+    g.constant('vocab_size', { dtype: 'int64', shape: [], values: BigInt64Array.of(BigInt(VOCAB.length)) }),
+  );
+  const known = new Tensor(
+    g.addNode('NotEqual', 'known', [found, g.constant('minus_one', { dtype: 'int64', shape: [], values: BigInt64Array.of(-1n) })], {
+      T: attr.type('int64'),
+    }),
+    0,
+    'bool',
+    [-1],
+  );
   const ids = new Tensor(g.addNode('SelectV2', 'ids', [known, found, oovId], { T: attr.type('int64') }), 0, 'int64', [-1]);
-  return { inputs: { sentences }, outputs: { ids, word_splits: new Tensor(wordpiece, 1, 'int64', [-1]) }, initOp: g.noOp('init_all_tables', [init]) };
+  return {
+    inputs: { sentences },
+    outputs: { ids, word_splits: new Tensor(wordpiece, 1, 'int64', [-1]) },
+    initOp: g.noOp('init_all_tables', [init]),
+  };
 }
 
 async function writeModel(): Promise<string> {
@@ -75,8 +129,22 @@ async function writeModel(): Promise<string> {
   const utf8 = g.placeholder('utf8', 'string', [-1]);
   const pos = g.constant('Substr/pos', i32([], [0]));
   const len = g.constant('Substr/len', i32([], [5]));
-  const sub = new Tensor(g.addNode('Substr', 'Substr', [text, pos, len], { T: attr.type('int32'), unit: attr.s('BYTE') }), 0, 'string', [-1]);
-  const masked = new Tensor(g.addNode('StaticRegexReplace', 'StaticRegexReplace', [sub], { pattern: attr.s('\\p{Ll}'), rewrite: attr.s('.'), replace_global: attr.b(true) }), 0, 'string', [-1]);
+  const sub = new Tensor(
+    g.addNode('Substr', 'Substr', [text, pos, len], { T: attr.type('int32'), unit: attr.s('BYTE') }),
+    0,
+    'string',
+    [-1],
+  );
+  const masked = new Tensor(
+    g.addNode('StaticRegexReplace', 'StaticRegexReplace', [sub], {
+      pattern: attr.s('\\p{Ll}'),
+      rewrite: attr.s('.'),
+      replace_global: attr.b(true),
+    }),
+    0,
+    'string',
+    [-1],
+  );
   const decode = g.addNode('UnicodeDecodeWithOffsets', 'UnicodeDecodeWithOffsets', [utf8], {
     input_encoding: attr.s('UTF-8'),
     errors: attr.s('replace'),
@@ -102,7 +170,11 @@ async function writeModel(): Promise<string> {
         },
       },
       bert: { inputs: bert.inputs, outputs: bert.outputs },
-      [INIT_OP_SIGNATURE_KEY]: { methodName: '', inputs: {}, outputs: { [INIT_OP_SIGNATURE_KEY]: { name: bert.initOp, dtype: 'DT_INVALID', shape: null } } },
+      [INIT_OP_SIGNATURE_KEY]: {
+        methodName: '',
+        inputs: {},
+        outputs: { [INIT_OP_SIGNATURE_KEY]: { name: bert.initOp, dtype: 'DT_INVALID', shape: null } },
+      },
     },
     { opDefs: [...UNICODE_REGISTRATIONS, ...WORDPIECE_REGISTRATIONS].map(opDefFromRegistration) },
   );
@@ -119,7 +191,11 @@ function integers(t: { int_val?: number[]; int64_val?: Array<string | number>; t
   const wide = t.dtype === 'DT_INT64';
   return Array.from({ length: b.length / (wide ? 8 : 4) }, (_, i) => (wide ? Number(b.readBigInt64LE(8 * i)) : b.readInt32LE(4 * i)));
 }
-const stringProto = (values: string[]) => ({ dtype: 'DT_STRING', tensor_shape: { dim: [{ size: values.length }] }, string_val: values.map((v) => enc.encode(v)) });
+const stringProto = (values: string[]) => ({
+  dtype: 'DT_STRING',
+  tensor_shape: { dim: [{ size: values.length }] },
+  string_val: values.map((v) => enc.encode(v)),
+});
 
 describe('string ops served end to end (real process)', () => {
   let server: RunningServer;
@@ -150,8 +226,14 @@ describe('string ops served end to end (real process)', () => {
   });
 
   it('gRPC Predict answers the same', async () => {
-    const res = await call(clients.prediction, 'Predict', { model_spec: { name: 'strings' }, inputs: { text: stringProto(TEXT), utf8: stringProto(UTF8) } });
-    assert.deepEqual(res.outputs.masked.string_val.map((b: Uint8Array) => dec.decode(b)), MASKED);
+    const res = await call(clients.prediction, 'Predict', {
+      model_spec: { name: 'strings' },
+      inputs: { text: stringProto(TEXT), utf8: stringProto(UTF8) },
+    });
+    assert.deepEqual(
+      res.outputs.masked.string_val.map((b: Uint8Array) => dec.decode(b)),
+      MASKED,
+    );
     assert.deepEqual(integers(res.outputs.char_values), CODE_POINTS);
     assert.deepEqual(integers(res.outputs.row_splits), ROW_SPLITS);
     assert.deepEqual(integers(res.outputs.char_to_byte_starts), BYTE_STARTS);
@@ -167,7 +249,9 @@ describe('string ops served end to end (real process)', () => {
   });
 
   it('text RE2 here cannot match byte-exactly (not UTF-8) is refused by name, and the server keeps serving', async () => {
-    const bad = await postJson(server.url('/v1/models/strings:predict'), { inputs: { text: [{ b64: Buffer.from([0x41, 0xff]).toString('base64') }], utf8: ['x'] } });
+    const bad = await postJson(server.url('/v1/models/strings:predict'), {
+      inputs: { text: [{ b64: Buffer.from([0x41, 0xff]).toString('base64') }], utf8: ['x'] },
+    });
     assert.notEqual(bad.status, 200, bad.text);
     assert.match(bad.json.error, /StaticRegexReplace: input string 0 is not valid UTF-8/);
     const good = await postJson(server.url('/v1/models/strings:predict'), { inputs: { text: TEXT, utf8: UTF8 } });

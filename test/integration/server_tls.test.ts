@@ -24,7 +24,15 @@ const PY_CLIENT = path.join(REPO_ROOT, 'test', 'helpers', 'grpc_tls_client.py');
 const run = promisify(execFile);
 
 /** What the Python client printed: {ok: true, ...} or {ok: false, code, details}. */
-type PyResult = { ok: boolean; code?: string; details?: string; y?: number[]; services?: string[]; request_fields?: string[]; files?: string[] };
+type PyResult = {
+  ok: boolean;
+  code?: string;
+  details?: string;
+  y?: number[];
+  services?: string[];
+  request_fields?: string[];
+  files?: string[];
+};
 
 let pki: TestPki;
 let stubs: string;
@@ -34,7 +42,11 @@ type PyCall = [call: string, target: string, tls: { ca: string; client?: KeyPair
 
 /** Calls made one after the other by one Python process; their results in order. */
 async function python(...calls: PyCall[]): Promise<PyResult[]> {
-  const args = calls.map(([call, target, tls]) => ({ target, call, tls: tls && { ca: tls.ca, cert: tls.client?.cert, key: tls.client?.key } }));
+  const args = calls.map(([call, target, tls]) => ({
+    target,
+    call,
+    tls: tls && { ca: tls.ca, cert: tls.client?.cert, key: tls.client?.key },
+  }));
   const { stdout } = await run(PYTHON, [PY_CLIENT, stubs, JSON.stringify(args)], { timeout: 60_000 });
   return JSON.parse(stdout.trim().split('\n').pop()!) as PyResult[];
 }
@@ -53,7 +65,10 @@ async function curl(args: string[]): Promise<{ exit: number; stdout: string; std
 /** Resolves once `model` is AVAILABLE, asked over HTTPS (with a client certificate when given). */
 function availableOverHttps(port: number, client?: KeyPair): Promise<void> {
   return new Promise((resolve, reject) => {
-    const tlsFiles = { ca: fs.readFileSync(pki.ca), ...(client && { cert: fs.readFileSync(client.cert), key: fs.readFileSync(client.key) }) };
+    const tlsFiles = {
+      ca: fs.readFileSync(pki.ca),
+      ...(client && { cert: fs.readFileSync(client.cert), key: fs.readFileSync(client.key) }),
+    };
     https
       .get({ host: '127.0.0.1', port, path: '/v1/models/model', ...tlsFiles }, (res) => {
         let body = '';
@@ -81,18 +96,53 @@ describe('TLS and mutual TLS on gRPC and REST (real process; Python grpcio and c
     stubs = path.join(dir, 'stubs');
     fs.mkdirSync(stubs);
     try {
-      execFileSync(PYTHON, ['-m', 'grpc_tools.protoc', `-I${CLIENT_PROTOS}`, `--python_out=${stubs}`, `--grpc_python_out=${stubs}`, 'prediction_service.proto', 'model_spec.proto', 'tensorflow.proto', 'reflection.proto'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      execFileSync(
+        PYTHON,
+        [
+          '-m',
+          'grpc_tools.protoc',
+          `-I${CLIENT_PROTOS}`,
+          `--python_out=${stubs}`,
+          `--grpc_python_out=${stubs}`,
+          'prediction_service.proto',
+          'model_spec.proto',
+          'tensorflow.proto',
+          'reflection.proto',
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
     } catch (e) {
-      throw new Error(`the TLS tests' gRPC client needs Debian's python3-grpcio and python3-grpc-tools (apt-get install python3-grpcio python3-grpc-tools): ${(e as Error).message}`);
+      throw new Error(
+        `the TLS tests' gRPC client needs Debian's python3-grpcio and python3-grpc-tools (apt-get install python3-grpcio python3-grpc-tools): ${(e as Error).message}`,
+      );
     }
     const [portA, portB] = [await freePort(), await freePort()];
     grpcA = `127.0.0.1:${portA}`;
     grpcB = `127.0.0.1:${portB}`;
     socketA = path.join(dir, 'grpc.sock');
-    const common = [`--model_base_path=${HP2}`, '--model_name=model', '--grpc_api_host=127.0.0.1', '--num_executors=1', '--file_system_poll_wait_seconds=0', '--verify_on_load=false'];
+    const common = [
+      `--model_base_path=${HP2}`,
+      '--model_name=model',
+      '--grpc_api_host=127.0.0.1',
+      '--num_executors=1',
+      '--file_system_poll_wait_seconds=0',
+      '--verify_on_load=false',
+    ];
     [a, b] = await Promise.all([
-      startServer([...common, `--port=${portA}`, `--grpc_socket_path=${socketA}`, `--ssl_config_file=${mutual}`, `--rest_api_ssl_config_file=${serverOnly}`, '--enable_grpc_healthcheck_service'], { probe: (port) => availableOverHttps(port) }),
-      startServer([...common, `--port=${portB}`, `--ssl_config_file=${serverOnly}`, `--rest_api_ssl_config_file=${mutual}`], { probe: (port) => availableOverHttps(port, pki.client) }),
+      startServer(
+        [
+          ...common,
+          `--port=${portA}`,
+          `--grpc_socket_path=${socketA}`,
+          `--ssl_config_file=${mutual}`,
+          `--rest_api_ssl_config_file=${serverOnly}`,
+          '--enable_grpc_healthcheck_service',
+        ],
+        { probe: (port) => availableOverHttps(port) },
+      ),
+      startServer([...common, `--port=${portB}`, `--ssl_config_file=${serverOnly}`, `--rest_api_ssl_config_file=${mutual}`], {
+        probe: (port) => availableOverHttps(port, pki.client),
+      }),
     ]);
   });
   after(async () => {
@@ -105,20 +155,43 @@ describe('TLS and mutual TLS on gRPC and REST (real process; Python grpcio and c
     it('a client whose certificate custom_ca signed gets the prediction; the start-up log says SSL', async () => {
       const [r] = await python(['predict', grpcA, { ca: pki.ca, client: pki.client }]);
       assert.deepEqual(r, { ok: true, y: [2.5, 3, 4.5] });
-      assert.match(a.logs(), /"msg":"Using SSL credentials: certificate CN=localhost \(DNS:localhost, IP Address:127\.0\.0\.1\), valid to [^;]+; client certificates required, signed by custom_ca \(mutual TLS\)"/);
+      assert.match(
+        a.logs(),
+        /"msg":"Using SSL credentials: certificate CN=localhost \(DNS:localhost, IP Address:127\.0\.0\.1\), valid to [^;]+; client certificates required, signed by custom_ca \(mutual TLS\)"/,
+      );
     });
     it('refused: a client without a certificate, one whose certificate another CA signed, a plaintext client', async () => {
-      const [none, stranger, plaintext] = await python(['predict', grpcA, { ca: pki.ca }], ['predict', grpcA, { ca: pki.ca, client: pki.strangerClient }], ['predict', grpcA, null]);
-      for (const [name, r] of Object.entries({ none, stranger, plaintext })) assert.deepEqual([r.ok, r.code], [false, 'UNAVAILABLE'], `${name}: ${JSON.stringify(r)}`);
+      const [none, stranger, plaintext] = await python(
+        ['predict', grpcA, { ca: pki.ca }],
+        ['predict', grpcA, { ca: pki.ca, client: pki.strangerClient }],
+        ['predict', grpcA, null],
+      );
+      for (const [name, r] of Object.entries({ none, stranger, plaintext }))
+        assert.deepEqual([r.ok, r.code], [false, 'UNAVAILABLE'], `${name}: ${JSON.stringify(r)}`);
     });
     it('the Unix socket (--grpc_socket_path) takes the same credentials, as in TF Serving', async () => {
-      const [good, plaintext] = await python(['predict', `unix:${socketA}`, { ca: pki.ca, client: pki.client }], ['predict', `unix:${socketA}`, null]);
+      const [good, plaintext] = await python(
+        ['predict', `unix:${socketA}`, { ca: pki.ca, client: pki.client }],
+        ['predict', `unix:${socketA}`, null],
+      );
       assert.deepEqual(good, { ok: true, y: [2.5, 3, 4.5] });
       assert.deepEqual([plaintext.ok, plaintext.code], [false, 'UNAVAILABLE']);
     });
     it('server reflection lists the services and itself (Health: on here); a Predict built from the reflected descriptors alone is answered', async () => {
-      const [list, call] = await python(['reflection_list', grpcA, { ca: pki.ca, client: pki.client }], ['reflection_predict', grpcA, { ca: pki.ca, client: pki.client }]);
-      assert.deepEqual(list, { ok: true, services: ['grpc.health.v1.Health', 'grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection', 'tensorflow.serving.ModelService', 'tensorflow.serving.PredictionService'] });
+      const [list, call] = await python(
+        ['reflection_list', grpcA, { ca: pki.ca, client: pki.client }],
+        ['reflection_predict', grpcA, { ca: pki.ca, client: pki.client }],
+      );
+      assert.deepEqual(list, {
+        ok: true,
+        services: [
+          'grpc.health.v1.Health',
+          'grpc.reflection.v1.ServerReflection',
+          'grpc.reflection.v1alpha.ServerReflection',
+          'tensorflow.serving.ModelService',
+          'tensorflow.serving.PredictionService',
+        ],
+      });
       assert.equal(call.ok, true, JSON.stringify(call));
       assert.deepEqual(call.request_fields, ['model_spec', 'inputs', 'output_filter'], 'field names as the .proto writes them');
       assert.deepEqual(call.y, [2.5, 3, 4.5]);
@@ -132,7 +205,15 @@ describe('TLS and mutual TLS on gRPC and REST (real process; Python grpcio and c
       assert.deepEqual([plaintext.ok, plaintext.code], [false, 'UNAVAILABLE']);
     });
     it('server reflection without --enable_grpc_healthcheck_service lists no Health', async () => {
-      assert.deepEqual((await python(['reflection_list', grpcB, { ca: pki.ca }]))[0], { ok: true, services: ['grpc.reflection.v1.ServerReflection', 'grpc.reflection.v1alpha.ServerReflection', 'tensorflow.serving.ModelService', 'tensorflow.serving.PredictionService'] });
+      assert.deepEqual((await python(['reflection_list', grpcB, { ca: pki.ca }]))[0], {
+        ok: true,
+        services: [
+          'grpc.reflection.v1.ServerReflection',
+          'grpc.reflection.v1alpha.ServerReflection',
+          'tensorflow.serving.ModelService',
+          'tensorflow.serving.PredictionService',
+        ],
+      });
     });
   });
 
@@ -152,9 +233,12 @@ describe('TLS and mutual TLS on gRPC and REST (real process; Python grpcio and c
       assert.notEqual(plain.exit, 0, 'plain HTTP on the HTTPS port');
       assert.equal(plain.stdout, '');
       assert.equal(untrusted.exit, 60, `curl: the server certificate is not trusted without --cacert: ${untrusted.stderr}`);
-      assert.match(a.logs(), /"msg":"HTTP\/REST API over HTTPS \(--rest_api_ssl_config_file\): certificate CN=localhost .*client certificates not requested"/);
+      assert.match(
+        a.logs(),
+        /"msg":"HTTP\/REST API over HTTPS \(--rest_api_ssl_config_file\): certificate CN=localhost .*client certificates not requested"/,
+      );
     });
-    it('with client_verify: curl --cert/--key signed by custom_ca is answered; no certificate or another CA\'s is refused in the handshake', async () => {
+    it("with client_verify: curl --cert/--key signed by custom_ca is answered; no certificate or another CA's is refused in the handshake", async () => {
       const base = `https://127.0.0.1:${b.port}/v1/models/model`;
       const mine = ['--cacert', pki.ca, '--cert', pki.client.cert, '--key', pki.client.key];
       const [status, predict, none, stranger] = await Promise.all([

@@ -28,7 +28,13 @@ describe('unload gives back what a version held (real process)', () => {
     const server = await startServer([`--port=${port}`, `--model_config_file=${empty}`, '--num_executors=1']);
     const clients = connect(`127.0.0.1:${port}`);
     // HandleReloadConfigRequest answers once the loads (or unloads) it started have settled.
-    const reload = (names: string[]) => call(clients.model, 'HandleReloadConfigRequest', { config: { model_config_list: { config: names.map((name) => ({ name, base_path: base, model_platform: 'tensorflow' })) } } }, 120_000);
+    const reload = (names: string[]) =>
+      call(
+        clients.model,
+        'HandleReloadConfigRequest',
+        { config: { model_config_list: { config: names.map((name) => ({ name, base_path: base, model_platform: 'tensorflow' })) } } },
+        120_000,
+      );
     try {
       const unloaded: number[] = [];
       for (let i = 0; i < CYCLES; i++) {
@@ -41,7 +47,10 @@ describe('unload gives back what a version held (real process)', () => {
       const early = Math.min(...unloaded.slice(2, 6));
       const late = Math.min(...unloaded.slice(-4));
       console.log(`# unload cycles: RSS after each unload (MB) ${unloaded.map(mb).join(' ')}`);
-      assert.ok(late - early < GROWTH_LIMIT, `RSS grew ${mb(late - early)} MB from cycles 3–6 to the last four: ${unloaded.map(mb).join(' ')}`);
+      assert.ok(
+        late - early < GROWTH_LIMIT,
+        `RSS grew ${mb(late - early)} MB from cycles 3–6 to the last four: ${unloaded.map(mb).join(' ')}`,
+      );
     } finally {
       clients.close();
       assert.equal(await server.stop(), 0, server.logs());

@@ -18,7 +18,12 @@ describe('a new version under load (real process)', () => {
   before(async () => {
     root = tempDir();
     fs.cpSync(path.join(TWO_VERSIONS, '00000123'), path.join(root, 'hp2', '1'), { recursive: true });
-    server = await startServer(['--model_name=hp2', `--model_base_path=${path.join(root, 'hp2')}`, '--file_system_poll_wait_seconds=1', '--num_executors=1']);
+    server = await startServer([
+      '--model_name=hp2',
+      `--model_base_path=${path.join(root, 'hp2')}`,
+      '--file_system_poll_wait_seconds=1',
+      '--num_executors=1',
+    ]);
     await waitAvailable(server, ['hp2']);
   });
 
@@ -33,7 +38,11 @@ describe('a new version under load (real process)', () => {
     const loop = async (k: number) => {
       for (let i = 0; running; i++) {
         const x = k * 1000 + i;
-        const r = await postJson(server.url('/v1/models/hp2:predict'), { instances: [x] }).catch((e: Error) => ({ status: 0, json: undefined, text: e.message }));
+        const r = await postJson(server.url('/v1/models/hp2:predict'), { instances: [x] }).catch((e: Error) => ({
+          status: 0,
+          json: undefined,
+          text: e.message,
+        }));
         if (r.status !== 200 || r.json?.predictions?.[0] !== x / 2 + 2) failures.push(`${r.status} ${r.text}`);
         else served++;
       }

@@ -19,7 +19,18 @@ function convWarmupRecord(): Uint8Array {
   const values = new Float32Array(ROWS * HW * HW).fill(0.5);
   return PredictionLog.encode(
     PredictionLog.fromObject({
-      predictLog: { request: { modelSpec: { name: 'm' }, inputs: { images: { dtype: 'DT_FLOAT', tensorShape: { dim: [ROWS, HW, HW, 1].map((size) => ({ size })) }, tensorContent: new Uint8Array(values.buffer) } } } },
+      predictLog: {
+        request: {
+          modelSpec: { name: 'm' },
+          inputs: {
+            images: {
+              dtype: 'DT_FLOAT',
+              tensorShape: { dim: [ROWS, HW, HW, 1].map((size) => ({ size })) },
+              tensorContent: new Uint8Array(values.buffer),
+            },
+          },
+        },
+      },
     }),
   ).finish();
 }
@@ -28,7 +39,12 @@ describe('warmup (real process)', () => {
   it('a new version is LOADING while it warms up, the old one serves, then it is AVAILABLE', async () => {
     const root = tempDir();
     await writeHalfPlusTwoSavedModel(path.join(root, 'm', '1'));
-    const server = await startServer([`--model_base_path=${path.join(root, 'm')}`, '--model_name=m', '--file_system_poll_wait_seconds=1', '--num_executors=1']);
+    const server = await startServer([
+      `--model_base_path=${path.join(root, 'm')}`,
+      '--model_name=m',
+      '--file_system_poll_wait_seconds=1',
+      '--num_executors=1',
+    ]);
     try {
       // Version 2: a conv net with warmup records that take a while to replay, written
       // elsewhere and moved in whole.

@@ -19,7 +19,17 @@ describe('executor thread faults (real port, faulty executor worker)', () => {
   const logs = () => lines.join('\n');
   const url = (p: string) => `http://127.0.0.1:${port}${p}`;
   before(async () => {
-    options = resolveServerOptions(parseFlags([`--model_base_path=${path.join(MODELS, 'saved_model_half_plus_two_cpu')}`, '--model_name=default', '--num_executors=2', `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`, `--rest_api_port=${await freePort()}`, '--rest_api_host=127.0.0.1', '--port=0']));
+    options = resolveServerOptions(
+      parseFlags([
+        `--model_base_path=${path.join(MODELS, 'saved_model_half_plus_two_cpu')}`,
+        '--model_name=default',
+        '--num_executors=2',
+        `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`,
+        `--rest_api_port=${await freePort()}`,
+        '--rest_api_host=127.0.0.1',
+        '--port=0',
+      ]),
+    );
     server = new ModelServer(options, (msg) => lines.push(msg), 'embedded', { executorWorkerFile: FAULTY_EXECUTOR_WORKER });
     port = (await server.start()).restPort!;
     await server.initialLoadsSettled();
@@ -48,7 +58,11 @@ describe('executor thread faults (real port, faulty executor worker)', () => {
     assert.equal(v.executor_thread_deaths, 1);
     assert.match(v.last_executor_thread_death.message, /^executor thread failed: /);
     // TF Serving's own status answer stays exactly TF Serving's.
-    assert.deepEqual(Object.keys((await (await fetch(url('/v1/models/default'))).json()).model_version_status[0]), ['version', 'state', 'status']);
+    assert.deepEqual(Object.keys((await (await fetch(url('/v1/models/default'))).json()).model_version_status[0]), [
+      'version',
+      'state',
+      'status',
+    ]);
   });
 
   it('under load only the message that carried the poisoned request fails; then all are served', async () => {
@@ -66,7 +80,10 @@ describe('executor thread faults (real port, faulty executor worker)', () => {
     const failed = normal.filter((a) => a.status !== 200).length;
     assert.ok(failed < 32, `${failed} of 40 failed with it`);
     const after = await Promise.all(xs.map(predict));
-    assert.deepEqual(after.map((a) => a.status), xs.map(() => 200));
+    assert.deepEqual(
+      after.map((a) => a.status),
+      xs.map(() => 200),
+    );
     const status = await (await fetch(url('/monitoring/tfgate/status'))).json();
     assert.equal(status.models[0].versions[0].executor_thread_deaths, 2, 'repeated deaths are counted');
   });

@@ -15,7 +15,19 @@ const HP2 = path.join(MODELS, 'saved_model_half_plus_two_cpu');
 
 /** Runs tfgate to its exit; 'served' (and killed) if it got as far as serving instead. */
 async function runTfgate(args: string[]): Promise<{ code: number | 'served'; output: string }> {
-  const proc = spawn(process.execPath, [TFGATE_BIN, `--model_base_path=${HP2}`, '--rest_api_host=127.0.0.1', '--grpc_api_host=127.0.0.1', `--rest_api_port=${await freePort()}`, `--port=${await freePort()}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(
+    process.execPath,
+    [
+      TFGATE_BIN,
+      `--model_base_path=${HP2}`,
+      '--rest_api_host=127.0.0.1',
+      '--grpc_api_host=127.0.0.1',
+      `--rest_api_port=${await freePort()}`,
+      `--port=${await freePort()}`,
+      ...args,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
   let served = false;
   const seen = (d: Buffer) => {
@@ -48,11 +60,37 @@ describe('TLS settings refused at start-up and by --dry_run (real process)', () 
   // Each case once; --dry_run or not alternates (both read the files in the same constructor,
   // and every tfgate process costs ~2 s of CPU to load), the missing file in both modes.
   const CASES: Array<[string, () => string[], number, (f: typeof files) => RegExp]> = [
-    ['a missing --ssl_config_file', () => [`--ssl_config_file=${files.missing}`], 1, (f) => new RegExp(`--ssl_config_file=${escape(f.missing)}: cannot read the SSLConfig file: ENOENT`)],
-    ['a missing --ssl_config_file (--dry_run)', () => [`--ssl_config_file=${files.missing}`, '--dry_run'], 1, (f) => new RegExp(`--ssl_config_file=${escape(f.missing)}: cannot read the SSLConfig file: ENOENT`)],
-    ["a server_key that is not the certificate's (--dry_run)", () => [`--ssl_config_file=${files.wrongKey}`, '--dry_run'], 1, (f) => new RegExp(`${escape(f.wrongKey)}:1:1: server_key is not the private key of server_cert's certificate \\(CN=localhost\\)`)],
-    ['--use_alts_credentials (--dry_run)', () => ['--use_alts_credentials', '--dry_run'], 2, () => /^--use_alts_credentials=true is refused: tfgate's gRPC library \(grpc-js\) has no ALTS credentials; use --ssl_config_file for TLS/],
-    ['--use_alts_credentials with --ssl_config_file', () => ['--use_alts_credentials', `--ssl_config_file=${files.good}`], 2, () => /^Either use_alts_credentials must be false or ssl_config_file must be empty\.$/m],
+    [
+      'a missing --ssl_config_file',
+      () => [`--ssl_config_file=${files.missing}`],
+      1,
+      (f) => new RegExp(`--ssl_config_file=${escape(f.missing)}: cannot read the SSLConfig file: ENOENT`),
+    ],
+    [
+      'a missing --ssl_config_file (--dry_run)',
+      () => [`--ssl_config_file=${files.missing}`, '--dry_run'],
+      1,
+      (f) => new RegExp(`--ssl_config_file=${escape(f.missing)}: cannot read the SSLConfig file: ENOENT`),
+    ],
+    [
+      "a server_key that is not the certificate's (--dry_run)",
+      () => [`--ssl_config_file=${files.wrongKey}`, '--dry_run'],
+      1,
+      (f) => new RegExp(`${escape(f.wrongKey)}:1:1: server_key is not the private key of server_cert's certificate \\(CN=localhost\\)`),
+    ],
+    [
+      '--use_alts_credentials (--dry_run)',
+      () => ['--use_alts_credentials', '--dry_run'],
+      2,
+      () =>
+        /^--use_alts_credentials=true is refused: tfgate's gRPC library \(grpc-js\) has no ALTS credentials; use --ssl_config_file for TLS/,
+    ],
+    [
+      '--use_alts_credentials with --ssl_config_file',
+      () => ['--use_alts_credentials', `--ssl_config_file=${files.good}`],
+      2,
+      () => /^Either use_alts_credentials must be false or ssl_config_file must be empty\.$/m,
+    ],
   ];
 
   it('each case exits with its code and a message naming what is wrong, before serving', async () => {

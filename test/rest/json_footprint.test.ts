@@ -26,11 +26,11 @@ describe('JSON footprint', () => {
     '  [1, [2, [3, [4]]]]  trailing text [[[[ is not counted',
   ];
 
-  it('equals the parser\'s estimate of what it built', async () => {
+  it("equals the parser's estimate of what it built", async () => {
     for (const text of docs) assert.equal(await jsonFootprint(text), parserEstimate(text), text.slice(0, 60));
   });
 
-  it('is at least the parser\'s estimate when strings have escapes or keys repeat', async () => {
+  it("is at least the parser's estimate when strings have escapes or keys repeat", async () => {
     for (const text of ['{"x": "a\\"b\\u00e9c", "x": [1, 2]}', '["\\n\\n\\n\\n\\n\\n\\n\\n\\n\\n\\n\\n\\n\\n"]']) {
       assert.ok((await jsonFootprint(text)) >= parserEstimate(text), text);
     }
@@ -41,7 +41,7 @@ describe('JSON footprint', () => {
     assert.equal(await jsonFootprint(text, 1000), await jsonFootprint(text));
   });
 
-  it('chargeJsonParse charges the footprint first; the parser\'s growth then charges nothing more', async () => {
+  it("chargeJsonParse charges the footprint first; the parser's growth then charges nothing more", async () => {
     const text = docs[2];
     const charges: number[] = [];
     const onGrowth = await chargeJsonParse(text, (b) => charges.push(b));

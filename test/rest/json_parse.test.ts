@@ -3,7 +3,15 @@
 // byte offsets, and tfgate's limits. Its speed next to JSON.parse: npm run bench:json.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { floatElements, floatMarks, isFloatMember, numberIsFloat, parseJsonBody, parseJsonBodyYielding, type JsonValue } from '../../src/rest/json_parse.js';
+import {
+  floatElements,
+  floatMarks,
+  isFloatMember,
+  numberIsFloat,
+  parseJsonBody,
+  parseJsonBodyYielding,
+  type JsonValue,
+} from '../../src/rest/json_parse.js';
 import { Code, ServingError } from '../../src/errors/status.js';
 
 const LIMITS = { maxDepth: 64, maxElements: 1_000_000 };
@@ -49,7 +57,7 @@ describe('parseJsonBody: values', () => {
     assert.deepEqual(Object.keys(v), ['__proto__']);
   });
 
-  it('a zero-length body is TF Serving\'s own message, whitespace only is RapidJSON\'s', () => {
+  it("a zero-length body is TF Serving's own message, whitespace only is RapidJSON's", () => {
     throwsExactly(() => parse(''), 'JSON Parse error: The document is empty');
     throwsExactly(() => parse(' \n'), 'JSON Parse error: The document is empty. at offset: 2');
   });
@@ -57,7 +65,10 @@ describe('parseJsonBody: values', () => {
 
 describe('parseJsonBody: int vs float record', () => {
   it('marks integral numbers written as floats, by index in arrays and by key in objects', () => {
-    const v = parse('{"i": 1, "f": 1.0, "e": 2e3, "h": 1.5, "z": -0.0, "list": [1, 1.0, 2, 3e0, NaN, 18446744073709551616, 7]}') as Record<string, JsonValue>;
+    const v = parse('{"i": 1, "f": 1.0, "e": 2e3, "h": 1.5, "z": -0.0, "list": [1, 1.0, 2, 3e0, NaN, 18446744073709551616, 7]}') as Record<
+      string,
+      JsonValue
+    >;
     const list = v.list as JsonValue[];
     assert.deepEqual(floatMarks(list), [1, 3, 5]);
     assert.deepEqual([...(floatMarks(v) as string[])].sort(), ['e', 'f', 'z']);
@@ -67,7 +78,10 @@ describe('parseJsonBody: int vs float record', () => {
     assert.equal(isFloatMember(list, 3), true);
     // floatElements: the same answers, asked in order along the array.
     const floatAt = floatElements(list)!;
-    assert.deepEqual(list.map((_, i) => floatAt(i)), [false, true, false, true, false, true, false]);
+    assert.deepEqual(
+      list.map((_, i) => floatAt(i)),
+      [false, true, false, true, false, true, false],
+    );
     assert.equal(floatElements(parse('[1, 2.5, NaN]') as JsonValue[]), undefined);
     // numberIsFloat: RapidJSON's IsDouble.
     const kinds = list.map((x, i) => numberIsFloat(x as number, isFloatMember(list, i)));
@@ -143,8 +157,14 @@ describe('parseJsonBody: RapidJSON errors, verbatim, with byte offsets', () => {
 describe('parseJsonBody: limits', () => {
   it('nesting: the root container is depth 1; one level more than the limit is refused', () => {
     assert.deepStrictEqual(parse('[[[1]]]', { maxDepth: 3, maxElements: 100 }), [[[1]]]);
-    throwsExactly(() => parse('[[[[1]]]]', { maxDepth: 3, maxElements: 100 }), 'JSON nesting is deeper than the limit of 3 (--json_max_depth)');
-    throwsExactly(() => parse('{"a": {"b": {"c": {}}}}', { maxDepth: 3, maxElements: 100 }), 'JSON nesting is deeper than the limit of 3 (--json_max_depth)');
+    throwsExactly(
+      () => parse('[[[[1]]]]', { maxDepth: 3, maxElements: 100 }),
+      'JSON nesting is deeper than the limit of 3 (--json_max_depth)',
+    );
+    throwsExactly(
+      () => parse('{"a": {"b": {"c": {}}}}', { maxDepth: 3, maxElements: 100 }),
+      'JSON nesting is deeper than the limit of 3 (--json_max_depth)',
+    );
   });
 
   it('elements: list items and object members over the whole body', () => {
@@ -154,8 +174,14 @@ describe('parseJsonBody: limits', () => {
   });
 
   it('limits are checked while parsing: the error comes before a later syntax error', () => {
-    throwsExactly(() => parse('[[[[1]]]] this is not JSON', { maxDepth: 2, maxElements: 100 }), 'JSON nesting is deeper than the limit of 2 (--json_max_depth)');
-    throwsExactly(() => parse(`[${'1,'.repeat(50)} oops`, { maxDepth: 2, maxElements: 10 }), 'JSON has more than the limit of 10 elements (--json_max_elements)');
+    throwsExactly(
+      () => parse('[[[[1]]]] this is not JSON', { maxDepth: 2, maxElements: 100 }),
+      'JSON nesting is deeper than the limit of 2 (--json_max_depth)',
+    );
+    throwsExactly(
+      () => parse(`[${'1,'.repeat(50)} oops`, { maxDepth: 2, maxElements: 10 }),
+      'JSON has more than the limit of 10 elements (--json_max_elements)',
+    );
   });
 
   it('deep nesting within the limits needs no recursion (TF Serving: DeeplyNestedWellFormed)', () => {
@@ -173,12 +199,15 @@ describe('parseJsonBody: limits', () => {
     assert.equal(isFloatMember((parse(text, limits) as { instances: number[][] }).instances[0], 0), true);
     // A member read by the API still has the limit, and so has any member without rootMembers.
     throwsExactly(() => parse(`{"instances": ${deep(3)}}`, limits), 'JSON nesting is deeper than the limit of 4 (--json_max_depth)');
-    throwsExactly(() => parse(`{"meta": ${deep(3)}}`, { maxDepth: 4, maxElements: 100 }), 'JSON nesting is deeper than the limit of 4 (--json_max_depth)');
+    throwsExactly(
+      () => parse(`{"meta": ${deep(3)}}`, { maxDepth: 4, maxElements: 100 }),
+      'JSON nesting is deeper than the limit of 4 (--json_max_depth)',
+    );
     // An array root has no members to leave out.
     throwsExactly(() => parse(`[${deep(3)}]`, limits), 'JSON nesting is deeper than the limit of 4 (--json_max_depth)');
   });
 
-  it('an unread deep member that is not JSON fails with RapidJSON\'s text and offset', () => {
+  it("an unread deep member that is not JSON fails with RapidJSON's text and offset", () => {
     const limits = { maxDepth: 2, maxElements: 100, rootMembers: new Set(['instances']) };
     const errorOf = (text: string, withLimits: typeof limits | typeof LIMITS) => {
       try {
@@ -188,7 +217,18 @@ describe('parseJsonBody: limits', () => {
       }
       return 'no error';
     };
-    for (const bad of ['[[[1,]]]', '[[[1] 2]]', '[[{"a" 1}]]', '[[{"a": 1,}]]', '[[[1]]', '[[{1: 2}]]', '[[["x]]]', '[[[tru]]]', '[[[-]]]', '[[{"a": 1 "b": 2}]]']) {
+    for (const bad of [
+      '[[[1,]]]',
+      '[[[1] 2]]',
+      '[[{"a" 1}]]',
+      '[[{"a": 1,}]]',
+      '[[[1]]',
+      '[[{1: 2}]]',
+      '[[["x]]]',
+      '[[[tru]]]',
+      '[[[-]]]',
+      '[[{"a": 1 "b": 2}]]',
+    ]) {
       const text = `{"x": ${bad}, "instances": [1]}`;
       // The same text as the building parser gives, when no limit stops it first.
       assert.equal(errorOf(text, limits), errorOf(text, LIMITS), bad);
@@ -198,7 +238,7 @@ describe('parseJsonBody: limits', () => {
 
   it('a 1 MB body of floats parses whole', () => {
     const rows: number[][] = [];
-    for (let len = 0; len < 1_000_000; ) {
+    for (let len = 0; len < 1_000_000;) {
       const r = Array.from({ length: 28 }, (_, i) => ((i * 7919 + rows.length * 104729) % 1000003) / 1000003);
       rows.push(r);
       len += JSON.stringify(r).length + 2;
@@ -219,10 +259,18 @@ describe('parseJsonBodyYielding: the same parse in slices, and memory reported a
     }
   };
   it('gives the same values, float records and errors as parseJsonBody, whatever the slice', async () => {
-    const bodies = ['{"instances": [[1.0, 2], [3, 4.5]], "signature_name": "s"}', '{"a": [1, 2, 3e2], "b": {"c": [true, null, "x"]}}', '{"instances": [1, 2,]}', '[[[1]]] trailing', '{"x": [1, 2', '  '];
+    const bodies = [
+      '{"instances": [[1.0, 2], [3, 4.5]], "signature_name": "s"}',
+      '{"a": [1, 2, 3e2], "b": {"c": [true, null, "x"]}}',
+      '{"instances": [1, 2,]}',
+      '[[[1]]] trailing',
+      '{"x": [1, 2',
+      '  ',
+    ];
     for (const body of bodies) {
       const expected = await outcome(() => parseJsonBody(body, LIMITS));
-      for (const slice of [1, 3, 7, 1000]) assert.deepEqual(await outcome(() => parseJsonBodyYielding(body, LIMITS, slice)), expected, `${body} / ${slice}`);
+      for (const slice of [1, 3, 7, 1000])
+        assert.deepEqual(await outcome(() => parseJsonBodyYielding(body, LIMITS, slice)), expected, `${body} / ${slice}`);
     }
   });
   it('reports estimated growth to onGrowth, which can stop the parse', async () => {

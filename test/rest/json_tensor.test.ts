@@ -34,7 +34,10 @@ const parse = (body: string, s: SignatureSpec, limits = LIMITS) => parseBothWays
 const plain = (t: HostTensor) => ({
   dtype: t.dtype,
   shape: t.shape,
-  values: t.dtype === 'string' ? (t.values as Uint8Array[]).map((b) => Buffer.from(b).toString('latin1')) : Array.from(t.values as ArrayLike<number | bigint>),
+  values:
+    t.dtype === 'string'
+      ? (t.values as Uint8Array[]).map((b) => Buffer.from(b).toString('latin1'))
+      : Array.from(t.values as ArrayLike<number | bigint>),
 });
 const plainAll = (inputs: Record<string, HostTensor>) => Object.fromEntries(Object.entries(inputs).map(([k, t]) => [k, plain(t)]));
 
@@ -50,7 +53,13 @@ function throwsExactly(f: () => unknown, code: Code, message: string) {
 // ------------------------------------------------------------------------------------------------
 
 describe('FillPredictRequestFromJson: requests that succeed', () => {
-  type Case = { name: string; body: string; inputs: Record<string, string>; format: 'row' | 'columnar'; want: Record<string, ReturnType<typeof plain>> };
+  type Case = {
+    name: string;
+    body: string;
+    inputs: Record<string, string>;
+    format: 'row' | 'columnar';
+    want: Record<string, ReturnType<typeof plain>>;
+  };
   const f32 = (shape: number[], values: number[]) => ({ dtype: 'float32' as const, shape, values: Array.from(Float32Array.from(values)) });
   const CASES: Case[] = [
     {
@@ -218,7 +227,10 @@ describe('FillPredictRequestFromJson: requests that succeed', () => {
 
   it('DeeplyNestedMalformed: signature_name not a string', () => {
     const body = `{"signature_name":${'['.repeat(5000)}${']'.repeat(5000)}}`;
-    assert.throws(() => parse(body, sig({ default: 'DT_INT32' }), { maxDepth: 10_000, maxElements: 100_000 }), /key must be a string value/);
+    assert.throws(
+      () => parse(body, sig({ default: 'DT_INT32' }), { maxDepth: 10_000, maxElements: 100_000 }),
+      /key must be a string value/,
+    );
   });
 });
 
@@ -227,80 +239,190 @@ describe('FillPredictRequestFromJson: errors, verbatim', () => {
   type Case = [name: string, body: string, inputs: Record<string, string>, message: string, code?: Code];
   const CASES: Case[] = [
     ['not an object', '[1]', { x: 'DT_FLOAT' }, 'JSON Value: [1] Is not object'],
-    ['signature_name not a string', '{\n  "signature_name": 5,\n  "instances": [[1,2],[3,4],[5,6,7]]\n}', { x: 'DT_INT32' },
-      'JSON Value: {\n    "signature_name": 5,\n    "instances": [[1, 2], [3, 4], [5, 6, 7]]\n} not formatted correctly. \'signature_name\' key must be a string value.'],
-    ['both instances and inputs', '{"instances": [[1,2]], "inputs": [[1,2]]}', { x: 'DT_INT32' },
-      'JSON Value: {\n    "instances": [[1, 2]],\n    "inputs": [[1, 2]]\n} Not formatted correctly expecting only one of \'inputs\' or \'instances\' keys to exist '],
+    [
+      'signature_name not a string',
+      '{\n  "signature_name": 5,\n  "instances": [[1,2],[3,4],[5,6,7]]\n}',
+      { x: 'DT_INT32' },
+      'JSON Value: {\n    "signature_name": 5,\n    "instances": [[1, 2], [3, 4], [5, 6, 7]]\n} not formatted correctly. \'signature_name\' key must be a string value.',
+    ],
+    [
+      'both instances and inputs',
+      '{"instances": [[1,2]], "inputs": [[1,2]]}',
+      { x: 'DT_INT32' },
+      'JSON Value: {\n    "instances": [[1, 2]],\n    "inputs": [[1, 2]]\n} Not formatted correctly expecting only one of \'inputs\' or \'instances\' keys to exist ',
+    ],
     ['neither', '{"foo": 1}', { x: 'DT_FLOAT' }, "Missing 'inputs' or 'instances' key"],
-    ['instances not a list', '{"instances": 1}', { x: 'DT_FLOAT' }, 'JSON Value: {\n    "instances": 1\n} Expecting \'instances\' to be an list/array'],
+    [
+      'instances not a list',
+      '{"instances": 1}',
+      { x: 'DT_FLOAT' },
+      'JSON Value: {\n    "instances": 1\n} Expecting \'instances\' to be an list/array',
+    ],
     ['instances empty', '{"instances": []}', { x: 'DT_FLOAT' }, 'JSON Value: {\n    "instances": []\n} No values in \'instances\' array'],
-    ['ragged: size', '{"instances": [[1,2],[3,4],[5,6,7]]}', { x: 'DT_INT32' },
-      "Failed to process element: 2 of 'instances' list. Error: INVALID_ARGUMENT: Expecting tensor size: 2 but got: 3"],
-    ['ragged: shape', '{"instances": [[1,2],[3,4],[[5,6]]]}', { x: 'DT_INT32' },
-      "Failed to process element: 2 of 'instances' list. Error: INVALID_ARGUMENT: Expecting shape [2] but got: [1,2]"],
-    ['ragged: scalar then list', '{"instances": [1, [1]]}', { x: 'DT_INT32' },
-      "Failed to process element: 1 of 'instances' list. Error: INVALID_ARGUMENT: Expecting shape [] but got: [1]"],
-    ['string for int32', '{"instances": [[1,2],["a", "b"]]}', { x: 'DT_INT32' },
-      'Failed to process element: 1 of \'instances\' list. Error: INVALID_ARGUMENT: JSON Value: "a" Type: String is not of expected type: int32'],
-    ['1.0 is not an int32 (RapidJSON types it a double)', '{"instances": [1.0]}', { x: 'DT_INT32' },
-      "Failed to process element: 0 of 'instances' list. Error: INVALID_ARGUMENT: JSON Value: 1.0 Type: Number is not of expected type: int32"],
-    ['int32 out of range', '{"inputs": [2147483648]}', { x: 'DT_INT32' }, 'JSON Value: 2147483648 Type: Number is not of expected type: int32'],
+    [
+      'ragged: size',
+      '{"instances": [[1,2],[3,4],[5,6,7]]}',
+      { x: 'DT_INT32' },
+      "Failed to process element: 2 of 'instances' list. Error: INVALID_ARGUMENT: Expecting tensor size: 2 but got: 3",
+    ],
+    [
+      'ragged: shape',
+      '{"instances": [[1,2],[3,4],[[5,6]]]}',
+      { x: 'DT_INT32' },
+      "Failed to process element: 2 of 'instances' list. Error: INVALID_ARGUMENT: Expecting shape [2] but got: [1,2]",
+    ],
+    [
+      'ragged: scalar then list',
+      '{"instances": [1, [1]]}',
+      { x: 'DT_INT32' },
+      "Failed to process element: 1 of 'instances' list. Error: INVALID_ARGUMENT: Expecting shape [] but got: [1]",
+    ],
+    [
+      'string for int32',
+      '{"instances": [[1,2],["a", "b"]]}',
+      { x: 'DT_INT32' },
+      'Failed to process element: 1 of \'instances\' list. Error: INVALID_ARGUMENT: JSON Value: "a" Type: String is not of expected type: int32',
+    ],
+    [
+      '1.0 is not an int32 (RapidJSON types it a double)',
+      '{"instances": [1.0]}',
+      { x: 'DT_INT32' },
+      "Failed to process element: 0 of 'instances' list. Error: INVALID_ARGUMENT: JSON Value: 1.0 Type: Number is not of expected type: int32",
+    ],
+    [
+      'int32 out of range',
+      '{"inputs": [2147483648]}',
+      { x: 'DT_INT32' },
+      'JSON Value: 2147483648 Type: Number is not of expected type: int32',
+    ],
     ['negative for uint32', '{"inputs": [-1]}', { x: 'DT_UINT32' }, 'JSON Value: -1 Type: Number is not of expected type: uint32'],
-    ['uint64-only value for int64', '{"inputs": [9223372036854775808]}', { x: 'DT_INT64' }, 'JSON Value: 9223372036854775808 Type: Number is not of expected type: int64'],
+    [
+      'uint64-only value for int64',
+      '{"inputs": [9223372036854775808]}',
+      { x: 'DT_INT64' },
+      'JSON Value: 9223372036854775808 Type: Number is not of expected type: int64',
+    ],
     ['fraction for int64', '{"inputs": [1.5]}', { x: 'DT_INT64' }, 'JSON Value: 1.5 Type: Number is not of expected type: int64'],
     ['2e3 for int64', '{"inputs": {"x": 2e3}}', { x: 'DT_INT64' }, 'JSON Value: 2000.0 Type: Number is not of expected type: int64'],
     ['number for bool', '{"inputs": [1]}', { x: 'DT_BOOL' }, 'JSON Value: 1 Type: Number is not of expected type: bool'],
     ['bool for float', '{"inputs": [true]}', { x: 'DT_FLOAT' }, 'JSON Value: true Type: True is not of expected type: float'],
     ['null for double', '{"inputs": null}', { x: 'DT_DOUBLE' }, 'JSON Value: null Type: Null is not of expected type: double'],
-    ['string for float (handler test)', '{ "instances": ["x", "y"] }', { x: 'DT_FLOAT' },
-      'Failed to process element: 0 of \'instances\' list. Error: INVALID_ARGUMENT: JSON Value: "x" Type: String is not of expected type: float'],
-    ['object for a float', '{"inputs": [{"b64": "AA=="}]}', { x: 'DT_FLOAT' }, 'JSON Value: {\n    "b64": "AA=="\n} Type: Object is not of expected type: float'],
-    ['b64 not a string', '{"inputs": [{"b64": 1}]}', { x: 'DT_STRING' }, 'JSON Value: {\n    "b64": 1\n} not formatted correctly for base64 data'],
-    ['b64 with another member', '{"inputs": {"x": [{"b64": "AA==", "y": 1}]}, "a": 1}', { x: 'DT_STRING' },
-      'JSON Value: {\n    "b64": "AA==",\n    "y": 1\n} not formatted correctly for base64 data'],
+    [
+      'string for float (handler test)',
+      '{ "instances": ["x", "y"] }',
+      { x: 'DT_FLOAT' },
+      'Failed to process element: 0 of \'instances\' list. Error: INVALID_ARGUMENT: JSON Value: "x" Type: String is not of expected type: float',
+    ],
+    [
+      'object for a float',
+      '{"inputs": [{"b64": "AA=="}]}',
+      { x: 'DT_FLOAT' },
+      'JSON Value: {\n    "b64": "AA=="\n} Type: Object is not of expected type: float',
+    ],
+    [
+      'b64 not a string',
+      '{"inputs": [{"b64": 1}]}',
+      { x: 'DT_STRING' },
+      'JSON Value: {\n    "b64": 1\n} not formatted correctly for base64 data',
+    ],
+    [
+      'b64 with another member',
+      '{"inputs": {"x": [{"b64": "AA==", "y": 1}]}, "a": 1}',
+      { x: 'DT_STRING' },
+      'JSON Value: {\n    "b64": "AA==",\n    "y": 1\n} not formatted correctly for base64 data',
+    ],
     ['b64 not base64', '{"inputs": [{"b64": "a-b_"}]}', { x: 'DT_STRING' }, 'Unable to base64 decode'],
     ['b64 wrong padding', '{"inputs": [{"b64": "aGk=="}]}', { x: 'DT_STRING' }, 'Unable to base64 decode'],
-    ['value at the wrong level', '{"inputs": [[1], 2]}', { x: 'DT_FLOAT' }, 'JSON Value: 2 found at incorrect level: 2 in the JSON DOM. Expected at level: 2'],
-    ['list deeper than the first element', '{"inputs": [1, [2]]}', { x: 'DT_FLOAT' }, 'Encountered list at unexpected level: 1 expected < 1'],
-    ['ragged inside one value', '{"inputs": [[1.0, 2.0], [3.0]]}', { x: 'DT_FLOAT' }, 'Encountered list at unexpected size: 1 at level: 1 expected size: 2'],
-    ['plain list for two inputs', '{"instances": [1, 2]}', { a: 'DT_FLOAT', b: 'DT_FLOAT' },
-      'instances is a plain list, but expecting list of objects as multiple input tensors required as per tensorinfo_map'],
-    ['columnar plain value for two inputs', '{"inputs": [1]}', { a: 'DT_FLOAT', b: 'DT_FLOAT' },
-      'inputs is a plain value/list, but expecting an object as multiple input tensors required as per tensorinfo_map'],
+    [
+      'value at the wrong level',
+      '{"inputs": [[1], 2]}',
+      { x: 'DT_FLOAT' },
+      'JSON Value: 2 found at incorrect level: 2 in the JSON DOM. Expected at level: 2',
+    ],
+    [
+      'list deeper than the first element',
+      '{"inputs": [1, [2]]}',
+      { x: 'DT_FLOAT' },
+      'Encountered list at unexpected level: 1 expected < 1',
+    ],
+    [
+      'ragged inside one value',
+      '{"inputs": [[1.0, 2.0], [3.0]]}',
+      { x: 'DT_FLOAT' },
+      'Encountered list at unexpected size: 1 at level: 1 expected size: 2',
+    ],
+    [
+      'plain list for two inputs',
+      '{"instances": [1, 2]}',
+      { a: 'DT_FLOAT', b: 'DT_FLOAT' },
+      'instances is a plain list, but expecting list of objects as multiple input tensors required as per tensorinfo_map',
+    ],
+    [
+      'columnar plain value for two inputs',
+      '{"inputs": [1]}',
+      { a: 'DT_FLOAT', b: 'DT_FLOAT' },
+      'inputs is a plain value/list, but expecting an object as multiple input tensors required as per tensorinfo_map',
+    ],
     ['columnar missing input', '{"inputs": {"a": 1}}', { a: 'DT_FLOAT', b: 'DT_FLOAT' }, "Missing named input: b in 'inputs' object."],
-    ['unknown name in an instance', '{"instances": [{"z": 1.0}]}', { x: 'DT_FLOAT' },
-      "Failed to process element: 0 key: z of 'instances' list. Error: INVALID_ARGUMENT: JSON object: does not have named input: z"],
-    ['instance keys differ', '{"instances": [{"a": 1, "b": 2}, {"a": 1}]}', { a: 'DT_FLOAT', b: 'DT_FLOAT' },
-      "Failed to process element: 1 of 'instances' list. JSON object: {\n    \"a\": 1\n} keys must be equal to: a,b"],
-    ['MultipleNamedTensorErrors: shapes differ across instances',
+    [
+      'unknown name in an instance',
+      '{"instances": [{"z": 1.0}]}',
+      { x: 'DT_FLOAT' },
+      "Failed to process element: 0 key: z of 'instances' list. Error: INVALID_ARGUMENT: JSON object: does not have named input: z",
+    ],
+    [
+      'instance keys differ',
+      '{"instances": [{"a": 1, "b": 2}, {"a": 1}]}',
+      { a: 'DT_FLOAT', b: 'DT_FLOAT' },
+      'Failed to process element: 1 of \'instances\' list. JSON object: {\n    "a": 1\n} keys must be equal to: a,b',
+    ],
+    [
+      'MultipleNamedTensorErrors: shapes differ across instances',
       '{"instances": [{"int_tensor": [[1,2],[3,4],[5,6]], "str_tensor": ["foo", "bar"]}, {"int_tensor": [[[7,8],[9,0],[1,2]]], "str_tensor": ["baz", "bat"]}]}',
       { int_tensor: 'DT_INT32', str_tensor: 'DT_STRING' },
-      "Failed to process element: 1 key: int_tensor of 'instances' list. Error: INVALID_ARGUMENT: Expecting shape [3,2] but got: [1,3,2]"],
-    ['MultipleNamedTensorErrors: sizes differ across instances',
+      "Failed to process element: 1 key: int_tensor of 'instances' list. Error: INVALID_ARGUMENT: Expecting shape [3,2] but got: [1,3,2]",
+    ],
+    [
+      'MultipleNamedTensorErrors: sizes differ across instances',
       '{"instances": [{"int_tensor": [[1,2],[3,4],[5,6],[7,8]], "str_tensor": ["foo", "bar"]}, {"int_tensor": [[7,8],[9,0],[1,2]], "str_tensor": ["baz", "bat"]}]}',
       { int_tensor: 'DT_INT32', str_tensor: 'DT_STRING' },
-      "Failed to process element: 1 key: int_tensor of 'instances' list. Error: INVALID_ARGUMENT: Expecting tensor size: 8 but got: 6"],
-    ['MultipleNamedTensorErrors: object then list', '{"instances": [{"int_tensor": [1], "str_tensor": ["a"]}, [1, 20, 30]]}',
-      { int_tensor: 'DT_INT32', str_tensor: 'DT_STRING' }, 'Expecting object but got list at item 1 of input list'],
-    ['MultipleNamedTensorErrors: list then object', '{"instances": [["baz", "bar"], {"str_tensor": ["baz", "bat"]}]}',
-      { str_tensor: 'DT_STRING' }, 'Expecting value/list but got object at item 1 of input list'],
+      "Failed to process element: 1 key: int_tensor of 'instances' list. Error: INVALID_ARGUMENT: Expecting tensor size: 8 but got: 6",
+    ],
+    [
+      'MultipleNamedTensorErrors: object then list',
+      '{"instances": [{"int_tensor": [1], "str_tensor": ["a"]}, [1, 20, 30]]}',
+      { int_tensor: 'DT_INT32', str_tensor: 'DT_STRING' },
+      'Expecting object but got list at item 1 of input list',
+    ],
+    [
+      'MultipleNamedTensorErrors: list then object',
+      '{"instances": [["baz", "bar"], {"str_tensor": ["baz", "bat"]}]}',
+      { str_tensor: 'DT_STRING' },
+      'Expecting value/list but got object at item 1 of input list',
+    ],
     ['a signature without inputs', '{"signature_name": "w", "inputs": {}}', {}, 'Failed to get input map for signature: w'],
     ['a default signature without inputs', '{"inputs": {}}', {}, 'Failed to get input map for signature: DEFAULT'],
     ['half: UNIMPLEMENTED', '{"inputs": [1.5]}', { x: 'DT_HALF' }, 'Conversion of JSON Value: 1.5 to type: half', Code.UNIMPLEMENTED],
-    ['complex64 in an instance: UNIMPLEMENTED inside INVALID_ARGUMENT', '{"instances": [1]}', { x: 'DT_COMPLEX64' },
-      "Failed to process element: 0 of 'instances' list. Error: UNIMPLEMENTED: Conversion of JSON Value: 1 to type: complex64"],
+    [
+      'complex64 in an instance: UNIMPLEMENTED inside INVALID_ARGUMENT',
+      '{"instances": [1]}',
+      { x: 'DT_COMPLEX64' },
+      "Failed to process element: 0 of 'instances' list. Error: UNIMPLEMENTED: Conversion of JSON Value: 1 to type: complex64",
+    ],
   ];
   for (const [name, body, inputs, message, code = IA] of CASES) {
     it(name, () => throwsExactly(() => parse(body, sig(inputs)), code, message));
   }
 });
 
-describe('SignatureDef defaults (tfgate: TF Serving\'s REST requires every input)', () => {
+describe("SignatureDef defaults (tfgate: TF Serving's REST requires every input)", () => {
   const x0: HostTensor = { dtype: 'float32', shape: [1], values: Float32Array.of(0) };
   const two = sig({ x: 'DT_FLOAT', k: 'DT_INT32' }, { k: { dtype: 'int32', shape: [], values: Int32Array.of(7) } });
 
   it('columnar: a missing input takes its default tensor', () => {
-    assert.deepStrictEqual(plainAll(parse('{"inputs": {}}', sig({ x: 'DT_FLOAT' }, { x: x0 })).inputs), { x: { dtype: 'float32', shape: [1], values: [0] } });
+    assert.deepStrictEqual(plainAll(parse('{"inputs": {}}', sig({ x: 'DT_FLOAT' }, { x: x0 })).inputs), {
+      x: { dtype: 'float32', shape: [1], values: [0] },
+    });
     assert.deepStrictEqual(plainAll(parse('{"inputs": {"x": [2.0]}}', two).inputs), {
       x: { dtype: 'float32', shape: [1], values: [2] },
       k: { dtype: 'int32', shape: [], values: [7] },
@@ -316,12 +438,26 @@ describe('SignatureDef defaults (tfgate: TF Serving\'s REST requires every input
   });
 
   it('row: instances may leave a defaulted input out, all alike', () => {
-    assert.deepStrictEqual(plainAll(parse('{"instances": [{"x": 1.0}, {"x": 2.0}]}', two).inputs).k, { dtype: 'int32', shape: [], values: [7] });
-    assert.deepStrictEqual(plainAll(parse('{"instances": [{"x": 1.0, "k": 1}, {"x": 2.0, "k": 2}]}', two).inputs).k, { dtype: 'int32', shape: [2], values: [1, 2] });
-    throwsExactly(() => parse('{"instances": [{"x": 1.0}, {"x": 2.0, "k": 2}]}', two), Code.INVALID_ARGUMENT,
-      "Failed to process element: 1 of 'instances' list. JSON object: {\n    \"x\": 2.0,\n    \"k\": 2\n} keys must be equal to: x");
-    throwsExactly(() => parse('{"instances": [{"k": 1}]}', two), Code.INVALID_ARGUMENT,
-      "Failed to process element: 0 of 'instances' list. JSON object: {\n    \"k\": 1\n} keys must be equal to: k,x");
+    assert.deepStrictEqual(plainAll(parse('{"instances": [{"x": 1.0}, {"x": 2.0}]}', two).inputs).k, {
+      dtype: 'int32',
+      shape: [],
+      values: [7],
+    });
+    assert.deepStrictEqual(plainAll(parse('{"instances": [{"x": 1.0, "k": 1}, {"x": 2.0, "k": 2}]}', two).inputs).k, {
+      dtype: 'int32',
+      shape: [2],
+      values: [1, 2],
+    });
+    throwsExactly(
+      () => parse('{"instances": [{"x": 1.0}, {"x": 2.0, "k": 2}]}', two),
+      Code.INVALID_ARGUMENT,
+      'Failed to process element: 1 of \'instances\' list. JSON object: {\n    "x": 2.0,\n    "k": 2\n} keys must be equal to: x',
+    );
+    throwsExactly(
+      () => parse('{"instances": [{"k": 1}]}', two),
+      Code.INVALID_ARGUMENT,
+      'Failed to process element: 0 of \'instances\' list. JSON object: {\n    "k": 1\n} keys must be equal to: k,x',
+    );
   });
 
   it('an input without a default is still required', () => {
@@ -332,8 +468,10 @@ describe('SignatureDef defaults (tfgate: TF Serving\'s REST requires every input
 describe('JsonValueToDebugString', () => {
   const dbg = (text: string) => debugJson(parseJsonBody(text, LIMITS));
   it('PrettyWriter, single-line arrays, RapidJSON number forms', () => {
-    assert.equal(dbg('{"a": [1, 2.0, 1e21, 1e20, 0.000001, 1.5e-7, -0.0, 9007199254740993], "b": {"c": "x\\u0001\\"y"}}'),
-      '{\n    "a": [1, 2.0, 1e21, 100000000000000000000.0, 0.000001, 1.5e-7, -0.0, 9007199254740993],\n    "b": {\n        "c": "x\\u0001\\"y"\n    }\n}');
+    assert.equal(
+      dbg('{"a": [1, 2.0, 1e21, 1e20, 0.000001, 1.5e-7, -0.0, 9007199254740993], "b": {"c": "x\\u0001\\"y"}}'),
+      '{\n    "a": [1, 2.0, 1e21, 100000000000000000000.0, 0.000001, 1.5e-7, -0.0, 9007199254740993],\n    "b": {\n        "c": "x\\u0001\\"y"\n    }\n}',
+    );
     assert.equal(dbg('{}'), '{}');
     assert.equal(dbg('[[], {}]'), '[[], {}]');
   });
@@ -347,7 +485,16 @@ describe('JsonValueToDebugString', () => {
     assert.ok(!s.endsWith(']'));
   });
   it('rapidjsonDouble', () => {
-    const cases: Array<[number, string]> = [[1, '1.0'], [0.1, '0.1'], [123.456, '123.456'], [1e-7, '1e-7'], [1.5e300, '1.5e300'], [5e-324, '5e-324'], [-2.5, '-2.5'], [0, '0.0']];
+    const cases: Array<[number, string]> = [
+      [1, '1.0'],
+      [0.1, '0.1'],
+      [123.456, '123.456'],
+      [1e-7, '1e-7'],
+      [1.5e300, '1.5e300'],
+      [5e-324, '5e-324'],
+      [-2.5, '-2.5'],
+      [0, '0.0'],
+    ];
     for (const [v, s] of cases) assert.equal(rapidjsonDouble(v), s);
   });
 });
@@ -371,23 +518,39 @@ describe('absl::Base64Unescape rules', () => {
 describe('MakeJsonFromTensors', () => {
   const f32 = (shape: number[], v: number[]): HostTensor => ({ dtype: 'float32', shape, values: Float32Array.from(v) });
   const i32 = (shape: number[], v: number[]): HostTensor => ({ dtype: 'int32', shape, values: Int32Array.from(v) });
-  const str = (shape: number[], v: string[]): HostTensor => ({ dtype: 'string', shape, values: v.map((s) => new Uint8Array(Buffer.from(s))) });
+  const str = (shape: number[], v: string[]): HostTensor => ({
+    dtype: 'string',
+    shape,
+    values: v.map((s) => new Uint8Array(Buffer.from(s))),
+  });
   const intTensor = i32([2, 3, 2], [1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2]);
   /** Compares as JSON (our parser reads NaN/Infinity), like the C++ tests' CompareJson. */
   const sameJson = (got: string, want: string) => assert.deepStrictEqual(parseJsonBody(got, LIMITS), parseJsonBody(want, LIMITS));
 
-  it('FromJsonSingleTensor: row and columnar, in TF Serving\'s exact layout', () => {
-    assert.equal(predictResponseJson({ int_tensor: intTensor }, 'row'), '{\n    "predictions": [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 0], [1, 2]]\n    ]\n}');
+  it("FromJsonSingleTensor: row and columnar, in TF Serving's exact layout", () => {
+    assert.equal(
+      predictResponseJson({ int_tensor: intTensor }, 'row'),
+      '{\n    "predictions": [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 0], [1, 2]]\n    ]\n}',
+    );
     const columnar = predictResponseJson({ int_tensor: intTensor }, 'columnar');
     sameJson(columnar, '{"outputs": [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 0], [1, 2]]]}');
-    assert.ok(columnar.startsWith('{\n    "outputs": [\n        [\n            [\n                1,\n                2\n            ],\n'), columnar);
-    assert.equal(predictResponseJson({ int_tensor: intTensor }, 'row', { layout: 'compact' }), '{"predictions": [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 0], [1, 2]]]}');
+    assert.ok(
+      columnar.startsWith('{\n    "outputs": [\n        [\n            [\n                1,\n                2\n            ],\n'),
+      columnar,
+    );
+    assert.equal(
+      predictResponseJson({ int_tensor: intTensor }, 'row', { layout: 'compact' }),
+      '{"predictions": [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 0], [1, 2]]]}',
+    );
   });
 
   it('FromJsonSingleScalarTensor', () => {
     const t = i32([5], [1, 2, 3, 4, 5]);
     assert.equal(predictResponseJson({ int_tensor: t }, 'row'), '{\n    "predictions": [1, 2, 3, 4, 5\n    ]\n}');
-    assert.equal(predictResponseJson({ int_tensor: t }, 'columnar'), '{\n    "outputs": [\n        1,\n        2,\n        3,\n        4,\n        5\n    ]\n}');
+    assert.equal(
+      predictResponseJson({ int_tensor: t }, 'columnar'),
+      '{\n    "outputs": [\n        1,\n        2,\n        3,\n        4,\n        5\n    ]\n}',
+    );
     assert.equal(predictResponseJson({ s: f32([], [1.5]) }, 'columnar'), '{\n    "outputs": 1.5\n}');
   });
 
@@ -396,13 +559,18 @@ describe('MakeJsonFromTensors', () => {
     const row = predictResponseJson({ str_tensor_bytes: t }, 'row');
     sameJson(row, '{"predictions": [[{"b64": "aGVsbG8="}, {"b64": "d29ybGQ="}], [{"b64": "dGY="}, {"b64": "c2VydmluZw=="}]]}');
     assert.ok(row.startsWith('{\n    "predictions": [[{\n                "b64": "aGVsbG8="\n            }, {\n'), row);
-    assert.equal(predictResponseJson({ str_tensor_bytes: t }, 'row', { layout: 'compact' }),
-      '{"predictions": [[{"b64": "aGVsbG8="}, {"b64": "d29ybGQ="}], [{"b64": "dGY="}, {"b64": "c2VydmluZw=="}]]}');
+    assert.equal(
+      predictResponseJson({ str_tensor_bytes: t }, 'row', { layout: 'compact' }),
+      '{"predictions": [[{"b64": "aGVsbG8="}, {"b64": "d29ybGQ="}], [{"b64": "dGY="}, {"b64": "c2VydmluZw=="}]]}',
+    );
   });
 
   it('FromJsonSingleFloatTensorSixDigitPrecision', () => {
     const t = f32([2, 3], [9000000, 999999, 0.5, 0.0003, 0.00003, 555557.5]);
-    assert.equal(predictResponseJson({ float_tensor: t }, 'row'), '{\n    "predictions": [[9e+06, 999999.0, 0.5], [0.0003, 3e-05, 555557.5]\n    ]\n}');
+    assert.equal(
+      predictResponseJson({ float_tensor: t }, 'row'),
+      '{\n    "predictions": [[9e+06, 999999.0, 0.5], [0.0003, 3e-05, 555557.5]\n    ]\n}',
+    );
   });
 
   it('FromJsonSingleFloatTensorNonFinite: bare NaN, Infinity, -Infinity', () => {
@@ -412,9 +580,16 @@ describe('MakeJsonFromTensors', () => {
 
   it('FromJsonSingleTensorErrors', () => {
     throwsExactly(() => predictResponseJson({}, 'row'), Code.INVALID_ARGUMENT, 'Cannot convert empty tensor map to JSON');
-    throwsExactly(() => predictResponseJson({ tensor: { dtype: 'float16', shape: [2], values: Uint16Array.of(0, 0) } }, 'row'), Code.INVALID_ARGUMENT,
-      'Failed to write JSON value for tensor type: half');
-    throwsExactly(() => predictResponseJson({ tensor: i32([], [1]) }, 'row'), Code.INVALID_ARGUMENT, 'Tensor name: tensor has no shape information ');
+    throwsExactly(
+      () => predictResponseJson({ tensor: { dtype: 'float16', shape: [2], values: Uint16Array.of(0, 0) } }, 'row'),
+      Code.INVALID_ARGUMENT,
+      'Failed to write JSON value for tensor type: half',
+    );
+    throwsExactly(
+      () => predictResponseJson({ tensor: i32([], [1]) }, 'row'),
+      Code.INVALID_ARGUMENT,
+      'Tensor name: tensor has no shape information ',
+    );
     throwsExactly(() => predictResponseJson({ t: i32([1], [1]) }, 'bogus' as 'row'), Code.INVALID_ARGUMENT, 'Invalid request format');
   });
 
@@ -426,28 +601,44 @@ describe('MakeJsonFromTensors', () => {
       double_scalar_tensor: { dtype: 'float64', shape: [2], values: Float64Array.of(8, 9) },
       str_tensor_bytes: str([2, 2], ['hello', 'world', 'tf', 'serving']),
     };
-    sameJson(predictResponseJson(outputs, 'row'), `{"predictions": [
+    sameJson(
+      predictResponseJson(outputs, 'row'),
+      `{"predictions": [
       {"double_scalar_tensor": 8.0, "float_tensor": [1.0], "int_tensor": [[1, 2], [3, 4], [5, 6]], "str_tensor": ["foo", "bar"], "str_tensor_bytes": [{"b64": "aGVsbG8="}, {"b64": "d29ybGQ="}]},
-      {"double_scalar_tensor": 9.0, "float_tensor": [2.0], "int_tensor": [[7, 8], [9, 0], [1, 2]], "str_tensor": ["baz", "bat"], "str_tensor_bytes": [{"b64": "dGY="}, {"b64": "c2VydmluZw=="}]}]}`);
-    sameJson(predictResponseJson(outputs, 'columnar'), `{"outputs": {
+      {"double_scalar_tensor": 9.0, "float_tensor": [2.0], "int_tensor": [[7, 8], [9, 0], [1, 2]], "str_tensor": ["baz", "bat"], "str_tensor_bytes": [{"b64": "dGY="}, {"b64": "c2VydmluZw=="}]}]}`,
+    );
+    sameJson(
+      predictResponseJson(outputs, 'columnar'),
+      `{"outputs": {
       "double_scalar_tensor": [8.0, 9.0], "float_tensor": [[1.0], [2.0]], "int_tensor": [[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 0], [1, 2]]],
-      "str_tensor": [["foo", "bar"], ["baz", "bat"]], "str_tensor_bytes": [[{"b64": "aGVsbG8="}, {"b64": "d29ybGQ="}], [{"b64": "dGY="}, {"b64": "c2VydmluZw=="}]]}}`);
+      "str_tensor": [["foo", "bar"], ["baz", "bat"]], "str_tensor_bytes": [[{"b64": "aGVsbG8="}, {"b64": "d29ybGQ="}], [{"b64": "dGY="}, {"b64": "c2VydmluZw=="}]]}}`,
+    );
     const two = { a: f32([2], [1, 2]), b: i32([2, 1], [7, 9]) };
-    assert.equal(predictResponseJson(two, 'row'),
-      '{\n    "predictions": [\n        {\n            "a": 1.0,\n            "b": [7]\n        },\n        {\n            "a": 2.0,\n            "b": [9]\n        }\n    ]\n}');
-    assert.equal(predictResponseJson(two, 'columnar'),
-      '{\n    "outputs": {\n        "a": [\n            1.0,\n            2.0\n        ],\n        "b": [\n            [\n                7\n            ],\n            [\n                9\n            ]\n        ]\n    }\n}');
+    assert.equal(
+      predictResponseJson(two, 'row'),
+      '{\n    "predictions": [\n        {\n            "a": 1.0,\n            "b": [7]\n        },\n        {\n            "a": 2.0,\n            "b": [9]\n        }\n    ]\n}',
+    );
+    assert.equal(
+      predictResponseJson(two, 'columnar'),
+      '{\n    "outputs": {\n        "a": [\n            1.0,\n            2.0\n        ],\n        "b": [\n            [\n                7\n            ],\n            [\n                9\n            ]\n        ]\n    }\n}',
+    );
     assert.equal(predictResponseJson(two, 'row', { layout: 'compact' }), '{"predictions": [{"a": 1.0, "b": [7]}, {"a": 2.0, "b": [9]}]}');
     assert.equal(predictResponseJson(two, 'columnar', { layout: 'compact' }), '{"outputs": {"a": [1.0, 2.0], "b": [[7], [9]]}}');
   });
 
   it('FromJsonMultipleNamedTensorsErrors and ZeroBatch cases', () => {
-    throwsExactly(() => predictResponseJson({ int_tensor: i32([2, 3], [1, 2, 3, 4, 5, 6]), str_tensor: str([1, 3], ['a', 'b', 'c']) }, 'row'), Code.INVALID_ARGUMENT,
-      'Tensor name: str_tensor has inconsistent batch size: 1 expecting: 2');
+    throwsExactly(
+      () => predictResponseJson({ int_tensor: i32([2, 3], [1, 2, 3, 4, 5, 6]), str_tensor: str([1, 3], ['a', 'b', 'c']) }, 'row'),
+      Code.INVALID_ARGUMENT,
+      'Tensor name: str_tensor has inconsistent batch size: 1 expecting: 2',
+    );
     assert.equal(predictResponseJson({ int_tensor: i32([0, 2], []) }, 'row'), '{\n    "predictions": []\n}');
     assert.equal(predictResponseJson({ s: str([0, 1, 2], []), f: f32([0, 3, 4], []) }, 'row'), '{\n    "predictions": []\n}');
-    throwsExactly(() => predictResponseJson({ int_tensor: i32([0, 2], []), str_tensor: str([1, 2], ['foo', 'bar']) }, 'row'), Code.INVALID_ARGUMENT,
-      'Tensor name: str_tensor has inconsistent batch size: 1 expecting: 0');
+    throwsExactly(
+      () => predictResponseJson({ int_tensor: i32([0, 2], []), str_tensor: str([1, 2], ['foo', 'bar']) }, 'row'),
+      Code.INVALID_ARGUMENT,
+      'Tensor name: str_tensor has inconsistent batch size: 1 expecting: 0',
+    );
   });
 
   it('every dtype: integers exact (int64 from BigInt), bool, strings escaped as RapidJSON does', () => {
@@ -459,8 +650,10 @@ describe('MakeJsonFromTensors', () => {
       d: { dtype: 'float64', shape: [2], values: Float64Array.of(0.1, 1 / 3) },
       s: str([1], ['a"b\\c\n\u0001é/']),
     };
-    assert.equal(predictResponseJson(outputs, 'columnar', { layout: 'compact' }),
-      '{"outputs": {"b": [true, false], "d": [0.1, 0.33333333333333331], "i64": [-9223372036854775808, 9007199254740993], "s": ["a\\"b\\\\c\\n\\u0001é/"], "u64": [18446744073709551615], "u8": [255]}}');
+    assert.equal(
+      predictResponseJson(outputs, 'columnar', { layout: 'compact' }),
+      '{"outputs": {"b": [true, false], "d": [0.1, 0.33333333333333331], "i64": [-9223372036854775808, 9007199254740993], "s": ["a\\"b\\\\c\\n\\u0001é/"], "u64": [18446744073709551615], "u8": [255]}}',
+    );
   });
 
   it('tensorJson (tfgate run): one compact value', () => {
@@ -472,10 +665,29 @@ describe('MakeJsonFromTensors', () => {
 describe('WriteDecimal: floats as TF Serving prints them', () => {
   it('examples', () => {
     const f = (x: number) => formatFloat32(Math.fround(x));
-    assert.deepEqual([0.1, 3, 1 / 3, 1e-5, 9000000, 999999, 555557.5, 0.0003, 1435774380, 1e30, -2.5, -0].map(f),
-      ['0.1', '3.0', '0.333333343', '1e-05', '9e+06', '999999.0', '555557.5', '0.0003', '1.43577434e+09', '1e+30', '-2.5', '-0.0']);
-    assert.deepEqual([0.1, 1 / 3, 1.23456789012, 100, 0.30000000000000004, 1e100, 5e-324].map(formatFloat64),
-      ['0.1', '0.33333333333333331', '1.2345678901199999', '100.0', '0.30000000000000004', '1e+100', '4.94066e-324']);
+    assert.deepEqual([0.1, 3, 1 / 3, 1e-5, 9000000, 999999, 555557.5, 0.0003, 1435774380, 1e30, -2.5, -0].map(f), [
+      '0.1',
+      '3.0',
+      '0.333333343',
+      '1e-05',
+      '9e+06',
+      '999999.0',
+      '555557.5',
+      '0.0003',
+      '1.43577434e+09',
+      '1e+30',
+      '-2.5',
+      '-0.0',
+    ]);
+    assert.deepEqual([0.1, 1 / 3, 1.23456789012, 100, 0.30000000000000004, 1e100, 5e-324].map(formatFloat64), [
+      '0.1',
+      '0.33333333333333331',
+      '1.2345678901199999',
+      '100.0',
+      '0.30000000000000004',
+      '1e+100',
+      '4.94066e-324',
+    ]);
     assert.deepEqual([NaN, Infinity, -Infinity].map(formatFloat32), ['NaN', 'Infinity', '-Infinity']);
   });
 
@@ -505,7 +717,12 @@ describe('WriteDecimal: floats as TF Serving prints them', () => {
   it('agrees with the exact printf model on float32 values as models output them (the arithmetic fast path)', () => {
     let seed = 777;
     const unit = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
-    const draws = [() => unit() * 20 - 10, unit, () => Math.exp(unit() * 76 - 30), () => 10 ** Math.floor(unit() * 34 - 13) * (1 + (unit() - 0.5) * 1e-6)];
+    const draws = [
+      () => unit() * 20 - 10,
+      unit,
+      () => Math.exp(unit() * 76 - 30),
+      () => 10 ** Math.floor(unit() * 34 - 13) * (1 + (unit() - 0.5) * 1e-6),
+    ];
     for (const draw of draws) {
       for (let i = 0; i < 5000; i++) {
         const v = Math.fround(draw());
@@ -567,9 +784,13 @@ describe('half_plus_two at the codec level (PROVENANCE.md examples)', async () =
   const cpu = await spec('saved_model_half_plus_two_cpu');
   const tf2 = await spec('saved_model_half_plus_two_tf2_cpu');
   /** y = 0.5·x + 2 on the parsed input, as the model would compute it. */
-  const halfPlusTwo = (x: HostTensor): HostTensor => ({ dtype: 'float32', shape: x.shape, values: (x.values as Float32Array).map((v) => 0.5 * v + 2) });
+  const halfPlusTwo = (x: HostTensor): HostTensor => ({
+    dtype: 'float32',
+    shape: x.shape,
+    values: (x.values as Float32Array).map((v) => 0.5 * v + 2),
+  });
 
-  it('the signature is x: DT_FLOAT [-1,1], yet the request\'s own shape is used: [1.0, 2.0, 5.0] is [3]', () => {
+  it("the signature is x: DT_FLOAT [-1,1], yet the request's own shape is used: [1.0, 2.0, 5.0] is [3]", () => {
     assert.deepEqual(cpu.inputs.x, { name: 'x:0', dtype: 'DT_FLOAT', shape: [-1, 1] });
     const { format, inputs } = parse('{"instances": [1.0, 2.0, 5.0]}', cpu);
     assert.equal(format, 'row');
@@ -603,7 +824,10 @@ describe('half_plus_two at the codec level (PROVENANCE.md examples)', async () =
 
   it('classify/regress signatures take serialized Examples: a JSON number is not a string', async () => {
     const regress = await spec('saved_model_half_plus_two_cpu', 'regress_x_to_y');
-    throwsExactly(() => parse('{"instances": [2.0]}', regress), Code.INVALID_ARGUMENT,
-      "Failed to process element: 0 of 'instances' list. Error: INVALID_ARGUMENT: JSON Value: 2.0 Type: Number is not of expected type: string");
+    throwsExactly(
+      () => parse('{"instances": [2.0]}', regress),
+      Code.INVALID_ARGUMENT,
+      "Failed to process element: 0 of 'instances' list. Error: INVALID_ARGUMENT: JSON Value: 2.0 Type: Number is not of expected type: string",
+    );
   });
 });

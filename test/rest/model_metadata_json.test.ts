@@ -24,7 +24,10 @@ const roundTrip = (v: unknown) => JSON.parse(JSON.stringify(v));
 
 describe('model metadata JSON', () => {
   it('half_plus_two_model_metadata.json: saved_model_half_plus_two_cpu served as "default", version 123', () => {
-    assert.deepStrictEqual(roundTrip(modelMetadataJson('default', 123, signatureDefs('saved_model_half_plus_two_cpu'))), expected('half_plus_two_model_metadata.json'));
+    assert.deepStrictEqual(
+      roundTrip(modelMetadataJson('default', 123, signatureDefs('saved_model_half_plus_two_cpu'))),
+      expected('half_plus_two_model_metadata.json'),
+    );
   });
 
   it('saved_model_half_plus_two_2_versions_metadata.json (the http_rest_api_handler_test.cc expectation)', () => {
@@ -40,7 +43,9 @@ describe('model metadata JSON', () => {
     // (always_print_fields_with_no_presence) prints the empty `defaults` map of
     // __saved_model_init_op too. We assert what TF Serving prints for this .pb: the file,
     // plus those two.
-    const got = roundTrip(modelMetadataJson('saved_model_half_plus_two_2_versions', 123, signatureDefs('saved_model_half_plus_two_tf2_cpu')));
+    const got = roundTrip(
+      modelMetadataJson('saved_model_half_plus_two_2_versions', 123, signatureDefs('saved_model_half_plus_two_tf2_cpu')),
+    );
     const want = expected('saved_model_half_plus_two_tf2_2_versions_metadata.json');
     const defs = want.metadata.signature_def.signature_def;
     assert.deepStrictEqual(defs.serving_default.defaults, {});
@@ -71,10 +76,20 @@ describe('model metadata JSON', () => {
     assert.deepStrictEqual(got, want);
   });
 
-  it('key order within messages is TF Serving\'s; map keys are sorted', () => {
+  it("key order within messages is TF Serving's; map keys are sorted", () => {
     const text = JSON.stringify(modelMetadataJson('default', 123, signatureDefs('saved_model_half_plus_two_cpu')));
-    assert.ok(text.startsWith('{"model_spec":{"name":"default","signature_name":"","version":"123"},"metadata":{"signature_def":{"signature_def":{"classify_x_to_y":'), text);
-    assert.ok(text.includes('"x":{"dtype":"DT_FLOAT","tensor_shape":{"dim":[{"size":"-1","name":""},{"size":"1","name":""}],"unknown_rank":false},"name":"x:0"}'), text);
+    assert.ok(
+      text.startsWith(
+        '{"model_spec":{"name":"default","signature_name":"","version":"123"},"metadata":{"signature_def":{"signature_def":{"classify_x_to_y":',
+      ),
+      text,
+    );
+    assert.ok(
+      text.includes(
+        '"x":{"dtype":"DT_FLOAT","tensor_shape":{"dim":[{"size":"-1","name":""},{"size":"1","name":""}],"unknown_rank":false},"name":"x:0"}',
+      ),
+      text,
+    );
     assert.ok(text.includes('"method_name":"tensorflow/serving/predict","defaults":{}}'), text);
   });
 
@@ -83,7 +98,9 @@ describe('model metadata JSON', () => {
     const json = roundTrip(signatureDefJson(defs.incr_counter_by));
     assert.deepStrictEqual(json, {
       inputs: { delta: { dtype: 'DT_FLOAT', tensor_shape: { dim: [], unknown_rank: true }, name: 'delta:0' } },
-      outputs: { output: { dtype: 'DT_FLOAT_REF', tensor_shape: { dim: [], unknown_rank: false }, name: 'incr_counter_by_op/AssignAdd:0' } },
+      outputs: {
+        output: { dtype: 'DT_FLOAT_REF', tensor_shape: { dim: [], unknown_rank: false }, name: 'incr_counter_by_op/AssignAdd:0' },
+      },
       method_name: 'tensorflow/serving/predict',
       defaults: {},
     });
@@ -114,14 +131,20 @@ describe('model metadata JSON', () => {
       signatureDefJson({
         inputs: {
           sp: { dtype: 'DT_INT64', cooSparse: { valuesTensorName: 'v:0', indicesTensorName: 'i:0', denseShapeTensorName: 's:0' } },
-          rt: { dtype: 'DT_INVALID', compositeTensor: { typeSpec: { typeSpecClass: 3, typeSpecClassName: '' }, components: [{ name: 'c:0', dtype: 'DT_FLOAT' }] } },
+          rt: {
+            dtype: 'DT_INVALID',
+            compositeTensor: { typeSpec: { typeSpecClass: 3, typeSpecClassName: '' }, components: [{ name: 'c:0', dtype: 'DT_FLOAT' }] },
+          },
         },
       }),
     );
     assert.deepStrictEqual(json.inputs, {
       rt: {
         dtype: 'DT_INVALID',
-        composite_tensor: { type_spec: { type_spec_class: 'RAGGED_TENSOR_SPEC', type_spec_class_name: '' }, components: [{ dtype: 'DT_FLOAT', name: 'c:0' }] },
+        composite_tensor: {
+          type_spec: { type_spec_class: 'RAGGED_TENSOR_SPEC', type_spec_class_name: '' },
+          components: [{ dtype: 'DT_FLOAT', name: 'c:0' }],
+        },
       },
       sp: { dtype: 'DT_INT64', coo_sparse: { values_tensor_name: 'v:0', indices_tensor_name: 'i:0', dense_shape_tensor_name: 's:0' } },
     });

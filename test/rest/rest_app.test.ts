@@ -44,7 +44,7 @@ function restApp(options: { models?: Record<string, FakeModel> } & Partial<RestD
   return { call, versions, deps };
 }
 
-describe('REST app: routing (TF Serving\'s URL patterns)', () => {
+describe("REST app: routing (TF Serving's URL patterns)", () => {
   const CASES: Array<[method: string, path: string, body: string | undefined, status: number, json: unknown]> = [
     ['GET', '/v1/models/m', undefined, 200, { status_of: { name: 'm' } }],
     ['GET', '/v1/models/m/versions/3', undefined, 200, { status_of: { name: 'm', version: 3 } }],
@@ -61,7 +61,13 @@ describe('REST app: routing (TF Serving\'s URL patterns)', () => {
     ['POST', '/v1/models/hp2:predict?x=1', '{}', 400, { error: MSG.malformedRequest('POST', '/v1/models/hp2:predict?x=1') }],
     ['POST', '/v1/models/hp2:PREDICT', '{}', 400, { error: MSG.malformedRequest('POST', '/v1/models/hp2:PREDICT') }],
     ['GET', '/v1/models', undefined, 400, { error: MSG.MISSING_MODEL_NAME }],
-    ['GET', '/v1/models/m/versions/99999999999999999999', undefined, 400, { error: 'Failed to convert version: 99999999999999999999 to numeric.' }],
+    [
+      'GET',
+      '/v1/models/m/versions/99999999999999999999',
+      undefined,
+      400,
+      { error: 'Failed to convert version: 99999999999999999999 to numeric.' },
+    ],
     ['GET', '/elsewhere', undefined, 404, { error: 'Not found: GET /elsewhere' }],
   ];
   for (const [method, path, body, status, json] of CASES) {
@@ -73,19 +79,31 @@ describe('REST app: routing (TF Serving\'s URL patterns)', () => {
   }
 
   it(':regress reads tf.Examples and answers {"results": …}', async () => {
-    const models = { hp2: { run: async () => ({ outputs: { dtype: 'float32' as const, shape: [2], values: Float32Array.from([7, 8]) } }) } };
-    const r = await restApp({ models }).call('POST', '/v1/models/hp2:regress', '{"signature_name": "regress_x_to_y", "examples": [{"x": [1.0]}, {"x": [2.0]}]}');
+    const models = {
+      hp2: { run: async () => ({ outputs: { dtype: 'float32' as const, shape: [2], values: Float32Array.from([7, 8]) } }) },
+    };
+    const r = await restApp({ models }).call(
+      'POST',
+      '/v1/models/hp2:regress',
+      '{"signature_name": "regress_x_to_y", "examples": [{"x": [1.0]}, {"x": [2.0]}]}',
+    );
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(r.json, { results: [7, 8] });
   });
 });
 
-describe('REST app: errors (canonical code → HTTP status, TF Serving\'s texts)', () => {
+describe("REST app: errors (canonical code → HTTP status, TF Serving's texts)", () => {
   const CASES: Array<[what: string, path: string, body: string, status: number, error: string]> = [
     ['unknown model', '/v1/models/nope:predict', '{"instances": [1.0]}', 404, MSG.couldNotFindAnyVersions('nope')],
     ['unknown version', '/v1/models/hp2/versions/9:predict', '{"instances": [1.0]}', 404, MSG.couldNotFindVersion(9, 'hp2')],
     ['empty body', '/v1/models/hp2:predict', '', 400, MSG.JSON_DOCUMENT_EMPTY],
-    ['unknown signature', '/v1/models/hp2:predict', '{"signature_name": "nope", "instances": [1.0]}', 400, MSG.restSignatureNotFound('nope')],
+    [
+      'unknown signature',
+      '/v1/models/hp2:predict',
+      '{"signature_name": "nope", "instances": [1.0]}',
+      400,
+      MSG.restSignatureNotFound('nope'),
+    ],
     ['neither instances nor inputs', '/v1/models/hp2:predict', '{"foo": 1}', 400, MSG.MISSING_INPUTS_OR_INSTANCES],
   ];
   for (const [what, path, body, status, error] of CASES) {
@@ -99,7 +117,11 @@ describe('REST app: errors (canonical code → HTTP status, TF Serving\'s texts)
   }
 
   it('a signature the runtime refused → 501 UNIMPLEMENTED, naming why', async () => {
-    const r = await restApp({ models: { hp2: { refusals: { serving_default: 'op Foo has no kernel' } } } }).call('POST', '/v1/models/hp2:predict', '{"instances": [1.0]}');
+    const r = await restApp({ models: { hp2: { refusals: { serving_default: 'op Foo has no kernel' } } } }).call(
+      'POST',
+      '/v1/models/hp2:predict',
+      '{"instances": [1.0]}',
+    );
     assert.equal(r.status, 501);
     assert.deepEqual(r.json, { error: 'signature "serving_default" of model hp2 version 1 cannot be served: op Foo has no kernel' });
   });
@@ -123,13 +145,21 @@ describe('REST app: errors (canonical code → HTTP status, TF Serving\'s texts)
 
 describe('REST app: limits', () => {
   it('a body over limits.maxBodyBytes → 413, before parsing', async () => {
-    const r = await restApp({ limits: { ...LIMITS, maxBodyBytes: 64 } }).call('POST', '/v1/models/hp2:predict', `{"instances": [${'1.0, '.repeat(40)}1.0]}`);
+    const r = await restApp({ limits: { ...LIMITS, maxBodyBytes: 64 } }).call(
+      'POST',
+      '/v1/models/hp2:predict',
+      `{"instances": [${'1.0, '.repeat(40)}1.0]}`,
+    );
     assert.equal(r.status, 413);
     assert.deepEqual(r.json, { error: 'Request body is larger than the limit of 64 bytes (--max_request_body_bytes)' });
   });
 
   it('JSON nested deeper than limits.jsonMaxDepth → 400', async () => {
-    const r = await restApp({ limits: { ...LIMITS, jsonMaxDepth: 3 } }).call('POST', '/v1/models/hp2:predict', '{"instances": [[[[1.0]]]]}');
+    const r = await restApp({ limits: { ...LIMITS, jsonMaxDepth: 3 } }).call(
+      'POST',
+      '/v1/models/hp2:predict',
+      '{"instances": [[[[1.0]]]]}',
+    );
     assert.equal(r.status, 400);
     assert.deepEqual(r.json, { error: MSG.jsonTooDeep(3) });
   });
@@ -174,10 +204,14 @@ describe('REST app: limits', () => {
 });
 
 describe('REST app: CORS', () => {
-  const CORS = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'POST, GET', 'access-control-allow-headers': 'Content-Type' };
+  const CORS = {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'POST, GET',
+    'access-control-allow-headers': 'Content-Type',
+  };
   const corsOf = (h: Headers) => Object.fromEntries(Object.keys(CORS).map((k) => [k, h.get(k)]));
 
-  it('enableCors: TF Serving\'s three headers on success and error alike', async () => {
+  it("enableCors: TF Serving's three headers on success and error alike", async () => {
     const { call } = restApp({ enableCors: true });
     assert.deepEqual(corsOf((await call('GET', '/v1/models/m')).headers), CORS);
     assert.deepEqual(corsOf((await call('POST', '/v1/models/nope:predict', '{"instances": [1.0]}')).headers), CORS);
@@ -198,7 +232,10 @@ describe('REST app: CORS', () => {
     const r = await restApp({ accessLog: (e) => entries.push(e) }).call('OPTIONS', '/v1/models/hp2');
     assert.equal(r.status, 400);
     assert.equal(r.text, '');
-    assert.deepEqual(entries.map(({ method, status, error }) => ({ method, status, error })), [{ method: 'OPTIONS', status: 400, error: MSG.ORIGIN_HEADER_MISSING }]);
+    assert.deepEqual(
+      entries.map(({ method, status, error }) => ({ method, status, error })),
+      [{ method: 'OPTIONS', status: 400, error: MSG.ORIGIN_HEADER_MISSING }],
+    );
   });
 
   it('OPTIONS outside the REST API → 404', async () => {
@@ -209,7 +246,15 @@ describe('REST app: CORS', () => {
 describe('REST app: Server-Timing, metrics, status page, access log', () => {
   it('predict answers carry Server-Timing from the stats the layers below filled in', async () => {
     const timed: FakeModel['run'] = async (_s, inputs, _k, options) => {
-      Object.assign(options.stats!, { queueMs: 0.8, handoffMs: 0.05, computeMs: 2.0, handbackMs: 0.04, inferMs: 2.1, batchSize: 7, paddedBatchSize: 8 });
+      Object.assign(options.stats!, {
+        queueMs: 0.8,
+        handoffMs: 0.05,
+        computeMs: 2.0,
+        handbackMs: 0.04,
+        inferMs: 2.1,
+        batchSize: 7,
+        paddedBatchSize: 8,
+      });
       return { y: inputs.x };
     };
     const r = await restApp({ models: { hp2: { run: timed } } }).call('POST', '/v1/models/hp2:predict', '{"instances": [1.0]}');

@@ -29,13 +29,25 @@ describe('load-time op check', () => {
   });
 
   it("with tfgate's Einsum registered, supported equations pass and others are refused naming the equation", () => {
-    assert.equal(nodeProblem(n('Einsum', { equation: s('abc,cde->abde'), N: { i: 2 }, T: { type: 'DT_FLOAT' } }), { backend: 'wasm' }), null);
-    assert.match(nodeProblem(n('Einsum', { equation: s('ij,jk'), N: { i: 2 } }), { backend: 'wasm' })!, /einsum equation 'ij,jk' needs exactly one '->'/);
-    assert.match(nodeProblem(n('Einsum', { equation: s('ij->k'), N: { i: 1 } }), { backend: 'wasm' })!, /output label 'k' is not in any operand/);
-    assert.match(nodeProblem(n('Einsum', { equation: s('ij,jk->ik'), N: { i: 2 }, T: { type: 'DT_INT32' } }), { backend: 'wasm' })!, /einsum on DT_INT32/);
+    assert.equal(
+      nodeProblem(n('Einsum', { equation: s('abc,cde->abde'), N: { i: 2 }, T: { type: 'DT_FLOAT' } }), { backend: 'wasm' }),
+      null,
+    );
+    assert.match(
+      nodeProblem(n('Einsum', { equation: s('ij,jk'), N: { i: 2 } }), { backend: 'wasm' })!,
+      /einsum equation 'ij,jk' needs exactly one '->'/,
+    );
+    assert.match(
+      nodeProblem(n('Einsum', { equation: s('ij->k'), N: { i: 1 } }), { backend: 'wasm' })!,
+      /output label 'k' is not in any operand/,
+    );
+    assert.match(
+      nodeProblem(n('Einsum', { equation: s('ij,jk->ik'), N: { i: 2 }, T: { type: 'DT_INT32' } }), { backend: 'wasm' })!,
+      /einsum on DT_INT32/,
+    );
   });
 
-  it('refuses FakeQuantWithMinMaxVars when only the converter would run it (as Identity), accepts it with tfgate\'s op', () => {
+  it("refuses FakeQuantWithMinMaxVars when only the converter would run it (as Identity), accepts it with tfgate's op", () => {
     const fq = n('FakeQuantWithMinMaxVars', { num_bits: { i: 8 }, narrow_range: { b: false } });
     assert.match(nodeProblem(fq, converterOnly('wasm'))!, /runs it as Identity \("This op is currently ignored"\)/);
     assert.equal(nodeProblem(fq, { backend: 'wasm' }), null);
@@ -83,16 +95,27 @@ describe('load-time op check', () => {
     // (tfjs_patches/wasm_complex.ts gives WASM a Complex kernel; tf.rfft would still need the rest.)
     assert.equal(nodeProblem(n('RFFT'), converterOnly('wasm')), "the wasm backend has no kernel 'FFT', 'Real', 'Imag'");
     assert.ok(!refusedOnWasm.includes('Einsum'), "tfgate's Einsum runs on WASM");
-    for (const op of refusedOnWasm) assert.ok(kernelsOf(op).some((k) => !tf.getKernel(k, 'wasm')), op);
+    for (const op of refusedOnWasm)
+      assert.ok(
+        kernelsOf(op).some((k) => !tf.getKernel(k, 'wasm')),
+        op,
+      );
   });
 
   it('complex tensors: complex128 on no backend; complex64 on WASM only into the ops that can hold one', () => {
     const c64 = { type: 'DT_COMPLEX64' };
-    assert.match(nodeProblem(n('Mul', { T: c64 }), { backend: 'wasm' })!, /a complex64 tensor: the wasm backend's Mul kernel cannot read one/);
+    assert.match(
+      nodeProblem(n('Mul', { T: c64 }), { backend: 'wasm' })!,
+      /a complex64 tensor: the wasm backend's Mul kernel cannot read one/,
+    );
     assert.equal(nodeProblem(n('Mul', { T: c64 }), { backend: 'cpu' }), null);
-    for (const op of ['Identity', 'Reshape', 'ExpandDims', 'Squeeze']) assert.equal(nodeProblem(n(op, { T: c64 }), { backend: 'wasm' }), null, op);
+    for (const op of ['Identity', 'Reshape', 'ExpandDims', 'Squeeze'])
+      assert.equal(nodeProblem(n(op, { T: c64 }), { backend: 'wasm' }), null, op);
     assert.match(nodeProblem(n('Mul', { T: { type: 'DT_COMPLEX128' } }), { backend: 'cpu' })!, /complex128 tensors: TF.js has none/);
-    assert.match(nodeProblem(n('RFFT', { Tcomplex: { type: 'DT_COMPLEX128' } }), { backend: 'cpu' })!, /Tcomplex DT_COMPLEX128: the embedded runtime computes complex64 only/);
+    assert.match(
+      nodeProblem(n('RFFT', { Tcomplex: { type: 'DT_COMPLEX128' } }), { backend: 'cpu' })!,
+      /Tcomplex DT_COMPLEX128: the embedded runtime computes complex64 only/,
+    );
   });
 
   it('throws UNIMPLEMENTED naming each op once, with its first node', () => {
@@ -100,7 +123,10 @@ describe('load-time op check', () => {
     const nodes = [complexMul, { ...complexMul, name: 'second' }, n('BiasAdd', { data_format: s('NCHW') }), n('Relu')];
     assert.throws(
       () => checkBackendCanRun(nodes, 'wasm', 'serving_default'),
-      isError(Code.UNIMPLEMENTED, /^signature 'serving_default' uses ops the embedded runtime cannot compute on the wasm backend: Mul \(node mul_node: a complex64 tensor: the wasm backend's Mul kernel cannot read one\), BiasAdd \(node biasadd_node: data_format NCHW[^)]*\)$/),
+      isError(
+        Code.UNIMPLEMENTED,
+        /^signature 'serving_default' uses ops the embedded runtime cannot compute on the wasm backend: Mul \(node mul_node: a complex64 tensor: the wasm backend's Mul kernel cannot read one\), BiasAdd \(node biasadd_node: data_format NCHW[^)]*\)$/,
+      ),
     );
     assert.doesNotThrow(() => checkBackendCanRun([n('Relu'), n('MatMul')], 'wasm', 'serving_default'));
   });

@@ -51,7 +51,14 @@ async function assertSameOutputs(dir: string, signature: string, inputs: Record<
 describe('CompiledGraph', () => {
   it('runs a writer-made MLP (MatMul, BiasAdd, Relu, Softmax) exactly as the GraphModel does, batch 1 and 7', async () => {
     const dir = path.join(tempDir('tfgate-compiled-mlp-'), '1');
-    await writeMlpSavedModel(dir, { inputDim: 6, hiddenSizes: [8, 8], outputDim: 3, activation: 'relu', outputActivation: 'softmax', seed: 11 });
+    await writeMlpSavedModel(dir, {
+      inputDim: 6,
+      hiddenSizes: [8, 8],
+      outputDim: 3,
+      activation: 'relu',
+      outputActivation: 'softmax',
+      seed: 11,
+    });
     await assertSameOutputs(dir, 'serving_default', { x: f32([1, 6], seeded(6, 1)) });
     await assertSameOutputs(dir, 'serving_default', { x: f32([7, 6], seeded(42, 2)) });
   });
@@ -130,14 +137,24 @@ describe('CompiledGraph', () => {
     });
 
     it("checks a feed against the placeholder's shape and dtype with the converter's words", () => {
-      const shaped: NodeDef = { name: 'x', op: 'Placeholder', attr: { dtype: { type: 'DT_FLOAT' }, shape: { shape: { dim: [{ size: -1 }, { size: 1 }] } } } };
+      const shaped: NodeDef = {
+        name: 'x',
+        op: 'Placeholder',
+        attr: { dtype: { type: 'DT_FLOAT' }, shape: { shape: { dim: [{ size: -1 }, { size: 1 }] } } },
+      };
       const g = CompiledGraph.compile([shaped, k, { name: 'y', op: 'MatMul', input: ['x', 'k'] }], w, ['y:0']);
       assert.ok(g);
       const wrongShape = tf.tensor2d([[1, 2]]);
       const wrongType = tf.tensor2d([[1]], [1, 1], 'int32');
       const before = tf.memory().numTensors;
-      assert.throws(() => g.execute({ x: wrongShape }, ['y:0']), /The shape of dict\['x'\] provided in model.execute\(dict\) must be \[-1,1\], but was \[1,2\]/);
-      assert.throws(() => g.execute({ x: wrongType }, ['y:0']), /The dtype of dict\['x'\] provided in model.execute\(dict\) must be float32, but was int32/);
+      assert.throws(
+        () => g.execute({ x: wrongShape }, ['y:0']),
+        /The shape of dict\['x'\] provided in model.execute\(dict\) must be \[-1,1\], but was \[1,2\]/,
+      );
+      assert.throws(
+        () => g.execute({ x: wrongType }, ['y:0']),
+        /The dtype of dict\['x'\] provided in model.execute\(dict\) must be float32, but was int32/,
+      );
       assert.equal(tf.memory().numTensors, before);
       const fed = tf.tensor2d([[3], [4]]);
       const [y] = g.execute({ x: fed }, ['y:0']);
@@ -147,7 +164,14 @@ describe('CompiledGraph', () => {
 
     it('frees every intermediate during the run and returns weights and feeds as clones the caller may dispose', () => {
       const g = CompiledGraph.compile(
-        [placeholder('x'), k, { name: 'm', op: 'MatMul', input: ['x', 'k'] }, { name: 'r', op: 'Relu', input: ['m'] }, { name: 'y', op: 'Identity', input: ['r'] }, { name: 'kk', op: 'Identity', input: ['k'] }],
+        [
+          placeholder('x'),
+          k,
+          { name: 'm', op: 'MatMul', input: ['x', 'k'] },
+          { name: 'r', op: 'Relu', input: ['m'] },
+          { name: 'y', op: 'Identity', input: ['r'] },
+          { name: 'kk', op: 'Identity', input: ['k'] },
+        ],
         w,
         ['y:0', 'kk:0', 'x:0'],
       );

@@ -63,7 +63,11 @@ const utf8 = (s: string) => new TextEncoder().encode(s);
 const strings = (values: string[]): HostTensor => ({ dtype: 'string', shape: [values.length], values: values.map(utf8) });
 
 /** Token ids as the float tensor a Keras Embedding input declares. */
-const tokenIds = (rows: number[][]): HostTensor => ({ dtype: 'float32', shape: [rows.length, rows[0].length], values: Float32Array.from(rows.flat()) });
+const tokenIds = (rows: number[][]): HostTensor => ({
+  dtype: 'float32',
+  shape: [rows.length, rows[0].length],
+  values: Float32Array.from(rows.flat()),
+});
 
 /** A serialized tf.Example from plain values (number[] of floats, bigint[] of ints, string[]). */
 function example(features: Record<string, number[] | bigint[] | string[]>): Uint8Array {
@@ -87,20 +91,44 @@ const TAXI_EXAMPLES: HostTensor = {
   shape: [2],
   values: [
     example({
-      company: ['Taxi Affiliation Services'], payment_type: ['Cash'],
-      dropoff_community_area: [8n], pickup_community_area: [8n],
-      dropoff_census_tract: [17031081500n], pickup_census_tract: [17031081403n],
-      dropoff_latitude: [41.892], dropoff_longitude: [-87.626], pickup_latitude: [41.899], pickup_longitude: [-87.633],
-      fare: [5.85], tips: [0], trip_miles: [0.9], trip_seconds: [360n],
-      trip_start_day: [3n], trip_start_hour: [14n], trip_start_month: [5n], trip_start_timestamp: [1400000000n],
+      company: ['Taxi Affiliation Services'],
+      payment_type: ['Cash'],
+      dropoff_community_area: [8n],
+      pickup_community_area: [8n],
+      dropoff_census_tract: [17031081500n],
+      pickup_census_tract: [17031081403n],
+      dropoff_latitude: [41.892],
+      dropoff_longitude: [-87.626],
+      pickup_latitude: [41.899],
+      pickup_longitude: [-87.633],
+      fare: [5.85],
+      tips: [0],
+      trip_miles: [0.9],
+      trip_seconds: [360n],
+      trip_start_day: [3n],
+      trip_start_hour: [14n],
+      trip_start_month: [5n],
+      trip_start_timestamp: [1400000000n],
     }),
     example({
-      company: ['Flash Cab'], payment_type: ['Credit Card'],
-      dropoff_community_area: [32n], pickup_community_area: [76n],
-      dropoff_census_tract: [17031320100n], pickup_census_tract: [17031980000n],
-      dropoff_latitude: [41.884], dropoff_longitude: [-87.620], pickup_latitude: [41.980], pickup_longitude: [-87.913],
-      fare: [44.25], tips: [10], trip_miles: [17.6], trip_seconds: [2400n],
-      trip_start_day: [6n], trip_start_hour: [8n], trip_start_month: [11n], trip_start_timestamp: [1450000000n],
+      company: ['Flash Cab'],
+      payment_type: ['Credit Card'],
+      dropoff_community_area: [32n],
+      pickup_community_area: [76n],
+      dropoff_census_tract: [17031320100n],
+      pickup_census_tract: [17031980000n],
+      dropoff_latitude: [41.884],
+      dropoff_longitude: [-87.62],
+      pickup_latitude: [41.98],
+      pickup_longitude: [-87.913],
+      fare: [44.25],
+      tips: [10],
+      trip_miles: [17.6],
+      trip_seconds: [2400n],
+      trip_start_day: [6n],
+      trip_start_hour: [8n],
+      trip_start_month: [11n],
+      trip_start_timestamp: [1450000000n],
     }),
   ],
 };
@@ -117,7 +145,22 @@ const PENGUIN_EXAMPLES: HostTensor = {
 
 /** Census rows as the TF-DF Adult model reads them: 14 columns, int64 or string (a missing string is ""). */
 function adultRows(rows: Array<Array<number | string>>): Record<string, HostTensor> {
-  const columns = ['age', 'workclass', 'fnlwgt', 'education', 'education_num', 'marital_status', 'occupation', 'relationship', 'race', 'sex', 'capital_gain', 'capital_loss', 'hours_per_week', 'native_country'];
+  const columns = [
+    'age',
+    'workclass',
+    'fnlwgt',
+    'education',
+    'education_num',
+    'marital_status',
+    'occupation',
+    'relationship',
+    'race',
+    'sex',
+    'capital_gain',
+    'capital_loss',
+    'hours_per_week',
+    'native_country',
+  ];
   return Object.fromEntries(
     columns.map((name, j) => {
       const column = rows.map((r) => r[j]);
@@ -220,7 +263,12 @@ export const CORPUS: Record<string, CorpusEntry> = {
   sms_phishing: {
     family: 'Embedding + Dense text classifier (SMS spam)',
     signatures: { serving_default: { agree: ['cpu', 'onnxruntime', 'wasm'] } },
-    inputs: () => ({ embedding_6_input: tokenIds([[12, 5, 230, 7, 41, 0, 0, 0], [3, 99, 1, 17, 8, 64, 2, 0]]) }),
+    inputs: () => ({
+      embedding_6_input: tokenIds([
+        [12, 5, 230, 7, 41, 0, 0, 0],
+        [3, 99, 1, 17, 8, 64, 2, 0],
+      ]),
+    }),
   },
   tathara_rnn: {
     family: 'stacked Keras LSTM sequence classifier',
@@ -269,10 +317,11 @@ export const CORPUS: Record<string, CorpusEntry> = {
       // packing around it are what the two compare. The stated rows include a missing value.
       serving_default: { stated: ['cpu', 'wasm'] },
     },
-    inputs: () => adultRows([
-      [25, 'Private', 226802, '11th', 7, 'Never-married', 'Machine-op-inspct', 'Own-child', 'Black', 'Male', 0, 0, 40, 'United-States'],
-      [28, 'Local-gov', 336951, 'Assoc-acdm', 12, 'Married-civ-spouse', 'Protective-serv', 'Husband', 'White', 'Male', 0, 0, 40, ''],
-    ]),
+    inputs: () =>
+      adultRows([
+        [25, 'Private', 226802, '11th', 7, 'Never-married', 'Machine-op-inspct', 'Own-child', 'Black', 'Male', 0, 0, 40, 'United-States'],
+        [28, 'Local-gov', 336951, 'Assoc-acdm', 12, 'Married-civ-spouse', 'Protective-serv', 'Husband', 'White', 'Male', 0, 0, 40, ''],
+      ]),
   },
   thai_word_segmentation: {
     family: 'TF1 bidirectional GRU tagger (tf.nn dynamic RNN, while loops, tf.data iterator)',
@@ -357,13 +406,19 @@ function statedDifference(got: Record<string, HostTensor>, want: Stated): string
 }
 
 /** Loads `model` once per engine and observes every signature. */
-export async function observeModel(model: string, wasmRuntime: EmbeddedRuntime, onnxRuntime: OnnxRuntime): Promise<Record<string, Observed>> {
+export async function observeModel(
+  model: string,
+  wasmRuntime: EmbeddedRuntime,
+  onnxRuntime: OnnxRuntime,
+): Promise<Record<string, Observed>> {
   const dir = path.join(CORPUS_MODELS, model, '1');
   const entry = CORPUS[model];
   const expected = loadExpected()[model] ?? {};
   const sm = await readSavedModelProto(dir);
   const mg = sm.metaGraphs!.find((m) => (m.metaInfoDef?.tags ?? []).join() === TAGS.join()) ?? sm.metaGraphs![0];
-  const keys = Object.keys(mg.signatureDef ?? {}).filter((k) => k !== '__saved_model_init_op').sort();
+  const keys = Object.keys(mg.signatureDef ?? {})
+    .filter((k) => k !== '__saved_model_init_op')
+    .sort();
 
   const settle = async <T>(p: Promise<T>): Promise<T | Error> => p.catch((e) => new Error(message(e)));
   const wasm = await settle(wasmRuntime.load(dir, { tags: TAGS }));
@@ -373,7 +428,8 @@ export async function observeModel(model: string, wasmRuntime: EmbeddedRuntime, 
   try {
     for (const key of keys) {
       const notOnnx = onnx instanceof Error ? onnx.message : onnx.engines[key] ? undefined : (onnx.refusals[key] ?? 'not loaded');
-      const refusal = wasm instanceof Error ? sectionFor(wasm.message, key, keys) : wasm.engines[key] ? undefined : (wasm.refusals[key] ?? 'not loaded');
+      const refusal =
+        wasm instanceof Error ? sectionFor(wasm.message, key, keys) : wasm.engines[key] ? undefined : (wasm.refusals[key] ?? 'not loaded');
       if (refusal !== undefined) {
         out[key] = { outcome: { refused: namedOps(refusal) }, notOnnx, detail: refusal };
         continue;
@@ -401,7 +457,10 @@ export async function observeModel(model: string, wasmRuntime: EmbeddedRuntime, 
         checks.push(['onnxruntime', { name: 'onnxruntime', run: (s, i) => o.run(s, i), trace: (s, i) => o.trace!(s, i) }, wasmEngine]);
       }
       if (cpu instanceof Error || !cpu.engines[key]) {
-        problem = { outcome: { fails: `the CPU backend does not serve it: ${cpu instanceof Error ? cpu.message : cpu.refusals[key]}` }, notOnnx };
+        problem = {
+          outcome: { fails: `the CPU backend does not serve it: ${cpu instanceof Error ? cpu.message : cpu.refusals[key]}` },
+          notOnnx,
+        };
       } else {
         const c = cpu;
         checks.push(['cpu', wasmEngine, { name: 'cpu', run: (s, i) => c.run(s, i), trace: (s, i) => c.trace(s, i) }]);
@@ -425,13 +484,17 @@ export async function observeModel(model: string, wasmRuntime: EmbeddedRuntime, 
       if (stated?.length) {
         const matched: EngineName[] = [];
         let why = '';
-        const runners: Array<[EngineName, (i: Record<string, HostTensor>) => Promise<Record<string, HostTensor>>]> = [['wasm', (i) => w.run(key, i)]];
+        const runners: Array<[EngineName, (i: Record<string, HostTensor>) => Promise<Record<string, HostTensor>>]> = [
+          ['wasm', (i) => w.run(key, i)],
+        ];
         if (!(cpu instanceof Error)) runners.push(['cpu', (i) => cpu.run(key, i)]);
         if (!(onnx instanceof Error) && onnx.engines[key]) runners.push(['onnxruntime', (i) => onnx.run(key, i)]);
         for (const [name, run] of runners) {
           let ok = true;
           for (const s of stated) {
-            const got = await run(Object.fromEntries(Object.entries(s.inputs).map(([k, t]) => [k, statedTensor(t)]))).catch((e) => new Error(message(e)));
+            const got = await run(Object.fromEntries(Object.entries(s.inputs).map(([k, t]) => [k, statedTensor(t)]))).catch(
+              (e) => new Error(message(e)),
+            );
             const d = got instanceof Error ? got.message : statedDifference(got, s);
             if (d) {
               ok = false;
@@ -440,7 +503,10 @@ export async function observeModel(model: string, wasmRuntime: EmbeddedRuntime, 
           }
           if (ok) matched.push(name);
         }
-        out[key] = matched.length === runners.length ? { outcome: { stated: matched.sort() }, notOnnx } : { outcome: { wrong: why }, notOnnx, detail: why };
+        out[key] =
+          matched.length === runners.length
+            ? { outcome: { stated: matched.sort() }, notOnnx }
+            : { outcome: { wrong: why }, notOnnx, detail: why };
         continue;
       }
       out[key] = { outcome: { agree: engines.sort() }, notOnnx };
@@ -500,7 +566,10 @@ export async function markdownTable(): Promise<string> {
   const answered = outcomes.filter((o) => 'stated' in o || 'agree' in o).length;
   const refused = outcomes.filter((o) => 'refused' in o).length;
   const bad = outcomes.length - answered - refused;
-  rows.push('', `${Object.keys(CORPUS).length} models, ${outcomes.length} signatures: ${answered} answered (stated or engines agree), ${refused} refused, ${bad} disagree or fail.`);
+  rows.push(
+    '',
+    `${Object.keys(CORPUS).length} models, ${outcomes.length} signatures: ${answered} answered (stated or engines agree), ${refused} refused, ${bad} disagree or fail.`,
+  );
   return rows.join('\n');
 }
 
@@ -518,7 +587,9 @@ if (mode === 'table') {
     const observed = await observeModel(model, wasmRuntime, onnxRuntime);
     console.log(`// ${model} (${Date.now() - t0} ms)`);
     for (const [sig, o] of Object.entries(observed)) {
-      console.log(`//   ${sig}: ${JSON.stringify(o.outcome)}${o.notOnnx ? `\n//     not ONNX: ${o.notOnnx}` : ''}${o.detail ? `\n//     detail: ${o.detail}` : ''}`);
+      console.log(
+        `//   ${sig}: ${JSON.stringify(o.outcome)}${o.notOnnx ? `\n//     not ONNX: ${o.notOnnx}` : ''}${o.detail ? `\n//     detail: ${o.detail}` : ''}`,
+      );
     }
   }
 } else {
@@ -548,7 +619,9 @@ if (mode === 'table') {
           } else {
             assert.deepEqual(got.outcome, want, context);
           }
-          t.diagnostic(`${sig}: ${describeOutcome(got.outcome)}${got.notOnnx ? ` (not on ONNX Runtime: ${got.notOnnx.slice(0, 300)})` : ''}`);
+          t.diagnostic(
+            `${sig}: ${describeOutcome(got.outcome)}${got.notOnnx ? ` (not on ONNX Runtime: ${got.notOnnx.slice(0, 300)})` : ''}`,
+          );
         }
       });
     }

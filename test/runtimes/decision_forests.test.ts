@@ -51,11 +51,14 @@ function toyInputs(opts: { booleanFeature?: boolean; categoricalSets?: boolean; 
   };
 }
 
-const rows = (values: Float32Array, width: number) => Array.from({ length: values.length / width }, (_, i) => [...values.subarray(i * width, (i + 1) * width)]);
+const rows = (values: Float32Array, width: number) =>
+  Array.from({ length: values.length / width }, (_, i) => [...values.subarray(i * width, (i + 1) * width)]);
 
 function assertClose(got: number[][], want: number[][], tolerance: number, what: string): void {
   assert.equal(got.length, want.length, what);
-  got.forEach((row, i) => row.forEach((v, j) => assert.ok(Math.abs(v - want[i][j]) <= tolerance, `${what}: [${i}][${j}] = ${v}, TF-DF states ${want[i][j]}`)));
+  got.forEach((row, i) =>
+    row.forEach((v, j) => assert.ok(Math.abs(v - want[i][j]) <= tolerance, `${what}: [${i}][${j}] = ${v}, TF-DF states ${want[i][j]}`)),
+  );
 }
 
 async function withForest<T>(files: Map<string, Uint8Array>, use: (f: YggdrasilForest) => T): Promise<T> {
@@ -69,7 +72,12 @@ async function withForest<T>(files: Map<string, Uint8Array>, use: (f: YggdrasilF
 
 describe('SimpleMLInferenceOp on the toy models of TF-DF’s kernel tests', () => {
   // expected_toy_predictions_rf_wta: the same for the base and categorical-set models.
-  const WTA = [[0, 1, 0], [1, 0, 0], [0, 1, 0], [1, 0, 0]];
+  const WTA = [
+    [0, 1, 0],
+    [1, 0, 0],
+    [0, 1, 0],
+    [1, 0, 0],
+  ];
   for (const variant of [{}, { categoricalSets: true }]) {
     it(`random forest, winner takes all ${JSON.stringify(variant)}: expected_toy_predictions_rf_wta`, async () => {
       const out = await withForest(toyRandomForest({ winnerTakeAll: true, ...variant }), (f) => f.infer(toyInputs(variant), 3));
@@ -80,7 +88,17 @@ describe('SimpleMLInferenceOp on the toy models of TF-DF’s kernel tests', () =
 
   it('random forest, weighted votes: expected_toy_predictions_rf_weighted', async () => {
     const out = await withForest(toyRandomForest({ winnerTakeAll: false }), (f) => f.infer(toyInputs(), 3));
-    assertClose(rows(out.densePredictions, 3), [[0, 0.5, 0.5], [0.5, 0.5, 0], [0.1, 0.8, 0.1], [0.8, 0.1, 0.1]], 1e-6, 'dense_predictions');
+    assertClose(
+      rows(out.densePredictions, 3),
+      [
+        [0, 0.5, 0.5],
+        [0.5, 0.5, 0],
+        [0.1, 0.8, 0.1],
+        [0.8, 0.1, 0.1],
+      ],
+      1e-6,
+      'dense_predictions',
+    );
   });
 
   it('a random forest with a boolean condition is refused: no fast engine of the WASM build runs it (TF uses its slow engine)', async () => {
@@ -96,7 +114,17 @@ describe('SimpleMLInferenceOp on the toy models of TF-DF’s kernel tests', () =
 
   it('gradient boosted trees, two classes: one engine probability p answered as [1 − p, p] (expected_toy_predictions_gbdt_binary)', async () => {
     const out = await withForest(toyGradientBoostedTrees(2), (f) => f.infer(toyInputs(), 2));
-    assertClose(rows(out.densePredictions, 2), [[1.67e-5, 0.9999833], [1.67e-5, 0.9999833], [0.0474259, 0.9525741], [0.0474259, 0.9525741]], 1e-6, 'dense_predictions');
+    assertClose(
+      rows(out.densePredictions, 2),
+      [
+        [1.67e-5, 0.9999833],
+        [1.67e-5, 0.9999833],
+        [0.0474259, 0.9525741],
+        [0.0474259, 0.9525741],
+      ],
+      1e-6,
+      'dense_predictions',
+    );
     assert.deepEqual(out.denseColRepresentation, ['v1', 'v2']);
   });
 
@@ -120,7 +148,12 @@ describe('SimpleMLInferenceOp on the toy models of TF-DF’s kernel tests', () =
     await withForest(toyGradientBoostedTrees(2, 'd'), (f) => {
       const p = (d: number[]) => {
         const inputs = toyInputs({ categoricalSets: true });
-        const sets = [[d, [11]], [[1], []], [[2], []], [[-1], [-1]]];
+        const sets = [
+          [d, [11]],
+          [[1], []],
+          [[2], []],
+          [[-1], [-1]],
+        ];
         const values = sets.flat(2);
         const dim1 = [0];
         for (const s of sets.flat()) dim1.push(dim1.at(-1)! + s.length);
@@ -144,12 +177,27 @@ describe('SimpleMLInferenceOp on the toy models of TF-DF’s kernel tests', () =
         }
         return assert.fail('no error');
       };
-      assert.deepEqual(error({ ...inputs, numerical: { values: new Float32Array(3), shape: [3, 1] } }), { code: 3, message: 'The batch size of the input features are inconsistent: 3 vs 4.' });
-      assert.deepEqual(error({ ...inputs, numerical: { values: new Float32Array(8), shape: [4, 2] } }), { code: 3, message: 'Unexpected dimension of numerical_features bank.' });
-      assert.deepEqual(error({ ...inputs, categorical: { values: new Int32Array(4), shape: [4, 1] } }), { code: 3, message: 'Unexpected dimension of categorical_int_features bank.' });
-      assert.deepEqual(error(inputs, 2), { code: 3, message: 'The "dense_output_dim"=2 attribute does not match the model output dimension=3' });
+      assert.deepEqual(error({ ...inputs, numerical: { values: new Float32Array(3), shape: [3, 1] } }), {
+        code: 3,
+        message: 'The batch size of the input features are inconsistent: 3 vs 4.',
+      });
+      assert.deepEqual(error({ ...inputs, numerical: { values: new Float32Array(8), shape: [4, 2] } }), {
+        code: 3,
+        message: 'Unexpected dimension of numerical_features bank.',
+      });
+      assert.deepEqual(error({ ...inputs, categorical: { values: new Int32Array(4), shape: [4, 1] } }), {
+        code: 3,
+        message: 'Unexpected dimension of categorical_int_features bank.',
+      });
+      assert.deepEqual(error(inputs, 2), {
+        code: 3,
+        message: 'The "dense_output_dim"=2 attribute does not match the model output dimension=3',
+      });
       // No example at all: an empty answer, the engine not asked.
-      const empty = f.infer({ ...inputs, numerical: { values: new Float32Array(0), shape: [0, 1] }, categorical: { values: new Int32Array(0), shape: [0, 2] } }, 3);
+      const empty = f.infer(
+        { ...inputs, numerical: { values: new Float32Array(0), shape: [0, 1] }, categorical: { values: new Int32Array(0), shape: [0, 2] } },
+        3,
+      );
       assert.equal(empty.batch, 0);
     });
   });
@@ -158,13 +206,43 @@ describe('SimpleMLInferenceOp on the toy models of TF-DF’s kernel tests', () =
 // ---- the real model --------------------------------------------------------------------------
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
-const ADULT_COLUMNS = ['age', 'workclass', 'fnlwgt', 'education', 'education_num', 'marital_status', 'occupation', 'relationship', 'race', 'sex', 'capital_gain', 'capital_loss', 'hours_per_week', 'native_country'];
+const ADULT_COLUMNS = [
+  'age',
+  'workclass',
+  'fnlwgt',
+  'education',
+  'education_num',
+  'marital_status',
+  'occupation',
+  'relationship',
+  'race',
+  'sex',
+  'capital_gain',
+  'capital_loss',
+  'hours_per_week',
+  'native_country',
+];
 /**
  * The first three rows of Yggdrasil's adult_test.csv; the second has no native_country, which
  * TF-DF feeds as "" (pd_dataframe_to_tf_dataset fills missing strings with "").
  */
 const ADULT_ROWS: Array<Array<number | string>> = [
-  [39, 'State-gov', 77516, 'Bachelors', 13, 'Never-married', 'Adm-clerical', 'Not-in-family', 'White', 'Male', 2174, 0, 40, 'United-States'],
+  [
+    39,
+    'State-gov',
+    77516,
+    'Bachelors',
+    13,
+    'Never-married',
+    'Adm-clerical',
+    'Not-in-family',
+    'White',
+    'Male',
+    2174,
+    0,
+    40,
+    'United-States',
+  ],
   [40, 'Private', 121772, 'Assoc-voc', 11, 'Married-civ-spouse', 'Craft-repair', 'Husband', 'Asian-Pac-Islander', 'Male', 0, 0, 40, ''],
   [40, 'Private', 193524, 'Doctorate', 16, 'Married-civ-spouse', 'Prof-specialty', 'Husband', 'White', 'Male', 0, 0, 60, 'United-States'],
 ];
@@ -192,8 +270,14 @@ describe('the TF-DF Adult random forest (corpus tfdf_adult_rf) on the embedded r
     try {
       const out = await servable.run('serving_default', adultInputs());
       assert.deepEqual(out.output_1.shape, [3, 1]);
-      [...(out.output_1.values as Float32Array)].forEach((v, i) => assert.ok(Math.abs(v - ADULT_STATED[i]) <= 1e-5, `row ${i}: ${v}, stated ${ADULT_STATED[i]}`));
-      assert.match(servable.engines.serving_default.singleEngine ?? '', /Yggdrasil's WASM engine/, 'the engine tells --verify_on_load what it cannot check');
+      [...(out.output_1.values as Float32Array)].forEach((v, i) =>
+        assert.ok(Math.abs(v - ADULT_STATED[i]) <= 1e-5, `row ${i}: ${v}, stated ${ADULT_STATED[i]}`),
+      );
+      assert.match(
+        servable.engines.serving_default.singleEngine ?? '',
+        /Yggdrasil's WASM engine/,
+        'the engine tells --verify_on_load what it cannot check',
+      );
     } finally {
       servable.dispose();
     }
@@ -223,7 +307,9 @@ describe('the TF-DF Adult random forest (corpus tfdf_adult_rf) on the embedded r
     fs.mkdirSync(path.join(dir, 'assets.extra'));
     const PredictionLog = protoType('tensorflow.serving.PredictionLog');
     const inputs = Object.fromEntries(Object.entries(adultInputs()).map(([k, t]) => [k, hostTensorToProto(t)]));
-    const record = PredictionLog.encode(PredictionLog.fromObject({ predictLog: { request: { modelSpec: { name: 'adult' }, inputs } } })).finish();
+    const record = PredictionLog.encode(
+      PredictionLog.fromObject({ predictLog: { request: { modelSpec: { name: 'adult' }, inputs } } }),
+    ).finish();
     fs.writeFileSync(path.join(dir, WARMUP_FILE), writeTfRecords([record]));
     const primary = await runtime.load(dir, { tags: ['serve'] });
     try {
@@ -233,12 +319,21 @@ describe('the TF-DF Adult random forest (corpus tfdf_adult_rf) on the embedded r
         dir,
         async () => {
           const reference = await runtime.load(dir, { tags: ['serve'] });
-          return { engines: reference.engines, refusals: reference.refusals, run: (k, i) => reference.run(k, i), trace: (k, i) => reference.trace!(k, i), close: async () => reference.dispose() };
+          return {
+            engines: reference.engines,
+            refusals: reference.refusals,
+            run: (k, i) => reference.run(k, i),
+            trace: (k, i) => reference.trace!(k, i),
+            close: async () => reference.dispose(),
+          };
         },
       );
       assert.deepEqual(report.verified, {});
       assert.deepEqual(report.refused, {});
-      assert.match(report.unchecked.serving_default ?? '', /^its decision forest runs on Yggdrasil's WASM engine, the only one tfgate has for TF-DF models, under wasm as well: only the graph around it was compared with wasm \(it agreed\)$/);
+      assert.match(
+        report.unchecked.serving_default ?? '',
+        /^its decision forest runs on Yggdrasil's WASM engine, the only one tfgate has for TF-DF models, under wasm as well: only the graph around it was compared with wasm \(it agreed\)$/,
+      );
     } finally {
       primary.dispose();
     }
@@ -246,7 +341,11 @@ describe('the TF-DF Adult random forest (corpus tfdf_adult_rf) on the embedded r
 
   const damaged: Array<[string, (name: string, bytes: Buffer) => Buffer | null, RegExp]> = [
     ['a truncated nodes file', (n, b) => (n.startsWith('nodes-') ? b.subarray(0, 5000) : b), /Unexpected EOF/],
-    ['a header.pb that is not a proto', (n, b) => (n === 'header.pb' ? Buffer.from('not a header') : b), /Cannot parse binary proto from header\.pb$/],
+    [
+      'a header.pb that is not a proto',
+      (n, b) => (n === 'header.pb' ? Buffer.from('not a header') : b),
+      /Cannot parse binary proto from header\.pb$/,
+    ],
     ['no data_spec.pb', (n, b) => (n === 'data_spec.pb' ? null : b), /Failed to open data_spec\.pb$/],
   ];
   for (const [what, damage, reason] of damaged) {
@@ -264,7 +363,10 @@ describe('the TF-DF Adult random forest (corpus tfdf_adult_rf) on the embedded r
         () => assert.fail('loaded'),
         (e: unknown) => toStatusData(e),
       );
-      assert.match(error.message, /SimpleMLLoadModelFromPathWithHandle '\S*simple_ml\/SimpleMLLoadModelFromPathWithHandle' \(init op\) cannot load the Yggdrasil model in \S+\/assets\/: /);
+      assert.match(
+        error.message,
+        /SimpleMLLoadModelFromPathWithHandle '\S*simple_ml\/SimpleMLLoadModelFromPathWithHandle' \(init op\) cannot load the Yggdrasil model in \S+\/assets\/: /,
+      );
       assert.match(error.message, reason);
       assert.equal((await yggdrasilUsage()).liveModels, before, 'nothing is left loaded');
     });

@@ -35,7 +35,13 @@ function references(dir: string): ReferenceOpener {
   return async (runtime) => {
     if (runtime !== 'wasm') return thread(runtime);
     const s = await wasm.load(dir, { tags: ['serve'] });
-    return { engines: s.engines, refusals: s.refusals, run: (k, i) => s.run(k, i), trace: (k, i) => s.trace!(k, i), close: async () => s.dispose() };
+    return {
+      engines: s.engines,
+      refusals: s.refusals,
+      run: (k, i) => s.run(k, i),
+      trace: (k, i) => s.trace!(k, i),
+      close: async () => s.dispose(),
+    };
   };
 }
 
@@ -51,10 +57,14 @@ describe('differential harness: every fixture signature on two engines', () => {
         return;
       }
       try {
-        const primary = { run: (k: string, i: Parameters<Servable['run']>[1]) => servable.run(k, i), trace: (k: string, i: Parameters<Servable['run']>[1]) => servable.trace!(k, i) };
+        const primary = {
+          run: (k: string, i: Parameters<Servable['run']>[1]) => servable.run(k, i),
+          trace: (k: string, i: Parameters<Servable['run']>[1]) => servable.trace!(k, i),
+        };
         const report = await verifySignatures(primary, servable, dir, references(dir));
         assert.deepEqual(report.refused, {}, 'the engines agree');
-        for (const [key, reference] of Object.entries(report.verified)) t.diagnostic(`${key}: ${servable.engines[key].engine} agrees with ${reference}`);
+        for (const [key, reference] of Object.entries(report.verified))
+          t.diagnostic(`${key}: ${servable.engines[key].engine} agrees with ${reference}`);
         for (const [key, why] of Object.entries(report.unchecked)) t.diagnostic(`${key}: not checked: ${why}`);
       } finally {
         servable.dispose();

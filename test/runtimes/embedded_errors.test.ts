@@ -14,7 +14,6 @@ import { isError } from '../helpers/errors.js';
 const runtime = new EmbeddedRuntime('auto');
 const load = (dir: string, tags = ['serve']) => runtime.load(dir, { tags });
 
-
 /** Rewrites a version's saved_model.pb through the protobuf schema. */
 function editSavedModel(dir: string, edit: (sm: { metaGraphs: { graphDef: { node: { name: string; op: string }[] } }[] }) => void): void {
   const file = path.join(dir, 'saved_model.pb');
@@ -85,7 +84,10 @@ describe('embedded runtime load errors', () => {
       const relu = sm.metaGraphs[0].graphDef.node.find((n) => n.op === 'Relu')!;
       relu.op = 'Lgamma';
     });
-    await assert.rejects(load(dir), isError(Code.FAILED_PRECONDITION, /serving_default.*ops TF\.js does not support: Lgamma \(node dense\/Relu\)/));
+    await assert.rejects(
+      load(dir),
+      isError(Code.FAILED_PRECONDITION, /serving_default.*ops TF\.js does not support: Lgamma \(node dense\/Relu\)/),
+    );
   });
 
   it('an unknown tag set is NOT_FOUND naming the tags', async () => {

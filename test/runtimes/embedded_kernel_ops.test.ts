@@ -53,13 +53,19 @@ const conv = (g: GraphBuilder, op: 'Conv2D' | 'DepthwiseConv2dNative', name: str
   });
 
 describe('WASM SAME conv through the embedded runtime', () => {
-  const x16 = f32([1, 1, 16, 1], Array.from({ length: 16 }, (_, i) => i + 1));
+  const x16 = f32(
+    [1, 1, 16, 1],
+    Array.from({ length: 16 }, (_, i) => i + 1),
+  );
 
   it("Conv2D: the issue's repro gives TF's [6, 30] and [6, 18, 30, 42] on CompiledGraph and on the GraphModel", async () => {
     const dir = await writeTinyModel((g) => {
       const x = g.placeholder('x', 'float32', [1, 1, 16, 1]);
       const w = g.constant('w', f32([1, 3, 1, 1], [1, 1, 1]));
-      return { inputs: { x }, outputs: { s8: g.identity('s8', conv(g, 'Conv2D', 'conv8', x, w, 8)), s4: g.identity('s4', conv(g, 'Conv2D', 'conv4', x, w, 4)) } };
+      return {
+        inputs: { x },
+        outputs: { s8: g.identity('s8', conv(g, 'Conv2D', 'conv8', x, w, 8)), s4: g.identity('s4', conv(g, 'Conv2D', 'conv4', x, w, 4)) },
+      };
     });
     const s = await load(dir);
     assert.equal(s.executorOf('serving_default'), 'compiled');
@@ -147,7 +153,11 @@ describe('FakeQuant*', () => {
         return { inputs: { x }, outputs: { y: g.identity('y', y) } };
       });
       const want = fakeQuantRef(xs, [Math.fround(min)], [Math.fround(max)], numBits, narrow, true);
-      assert.deepEqual(values((await run(dir, { x: f32([xs.length], xs) })).y), Array.from(want), `[${min}, ${max}] ${numBits} bits${narrow ? ' narrow' : ''}`);
+      assert.deepEqual(
+        values((await run(dir, { x: f32([xs.length], xs) })).y),
+        Array.from(want),
+        `[${min}, ${max}] ${numBits} bits${narrow ? ' narrow' : ''}`,
+      );
     }
   });
 
@@ -156,7 +166,9 @@ describe('FakeQuant*', () => {
     const maxs = [1, 0, 3];
     const dir = await writeTinyModel((g) => {
       const x = g.placeholder('x', 'float32', [-1, 3]);
-      const y = fq(g, 'FakeQuantWithMinMaxVarsPerChannel', [x, g.constant('min', f32([3], mins)), g.constant('max', f32([3], maxs))], { narrow_range: attr.b(true) });
+      const y = fq(g, 'FakeQuantWithMinMaxVarsPerChannel', [x, g.constant('min', f32([3], mins)), g.constant('max', f32([3], maxs))], {
+        narrow_range: attr.b(true),
+      });
       return { inputs: { x }, outputs: { y: g.identity('y', y) } };
     });
     const xs = sample(18, 4).map((v) => v * 2);
@@ -171,10 +183,16 @@ describe('FakeQuant*', () => {
     const dir = await writeTinyModel((g) => {
       const images = g.placeholder('images', 'float32', [-1, 5, 5, 2]);
       const kernel = g.variable('conv2d/kernel', f32(wShape, ws));
-      const qkernel = node(g, 'FakeQuantWithMinMaxVarsPerChannel', 'conv2d/fq', [kernel, g.variable('conv2d/min', f32([4], mins)), g.variable('conv2d/max', f32([4], maxs))], {
-        num_bits: attr.i(8),
-        narrow_range: attr.b(true),
-      });
+      const qkernel = node(
+        g,
+        'FakeQuantWithMinMaxVarsPerChannel',
+        'conv2d/fq',
+        [kernel, g.variable('conv2d/min', f32([4], mins)), g.variable('conv2d/max', f32([4], maxs))],
+        {
+          num_bits: attr.i(8),
+          narrow_range: attr.b(true),
+        },
+      );
       return { inputs: { images }, outputs: { y: g.identity('y', conv(g, 'Conv2D', 'conv2d/Conv2D', images, qkernel, 2)) } };
     });
     const s = await load(dir);
@@ -241,18 +259,41 @@ describe('ReverseSequence', () => {
     writeTinyModel((g) => {
       const x = g.placeholder('input', dtype, null);
       const lengths = g.placeholder('seq_lengths', 'int64', [-1]);
-      const y = node(g, 'ReverseSequence', 'rev', [x, lengths], { seq_dim: attr.i(seqDim), batch_dim: attr.i(batchDim), T: attr.type(dtype), Tlen: attr.type('int64') }, dtype);
+      const y = node(
+        g,
+        'ReverseSequence',
+        'rev',
+        [x, lengths],
+        { seq_dim: attr.i(seqDim), batch_dim: attr.i(batchDim), T: attr.type(dtype), Tlen: attr.type('int64') },
+        dtype,
+      );
       return { inputs: { input: x, seq_lengths: lengths }, outputs: { output: g.identity('output', y) } };
     });
 
   it("gives tf.reverse_sequence's documented example exactly", async () => {
     const dir = await model(1, 0, 'int32');
-    const input = [[1, 2, 3, 4, 5, 0, 0, 0], [1, 2, 0, 0, 0, 0, 0, 0], [1, 2, 3, 4, 0, 0, 0, 0], [1, 2, 3, 4, 5, 6, 7, 8]];
-    const { output } = await run(dir, { input: { dtype: 'int32', shape: [4, 8], values: Int32Array.from(input.flat()) }, seq_lengths: i64([4], [7, 2, 3, 5]) });
-    assert.deepEqual(Array.from(output.values as Int32Array), [[0, 0, 5, 4, 3, 2, 1, 0], [2, 1, 0, 0, 0, 0, 0, 0], [3, 2, 1, 4, 0, 0, 0, 0], [5, 4, 3, 2, 1, 6, 7, 8]].flat());
+    const input = [
+      [1, 2, 3, 4, 5, 0, 0, 0],
+      [1, 2, 0, 0, 0, 0, 0, 0],
+      [1, 2, 3, 4, 0, 0, 0, 0],
+      [1, 2, 3, 4, 5, 6, 7, 8],
+    ];
+    const { output } = await run(dir, {
+      input: { dtype: 'int32', shape: [4, 8], values: Int32Array.from(input.flat()) },
+      seq_lengths: i64([4], [7, 2, 3, 5]),
+    });
+    assert.deepEqual(
+      Array.from(output.values as Int32Array),
+      [
+        [0, 0, 5, 4, 3, 2, 1, 0],
+        [2, 1, 0, 0, 0, 0, 0, 0],
+        [3, 2, 1, 4, 0, 0, 0, 0],
+        [5, 4, 3, 2, 1, 6, 7, 8],
+      ].flat(),
+    );
   });
 
-  it('batch_dim 2, seq_dim 0 (the docs\' second form) equals the plain-JS definition', async () => {
+  it("batch_dim 2, seq_dim 0 (the docs' second form) equals the plain-JS definition", async () => {
     const dir = await model(0, 2, 'float32');
     const shape = [8, 3, 4, 2];
     const xs = sample(192, 7);
@@ -262,21 +303,36 @@ describe('ReverseSequence', () => {
 
   it("a length past the sequence is INVALID_ARGUMENT with TF's message, at predict (it depends on the request)", async () => {
     const s = await load(await model(1, 0, 'float32'));
-    await assert.rejects(s.run('serving_default', { input: f32([2, 3], sample(6, 1)), seq_lengths: i64([2], [1, 4]) }), isError(Code.INVALID_ARGUMENT, /seq_lens\(1\) > input\.dims\(1\)/));
+    await assert.rejects(
+      s.run('serving_default', { input: f32([2, 3], sample(6, 1)), seq_lengths: i64([2], [1, 4]) }),
+      isError(Code.INVALID_ARGUMENT, /seq_lens\(1\) > input\.dims\(1\)/),
+    );
     s.dispose();
   });
 });
 
 describe('FusedBatchNormV3', () => {
   const fbn = (g: GraphBuilder, x: Tensor, depth: number, o: { format: string; training: boolean; mean?: number[]; variance?: number[] }) =>
-    node(g, 'FusedBatchNormV3', 'fbn', [x, g.constant('gamma', f32([depth], sample(depth, 3))), g.constant('beta', f32([depth], sample(depth, 4))), g.constant('mean', f32([o.mean?.length ?? 0], o.mean ?? [])), g.constant('variance', f32([o.variance?.length ?? 0], o.variance ?? []))], {
-      T: floatT,
-      U: floatT,
-      epsilon: attr.f(0.001),
-      exponential_avg_factor: attr.f(1),
-      data_format: attr.s(o.format),
-      is_training: attr.b(o.training),
-    });
+    node(
+      g,
+      'FusedBatchNormV3',
+      'fbn',
+      [
+        x,
+        g.constant('gamma', f32([depth], sample(depth, 3))),
+        g.constant('beta', f32([depth], sample(depth, 4))),
+        g.constant('mean', f32([o.mean?.length ?? 0], o.mean ?? [])),
+        g.constant('variance', f32([o.variance?.length ?? 0], o.variance ?? [])),
+      ],
+      {
+        T: floatT,
+        U: floatT,
+        epsilon: attr.f(0.001),
+        exponential_avg_factor: attr.f(1),
+        data_format: attr.s(o.format),
+        is_training: attr.b(o.training),
+      },
+    );
   /** y per channel c (index of the channel axis): gamma·(x - mean)/sqrt(var + eps) + beta. */
   const normalizeRef = (xs: number[], shape: number[], channelAxis: number, stats: (c: number) => [number, number]) => {
     const gamma = sample(shape[channelAxis], 3);
@@ -309,14 +365,22 @@ describe('FusedBatchNormV3', () => {
   it('inference with given estimates, NHWC and NCHW, equals the plain-JS formula', async () => {
     const mean = [0.5, -1, 0.25];
     const variance = [2, 0.5, 1.5];
-    for (const [format, shape, axis] of [['NHWC', [2, 2, 2, 3], 3], ['NCHW', [2, 3, 2, 2], 1]] as const) {
+    for (const [format, shape, axis] of [
+      ['NHWC', [2, 2, 2, 3], 3],
+      ['NCHW', [2, 3, 2, 2], 1],
+    ] as const) {
       const dir = await writeTinyModel((g) => {
         const x = g.placeholder('x', 'float32', [...shape]);
         return { inputs: { x }, outputs: { y: g.identity('y', fbn(g, x, 3, { format, training: false, mean, variance })) } };
       });
       const xs = sample(24, 9);
       const { y } = await run(dir, { x: f32([...shape], xs) });
-      assertClose(y, normalizeRef(xs, [...shape], axis, (c) => [mean[c], variance[c]]), 1e-5, format);
+      assertClose(
+        y,
+        normalizeRef(xs, [...shape], axis, (c) => [mean[c], variance[c]]),
+        1e-5,
+        format,
+      );
     }
   });
 });
@@ -325,15 +389,42 @@ describe("tfgate's ops in one graph", () => {
   it('leave no tensor behind across runs (FakeQuant, ReverseSequence, Einsum, FusedBatchNormV3)', async () => {
     const dir = await writeTinyModel((g) => {
       const x = g.placeholder('x', 'float32', [4, 3]);
-      const q = node(g, 'FakeQuantWithMinMaxVarsPerChannel', 'fq', [x, g.constant('lo', f32([3], [-1, -2, -3])), g.constant('hi', f32([3], [1, 2, 3]))], { num_bits: attr.i(8), narrow_range: attr.b(false) });
-      const r = node(g, 'ReverseSequence', 'rev', [q, g.constant('len', i64([4], [3, 2, 1, 0]))], { seq_dim: attr.i(1), batch_dim: attr.i(0), T: floatT, Tlen: attr.type('int64') });
-      const e = node(g, 'Einsum', 'ein', [r, g.constant('w', f32([3, 2], sample(6, 1)))], { equation: attr.s('ij,jk->ik'), N: attr.i(2), T: floatT });
-      const norm = node(g, 'FusedBatchNormV3', 'ln', [g.reshape('r4', e, [1, 4, 2, 1]), g.constant('one', f32([4], [1, 1, 1, 1])), g.constant('zero', f32([4], [0, 0, 0, 0])), g.constant('m', f32([0], [])), g.constant('v', f32([0], []))], {
+      const q = node(
+        g,
+        'FakeQuantWithMinMaxVarsPerChannel',
+        'fq',
+        [x, g.constant('lo', f32([3], [-1, -2, -3])), g.constant('hi', f32([3], [1, 2, 3]))],
+        { num_bits: attr.i(8), narrow_range: attr.b(false) },
+      );
+      const r = node(g, 'ReverseSequence', 'rev', [q, g.constant('len', i64([4], [3, 2, 1, 0]))], {
+        seq_dim: attr.i(1),
+        batch_dim: attr.i(0),
         T: floatT,
-        U: floatT,
-        data_format: attr.s('NCHW'),
-        is_training: attr.b(true),
+        Tlen: attr.type('int64'),
       });
+      const e = node(g, 'Einsum', 'ein', [r, g.constant('w', f32([3, 2], sample(6, 1)))], {
+        equation: attr.s('ij,jk->ik'),
+        N: attr.i(2),
+        T: floatT,
+      });
+      const norm = node(
+        g,
+        'FusedBatchNormV3',
+        'ln',
+        [
+          g.reshape('r4', e, [1, 4, 2, 1]),
+          g.constant('one', f32([4], [1, 1, 1, 1])),
+          g.constant('zero', f32([4], [0, 0, 0, 0])),
+          g.constant('m', f32([0], [])),
+          g.constant('v', f32([0], [])),
+        ],
+        {
+          T: floatT,
+          U: floatT,
+          data_format: attr.s('NCHW'),
+          is_training: attr.b(true),
+        },
+      );
       return { inputs: { x }, outputs: { y: g.identity('y', g.reshape('r2', norm, [4, 2])) } };
     });
     const s = await load(dir);
@@ -354,15 +445,30 @@ describe('load-time refusals name the op, the node and why', () => {
     });
     await assert.rejects(load(dir), isError(Code.FAILED_PRECONDITION, pattern));
   };
-  const einsum = (eq: string, n: number) => (g: GraphBuilder, x: Tensor) => node(g, 'Einsum', 'ein', Array.from({ length: n }, () => x), { equation: attr.s(eq), N: attr.i(n), T: floatT });
+  const einsum = (eq: string, n: number) => (g: GraphBuilder, x: Tensor) =>
+    node(
+      g,
+      'Einsum',
+      'ein',
+      Array.from({ length: n }, () => x),
+      { equation: attr.s(eq), N: attr.i(n), T: floatT },
+    );
 
-  it('an Einsum equation with a repeated label (a diagonal)', () => refused(einsum('ii->i', 1), /Einsum \(node ein: einsum equation 'ii->i' repeats label 'i'/));
-  it('an Einsum of three operands', () => refused(einsum('ij,jk,kl->il', 3), /Einsum \(node ein: einsum equation 'ij,jk,kl->il' has 3 operands; 1 or 2 are supported/));
+  it('an Einsum equation with a repeated label (a diagonal)', () =>
+    refused(einsum('ii->i', 1), /Einsum \(node ein: einsum equation 'ii->i' repeats label 'i'/));
+  it('an Einsum of three operands', () =>
+    refused(einsum('ij,jk,kl->il', 3), /Einsum \(node ein: einsum equation 'ij,jk,kl->il' has 3 operands; 1 or 2 are supported/));
   it('FakeQuantWithMinMaxArgs with min >= max', () =>
-    refused((g, x) => node(g, 'FakeQuantWithMinMaxArgs', 'fq', [x], { min: attr.f(1), max: attr.f(-1) }), /FakeQuantWithMinMaxArgs \(node fq: min has to be smaller than max, was: 1 >= -1\)/));
+    refused(
+      (g, x) => node(g, 'FakeQuantWithMinMaxArgs', 'fq', [x], { min: attr.f(1), max: attr.f(-1) }),
+      /FakeQuantWithMinMaxArgs \(node fq: min has to be smaller than max, was: 1 >= -1\)/,
+    ));
   it('FakeQuantWithMinMaxVars with num_bits 1', () =>
     refused(
-      (g, x) => node(g, 'FakeQuantWithMinMaxVars', 'fq', [x, g.constant('lo', f32([], [-1])), g.constant('hi', f32([], [1]))], { num_bits: attr.i(1) }),
+      (g, x) =>
+        node(g, 'FakeQuantWithMinMaxVars', 'fq', [x, g.constant('lo', f32([], [-1])), g.constant('hi', f32([], [1]))], {
+          num_bits: attr.i(1),
+        }),
       /FakeQuantWithMinMaxVars \(node fq: num_bits must be between 2 and 16, inclusive\)/,
     ));
   it('a complex64 tensor into a WASM kernel that cannot read one (Mul of an RFFT)', () =>
@@ -375,24 +481,50 @@ describe('load-time refusals name the op, the node and why', () => {
     const x = g.placeholder('x', 'float32', [4]);
     node(g, 'RFFT', 'rfft', [x, g.constant('n', { dtype: 'int32', shape: [1], values: Int32Array.of(4) })], {});
     const dir = path.join(tempDir('tfgate-complex-out-'), '1');
-    await writeSavedModel(dir, g, { serving_default: { inputs: { x }, outputs: { y: { name: 'rfft:0', dtype: 'DT_COMPLEX64', shape: [3] } } } });
-    await assert.rejects(load(dir), isError(Code.FAILED_PRECONDITION, /signature 'serving_default' output 'y' is DT_COMPLEX64: tfgate's requests and responses carry no complex tensors/));
+    await writeSavedModel(dir, g, {
+      serving_default: { inputs: { x }, outputs: { y: { name: 'rfft:0', dtype: 'DT_COMPLEX64', shape: [3] } } },
+    });
+    await assert.rejects(
+      load(dir),
+      isError(
+        Code.FAILED_PRECONDITION,
+        /signature 'serving_default' output 'y' is DT_COMPLEX64: tfgate's requests and responses carry no complex tensors/,
+      ),
+    );
   });
   it('BiasAdd over NCHW, whose data_format tfjs-converter ignores', () =>
-    refused((g, x) => node(g, 'BiasAdd', 'bias', [x, g.constant('b', f32([2], [1, 2]))], { T: floatT, data_format: attr.s('NCHW') }), /BiasAdd \(node bias: data_format NCHW: tfjs-converter ignores the attribute/));
+    refused(
+      (g, x) => node(g, 'BiasAdd', 'bias', [x, g.constant('b', f32([2], [1, 2]))], { T: floatT, data_format: attr.s('NCHW') }),
+      /BiasAdd \(node bias: data_format NCHW: tfjs-converter ignores the attribute/,
+    ));
 });
 
 describe('TF.js graph models (model.json) get the same load-time check and ops', () => {
   const b64 = (v: string) => Buffer.from(v).toString('base64');
-  const placeholder = (name: string, dims: number[]) => ({ name, op: 'Placeholder', attr: { dtype: { type: 'DT_FLOAT' }, shape: { shape: { dim: dims.map((size) => ({ size: String(size) })) } } } });
-  const writeModelJson = (nodes: unknown[], weights: Array<{ name: string; shape: number[]; dtype: string }> = [], data = new Uint8Array(0)) => {
+  const placeholder = (name: string, dims: number[]) => ({
+    name,
+    op: 'Placeholder',
+    attr: { dtype: { type: 'DT_FLOAT' }, shape: { shape: { dim: dims.map((size) => ({ size: String(size) })) } } },
+  });
+  const writeModelJson = (
+    nodes: unknown[],
+    weights: Array<{ name: string; shape: number[]; dtype: string }> = [],
+    data = new Uint8Array(0),
+  ) => {
     const dir = tempDir('tfgate-modeljson-');
     fs.writeFileSync(path.join(dir, 'weights.bin'), data);
-    fs.writeFileSync(path.join(dir, 'model.json'), JSON.stringify({ format: 'graph-model', modelTopology: { node: nodes, versions: { producer: 1 } }, weightsManifest: [{ paths: ['weights.bin'], weights }] }));
+    fs.writeFileSync(
+      path.join(dir, 'model.json'),
+      JSON.stringify({
+        format: 'graph-model',
+        modelTopology: { node: nodes, versions: { producer: 1 } },
+        weightsManifest: [{ paths: ['weights.bin'], weights }],
+      }),
+    );
     return dir;
   };
 
-  it('an Einsum node (which failed at predict on WASM) runs through tfgate\'s Einsum', async () => {
+  it("an Einsum node (which failed at predict on WASM) runs through tfgate's Einsum", async () => {
     const dir = writeModelJson([
       placeholder('a', [2, 3]),
       placeholder('b', [3, 2]),
@@ -401,7 +533,14 @@ describe('TF.js graph models (model.json) get the same load-time check and ops',
     const a = sample(6, 1);
     const b = sample(6, 2);
     const { y } = await run(dir, { a: f32([2, 3], a), b: f32([3, 2], b) });
-    assertClose(y, einsumRef('ij,jk->ik', [{ shape: [2, 3], values: a }, { shape: [3, 2], values: b }]).values, 1e-5);
+    assertClose(
+      y,
+      einsumRef('ij,jk->ik', [
+        { shape: [2, 3], values: a },
+        { shape: [3, 2], values: b },
+      ]).values,
+      1e-5,
+    );
   });
 
   it('BatchMatMulV2 with batch dimensions broadcast on both sides equals a plain-JS product (TF.js pairs the wrong batches)', async () => {
@@ -414,19 +553,29 @@ describe('TF.js graph models (model.json) get the same load-time check and ops',
     const b = sample(40, 2);
     const { y } = await run(dir, { a: f32([2, 1, 3, 4], a), b: f32([5, 2, 4], b) });
     // adj_y: b's last two axes swapped, i.e. y[i, j, m, n] = Σ_c a[i, 0, m, c] · b[j, n, c].
-    const want = einsumRef('xymc,ync->xymn', [{ shape: [2, 1, 3, 4], values: a }, { shape: [5, 2, 4], values: b }]);
+    const want = einsumRef('xymc,ync->xymn', [
+      { shape: [2, 1, 3, 4], values: a },
+      { shape: [5, 2, 4], values: b },
+    ]);
     assert.deepEqual(y.shape, want.shape);
     assertClose(y, want.values, 1e-5);
   });
 
   it('Div on int32 truncates toward zero as TF does (TF.js floors), and dividing by zero is INVALID_ARGUMENT', async () => {
-    const int = (name: string) => ({ name, op: 'Placeholder', attr: { dtype: { type: 'DT_INT32' }, shape: { shape: { dim: [{ size: '6' }] } } } });
+    const int = (name: string) => ({
+      name,
+      op: 'Placeholder',
+      attr: { dtype: { type: 'DT_INT32' }, shape: { shape: { dim: [{ size: '6' }] } } },
+    });
     const dir = writeModelJson([int('x'), int('y'), { name: 'q', op: 'Div', input: ['x', 'y'], attr: { T: { type: 'DT_INT32' } } }]);
     const i32s = (v: number[]): HostTensor => ({ dtype: 'int32', shape: [6], values: Int32Array.from(v) });
     const { q } = await run(dir, { x: i32s([7, -7, 7, -7, 6, -1]), y: i32s([2, 2, -2, -2, 3, 5]) });
     assert.deepEqual(Array.from(q.values as Int32Array), [3, -3, -3, 3, 2, 0]);
     const s = await load(dir);
-    await assert.rejects(s.run('serving_default', { x: i32s([1, 2, 3, 4, 5, 6]), y: i32s([1, 1, 0, 1, 1, 1]) }), isError(Code.INVALID_ARGUMENT, /^Integer division by zero$/));
+    await assert.rejects(
+      s.run('serving_default', { x: i32s([1, 2, 3, 4, 5, 6]), y: i32s([1, 1, 0, 1, 1, 1]) }),
+      isError(Code.INVALID_ARGUMENT, /^Integer division by zero$/),
+    );
     s.dispose();
   });
 
@@ -434,20 +583,34 @@ describe('TF.js graph models (model.json) get the same load-time check and ops',
     const dir = writeModelJson(
       [
         placeholder('x', [4]),
-        { name: 'n', op: 'Const', attr: { dtype: { type: 'DT_INT32' }, value: { tensor: { dtype: 'DT_INT32', tensorShape: { dim: [{ size: '1' }] } } } } },
+        {
+          name: 'n',
+          op: 'Const',
+          attr: { dtype: { type: 'DT_INT32' }, value: { tensor: { dtype: 'DT_INT32', tensorShape: { dim: [{ size: '1' }] } } } },
+        },
         { name: 'spectrum', op: 'RFFT', input: ['x', 'n'], attr: {} },
       ],
       [{ name: 'n', shape: [1], dtype: 'int32' }],
       new Uint8Array(Int32Array.of(4).buffer),
     );
-    await assert.rejects(load(dir), isError(Code.UNIMPLEMENTED, /signature 'serving_default' output 'spectrum' is DT_COMPLEX64: tfgate's requests and responses carry no complex tensors/));
+    await assert.rejects(
+      load(dir),
+      isError(
+        Code.UNIMPLEMENTED,
+        /signature 'serving_default' output 'spectrum' is DT_COMPLEX64: tfgate's requests and responses carry no complex tensors/,
+      ),
+    );
   });
 
   it('RFFT → ComplexAbs, which the WASM backend had no kernels for, runs on WASM: |[10, −2 + 2i, −2]|', async () => {
     const dir = writeModelJson(
       [
         placeholder('x', [4]),
-        { name: 'n', op: 'Const', attr: { dtype: { type: 'DT_INT32' }, value: { tensor: { dtype: 'DT_INT32', tensorShape: { dim: [{ size: '1' }] } } } } },
+        {
+          name: 'n',
+          op: 'Const',
+          attr: { dtype: { type: 'DT_INT32' }, value: { tensor: { dtype: 'DT_INT32', tensorShape: { dim: [{ size: '1' }] } } } },
+        },
         { name: 'spectrum', op: 'RFFT', input: ['x', 'n'], attr: {} },
         { name: 'y', op: 'ComplexAbs', input: ['spectrum'], attr: {} },
       ],

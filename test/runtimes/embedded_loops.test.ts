@@ -63,7 +63,12 @@ describe('embedded runtime: loops and conditionals', () => {
     const s = await load(dir('countdown'));
     try {
       assert.equal(s.executorOf('serving_default'), 'graph-model');
-      for (const [x, sum] of [[10, 55], [3, 6], [0, 0], [10, 55]]) {
+      for (const [x, sum] of [
+        [10, 55],
+        [3, 6],
+        [0, 0],
+        [10, 55],
+      ]) {
         const out = await s.run('serving_default', { x: f32([], [x]) });
         assert.deepEqual(out.output_0.shape, []);
         assert.deepEqual(values(out.output_0), [sum], `x = ${x}`);
@@ -113,7 +118,11 @@ describe('embedded runtime: loops and conditionals', () => {
     await writeNestedLoopModel(dir('nested'));
     const s = await load(dir('nested'));
     try {
-      for (const [n, count] of [[4, 6], [1, 0], [6, 15]]) {
+      for (const [n, count] of [
+        [4, 6],
+        [1, 0],
+        [6, 15],
+      ]) {
         const out = await s.run('serving_default', { n: { dtype: 'int32', shape: [], values: Int32Array.of(n) } });
         assert.deepEqual(values(out.count), [count], `n = ${n}`);
       }
@@ -149,7 +158,12 @@ describe('embedded runtime: loops and conditionals', () => {
         const desc = await writeRnnSavedModel(d, { cell: m.cell, features: 3, units: 5, seed: 7 });
         const s = await load(d);
         try {
-          for (const [batch, time] of [[1, 3], [1, 7], [32, 3], [32, 7]]) {
+          for (const [batch, time] of [
+            [1, 3],
+            [1, 7],
+            [32, 3],
+            [32, 7],
+          ]) {
             const x = wave(batch * time * desc.features, batch + time);
             const out = await s.run('serving_default', { x: f32([batch, time, desc.features], x) });
             const want = rnnForward(desc, x, batch, time);
@@ -168,13 +182,16 @@ describe('embedded runtime: loops and conditionals', () => {
       const d = dir('rnn_simple_prepared');
       await writeRnnSavedModel(d, { cell: 'simple', features: 2, units: 3, seed: 1 });
       const mg = await readMetaGraph(d, ['serve']);
-      const prepared = prepareSignatureGraph(mg, 'serving_default', await readTensorBundle(path.join(d, 'variables', 'variables')), { isSupportedOp: isTfjsSupportedOp });
+      const prepared = prepareSignatureGraph(mg, 'serving_default', await readTensorBundle(path.join(d, 'variables', 'variables')), {
+        isSupportedOp: isTfjsSupportedOp,
+      });
       const loop = prepared.nodes.find((n) => n.op === 'StatelessWhile')!;
       assert.deepEqual(loop.attr?.T?.list?.type?.slice(-3), ['DT_FLOAT', 'DT_FLOAT', 'DT_FLOAT']);
       const functions = prepared.functions ?? [];
       assert.deepEqual(functions.map((f) => f.name).sort(), ['while_body_102__frozen_7_8_9', 'while_cond_101__frozen_7_8_9']);
       const everyOp = [...prepared.nodes, ...functions.flatMap((f) => f.nodes)].map((n) => n.op);
-      for (const op of ['VarHandleOp', 'ReadVariableOp', 'StatefulPartitionedCall', 'PartitionedCall']) assert.ok(!everyOp.includes(op), op);
+      for (const op of ['VarHandleOp', 'ReadVariableOp', 'StatefulPartitionedCall', 'PartitionedCall'])
+        assert.ok(!everyOp.includes(op), op);
       // The frozen values enter the loop as constants holding the checkpoint's values.
       const kernelInput = loop.input![7].replace(/:0$/, '');
       assert.equal(prepared.nodes.find((n) => n.name === kernelInput)?.op, 'Const');
@@ -183,7 +200,8 @@ describe('embedded runtime: loops and conditionals', () => {
       const artifacts = toModelArtifacts(prepared);
       const names = artifacts.weightSpecs!.map((w) => w.name);
       assert.equal(new Set(names).size, names.length);
-      const library = (artifacts.modelTopology as { library: { function: Array<{ nodeDef: Array<{ name: string; op: string }> }> } }).library;
+      const library = (artifacts.modelTopology as { library: { function: Array<{ nodeDef: Array<{ name: string; op: string }> }> } })
+        .library;
       const functionConsts = library.function.flatMap((f) => f.nodeDef.filter((n) => n.op === 'Const').map((n) => n.name));
       assert.ok(functionConsts.length > 0);
       for (const c of functionConsts) assert.ok(names.includes(c), c);
@@ -220,7 +238,10 @@ describe('embedded runtime: loops and conditionals', () => {
       assert.deepEqual(values((await s.run('serving_default', { rows, n: n(3) })).sum), [9, 12]);
       const before = tf.memory().numTensors;
       for (const k of [4, 5]) {
-        await assert.rejects(s.run('serving_default', { rows, n: n(k) }), isError(Code.INVALID_ARGUMENT, /Trying to access element 3 in a list with 3 elements/));
+        await assert.rejects(
+          s.run('serving_default', { rows, n: n(k) }),
+          isError(Code.INVALID_ARGUMENT, /Trying to access element 3 in a list with 3 elements/),
+        );
       }
       assert.deepEqual(values((await s.run('serving_default', { rows, n: n(2) })).sum), [4, 6]);
       assert.equal(tf.memory().numTensors, before);
@@ -253,10 +274,16 @@ describe('embedded runtime: loops and conditionals', () => {
         s.dispose();
       }
       await writeLoopBodyOpModel(dir('lgamma_only'), 'Lgamma', { onlyBad: true });
-      await assert.rejects(load(dir('lgamma_only')), isError(Code.FAILED_PRECONDITION, /no signature can be served.*Lgamma \(node PartitionedCall\/Lgamma in function 'while_body_33', the body of StatelessWhile 'rnn\/while'\)/));
+      await assert.rejects(
+        load(dir('lgamma_only')),
+        isError(
+          Code.FAILED_PRECONDITION,
+          /no signature can be served.*Lgamma \(node PartitionedCall\/Lgamma in function 'while_body_33', the body of StatelessWhile 'rnn\/while'\)/,
+        ),
+      );
     });
 
-    it("the backend op check and tfjs rewrites reach loop bodies: NCHW BiasAdd refused, a case-sensitive Einsum equation kept apart", async () => {
+    it('the backend op check and tfjs rewrites reach loop bodies: NCHW BiasAdd refused, a case-sensitive Einsum equation kept apart', async () => {
       await writeLoopBodyKernelModel(dir('kernels_in_body'));
       const s = await load(dir('kernels_in_body'));
       try {
@@ -273,8 +300,14 @@ describe('embedded runtime: loops and conditionals', () => {
 
     it('a loop carrying a resource that is no variable is refused, naming the While, the input and where it comes from', async () => {
       const g = new Tf2GraphBuilder();
-      const loopArgs: Array<[string, string]> = [['i', 'DT_INT32'], ['acc', 'DT_FLOAT'], ['table', 'DT_RESOURCE']];
-      const cond = g.library.define('while_cond_91', loopArgs, (f, [i]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, scalarI32(f, 'Less/y', 2))) }));
+      const loopArgs: Array<[string, string]> = [
+        ['i', 'DT_INT32'],
+        ['acc', 'DT_FLOAT'],
+        ['table', 'DT_RESOURCE'],
+      ];
+      const cond = g.library.define('while_cond_91', loopArgs, (f, [i]) => ({
+        identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, scalarI32(f, 'Less/y', 2))),
+      }));
       const body = g.library.define('while_body_92', loopArgs, (f, [i, acc, table]) => ({
         identity: binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)),
         identity_1: binary(f, 'AddV2', 'add_1', acc, acc),
@@ -283,10 +316,18 @@ describe('embedded runtime: loops and conditionals', () => {
       const x = g.top.placeholder('x', 'DT_FLOAT', []);
       const table = g.top.placeholder('table_handle', 'DT_RESOURCE', []);
       const y = whileLoop(g.top, 'while', [scalarI32(g.top, 'i', 0), x, table], cond, body)[1];
-      await writeSavedModel(dir('resource_input'), g, { serving_default: { inputs: { x: { name: x.tensorName, dtype: 'DT_FLOAT', shape: [] } }, outputs: { y: { name: y.tensorName, dtype: 'DT_FLOAT', shape: [] } } } });
+      await writeSavedModel(dir('resource_input'), g, {
+        serving_default: {
+          inputs: { x: { name: x.tensorName, dtype: 'DT_FLOAT', shape: [] } },
+          outputs: { y: { name: y.tensorName, dtype: 'DT_FLOAT', shape: [] } },
+        },
+      });
       await assert.rejects(
         load(dir('resource_input')),
-        isError(Code.FAILED_PRECONDITION, /signature 'serving_default': StatelessWhile 'while' takes a resource as loop variable 2 from Placeholder 'table_handle', which tfgate cannot freeze into a value/),
+        isError(
+          Code.FAILED_PRECONDITION,
+          /signature 'serving_default': StatelessWhile 'while' takes a resource as loop variable 2 from Placeholder 'table_handle', which tfgate cannot freeze into a value/,
+        ),
       );
     });
 
@@ -308,11 +349,26 @@ describe('embedded runtime: loops and conditionals', () => {
   describe('the CPU and WASM backends agree (tfgate run --runtime cpu / wasm)', () => {
     const exec = promisify(execFile);
     const runCli = async (d: string, backend: string, input: string): Promise<Record<string, number[] | number>> => {
-      const { stdout } = await exec(process.execPath, [TFGATE_BIN, 'run', '--dir', d, '--signature_def', 'serving_default', '--input_exprs', input, '--runtime', backend]);
+      const { stdout } = await exec(process.execPath, [
+        TFGATE_BIN,
+        'run',
+        '--dir',
+        d,
+        '--signature_def',
+        'serving_default',
+        '--input_exprs',
+        input,
+        '--runtime',
+        backend,
+      ]);
       return JSON.parse(stdout) as Record<string, number[] | number>;
     };
     const nested = (flat: number[], shape: number[]): unknown =>
-      shape.length === 1 ? flat : Array.from({ length: shape[0] }, (_, i) => nested(flat.slice((i * flat.length) / shape[0], ((i + 1) * flat.length) / shape[0]), shape.slice(1)));
+      shape.length === 1
+        ? flat
+        : Array.from({ length: shape[0] }, (_, i) =>
+            nested(flat.slice((i * flat.length) / shape[0], ((i + 1) * flat.length) / shape[0]), shape.slice(1)),
+          );
 
     it('on the scalar loop and on both recurrent layers, each within 1e-5 of the JS forward pass', async () => {
       const cpu = await runCli(dir('countdown'), 'cpu', 'x=10');
@@ -331,7 +387,12 @@ describe('embedded runtime: loops and conditionals', () => {
           assertClose((out.last as unknown as number[][]).flat(), want.last, 1e-5, `${cell} ${backend} last`);
           assertClose((out.sequence as unknown as number[][][]).flat(2), want.sequence, 1e-5, `${cell} ${backend} sequence`);
         }
-        assertClose((outs.cpu.last as unknown as number[][]).flat(), (outs.wasm.last as unknown as number[][]).flat(), 1e-5, `${cell} cpu vs wasm`);
+        assertClose(
+          (outs.cpu.last as unknown as number[][]).flat(),
+          (outs.wasm.last as unknown as number[][]).flat(),
+          1e-5,
+          `${cell} cpu vs wasm`,
+        );
       }
     });
   });

@@ -59,7 +59,10 @@ describe('ParseExample: sparse features (VarLenFeature)', () => {
     assert.deepEqual(nums(r.w_values), [0.5, 1.5, -2]);
     assert.deepEqual(nums(r.w_shape), [4, 2]);
     assert.deepEqual(nums(r.tags_indices), [1, 0, 1, 1, 1, 2]);
-    assert.deepEqual((r.tags_values.values as Uint8Array[]).map((b) => Buffer.from(b).toString()), ['a', 'bc', 'd']);
+    assert.deepEqual(
+      (r.tags_values.values as Uint8Array[]).map((b) => Buffer.from(b).toString()),
+      ['a', 'bc', 'd'],
+    );
     assert.deepEqual(nums(r.tags_shape), [4, 3]);
     assert.deepEqual(nums(r.x), [1, 2, 0, 0]);
   });
@@ -73,9 +76,21 @@ describe('ParseExample: sparse features (VarLenFeature)', () => {
 
   it("refuses a feature of another type with TF's text (example_proto_fast_parsing.cc)", async () => {
     const dir = await model();
-    await refuses(dir, { examples: serialized(example({ ids: { float: [1] } })) }, "Name: <unknown>, Feature: ids.  Data types don't match. Expected type: int64");
-    await refuses(dir, { examples: serialized(example({ w: { int64: [1] } })) }, "Name: <unknown>, Feature: w.  Data types don't match. Expected type: float");
-    await refuses(dir, { examples: serialized(example({ tags: { float: [] } })) }, "Name: <unknown>, Feature: tags.  Data types don't match. Expected type: string");
+    await refuses(
+      dir,
+      { examples: serialized(example({ ids: { float: [1] } })) },
+      "Name: <unknown>, Feature: ids.  Data types don't match. Expected type: int64",
+    );
+    await refuses(
+      dir,
+      { examples: serialized(example({ w: { int64: [1] } })) },
+      "Name: <unknown>, Feature: w.  Data types don't match. Expected type: float",
+    );
+    await refuses(
+      dir,
+      { examples: serialized(example({ tags: { float: [] } })) },
+      "Name: <unknown>, Feature: tags.  Data types don't match. Expected type: string",
+    );
   });
 
   it("refuses an int64 value outside int32 (TF.js's integers) by name rather than wrapping it", async () => {
@@ -95,15 +110,21 @@ describe('ParseExample: sparse features (VarLenFeature)', () => {
     const v2 = (ragged: string[]) =>
       writeTinyModel((g) => {
         const x = g.placeholder('examples', 'string', [-1]);
-        const strs = (name: string, v: string[]) => g.constant(name, { dtype: 'string', shape: [v.length], values: v.map((s) => Buffer.from(s)) });
-        const name = g.addNode('ParseExampleV2', 'ParseExampleV2', [x, strs('names', []), strs('sparse_keys', ['ids']), strs('dense_keys', []), strs('ragged_keys', ragged)], {
-          Tdense: attr.types([]),
-          num_sparse: attr.i(1),
-          sparse_types: attr.types(['int64']),
-          ragged_value_types: attr.types(ragged.map(() => 'int64')),
-          ragged_split_types: attr.types(ragged.map(() => 'int64')),
-          dense_shapes: { list: {} },
-        });
+        const strs = (name: string, v: string[]) =>
+          g.constant(name, { dtype: 'string', shape: [v.length], values: v.map((s) => Buffer.from(s)) });
+        const name = g.addNode(
+          'ParseExampleV2',
+          'ParseExampleV2',
+          [x, strs('names', []), strs('sparse_keys', ['ids']), strs('dense_keys', []), strs('ragged_keys', ragged)],
+          {
+            Tdense: attr.types([]),
+            num_sparse: attr.i(1),
+            sparse_types: attr.types(['int64']),
+            ragged_value_types: attr.types(ragged.map(() => 'int64')),
+            ragged_split_types: attr.types(ragged.map(() => 'int64')),
+            dense_shapes: { list: {} },
+          },
+        );
         return {
           inputs: { examples: x },
           outputs: {
@@ -119,7 +140,10 @@ describe('ParseExample: sparse features (VarLenFeature)', () => {
     assert.deepEqual(nums(r.shape), [2, 3]);
     const s = (await RUNTIMES[1].load(await v2(['r']), { tags: ['serve'] })) as TfjsServable;
     try {
-      await assert.rejects(s.run('serving_default', { examples: serialized(example({})) }), /ragged features are not supported by tfgate: r/);
+      await assert.rejects(
+        s.run('serving_default', { examples: serialized(example({})) }),
+        /ragged features are not supported by tfgate: r/,
+      );
     } finally {
       s.dispose();
     }
@@ -129,15 +153,24 @@ describe('ParseExample: sparse features (VarLenFeature)', () => {
 describe("TF.js's own sparse kernels differ from TF (why tfgate replaces them; TF's values: op cases, cases/sparse.ts)", () => {
   it('SparseSegmentMean divides by n where TF multiplies by float(1/n): the mean of [1, 1, 1.0000003] differs in the last bit', () => {
     const sum = Math.fround(Math.fround(1 + 1) + Math.fround(1.0000003));
-    const own = tf.tidy(() => tf.sparse.sparseSegmentMean(tf.tensor2d([1, 1, 1.0000003], [3, 1]), tf.tensor1d([0, 1, 2], 'int32'), tf.tensor1d([0, 0, 0], 'int32')).dataSync()[0]);
+    const own = tf.tidy(
+      () =>
+        tf.sparse
+          .sparseSegmentMean(tf.tensor2d([1, 1, 1.0000003], [3, 1]), tf.tensor1d([0, 1, 2], 'int32'), tf.tensor1d([0, 0, 0], 'int32'))
+          .dataSync()[0],
+    );
     assert.equal(own, Math.fround(sum / 3));
     assert.notEqual(own, Math.fround(sum * Math.fround(1 / 3)));
   });
 
-  it('SparseToDense fills indices out of order (the TF guide\'s s5) and writes an index out of one dimension into the next row, where TF refuses both', () => {
-    const outOfOrder = tf.tidy(() => Array.from(tf.sparseToDense(tf.tensor2d([0, 2, 0, 1], [2, 2], 'int32'), tf.tensor1d([1, 2]), [3, 4], tf.scalar(0)).dataSync()));
+  it("SparseToDense fills indices out of order (the TF guide's s5) and writes an index out of one dimension into the next row, where TF refuses both", () => {
+    const outOfOrder = tf.tidy(() =>
+      Array.from(tf.sparseToDense(tf.tensor2d([0, 2, 0, 1], [2, 2], 'int32'), tf.tensor1d([1, 2]), [3, 4], tf.scalar(0)).dataSync()),
+    );
     assert.deepEqual(outOfOrder.slice(0, 4), [0, 2, 1, 0]);
-    const outOfBounds = tf.tidy(() => Array.from(tf.sparseToDense(tf.tensor2d([0, 5], [1, 2], 'int32'), tf.tensor1d([1]), [2, 3], tf.scalar(0)).dataSync()));
+    const outOfBounds = tf.tidy(() =>
+      Array.from(tf.sparseToDense(tf.tensor2d([0, 5], [1, 2], 'int32'), tf.tensor1d([1]), [2, 3], tf.scalar(0)).dataSync()),
+    );
     assert.deepEqual(outOfBounds, [0, 0, 0, 0, 0, 1]);
   });
 });

@@ -22,7 +22,11 @@ import { tempDir } from '../helpers/temp.js';
 import pathLib from 'node:path';
 
 const enc = new TextEncoder();
-export const strings = (shape: number[], values: string[]): HostTensor => ({ dtype: 'string', shape, values: values.map((v) => enc.encode(v)) });
+export const strings = (shape: number[], values: string[]): HostTensor => ({
+  dtype: 'string',
+  shape,
+  values: values.map((v) => enc.encode(v)),
+});
 
 export function hashTable(g: GraphBuilder, keyDtype: DType, valueDtype: DType, name = 'hash_table'): Tensor {
   return node(g, 'HashTableV2', name, [], {
@@ -77,7 +81,8 @@ export function lookupModel(o: {
     const dflt = g.constant('default_value', o.defaultValue);
     const ids = node(g, 'LookupTableFindV2', 'lookup', [t, k, dflt], kv(o.keyDtype, o.valueDtype), o.valueDtype, null);
     const size = node(g, 'LookupTableSizeV2', 'size', [t], {}, 'int64', []);
-    if (o.initVia === 'collection' && initOp) return { inputs: { k }, outputs: { ids, size }, assets, nodeCollections: { table_initializer: ['table_init'] } };
+    if (o.initVia === 'collection' && initOp)
+      return { inputs: { k }, outputs: { ids, size }, assets, nodeCollections: { table_initializer: ['table_init'] } };
     return { inputs: { k }, outputs: { ids, size }, initOp, assets };
   });
 }
@@ -109,24 +114,47 @@ export async function writeTf2TextFileTableModel(vocabulary: string): Promise<st
     shape: { shape: {} },
     allowed_devices: { list: {} },
   })[0];
-  const assign = g.top.addNode('AssignVariableOp', 'Variable/Assign', [pathVariable, assetPath], { dtype: { type: 'DT_STRING' }, validate_shape: { b: false } });
-  const initializer = g.library.define('__inference__initializer_27', [['unknown', 'DT_RESOURCE'], ['readvariableop_resource', 'DT_RESOURCE']], (f, [t, v]) => {
-    const filename = readVariable(f, 'ReadVariableOp', v, 'DT_STRING');
-    const init = f.addNode('InitializeTableFromTextFileV2', 'text_file_init/InitializeTableFromTextFileV2', [t, filename], {
-      key_index: { i: -2 },
-      value_index: { i: -1 },
-      vocab_size: { i: -1 },
-      delimiter: { s: enc.encode('\t') },
-      offset: { i: 0 },
-    });
-    return { identity: identity(f, 'Identity', constant(f, 'Const', { dtype: 'bool', shape: [], values: Uint8Array.of(1) }), [init]) };
+  const assign = g.top.addNode('AssignVariableOp', 'Variable/Assign', [pathVariable, assetPath], {
+    dtype: { type: 'DT_STRING' },
+    validate_shape: { b: false },
   });
+  const initializer = g.library.define(
+    '__inference__initializer_27',
+    [
+      ['unknown', 'DT_RESOURCE'],
+      ['readvariableop_resource', 'DT_RESOURCE'],
+    ],
+    (f, [t, v]) => {
+      const filename = readVariable(f, 'ReadVariableOp', v, 'DT_STRING');
+      const init = f.addNode('InitializeTableFromTextFileV2', 'text_file_init/InitializeTableFromTextFileV2', [t, filename], {
+        key_index: { i: -2 },
+        value_index: { i: -1 },
+        vocab_size: { i: -1 },
+        delimiter: { s: enc.encode('\t') },
+        offset: { i: 0 },
+      });
+      return { identity: identity(f, 'Identity', constant(f, 'Const', { dtype: 'bool', shape: [], values: Uint8Array.of(1) }), [init]) };
+    },
+  );
   const [initialized] = call(g.top, 'StatefulPartitionedCall', initializer, [table, pathVariable]);
   const initOp = g.top.addNode('NoOp', 'NoOp', [], {}, { control: [assign, initialized.ref] });
-  const serve = g.library.define('__inference_signature_wrapper_41', [['k', 'DT_STRING'], ['unknown', 'DT_RESOURCE']], (f, [k, t]) => {
-    const found = emit(f, 'LookupTableFindV2', 'None_Lookup/LookupTableFindV2', [t, k, constant(f, 'Const', i64([], [-1]))], kvTypes('DT_STRING', 'DT_INT64'))[0];
-    return { output_0: identity(f, 'Identity', found) };
-  });
+  const serve = g.library.define(
+    '__inference_signature_wrapper_41',
+    [
+      ['k', 'DT_STRING'],
+      ['unknown', 'DT_RESOURCE'],
+    ],
+    (f, [k, t]) => {
+      const found = emit(
+        f,
+        'LookupTableFindV2',
+        'None_Lookup/LookupTableFindV2',
+        [t, k, constant(f, 'Const', i64([], [-1]))],
+        kvTypes('DT_STRING', 'DT_INT64'),
+      )[0];
+      return { output_0: identity(f, 'Identity', found) };
+    },
+  );
   const k = g.top.placeholder('serving_default_k', 'DT_STRING', null);
   const [ids] = call(g.top, 'StatefulPartitionedCall_1', serve, [k, table]);
   const dir = pathLib.join(tempDir('tfgate-tf2-table-'), '1');
@@ -135,7 +163,11 @@ export async function writeTf2TextFileTableModel(vocabulary: string): Promise<st
     g,
     {
       serving_default: { inputs: { k: info(k, null) }, outputs: { ids: info(ids, null) } },
-      [INIT_OP_SIGNATURE_KEY]: { methodName: '', inputs: {}, outputs: { [INIT_OP_SIGNATURE_KEY]: { name: initOp, dtype: 'DT_INVALID', shape: null } } },
+      [INIT_OP_SIGNATURE_KEY]: {
+        methodName: '',
+        inputs: {},
+        outputs: { [INIT_OP_SIGNATURE_KEY]: { name: initOp, dtype: 'DT_INVALID', shape: null } },
+      },
     },
     { assets: [{ tensor: info(assetPath, []), filename: 'vocab.txt', contents: vocabulary }] },
   );
@@ -149,20 +181,44 @@ export async function writeTf2TextFileTableModel(vocabulary: string): Promise<st
  */
 export async function writeCheckpointedTableModel(): Promise<string> {
   const g = new Tf2GraphBuilder();
-  const table = g.checkpointedTable('string_lookup_table', strings([3], ['earth', 'wind', 'fire']), i64([3], [1, 2, 3]), 'layer-0/lookup_table');
-  const serve = g.library.define('__inference_signature_wrapper_12', [['k', 'DT_STRING'], ['unknown', 'DT_RESOURCE']], (f, [k, t]) => {
-    const found = emit(f, 'LookupTableFindV2', 'string_lookup/None_Lookup/LookupTableFindV2', [t, k, constant(f, 'Const', i64([], [0]))], kvTypes('DT_STRING', 'DT_INT64'))[0];
-    const size = emit(f, 'LookupTableSizeV2', 'string_lookup/Size/LookupTableSizeV2', [t], {})[0];
-    return { output_0: identity(f, 'Identity', found), output_1: identity(f, 'Identity_1', size) };
-  });
+  const table = g.checkpointedTable(
+    'string_lookup_table',
+    strings([3], ['earth', 'wind', 'fire']),
+    i64([3], [1, 2, 3]),
+    'layer-0/lookup_table',
+  );
+  const serve = g.library.define(
+    '__inference_signature_wrapper_12',
+    [
+      ['k', 'DT_STRING'],
+      ['unknown', 'DT_RESOURCE'],
+    ],
+    (f, [k, t]) => {
+      const found = emit(
+        f,
+        'LookupTableFindV2',
+        'string_lookup/None_Lookup/LookupTableFindV2',
+        [t, k, constant(f, 'Const', i64([], [0]))],
+        kvTypes('DT_STRING', 'DT_INT64'),
+      )[0];
+      const size = emit(f, 'LookupTableSizeV2', 'string_lookup/Size/LookupTableSizeV2', [t], {})[0];
+      return { output_0: identity(f, 'Identity', found), output_1: identity(f, 'Identity_1', size) };
+    },
+  );
   const k = g.top.placeholder('serving_default_k', 'DT_STRING', null);
   const [ids, size] = call(g.top, 'StatefulPartitionedCall', serve, [k, table]);
   const dir = pathLib.join(tempDir('tfgate-tf2-table-'), '1');
-  await writeSavedModel(dir, g, { serving_default: { inputs: { k: info(k, null) }, outputs: { ids: info(ids, null), size: info(size, []) } } });
+  await writeSavedModel(dir, g, {
+    serving_default: { inputs: { k: info(k, null) }, outputs: { ids: info(ids, null), size: info(size, []) } },
+  });
   return dir;
 }
 
-const plain = (t: HostTensor) => ({ dtype: t.dtype, shape: t.shape, values: Array.from(t.values as ArrayLike<unknown>, (v) => (typeof v === 'bigint' ? Number(v) : v)) });
+const plain = (t: HostTensor) => ({
+  dtype: t.dtype,
+  shape: t.shape,
+  values: Array.from(t.values as ArrayLike<unknown>, (v) => (typeof v === 'bigint' ? Number(v) : v)),
+});
 
 export function lookupTableCases(runtime: () => Runtime, backend: string): void {
   const load = async (dir: string) => runtime().load(dir, { tags: ['serve'] });
@@ -173,7 +229,12 @@ export function lookupTableCases(runtime: () => Runtime, backend: string): void 
   const stringToId = (fill: Fill) => lookupModel({ keyDtype: 'string', valueDtype: 'int64', fill, defaultValue: i64([], [-1]) });
   const fills: Record<string, Fill> = {
     'LookupTableImportV2(t, ["a","b"], [0,1])': { kind: 'import', keys: strings([2], ['a', 'b']), values: i64([2], [0, 1]) },
-    'InitializeTableFromTextFileV2 over the asset "a\\nb\\n" (whole line → line number)': { kind: 'text file', contents: 'a\nb\n', keyIndex: -2, valueIndex: -1 },
+    'InitializeTableFromTextFileV2 over the asset "a\\nb\\n" (whole line → line number)': {
+      kind: 'text file',
+      contents: 'a\nb\n',
+      keyIndex: -2,
+      valueIndex: -1,
+    },
   };
 
   for (const [what, fill] of Object.entries(fills)) {
@@ -182,7 +243,11 @@ export function lookupTableCases(runtime: () => Runtime, backend: string): void 
         const s = await load(await stringToId(fill));
         try {
           assert.deepEqual((await lookup(s, strings([], ['b']))).ids, { dtype: 'int64', shape: [], values: [1] });
-          assert.deepEqual((await lookup(s, strings([2, 2], ['a', 'zz', 'b', 'a']))).ids, { dtype: 'int64', shape: [2, 2], values: [0, -1, 1, 0] });
+          assert.deepEqual((await lookup(s, strings([2, 2], ['a', 'zz', 'b', 'a']))).ids, {
+            dtype: 'int64',
+            shape: [2, 2],
+            values: [0, -1, 1, 0],
+          });
           const unknown = await lookup(s, strings([], ['c']));
           assert.deepEqual(unknown.ids, { dtype: 'int64', shape: [], values: [-1] });
           assert.deepEqual(unknown.size, { dtype: 'int64', shape: [], values: [2] });
@@ -223,14 +288,23 @@ export function lookupTableCases(runtime: () => Runtime, backend: string): void 
       try {
         const out = await s.run('serving_default', { k: i64([3], [9, 8, 7]) });
         assert.deepEqual(out.ids.shape, [3]);
-        assert.deepEqual((out.ids.values as Uint8Array[]).map((v) => new TextDecoder().decode(v)), ['banana', 'UNK', 'apple']);
+        assert.deepEqual(
+          (out.ids.values as Uint8Array[]).map((v) => new TextDecoder().decode(v)),
+          ['banana', 'UNK', 'apple'],
+        );
       } finally {
         s.dispose();
       }
     });
 
-    it("TF1: the init op found through the table_initializer collection", async () => {
-      const dir = await lookupModel({ keyDtype: 'string', valueDtype: 'int64', defaultValue: i64([], [-1]), fill: fills['LookupTableImportV2(t, ["a","b"], [0,1])'], initVia: 'collection' });
+    it('TF1: the init op found through the table_initializer collection', async () => {
+      const dir = await lookupModel({
+        keyDtype: 'string',
+        valueDtype: 'int64',
+        defaultValue: i64([], [-1]),
+        fill: fills['LookupTableImportV2(t, ["a","b"], [0,1])'],
+        initVia: 'collection',
+      });
       const s = await load(dir);
       try {
         assert.deepEqual((await lookup(s, strings([3], ['b', 'q', 'a']))).ids, { dtype: 'int64', shape: [3], values: [1, -1, 0] });
@@ -259,7 +333,11 @@ export function lookupTableCases(runtime: () => Runtime, backend: string): void 
       try {
         const out = await s.run('serving_default', { k: strings([2, 2], ['a', 'zz', 'b', 'a']) });
         assert.deepEqual(plain(out.ids), { dtype: 'int64', shape: [2, 2], values: [0, -1, 1, 0] });
-        assert.deepEqual(plain((await s.run('serving_default', { k: strings([], ['b']) })).ids), { dtype: 'int64', shape: [], values: [1] });
+        assert.deepEqual(plain((await s.run('serving_default', { k: strings([], ['b']) })).ids), {
+          dtype: 'int64',
+          shape: [],
+          values: [1],
+        });
       } finally {
         s.dispose();
       }
@@ -281,7 +359,10 @@ export function lookupTableCases(runtime: () => Runtime, backend: string): void 
     it('a table nothing initialises refuses the signature, naming the table and the op', async () => {
       await assert.rejects(
         load(await stringToId({ kind: 'none' })),
-        isError(Code.FAILED_PRECONDITION, /LookupTableFindV2 \(node lookup\) looks up table 'hash_table' \(HashTableV2\), which nothing in the SavedModel initialises/),
+        isError(
+          Code.FAILED_PRECONDITION,
+          /LookupTableFindV2 \(node lookup\) looks up table 'hash_table' \(HashTableV2\), which nothing in the SavedModel initialises/,
+        ),
       );
     });
 
@@ -290,25 +371,47 @@ export function lookupTableCases(runtime: () => Runtime, backend: string): void 
         const t = hashTable(g, 'string', 'int64');
         const keys = g.placeholder('fed_keys', 'string', [2]);
         const values = g.constant('table_values', i64([2], [0, 1]));
-        const initOp = g.noOp('init_all_tables', [g.addNode('LookupTableImportV2', 'table_init', [t, keys, values], kv('string', 'int64'))]);
+        const initOp = g.noOp('init_all_tables', [
+          g.addNode('LookupTableImportV2', 'table_init', [t, keys, values], kv('string', 'int64')),
+        ]);
         const k = g.placeholder('k', 'string', null);
-        const ids = node(g, 'LookupTableFindV2', 'lookup', [t, k, g.constant('default_value', i64([], [-1]))], kv('string', 'int64'), 'int64', null);
+        const ids = node(
+          g,
+          'LookupTableFindV2',
+          'lookup',
+          [t, k, g.constant('default_value', i64([], [-1]))],
+          kv('string', 'int64'),
+          'int64',
+          null,
+        );
         return { inputs: { k }, outputs: { ids }, initOp };
       });
       await assert.rejects(
         load(dir),
-        isError(Code.FAILED_PRECONDITION, /LookupTableFindV2 \(node lookup\) looks up table 'hash_table' \(HashTableV2\), whose contents tfgate cannot compute at load: LookupTableImportV2 'table_init' \(init op\) fills it from Placeholder 'fed_keys', which no asset_file_def feeds/),
+        isError(
+          Code.FAILED_PRECONDITION,
+          /LookupTableFindV2 \(node lookup\) looks up table 'hash_table' \(HashTableV2\), whose contents tfgate cannot compute at load: LookupTableImportV2 'table_init' \(init op\) fills it from Placeholder 'fed_keys', which no asset_file_def feeds/,
+        ),
       );
     });
 
-    it('an empty line in the vocabulary fails the load with TF\'s message', async () => {
+    it("an empty line in the vocabulary fails the load with TF's message", async () => {
       const dir = await stringToId({ kind: 'text file', contents: 'a\n\nb\n', keyIndex: -2, valueIndex: -1 });
-      await assert.rejects(load(dir), isError(Code.INVALID_ARGUMENT, /initialising lookup tables failed: Invalid content in .*vocab\.txt: empty line found at position 3\./));
+      await assert.rejects(
+        load(dir),
+        isError(
+          Code.INVALID_ARGUMENT,
+          /initialising lookup tables failed: Invalid content in .*vocab\.txt: empty line found at position 3\./,
+        ),
+      );
     });
 
     it('a repeated vocabulary word fails the load: HashTable has different value for same key', async () => {
       const dir = await stringToId({ kind: 'text file', contents: 'a\nb\na\n', keyIndex: -2, valueIndex: -1 });
-      await assert.rejects(load(dir), isError(Code.FAILED_PRECONDITION, /HashTable has different value for same key\. Key a has 0 and trying to add value 2/));
+      await assert.rejects(
+        load(dir),
+        isError(Code.FAILED_PRECONDITION, /HashTable has different value for same key\. Key a has 0 and trying to add value 2/),
+      );
     });
   });
 }

@@ -11,7 +11,12 @@ lookupTableCases(() => new EmbeddedRuntime('wasm'), 'wasm');
 
 describe('ONNX Runtime with the embedded fallback', () => {
   it('serves the lookup signature on the fallback, with the right values', async () => {
-    const dir = await lookupModel({ keyDtype: 'string', valueDtype: 'int64', fill: { kind: 'text file', contents: 'a\nb\n', keyIndex: -2, valueIndex: -1 }, defaultValue: i64([], [-1]) });
+    const dir = await lookupModel({
+      keyDtype: 'string',
+      valueDtype: 'int64',
+      fill: { kind: 'text file', contents: 'a\nb\n', keyIndex: -2, valueIndex: -1 },
+      defaultValue: i64([], [-1]),
+    });
     const s = await new CompositeRuntime(new OnnxRuntime({ device: 'cpu' }), new EmbeddedRuntime('wasm')).load(dir, { tags: ['serve'] });
     try {
       const out = await s.run('serving_default', { k: strings([2, 2], ['a', 'zz', 'b', 'a']) });

@@ -36,7 +36,10 @@ describe('loops that never end', () => {
   it('a run past the loop bound fails with DEADLINE_EXCEEDED; the next run is answered', async () => {
     const s = await new EmbeddedRuntime('wasm').load(dir, { tags: ['serve'] });
     try {
-      await assert.rejects(s.run('serving_default', endless), isError(Code.DEADLINE_EXCEEDED, /a loop of this run did not end within 0\.5 s \(\d+ calls of its condition and body\)/));
+      await assert.rejects(
+        s.run('serving_default', endless),
+        isError(Code.DEADLINE_EXCEEDED, /a loop of this run did not end within 0\.5 s \(\d+ calls of its condition and body\)/),
+      );
       const out = await s.run('serving_default', { x: { dtype: 'float32', shape: [], values: Float32Array.of(10) } });
       assert.deepEqual(Array.from(out.output_0.values as Float32Array), [55]);
     } finally {
@@ -48,11 +51,22 @@ describe('loops that never end', () => {
     const version = path.join(tempDir('tfgate-loop-load-'), '1');
     fs.cpSync(dir, version, { recursive: true });
     const PredictionLog = protoType('tensorflow.serving.PredictionLog');
-    const record = PredictionLog.encode(PredictionLog.fromObject({ predictLog: { request: { inputs: { x: { dtype: 'DT_FLOAT', tensorShape: {}, floatVal: [1e30] } } } } })).finish();
+    const record = PredictionLog.encode(
+      PredictionLog.fromObject({ predictLog: { request: { inputs: { x: { dtype: 'DT_FLOAT', tensorShape: {}, floatVal: [1e30] } } } } }),
+    ).finish();
     fs.mkdirSync(path.join(version, 'assets.extra'));
     fs.writeFileSync(path.join(version, WARMUP_FILE), writeTfRecords([record]));
     // The executor thread keeps the default loop bound (30 s): only the load's bound can end this in time.
-    const loader = new TimeBoundedVersionLoader(new ExecutorVersionLoader({ tags: ['serve'], runtime: 'wasm', threadsPerVersion: 1, warmupIterations: 1, memoryFloorMb: 256 }), 2);
-    await assert.rejects(loader.load('countdown', 1, version), isError(Code.DEADLINE_EXCEEDED, /loading took longer than its time bound of 2 s \(--load_timeout_seconds=2 plus 1 s per 4 MB on disk\); its executor threads were stopped/));
+    const loader = new TimeBoundedVersionLoader(
+      new ExecutorVersionLoader({ tags: ['serve'], runtime: 'wasm', threadsPerVersion: 1, warmupIterations: 1, memoryFloorMb: 256 }),
+      2,
+    );
+    await assert.rejects(
+      loader.load('countdown', 1, version),
+      isError(
+        Code.DEADLINE_EXCEEDED,
+        /loading took longer than its time bound of 2 s \(--load_timeout_seconds=2 plus 1 s per 4 MB on disk\); its executor threads were stopped/,
+      ),
+    );
   });
 });

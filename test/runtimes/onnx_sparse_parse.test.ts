@@ -28,7 +28,11 @@ describe('ParseExample sparse features on ONNX Runtime (host step)', () => {
   it('passes sparse indices, values and shapes through the ONNX graph exactly (int64 indices, float and string values)', async () => {
     const dir = await sparseParseModel();
     const inputs = {
-      examples: serialized(example({ ids: { int64: [7, 3] }, w: { float: [0.5] }, x: { float: [1] } }), example({ tags: { bytes: ['a', 'bc'] } }), example({ ids: { int64: [9] } })),
+      examples: serialized(
+        example({ ids: { int64: [7, 3] }, w: { float: [0.5] }, x: { float: [1] } }),
+        example({ tags: { bytes: ['a', 'bc'] } }),
+        example({ ids: { int64: [9] } }),
+      ),
     };
     let r: Record<string, HostTensor>;
     try {
@@ -47,7 +51,10 @@ describe('ParseExample sparse features on ONNX Runtime (host step)', () => {
     assert.deepEqual(nums(r.w_values), [0.5]);
     assert.deepEqual(nums(r.w_shape), [3, 1]);
     assert.deepEqual(nums(r.tags_indices), [1, 0, 1, 1]);
-    assert.deepEqual((r.tags_values.values as Uint8Array[]).map((b) => Buffer.from(b).toString()), ['a', 'bc']);
+    assert.deepEqual(
+      (r.tags_values.values as Uint8Array[]).map((b) => Buffer.from(b).toString()),
+      ['a', 'bc'],
+    );
     assert.deepEqual(nums(r.tags_shape), [3, 2]);
     assert.deepEqual(nums(r.x), [1, 0, 0]);
   });
@@ -58,7 +65,9 @@ describe('ParseExample sparse features on ONNX Runtime (host step)', () => {
       { ids: [1, 3], x: 2 },
       { ids: [], x: -1 },
     ];
-    const inputs = { examples: serialized(...batch.map((e) => example({ ...(e.ids.length ? { ids: { int64: e.ids } } : {}), x: { float: [e.x] } }))) };
+    const inputs = {
+      examples: serialized(...batch.map((e) => example({ ...(e.ids.length ? { ids: { int64: e.ids } } : {}), x: { float: [e.x] } }))),
+    };
     await assert.rejects(runOn(new OnnxRuntime({ device: 'cpu' }), dir, inputs), (e: unknown) => {
       assert.ok(e instanceof ServingError, String(e));
       assert.ok(e.code === Code.UNIMPLEMENTED || e.code === Code.FAILED_PRECONDITION, e.message);

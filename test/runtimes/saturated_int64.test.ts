@@ -28,15 +28,40 @@ const OP_DEFS = [
 const TRACT = 17031832200; // a Chicago census tract (TFX's taxi data): above INT32_MAX
 const nums = (t: HostTensor) => Array.from(t.values as ArrayLike<number | bigint>, Number);
 const int64 = (g: GraphBuilder, name: string, v: number) => g.constant(name, i64([], [v]));
-const binary = (g: GraphBuilder, op: string, name: string, a: Tensor, b: Tensor, dtype: 'bool' | 'int64') => node(g, op, name, [a, b], { T: attr.type('int64') }, dtype);
+const binary = (g: GraphBuilder, op: string, name: string, a: Tensor, b: Tensor, dtype: 'bool' | 'int64') =>
+  node(g, op, name, [a, b], { T: attr.type('int64') }, dtype);
 
 /** Estimator's categorical_column_with_identity(num_buckets 2000, default_value 0) on sparse `tract`; `unread`, parsed and never read. */
 const identityColumnModel = () =>
   writeTinyModel((g) => {
-    const p = parseExample(g, [['tract', 'int64'], ['unread', 'int64']], ['x']);
+    const p = parseExample(
+      g,
+      [
+        ['tract', 'int64'],
+        ['unread', 'int64'],
+      ],
+      ['x'],
+    );
     const values = p.values[0];
-    const outOfRange = node(g, 'LogicalOr', 'out_of_range', [binary(g, 'Less', 'below', values, int64(g, 'zero', 0), 'bool'), binary(g, 'GreaterEqual', 'above', values, int64(g, 'buckets', 2000), 'bool')], {}, 'bool');
-    const fill = node(g, 'Fill', 'default', [node(g, 'Shape', 'shape', [values], { T: attr.type('int64'), out_type: attr.type('int32') }, 'int32'), int64(g, 'default_value', 0)], { T: attr.type('int64'), index_type: attr.type('int32') }, 'int64');
+    const outOfRange = node(
+      g,
+      'LogicalOr',
+      'out_of_range',
+      [
+        binary(g, 'Less', 'below', values, int64(g, 'zero', 0), 'bool'),
+        binary(g, 'GreaterEqual', 'above', values, int64(g, 'buckets', 2000), 'bool'),
+      ],
+      {},
+      'bool',
+    );
+    const fill = node(
+      g,
+      'Fill',
+      'default',
+      [node(g, 'Shape', 'shape', [values], { T: attr.type('int64'), out_type: attr.type('int32') }, 'int32'), int64(g, 'default_value', 0)],
+      { T: attr.type('int64'), index_type: attr.type('int32') },
+      'int64',
+    );
     const ids = node(g, 'SelectV2', 'ids', [outOfRange, fill, values], { T: attr.type('int64') }, 'int64');
     return { inputs: { examples: p.x }, outputs: { ids: g.identity('ids_out', ids), x: g.identity('x_out', p.dense[0]) }, opDefs: OP_DEFS };
   });
@@ -44,9 +69,17 @@ const identityColumnModel = () =>
 /** Graphs whose result does depend on the value beyond int32: each must keep refusing it. */
 const telling = {
   arithmetic: (g: GraphBuilder, v: Tensor) => binary(g, 'AddV2', 'next', v, int64(g, 'one', 1), 'int64'),
-  'equality with INT32_MAX (a saturated value would equal it)': (g: GraphBuilder, v: Tensor) => binary(g, 'Equal', 'is_max', v, int64(g, 'max', 2 ** 31 - 1), 'bool'),
+  'equality with INT32_MAX (a saturated value would equal it)': (g: GraphBuilder, v: Tensor) =>
+    binary(g, 'Equal', 'is_max', v, int64(g, 'max', 2 ** 31 - 1), 'bool'),
   'a guard on one side only': (g: GraphBuilder, v: Tensor) =>
-    node(g, 'SelectV2', 'ids', [binary(g, 'GreaterEqual', 'above', v, int64(g, 'buckets', 2000), 'bool'), int64(g, 'default_value', 0), v], { T: attr.type('int64') }, 'int64'),
+    node(
+      g,
+      'SelectV2',
+      'ids',
+      [binary(g, 'GreaterEqual', 'above', v, int64(g, 'buckets', 2000), 'bool'), int64(g, 'default_value', 0), v],
+      { T: attr.type('int64') },
+      'int64',
+    ),
   'the parsed value itself as the output': (g: GraphBuilder, v: Tensor) => g.identity('values', v),
 };
 const tellingModel = (read: (g: GraphBuilder, v: Tensor) => Tensor) =>
@@ -77,11 +110,17 @@ describe('int64 tf.Example values beyond int32 on the embedded runtime', () => {
           // Inside int32 the graph answers as before.
           await s.run('serving_default', { examples: serialized(example({ tract: { int64: [5] } })) });
           for (const tract of [TRACT, -TRACT]) {
-            await assert.rejects(s.run('serving_default', { examples: serialized(example({ tract: { int64: [tract] } })) }), (err: unknown) => {
-              assert.ok(err instanceof ServingError && err.code === Code.UNIMPLEMENTED, String(err));
-              assert.equal(err.message, `ParseExample: int64 value ${tract} of sparse feature 'tract' does not fit the embedded runtime's 32-bit integers`);
-              return true;
-            });
+            await assert.rejects(
+              s.run('serving_default', { examples: serialized(example({ tract: { int64: [tract] } })) }),
+              (err: unknown) => {
+                assert.ok(err instanceof ServingError && err.code === Code.UNIMPLEMENTED, String(err));
+                assert.equal(
+                  err.message,
+                  `ParseExample: int64 value ${tract} of sparse feature 'tract' does not fit the embedded runtime's 32-bit integers`,
+                );
+                return true;
+              },
+            );
           }
         } finally {
           s.dispose();
@@ -91,7 +130,12 @@ describe('int64 tf.Example values beyond int32 on the embedded runtime', () => {
   }
 
   it('a parsing node that arrives carrying the marking attr loses it unless the check sets it', () => {
-    const parse = { name: 'parse', op: 'ParseExampleV2', input: ['x', 'names', 'sparse_keys', 'dense_keys', 'ragged_keys'], attr: { sparse_types: { list: { type: ['DT_INT64'] } }, [SATURATED_OUTPUTS_ATTR]: { list: { i: [1] } } } };
+    const parse = {
+      name: 'parse',
+      op: 'ParseExampleV2',
+      input: ['x', 'names', 'sparse_keys', 'dense_keys', 'ragged_keys'],
+      attr: { sparse_types: { list: { type: ['DT_INT64'] } }, [SATURATED_OUTPUTS_ATTR]: { list: { i: [1] } } },
+    };
     const [read] = markSaturatedInt64([parse, { name: 'y', op: 'Identity', input: ['parse:1'] }], ['y:0']);
     assert.equal(read.attr?.[SATURATED_OUTPUTS_ATTR], undefined);
     const [unread] = markSaturatedInt64([parse], ['parse:0']);

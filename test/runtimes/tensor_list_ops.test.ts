@@ -52,15 +52,25 @@ describe('TensorList ops with TensorFlow semantics', () => {
   });
 
   it("fails what TF fails, with TF's message", async () => {
-    await assert.rejects(run('read_unset'), isError(Code.INVALID_ARGUMENT, /trying to read an uninitialized tensor but element_shape is not fully defined: \[\?\] and no list element is set/));
+    await assert.rejects(
+      run('read_unset'),
+      isError(
+        Code.INVALID_ARGUMENT,
+        /trying to read an uninitialized tensor but element_shape is not fully defined: \[\?\] and no list element is set/,
+      ),
+    );
     await assert.rejects(run('set_out_of_range'), isError(Code.INVALID_ARGUMENT, /Trying to modify element 5 in a list with 3 elements/));
-    await assert.rejects(run('stack_count'), isError(Code.INVALID_ARGUMENT, /Operation expected a list with 2 elements but got a list with 3 elements/));
+    await assert.rejects(
+      run('stack_count'),
+      isError(Code.INVALID_ARGUMENT, /Operation expected a list with 2 elements but got a list with 3 elements/),
+    );
   });
 
   it('leaves no tensor behind, failed requests included', async () => {
     await run('stack_partial');
     const before = tf.memory().numTensors;
-    for (const signature of ['length_reserved', 'stack_partial', 'element_shape', 'read_unset', 'set_out_of_range']) await run(signature).catch(() => undefined);
+    for (const signature of ['length_reserved', 'stack_partial', 'element_shape', 'read_unset', 'set_out_of_range'])
+      await run(signature).catch(() => undefined);
     await s.run('from_tensor', { rows: f32([3, 2], [1, 2, 3, 4, 5, 6]) });
     assert.equal(tf.memory().numTensors, before);
   });

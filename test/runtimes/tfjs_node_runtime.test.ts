@@ -19,7 +19,8 @@ import { isError } from '../helpers/errors.js';
 const HALF_PLUS_TWO = fixtureModel('saved_model_half_plus_two_cpu', '00000123');
 const HALF_PLUS_TWO_TF2 = fixtureModel('saved_model_half_plus_two_tf2_cpu', '00000123');
 
-const notFound = (pkg: string) => Object.assign(new Error(`Cannot find package '${pkg}' imported from x`), { code: 'ERR_MODULE_NOT_FOUND' });
+const notFound = (pkg: string) =>
+  Object.assign(new Error(`Cannot find package '${pkg}' imported from x`), { code: 'ERR_MODULE_NOT_FOUND' });
 
 /** An importer where only `present` packages import; `broken` ones throw as a bad native binding does. */
 function importer(present: Record<string, unknown>, broken: Record<string, string> = {}): PackageImporter & { asked: string[] } {
@@ -47,30 +48,46 @@ describe('--runtime selection', () => {
     const s = await selectRuntime('auto', imp);
     assert.equal(s.runtime, 'embedded');
     assert.deepEqual(imp.asked, ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node', 'onnxruntime-node']);
-    assert.match(s.reason, /@tensorflow\/tfjs-node-gpu not installed; @tensorflow\/tfjs-node not installed; onnxruntime-node not installed/);
+    assert.match(
+      s.reason,
+      /@tensorflow\/tfjs-node-gpu not installed; @tensorflow\/tfjs-node not installed; onnxruntime-node not installed/,
+    );
   });
 
   it('--runtime=onnx insists on onnxruntime-node', async () => {
-    await assert.rejects(selectRuntime('onnx', importer({})), (e: unknown) => e instanceof RuntimeUnavailableError && /--runtime=onnx: onnxruntime-node is not installed/.test(e.message));
+    await assert.rejects(
+      selectRuntime('onnx', importer({})),
+      (e: unknown) => e instanceof RuntimeUnavailableError && /--runtime=onnx: onnxruntime-node is not installed/.test(e.message),
+    );
     assert.equal((await selectRuntime('onnx', importer({ 'onnxruntime-node': {} }))).runtime, 'onnx');
     assert.equal((await selectRuntime('onnx-cuda', importer({ 'onnxruntime-node': {} }))).runtime, 'onnx-cuda');
   });
 
   it('auto prefers tfjs-node-gpu, then tfjs-node', async () => {
-    assert.equal((await selectRuntime('auto', importer({ '@tensorflow/tfjs-node-gpu': {}, '@tensorflow/tfjs-node': {} }))).runtime, 'tfjs-node-gpu');
+    assert.equal(
+      (await selectRuntime('auto', importer({ '@tensorflow/tfjs-node-gpu': {}, '@tensorflow/tfjs-node': {} }))).runtime,
+      'tfjs-node-gpu',
+    );
     const s = await selectRuntime('auto', importer({ '@tensorflow/tfjs-node': {} }));
     assert.equal(s.runtime, 'tfjs-node');
     assert.match(s.reason, /libtensorflow through @tensorflow\/tfjs-node \(@tensorflow\/tfjs-node-gpu not installed\)/);
   });
 
   it('auto passes over a package that is installed but does not load (no CUDA, no libtensorflow)', async () => {
-    const s = await selectRuntime('auto', importer({ '@tensorflow/tfjs-node': {} }, { '@tensorflow/tfjs-node-gpu': 'libcudart.so.11.0: cannot open shared object file\nmore' }));
+    const s = await selectRuntime(
+      'auto',
+      importer({ '@tensorflow/tfjs-node': {} }, { '@tensorflow/tfjs-node-gpu': 'libcudart.so.11.0: cannot open shared object file\nmore' }),
+    );
     assert.equal(s.runtime, 'tfjs-node');
     assert.match(s.reason, /tfjs-node-gpu installed but does not load \(libcudart\.so\.11\.0: cannot open shared object file\)/);
   });
 
   it('a runtime asked for by name must be there: no silent fallback', async () => {
-    await assert.rejects(selectRuntime('tfjs-node-gpu', importer({ '@tensorflow/tfjs-node': {} })), (e: unknown) => e instanceof RuntimeUnavailableError && /--runtime=tfjs-node-gpu: @tensorflow\/tfjs-node-gpu is not installed/.test(e.message));
+    await assert.rejects(
+      selectRuntime('tfjs-node-gpu', importer({ '@tensorflow/tfjs-node': {} })),
+      (e: unknown) =>
+        e instanceof RuntimeUnavailableError && /--runtime=tfjs-node-gpu: @tensorflow\/tfjs-node-gpu is not installed/.test(e.message),
+    );
     assert.equal((await selectRuntime('tfjs-node', importer({ '@tensorflow/tfjs-node': {} }))).runtime, 'tfjs-node');
   });
 
@@ -82,7 +99,10 @@ describe('--runtime selection', () => {
   });
 
   it('on this machine: the real import decides, and the answer matches what is installed', async () => {
-    const installed = await importPackage('@tensorflow/tfjs-node').then(() => true, () => false);
+    const installed = await importPackage('@tensorflow/tfjs-node').then(
+      () => true,
+      () => false,
+    );
     const s = await selectRuntime('auto');
     // onnxruntime-node is a regular dependency: without libtensorflow, auto is ONNX Runtime.
     if (!installed) assert.equal(s.runtime, 'onnx+embedded');
@@ -119,7 +139,8 @@ function standInTfjsNode(): TfjsNodeModule & { loads: string[] } {
       async loadSavedModel(path: string, tags?: string[], signature?: string): Promise<NodeSavedModel> {
         loads.push(`${signature}@${tags?.join(',')}`);
         const graph = graphs[signature ?? 'serving_default'];
-        if (!graph) throw new Error(`Op type not registered 'ParseExample' in binary running on host.\nMake sure the Op and Kernel are registered`);
+        if (!graph)
+          throw new Error(`Op type not registered 'ParseExample' in binary running on host.\nMake sure the Op and Kernel are registered`);
         return {
           predict: (feed) => {
             if ((feed.x ?? feed.inputs).shape.at(-1) !== 1) throw new Error('Incompatible shapes: [2,3] vs. [1]');
@@ -134,7 +155,6 @@ function standInTfjsNode(): TfjsNodeModule & { loads: string[] } {
 
 const floats = (shape: number[], values: number[]): HostTensor => ({ dtype: 'float32', shape, values: Float32Array.from(values) });
 
-
 describe('tfjs-node runtime adapter (stand-in module)', () => {
   before(async () => {
     await tf.setBackend('cpu');
@@ -146,7 +166,13 @@ describe('tfjs-node runtime adapter (stand-in module)', () => {
     try {
       assert.equal(servable.backend, 'tfjs-node');
       assert.ok(mod.loads.includes('serving_default@serve'));
-      assert.deepEqual(Object.keys(servable.signatures).sort(), ['classify_x_to_y', 'regress_x2_to_y3', 'regress_x_to_y', 'regress_x_to_y2', 'serving_default']);
+      assert.deepEqual(Object.keys(servable.signatures).sort(), [
+        'classify_x_to_y',
+        'regress_x2_to_y3',
+        'regress_x_to_y',
+        'regress_x_to_y2',
+        'serving_default',
+      ]);
       assert.match(servable.refusals.classify_x_to_y, /Op type not registered 'ParseExample'/);
       assert.doesNotMatch(servable.refusals.classify_x_to_y, /Make sure/, 'first line only');
       assert.equal(servable.signatures.serving_default.inputs.x.dtype, 'DT_FLOAT');
@@ -164,12 +190,21 @@ describe('tfjs-node runtime adapter (stand-in module)', () => {
   it('request errors: unknown input or output alias, missing input, refused signature, unknown signature, bad shapes', async () => {
     const servable = await new TfjsNodeRuntime(standInTfjsNode(), 'tfjs-node').load(HALF_PLUS_TWO, { tags: ['serve'] });
     try {
-      await assert.rejects(servable.run('serving_default', { z: floats([1, 1], [1]) }), isError(Code.INVALID_ARGUMENT, /input tensor alias not found in signature: z\. Inputs expected to be in the set \{x\}/));
-      await assert.rejects(servable.run('serving_default', { x: floats([1, 1], [1]) }, ['w']), isError(Code.INVALID_ARGUMENT, /output tensor alias not found in signature: w/));
+      await assert.rejects(
+        servable.run('serving_default', { z: floats([1, 1], [1]) }),
+        isError(Code.INVALID_ARGUMENT, /input tensor alias not found in signature: z\. Inputs expected to be in the set \{x\}/),
+      );
+      await assert.rejects(
+        servable.run('serving_default', { x: floats([1, 1], [1]) }, ['w']),
+        isError(Code.INVALID_ARGUMENT, /output tensor alias not found in signature: w/),
+      );
       await assert.rejects(servable.run('serving_default', {}), isError(Code.INVALID_ARGUMENT, /Missing input tensor alias: x/));
       await assert.rejects(servable.run('classify_x_to_y', {}), isError(Code.FAILED_PRECONDITION, /ParseExample/));
       await assert.rejects(servable.run('nope', {}), isError(Code.FAILED_PRECONDITION, /Serving signature key "nope" not found/));
-      await assert.rejects(servable.run('serving_default', { x: floats([2, 3], [1, 2, 3, 4, 5, 6]) }), isError(Code.INVALID_ARGUMENT, /Incompatible shapes/));
+      await assert.rejects(
+        servable.run('serving_default', { x: floats([2, 3], [1, 2, 3, 4, 5, 6]) }),
+        isError(Code.INVALID_ARGUMENT, /Incompatible shapes/),
+      );
     } finally {
       servable.dispose();
     }
@@ -190,8 +225,11 @@ describe('tfjs-node runtime adapter (stand-in module)', () => {
     }
   });
 
-  it('load errors are the embedded runtime\'s: an unknown tag set is named', async () => {
-    await assert.rejects(new TfjsNodeRuntime(standInTfjsNode(), 'tfjs-node').load(HALF_PLUS_TWO, { tags: ['gpu'] }), (e: unknown) => e instanceof ServingError && /gpu/.test(e.message));
+  it("load errors are the embedded runtime's: an unknown tag set is named", async () => {
+    await assert.rejects(
+      new TfjsNodeRuntime(standInTfjsNode(), 'tfjs-node').load(HALF_PLUS_TWO, { tags: ['gpu'] }),
+      (e: unknown) => e instanceof ServingError && /gpu/.test(e.message),
+    );
   });
 });
 
@@ -203,7 +241,10 @@ describe('tfjs-node runtime on libtensorflow', () => {
       const mod = (await importPackage('@tensorflow/tfjs-node')) as TfjsNodeModule & { default?: TfjsNodeModule };
       real = mod.node ? mod : mod.default;
     } catch (e) {
-      why = (e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' ? 'not installed (its install downloads libtensorflow, which this machine cannot reach)' : (e as Error).message.split('\n')[0];
+      why =
+        (e as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND'
+          ? 'not installed (its install downloads libtensorflow, which this machine cannot reach)'
+          : (e as Error).message.split('\n')[0];
     }
   });
 

@@ -63,8 +63,22 @@ describe('--verify_on_load: ONNX Runtime checked against the WASM runtime', () =
 
   it('agrees on the bench MLP, a conv net and a two-signature model as they are', async () => {
     const root = tempDir();
-    await writeMlpSavedModel(path.join(root, 'mlp'), { inputDim: 64, hiddenSizes: new Array(24).fill(64), outputDim: 8, activation: 'relu', seed: 3 });
-    await writeConvSavedModel(path.join(root, 'conv'), { height: 32, width: 32, channels: 3, filters: [8, 16, 16], kernelSize: 3, classes: 5, seed: 4 });
+    await writeMlpSavedModel(path.join(root, 'mlp'), {
+      inputDim: 64,
+      hiddenSizes: new Array(24).fill(64),
+      outputDim: 8,
+      activation: 'relu',
+      seed: 3,
+    });
+    await writeConvSavedModel(path.join(root, 'conv'), {
+      height: 32,
+      width: 32,
+      channels: 3,
+      filters: [8, 16, 16],
+      kernelSize: 3,
+      classes: 5,
+      seed: 4,
+    });
     await twoSignatureModel(path.join(root, 'two'));
     for (const model of ['mlp', 'conv', 'two']) {
       const report = await check(path.join(root, model));
@@ -88,14 +102,23 @@ describe('--verify_on_load: ONNX Runtime checked against the WASM runtime', () =
     });
     const report = await check(dir);
     assert.deepEqual(Object.keys(report.refused), ['with_relu']);
-    assert.match(report.refused.with_relu, /^onnxruntime and wasm disagree on made-up inputs: output 'y': \d+ of 8 elements differ, most at element \d+: .*; first differing node: relu:0 \(/);
+    assert.match(
+      report.refused.with_relu,
+      /^onnxruntime and wasm disagree on made-up inputs: output 'y': \d+ of 8 elements differ, most at element \d+: .*; first differing node: relu:0 \(/,
+    );
     assert.deepEqual(report.verified, { with_tanh: 'wasm' });
   });
 });
 
 describe('the pieces of the check', () => {
   it('made-up inputs follow the declared specs (open batch 2, other open dims 3), and are the same each time', () => {
-    const spec = { key: 's', methodName: '', defaults: {}, outputs: {}, inputs: { x: { name: 'x:0', dtype: 'DT_FLOAT', shape: [-1, 4, -1] }, ids: { name: 'i:0', dtype: 'DT_INT64', shape: [-1] } } };
+    const spec = {
+      key: 's',
+      methodName: '',
+      defaults: {},
+      outputs: {},
+      inputs: { x: { name: 'x:0', dtype: 'DT_FLOAT', shape: [-1, 4, -1] }, ids: { name: 'i:0', dtype: 'DT_INT64', shape: [-1] } },
+    };
     const a = seededInputs(spec);
     const b = seededInputs(spec);
     assert.ok('inputs' in a && 'inputs' in b);
@@ -105,24 +128,45 @@ describe('the pieces of the check', () => {
   });
 
   it('made-up strings are small decimal numbers; a tf.Example input gets Examples holding every feature its ParseExample declares', () => {
-    const strings = seededInputs({ key: 's', methodName: '', defaults: {}, outputs: {}, inputs: { s: { name: 's:0', dtype: 'DT_STRING', shape: [-1] } } });
+    const strings = seededInputs({
+      key: 's',
+      methodName: '',
+      defaults: {},
+      outputs: {},
+      inputs: { s: { name: 's:0', dtype: 'DT_STRING', shape: [-1] } },
+    });
     assert.ok('inputs' in strings);
-    assert.deepEqual((strings.inputs.s.values as Uint8Array[]).map((b) => Buffer.from(b).toString()), ['0', '1']);
+    assert.deepEqual(
+      (strings.inputs.s.values as Uint8Array[]).map((b) => Buffer.from(b).toString()),
+      ['0', '1'],
+    );
     const example = [
       { key: 'x', dtype: 'float32' as const, shape: [2] },
       { key: 'ids', dtype: 'int64' as const, shape: null },
       { key: 'word', dtype: 'string' as const, shape: [] },
     ];
-    const made = seededInputs({ key: 's', methodName: '', defaults: {}, outputs: {}, inputs: { examples: { name: 'e:0', dtype: 'DT_STRING', shape: [-1], example } } });
+    const made = seededInputs({
+      key: 's',
+      methodName: '',
+      defaults: {},
+      outputs: {},
+      inputs: { examples: { name: 'e:0', dtype: 'DT_STRING', shape: [-1], example } },
+    });
     assert.ok('inputs' in made);
     const Example = protoType('tensorflow.Example');
-    const decoded = (made.inputs.examples.values as Uint8Array[]).map((b) => Example.toObject(Example.decode(b), TO_OBJECT) as { features: { feature: Record<string, Record<string, { value: unknown[] }>> } });
+    const decoded = (made.inputs.examples.values as Uint8Array[]).map(
+      (b) =>
+        Example.toObject(Example.decode(b), TO_OBJECT) as { features: { feature: Record<string, Record<string, { value: unknown[] }>> } },
+    );
     assert.equal(decoded.length, 2);
     for (const [i, { features }] of decoded.entries()) {
       assert.deepEqual(Object.keys(features.feature).sort(), ['ids', 'word', 'x']);
       assert.equal(features.feature.x.floatList.value.length, 2);
       assert.deepEqual(features.feature.ids.int64List.value, [i]);
-      assert.deepEqual(features.feature.word.bytesList.value.map((b) => Buffer.from(b as Uint8Array).toString()), [String(i)]);
+      assert.deepEqual(
+        features.feature.word.bytesList.value.map((b) => Buffer.from(b as Uint8Array).toString()),
+        [String(i)],
+      );
     }
   });
 
@@ -134,7 +178,10 @@ describe('the pieces of the check', () => {
 
   it('tensors agree within 1e-4 relative (absolute below 1), integers exactly; NaN matches NaN', () => {
     assert.equal(tensorDifference(f32([3], [1000, 0.5, NaN]), f32([3], [1000.09, 0.50009, NaN])), null);
-    assert.match(tensorDifference(f32([3], [1000, 0.5, 1]), f32([3], [1000.2, 0.5, 1]))!, /^1 of 3 elements differ, most at element 0: 1000 vs 1000\.2/);
+    assert.match(
+      tensorDifference(f32([3], [1000, 0.5, 1]), f32([3], [1000.2, 0.5, 1]))!,
+      /^1 of 3 elements differ, most at element 0: 1000 vs 1000\.2/,
+    );
     assert.match(tensorDifference(f32([2], [1, 2]), f32([1, 2], [1, 2]))!, /^shape \[2\] vs \[1,2\]/);
     const i = (v: number[]) => ({ dtype: 'int32' as const, shape: [v.length], values: Int32Array.from(v) });
     assert.match(tensorDifference(i([3, -3]), i([3, -4]))!, /1 of 2 elements differ/);

@@ -42,7 +42,11 @@ describe('WASM SAME-padded convolutions', () => {
   it("give the issue's repro exactly: x = 1..16 [1,1,16,1], a [1,3,1,1] filter of ones, SAME, stride 8 → [6, 30], stride 4 → [6, 18, 30, 42]", async () => {
     // TF: out = ceil(16/s); total padding max(0, (out-1)s + 3 - 16) = 0 for s = 4 and 8, so
     // output j sums x[j·s .. j·s+2] = 3·j·s + 6.
-    const x = () => tf.tensor4d(Array.from({ length: 16 }, (_, i) => i + 1), [1, 1, 16, 1]);
+    const x = () =>
+      tf.tensor4d(
+        Array.from({ length: 16 }, (_, i) => i + 1),
+        [1, 1, 16, 1],
+      );
     const w = () => tf.ones([1, 3, 1, 1]) as tf.Tensor4D;
     const bias = () => tf.tensor1d([0]);
     for (const [s, want] of [
@@ -53,7 +57,10 @@ describe('WASM SAME-padded convolutions', () => {
         ['Conv2D', () => tf.conv2d(x(), w(), [1, s], 'same')],
         ['DepthwiseConv2dNative', () => tf.depthwiseConv2d(x(), w(), [1, s], 'same')],
         ['FusedConv2D', () => tf.fused.conv2d({ x: x(), filter: w(), strides: [1, s], pad: 'same', bias: bias(), activation: 'relu' })],
-        ['FusedDepthwiseConv2D', () => tf.fused.depthwiseConv2d({ x: x(), filter: w(), strides: [1, s], pad: 'same', bias: bias(), activation: 'relu' })],
+        [
+          'FusedDepthwiseConv2D',
+          () => tf.fused.depthwiseConv2d({ x: x(), filter: w(), strides: [1, s], pad: 'same', bias: bias(), activation: 'relu' }),
+        ],
       ];
       for (const [kernel, call] of calls) {
         const got = await on('wasm', () => tf.tidy(call));
@@ -78,21 +85,37 @@ describe('WASM SAME-padded convolutions', () => {
     let wrapped = 0;
     for (let inSize = 1; inSize <= 11; inSize++)
       for (let k = 1; k <= 4; k++)
-        for (const [s, d] of [[1, 1], [2, 1], [3, 1], [4, 1], [5, 1], [1, 2], [1, 3]]) {
+        for (const [s, d] of [
+          [1, 1],
+          [2, 1],
+          [3, 1],
+          [4, 1],
+          [5, 1],
+          [1, 2],
+          [1, 3],
+        ]) {
           if ((k - 1) * d + 1 > inSize + 8) continue;
           if (xnnSamePaddingWraps(inSize, k, s, d)) wrapped++;
           // H and W differ so that each dimension's padding is exercised on its own.
           const xShape = [2, inSize, inSize + 1, 2];
-          const xs = sample(xShape.reduce((a, b) => a * b), inSize * 31 + k);
+          const xs = sample(
+            xShape.reduce((a, b) => a * b),
+            inSize * 31 + k,
+          );
           for (const depthwise of [false, true]) {
             const wShape = [k, k + 1, 2, depthwise ? 2 : 3];
-            const ws = sample(wShape.reduce((a, b) => a * b), s * 7 + d);
+            const ws = sample(
+              wShape.reduce((a, b) => a * b),
+              s * 7 + d,
+            );
             const strides: [number, number] = [s, s];
             const dilations: [number, number] = [d, d];
             const run = () => {
               const x = tf.tensor4d(xs, xShape as [number, number, number, number]);
               const w = tf.tensor4d(ws, wShape as [number, number, number, number]);
-              return depthwise ? tf.depthwiseConv2d(x, w, strides, 'same', 'NHWC', dilations) : tf.conv2d(x, w, strides, 'same', 'NHWC', dilations);
+              return depthwise
+                ? tf.depthwiseConv2d(x, w, strides, 'same', 'NHWC', dilations)
+                : tf.conv2d(x, w, strides, 'same', 'NHWC', dilations);
             };
             const what = `${depthwise ? 'depthwise' : 'conv'} in ${inSize} k ${k} s ${s} d ${d}`;
             const wasm = await on('wasm', () => tf.tidy(run));
@@ -117,7 +140,11 @@ describe('WASM SAME-padded convolutions', () => {
       ['MaxPool 2×2 SAME stride 4 (15: 14 mod 4 = 2 >= 2)', () => tf.maxPool(x(15), 2, 4, 'same')],
       ['AvgPool 2×2 SAME stride 5 (14: 13 mod 5 = 3 >= 2)', () => tf.avgPool(x(14), 2, 5, 'same')],
       ['MaxPool 2×2 SAME stride 5 (14)', () => tf.maxPool(x(14), 2, 5, 'same')],
-      ['Conv2DBackpropInput SAME stride 4', () => tf.conv2dTranspose(tf.tensor4d(sample(27, 6), [1, 3, 3, 3]), tf.tensor4d(sample(54, 7), [3, 3, 2, 3]), [1, 10, 10, 2], 4, 'same')],
+      [
+        'Conv2DBackpropInput SAME stride 4',
+        () =>
+          tf.conv2dTranspose(tf.tensor4d(sample(27, 6), [1, 3, 3, 3]), tf.tensor4d(sample(54, 7), [3, 3, 2, 3]), [1, 10, 10, 2], 4, 'same'),
+      ],
     ];
     for (const [what, call] of calls) {
       const wasm = await on('wasm', () => tf.tidy(call));
@@ -131,8 +158,20 @@ describe('WASM SAME-padded convolutions', () => {
 describe('WASM kernels on tensors of rank 7 and 8', () => {
   const S7 = [2, 1, 3, 2, 1, 2, 2];
   const S8 = [1, 2, 1, 3, 2, 1, 2, 2];
-  const t = (shape: number[], seed: number) => tf.tensor(sample(shape.reduce((a, b) => a * b, 1), seed), shape);
-  const ti = (shape: number[]) => tf.tensor(Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => ((i * 7) % 11) - 5), shape, 'int32');
+  const t = (shape: number[], seed: number) =>
+    tf.tensor(
+      sample(
+        shape.reduce((a, b) => a * b, 1),
+        seed,
+      ),
+      shape,
+    );
+  const ti = (shape: number[]) =>
+    tf.tensor(
+      Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => ((i * 7) % 11) - 5),
+      shape,
+      'int32',
+    );
   // Every op here was compared on both backends; the first block went wrong before the fix
   // (uninitialized memory such as 3.57e-41), the rest were already right and must stay so.
   const cases: Record<string, () => tf.Tensor> = {
@@ -146,7 +185,20 @@ describe('WASM kernels on tensors of rank 7 and 8', () => {
     mul8Broadcast: () => tf.mul(t(S8, 1), t([2, 2], 2)),
     div: () => tf.div(t(S7, 1), t(S7, 2)),
     squaredDifference: () => tf.squaredDifference(t(S7, 1), t(S7, 2)),
-    pad: () => tf.pad(t(S7, 1), [[0, 1], [1, 0], [0, 0], [0, 0], [1, 1], [0, 0], [0, 1]], 0.5),
+    pad: () =>
+      tf.pad(
+        t(S7, 1),
+        [
+          [0, 1],
+          [1, 0],
+          [0, 0],
+          [0, 0],
+          [1, 1],
+          [0, 0],
+          [0, 1],
+        ],
+        0.5,
+      ),
     logSoftmax: () => tf.logSoftmax(t(S7, 1)),
     fill: () => tf.add(tf.fill(S7, 2), 0),
     // already right
@@ -154,7 +206,16 @@ describe('WASM kernels on tensors of rank 7 and 8', () => {
     minimum: () => tf.minimum(t(S7, 1), t(S7, 2)),
     pow: () => tf.pow(t(S7, 1), tf.scalar(2)),
     addInt: () => tf.add(ti(S7), ti(S7)),
-    padInt: () => tf.pad(ti(S7), [[0, 1], [1, 0], [0, 0], [0, 0], [1, 1], [0, 0], [0, 1]]),
+    padInt: () =>
+      tf.pad(ti(S7), [
+        [0, 1],
+        [1, 0],
+        [0, 0],
+        [0, 0],
+        [1, 1],
+        [0, 0],
+        [0, 1],
+      ]),
     greater: () => tf.greater(t(S7, 1), t(S7, 2)),
     where: () => tf.where(tf.greater(t(S7, 1), 0), t(S7, 1), t(S7, 2)),
     relu: () => tf.relu(t(S7, 1)),
@@ -179,7 +240,20 @@ describe('WASM kernels on tensors of rank 7 and 8', () => {
     broadcastTo: () => tf.broadcastTo(t([3, 1, 1, 2, 1], 1), S7),
     addN: () => tf.addN([t(S7, 1), t(S7, 2), t(S7, 3)]),
     batchMatMul: () => tf.matMul(t([2, 1, 3, 2, 1, 2, 3], 1), t([2, 1, 3, 2, 1, 3, 2], 2)),
-    mirrorPad: () => tf.mirrorPad(t(S7, 1), [[0, 1], [0, 0], [1, 1], [0, 0], [0, 0], [0, 0], [0, 1]], 'reflect'),
+    mirrorPad: () =>
+      tf.mirrorPad(
+        t(S7, 1),
+        [
+          [0, 1],
+          [0, 0],
+          [1, 1],
+          [0, 0],
+          [0, 0],
+          [0, 0],
+          [0, 1],
+        ],
+        'reflect',
+      ),
     prelu: () => tf.prelu(t(S7, 1), tf.scalar(0.2)),
     leakyRelu: () => tf.leakyRelu(t(S7, 1), 0.2),
     relu6: () => tf.relu6(t(S7, 1)),
@@ -232,9 +306,15 @@ describe('WASM kernels on tensors of rank 7 and 8', () => {
     const wasm = tf.backend();
     const cpu = tf.findBackend('cpu')!;
     const before = [tf.memory().numTensors, wasm.numDataIds(), cpu.numDataIds()];
-    const a = tf.tensor(Array.from({ length: 128 }, (_, i) => i), [2, 2, 2, 2, 2, 2, 2]);
+    const a = tf.tensor(
+      Array.from({ length: 128 }, (_, i) => i),
+      [2, 2, 2, 2, 2, 2, 2],
+    );
     const y = tf.tidy(() => tf.add(a, tf.scalar(1)));
-    assert.deepEqual(Array.from(y.dataSync()), Array.from({ length: 128 }, (_, i) => i + 1));
+    assert.deepEqual(
+      Array.from(y.dataSync()),
+      Array.from({ length: 128 }, (_, i) => i + 1),
+    );
     tf.dispose([a, y]);
     assert.deepEqual([tf.memory().numTensors, wasm.numDataIds(), cpu.numDataIds()], before);
   });
@@ -248,10 +328,18 @@ describe('WASM GatherV2 with batch_dims', () => {
 
   it('x [4, 8], per-row indices, axis 1, batch_dims 1: each row gathers its own indices', async () => {
     const x = Array.from({ length: 32 }, (_, i) => i);
-    const idx = [[7, 0], [1, 1], [6, 2], [0, 5]].flatMap(([a, b]) => [a, b, a, b, a, b, a, b]);
+    const idx = [
+      [7, 0],
+      [1, 1],
+      [6, 2],
+      [0, 5],
+    ].flatMap(([a, b]) => [a, b, a, b, a, b, a, b]);
     const got = await on('wasm', () => tf.tidy(() => tf.gather(tf.tensor2d(x, [4, 8]), tf.tensor2d(idx, [4, 8], 'int32'), 1, 1)));
     // Row r of the result holds x[r][idx[r][j]] = 8r + idx[r][j].
-    assert.deepEqual(got.values, idx.map((v, k) => 8 * Math.floor(k / 8) + v));
+    assert.deepEqual(
+      got.values,
+      idx.map((v, k) => 8 * Math.floor(k / 8) + v),
+    );
   });
 
   it('agrees with the CPU backend over batch sizes, indices per batch, axes and batch_dims 1 and 2', async () => {
@@ -266,7 +354,10 @@ describe('WASM GatherV2 with batch_dims', () => {
       [[1, 5, 3], [1, 7], 1, 1],
     ] as Array<[number[], number[], number, number]>) {
       if (wasmGatherMisindexes(xShape, iShape, batchDims)) misindexed++;
-      const xs = sample(xShape.reduce((a, b) => a * b, 1), 9);
+      const xs = sample(
+        xShape.reduce((a, b) => a * b, 1),
+        9,
+      );
       const is = Array.from({ length: iShape.reduce((a, b) => a * b, 1) }, (_, i) => (i * 7 + 3) % xShape[axis]);
       const run = () => tf.gather(tf.tensor(xs, xShape), tf.tensor(is, iShape, 'int32'), axis, batchDims);
       const what = `x [${xShape}] indices [${iShape}] axis ${axis} batch_dims ${batchDims}`;
@@ -282,13 +373,30 @@ describe('WASM GatherV2 with batch_dims', () => {
 describe('WASM Tile and GatherNd on string tensors', () => {
   const strings = (t: tf.Tensor) => Array.from(t.dataSync() as unknown as string[]);
 
-  it('give the CPU backend\'s strings instead of aborting the WASM module', async () => {
+  it("give the CPU backend's strings instead of aborting the WASM module", async () => {
     await tf.setBackend('wasm');
-    const s = tf.tensor([['a', 'b'], ['c', 'd']], [2, 2], 'string');
+    const s = tf.tensor(
+      [
+        ['a', 'b'],
+        ['c', 'd'],
+      ],
+      [2, 2],
+      'string',
+    );
     const tiled = tf.tile(s, [2, 2]);
     assert.deepEqual(tiled.shape, [4, 4]);
     assert.deepEqual(strings(tiled), ['a', 'b', 'a', 'b', 'c', 'd', 'c', 'd', 'a', 'b', 'a', 'b', 'c', 'd', 'c', 'd']);
-    const gathered = tf.gatherND(s, tf.tensor2d([[0, 1], [1, 0]], [2, 2], 'int32'));
+    const gathered = tf.gatherND(
+      s,
+      tf.tensor2d(
+        [
+          [0, 1],
+          [1, 0],
+        ],
+        [2, 2],
+        'int32',
+      ),
+    );
     assert.deepEqual(strings(gathered), ['b', 'c']);
     // Numeric tensors keep the WASM kernel, and agree with the CPU backend.
     const numeric = await on('wasm', () => tf.tile(tf.tensor2d([1, 2, 3, 4], [2, 2]), [1, 2]));

@@ -42,6 +42,9 @@ describe('checkpoint checksums at load', () => {
     const bundle = await readTensorBundle(path.join(dir, 'variables', 'variables'), dir);
     assert.deepEqual(Array.from(bundle.read('w').values as Float32Array), [2, 3]);
     assert.throws(() => bundle.verifyChecksums(), isError(Code.DATA_LOSS, /checksum does not match for tensor unused/));
-    await assert.rejects(new EmbeddedRuntime('cpu').load(dir, { tags: ['serve'] }), isError(Code.DATA_LOSS, /1: .*checksum does not match for tensor unused/));
+    await assert.rejects(
+      new EmbeddedRuntime('cpu').load(dir, { tags: ['serve'] }),
+      isError(Code.DATA_LOSS, /1: .*checksum does not match for tensor unused/),
+    );
   });
 });

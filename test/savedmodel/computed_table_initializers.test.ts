@@ -24,7 +24,8 @@ import { tempDir } from '../helpers/temp.js';
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 const strings = (values: string[]): HostTensor => ({ dtype: 'string', shape: [values.length], values: values.map((v) => enc.encode(v)) });
-const readable = (t: HostTensor) => Array.from(t.values as ArrayLike<unknown>, (v) => (v instanceof Uint8Array ? dec.decode(v) : typeof v === 'bigint' ? Number(v) : v));
+const readable = (t: HostTensor) =>
+  Array.from(t.values as ArrayLike<unknown>, (v) => (v instanceof Uint8Array ? dec.decode(v) : typeof v === 'bigint' ? Number(v) : v));
 
 /** `math_ops.cast(Range(0, Size(x), 1), int64)` in scope `scope`, as index_table_from_tensor writes it. */
 function positions(g: GraphBuilder, scope: string, x: Tensor): Tensor {
@@ -38,15 +39,33 @@ function positions(g: GraphBuilder, scope: string, x: Tensor): Tensor {
 const cast = (g: GraphBuilder, name: string, x: Tensor, to: DType): Tensor =>
   node(g, 'Cast', name, [x], { SrcT: attr.type(x.dtype), DstT: attr.type(to), Truncate: attr.b(false) }, to, x.shape);
 
-function staticHashTable(g: GraphBuilder, scope: string, keyDtype: DType, valueDtype: DType, keys: Tensor, values: Tensor): { table: Tensor; init: string } {
-  const table = node(g, 'HashTableV2', `${scope}/hash_table`, [], {
-    container: attr.s(''),
-    shared_name: attr.s(''),
-    use_node_name_sharing: attr.b(false),
-    key_dtype: attr.type(keyDtype),
-    value_dtype: attr.type(valueDtype),
-  }, 'string', []);
-  const init = g.addNode('InitializeTableV2', `${scope}/table_init`, [table, keys, values], { Tkey: attr.type(keyDtype), Tval: attr.type(valueDtype) });
+function staticHashTable(
+  g: GraphBuilder,
+  scope: string,
+  keyDtype: DType,
+  valueDtype: DType,
+  keys: Tensor,
+  values: Tensor,
+): { table: Tensor; init: string } {
+  const table = node(
+    g,
+    'HashTableV2',
+    `${scope}/hash_table`,
+    [],
+    {
+      container: attr.s(''),
+      shared_name: attr.s(''),
+      use_node_name_sharing: attr.b(false),
+      key_dtype: attr.type(keyDtype),
+      value_dtype: attr.type(valueDtype),
+    },
+    'string',
+    [],
+  );
+  const init = g.addNode('InitializeTableV2', `${scope}/table_init`, [table, keys, values], {
+    Tkey: attr.type(keyDtype),
+    Tval: attr.type(valueDtype),
+  });
   return { table, init };
 }
 
@@ -91,15 +110,44 @@ const int32VocabularyWithBucket = () =>
     const { table, init } = staticHashTable(g, 'string_to_index/hash_table', 'int64', 'int64', keys, ids);
     const k = g.placeholder('k', 'int32', [-1]);
     const values = cast(g, 'hash_table_Lookup/ToInt64', k, 'int64');
-    const asString = node(g, 'AsString', 'hash_table_Lookup/AsString', [values], {
-      T: attr.type('int64'), precision: attr.i(-1), scientific: attr.b(false), shortest: attr.b(false), width: attr.i(-1), fill: attr.s(''),
-    }, 'string', [-1]);
-    const bucket = node(g, 'StringToHashBucketFast', 'hash_table_Lookup/hash_bucket', [asString], { num_buckets: attr.i(1) }, 'int64', [-1]);
+    const asString = node(
+      g,
+      'AsString',
+      'hash_table_Lookup/AsString',
+      [values],
+      {
+        T: attr.type('int64'),
+        precision: attr.i(-1),
+        scientific: attr.b(false),
+        shortest: attr.b(false),
+        width: attr.i(-1),
+        fill: attr.s(''),
+      },
+      'string',
+      [-1],
+    );
+    const bucket = node(
+      g,
+      'StringToHashBucketFast',
+      'hash_table_Lookup/hash_bucket',
+      [asString],
+      { num_buckets: attr.i(1) },
+      'int64',
+      [-1],
+    );
     const dflt = g.constant('string_to_index/default', i64([], [-1]));
     const found = find(g, 'hash_table_Lookup/hash_table_Lookup/LookupTableFindV2', table, values, dflt, 'int64');
     const size = node(g, 'LookupTableSizeV2', 'hash_table_Lookup/hash_table_Size/LookupTableSizeV2', [table], {}, 'int64', []);
     const buckets = node(g, 'AddV2', 'hash_table_Lookup/Add', [bucket, size], { T: attr.type('int64') }, 'int64', [-1]);
-    const known = node(g, 'NotEqual', 'hash_table_Lookup/NotEqual', [found, dflt], { T: attr.type('int64'), incompatible_shape_error: attr.b(true) }, 'bool', [-1]);
+    const known = node(
+      g,
+      'NotEqual',
+      'hash_table_Lookup/NotEqual',
+      [found, dflt],
+      { T: attr.type('int64'), incompatible_shape_error: attr.b(true) },
+      'bool',
+      [-1],
+    );
     const out = node(g, 'SelectV2', 'hash_table_Lookup/SelectV2', [known, found, buckets], { T: attr.type('int64') }, 'int64', [-1]);
     return { inputs: { k }, outputs: { ids: out }, nodeCollections: { table_initializer: [init] } };
   });
@@ -111,7 +159,14 @@ const indexToString = () =>
     const keys = positions(g, 'index_to_string', vocabulary);
     const { table, init } = staticHashTable(g, 'index_to_string', 'int64', 'string', keys, vocabulary);
     const k = g.placeholder('k', 'int64', [-1]);
-    const found = find(g, 'index_to_string_Lookup', table, k, g.constant('index_to_string/default', { dtype: 'string', shape: [], values: [enc.encode('NONE')] }), 'string');
+    const found = find(
+      g,
+      'index_to_string_Lookup',
+      table,
+      k,
+      g.constant('index_to_string/default', { dtype: 'string', shape: [], values: [enc.encode('NONE')] }),
+      'string',
+    );
     return { inputs: { k }, outputs: { words: found }, nodeCollections: { table_initializer: [init] } };
   });
 
@@ -145,28 +200,48 @@ describe('lookup tables whose initializer computes its keys or values (embedded 
       const keys = stringJoin(g, 'joined', [g.constant('prefix', strings(['x', 'y'])), g.constant('suffix', strings(['1', '2']))], '_');
       const { table, init } = staticHashTable(g, 'joined_table', 'string', 'int64', keys, g.constant('ids', i64([2], [0, 1])));
       const k = g.placeholder('k', 'string', [-1]);
-      return { inputs: { k }, outputs: { ids: find(g, 'lookup', table, k, g.constant('default', i64([], [-1])), 'int64') }, nodeCollections: { table_initializer: [init] } };
+      return {
+        inputs: { k },
+        outputs: { ids: find(g, 'lookup', table, k, g.constant('default', i64([], [-1])), 'int64') },
+        nodeCollections: { table_initializer: [init] },
+      };
     });
     assert.deepEqual(await lookup(runtime, dir, strings(['x_1', 'y_2', 'x'])), [0, 1, -1]);
   });
 
   it('an initializer input the engine cannot compute refuses the lookup, naming the op and why', async () => {
     const g = new GraphBuilder();
-    const keys = node(g, 'UnicodeTranscode', 'transcoded', [g.constant('latin', strings(['a', 'b']))], {
-      input_encoding: attr.s('Shift_JIS'),
-      output_encoding: attr.s('UTF-8'),
-      errors: attr.s('replace'),
-      replacement_char: attr.i(65533),
-      replace_control_characters: attr.b(false),
-    }, 'string', [2]);
+    const keys = node(
+      g,
+      'UnicodeTranscode',
+      'transcoded',
+      [g.constant('latin', strings(['a', 'b']))],
+      {
+        input_encoding: attr.s('Shift_JIS'),
+        output_encoding: attr.s('UTF-8'),
+        errors: attr.s('replace'),
+        replacement_char: attr.i(65533),
+        replace_control_characters: attr.b(false),
+      },
+      'string',
+      [2],
+    );
     const { table, init } = staticHashTable(g, 'transcoded_table', 'string', 'int64', keys, g.constant('ids', i64([2], [0, 1])));
     const k = g.placeholder('k', 'string', [-1]);
     const ids = find(g, 'lookup', table, k, g.constant('default', i64([], [-1])), 'int64');
     const dir = path.join(tempDir('tfgate-computed-table-'), '1');
-    await writeSavedModel(dir, g, { serving_default: { inputs: { k }, outputs: { ids } } }, { nodeCollections: { table_initializer: [init] }, opDefs: [opDefFromRegistration(UNICODE_TRANSCODE)] });
+    await writeSavedModel(
+      dir,
+      g,
+      { serving_default: { inputs: { k }, outputs: { ids } } },
+      { nodeCollections: { table_initializer: [init] }, opDefs: [opDefFromRegistration(UNICODE_TRANSCODE)] },
+    );
     await assert.rejects(
       runtime.load(dir, { tags: ['serve'] }),
-      isError(Code.FAILED_PRECONDITION, /LookupTableFindV2 \(node lookup\) looks up table 'transcoded_table\/hash_table' \(HashTableV2\), whose contents tfgate cannot compute at load: InitializeTableV2 'transcoded_table\/table_init' \(init op\) fills it from ops UnicodeTranscode computed at load, which the engine could not run: .*UnicodeTranscode/),
+      isError(
+        Code.FAILED_PRECONDITION,
+        /LookupTableFindV2 \(node lookup\) looks up table 'transcoded_table\/hash_table' \(HashTableV2\), whose contents tfgate cannot compute at load: InitializeTableV2 'transcoded_table\/table_init' \(init op\) fills it from ops UnicodeTranscode computed at load, which the engine could not run: .*UnicodeTranscode/,
+      ),
     );
   });
 });
@@ -175,14 +250,34 @@ describe('an initializer op whose load check refuses the node (embedded runtime,
   it('AsString of float64 keys (precision 10) is refused naming AsString, not computed from float32 into other keys', async () => {
     const dir = await writeTinyModel((g) => {
       const values = g.constant('doubles', { dtype: 'float64', shape: [2], values: Float64Array.of(0.1, 0.2) });
-      const keys = node(g, 'AsString', 'keys', [values], {
-        T: attr.type('float64'), precision: attr.i(10), scientific: attr.b(false), shortest: attr.b(false), width: attr.i(-1), fill: attr.s(''),
-      }, 'string', [2]);
+      const keys = node(
+        g,
+        'AsString',
+        'keys',
+        [values],
+        {
+          T: attr.type('float64'),
+          precision: attr.i(10),
+          scientific: attr.b(false),
+          shortest: attr.b(false),
+          width: attr.i(-1),
+          fill: attr.s(''),
+        },
+        'string',
+        [2],
+      );
       const { table, init } = staticHashTable(g, 'double_table', 'string', 'int64', keys, g.constant('ids', i64([2], [0, 1])));
       const k = g.placeholder('k', 'string', [-1]);
-      return { inputs: { k }, outputs: { ids: find(g, 'lookup', table, k, g.constant('default', i64([], [-1])), 'int64') }, nodeCollections: { table_initializer: [init] } };
+      return {
+        inputs: { k },
+        outputs: { ids: find(g, 'lookup', table, k, g.constant('default', i64([], [-1])), 'int64') },
+        nodeCollections: { table_initializer: [init] },
+      };
     });
-    await assert.rejects(new EmbeddedRuntime('cpu').load(dir, { tags: ['serve'] }), isError(Code.FAILED_PRECONDITION, /AsString \(node keys: double inputs reach the embedded runtime rounded to float32/));
+    await assert.rejects(
+      new EmbeddedRuntime('cpu').load(dir, { tags: ['serve'] }),
+      isError(Code.FAILED_PRECONDITION, /AsString \(node keys: double inputs reach the embedded runtime rounded to float32/),
+    );
   });
 });
 

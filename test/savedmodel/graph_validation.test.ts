@@ -29,30 +29,54 @@ async function prepare(m: RawSavedModel) {
 
 describe("TF's graph checks at load", () => {
   it('a cycle: "Graph is invalid, contains a cycle"', async () => {
-    await assert.rejects(prepare(HOSTILE_GRAPHS.cycle()), isError(Code.INVALID_ARGUMENT, /Graph is invalid, contains a cycle with 2 nodes, including: a, b/));
+    await assert.rejects(
+      prepare(HOSTILE_GRAPHS.cycle()),
+      isError(Code.INVALID_ARGUMENT, /Graph is invalid, contains a cycle with 2 nodes, including: a, b/),
+    );
   });
 
   it('a signature fetching output 7 of a one-output node: FetchOutputs', async () => {
-    await assert.rejects(prepare(HOSTILE_GRAPHS.missingOutput()), isError(Code.INVALID_ARGUMENT, /FetchOutputs y:7: output index too large, must be < 1/));
+    await assert.rejects(
+      prepare(HOSTILE_GRAPHS.missingOutput()),
+      isError(Code.INVALID_ARGUMENT, /FetchOutputs y:7: output index too large, must be < 1/),
+    );
   });
 
   it('an input reading output 3 of a one-output node: "Connecting to invalid output"', async () => {
-    const m: RawSavedModel = { nodes: [placeholder('x'), floatOp('Identity', 'i', ['x']), floatOp('Neg', 'y', ['i:3'])], signatures: signature() };
-    await assert.rejects(prepare(m), isError(Code.INVALID_ARGUMENT, /Node 'y': Connecting to invalid output 3 of source node i which has 1 outputs/));
+    const m: RawSavedModel = {
+      nodes: [placeholder('x'), floatOp('Identity', 'i', ['x']), floatOp('Neg', 'y', ['i:3'])],
+      signatures: signature(),
+    };
+    await assert.rejects(
+      prepare(m),
+      isError(Code.INVALID_ARGUMENT, /Node 'y': Connecting to invalid output 3 of source node i which has 1 outputs/),
+    );
   });
 
   it('DataType 999 in a signature and in an attr', async () => {
-    await assert.rejects(prepare(HOSTILE_GRAPHS.unknownDtype()), isError(Code.INVALID_ARGUMENT, /input 'x' has dtype 999, which is not a valid DataType/));
-    const m: RawSavedModel = { nodes: [placeholder('x'), { name: 'y', op: 'Neg', input: ['x'], attr: { T: { type: 999 } } }], signatures: signature() };
+    await assert.rejects(
+      prepare(HOSTILE_GRAPHS.unknownDtype()),
+      isError(Code.INVALID_ARGUMENT, /input 'x' has dtype 999, which is not a valid DataType/),
+    );
+    const m: RawSavedModel = {
+      nodes: [placeholder('x'), { name: 'y', op: 'Neg', input: ['x'], attr: { T: { type: 999 } } }],
+      signatures: signature(),
+    };
     await assert.rejects(prepare(m), isError(Code.INVALID_ARGUMENT, /AttrValue has invalid DataType enum: 999 for attr 'T'/));
   });
 
   it('AddV2 of float fed int32: MakeEdge\'s "incompatible with expected float"', async () => {
-    await assert.rejects(prepare(HOSTILE_GRAPHS.mixedTypes()), isError(Code.INVALID_ARGUMENT, /Input 1 of node y was passed int32 from k:0 incompatible with expected float\./));
+    await assert.rejects(
+      prepare(HOSTILE_GRAPHS.mixedTypes()),
+      isError(Code.INVALID_ARGUMENT, /Input 1 of node y was passed int32 from k:0 incompatible with expected float\./),
+    );
   });
 
   it('a float Reshape shape: "not in the list of allowed values"', async () => {
-    await assert.rejects(prepare(HOSTILE_GRAPHS.floatReshapeShape()), isError(Code.INVALID_ARGUMENT, /Value for attr 'Tshape' of float is not in the list of allowed values: int32, int64/));
+    await assert.rejects(
+      prepare(HOSTILE_GRAPHS.floatReshapeShape()),
+      isError(Code.INVALID_ARGUMENT, /Value for attr 'Tshape' of float is not in the list of allowed values: int32, int64/),
+    );
   });
 
   it('a missing required attr and a wrong number of inputs', async () => {
@@ -64,8 +88,17 @@ describe("TF's graph checks at load", () => {
 
   it('a number attr of 1e9 (AddN N, as a mutated ParseExample Ndense) is refused naming it, before a list of a billion dtypes is made', async () => {
     // The list used to be built first: a heap abort in V8 (the model fuzzer's seed 1, case 229).
-    const huge: RawSavedModel = { nodes: [placeholder('x'), floatOp('AddN', 'y', ['x', 'x'], { N: attr.i(1e9) })], signatures: signature() };
-    await assert.rejects(prepare(huge), isError(Code.INVALID_ARGUMENT, /Value for attr 'N' of 1000000000 would make 'inputs' of AddN 1000000000 tensors, more than 1048576 a graph can hold; NodeDef: \{\{node y\}\}/));
+    const huge: RawSavedModel = {
+      nodes: [placeholder('x'), floatOp('AddN', 'y', ['x', 'x'], { N: attr.i(1e9) })],
+      signatures: signature(),
+    };
+    await assert.rejects(
+      prepare(huge),
+      isError(
+        Code.INVALID_ARGUMENT,
+        /Value for attr 'N' of 1000000000 would make 'inputs' of AddN 1000000000 tensors, more than 1048576 a graph can hold; NodeDef: \{\{node y\}\}/,
+      ),
+    );
   });
 
   it("a node naming one of tfgate's internal ops (a table lookup the load-time rewrite never checked) is refused as an op TF does not register", async () => {
@@ -73,13 +106,18 @@ describe("TF's graph checks at load", () => {
     await assert.rejects(prepare(m), isError(Code.NOT_FOUND, /Op type not registered 'TfgateLookupTableFind' in binary running on tfgate/));
   });
 
-  it('a 20 000-deep chain prepares (no recursion over the graph\'s depth)', async () => {
+  it("a 20 000-deep chain prepares (no recursion over the graph's depth)", async () => {
     const prepared = await prepare(deepChain(20_000));
     assert.equal(prepared.nodes.length, 20_001);
   });
 
   it("a TF1 loop's NextIteration → Merge edge is no cycle", () => {
-    const n = (name: string, op: string, input: string[], a: NodeDef['attr'] = {}): NodeDef => ({ name, op, input, attr: { T: { type: 'DT_FLOAT' }, ...a } });
+    const n = (name: string, op: string, input: string[], a: NodeDef['attr'] = {}): NodeDef => ({
+      name,
+      op,
+      input,
+      attr: { T: { type: 'DT_FLOAT' }, ...a },
+    });
     const nodes: NodeDef[] = [
       { name: 'x', op: 'Placeholder', input: [], attr: { dtype: { type: 'DT_FLOAT' } } },
       n('enter', 'Enter', ['x'], { frame_name: { s: new TextEncoder().encode('f') } }),
@@ -113,7 +151,11 @@ describe("TF's graph checks at load", () => {
             prepared++;
           } catch (e) {
             // Refusals that are not graph validation's (sparse inputs, variable updates) are fine here.
-            assert.doesNotMatch((e as Error).message, /Graph is invalid|FetchOutputs|incompatible with expected|allowed values|NodeDef|AttrValue|Connecting to invalid output/, `${dir} ${key}`);
+            assert.doesNotMatch(
+              (e as Error).message,
+              /Graph is invalid|FetchOutputs|incompatible with expected|allowed values|NodeDef|AttrValue|Connecting to invalid output/,
+              `${dir} ${key}`,
+            );
           }
         }
       }
@@ -125,46 +167,115 @@ describe("TF's graph checks at load", () => {
 describe("TF's kernel attr checks at load", () => {
   const pool = (op: string, ksize: number[], strides = [1, 1, 1, 1], extra: NodeDef['attr'] = {}): NodeDef[] => [
     { name: 'x', op: 'Placeholder', input: [], attr: { dtype: { type: 'DT_FLOAT' } } },
-    { name: 'p', op, input: ['x'], attr: { T: { type: 'DT_FLOAT' }, ksize: { list: { i: ksize } }, strides: { list: { i: strides } }, padding: { s: new TextEncoder().encode('VALID') }, ...extra } },
+    {
+      name: 'p',
+      op,
+      input: ['x'],
+      attr: {
+        T: { type: 'DT_FLOAT' },
+        ksize: { list: { i: ksize } },
+        strides: { list: { i: strides } },
+        padding: { s: new TextEncoder().encode('VALID') },
+        ...extra,
+      },
+    },
   ];
   const conv = (strides: number[], dilations = [1, 1, 1, 1], padding = 'SAME', op = 'Conv2D'): NodeDef[] => [
     { name: 'x', op: 'Placeholder', input: [], attr: { dtype: { type: 'DT_FLOAT' } } },
     { name: 'w', op: 'Placeholder', input: [], attr: { dtype: { type: 'DT_FLOAT' } } },
-    { name: 'c', op, input: ['x', 'w'], attr: { T: { type: 'DT_FLOAT' }, strides: { list: { i: strides } }, dilations: { list: { i: dilations } }, padding: { s: new TextEncoder().encode(padding) } } },
+    {
+      name: 'c',
+      op,
+      input: ['x', 'w'],
+      attr: {
+        T: { type: 'DT_FLOAT' },
+        strides: { list: { i: strides } },
+        dilations: { list: { i: dilations } },
+        padding: { s: new TextEncoder().encode(padding) },
+      },
+    },
   ];
 
-  it('MaxPool ksize [1,0,0,1] is refused with TF\'s message, through preparation', async () => {
-    await assert.rejects(prepare(HOSTILE_GRAPHS.maxPoolZeroWindow()), isError(Code.INVALID_ARGUMENT, /Sliding window ksize for dimension 1 was zero\.\n\t \[\[\{\{node y\}\}\]\]/));
+  it("MaxPool ksize [1,0,0,1] is refused with TF's message, through preparation", async () => {
+    await assert.rejects(
+      prepare(HOSTILE_GRAPHS.maxPoolZeroWindow()),
+      isError(Code.INVALID_ARGUMENT, /Sliding window ksize for dimension 1 was zero\.\n\t \[\[\{\{node y\}\}\]\]/),
+    );
   });
 
-  it('pooling: window and stride lengths, batch pooling, AvgPool\'s own words, strides of zero', () => {
-    assert.throws(() => checkKernelAttrs(pool('MaxPool', [1, 2, 2])), isError(Code.INVALID_ARGUMENT, /Sliding window ksize field must specify 4 dimensions/));
-    assert.throws(() => checkKernelAttrs(pool('MaxPool', [1, 2, 2, 1], [1, 1, 1])), isError(Code.INVALID_ARGUMENT, /Sliding window stride field must specify 4 dimensions/));
-    assert.throws(() => checkKernelAttrs(pool('MaxPool', [2, 2, 2, 1])), isError(Code.UNIMPLEMENTED, /Pooling is not yet supported on the batch dimension\./));
-    assert.throws(() => checkKernelAttrs(pool('AvgPool', [1, 0, 2, 1])), isError(Code.INVALID_ARGUMENT, /ksize must be a positive int32 value, got:0/));
-    assert.throws(() => checkKernelAttrs(pool('MaxPool', [1, 2, 2, 1], [1, 0, 1, 1])), isError(Code.INVALID_ARGUMENT, /Stride must be > 0, but got 0/));
+  it("pooling: window and stride lengths, batch pooling, AvgPool's own words, strides of zero", () => {
+    assert.throws(
+      () => checkKernelAttrs(pool('MaxPool', [1, 2, 2])),
+      isError(Code.INVALID_ARGUMENT, /Sliding window ksize field must specify 4 dimensions/),
+    );
+    assert.throws(
+      () => checkKernelAttrs(pool('MaxPool', [1, 2, 2, 1], [1, 1, 1])),
+      isError(Code.INVALID_ARGUMENT, /Sliding window stride field must specify 4 dimensions/),
+    );
+    assert.throws(
+      () => checkKernelAttrs(pool('MaxPool', [2, 2, 2, 1])),
+      isError(Code.UNIMPLEMENTED, /Pooling is not yet supported on the batch dimension\./),
+    );
+    assert.throws(
+      () => checkKernelAttrs(pool('AvgPool', [1, 0, 2, 1])),
+      isError(Code.INVALID_ARGUMENT, /ksize must be a positive int32 value, got:0/),
+    );
+    assert.throws(
+      () => checkKernelAttrs(pool('MaxPool', [1, 2, 2, 1], [1, 0, 1, 1])),
+      isError(Code.INVALID_ARGUMENT, /Stride must be > 0, but got 0/),
+    );
     assert.doesNotThrow(() => checkKernelAttrs(pool('MaxPool', [1, 2, 2, 1], [1, 2, 2, 1])));
   });
 
   it('convolution: strides, dilations, explicit paddings', () => {
-    assert.throws(() => checkKernelAttrs(conv([1, 0, 1, 1])), isError(Code.INVALID_ARGUMENT, /Row and column strides should be larger than 0\./));
+    assert.throws(
+      () => checkKernelAttrs(conv([1, 0, 1, 1])),
+      isError(Code.INVALID_ARGUMENT, /Row and column strides should be larger than 0\./),
+    );
     assert.throws(() => checkKernelAttrs(conv([2, 1, 1, 1])), isError(Code.UNIMPLEMENTED, /strides in the batch and depth dimensions/));
-    assert.throws(() => checkKernelAttrs(conv([1, 1, 1, 1], [1, 0, 1, 1])), isError(Code.INVALID_ARGUMENT, /Dilated rates should be larger than 0\./));
-    assert.throws(() => checkKernelAttrs(conv([1, 1, 1], [1, 1, 1, 1])), isError(Code.INVALID_ARGUMENT, /Sliding window strides field must specify 4 dimensions/));
-    assert.throws(() => checkKernelAttrs(conv([1, 2, 1, 1], [1, 1, 1, 1], 'SAME', 'DepthwiseConv2dNative')), isError(Code.INVALID_ARGUMENT, /equal length strides in the row and column dimensions/));
+    assert.throws(
+      () => checkKernelAttrs(conv([1, 1, 1, 1], [1, 0, 1, 1])),
+      isError(Code.INVALID_ARGUMENT, /Dilated rates should be larger than 0\./),
+    );
+    assert.throws(
+      () => checkKernelAttrs(conv([1, 1, 1], [1, 1, 1, 1])),
+      isError(Code.INVALID_ARGUMENT, /Sliding window strides field must specify 4 dimensions/),
+    );
+    assert.throws(
+      () => checkKernelAttrs(conv([1, 2, 1, 1], [1, 1, 1, 1], 'SAME', 'DepthwiseConv2dNative')),
+      isError(Code.INVALID_ARGUMENT, /equal length strides in the row and column dimensions/),
+    );
     const explicit = conv([1, 1, 1, 1], [1, 1, 1, 1], 'EXPLICIT');
     explicit[2].attr!.explicit_paddings = { list: { i: [0, 0, 1, 1] } };
-    assert.throws(() => checkKernelAttrs(explicit), isError(Code.INVALID_ARGUMENT, /explicit_paddings attribute must contain 8 values, but got: 4/));
+    assert.throws(
+      () => checkKernelAttrs(explicit),
+      isError(Code.INVALID_ARGUMENT, /explicit_paddings attribute must contain 8 values, but got: 4/),
+    );
     assert.doesNotThrow(() => checkKernelAttrs(conv([1, 2, 2, 1])));
   });
 
   it('constant inputs every run sees: Reshape with two -1, Range with delta 0, negative paddings and depth', async () => {
-    const reshape: RawSavedModel = { nodes: [placeholder('x'), constNode('s', i32([-1, -1], [2])), floatOp('Reshape', 'y', ['x', 's'], { Tshape: attr.type('int32') })], signatures: signature() };
+    const reshape: RawSavedModel = {
+      nodes: [placeholder('x'), constNode('s', i32([-1, -1], [2])), floatOp('Reshape', 'y', ['x', 's'], { Tshape: attr.type('int32') })],
+      signatures: signature(),
+    };
     await assert.rejects(prepare(reshape), isError(Code.INVALID_ARGUMENT, /Only one input size may be -1, not both 0 and 1/));
-    const pad: RawSavedModel = { nodes: [placeholder('x'), constNode('p', i32([0, -1, 0, 0], [2, 2])), floatOp('Pad', 'y', ['x', 'p'], { Tpaddings: attr.type('int32') })], signatures: signature() };
+    const pad: RawSavedModel = {
+      nodes: [
+        placeholder('x'),
+        constNode('p', i32([0, -1, 0, 0], [2, 2])),
+        floatOp('Pad', 'y', ['x', 'p'], { Tpaddings: attr.type('int32') }),
+      ],
+      signatures: signature(),
+    };
     await assert.rejects(prepare(pad), isError(Code.INVALID_ARGUMENT, /Paddings must be non-negative: 0 -1/));
     const range: NodeDef[] = [
-      ...['a', 'b', 'd'].map((n, i) => ({ name: n, op: 'Const', input: [], attr: { dtype: { type: 'DT_INT32' }, value: { tensor: { dtype: 'DT_INT32', tensorShape: {}, intVal: [[0, 5, 0][i]] } } } })),
+      ...['a', 'b', 'd'].map((n, i) => ({
+        name: n,
+        op: 'Const',
+        input: [],
+        attr: { dtype: { type: 'DT_INT32' }, value: { tensor: { dtype: 'DT_INT32', tensorShape: {}, intVal: [[0, 5, 0][i]] } } },
+      })),
       { name: 'r', op: 'Range', input: ['a', 'b', 'd'], attr: { Tidx: { type: 'DT_INT32' } } },
     ];
     assert.throws(() => checkKernelAttrs(range), isError(Code.INVALID_ARGUMENT, /Requires delta != 0: 0/));

@@ -57,10 +57,20 @@ async function writeKeras3Dense(o: DenseOptions = {}): Promise<string> {
     objects.child(layer, 'bias', b);
   }
   const dense = (name: string) =>
-    g.library.define(name, [['x', 'DT_FLOAT'], ['matmul_readvariableop_resource', 'DT_RESOURCE'], ['biasadd_readvariableop_resource', 'DT_RESOURCE']], (f, [x, kh, bh]) => {
-      const product = matMul(f, 'MatMul', x, readVariable(f, 'MatMul/ReadVariableOp', kh, 'DT_FLOAT'));
-      return { output_0: identity(f, 'Identity', biasAdd(f, 'BiasAdd', product, readVariable(f, 'BiasAdd/ReadVariableOp', bh, 'DT_FLOAT'))) };
-    });
+    g.library.define(
+      name,
+      [
+        ['x', 'DT_FLOAT'],
+        ['matmul_readvariableop_resource', 'DT_RESOURCE'],
+        ['biasadd_readvariableop_resource', 'DT_RESOURCE'],
+      ],
+      (f, [x, kh, bh]) => {
+        const product = matMul(f, 'MatMul', x, readVariable(f, 'MatMul/ReadVariableOp', kh, 'DT_FLOAT'));
+        return {
+          output_0: identity(f, 'Identity', biasAdd(f, 'BiasAdd', product, readVariable(f, 'BiasAdd/ReadVariableOp', bh, 'DT_FLOAT'))),
+        };
+      },
+    );
   const signatures: Parameters<typeof writeSavedModel>[2] = {};
   for (const key of o.secondSignature ? ['serve', 'serving_default'] : ['serving_default']) {
     const fn = dense(`__inference_signature_wrapper_${key}_41`);
@@ -95,7 +105,12 @@ describe('TF2 variables restored through the object graph (embedded runtime, CPU
   });
 
   it('two functions capturing the same variables, reached only through root.model._layers.0, checkpoint node ids numbered otherwise: both signatures answer', async () => {
-    const dir = await writeKeras3Dense({ skipSaver: true, nestedOnly: true, secondSignature: true, checkpointObjectGraph: { ids: 'reversed' } });
+    const dir = await writeKeras3Dense({
+      skipSaver: true,
+      nestedOnly: true,
+      secondSignature: true,
+      checkpointObjectGraph: { ids: 'reversed' },
+    });
     const bundle = await readTensorBundle(path.join(dir, 'variables', 'variables'));
     assert.ok(bundle.has('model/_layers/0/kernel/.ATTRIBUTES/VARIABLE_VALUE'));
     assert.deepEqual(await predict(dir, 'serve'), EXPECTED);
@@ -117,7 +132,10 @@ describe('TF2 variables restored through the object graph (embedded runtime, CPU
     const dir = await writeKeras3Dense({ skipSaver: true, checkpointObjectGraph: { omit: [2] } });
     await assert.rejects(
       runtime.load(dir, { tags: ['serve'] }),
-      isError(Code.NOT_FOUND, /variable 'conv2d\/kernel' \(object root\._all_variables\.0\) has no value in the checkpoint: its object graph \(_CHECKPOINTABLE_OBJECT_GRAPH\) does not reach that object/),
+      isError(
+        Code.NOT_FOUND,
+        /variable 'conv2d\/kernel' \(object root\._all_variables\.0\) has no value in the checkpoint: its object graph \(_CHECKPOINTABLE_OBJECT_GRAPH\) does not reach that object/,
+      ),
     );
   });
 
@@ -128,31 +146,62 @@ describe('TF2 variables restored through the object graph (embedded runtime, CPU
     const y = readVariable(g.top, 'loose/Read/ReadVariableOp', loose, 'DT_FLOAT');
     const x = g.top.placeholder('serving_default_x', 'DT_FLOAT', [-1, 2]);
     const dir = path.join(tempDir('tfgate-object-graph-'), '1');
-    await writeSavedModel(dir, g, { serving_default: { inputs: { x: info(x, [-1, 2]) }, outputs: { y: info(y, [2]) } } }, { skipSaver: true });
-    await assert.rejects(runtime.load(dir, { tags: ['serve'] }), isError(Code.FAILED_PRECONDITION, /variable 'loose' is no object of the SavedModel's object graph/));
+    await writeSavedModel(
+      dir,
+      g,
+      { serving_default: { inputs: { x: info(x, [-1, 2]) }, outputs: { y: info(y, [2]) } } },
+      { skipSaver: true },
+    );
+    await assert.rejects(
+      runtime.load(dir, { tags: ['serve'] }),
+      isError(Code.FAILED_PRECONDITION, /variable 'loose' is no object of the SavedModel's object graph/),
+    );
   });
 });
 
 describe('TF2 tables restored through the object graph (embedded runtime, CPU)', () => {
   it("Keras' adapted StringLookup in a skip-saver export: its MutableHashTable object's `table` attribute gives table-keys / table-values", async () => {
     const g = new Tf2GraphBuilder();
-    const table = g.checkpointedTable('string_lookup_index_table', { dtype: 'string', shape: [3], values: ['earth', 'wind', 'fire'].map((s) => enc.encode(s)) }, i64([3], [1, 2, 3]));
+    const table = g.checkpointedTable(
+      'string_lookup_index_table',
+      { dtype: 'string', shape: [3], values: ['earth', 'wind', 'fire'].map((s) => enc.encode(s)) },
+      i64([3], [1, 2, 3]),
+    );
     const layer = g.objects.userObject(g.objects.root, 'layer_with_weights-0');
     const id = g.objects.resource(layer, '_table', table);
-    const serve = g.library.define('__inference_signature_wrapper_12', [['k', 'DT_STRING'], ['unknown', 'DT_RESOURCE']], (f, [k, t]) => {
-      const found = emit(f, 'LookupTableFindV2', 'None_Lookup/LookupTableFindV2', [t, k, constant(f, 'Const', i64([], [0]))], { Tin: { type: 'DT_STRING' }, Tout: { type: 'DT_INT64' } })[0];
-      return { output_0: identity(f, 'Identity', found) };
-    });
+    const serve = g.library.define(
+      '__inference_signature_wrapper_12',
+      [
+        ['k', 'DT_STRING'],
+        ['unknown', 'DT_RESOURCE'],
+      ],
+      (f, [k, t]) => {
+        const found = emit(f, 'LookupTableFindV2', 'None_Lookup/LookupTableFindV2', [t, k, constant(f, 'Const', i64([], [0]))], {
+          Tin: { type: 'DT_STRING' },
+          Tout: { type: 'DT_INT64' },
+        })[0];
+        return { output_0: identity(f, 'Identity', found) };
+      },
+    );
     g.objects.captures(serve, [id]);
     const k = g.top.placeholder('serving_default_k', 'DT_STRING', null);
     const [ids] = call(g.top, 'StatefulPartitionedCall', serve, [k, table]);
     const dir = path.join(tempDir('tfgate-object-graph-'), '1');
-    await writeSavedModel(dir, g, { serving_default: { inputs: { k: info(k, null) }, outputs: { ids: info(ids, null) } } }, { skipSaver: true });
+    await writeSavedModel(
+      dir,
+      g,
+      { serving_default: { inputs: { k: info(k, null) }, outputs: { ids: info(ids, null) } } },
+      { skipSaver: true },
+    );
     const bundle = await readTensorBundle(path.join(dir, 'variables', 'variables'));
     assert.ok(bundle.has('layer_with_weights-0/_table/.ATTRIBUTES/table-keys'));
     const s = await runtime.load(dir, { tags: ['serve'] });
     try {
-      const out: HostTensor = (await s.run('serving_default', { k: { dtype: 'string', shape: [4], values: ['fire', 'rain', 'earth', 'wind'].map((w) => enc.encode(w)) } })).ids;
+      const out: HostTensor = (
+        await s.run('serving_default', {
+          k: { dtype: 'string', shape: [4], values: ['fire', 'rain', 'earth', 'wind'].map((w) => enc.encode(w)) },
+        })
+      ).ids;
       assert.deepEqual(Array.from(out.values as BigInt64Array, Number), [3, 0, 1, 2]);
     } finally {
       s.dispose();

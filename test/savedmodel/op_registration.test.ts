@@ -90,7 +90,9 @@ describe('OpDefs from REGISTER_OP text', () => {
   }
 
   it("gives a length attr without a minimum TF's minimum 1 (StringJoin's N: int, ops_history_v2)", () => {
-    const def = opDefFromRegistration('REGISTER_OP("StringJoin").Input("inputs: N * string").Attr("N: int").Attr("separator: string = \'\'").Output("output: string")');
+    const def = opDefFromRegistration(
+      'REGISTER_OP("StringJoin").Input("inputs: N * string").Attr("N: int").Attr("separator: string = \'\'").Output("output: string")',
+    );
     assert.deepEqual(plain(def.attr?.[0]), { name: 'N', type: 'int', hasMinimum: true, minimum: 1 });
     assert.deepEqual(plain(def.inputArg), [{ name: 'inputs', type: 'DT_STRING', numberAttr: 'N' }]);
   });

@@ -6,13 +6,24 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildMlpGraph, describeMlp, writeConvSavedModel, writeHalfPlusTwoSavedModel, writeMlpSavedModel } from '../../test_util/savedmodel/model_zoo.js';
+import {
+  buildMlpGraph,
+  describeMlp,
+  writeConvSavedModel,
+  writeHalfPlusTwoSavedModel,
+  writeMlpSavedModel,
+} from '../../test_util/savedmodel/model_zoo.js';
 import { convForward, mlpForward } from '../../test_util/savedmodel/reference_forward.js';
 import { GraphBuilder, validateGraph } from '../../test_util/savedmodel/writer/graph_builder.js';
 import { OP_DEFS } from '../../test_util/savedmodel/writer/op_defs.js';
 import { TF2_OP_DEFS } from '../../test_util/savedmodel/writer/tf2_op_defs.js';
 import { LOOKUP_OP_DEFS } from '../../test_util/savedmodel/writer/lookup_op_defs.js';
-import { buildSavedModel, writeSavedModel, WRITER_GRAPH_PRODUCER, WRITER_TF_VERSION } from '../../test_util/savedmodel/saved_model_writer.js';
+import {
+  buildSavedModel,
+  writeSavedModel,
+  WRITER_GRAPH_PRODUCER,
+  WRITER_TF_VERSION,
+} from '../../test_util/savedmodel/saved_model_writer.js';
 import { readTensorBundle } from '../../src/savedmodel/tensor_bundle/index.js';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import { protoType, TO_OBJECT } from '../../src/proto/index.js';
@@ -44,7 +55,10 @@ interface MetaGraph {
 const savedModelType = () => protoType('tensorflow.SavedModel');
 function readPb(dir: string): { bytes: Uint8Array; mg: MetaGraph; schema: number } {
   const bytes = fs.readFileSync(path.join(dir, 'saved_model.pb'));
-  const sm = savedModelType().toObject(savedModelType().decode(bytes), { ...TO_OBJECT, arrays: true, oneofs: false }) as { savedModelSchemaVersion: number; metaGraphs: MetaGraph[] };
+  const sm = savedModelType().toObject(savedModelType().decode(bytes), { ...TO_OBJECT, arrays: true, oneofs: false }) as {
+    savedModelSchemaVersion: number;
+    metaGraphs: MetaGraph[];
+  };
   assert.equal(sm.metaGraphs.length, 1);
   return { bytes, mg: sm.metaGraphs[0], schema: sm.savedModelSchemaVersion };
 }
@@ -66,7 +80,8 @@ function mapEntries(bytes: Uint8Array, field: number): Map<string, Uint8Array> {
   return new Map((wireFields(bytes).get(field) ?? []).map((e) => [utf8.decode(wireFields(e).get(1)![0]), wireFields(e).get(2)![0]]));
 }
 
-const stringVal = (n: Node | undefined): string[] => ((n?.attr?.value?.tensor as { stringVal?: Uint8Array[] })?.stringVal ?? []).map((s) => utf8.decode(s));
+const stringVal = (n: Node | undefined): string[] =>
+  ((n?.attr?.value?.tensor as { stringVal?: Uint8Array[] })?.stringVal ?? []).map((s) => utf8.decode(s));
 const parseRef = (ref: string): [string, number] => {
   const m = /^\^?(.*?)(?::(\d+))?$/.exec(ref)!;
   return [m[1], Number(m[2] ?? 0)];
@@ -112,7 +127,14 @@ function normalize(v: unknown): unknown {
 
 const isError = (code: Code, re: RegExp) => (e: unknown) => e instanceof ServingError && e.code === code && re.test(e.message);
 
-const mlpOptions = { inputDim: 3, hiddenSizes: [4, 5], outputDim: 2, activation: 'relu' as const, outputActivation: 'softmax' as const, seed: 5 };
+const mlpOptions = {
+  inputDim: 3,
+  hiddenSizes: [4, 5],
+  outputDim: 2,
+  activation: 'relu' as const,
+  outputActivation: 'softmax' as const,
+  seed: 5,
+};
 
 describe('SavedModel writer: structure compared with real TF exports', async () => {
   const dir = path.join(tempDir('tfgate-writer-structure-'), '1');
@@ -142,7 +164,10 @@ describe('SavedModel writer: structure compared with real TF exports', async () 
     assert.deepEqual(numbers(sub(mgOurs, 2)), numbers(sub(mgReal, 2)));
     assert.deepEqual(numbers(sub(mgOurs, 2, 4)), numbers(sub(mgReal, 2, 4)));
     // saver_def: all fields but `sharded` (5), which SavedModelBuilder's sharded saver sets.
-    assert.deepEqual(numbers(sub(mgOurs, 3)), numbers(sub(mgReal, 3)).filter((f) => f !== 5));
+    assert.deepEqual(
+      numbers(sub(mgOurs, 3)),
+      numbers(sub(mgReal, 3)).filter((f) => f !== 5),
+    );
     // signature_def → SignatureDef{inputs, outputs, method_name} → TensorInfo{name, dtype, tensor_shape}
     const sigOurs = mapEntries(mgOurs, 5).get('serving_default')!;
     const sigReal = mapEntries(mgReal, 5).get('serving_default')!;
@@ -168,7 +193,8 @@ describe('SavedModel writer: structure compared with real TF exports', async () 
       keepCheckpointEveryNHours: 10000,
       version: 'V2',
     });
-    for (const f of ['filenameTensorName', 'restoreOpName', 'maxToKeep', 'keepCheckpointEveryNHours', 'version'] as const) assert.equal(ours.mg.saverDef[f], real.mg.saverDef[f], f);
+    for (const f of ['filenameTensorName', 'restoreOpName', 'maxToKeep', 'keepCheckpointEveryNHours', 'version'] as const)
+      assert.equal(ours.mg.saverDef[f], real.mg.saverDef[f], f);
   });
 
   it('builds the saver subgraph of saver.py (non-sharded V2, bulk RestoreV2)', () => {
@@ -194,16 +220,29 @@ describe('SavedModel writer: structure compared with real TF exports', async () 
     const byName = new Map(ours.mg.graphDef.node.map((n) => [n.name, n]));
     assert.deepEqual(byName.get('save/SaveV2')!.input, ['save/Const', 'save/SaveV2/tensor_names', 'save/SaveV2/shape_and_slices', ...vars]);
     assert.deepEqual(stringVal(byName.get('save/SaveV2/tensor_names')), vars);
-    assert.deepEqual(stringVal(byName.get('save/RestoreV2/shape_and_slices')), vars.map(() => ''));
+    assert.deepEqual(
+      stringVal(byName.get('save/RestoreV2/shape_and_slices')),
+      vars.map(() => ''),
+    );
     assert.deepEqual(byName.get('save/control_dependency')!.input, ['save/Const', '^save/SaveV2']);
     assert.equal(byName.get('save/RestoreV2')!.device, '/device:CPU:0');
-    assert.deepEqual((byName.get('save/RestoreV2')!.attr!.dtypes.list as { type: string[] }).type, vars.map(() => 'DT_FLOAT'));
-    assert.deepEqual(byName.get('save/restore_all')!.input, vars.map((_, i) => `^save/Assign${i ? `_${i}` : ''}`));
+    assert.deepEqual(
+      (byName.get('save/RestoreV2')!.attr!.dtypes.list as { type: string[] }).type,
+      vars.map(() => 'DT_FLOAT'),
+    );
+    assert.deepEqual(
+      byName.get('save/restore_all')!.input,
+      vars.map((_, i) => `^save/Assign${i ? `_${i}` : ''}`),
+    );
     // The filename nodes are the ones a TF 1.14 Saver writes, attrs and inputs included.
     const tf114 = new Map(readPb(REAL_TF114).mg.graphDef.node.map((n) => [n.name, n]));
     for (const name of ['save/filename/input', 'save/filename', 'save/Const']) {
       const { _output_shapes: _, ...theirAttrs } = tf114.get(name)!.attr!;
-      assert.deepEqual(normalize({ ...byName.get(name), attr: byName.get(name)!.attr }), normalize({ ...tf114.get(name), attr: theirAttrs }), name);
+      assert.deepEqual(
+        normalize({ ...byName.get(name), attr: byName.get(name)!.attr }),
+        normalize({ ...tf114.get(name), attr: theirAttrs }),
+        name,
+      );
     }
     // Only ops real savers use; the sharded saver's extra ones are absent.
     const ops = (mg: MetaGraph) => new Set(mg.graphDef.node.filter((n) => n.name.startsWith('save/')).map((n) => n.op));
@@ -212,7 +251,14 @@ describe('SavedModel writer: structure compared with real TF exports', async () 
   });
 
   it('restores every variable from RestoreV2 under its own name, as in the real export', async () => {
-    assert.deepEqual(restoreMapping(real.mg), new Map([['a', 'a'], ['b', 'b'], ['c', 'c']]));
+    assert.deepEqual(
+      restoreMapping(real.mg),
+      new Map([
+        ['a', 'a'],
+        ['b', 'b'],
+        ['c', 'c'],
+      ]),
+    );
     const mapping = restoreMapping(ours.mg);
     assert.deepEqual([...mapping.keys()].sort(), model.variables.map((v) => v.name).sort());
     for (const [node, key] of mapping) assert.equal(node, key);
@@ -226,7 +272,10 @@ describe('SavedModel writer: structure compared with real TF exports', async () 
   });
 
   it('declares variables as VariableV2 + initial_value + Assign + read, like the real graph', () => {
-    const ops = (mg: MetaGraph, v: string) => mg.graphDef.node.filter((n) => n.name === v || (n.name.startsWith(`${v}/`) && !n.name.startsWith('save/'))).map((n) => `${n.name.slice(v.length)} ${n.op}`);
+    const ops = (mg: MetaGraph, v: string) =>
+      mg.graphDef.node
+        .filter((n) => n.name === v || (n.name.startsWith(`${v}/`) && !n.name.startsWith('save/')))
+        .map((n) => `${n.name.slice(v.length)} ${n.op}`);
     assert.deepEqual(ops(ours.mg, 'dense/kernel'), ops(real.mg, 'a'));
     const byName = new Map(ours.mg.graphDef.node.map((n) => [n.name, n]));
     const realByName = new Map(real.mg.graphDef.node.map((n) => [n.name, n]));
@@ -240,7 +289,12 @@ describe('SavedModel writer: structure compared with real TF exports', async () 
   it('gives every node the attrs its OpDef requires and no others (MLPs, conv net, half_plus_two)', () => {
     const ops = new Set<string>();
     for (const mg of [ours.mg, readPb(convDir).mg, readPb(tanhDir).mg, readPb(sigmoidDir).mg, readPb(hp2Dir).mg]) {
-      const defs = new Map(mg.metaInfoDef.strippedOpList.op.map((d) => [d.name, d as { name: string; attr?: Array<{ name: string; defaultValue?: unknown }> }]));
+      const defs = new Map(
+        mg.metaInfoDef.strippedOpList.op.map((d) => [
+          d.name,
+          d as { name: string; attr?: Array<{ name: string; defaultValue?: unknown }> },
+        ]),
+      );
       assert.deepEqual([...defs.keys()], [...new Set(mg.graphDef.node.map((n) => n.op))].sort());
       for (const n of mg.graphDef.node) {
         const def = defs.get(n.op)!;
@@ -256,7 +310,15 @@ describe('SavedModel writer: structure compared with real TF exports', async () 
     for (const op of ops) assert.ok(OP_DEFS.has(op), op);
     // Conv2D carries all of TF's attrs, as tf.nn.conv2d writes them.
     const conv = readPb(convDir).mg.graphDef.node.find((n) => n.op === 'Conv2D')!;
-    assert.deepEqual(Object.keys(conv.attr!).sort(), ['T', 'data_format', 'dilations', 'explicit_paddings', 'padding', 'strides', 'use_cudnn_on_gpu']);
+    assert.deepEqual(Object.keys(conv.attr!).sort(), [
+      'T',
+      'data_format',
+      'dilations',
+      'explicit_paddings',
+      'padding',
+      'strides',
+      'use_cudnn_on_gpu',
+    ]);
   });
 
   it('has OpDefs equal to the stripped_op_list of the newest real TF export using each op', () => {
@@ -282,7 +344,11 @@ describe('SavedModel writer: structure compared with real TF exports', async () 
       if (!theirs) continue;
       // The TF2 ops follow TF 2.15's registry; a TF 1.x or early 2.x export declares some differently (Fill's index_type).
       if (tf2.has(name) && !later(theirs.version, [2, 10, 0])) continue;
-      const ours = opDef.toObject(opDef.decode(opDef.encode(opDef.fromObject(def)).finish()), { ...TO_OBJECT, arrays: true, oneofs: false });
+      const ours = opDef.toObject(opDef.decode(opDef.encode(opDef.fromObject(def)).finish()), {
+        ...TO_OBJECT,
+        arrays: true,
+        oneofs: false,
+      });
       const b = normalize(theirs.def) as { attr?: Array<{ name: string }> };
       // MatMul gained grad_a/grad_b (defaults false) after TF 2.15, the release the writer follows.
       if (name === 'MatMul' && later(theirs.version, [2, 15, 0])) b.attr = b.attr?.filter((x) => !['grad_a', 'grad_b'].includes(x.name));
@@ -294,24 +360,72 @@ describe('SavedModel writer: structure compared with real TF exports', async () 
     // Tanh appears in no fixture; its declaration is Sigmoid's (both UNARY_COMPLEX in math_ops.cc).
     // The kernel tests' ops that no fixture uses were taken from the last entry of TF's
     // core/ops/compat/ops_history_v2/<op>.pbtxt.
-    const fromOpsHistory = ['ReverseSequence', 'PadV2', 'FakeQuantWithMinMaxArgs', 'FakeQuantWithMinMaxVars', 'FakeQuantWithMinMaxVarsPerChannel', 'ComplexAbs', 'Einsum', 'RFFT'];
-    fromOpsHistory.push('Bucketize', 'AsString', 'StringToHashBucketFast', 'StringToHashBucketStrong', 'StringLower', 'StringUpper', 'StringStrip', 'StringSplitV2', 'StaticRegexReplace');
+    const fromOpsHistory = [
+      'ReverseSequence',
+      'PadV2',
+      'FakeQuantWithMinMaxArgs',
+      'FakeQuantWithMinMaxVars',
+      'FakeQuantWithMinMaxVarsPerChannel',
+      'ComplexAbs',
+      'Einsum',
+      'RFFT',
+    ];
+    fromOpsHistory.push(
+      'Bucketize',
+      'AsString',
+      'StringToHashBucketFast',
+      'StringToHashBucketStrong',
+      'StringLower',
+      'StringUpper',
+      'StringStrip',
+      'StringSplitV2',
+      'StaticRegexReplace',
+    );
     // Nor do these TF2 ops appear in a TF >= 2.10 export: their declarations come from TF's registrations (tf2_op_defs.ts).
-    const fromTf2Registry = ['While', 'StatelessWhile', 'If', 'StatelessIf', 'TensorListReserve', 'TensorListFromTensor', 'TensorListGetItem', 'TensorListSetItem'];
-    fromTf2Registry.push('TensorListStack', 'TensorListLength', 'TensorListElementShape', 'Transpose', 'Split', 'Less', 'Greater', 'Lgamma');
+    const fromTf2Registry = [
+      'While',
+      'StatelessWhile',
+      'If',
+      'StatelessIf',
+      'TensorListReserve',
+      'TensorListFromTensor',
+      'TensorListGetItem',
+      'TensorListSetItem',
+    ];
+    fromTf2Registry.push(
+      'TensorListStack',
+      'TensorListLength',
+      'TensorListElementShape',
+      'Transpose',
+      'Split',
+      'Less',
+      'Greater',
+      'Lgamma',
+    );
     fromTf2Registry.push('Fill', 'StridedSlice', 'Shape', 'PartitionedCall', 'AssignAddVariableOp');
     // No fixture has lookup tables: those come from lookup_ops.cc and ops_history_v2 (lookup_op_defs.ts).
     const fromLookupRegistry = LOOKUP_OP_DEFS.map((d) => d.name);
     // The Estimator sparse-feature ops of the embedded runtime's tests, from TF's registrations
     // (math_ops.cc, sparse_ops.cc, array_ops.cc); no fixture uses them.
-    fromTf2Registry.push('ConcatV2', 'SparseFillEmptyRows', 'SparseReshape', 'SparseToDense', 'SparseTensorDenseMatMul', 'Unique', 'RaggedTensorToTensor');
+    fromTf2Registry.push(
+      'ConcatV2',
+      'SparseFillEmptyRows',
+      'SparseReshape',
+      'SparseToDense',
+      'SparseTensorDenseMatMul',
+      'Unique',
+      'RaggedTensorToTensor',
+    );
     for (const op of ['Sum', 'Mean', 'SqrtN']) fromTf2Registry.push(`SparseSegment${op}`, `SparseSegment${op}WithNumSegments`);
     // What TF1's index_table_from_tensor builds (math_ops.cc, array_ops.cc): no TF >= 2.10 fixture uses them; they equal the
     // stripped_op_list of the corpus's TF 2.9 (tfx_taxi_estimator) and TF 2.21 (ecg_cnn_float, Cast) exports.
     fromTf2Registry.push('Cast', 'NotEqual', 'Range', 'SelectV2', 'Size');
     // NonMaxSuppressionV5 inside a TF2 map_fn (image_op_defs.ts): from its REGISTER_OP in image_ops.cc; no fixture uses it.
     fromTf2Registry.push('NonMaxSuppressionV5');
-    assert.deepEqual([...OP_DEFS.keys()].filter((n) => !compared.includes(n)).sort(), ['Tanh', ...fromOpsHistory, ...fromTf2Registry, ...fromLookupRegistry].sort());
+    assert.deepEqual(
+      [...OP_DEFS.keys()].filter((n) => !compared.includes(n)).sort(),
+      ['Tanh', ...fromOpsHistory, ...fromTf2Registry, ...fromLookupRegistry].sort(),
+    );
     assert.deepEqual(normalize({ ...OP_DEFS.get('Tanh'), name: 'Sigmoid' }), normalize(OP_DEFS.get('Sigmoid')));
   });
 
@@ -350,7 +464,16 @@ describe('model zoo', () => {
   it('describes every weight, in the bundle under its variable name', async () => {
     const dir = tempDir('tfgate-zoo-conv-');
     // 12×10 → VALID 3×3 → 10×8 → pool → 5×4 → VALID 3×3 → 3×2 → pool → 1×1, × 6 channels.
-    const model = await writeConvSavedModel(dir, { height: 12, width: 10, channels: 3, filters: [4, 6], kernelSize: 3, classes: 7, padding: 'VALID', seed: 3 });
+    const model = await writeConvSavedModel(dir, {
+      height: 12,
+      width: 10,
+      channels: 3,
+      filters: [4, 6],
+      kernelSize: 3,
+      classes: 7,
+      padding: 'VALID',
+      seed: 3,
+    });
     assert.equal(model.flatDim, 6);
     assert.deepEqual(
       model.variables.map((v) => `${v.name} ${v.shape}`),
@@ -361,8 +484,12 @@ describe('model zoo', () => {
     const mg = readPb(dir).mg;
     const byName = new Map(mg.graphDef.node.map((n) => [n.name, n]));
     assert.equal(utf8.decode(byName.get('conv2d/Conv2D')!.attr!.padding.s as Uint8Array), 'VALID');
-    assert.deepEqual(normalize(mg.signatureDef.serving_default.outputs), { probabilities: { dtype: 'DT_FLOAT', name: 'probabilities:0', tensorShape: { dim: [{ size: -1 }, { size: 7 }] } } });
-    assert.deepEqual(normalize(mg.signatureDef.serving_default.inputs), { images: { dtype: 'DT_FLOAT', name: 'images:0', tensorShape: { dim: [{ size: -1 }, { size: 12 }, { size: 10 }, { size: 3 }] } } });
+    assert.deepEqual(normalize(mg.signatureDef.serving_default.outputs), {
+      probabilities: { dtype: 'DT_FLOAT', name: 'probabilities:0', tensorShape: { dim: [{ size: -1 }, { size: 7 }] } },
+    });
+    assert.deepEqual(normalize(mg.signatureDef.serving_default.inputs), {
+      images: { dtype: 'DT_FLOAT', name: 'images:0', tensorShape: { dim: [{ size: -1 }, { size: 12 }, { size: 10 }, { size: 3 }] } },
+    });
   });
 
   it('uses Glorot-uniform kernels within their limit and refuses impossible options', async () => {
@@ -371,14 +498,20 @@ describe('model zoo', () => {
     assert.ok(m.layers[0].kernel.every((w) => Math.abs(w) <= limit));
     assert.ok(Math.max(...m.layers[0].kernel.map(Math.abs)) > limit * 0.9);
     assert.throws(() => describeMlp({ ...mlpOptions, inputDim: 0 }), isError(Code.INVALID_ARGUMENT, /inputDim/));
-    await assert.rejects(writeConvSavedModel(tempDir(), { height: 4, width: 4, channels: 1, filters: [2, 2, 2], kernelSize: 3, classes: 2, seed: 1 }), isError(Code.INVALID_ARGUMENT, /too small/));
+    await assert.rejects(
+      writeConvSavedModel(tempDir(), { height: 4, width: 4, channels: 1, filters: [2, 2, 2], kernelSize: 3, classes: 2, seed: 1 }),
+      isError(Code.INVALID_ARGUMENT, /too small/),
+    );
   });
 });
 
 describe('graph builder', () => {
   it('uniquifies names as TF does (case-insensitively) and validates nodes against OpDefs', () => {
     const g = new GraphBuilder();
-    assert.deepEqual(['dense', 'dense', 'Dense', 'dense_1', 'dense'].map((n) => g.uniqueName(n)), ['dense', 'dense_1', 'Dense_2', 'dense_1_1', 'dense_3']);
+    assert.deepEqual(
+      ['dense', 'dense', 'Dense', 'dense_1', 'dense'].map((n) => g.uniqueName(n)),
+      ['dense', 'dense_1', 'Dense_2', 'dense_1_1', 'dense_3'],
+    );
     const h = new GraphBuilder();
     const x = h.placeholder('x', 'float32', [-1, 2]);
     h.addNode('MatMul', 'bad', [x, x], { T: { type: 'DT_FLOAT' }, bogus: { b: true } });
@@ -394,7 +527,10 @@ describe('graph builder', () => {
 
   it('refuses signatures naming absent tensors and a graph written twice', async () => {
     const { graph } = buildMlpGraph(describeMlp(mlpOptions));
-    assert.throws(() => buildSavedModel(graph, { s: { inputs: { x: { name: 'missing:0', dtype: 'DT_FLOAT', shape: null } }, outputs: {} } }), isError(Code.INVALID_ARGUMENT, /missing:0/));
+    assert.throws(
+      () => buildSavedModel(graph, { s: { inputs: { x: { name: 'missing:0', dtype: 'DT_FLOAT', shape: null } }, outputs: {} } }),
+      isError(Code.INVALID_ARGUMENT, /missing:0/),
+    );
     assert.throws(() => buildSavedModel(graph, {}), isError(Code.INVALID_ARGUMENT, /already written/));
     // A graph without variables is written without saver and without variables/ (like matrix_half_plus_two).
     const g = new GraphBuilder();
@@ -417,10 +553,22 @@ describe('written models run in the embedded runtime as the reference forward pa
     }
   };
 
-  for (const [activation, outputActivation] of [['relu', 'softmax'], ['tanh', 'linear'], ['sigmoid', 'softmax'], ['linear', undefined]] as const) {
+  for (const [activation, outputActivation] of [
+    ['relu', 'softmax'],
+    ['tanh', 'linear'],
+    ['sigmoid', 'softmax'],
+    ['linear', undefined],
+  ] as const) {
     it(`MLP (${activation} → ${outputActivation ?? 'linear'})`, async () => {
       const dir = path.join(tempDir('tfgate-writer-run-'), '1');
-      const model = await writeMlpSavedModel(dir, { inputDim: 13, hiddenSizes: [32, 16], outputDim: 5, activation, outputActivation, seed: 42 });
+      const model = await writeMlpSavedModel(dir, {
+        inputDim: 13,
+        hiddenSizes: [32, 16],
+        outputDim: 5,
+        activation,
+        outputActivation,
+        seed: 42,
+      });
       const s = await runtime.load(dir, { tags: ['serve'] });
       const x = Float32Array.from({ length: 4 * 13 }, (_, i) => Math.cos(i * 0.7) * 2);
       const { y } = await s.run('serving_default', { x: { dtype: 'float32', shape: [4, 13], values: x } });
@@ -432,7 +580,16 @@ describe('written models run in the embedded runtime as the reference forward pa
   for (const padding of ['SAME', 'VALID'] as const) {
     it(`conv net (${padding})`, async () => {
       const dir = path.join(tempDir('tfgate-writer-run-'), '1');
-      const model = await writeConvSavedModel(dir, { height: 12, width: 10, channels: 3, filters: [4, 6], kernelSize: 3, classes: 7, padding, seed: 3 });
+      const model = await writeConvSavedModel(dir, {
+        height: 12,
+        width: 10,
+        channels: 3,
+        filters: [4, 6],
+        kernelSize: 3,
+        classes: 7,
+        padding,
+        seed: 3,
+      });
       const s = await runtime.load(dir, { tags: ['serve'] });
       const x = Float32Array.from({ length: 2 * 12 * 10 * 3 }, (_, i) => Math.sin(i * 0.13));
       const { probabilities } = await s.run('serving_default', { images: { dtype: 'float32', shape: [2, 12, 10, 3], values: x } });
@@ -444,7 +601,12 @@ describe('written models run in the embedded runtime as the reference forward pa
   it('restores large variables from the checkpoint (the graph holds compact zeros as their initial value)', async () => {
     const dir = path.join(tempDir('tfgate-writer-large-'), '1');
     const model = await writeMlpSavedModel(dir, { inputDim: 40, hiddenSizes: [64], outputDim: 3, activation: 'relu', seed: 8 });
-    const init = new Map(readPb(dir).mg.graphDef.node.map((n) => [n.name, n.attr?.value?.tensor as { floatVal?: number[]; tensorContent?: Uint8Array; tensorShape: unknown }]));
+    const init = new Map(
+      readPb(dir).mg.graphDef.node.map((n) => [
+        n.name,
+        n.attr?.value?.tensor as { floatVal?: number[]; tensorContent?: Uint8Array; tensorShape: unknown },
+      ]),
+    );
     assert.deepEqual(init.get('dense/kernel/initial_value')!.floatVal, [0]); // 40×64 > EMBED_INITIAL_VALUE_LIMIT
     assert.deepEqual(normalize(init.get('dense/kernel/initial_value')!.tensorShape), { dim: [{ size: 40 }, { size: 64 }] });
     assert.equal(init.get('dense_1/kernel/initial_value')!.tensorContent!.length, 64 * 3 * 4); // embedded

@@ -88,14 +88,18 @@ describe('crc32c', () => {
     assert.equal(crc32c(new Uint8Array(32).fill(0xff)), 0x62a8ab43);
     assert.equal(crc32c(Uint8Array.from({ length: 32 }, (_, i) => i)), 0x46dd794e);
     const data = Uint8Array.from({ length: 1000 }, (_, i) => (i * 7919) & 0xff);
-    for (const cut of [0, 1, 7, 8, 9, 500, 999]) assert.equal(crc32c(data.subarray(cut), crc32c(data.subarray(0, cut))), crc32c(data), `cut ${cut}`);
+    for (const cut of [0, 1, 7, 8, 9, 500, 999])
+      assert.equal(crc32c(data.subarray(cut), crc32c(data.subarray(0, cut))), crc32c(data), `cut ${cut}`);
     for (const v of [0, 1, 0xe3069283, 0xffffffff]) assert.equal(unmaskCrc(maskCrc(v)), v);
     assert.notEqual(maskCrc(0xe3069283), 0xe3069283);
   });
 });
 
 describe('SSTable', () => {
-  const entries = Array.from({ length: 1000 }, (_, i): [string, Uint8Array] => [`layer_${String(i).padStart(4, '0')}/kernel`, enc.encode(`value ${i}`)]);
+  const entries = Array.from({ length: 1000 }, (_, i): [string, Uint8Array] => [
+    `layer_${String(i).padStart(4, '0')}/kernel`,
+    enc.encode(`value ${i}`),
+  ]);
 
   it('round-trips many keys over several blocks, with restart points and short index keys', () => {
     const bytes = writeTable(entries, { blockSize: 1024 });
@@ -129,14 +133,24 @@ describe('SSTable', () => {
     b.add(enc.encode('b'), new Uint8Array(300));
     b.add(enc.encode('c'), new Uint8Array(10));
     const t = SSTable.open(b.finish());
-    assert.deepEqual(t.blocks.filter((x) => x.kind === 'data').map((x) => x.numEntries), [1, 1, 1]);
+    assert.deepEqual(
+      t.blocks.filter((x) => x.kind === 'data').map((x) => x.numEntries),
+      [1, 1, 1],
+    );
   });
 
   it('refuses keys out of order and duplicate keys', () => {
     const b = new TableBuilder();
     b.add(enc.encode('b'), new Uint8Array(0));
     assert.throws(() => b.add(enc.encode('a'), new Uint8Array(0)), /increasing/);
-    assert.throws(() => writeTable([['x', new Uint8Array(0)], ['x', new Uint8Array(1)]]), /duplicate/);
+    assert.throws(
+      () =>
+        writeTable([
+          ['x', new Uint8Array(0)],
+          ['x', new Uint8Array(1)],
+        ]),
+      /duplicate/,
+    );
   });
 
   it('rejects bad magic, CRC mismatches, unknown block types and truncation', () => {
@@ -175,7 +189,10 @@ describe('TensorBundle reader on the fixtures', () => {
         const t = b.read(k);
         const e = b.entry(k);
         assert.deepEqual(t.shape, e.shape, `${p} ${k}`);
-        assert.equal(t.values.length, e.shape.reduce((n, d) => n * d, 1));
+        assert.equal(
+          t.values.length,
+          e.shape.reduce((n, d) => n * d, 1),
+        );
         tensors++;
       }
     }
@@ -213,7 +230,12 @@ describe('TensorBundle reader on the fixtures', () => {
     assert.deepEqual([values(three, 'a'), values(three, 'b'), values(three, 'c')], [[0.5], [3], [3]]);
 
     const tf2 = await open('saved_model_half_plus_two_tf2_cpu', '00000123'); // Snappy index
-    assert.deepEqual(tf2.keys(), ['_CHECKPOINTABLE_OBJECT_GRAPH', 'a/.ATTRIBUTES/VARIABLE_VALUE', 'b/.ATTRIBUTES/VARIABLE_VALUE', 'c/.ATTRIBUTES/VARIABLE_VALUE']);
+    assert.deepEqual(tf2.keys(), [
+      '_CHECKPOINTABLE_OBJECT_GRAPH',
+      'a/.ATTRIBUTES/VARIABLE_VALUE',
+      'b/.ATTRIBUTES/VARIABLE_VALUE',
+      'c/.ATTRIBUTES/VARIABLE_VALUE',
+    ]);
     assert.deepEqual(values(tf2, 'a/.ATTRIBUTES/VARIABLE_VALUE'), [0.5]);
     assert.deepEqual(values(tf2, 'b/.ATTRIBUTES/VARIABLE_VALUE'), [2]);
     assert.deepEqual(values(tf2, 'c/.ATTRIBUTES/VARIABLE_VALUE'), [3]);
@@ -222,7 +244,10 @@ describe('TensorBundle reader on the fixtures', () => {
 
     const mkl = await open('saved_model_half_plus_two_mkl', '00000123');
     const kernels = ['conv2d', 'conv2d_1', 'conv2d_2'].map((s) => values(mkl, `${s}/kernel`) as number[]);
-    assert.ok(kernels.every((k) => k.length === 1) && [-0.522, -1.045, 1.578].every((v, i) => close(kernels[i][0], v, 5e-4)), String(kernels));
+    assert.ok(
+      kernels.every((k) => k.length === 1) && [-0.522, -1.045, 1.578].every((v, i) => close(kernels[i][0], v, 5e-4)),
+      String(kernels),
+    );
     assert.deepEqual(mkl.entry('conv2d/kernel').shape, [1, 1, 1, 1]);
 
     const int64 = await open('tfjs_int64_multiply', '1');
@@ -286,8 +311,12 @@ describe('TensorBundle writer', () => {
       if (SNAPPY_MODELS.includes(model)) {
         // Same entries once decompressed; TF compressed the block, BundleWriter today does not.
         assert.deepEqual(
-          SSTable.open(index).entries().map((e) => [Buffer.from(e.key), Buffer.from(e.value)]),
-          SSTable.open(theirs).entries().map((e) => [Buffer.from(e.key), Buffer.from(e.value)]),
+          SSTable.open(index)
+            .entries()
+            .map((e) => [Buffer.from(e.key), Buffer.from(e.value)]),
+          SSTable.open(theirs)
+            .entries()
+            .map((e) => [Buffer.from(e.key), Buffer.from(e.value)]),
           p,
         );
       } else {
@@ -312,7 +341,11 @@ describe('TensorBundle writer', () => {
       return {
         headerKey: header.key.length,
         headerFields: fieldNumbers(header.value),
-        versionFields: fieldNumbers(protoType('tensorflow.VersionDef').encode(version.version as never).finish()),
+        versionFields: fieldNumbers(
+          protoType('tensorflow.VersionDef')
+            .encode(version.version as never)
+            .finish(),
+        ),
         entryFields: [...new Set(entries.flatMap((e) => fieldNumbers(e.value)))].sort(),
         blocks: t.blocks.map((b) => [b.kind, b.compression]),
         metaindexSize: t.blocks.find((b) => b.kind === 'metaindex')!.handle.size,
@@ -353,12 +386,20 @@ describe('TensorBundle writer', () => {
     await writeTensorBundle(path.join(dir, 'variables'), tensors);
     assert.deepEqual(fs.readdirSync(dir).sort(), ['variables.data-00000-of-00001', 'variables.index']);
     const b = await readTensorBundle(path.join(dir, 'variables'));
-    assert.deepEqual(b.keys(), [...tensors.map(([k]) => k)].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y))));
+    assert.deepEqual(
+      b.keys(),
+      [...tensors.map(([k]) => k)].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y))),
+    );
     for (const [k, t] of tensors) {
       const r = b.read(k);
       assert.equal(r.dtype, t.dtype, k);
       assert.deepEqual(r.shape, t.shape, k);
-      if (t.dtype === 'string') assert.deepEqual((r.values as Uint8Array[]).map((s) => Buffer.from(s)), (t.values as Uint8Array[]).map((s) => Buffer.from(s)), k);
+      if (t.dtype === 'string')
+        assert.deepEqual(
+          (r.values as Uint8Array[]).map((s) => Buffer.from(s)),
+          (t.values as Uint8Array[]).map((s) => Buffer.from(s)),
+          k,
+        );
       else assert.deepEqual(r.values, t.values, k);
     }
     // Data in the given order, each tensor right after the previous one (no alignment).
@@ -399,23 +440,39 @@ describe('TensorBundle writer', () => {
     assert.deepEqual([b.entry('a').offset, b.entry('b').offset, b.entry('c').offset], [0, 8, 16]);
     assert.deepEqual(values(b, 'a'), [1, -2, 300]);
     assert.deepEqual(values(b, 'b'), [-1.5]);
-    assert.deepEqual((b.read('c').values as Uint8Array[]).map((s) => Buffer.from(s).toString()), ['xy', 'z']);
+    assert.deepEqual(
+      (b.read('c').values as Uint8Array[]).map((s) => Buffer.from(s).toString()),
+      ['xy', 'z'],
+    );
     const raw = fs.readFileSync(shardFileName(path.join(dir, 'v'), 0, 1));
     assert.deepEqual([...raw.subarray(0, 2)], [0, 1]);
   });
 
   it('refuses duplicate keys, the header key and values that do not fit the shape', async () => {
     const t: HostTensor = { dtype: 'float32', shape: [2], values: Float32Array.of(1, 2) };
-    assert.throws(() => encodeTensorBundle([['x', t], ['x', t]]), isError(Code.INVALID_ARGUMENT, /duplicate key: x/));
+    assert.throws(
+      () =>
+        encodeTensorBundle([
+          ['x', t],
+          ['x', t],
+        ]),
+      isError(Code.INVALID_ARGUMENT, /duplicate key: x/),
+    );
     assert.throws(() => encodeTensorBundle([['', t]]), isError(Code.INVALID_ARGUMENT, /reserved/));
     assert.throws(() => encodeTensorBundle([['y', { ...t, shape: [3] }]]), isError(Code.INVALID_ARGUMENT, /tensor y: .*needs 3 values/));
-    assert.throws(() => encodeTensorBundle([['z', { dtype: 'float64', shape: [2], values: Float32Array.of(1, 2) }]]), isError(Code.INVALID_ARGUMENT, /tensor z/));
+    assert.throws(
+      () => encodeTensorBundle([['z', { dtype: 'float64', shape: [2], values: Float32Array.of(1, 2) }]]),
+      isError(Code.INVALID_ARGUMENT, /tensor z/),
+    );
   });
 });
 
 describe('TensorBundle errors name the file', () => {
   it('a missing index is NOT_FOUND', async () => {
-    await assert.rejects(readTensorBundle(path.join(tempDir('tfgate-bundle-none-'), 'variables')), isError(Code.NOT_FOUND, /variables\.index/));
+    await assert.rejects(
+      readTensorBundle(path.join(tempDir('tfgate-bundle-none-'), 'variables')),
+      isError(Code.NOT_FOUND, /variables\.index/),
+    );
   });
 
   it('a flipped byte in an index block is DATA_LOSS (block checksum)', async () => {
@@ -453,7 +510,10 @@ describe('TensorBundle errors name the file', () => {
   it('a header announcing more shards than exist is NOT_FOUND for the missing one', async () => {
     const dir = tempDir('tfgate-bundle-shards-');
     const header = protoType('tensorflow.BundleHeaderProto');
-    fs.writeFileSync(path.join(dir, 'v.index'), writeTable([['', header.encode(header.fromObject({ numShards: 2, version: { producer: 1 } })).finish()]]));
+    fs.writeFileSync(
+      path.join(dir, 'v.index'),
+      writeTable([['', header.encode(header.fromObject({ numShards: 2, version: { producer: 1 } })).finish()]]),
+    );
     fs.writeFileSync(path.join(dir, 'v.data-00000-of-00002'), new Uint8Array(0));
     await assert.rejects(readTensorBundle(path.join(dir, 'v')), isError(Code.NOT_FOUND, /v\.data-00001-of-00002/));
   });
@@ -491,7 +551,10 @@ describe('TensorBundle errors name the file', () => {
   });
 
   /** A bundle whose index is written by hand, for entries BundleWriter would never write. */
-  function handMadeBundle(entries: Record<string, Record<string, unknown>>, header: Record<string, unknown> = { numShards: 1, version: { producer: 1 } }): string {
+  function handMadeBundle(
+    entries: Record<string, Record<string, unknown>>,
+    header: Record<string, unknown> = { numShards: 1, version: { producer: 1 } },
+  ): string {
     const dir = tempDir('tfgate-bundle-hand-');
     const h = protoType('tensorflow.BundleHeaderProto');
     const e = protoType('tensorflow.BundleEntryProto');
@@ -504,7 +567,11 @@ describe('TensorBundle errors name the file', () => {
 
   it('refuses partitioned (sliced) variables by key', async () => {
     const p = handMadeBundle({
-      'part/kernel': { dtype: 'DT_FLOAT', shape: { dim: [{ size: 4 }] }, slices: [{ extent: [{ start: 0, length: 2 }] }, { extent: [{ start: 2, length: 2 }] }] },
+      'part/kernel': {
+        dtype: 'DT_FLOAT',
+        shape: { dim: [{ size: 4 }] },
+        slices: [{ extent: [{ start: 0, length: 2 }] }, { extent: [{ start: 2, length: 2 }] }],
+      },
       'part/kernel/.slice': { dtype: 'DT_FLOAT', shape: { dim: [{ size: 2 }] }, size: 8, crc32c: maskCrc(crc32c(new Uint8Array(8))) },
     });
     const b = await readTensorBundle(p);
@@ -513,14 +580,34 @@ describe('TensorBundle errors name the file', () => {
   });
 
   it('checks entry sizes, shapes, shard ids, the header version and unknown keys', async () => {
-    const b = await readTensorBundle(handMadeBundle({ wrong_size: { dtype: 'DT_FLOAT', shape: { dim: [{ size: 3 }] }, size: 8 }, complex: { dtype: 'DT_COMPLEX64', shape: {}, size: 8 } }));
-    assert.throws(() => b.read('wrong_size'), isError(Code.DATA_LOSS, /v\.index: invalid size in bundle entry: key wrong_size; stored size 8; expected size 12/));
+    const b = await readTensorBundle(
+      handMadeBundle({
+        wrong_size: { dtype: 'DT_FLOAT', shape: { dim: [{ size: 3 }] }, size: 8 },
+        complex: { dtype: 'DT_COMPLEX64', shape: {}, size: 8 },
+      }),
+    );
+    assert.throws(
+      () => b.read('wrong_size'),
+      isError(Code.DATA_LOSS, /v\.index: invalid size in bundle entry: key wrong_size; stored size 8; expected size 12/),
+    );
     assert.throws(() => b.read('complex'), isError(Code.UNIMPLEMENTED, /DT_COMPLEX64/));
     assert.throws(() => b.read('nope'), isError(Code.NOT_FOUND, /Key nope not found in checkpoint .*v\.index/));
-    await assert.rejects(readTensorBundle(handMadeBundle({ neg: { dtype: 'DT_FLOAT', shape: { dim: [{ size: -1 }] } } })), isError(Code.DATA_LOSS, /invalid tensor shape for key neg/));
-    await assert.rejects(readTensorBundle(handMadeBundle({ far: { dtype: 'DT_FLOAT', shape: {}, shardId: 3, size: 4 } })), isError(Code.DATA_LOSS, /shard 3/));
-    await assert.rejects(readTensorBundle(handMadeBundle({}, { numShards: 1, version: { producer: 1, minConsumer: 2 } })), isError(Code.INVALID_ARGUMENT, /min consumer version 2/));
-    await assert.rejects(readTensorBundle(handMadeBundle({}, { numShards: 1, version: { producer: 1, badConsumers: [1] } })), isError(Code.INVALID_ARGUMENT, /disallows/));
+    await assert.rejects(
+      readTensorBundle(handMadeBundle({ neg: { dtype: 'DT_FLOAT', shape: { dim: [{ size: -1 }] } } })),
+      isError(Code.DATA_LOSS, /invalid tensor shape for key neg/),
+    );
+    await assert.rejects(
+      readTensorBundle(handMadeBundle({ far: { dtype: 'DT_FLOAT', shape: {}, shardId: 3, size: 4 } })),
+      isError(Code.DATA_LOSS, /shard 3/),
+    );
+    await assert.rejects(
+      readTensorBundle(handMadeBundle({}, { numShards: 1, version: { producer: 1, minConsumer: 2 } })),
+      isError(Code.INVALID_ARGUMENT, /min consumer version 2/),
+    );
+    await assert.rejects(
+      readTensorBundle(handMadeBundle({}, { numShards: 1, version: { producer: 1, badConsumers: [1] } })),
+      isError(Code.INVALID_ARGUMENT, /disallows/),
+    );
     await assert.rejects(readTensorBundle(handMadeBundle({}, { numShards: 0 })), isError(Code.DATA_LOSS, /0 data shards/));
   });
 
@@ -529,6 +616,9 @@ describe('TensorBundle errors name the file', () => {
     fs.writeFileSync(path.join(dir, 'v.index'), writeTable([['a', new Uint8Array(0)]]));
     fs.writeFileSync(path.join(dir, 'v.data-00000-of-00001'), new Uint8Array(0));
     await assert.rejects(readTensorBundle(path.join(dir, 'v')), isError(Code.DATA_LOSS, /v\.index.*header entry/));
-    assert.deepEqual(readTable(fs.readFileSync(path.join(dir, 'v.index'))).map(([k]) => k), ['a']);
+    assert.deepEqual(
+      readTable(fs.readFileSync(path.join(dir, 'v.index'))).map(([k]) => k),
+      ['a'],
+    );
   });
 });

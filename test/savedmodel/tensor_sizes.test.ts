@@ -27,7 +27,12 @@ async function prepareBounded(m: RawSavedModel) {
 }
 
 const OOM = (shape: string, op: string, node: string) =>
-  isError(Code.RESOURCE_EXHAUSTED, new RegExp(`OOM when allocating tensor with shape\\[${shape}\\] and type float: ${op} \\(node ${node}\\) would make a tensor of \\d+ bytes, over this load's memory bound of 268435456 bytes`));
+  isError(
+    Code.RESOURCE_EXHAUSTED,
+    new RegExp(
+      `OOM when allocating tensor with shape\\[${shape}\\] and type float: ${op} \\(node ${node}\\) would make a tensor of \\d+ bytes, over this load's memory bound of 268435456 bytes`,
+    ),
+  );
 
 describe("a load's memory bound", () => {
   it('the rule: max(--load_memory_floor_mb, 4 × the size on disk); time: --load_timeout_seconds + 1 s per 4 MB', () => {
@@ -50,18 +55,42 @@ describe("a load's memory bound", () => {
 
   it('many tensors each under the bound, alive at once over it', () => {
     const bound = { bytes: 1000, rule: 'test' };
-    const c = (name: string) => ({ name, op: 'Const', input: [], attr: { dtype: { type: 'DT_FLOAT' }, value: { tensor: { dtype: 'DT_FLOAT', tensorShape: { dim: [{ size: 100 }] } } } } });
-    const nodes: NodeDef[] = [c('a'), ...['n1', 'n2', 'n3'].map((n) => ({ name: n, op: 'Neg', input: ['a'], attr: { T: { type: 'DT_FLOAT' } } })), { name: 's', op: 'AddN', input: ['n1', 'n2', 'n3'], attr: { T: { type: 'DT_FLOAT' }, N: { i: 3 } } }];
+    const c = (name: string) => ({
+      name,
+      op: 'Const',
+      input: [],
+      attr: { dtype: { type: 'DT_FLOAT' }, value: { tensor: { dtype: 'DT_FLOAT', tensorShape: { dim: [{ size: 100 }] } } } },
+    });
+    const nodes: NodeDef[] = [
+      c('a'),
+      ...['n1', 'n2', 'n3'].map((n) => ({ name: n, op: 'Neg', input: ['a'], attr: { T: { type: 'DT_FLOAT' } } })),
+      { name: 's', op: 'AddN', input: ['n1', 'n2', 'n3'], attr: { T: { type: 'DT_FLOAT' }, N: { i: 3 } } },
+    ];
     // n1..n3 (400 bytes each) are alive together when AddN runs.
-    assert.throws(() => checkTensorSizes(nodes, new Map(), bound), isError(Code.RESOURCE_EXHAUSTED, /the tensors alive when Neg \(node n3\) runs would take 1200 bytes, over this load's memory bound of 1000 bytes/));
+    assert.throws(
+      () => checkTensorSizes(nodes, new Map(), bound),
+      isError(
+        Code.RESOURCE_EXHAUSTED,
+        /the tensors alive when Neg \(node n3\) runs would take 1200 bytes, over this load's memory bound of 1000 bytes/,
+      ),
+    );
     // In a chain each is freed after its one consumer: within the bound.
-    const chain: NodeDef[] = [c('a'), { name: 'n1', op: 'Neg', input: ['a'], attr: { T: { type: 'DT_FLOAT' } } }, { name: 'n2', op: 'Neg', input: ['n1'], attr: { T: { type: 'DT_FLOAT' } } }, { name: 'n3', op: 'Neg', input: ['n2'], attr: { T: { type: 'DT_FLOAT' } } }];
+    const chain: NodeDef[] = [
+      c('a'),
+      { name: 'n1', op: 'Neg', input: ['a'], attr: { T: { type: 'DT_FLOAT' } } },
+      { name: 'n2', op: 'Neg', input: ['n1'], attr: { T: { type: 'DT_FLOAT' } } },
+      { name: 'n3', op: 'Neg', input: ['n2'], attr: { T: { type: 'DT_FLOAT' } } },
+    ];
     assert.doesNotThrow(() => checkTensorSizes(chain, new Map(), bound));
   });
 
   it('a verification or warmup run: sizes from its inputs, values included (a Fill of dims fed by the request)', async () => {
     const m: RawSavedModel = {
-      nodes: [placeholder('dims', 'int32', [2]), constNode('one', { dtype: 'float32', shape: [], values: Float32Array.of(1) }), floatOp('Fill', 'y', ['dims', 'one'], { index_type: attr.type('int32') })],
+      nodes: [
+        placeholder('dims', 'int32', [2]),
+        constNode('one', { dtype: 'float32', shape: [], values: Float32Array.of(1) }),
+        floatOp('Fill', 'y', ['dims', 'one'], { index_type: attr.type('int32') }),
+      ],
       signatures: signature('dims:0', 'y:0', [2], null),
     };
     m.signatures.serving_default.inputs.x.dtype = 'DT_INT32';
@@ -70,11 +99,14 @@ describe("a load's memory bound", () => {
     assert.doesNotThrow(() => check.check('serving_default', { x: { dtype: 'int32', shape: [2], values: Int32Array.of(3, 4) } }));
     assert.throws(
       () => check.check('serving_default', { x: { dtype: 'int32', shape: [2], values: Int32Array.of(100000, 100000) } }),
-      isError(Code.RESOURCE_EXHAUSTED, /signature 'serving_default': OOM when allocating tensor with shape\[100000,100000\] and type float: Fill \(node y\)/),
+      isError(
+        Code.RESOURCE_EXHAUSTED,
+        /signature 'serving_default': OOM when allocating tensor with shape\[100000,100000\] and type float: Fill \(node y\)/,
+      ),
     );
   });
 
-  it('every fixture signature prepares within its version\'s bound', async () => {
+  it("every fixture signature prepares within its version's bound", async () => {
     let prepared = 0;
     for (const model of fs.readdirSync(MODELS)) {
       const base = path.join(MODELS, model);

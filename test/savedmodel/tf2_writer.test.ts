@@ -39,13 +39,26 @@ describe('SavedModel writer: TF2 function libraries', () => {
     const body = fn(countdown, 'while_body_8');
     assert.deepEqual(
       body.signature.inputArg?.map((a) => [a.name, a.type]),
-      [['while_loop_counter', 'DT_INT32'], ['while_maximum_iterations', 'DT_INT32'], ['placeholder', 'DT_FLOAT'], ['placeholder_1', 'DT_FLOAT']],
+      [
+        ['while_loop_counter', 'DT_INT32'],
+        ['while_maximum_iterations', 'DT_INT32'],
+        ['placeholder', 'DT_FLOAT'],
+        ['placeholder_1', 'DT_FLOAT'],
+      ],
     );
     // An input arg by name, a node output as node:out_arg:index (AddV2's output arg is z).
     assert.deepEqual(node(body, 'add_1')?.input, ['placeholder', 'placeholder_1']);
     assert.deepEqual(node(body, 'Identity_2')?.input, ['add_1:z:0']);
-    assert.deepEqual(body.ret, { identity: 'Identity:output:0', identity_1: 'Identity_1:output:0', identity_2: 'Identity_2:output:0', identity_3: 'Identity_3:output:0' });
-    assert.deepEqual(body.signature.outputArg?.map((a) => a.type), ['DT_INT32', 'DT_INT32', 'DT_FLOAT', 'DT_FLOAT']);
+    assert.deepEqual(body.ret, {
+      identity: 'Identity:output:0',
+      identity_1: 'Identity_1:output:0',
+      identity_2: 'Identity_2:output:0',
+      identity_3: 'Identity_3:output:0',
+    });
+    assert.deepEqual(
+      body.signature.outputArg?.map((a) => a.type),
+      ['DT_INT32', 'DT_INT32', 'DT_FLOAT', 'DT_FLOAT'],
+    );
   });
 
   it('calls the library from While and StatefulPartitionedCall nodes with func attrs and type lists', () => {
@@ -63,14 +76,19 @@ describe('SavedModel writer: TF2 function libraries', () => {
 
   it('lists the ops of the graph and of every function body in stripped_op_list, once each, sorted', () => {
     const listed = (countdown.metaInfoDef?.strippedOpList?.op ?? []).map((o: OpDef) => o.name);
-    const used = new Set([...(countdown.graphDef?.node ?? []).map((n) => n.op), ...[...functionLibrary(countdown).values()].flatMap((f) => (f.nodeDef ?? []).map((n) => n.op))]);
+    const used = new Set([
+      ...(countdown.graphDef?.node ?? []).map((n) => n.op),
+      ...[...functionLibrary(countdown).values()].flatMap((f) => (f.nodeDef ?? []).map((n) => n.op)),
+    ]);
     assert.deepEqual(listed, [...used].sort());
     assert.ok(listed.includes('Greater') && listed.includes('StatelessWhile') && listed.includes('Sub'));
   });
 
   it('refuses to write a graph whose calls or bodies do not fit their OpDefs and functions', () => {
     const g = new Tf2GraphBuilder();
-    const cond = g.library.define('cond', [['v', 'DT_FLOAT']], (f, [v]) => ({ identity: identity(f, 'Identity', binary(f, 'Greater', 'Greater', v, scalarF32(f, 'y', 0))) }));
+    const cond = g.library.define('cond', [['v', 'DT_FLOAT']], (f, [v]) => ({
+      identity: identity(f, 'Identity', binary(f, 'Greater', 'Greater', v, scalarF32(f, 'y', 0))),
+    }));
     const body = g.library.define('body', [['v', 'DT_FLOAT']], (f, [v]) => {
       const sub = binary(f, 'Sub', 'sub', v, scalarF32(f, 'sub/y', 1));
       // Sub's output arg is z: `sub:y:0` names nothing.
@@ -87,14 +105,17 @@ describe('SavedModel writer: TF2 function libraries', () => {
       cond: { func: { name: 'missing_cond', attr: {} } },
       body: { func: { name: 'body', attr: {} } },
     });
-    assert.throws(() => buildSavedModel(g, {}), (e: Error) => {
-      assert.match(e.message, /function body: wrong_ref: input sub:y:0: Sub has no output y:0/);
-      assert.match(e.message, /function body: untyped: required attr T missing/);
-      assert.match(e.message, /graph: while_1 \(StatelessWhile\) cond names function 'missing_cond', which is not in the library/);
-      assert.match(e.message, /graph: while_1 passes \[DT_FLOAT,DT_INT32\] to body, which takes \[DT_FLOAT\]/);
-      assert.doesNotMatch(e.message, /while:|graph: while /);
-      return true;
-    });
+    assert.throws(
+      () => buildSavedModel(g, {}),
+      (e: Error) => {
+        assert.match(e.message, /function body: wrong_ref: input sub:y:0: Sub has no output y:0/);
+        assert.match(e.message, /function body: untyped: required attr T missing/);
+        assert.match(e.message, /graph: while_1 \(StatelessWhile\) cond names function 'missing_cond', which is not in the library/);
+        assert.match(e.message, /graph: while_1 passes \[DT_FLOAT,DT_INT32\] to body, which takes \[DT_FLOAT\]/);
+        assert.doesNotMatch(e.message, /while:|graph: while /);
+        return true;
+      },
+    );
   });
 });
 

@@ -41,12 +41,18 @@ describe('files of a version folder that are not regular files', () => {
     const dir = copyVersion();
     fs.rmSync(path.join(dir, 'saved_model.pb'));
     fs.symlinkSync('/dev/zero', path.join(dir, 'saved_model.pb'));
-    await assert.rejects(readSavedModelProto(dir), isError(Code.FAILED_PRECONDITION, /saved_model\.pb is a symbolic link to \/dev\/zero, outside the version folder/));
+    await assert.rejects(
+      readSavedModelProto(dir),
+      isError(Code.FAILED_PRECONDITION, /saved_model\.pb is a symbolic link to \/dev\/zero, outside the version folder/),
+    );
     const other = copyVersion();
     const index = path.join(other, 'variables', 'variables.index');
     fs.rmSync(index);
     fs.symlinkSync('/dev/zero', index);
-    await assert.rejects(readTensorBundle(path.join(other, 'variables', 'variables'), other), isError(Code.FAILED_PRECONDITION, /variables\.index is a symbolic link to \/dev\/zero/));
+    await assert.rejects(
+      readTensorBundle(path.join(other, 'variables', 'variables'), other),
+      isError(Code.FAILED_PRECONDITION, /variables\.index is a symbolic link to \/dev\/zero/),
+    );
     await assert.rejects(versionInventory(other), isError(Code.FAILED_PRECONDITION, /variables\.index is a symbolic link to \/dev\/zero/));
   });
 
@@ -56,7 +62,10 @@ describe('files of a version folder that are not regular files', () => {
     fs.rmSync(shard);
     mkfifo(path.join(dir, 'variables', 'pipe'));
     fs.symlinkSync('pipe', shard);
-    await assert.rejects(readTensorBundle(path.join(dir, 'variables', 'variables'), dir), isError(Code.FAILED_PRECONDITION, /variables\.data-00000-of-00001 is a FIFO/));
+    await assert.rejects(
+      readTensorBundle(path.join(dir, 'variables', 'variables'), dir),
+      isError(Code.FAILED_PRECONDITION, /variables\.data-00000-of-00001 is a FIFO/),
+    );
   });
 
   it('a link inside the folder is read; /proc/self/mem is not', async () => {
@@ -80,10 +89,13 @@ describe('files of a version folder that are not regular files', () => {
   it('a 3 GiB saved_model.pb is refused by its size before a byte is read', async () => {
     const dir = copyVersion();
     fs.truncateSync(path.join(dir, 'saved_model.pb'), 3 * 2 ** 30);
-    await assert.rejects(readSavedModelProto(dir), isError(Code.DATA_LOSS, /Can't parse .*saved_model\.pb as binary proto: it is 3221225472 bytes, over protobuf's limit/));
+    await assert.rejects(
+      readSavedModelProto(dir),
+      isError(Code.DATA_LOSS, /Can't parse .*saved_model\.pb as binary proto: it is 3221225472 bytes, over protobuf's limit/),
+    );
   });
 
-  it('a missing saved_model.pb is still NOT_FOUND with TF Serving\'s words', async () => {
+  it("a missing saved_model.pb is still NOT_FOUND with TF Serving's words", async () => {
     const dir = tempDir('tfgate-files-empty-');
     await assert.rejects(readSavedModelProto(dir), isError(Code.NOT_FOUND, /SavedModel not found in export directory/));
   });
@@ -107,16 +119,24 @@ describe('files of a version folder that are not regular files', () => {
     await assert.rejects(versionInventory(dir), isError(Code.FAILED_PRECONDITION, /unused\.fifo is a FIFO/));
   });
 
-  it('four FIFO versions read at once leave libuv\'s threads free for the poll', async () => {
+  it("four FIFO versions read at once leave libuv's threads free for the poll", async () => {
     const dirs = Array.from({ length: 4 }, () => {
       const d = copyVersion();
       fs.rmSync(path.join(d, 'saved_model.pb'));
       mkfifo(path.join(d, 'saved_model.pb'));
       return d;
     });
-    const reads = dirs.map((d) => readVersionFile(d, path.join(d, 'saved_model.pb')).then(() => 'read', () => 'refused'));
+    const reads = dirs.map((d) =>
+      readVersionFile(d, path.join(d, 'saved_model.pb')).then(
+        () => 'read',
+        () => 'refused',
+      ),
+    );
     // The poll's own work: a readdir on the thread pool, which four blocked opens would starve.
-    const polled = await Promise.race([fs.promises.readdir(path.dirname(dirs[0])).then(() => 'polled'), new Promise((r) => setTimeout(() => r('starved'), 10_000).unref())]);
+    const polled = await Promise.race([
+      fs.promises.readdir(path.dirname(dirs[0])).then(() => 'polled'),
+      new Promise((r) => setTimeout(() => r('starved'), 10_000).unref()),
+    ]);
     assert.equal(polled, 'polled');
     assert.deepEqual(await Promise.all(reads), ['refused', 'refused', 'refused', 'refused']);
   });
@@ -127,7 +147,12 @@ describe('files of a version folder that are not regular files', () => {
     fs.writeFileSync(file, Buffer.from('hello'));
     assert.equal((await readVersionFile(dir, file)).toString(), 'hello');
     await assert.rejects(readVersionFile(dir, file, { maxBytes: 4 }), isError(Code.OUT_OF_RANGE, /5 bytes, over the 4 bytes/));
-    await writeTensorBundle(path.join(dir, 'variables', 'variables'), [['v', { dtype: 'float32', shape: [2], values: Float32Array.of(1, 2) }]]);
-    assert.deepEqual(Array.from((await readTensorBundle(path.join(dir, 'variables', 'variables'), dir)).read('v').values as Float32Array), [1, 2]);
+    await writeTensorBundle(path.join(dir, 'variables', 'variables'), [
+      ['v', { dtype: 'float32', shape: [2], values: Float32Array.of(1, 2) }],
+    ]);
+    assert.deepEqual(
+      Array.from((await readTensorBundle(path.join(dir, 'variables', 'variables'), dir)).read('v').values as Float32Array),
+      [1, 2],
+    );
   });
 });

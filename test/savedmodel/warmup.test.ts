@@ -21,14 +21,28 @@ function predictLog(x: number[], signature = 'serving_default'): Uint8Array {
   const values = Float32Array.from(x);
   return PredictionLog.encode(
     PredictionLog.fromObject({
-      predictLog: { request: { modelSpec: { name: 'm', signatureName: signature }, inputs: { x: { dtype: 'DT_FLOAT', tensorShape: { dim: [{ size: x.length }, { size: 1 }] }, tensorContent: new Uint8Array(values.buffer) } } } },
+      predictLog: {
+        request: {
+          modelSpec: { name: 'm', signatureName: signature },
+          inputs: {
+            x: { dtype: 'DT_FLOAT', tensorShape: { dim: [{ size: x.length }, { size: 1 }] }, tensorContent: new Uint8Array(values.buffer) },
+          },
+        },
+      },
     }),
   ).finish();
 }
 
 function regressLog(x: number): Uint8Array {
   return PredictionLog.encode(
-    PredictionLog.fromObject({ regressLog: { request: { modelSpec: { signatureName: 'regress_x_to_y' }, input: { exampleList: { examples: [{ features: { feature: { x: { floatList: { value: [x] } } } } }] } } } } }),
+    PredictionLog.fromObject({
+      regressLog: {
+        request: {
+          modelSpec: { signatureName: 'regress_x_to_y' },
+          input: { exampleList: { examples: [{ features: { feature: { x: { floatList: { value: [x] } } } } }] } },
+        },
+      },
+    }),
   ).finish();
 }
 
@@ -36,7 +50,10 @@ describe('TFRecord', () => {
   it('round-trips records and checks both checksums', () => {
     const recs = [Uint8Array.of(1, 2, 3), new Uint8Array(0), Uint8Array.from({ length: 300 }, (_, i) => i & 255)];
     const bytes = writeTfRecords(recs);
-    assert.deepEqual(readTfRecords(bytes, 'f').map((r) => [...r]), recs.map((r) => [...r]));
+    assert.deepEqual(
+      readTfRecords(bytes, 'f').map((r) => [...r]),
+      recs.map((r) => [...r]),
+    );
     const badData = bytes.slice();
     badData[13] ^= 1;
     assert.throws(() => readTfRecords(badData, 'f'), isError(Code.DATA_LOSS, /^f: record 0: corrupted record data/));
@@ -58,7 +75,13 @@ describe('TFRecord', () => {
 
 describe('warmup on the executor threads', () => {
   it('the real file replays on every thread before the pool opens', async () => {
-    const pool = await ExecutorPool.open({ versionDir: fixtureModel('keras2_traffic_sign_cnn_warmup', '1'), tags: ['serve'], runtime: 'embedded', threads: 2, warmupIterations: 1 });
+    const pool = await ExecutorPool.open({
+      versionDir: fixtureModel('keras2_traffic_sign_cnn_warmup', '1'),
+      tags: ['serve'],
+      runtime: 'embedded',
+      threads: 2,
+      warmupIterations: 1,
+    });
     assert.equal(pool.description.warmupRecords, 1);
     await pool.close();
   });
@@ -69,7 +92,10 @@ describe('warmup on the executor threads', () => {
     fs.mkdirSync(path.join(dir, 'assets.extra'));
     fs.writeFileSync(path.join(dir, WARMUP_FILE), writeTfRecords([predictLog([1, 2]), predictLog([5])]));
     const runs = (await readWarmupRuns(dir))!;
-    assert.deepEqual(runs.map((r) => r.map((x) => [x.signature, Array.from(x.inputs.x.values as Float32Array)])), [[['serving_default', [1, 2]]], [['serving_default', [5]]]]);
+    assert.deepEqual(
+      runs.map((r) => r.map((x) => [x.signature, Array.from(x.inputs.x.values as Float32Array)])),
+      [[['serving_default', [1, 2]]], [['serving_default', [5]]]],
+    );
     const pool = await ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'embedded', threads: 1, warmupIterations: 3 });
     assert.equal(pool.description.warmupRecords, 2);
     await pool.close();
@@ -96,12 +122,19 @@ describe('warmup on the executor threads', () => {
     const bytes = fs.readFileSync(file);
     bytes[100] ^= 0xff;
     fs.writeFileSync(file, bytes);
-    await assert.rejects(ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'embedded', threads: 1, warmupIterations: 1 }), isError(Code.DATA_LOSS, /tf_serving_warmup_requests: record 0: corrupted record data/));
+    await assert.rejects(
+      ExecutorPool.open({ versionDir: dir, tags: ['serve'], runtime: 'embedded', threads: 1, warmupIterations: 1 }),
+      isError(Code.DATA_LOSS, /tf_serving_warmup_requests: record 0: corrupted record data/),
+    );
 
     const hp2 = path.join(tempDir(), '1');
     await writeHalfPlusTwoSavedModel(hp2);
     fs.mkdirSync(path.join(hp2, 'assets.extra'));
     fs.writeFileSync(path.join(hp2, WARMUP_FILE), writeTfRecords([predictLog([1], 'nope')]));
-    await assert.rejects(ExecutorPool.open({ versionDir: hp2, tags: ['serve'], runtime: 'embedded', threads: 1, warmupIterations: 1 }), (e: unknown) => e instanceof ServingError && /^Warmup failed: .*tf_serving_warmup_requests record 0 \(signature nope\)/.test(e.message));
+    await assert.rejects(
+      ExecutorPool.open({ versionDir: hp2, tags: ['serve'], runtime: 'embedded', threads: 1, warmupIterations: 1 }),
+      (e: unknown) =>
+        e instanceof ServingError && /^Warmup failed: .*tf_serving_warmup_requests record 0 \(signature nope\)/.test(e.message),
+    );
   });
 });

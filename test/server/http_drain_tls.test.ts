@@ -51,7 +51,11 @@ describe('HttpDrain over HTTPS', () => {
 
     const idleAgent = new https.Agent({ keepAlive: true });
     assert.equal((await get('/fast', idleAgent)).body, 'fast');
-    const idleClosed = new Promise<void>((r) => Object.values(idleAgent.freeSockets).flat()[0]!.once('close', () => r()));
+    const idleClosed = new Promise<void>((r) =>
+      Object.values(idleAgent.freeSockets)
+        .flat()[0]!
+        .once('close', () => r()),
+    );
 
     const slow = get('/slow', new https.Agent({ keepAlive: true }));
     await arrived;

@@ -21,7 +21,10 @@ describe('model server config', () => {
 
   it("the YAML config's monitoring_config: section is applied (Prometheus path)", async () => {
     const yaml = path.join(dir, 'tfgate.yaml');
-    fs.writeFileSync(yaml, 'models:\n  - {name: m, base_path: m}\nmonitoring_config:\n  prometheus_config: {enable: true, path: /metrics/here}\n');
+    fs.writeFileSync(
+      yaml,
+      'models:\n  - {name: m, base_path: m}\nmonitoring_config:\n  prometheus_config: {enable: true, path: /metrics/here}\n',
+    );
     assert.equal((await checkConfig(['--config', yaml])).monitoring_path, '/metrics/here');
   });
 
@@ -33,7 +36,10 @@ describe('model server config', () => {
 
   it('--monitoring_config_file wins over the YAML section', async () => {
     const yaml = path.join(dir, 'both.yaml');
-    fs.writeFileSync(yaml, 'models:\n  - {name: m, base_path: m}\nmonitoring_config:\n  prometheus_config: {enable: true, path: /from/yaml}\n');
+    fs.writeFileSync(
+      yaml,
+      'models:\n  - {name: m, base_path: m}\nmonitoring_config:\n  prometheus_config: {enable: true, path: /from/yaml}\n',
+    );
     const file = path.join(dir, 'monitoring.config');
     fs.writeFileSync(file, 'prometheus_config { enable: true path: "/from/file" }\n');
     assert.equal((await checkConfig(['--config', yaml, '--monitoring_config_file', file])).monitoring_path, '/from/file');
@@ -47,16 +53,28 @@ describe('model server config', () => {
     fs.writeFileSync(yaml, 'models:\n  - {name: other, base_path: m}\n');
     const config = await server.checkConfig();
     assert.equal((config.batching as { max_batch_size: number }).max_batch_size, 7);
-    assert.deepEqual((config.models as { name: string }[]).map((m) => m.name), ['m']);
+    assert.deepEqual(
+      (config.models as { name: string }[]).map((m) => m.name),
+      ['m'],
+    );
   });
 
   it("--dry_run shows each model's logging_config as it will be honoured (prefix resolved), and refuses an unknown collector", async () => {
     const yaml = path.join(dir, 'logging.yaml');
-    fs.writeFileSync(yaml, 'models:\n  - {name: m, base_path: m, logging_config: {log_collector_config: {type: file, filename_prefix: logs/m}, sampling_config: {sampling_rate: 0.5}}}\n  - {name: n, base_path: m}\n');
+    fs.writeFileSync(
+      yaml,
+      'models:\n  - {name: m, base_path: m, logging_config: {log_collector_config: {type: file, filename_prefix: logs/m}, sampling_config: {sampling_rate: 0.5}}}\n  - {name: n, base_path: m}\n',
+    );
     const models = (await checkConfig(['--config', yaml])).models as { name: string; logging_config?: unknown }[];
-    assert.deepEqual(models[0].logging_config, { log_collector_config: { type: 'file', filename_prefix: path.join(dir, 'logs', 'm') }, sampling_config: { sampling_rate: 0.5 } });
+    assert.deepEqual(models[0].logging_config, {
+      log_collector_config: { type: 'file', filename_prefix: path.join(dir, 'logs', 'm') },
+      sampling_config: { sampling_rate: 0.5 },
+    });
     assert.equal('logging_config' in models[1], false);
-    fs.writeFileSync(yaml, 'models:\n  - {name: m, base_path: m, logging_config: {log_collector_config: {type: bigquery, filename_prefix: l}}}\n');
+    fs.writeFileSync(
+      yaml,
+      'models:\n  - {name: m, base_path: m, logging_config: {log_collector_config: {type: bigquery, filename_prefix: l}}}\n',
+    );
     await assert.rejects(checkConfig(['--config', yaml]), /Cannot find LogCollector::Factory for type: bigquery/);
   });
 });

@@ -29,15 +29,25 @@ const SIGNATURES = {
   no_class_outputs: signature('no_class_outputs', CLASSIFY_METHOD_NAME, ['inputs'], ['y']),
 };
 const f32 = (shape: number[], ...v: number[]): HostTensor => ({ dtype: 'float32', shape, values: Float32Array.from(v) });
-const str = (shape: number[], ...v: string[]): HostTensor => ({ dtype: 'string', shape, values: v.map((s) => new TextEncoder().encode(s)) });
+const str = (shape: number[], ...v: string[]): HostTensor => ({
+  dtype: 'string',
+  shape,
+  values: v.map((s) => new TextEncoder().encode(s)),
+});
 
 /** Two examples in; the outputs the fake model answers with. */
-function run(api: ExampleApi, signatureName: string | undefined, outputs: Record<string, HostTensor>, options: { checkMethodName?: boolean } = {}) {
+function run(
+  api: ExampleApi,
+  signatureName: string | undefined,
+  outputs: Record<string, HostTensor>,
+  options: { checkMethodName?: boolean } = {},
+) {
   const fake: FakeRun = async (_s, _i, keys) => Object.fromEntries(keys.map((k) => [k, outputs[k]]).filter(([, t]) => t));
   const prediction = new PredictionService(new FakeVersions({ m: { signatures: SIGNATURES, run: fake } }));
   return runExamples(prediction, api, { name: 'm' }, signatureName, () => [new Uint8Array(1), new Uint8Array(1)], options);
 }
-const isInvalid = (message: string) => (e: unknown) => e instanceof ServingError && e.code === Code.INVALID_ARGUMENT && e.message === message;
+const isInvalid = (message: string) => (e: unknown) =>
+  e instanceof ServingError && e.code === Code.INVALID_ARGUMENT && e.message === message;
 
 describe('runExamples: results', () => {
   it('regress: one value per example, from a [batch] or [batch, 1] tensor', async () => {
@@ -47,7 +57,16 @@ describe('runExamples: results', () => {
 
   it('classify: [label, score] pairs per example', async () => {
     const r = await run('classify', undefined, { classes: str([2, 2], 'a', 'b', 'c', 'd'), scores: f32([2, 2], 0.1, 0.9, 0.8, 0.2) });
-    assert.deepEqual(r.results, [[['a', Number(Math.fround(0.1))], ['b', Number(Math.fround(0.9))]], [['c', Number(Math.fround(0.8))], ['d', Number(Math.fround(0.2))]]]);
+    assert.deepEqual(r.results, [
+      [
+        ['a', Number(Math.fround(0.1))],
+        ['b', Number(Math.fround(0.9))],
+      ],
+      [
+        ['c', Number(Math.fround(0.8))],
+        ['d', Number(Math.fround(0.2))],
+      ],
+    ]);
   });
 
   it('classify without a classes output: labels are ""', async () => {
@@ -69,10 +88,34 @@ describe('runExamples: refusals (one line each)', () => {
     ['two inputs', 'regress', 'two_inputs', {}, 'Expected one input Tensor.'],
     ['its one input not named "inputs"', 'regress', 'wrong_input', {}, 'No regression inputs found in SignatureDef: wrong_input'],
     ['regress without an "outputs" output', 'regress', 'no_outputs', {}, 'No regression outputs found in SignatureDef: no_outputs'],
-    ['classify with neither classes nor scores', 'classify', 'no_class_outputs', {}, 'Expected classification signature outputs to contain at least one of classes or scores. Signature was: no_class_outputs'],
-    ['regress output two wide', 'regress', 'regress', { outputs: f32([2, 2], 1, 2, 3, 4) }, 'Expected output Tensor shape to be either [batch_size] or [batch_size, 1] but got [2,2]'],
-    ['regress output for another batch size', 'regress', 'regress', { outputs: f32([3], 1, 2, 3) }, 'Expected output Tensor of shape [2] or [2, k]; got [3]'],
-    ['classes and scores of different widths', 'classify', 'serving_default', { classes: str([2, 1], 'a', 'b'), scores: f32([2, 2], 1, 2, 3, 4) }, 'Tensors class and score should match in shape.'],
+    [
+      'classify with neither classes nor scores',
+      'classify',
+      'no_class_outputs',
+      {},
+      'Expected classification signature outputs to contain at least one of classes or scores. Signature was: no_class_outputs',
+    ],
+    [
+      'regress output two wide',
+      'regress',
+      'regress',
+      { outputs: f32([2, 2], 1, 2, 3, 4) },
+      'Expected output Tensor shape to be either [batch_size] or [batch_size, 1] but got [2,2]',
+    ],
+    [
+      'regress output for another batch size',
+      'regress',
+      'regress',
+      { outputs: f32([3], 1, 2, 3) },
+      'Expected output Tensor of shape [2] or [2, k]; got [3]',
+    ],
+    [
+      'classes and scores of different widths',
+      'classify',
+      'serving_default',
+      { classes: str([2, 1], 'a', 'b'), scores: f32([2, 2], 1, 2, 3, 4) },
+      'Tensors class and score should match in shape.',
+    ],
   ];
   for (const [what, api, signature, outputs, message] of CASES) {
     it(`${what} → INVALID_ARGUMENT`, async () => {
@@ -80,7 +123,7 @@ describe('runExamples: refusals (one line each)', () => {
     });
   }
 
-  it('the examples are not read when the signature is wrong (the model\'s error comes first)', async () => {
+  it("the examples are not read when the signature is wrong (the model's error comes first)", async () => {
     const prediction = new PredictionService(new FakeVersions({ m: { signatures: SIGNATURES } }));
     await assert.rejects(
       runExamples(prediction, 'regress', { name: 'm' }, 'two_inputs', () => assert.fail('examples read')),

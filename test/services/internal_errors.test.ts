@@ -58,7 +58,11 @@ describe('internal errors at the service boundary', () => {
       enableCors: false,
       metrics: new Metrics(),
     };
-    const res = await createRestApp(deps).request('/v1/models/hp2:predict', { method: 'POST', body: '{"instances": [1.0]}', headers: { 'content-type': 'application/json' } });
+    const res = await createRestApp(deps).request('/v1/models/hp2:predict', {
+      method: 'POST',
+      body: '{"instances": [1.0]}',
+      headers: { 'content-type': 'application/json' },
+    });
     const text = await res.text();
     assert.equal(res.status, 500);
     assert.doesNotMatch(text, /endsWith|not a function/);
@@ -70,7 +74,10 @@ describe('internal errors at the service boundary', () => {
   it("an engine's console output becomes a JSON log line, colours stripped", () => {
     const line = engineLogLine('warn', ['\u001b[1;31mXNN status %s is not successful\u001b[m', 'xnn_create'], 'executor');
     const parsed = JSON.parse(line) as { level: number; msg: string; source: string; name: string };
-    assert.deepEqual({ level: parsed.level, msg: parsed.msg, source: parsed.source, name: parsed.name }, { level: 40, msg: 'XNN status xnn_create is not successful', source: 'executor', name: 'tfgate' });
+    assert.deepEqual(
+      { level: parsed.level, msg: parsed.msg, source: parsed.source, name: parsed.name },
+      { level: 40, msg: 'XNN status xnn_create is not successful', source: 'executor', name: 'tfgate' },
+    );
     assert.ok(line.endsWith('\n'));
   });
 });

@@ -14,7 +14,11 @@ describe('MemoryBudget', () => {
     a.add(60);
     b.add(30);
     assert.equal(budget.inFlightBytes, 90);
-    assert.throws(() => b.add(20), (e: unknown) => e instanceof MemoryBudgetExceeded && e.code === Code.RESOURCE_EXHAUSTED && /--max_inflight_request_bytes/.test(e.message));
+    assert.throws(
+      () => b.add(20),
+      (e: unknown) =>
+        e instanceof MemoryBudgetExceeded && e.code === Code.RESOURCE_EXHAUSTED && /--max_inflight_request_bytes/.test(e.message),
+    );
     assert.equal(b.bytes, 30, 'a refused add takes nothing');
     a.release();
     a.release();

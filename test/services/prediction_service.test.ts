@@ -28,7 +28,12 @@ describe('PredictionService.predict', () => {
 
   it('fill is given the resolved signature; its output filter travels to the run', async () => {
     let seen: { signature?: string; outputKeys?: string[] } = {};
-    const { prediction } = service({ run: async (signature, inputs, outputKeys, options) => ((seen = { signature, outputKeys }), halfPlusTwo(signature, inputs, outputKeys, options)) });
+    const { prediction } = service({
+      run: async (signature, inputs, outputKeys, options) => (
+        (seen = { signature, outputKeys }),
+        halfPlusTwo(signature, inputs, outputKeys, options)
+      ),
+    });
     await prediction.predict({ name: 'hp2' }, 'serving_default', (sig) => {
       assert.equal(sig.key, 'serving_default');
       return { inputs: x(1), outputFilter: ['y'] };
@@ -36,7 +41,7 @@ describe('PredictionService.predict', () => {
     assert.deepEqual(seen, { signature: 'serving_default', outputKeys: ['y'] });
   });
 
-  it('the deadline travels to the run, and the run\'s stats come back', async () => {
+  it("the deadline travels to the run, and the run's stats come back", async () => {
     let options: RunOptions = {};
     const { prediction } = service({ run: async (s, i, k, o) => ((options = o), (o.stats!.inferMs = 3), halfPlusTwo(s, i, k, o)) });
     const r = await prediction.predict({ name: 'hp2' }, undefined, () => ({ inputs: x(1) }), { deadline: 12345 });
@@ -45,13 +50,57 @@ describe('PredictionService.predict', () => {
   });
 
   // One line per scenario: what the request gets wrong → the error, and nothing runs.
-  const REFUSED: Array<[what: string, signature: string | undefined, fill: () => { inputs: Record<string, HostTensor>; outputFilter?: string[] }, code: Code, message: string]> = [
-    ['unknown signature (gRPC Predict\'s default error)', 'nope', () => ({ inputs: x(1) }), Code.FAILED_PRECONDITION, MSG.predictSignatureNotFound('nope')],
-    ['an input the signature lacks', undefined, () => ({ inputs: { z: x(1).x } }), Code.INVALID_ARGUMENT, MSG.inputNotInRequest('x', 'x:0', ['z'], [])],
-    ['one input too many', undefined, () => ({ inputs: { ...x(1), z: x(1).x } }), Code.INVALID_ARGUMENT, MSG.inputSizeMismatch(['x', 'z'], ['x'], ['z'], [])],
-    ['an output filter naming no output', undefined, () => ({ inputs: x(1), outputFilter: ['w'] }), Code.INVALID_ARGUMENT, MSG.outputAliasNotFound('w', ['y'])],
-    ['an output named twice', undefined, () => ({ inputs: x(1), outputFilter: ['y', 'y'] }), Code.INVALID_ARGUMENT, MSG.duplicateOutputAlias('y')],
-    ['an int32 tensor for a float input', undefined, () => ({ inputs: { x: { dtype: 'int32', shape: [1, 1], values: Int32Array.from([1]) } } }), Code.INVALID_ARGUMENT, MSG.argDtypeMismatch(0, 'float', 'int32')],
+  const REFUSED: Array<
+    [
+      what: string,
+      signature: string | undefined,
+      fill: () => { inputs: Record<string, HostTensor>; outputFilter?: string[] },
+      code: Code,
+      message: string,
+    ]
+  > = [
+    [
+      "unknown signature (gRPC Predict's default error)",
+      'nope',
+      () => ({ inputs: x(1) }),
+      Code.FAILED_PRECONDITION,
+      MSG.predictSignatureNotFound('nope'),
+    ],
+    [
+      'an input the signature lacks',
+      undefined,
+      () => ({ inputs: { z: x(1).x } }),
+      Code.INVALID_ARGUMENT,
+      MSG.inputNotInRequest('x', 'x:0', ['z'], []),
+    ],
+    [
+      'one input too many',
+      undefined,
+      () => ({ inputs: { ...x(1), z: x(1).x } }),
+      Code.INVALID_ARGUMENT,
+      MSG.inputSizeMismatch(['x', 'z'], ['x'], ['z'], []),
+    ],
+    [
+      'an output filter naming no output',
+      undefined,
+      () => ({ inputs: x(1), outputFilter: ['w'] }),
+      Code.INVALID_ARGUMENT,
+      MSG.outputAliasNotFound('w', ['y']),
+    ],
+    [
+      'an output named twice',
+      undefined,
+      () => ({ inputs: x(1), outputFilter: ['y', 'y'] }),
+      Code.INVALID_ARGUMENT,
+      MSG.duplicateOutputAlias('y'),
+    ],
+    [
+      'an int32 tensor for a float input',
+      undefined,
+      () => ({ inputs: { x: { dtype: 'int32', shape: [1, 1], values: Int32Array.from([1]) } } }),
+      Code.INVALID_ARGUMENT,
+      MSG.argDtypeMismatch(0, 'float', 'int32'),
+    ],
   ];
   for (const [what, signature, fill, code, message] of REFUSED) {
     it(`${what} → ${Code[code]}, nothing runs, the version is let go`, async () => {
@@ -66,7 +115,10 @@ describe('PredictionService.predict', () => {
   it('a transport words a missing signature its own way (signatureNotFound)', async () => {
     const { prediction } = service();
     const rest = (name: string) => invalidArgument(MSG.restSignatureNotFound(name));
-    await assert.rejects(prediction.predict({ name: 'hp2' }, 'nope', () => ({ inputs: x(1) }), { signatureNotFound: rest }), isError(Code.INVALID_ARGUMENT, MSG.restSignatureNotFound('nope')));
+    await assert.rejects(
+      prediction.predict({ name: 'hp2' }, 'nope', () => ({ inputs: x(1) }), { signatureNotFound: rest }),
+      isError(Code.INVALID_ARGUMENT, MSG.restSignatureNotFound('nope')),
+    );
   });
 
   it('a signature the runtime refused → UNIMPLEMENTED naming model, version and reason; fill is not called', async () => {
@@ -77,13 +129,21 @@ describe('PredictionService.predict', () => {
     );
   });
 
-  it('an unknown model → the version source\'s NOT_FOUND, unchanged', async () => {
-    await assert.rejects(service().prediction.predict({ name: 'nope' }, undefined, () => ({ inputs: x(1) })), isError(Code.NOT_FOUND, MSG.couldNotFindAnyVersions('nope')));
+  it("an unknown model → the version source's NOT_FOUND, unchanged", async () => {
+    await assert.rejects(
+      service().prediction.predict({ name: 'nope' }, undefined, () => ({ inputs: x(1) })),
+      isError(Code.NOT_FOUND, MSG.couldNotFindAnyVersions('nope')),
+    );
   });
 
   it('a failing run: its error unchanged, the version let go', async () => {
-    const { prediction, versions } = service({ run: async () => Promise.reject(new ServingError(Code.INTERNAL, 'executor thread failed: x')) });
-    await assert.rejects(prediction.predict({ name: 'hp2' }, undefined, () => ({ inputs: x(1) })), isError(Code.INTERNAL, 'executor thread failed: x'));
+    const { prediction, versions } = service({
+      run: async () => Promise.reject(new ServingError(Code.INTERNAL, 'executor thread failed: x')),
+    });
+    await assert.rejects(
+      prediction.predict({ name: 'hp2' }, undefined, () => ({ inputs: x(1) })),
+      isError(Code.INTERNAL, 'executor thread failed: x'),
+    );
     assert.equal(versions.held, 0);
   });
 
@@ -100,7 +160,7 @@ describe('PredictionService.predict', () => {
 });
 
 describe('PredictionService.signatures', () => {
-  it('the resolved version\'s signatures, the version let go', () => {
+  it("the resolved version's signatures, the version let go", () => {
     const { prediction, versions } = service();
     assert.deepEqual(Object.keys(prediction.signatures({ name: 'hp2' })).sort(), ['regress_x_to_y', 'serving_default']);
     assert.equal(versions.held, 0);

@@ -18,10 +18,16 @@ import { protoType } from '../../src/proto/index.js';
 import type { ModelConfig } from '../../src/config/model_server_config.js';
 
 const METADATA = { samplingRate: 0.5, savedModelTags: ['serve'] };
-const example = (x: number) => protoType('tensorflow.Example').encode(protoType('tensorflow.Example').fromObject({ features: { feature: { x: { floatList: { value: [x] } } } } })).finish();
+const example = (x: number) =>
+  protoType('tensorflow.Example')
+    .encode(protoType('tensorflow.Example').fromObject({ features: { feature: { x: { floatList: { value: [x] } } } } }))
+    .finish();
 
 describe('PredictionLog records', () => {
-  const inputs = { x: { dtype: 'float32' as const, shape: [3], values: Float32Array.of(1, 2, 5) }, s: { dtype: 'string' as const, shape: [1], values: [new TextEncoder().encode('a')] } };
+  const inputs = {
+    x: { dtype: 'float32' as const, shape: [3], values: Float32Array.of(1, 2, 5) },
+    s: { dtype: 'string' as const, shape: [1], values: [new TextEncoder().encode('a')] },
+  };
   const calls: LoggedCall[] = [
     {
       kind: 'predict',
@@ -31,8 +37,20 @@ describe('PredictionLog records', () => {
       signatureName: 'serving_default',
       outputs: { y: { dtype: 'float32', shape: [3], values: Float32Array.of(2.5, 3, 4.5) } },
     },
-    { kind: 'classify', spec: { name: 'm', version: 7 }, signatureName: 'classify_x_to_y', examples: [example(2)], run: { version: 7, signatureName: 'classify_x_to_y', results: [[['', 3]]] } },
-    { kind: 'regress', spec: { name: 'm' }, signatureName: 'regress_x_to_y', examples: [example(2), example(4)], run: { version: 7, signatureName: 'regress_x_to_y', results: [3, 4] } },
+    {
+      kind: 'classify',
+      spec: { name: 'm', version: 7 },
+      signatureName: 'classify_x_to_y',
+      examples: [example(2)],
+      run: { version: 7, signatureName: 'classify_x_to_y', results: [[['', 3]]] },
+    },
+    {
+      kind: 'regress',
+      spec: { name: 'm' },
+      signatureName: 'regress_x_to_y',
+      examples: [example(2), example(4)],
+      run: { version: 7, signatureName: 'regress_x_to_y', results: [3, 4] },
+    },
     {
       kind: 'multi_inference',
       tasks: [
@@ -47,7 +65,7 @@ describe('PredictionLog records', () => {
     },
   ];
 
-  it('each call reads back, with the client\'s definitions, as the gRPC request and response it stands for', () => {
+  it("each call reads back, with the client's definitions, as the gRPC request and response it stands for", () => {
     const dir = tempDir();
     const file = path.join(dir, 'log');
     fs.writeFileSync(file, writeTfRecords(calls.map((c) => encodePredictionLog(c, METADATA, 1700000000))));
@@ -57,28 +75,59 @@ describe('PredictionLog records', () => {
       assert.deepEqual(r.log_metadata.saved_model_tags, ['serve']);
       assert.equal(r.log_metadata.timestamp_secs, 1700000000);
     }
-    assert.deepEqual(predict.log_metadata.model_spec, { name: 'm', version: { value: 7 }, signature_name: 'serving_default', version_choice: 'version' });
+    assert.deepEqual(predict.log_metadata.model_spec, {
+      name: 'm',
+      version: { value: 7 },
+      signature_name: 'serving_default',
+      version_choice: 'version',
+    });
     const req = predict.predict_log.request;
     assert.deepEqual(req.model_spec, { name: 'm', version_label: 'stable', version_choice: 'version_label' });
     assert.deepEqual(req.output_filter, ['y']);
     assert.deepEqual(new Float32Array(new Uint8Array(req.inputs.x.tensor_content).buffer), Float32Array.of(1, 2, 5));
     assert.deepEqual(req.inputs.x.tensor_shape, { dim: [{ size: 3 }] });
     assert.equal(req.inputs.s.dtype, 'DT_STRING');
-    assert.deepEqual(req.inputs.s.string_val.map((b: Uint8Array) => Buffer.from(b).toString()), ['a']);
-    assert.deepEqual(new Float32Array(new Uint8Array(predict.predict_log.response.outputs.y.tensor_content).buffer), Float32Array.of(2.5, 3, 4.5));
-    assert.deepEqual(predict.predict_log.response.model_spec, { name: 'm', version: { value: 7 }, signature_name: 'serving_default', version_choice: 'version' });
+    assert.deepEqual(
+      req.inputs.s.string_val.map((b: Uint8Array) => Buffer.from(b).toString()),
+      ['a'],
+    );
+    assert.deepEqual(
+      new Float32Array(new Uint8Array(predict.predict_log.response.outputs.y.tensor_content).buffer),
+      Float32Array.of(2.5, 3, 4.5),
+    );
+    assert.deepEqual(predict.predict_log.response.model_spec, {
+      name: 'm',
+      version: { value: 7 },
+      signature_name: 'serving_default',
+      version_choice: 'version',
+    });
 
-    assert.deepEqual(classify.classify_log.request.model_spec, { name: 'm', version: { value: 7 }, signature_name: 'classify_x_to_y', version_choice: 'version' });
-    assert.deepEqual(classify.classify_log.request.input.example_list.examples, [{ features: { feature: { x: { float_list: { value: [2] }, kind: 'float_list' } } } }]);
+    assert.deepEqual(classify.classify_log.request.model_spec, {
+      name: 'm',
+      version: { value: 7 },
+      signature_name: 'classify_x_to_y',
+      version_choice: 'version',
+    });
+    assert.deepEqual(classify.classify_log.request.input.example_list.examples, [
+      { features: { feature: { x: { float_list: { value: [2] }, kind: 'float_list' } } } },
+    ]);
     assert.deepEqual(classify.classify_log.response.result, { classifications: [{ classes: [{ score: 3 }] }] });
     assert.deepEqual(regress.regress_log.response.result, { regressions: [{ value: 3 }, { value: 4 }] });
     assert.equal(regress.regress_log.request.input.example_list.examples.length, 2);
 
     const m = multi.multi_inference_log;
-    assert.deepEqual(m.request.tasks.map((t: { method_name: string }) => t.method_name), ['tensorflow/serving/classify', 'tensorflow/serving/regress']);
+    assert.deepEqual(
+      m.request.tasks.map((t: { method_name: string }) => t.method_name),
+      ['tensorflow/serving/classify', 'tensorflow/serving/regress'],
+    );
     assert.deepEqual(m.response.results[0].classification_result, { classifications: [{ classes: [{ score: 3 }] }] });
     assert.deepEqual(m.response.results[1].regression_result, { regressions: [{ value: 3 }] });
-    assert.deepEqual(m.response.results[1].model_spec, { name: 'm', version: { value: 7 }, signature_name: 'regress_x_to_y', version_choice: 'version' });
+    assert.deepEqual(m.response.results[1].model_spec, {
+      name: 'm',
+      version: { value: 7 },
+      signature_name: 'regress_x_to_y',
+      version_choice: 'version',
+    });
   });
 
   it('the warmup reader replays them: the same signatures, inputs and output filter', async () => {
@@ -88,11 +137,25 @@ describe('PredictionLog records', () => {
     const runs = (await readWarmupRuns(dir))!;
     assert.deepEqual(
       runs.map((r) => r.map((run) => [run.signature, run.outputKeys])),
-      [[['serving_default', ['y']]], [['classify_x_to_y', []]], [['regress_x_to_y', []]], [['classify_x_to_y', []], ['regress_x_to_y', []]]],
+      [
+        [['serving_default', ['y']]],
+        [['classify_x_to_y', []]],
+        [['regress_x_to_y', []]],
+        [
+          ['classify_x_to_y', []],
+          ['regress_x_to_y', []],
+        ],
+      ],
     );
     assert.deepEqual(runs[0][0].inputs.x, inputs.x);
-    assert.deepEqual((runs[0][0].inputs.s.values as Uint8Array[]).map((v) => Buffer.from(v).toString()), ['a']);
-    assert.deepEqual((runs[2][0].inputs.inputs.values as Uint8Array[]).map((v) => Buffer.from(v)), [example(2), example(4)].map((e) => Buffer.from(e)));
+    assert.deepEqual(
+      (runs[0][0].inputs.s.values as Uint8Array[]).map((v) => Buffer.from(v).toString()),
+      ['a'],
+    );
+    assert.deepEqual(
+      (runs[2][0].inputs.inputs.values as Uint8Array[]).map((v) => Buffer.from(v)),
+      [example(2), example(4)].map((e) => Buffer.from(e)),
+    );
   });
 });
 
@@ -102,7 +165,12 @@ function record(tag: number, size = 60, model = 'm'): PendingRecord {
 }
 
 /** Reports that remember what they were told. */
-function recorder(): { reports: LogCollectorReports; written: string[]; dropped: Array<[string, DropReason, string | undefined]>; failures: string[] } {
+function recorder(): {
+  reports: LogCollectorReports;
+  written: string[];
+  dropped: Array<[string, DropReason, string | undefined]>;
+  failures: string[];
+} {
   const r = { written: [] as string[], dropped: [] as Array<[string, DropReason, string | undefined]>, failures: [] as string[] };
   return {
     ...r,
@@ -140,9 +208,13 @@ describe('file log collector', () => {
     c.collect(record(7));
     await c.close();
     const files = logFiles(prefix);
-    assert.deepEqual(files.map((f) => path.basename(f)), [0, 1, 2, 3, 4].map((n) => `${path.basename(stemOf(prefix))}.0000${n}.tfrecord`));
+    assert.deepEqual(
+      files.map((f) => path.basename(f)),
+      [0, 1, 2, 3, 4].map((n) => `${path.basename(stemOf(prefix))}.0000${n}.tfrecord`),
+    );
     assert.deepEqual(files.map(firstBytes), [[1, 2], [3, 4], [5], [6], [7]]);
-    for (const f of files) assert.ok(fs.statSync(f).size <= 160 || firstBytes(f).length === 1, `${f} is within the bound or holds one record`);
+    for (const f of files)
+      assert.ok(fs.statSync(f).size <= 160 || firstBytes(f).length === 1, `${f} is within the bound or holds one record`);
     assert.equal(told.written.length, 7);
   });
 
@@ -169,12 +241,21 @@ describe('file log collector', () => {
       for (let i = 0; i < 20; i++) c.collect(record(i, 100));
       assert.equal(told.dropped.length, 10, 'ten records of 100 bytes fit in 1000, the other ten are dropped without waiting');
       assert.ok(told.dropped.every(([m, reason]) => m === 'm' && reason === 'queue_full'));
-      assert.deepEqual(told.failures, [`${path.basename(fifo)}: the queue of records to write is full (9 records, about 1000 bytes): the log is written slower than requests are sampled`], 'said once for the streak');
+      assert.deepEqual(
+        told.failures,
+        [
+          `${path.basename(fifo)}: the queue of records to write is full (9 records, about 1000 bytes): the log is written slower than requests are sampled`,
+        ],
+        'said once for the streak',
+      );
       assert.equal(c.hasRoom(1), false);
       // Someone reads the FIFO: what was queued is written.
       read = readFifo(fifo);
       await c.close();
-      assert.deepEqual(readTfRecords(await read, fifo).map((r) => r[0]), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      assert.deepEqual(
+        readTfRecords(await read, fifo).map((r) => r[0]),
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+      );
       assert.equal(told.written.length, 10);
     } finally {
       // A failed assertion must not leave the open() waiting: the test process could not exit.
@@ -208,15 +289,32 @@ const modelConfig = (name: string, prefix: string, rate: number): ModelConfig =>
   logging_config: { log_collector_config: { type: 'file', filename_prefix: prefix }, sampling_config: { sampling_rate: rate } },
 });
 
-const predictCall = (name: string): LoggedCall => ({ kind: 'predict', request: capturePredictRequest({ name }, undefined, {}, []), name, version: 1, signatureName: 'serving_default', outputs: {} });
+const predictCall = (name: string): LoggedCall => ({
+  kind: 'predict',
+  request: capturePredictRequest({ name }, undefined, {}, []),
+  name,
+  version: 1,
+  signatureName: 'serving_default',
+  outputs: {},
+});
 
 describe('server request logger', () => {
-  it('samples each call with the model\'s rate (0 never, 1 always, 0.25 a draw below it)', () => {
+  it("samples each call with the model's rate (0 never, 1 always, 0.25 a draw below it)", () => {
     const draws = [0, 0.1, 0.24, 0.25, 0.9, 0.999];
     let i = 0;
-    const logger = new ServerRequestLogger({ tags: ['serve'], limits: { maxFileBytes: 1 << 20, maxQueuedBytes: 1 << 20 }, reports: recorder().reports, random: () => draws[i++ % draws.length] });
+    const logger = new ServerRequestLogger({
+      tags: ['serve'],
+      limits: { maxFileBytes: 1 << 20, maxQueuedBytes: 1 << 20 },
+      reports: recorder().reports,
+      random: () => draws[i++ % draws.length],
+    });
     const dir = tempDir();
-    logger.update([modelConfig('never', path.join(dir, 'a'), 0), modelConfig('always', path.join(dir, 'b'), 1), modelConfig('quarter', path.join(dir, 'c'), 0.25), { ...modelConfig('none', '', 1), logging_config: undefined }]);
+    logger.update([
+      modelConfig('never', path.join(dir, 'a'), 0),
+      modelConfig('always', path.join(dir, 'b'), 1),
+      modelConfig('quarter', path.join(dir, 'c'), 0.25),
+      { ...modelConfig('none', '', 1), logging_config: undefined },
+    ]);
     const sampled = (model: string) => draws.map(() => logger.sample(model) !== undefined);
     assert.deepEqual(sampled('never'), [false, false, false, false, false, false]);
     assert.deepEqual(sampled('always'), [true, true, true, true, true, true]);
@@ -226,7 +324,11 @@ describe('server request logger', () => {
   });
 
   it('with Math.random, a rate of 0.3 logs about 30 % of calls (within 6 standard deviations of 20 000)', () => {
-    const logger = new ServerRequestLogger({ tags: [], limits: { maxFileBytes: 1 << 20, maxQueuedBytes: 1 << 20 }, reports: recorder().reports });
+    const logger = new ServerRequestLogger({
+      tags: [],
+      limits: { maxFileBytes: 1 << 20, maxQueuedBytes: 1 << 20 },
+      reports: recorder().reports,
+    });
     logger.update([modelConfig('m', path.join(tempDir(), 'p'), 0.3)]);
     let n = 0;
     for (let k = 0; k < 20000; k++) if (logger.sample('m')) n++;
@@ -237,15 +339,35 @@ describe('server request logger', () => {
   it('models with one logging_config share its files; a reload keeps an unchanged logger and writes out a removed one', async () => {
     const dir = tempDir();
     const told = recorder();
-    const logger = new ServerRequestLogger({ tags: ['serve'], limits: { maxFileBytes: 1 << 20, maxQueuedBytes: 1 << 20 }, reports: told.reports });
-    logger.update([modelConfig('a', path.join(dir, 'shared'), 1), modelConfig('b', path.join(dir, 'shared'), 1), modelConfig('c', path.join(dir, 'own'), 1)]);
+    const logger = new ServerRequestLogger({
+      tags: ['serve'],
+      limits: { maxFileBytes: 1 << 20, maxQueuedBytes: 1 << 20 },
+      reports: told.reports,
+    });
+    logger.update([
+      modelConfig('a', path.join(dir, 'shared'), 1),
+      modelConfig('b', path.join(dir, 'shared'), 1),
+      modelConfig('c', path.join(dir, 'own'), 1),
+    ]);
     for (const m of ['a', 'b', 'c']) logger.sample(m)!.log(predictCall(m));
     logger.update([modelConfig('a', path.join(dir, 'shared'), 1)]);
     assert.equal(logger.sample('c'), undefined, 'c no longer logs');
     logger.sample('a')!.log(predictCall('a'));
     await logger.close();
-    assert.deepEqual(logFiles(path.join(dir, 'shared')).flatMap(readPredictionLogs).map((r) => r.log_metadata.model_spec.name), ['a', 'b', 'a'], 'one file: the reload kept the logger');
-    assert.deepEqual(logFiles(path.join(dir, 'own')).flatMap(readPredictionLogs).map((r) => r.log_metadata.model_spec.name), ['c'], 'the removed logger wrote what it had');
+    assert.deepEqual(
+      logFiles(path.join(dir, 'shared'))
+        .flatMap(readPredictionLogs)
+        .map((r) => r.log_metadata.model_spec.name),
+      ['a', 'b', 'a'],
+      'one file: the reload kept the logger',
+    );
+    assert.deepEqual(
+      logFiles(path.join(dir, 'own'))
+        .flatMap(readPredictionLogs)
+        .map((r) => r.log_metadata.model_spec.name),
+      ['c'],
+      'the removed logger wrote what it had',
+    );
     assert.equal(told.written.length, 4);
   });
 

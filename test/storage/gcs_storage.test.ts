@@ -18,7 +18,10 @@ const FILES = ['saved_model.pb', 'variables/variables.index', 'variables/variabl
 describe('GCS settings from the environment', () => {
   it('GCS_RETRY_CONFIG_MAX_RETRIES and GCS_ALLOWED_BUCKET_LOCATIONS are read; "auto" and a bad number are refused by name', () => {
     assert.deepEqual(gcsSettingsFromEnv({}), { maxRetries: undefined, allowedLocations: [] });
-    assert.deepEqual(gcsSettingsFromEnv({ GCS_RETRY_CONFIG_MAX_RETRIES: '3', GCS_ALLOWED_BUCKET_LOCATIONS: 'us-east1, EU' }), { maxRetries: 3, allowedLocations: ['US-EAST1', 'EU'] });
+    assert.deepEqual(gcsSettingsFromEnv({ GCS_RETRY_CONFIG_MAX_RETRIES: '3', GCS_ALLOWED_BUCKET_LOCATIONS: 'us-east1, EU' }), {
+      maxRetries: 3,
+      allowedLocations: ['US-EAST1', 'EU'],
+    });
     assert.throws(() => gcsSettingsFromEnv({ GCS_ALLOWED_BUCKET_LOCATIONS: 'auto' }), /GCS_ALLOWED_BUCKET_LOCATIONS='auto'/);
     assert.throws(() => gcsSettingsFromEnv({ GCS_RETRY_CONFIG_MAX_RETRIES: 'many' }), /GCS_RETRY_CONFIG_MAX_RETRIES='many'/);
   });
@@ -28,7 +31,8 @@ describe('GCS storage through the SDK against a stand-in JSON API', () => {
   const fake = new FakeGcs();
   before(async () => {
     process.env.STORAGE_EMULATOR_HOST = await fake.start();
-    for (const v of ['1', '0002', '3']) for (const f of FILES) fake.put('models', `hp/${v}/${f}`, fs.readFileSync(path.join(HALF_PLUS_TWO, f)));
+    for (const v of ['1', '0002', '3'])
+      for (const f of FILES) fake.put('models', `hp/${v}/${f}`, fs.readFileSync(path.join(HALF_PLUS_TWO, f)));
     fake.put('models', 'hp/README', 'not a version');
     fake.put('eu-models', 'm/1/saved_model.pb', 'x', 'EUROPE-WEST4');
   });
@@ -43,19 +47,31 @@ describe('GCS storage through the SDK against a stand-in JSON API', () => {
     assert.deepEqual([...listing.folders].sort(), ['0002', '1', '3']);
     assert.deepEqual(listing.files, ['README']);
     assert.ok(fake.requests.filter((r) => r.includes('pageToken')).length >= 1, 'paged');
-    assert.deepEqual((await listVersions('gs://models/hp', storage())).map((v) => [v.version, v.path]), [
-      [1, 'gs://models/hp/1'],
-      [2, 'gs://models/hp/0002'],
-      [3, 'gs://models/hp/3'],
-    ]);
+    assert.deepEqual(
+      (await listVersions('gs://models/hp', storage())).map((v) => [v.version, v.path]),
+      [
+        [1, 'gs://models/hp/1'],
+        [2, 'gs://models/hp/0002'],
+        [3, 'gs://models/hp/3'],
+      ],
+    );
   });
 
   it('a prefix with nothing under it is ENOENT there; a missing bucket and refused credentials say so', async () => {
-    await assert.rejects(storage().list('gs://models/none'), (e: Error & { code?: string; path?: string }) => e.code === 'ENOENT' && e.path === 'gs://models/none');
-    await assert.rejects(storage().list('gs://no-such-bucket/m'), (e: Error & { code?: string }) => e.code === 'HTTP404_notFound' && /The specified bucket does not exist/.test(e.message));
+    await assert.rejects(
+      storage().list('gs://models/none'),
+      (e: Error & { code?: string; path?: string }) => e.code === 'ENOENT' && e.path === 'gs://models/none',
+    );
+    await assert.rejects(
+      storage().list('gs://no-such-bucket/m'),
+      (e: Error & { code?: string }) => e.code === 'HTTP404_notFound' && /The specified bucket does not exist/.test(e.message),
+    );
     fake.failWith = 403;
     try {
-      await assert.rejects(storage().list('gs://models/hp'), (e: Error & { code?: string }) => e.code === 'HTTP403_forbidden' && /GOOGLE_APPLICATION_CREDENTIALS/.test(e.message));
+      await assert.rejects(
+        storage().list('gs://models/hp'),
+        (e: Error & { code?: string }) => e.code === 'HTTP403_forbidden' && /GOOGLE_APPLICATION_CREDENTIALS/.test(e.message),
+      );
     } finally {
       fake.failWith = undefined;
     }
@@ -63,7 +79,12 @@ describe('GCS storage through the SDK against a stand-in JSON API', () => {
 
   it('GCS_ALLOWED_BUCKET_LOCATIONS: a bucket elsewhere is refused, one inside is read', async () => {
     const env = { GCS_ALLOWED_BUCKET_LOCATIONS: 'us-east1' };
-    await assert.rejects(storage(env).list('gs://eu-models/m'), (e: Error & { code?: string }) => e.code === 'BucketLocationNotAllowed' && /bucket eu-models is in EUROPE-WEST4, not in GCS_ALLOWED_BUCKET_LOCATIONS \(US-EAST1\)/.test(e.message));
+    await assert.rejects(
+      storage(env).list('gs://eu-models/m'),
+      (e: Error & { code?: string }) =>
+        e.code === 'BucketLocationNotAllowed' &&
+        /bucket eu-models is in EUROPE-WEST4, not in GCS_ALLOWED_BUCKET_LOCATIONS \(US-EAST1\)/.test(e.message),
+    );
     assert.deepEqual((await storage(env).list('gs://models/hp')).files, ['README']);
   });
 
@@ -71,21 +92,28 @@ describe('GCS storage through the SDK against a stand-in JSON API', () => {
     fake.failWith = 503;
     const before = fake.requests.length;
     try {
-      await assert.rejects(storage({ GCS_RETRY_CONFIG_MAX_RETRIES: '0' }).list('gs://models/hp'), (e: Error & { code?: string }) => e.code === 'HTTP503_backendError');
+      await assert.rejects(
+        storage({ GCS_RETRY_CONFIG_MAX_RETRIES: '0' }).list('gs://models/hp'),
+        (e: Error & { code?: string }) => e.code === 'HTTP503_backendError',
+      );
     } finally {
       fake.failWith = undefined;
     }
     assert.equal(fake.requests.length - before, 1);
   });
 
-  it("downloads a version byte for byte; a body that does not match its checksum fails the download", async () => {
+  it('downloads a version byte for byte; a body that does not match its checksum fails the download', async () => {
     const cache = new VersionCache({ root: tempDir(), maxBytes: 0 });
     const copy = await cache.fetch(storage(), 'gs://models/hp/0002', 'version 2 of model hp');
-    for (const rel of FILES) assert.deepEqual(fs.readFileSync(path.join(copy.dir, rel)), fs.readFileSync(path.join(HALF_PLUS_TWO, rel)), rel);
+    for (const rel of FILES)
+      assert.deepEqual(fs.readFileSync(path.join(copy.dir, rel)), fs.readFileSync(path.join(HALF_PLUS_TWO, rel)), rel);
     await copy.remove();
     fake.corrupt = true;
     try {
-      await assert.rejects(cache.fetch(storage(), 'gs://models/hp/1', 'version 1 of model hp'), /version 1 of model hp: downloading gs:\/\/models\/hp\/1\/.* failed/);
+      await assert.rejects(
+        cache.fetch(storage(), 'gs://models/hp/1', 'version 1 of model hp'),
+        /version 1 of model hp: downloading gs:\/\/models\/hp\/1\/.* failed/,
+      );
     } finally {
       fake.corrupt = false;
     }

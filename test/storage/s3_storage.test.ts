@@ -19,7 +19,11 @@ describe('S3 settings from the environment (TF 2.6 s3_file_system.cc)', () => {
     assert.equal(s.endpoint, 'http://minio:9000');
     assert.equal(s.forcePathStyle, true);
     assert.equal(s.region, 'us-east-1');
-    assert.equal(s3SettingsFromEnv({ S3_ENDPOINT: 'minio:9000' }).endpoint, 'https://minio:9000', 'https unless S3_USE_HTTPS starts with 0');
+    assert.equal(
+      s3SettingsFromEnv({ S3_ENDPOINT: 'minio:9000' }).endpoint,
+      'https://minio:9000',
+      'https unless S3_USE_HTTPS starts with 0',
+    );
     assert.equal(s3SettingsFromEnv({ S3_ENDPOINT: 'minio:9000', S3_USE_HTTPS: '1' }).endpoint, 'https://minio:9000');
     assert.equal(s3SettingsFromEnv({ S3_ENDPOINT: 'http://minio:9000' }).endpoint, 'http://minio:9000', 'a full URL is taken as is');
   });
@@ -70,15 +74,26 @@ describe('S3 storage against an S3-compatible server', () => {
   });
 
   it('a prefix with nothing under it does not exist (ENOENT at that path); a missing bucket is NoSuchBucket', async () => {
-    await assert.rejects(storage().list('s3://models/nothing'), (e: Error & { code?: string; path?: string }) => e.code === 'ENOENT' && e.path === 's3://models/nothing');
-    await assert.rejects(storage().list('s3://no-such-bucket/m'), (e: Error & { code?: string }) => e.code === 'NoSuchBucket' && /NoSuchBucket: The specified bucket does not exist \(HTTP 404\)/.test(e.message));
+    await assert.rejects(
+      storage().list('s3://models/nothing'),
+      (e: Error & { code?: string; path?: string }) => e.code === 'ENOENT' && e.path === 's3://models/nothing',
+    );
+    await assert.rejects(
+      storage().list('s3://no-such-bucket/m'),
+      (e: Error & { code?: string }) =>
+        e.code === 'NoSuchBucket' && /NoSuchBucket: The specified bucket does not exist \(HTTP 404\)/.test(e.message),
+    );
   });
 
   it('refused credentials say where credentials come from', async () => {
     const saved = process.env.AWS_ACCESS_KEY_ID;
     process.env.AWS_ACCESS_KEY_ID = 'NOT-A-KEY';
     try {
-      await assert.rejects(storage().list('s3://models/hp'), (e: Error & { code?: string }) => e.code === 'InvalidAccessKeyId' && /HTTP 403.*AWS_ACCESS_KEY_ID\/AWS_SECRET_ACCESS_KEY, AWS_PROFILE/.test(e.message));
+      await assert.rejects(
+        storage().list('s3://models/hp'),
+        (e: Error & { code?: string }) =>
+          e.code === 'InvalidAccessKeyId' && /HTTP 403.*AWS_ACCESS_KEY_ID\/AWS_SECRET_ACCESS_KEY, AWS_PROFILE/.test(e.message),
+      );
     } finally {
       process.env.AWS_ACCESS_KEY_ID = saved;
     }

@@ -38,7 +38,11 @@ function fakeStorage(objects: Record<string, string>, opts: { failing?: string[]
 /** Everything under `root`, as relative paths. */
 const tree = (root: string) => (fs.readdirSync(root, { recursive: true }) as string[]).sort();
 
-const MODEL = { 'saved_model.pb': 'graph-bytes', 'variables/variables.index': 'index', 'variables/variables.data-00000-of-00001': 'data-data' };
+const MODEL = {
+  'saved_model.pb': 'graph-bytes',
+  'variables/variables.index': 'index',
+  'variables/variables.data-00000-of-00001': 'data-data',
+};
 
 describe('version cache', () => {
   it('downloads a version whole into its own folder, and removes it', async () => {
@@ -47,7 +51,7 @@ describe('version cache', () => {
     const copy = await cache.fetch(fakeStorage(MODEL), 'gs://b/m/1', 'version 1 of model m');
     assert.equal(fs.readFileSync(path.join(copy.dir, 'variables', 'variables.data-00000-of-00001'), 'utf8'), 'data-data');
     assert.equal(fs.readFileSync(path.join(copy.dir, 'saved_model.pb'), 'utf8'), 'graph-bytes');
-    assert.equal(path.dirname(path.dirname(copy.dir)), root, 'inside this server\'s tfgate-models-* folder under the root');
+    assert.equal(path.dirname(path.dirname(copy.dir)), root, "inside this server's tfgate-models-* folder under the root");
     await copy.remove();
     assert.equal(fs.existsSync(copy.dir), false);
     await cache.close();
@@ -57,22 +61,36 @@ describe('version cache', () => {
   it('a download that breaks leaves nothing a loader could pick up', async () => {
     const root = tempDir();
     const cache = new VersionCache({ root, maxBytes: 0 });
-    await assert.rejects(cache.fetch(fakeStorage(MODEL, { failing: ['variables/variables.index'] }), 'gs://b/m/1', 'version 1 of model m'), /version 1 of model m: downloading gs:\/\/b\/m\/1\/variables\/variables.index failed: connection reset by peer/);
+    await assert.rejects(
+      cache.fetch(fakeStorage(MODEL, { failing: ['variables/variables.index'] }), 'gs://b/m/1', 'version 1 of model m'),
+      /version 1 of model m: downloading gs:\/\/b\/m\/1\/variables\/variables.index failed: connection reset by peer/,
+    );
     const [own] = fs.readdirSync(root);
     assert.deepEqual(fs.readdirSync(path.join(root, own)), [], 'no version folder, no .partial folder');
   });
 
   it('an object that ends short of, or grows past, its listed size fails the download', async () => {
     const cache = new VersionCache({ root: tempDir(), maxBytes: 0 });
-    await assert.rejects(cache.fetch(fakeStorage(MODEL, { listedBytes: { 'saved_model.pb': 3 } }), 'gs://b/m/1', 'v'), /grew past its listed 3 bytes/);
-    await assert.rejects(cache.fetch(fakeStorage(MODEL, { listedBytes: { 'saved_model.pb': 50 } }), 'gs://b/m/1', 'v'), /ended after 11 of its listed 50 bytes/);
+    await assert.rejects(
+      cache.fetch(fakeStorage(MODEL, { listedBytes: { 'saved_model.pb': 3 } }), 'gs://b/m/1', 'v'),
+      /grew past its listed 3 bytes/,
+    );
+    await assert.rejects(
+      cache.fetch(fakeStorage(MODEL, { listedBytes: { 'saved_model.pb': 50 } }), 'gs://b/m/1', 'v'),
+      /ended after 11 of its listed 50 bytes/,
+    );
   });
 
   it('refuses a version past --model_cache_max_mb, counting the copies kept, and takes it once one is removed', async () => {
     const total = Object.values(MODEL).join('').length;
     const cache = new VersionCache({ root: tempDir(), maxBytes: total + 5 });
     const first = await cache.fetch(fakeStorage(MODEL), 'gs://b/m/1', 'version 1 of model m');
-    await assert.rejects(cache.fetch(fakeStorage(MODEL), 'gs://b/m/1', 'version 2 of model m'), (e: Error & { code?: string }) => e.code === 'EFBIG' && /version 2 of model m at gs:\/\/b\/m\/1 is .* MB; with the .* MB already cached it would pass --model_cache_max_mb/.test(e.message));
+    await assert.rejects(
+      cache.fetch(fakeStorage(MODEL), 'gs://b/m/1', 'version 2 of model m'),
+      (e: Error & { code?: string }) =>
+        e.code === 'EFBIG' &&
+        /version 2 of model m at gs:\/\/b\/m\/1 is .* MB; with the .* MB already cached it would pass --model_cache_max_mb/.test(e.message),
+    );
     await first.remove();
     await (await cache.fetch(fakeStorage(MODEL), 'gs://b/m/1', 'version 2 of model m')).remove();
   });
@@ -80,14 +98,21 @@ describe('version cache', () => {
   it("refuses a version larger than the cache disk's free space, before writing a byte", async () => {
     const root = tempDir();
     const cache = new VersionCache({ root, maxBytes: 0, freeBytes: async () => 10 });
-    await assert.rejects(cache.fetch(fakeStorage(MODEL), 'gs://b/m/1', 'version 1 of model m'), (e: Error & { code?: string }) => e.code === 'ENOSPC' && /is 0.0 MB, more than the 0.0 MB free in the model cache .* \(--model_cache_dir\)/.test(e.message));
+    await assert.rejects(
+      cache.fetch(fakeStorage(MODEL), 'gs://b/m/1', 'version 1 of model m'),
+      (e: Error & { code?: string }) =>
+        e.code === 'ENOSPC' && /is 0.0 MB, more than the 0.0 MB free in the model cache .* \(--model_cache_dir\)/.test(e.message),
+    );
     const [own] = fs.readdirSync(root);
     assert.deepEqual(fs.readdirSync(path.join(root, own)), []);
   });
 
   it('refuses an object path that would climb out of the version folder', async () => {
     const cache = new VersionCache({ root: tempDir(), maxBytes: 0 });
-    await assert.rejects(cache.fetch(fakeStorage({ '../../escape': 'x' }), 'gs://b/m/1', 'v'), /would be written outside the version's folder/);
+    await assert.rejects(
+      cache.fetch(fakeStorage({ '../../escape': 'x' }), 'gs://b/m/1', 'v'),
+      /would be written outside the version's folder/,
+    );
   });
 });
 

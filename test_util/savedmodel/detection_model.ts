@@ -16,7 +16,19 @@ import { opDefFromRegistration } from './writer/op_registration.js';
 import { writeSavedModel } from './saved_model_writer.js';
 import { Tf2GraphBuilder } from './writer/tf2_graph_builder.js';
 import { emit, type Value } from './writer/function_library.js';
-import { binary, identity, scalarF32, scalarI32, tensorListFromTensor, tensorListGetItem, tensorListLength, tensorListReserve, tensorListSetItem, tensorListStack, whileLoop } from './writer/tf2_ops.js';
+import {
+  binary,
+  identity,
+  scalarF32,
+  scalarI32,
+  tensorListFromTensor,
+  tensorListGetItem,
+  tensorListLength,
+  tensorListReserve,
+  tensorListSetItem,
+  tensorListStack,
+  whileLoop,
+} from './writer/tf2_ops.js';
 
 /** REGISTER_OP texts (tensorflow/core/ops/{control_flow,data_flow,image}_ops.cc) of the ops the writer has no OpDef for. */
 const REGISTRATIONS = [
@@ -49,34 +61,80 @@ export async function writeDetectionModel(dir: string): Promise<void> {
   const defs = new Map(REGISTRATIONS.map(opDefFromRegistration).map((d) => [d.name, d]));
   const g = new GraphBuilder();
   const T = (d: string) => attr.type(d);
-  const node = (op: string, name: string, inputs: Array<Tensor | string>, attrs: Record<string, Record<string, unknown>>) => g.addNode(op, name, inputs, attrs);
+  const node = (op: string, name: string, inputs: Array<Tensor | string>, attrs: Record<string, Record<string, unknown>>) =>
+    g.addNode(op, name, inputs, attrs);
   const out = (n: string, index: number, dtype: Tensor['dtype'], shape: number[] | null) => new Tensor(n, index, dtype, shape);
 
   // Crops of the uint8 image, cast to float first.
   const image = g.placeholder('image_tensor', 'uint8', [-1, -1, -1, 1]);
-  const asFloat = out(node('Cast', 'ToFloat', [image], { SrcT: T('uint8'), DstT: T('float32'), Truncate: attr.b(false) }), 0, 'float32', [-1, -1, -1, 1]);
-  const crop = node('CropAndResize', 'CropAndResize', [asFloat, g.constant('crop/boxes', f32([0, 0, 1, 1], [1, 4])), g.constant('crop/box_ind', i32([0])), g.constant('crop/size', i32([3, 3]))], {
-    T: T('float32'), method: attr.s('bilinear'), extrapolation_value: attr.f(0),
-  });
+  const asFloat = out(
+    node('Cast', 'ToFloat', [image], { SrcT: T('uint8'), DstT: T('float32'), Truncate: attr.b(false) }),
+    0,
+    'float32',
+    [-1, -1, -1, 1],
+  );
+  const crop = node(
+    'CropAndResize',
+    'CropAndResize',
+    [
+      asFloat,
+      g.constant('crop/boxes', f32([0, 0, 1, 1], [1, 4])),
+      g.constant('crop/box_ind', i32([0])),
+      g.constant('crop/size', i32([3, 3])),
+    ],
+    {
+      T: T('float32'),
+      method: attr.s('bilinear'),
+      extrapolation_value: attr.f(0),
+    },
+  );
 
   // Per image: map_fn over the batch with TensorArrays, as TF1 writes it.
   const boxes = g.placeholder('boxes', 'float32', [-1, 6, 4]);
   const scores = g.placeholder('scores', 'float32', [-1, 6]);
   const shape = out(node('Shape', 'map/Shape', [boxes], { T: T('float32'), out_type: T('int32') }), 0, 'int32', [3]);
   const n = out(
-    node('StridedSlice', 'map/strided_slice', [shape, g.constant('map/strided_slice/stack', i32([0])), g.constant('map/strided_slice/stack_1', i32([1])), g.constant('map/strided_slice/stack_2', i32([1]))], {
-      T: T('int32'), Index: T('int32'), begin_mask: attr.i(0), end_mask: attr.i(0), ellipsis_mask: attr.i(0), new_axis_mask: attr.i(0), shrink_axis_mask: attr.i(1),
-    }),
-    0, 'int32', [],
+    node(
+      'StridedSlice',
+      'map/strided_slice',
+      [
+        shape,
+        g.constant('map/strided_slice/stack', i32([0])),
+        g.constant('map/strided_slice/stack_1', i32([1])),
+        g.constant('map/strided_slice/stack_2', i32([1])),
+      ],
+      {
+        T: T('int32'),
+        Index: T('int32'),
+        begin_mask: attr.i(0),
+        end_mask: attr.i(0),
+        ellipsis_mask: attr.i(0),
+        new_axis_mask: attr.i(0),
+        shrink_axis_mask: attr.i(1),
+      },
+    ),
+    0,
+    'int32',
+    [],
   );
   const zero = g.constant('map/Const', i32([0], []));
   const one = g.constant('map/Const_1', i32([1], []));
   const tensorArray = (name: string, dtype: string, elementShape: number[]) =>
-    node('TensorArrayV3', name, [n], { dtype: T(dtype), element_shape: attr.shape(elementShape), dynamic_size: attr.b(false), clear_after_read: attr.b(true), identical_element_shapes: attr.b(true), tensor_array_name: attr.s('') });
+    node('TensorArrayV3', name, [n], {
+      dtype: T(dtype),
+      element_shape: attr.shape(elementShape),
+      dynamic_size: attr.b(false),
+      clear_after_read: attr.b(true),
+      identical_element_shapes: attr.b(true),
+      tensor_array_name: attr.s(''),
+    });
   const range = out(node('Range', 'map/TensorArrayUnstack/range', [zero, n, one], { Tidx: T('int32') }), 0, 'int32', [-1]);
   const unstack = (name: string, value: Tensor, elementShape: number[]) => {
     const ta = tensorArray(`map/${name}`, 'float32', elementShape);
-    return { ta, flow: node('TensorArrayScatterV3', `map/${name}Unstack/TensorArrayScatterV3`, [ta, range, value, `${ta}:1`], { T: T('float32') }) };
+    return {
+      ta,
+      flow: node('TensorArrayScatterV3', `map/${name}Unstack/TensorArrayScatterV3`, [ta, range, value, `${ta}:1`], { T: T('float32') }),
+    };
   };
   const boxesIn = unstack('TensorArray', boxes, [6, 4]);
   const scoresIn = unstack('TensorArray_1', scores, [6]);
@@ -87,7 +145,12 @@ export async function writeDetectionModel(dir: string): Promise<void> {
   ].map((r) => ({ ...r, ta: tensorArray(`map/${r.name}`, r.dtype, r.shape) }));
 
   const enter = (name: string, x: Tensor | string, dtype: string, constant: boolean) =>
-    node('Enter', `map/while/${name}`, [x], { T: T(dtype), frame_name: attr.s(FRAME), is_constant: attr.b(constant), parallel_iterations: attr.i(10) });
+    node('Enter', `map/while/${name}`, [x], {
+      T: T(dtype),
+      frame_name: attr.s(FRAME),
+      is_constant: attr.b(constant),
+      parallel_iterations: attr.i(10),
+    });
   const iEnter = enter('Enter', zero, 'int32', false);
   const flowEnters = results.map((r, k) => enter(`Enter_${k + 1}`, `${r.ta}:1`, 'float32', false));
   const nEnter = enter('Less/Enter', n, 'int32', true);
@@ -101,35 +164,89 @@ export async function writeDetectionModel(dir: string): Promise<void> {
   const flows = flowSwitches.map((s, k) => node('Identity', `map/while/Identity_${k + 1}`, [`${s}:1`], { T: T('float32') }));
   // Constants of the body hang on the loop's pivot (TF's control edge puts them in the frame).
   const k = (name: string, value: ReturnType<typeof i32> | ReturnType<typeof f32>) =>
-    new Tensor(g.addNode('Const', `map/while/${name}`, [], { dtype: attr.type(value.dtype), value: attr.tensor(value) }, { control: [i.node] }), 0, value.dtype, value.shape);
+    new Tensor(
+      g.addNode('Const', `map/while/${name}`, [], { dtype: attr.type(value.dtype), value: attr.tensor(value) }, { control: [i.node] }),
+      0,
+      value.dtype,
+      value.shape,
+    );
   const read = (name: string, input: { ta: string; flow: string }) =>
-    node('TensorArrayReadV3', `map/while/${name}`, [enter(`${name}/Enter`, input.ta, 'DT_RESOURCE', true), i, enter(`${name}/Enter_1`, input.flow, 'float32', true)], { dtype: T('float32') });
+    node(
+      'TensorArrayReadV3',
+      `map/while/${name}`,
+      [enter(`${name}/Enter`, input.ta, 'DT_RESOURCE', true), i, enter(`${name}/Enter_1`, input.flow, 'float32', true)],
+      { dtype: T('float32') },
+    );
   const nms = node(
     'NonMaxSuppressionV5',
     'map/while/non_max_suppression/NonMaxSuppressionV5',
-    [read('TensorArrayReadV3', boxesIn), read('TensorArrayReadV3_1', scoresIn), k('max_output_size', i32([DETECTION_MAX_OUTPUTS], [])), k('iou_threshold', f32([0.5], [])), k('score_threshold', f32([0], [])), k('soft_nms_sigma', f32([0], []))],
+    [
+      read('TensorArrayReadV3', boxesIn),
+      read('TensorArrayReadV3_1', scoresIn),
+      k('max_output_size', i32([DETECTION_MAX_OUTPUTS], [])),
+      k('iou_threshold', f32([0.5], [])),
+      k('score_threshold', f32([0], [])),
+      k('soft_nms_sigma', f32([0], [])),
+    ],
     { T: T('float32'), pad_to_max_output_size: attr.b(true) },
   );
   const writes = results.map((r, j) =>
-    node('TensorArrayWriteV3', `map/while/TensorArrayWrite_${j}/TensorArrayWriteV3`, [enter(`TensorArrayWrite_${j}/Enter`, r.ta, 'DT_RESOURCE', true), i, j === 0 ? nms : `${nms}:${j}`, flows[j]], { T: T(r.dtype) }),
+    node(
+      'TensorArrayWriteV3',
+      `map/while/TensorArrayWrite_${j}/TensorArrayWriteV3`,
+      [enter(`TensorArrayWrite_${j}/Enter`, r.ta, 'DT_RESOURCE', true), i, j === 0 ? nms : `${nms}:${j}`, flows[j]],
+      { T: T(r.dtype) },
+    ),
   );
-  const iNext = node('NextIteration', 'map/while/NextIteration', [node('AddV2', 'map/while/add', [i, k('add/y', i32([1], []))], { T: T('int32') })], { T: T('int32') });
+  const iNext = node(
+    'NextIteration',
+    'map/while/NextIteration',
+    [node('AddV2', 'map/while/add', [i, k('add/y', i32([1], []))], { T: T('int32') })],
+    { T: T('int32') },
+  );
   g.node(iMerge)!.input[1] = iNext;
-  writes.forEach((w, j) => (g.node(flowMerges[j])!.input[1] = node('NextIteration', `map/while/NextIteration_${j + 1}`, [w], { T: T('float32') })));
+  writes.forEach(
+    (w, j) => (g.node(flowMerges[j])!.input[1] = node('NextIteration', `map/while/NextIteration_${j + 1}`, [w], { T: T('float32') })),
+  );
   node('Exit', 'map/while/Exit', [iSwitch], { T: T('int32') });
   const stacked = results.map((r, j) => {
     const flowOut = node('Exit', `map/while/Exit_${j + 1}`, [flowSwitches[j]], { T: T('float32') });
     const size = node('TensorArraySizeV3', `map/TensorArrayStack_${j}/TensorArraySizeV3`, [r.ta, flowOut], {});
-    const all = node('Range', `map/TensorArrayStack_${j}/range`, [g.constant(`map/TensorArrayStack_${j}/range/start`, i32([0], [])), size, g.constant(`map/TensorArrayStack_${j}/range/delta`, i32([1], []))], { Tidx: T('int32') });
-    return node('TensorArrayGatherV3', `map/TensorArrayStack_${j}/TensorArrayGatherV3`, [r.ta, all, flowOut], { dtype: T(r.dtype), element_shape: attr.shape(r.shape) });
+    const all = node(
+      'Range',
+      `map/TensorArrayStack_${j}/range`,
+      [
+        g.constant(`map/TensorArrayStack_${j}/range/start`, i32([0], [])),
+        size,
+        g.constant(`map/TensorArrayStack_${j}/range/delta`, i32([1], [])),
+      ],
+      { Tidx: T('int32') },
+    );
+    return node('TensorArrayGatherV3', `map/TensorArrayStack_${j}/TensorArrayGatherV3`, [r.ta, all, flowOut], {
+      dtype: T(r.dtype),
+      element_shape: attr.shape(r.shape),
+    });
   });
 
   // All classes of all images at once, as TF2 exports with use_combined_nms.
   const mcBoxes = g.placeholder('multiclass_boxes', 'float32', [-1, 6, 1, 4]);
   const mcScores = g.placeholder('multiclass_scores', 'float32', [-1, 6, 2]);
-  const combined = node('CombinedNonMaxSuppression', 'combined_non_max_suppression/CombinedNonMaxSuppression', [mcBoxes, mcScores, g.constant('combined/max_per_class', i32([3], [])), g.constant('combined/max_total', i32([3], [])), g.constant('combined/iou', f32([0.5], [])), g.constant('combined/score', f32([0], []))], {
-    pad_per_class: attr.b(false), clip_boxes: attr.b(true),
-  });
+  const combined = node(
+    'CombinedNonMaxSuppression',
+    'combined_non_max_suppression/CombinedNonMaxSuppression',
+    [
+      mcBoxes,
+      mcScores,
+      g.constant('combined/max_per_class', i32([3], [])),
+      g.constant('combined/max_total', i32([3], [])),
+      g.constant('combined/iou', f32([0.5], [])),
+      g.constant('combined/score', f32([0], [])),
+    ],
+    {
+      pad_per_class: attr.b(false),
+      clip_boxes: attr.b(true),
+    },
+  );
 
   const id = (name: string, t: Tensor) => g.identity(name, t);
   await writeSavedModel(
@@ -164,15 +281,36 @@ export async function writeTf2MapFnNmsModel(dir: string): Promise<void> {
   const I = 'DT_INT32';
   const V = 'DT_VARIANT';
   const g = new Tf2GraphBuilder();
-  const loopArgs: Array<[string, string]> = [['i', I], ['n', I], ['boxes', V], ['scores', V], ['out', V]];
-  const cond = g.library.define('map_while_cond_12', loopArgs, (f, [i, n]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, n)) }));
+  const loopArgs: Array<[string, string]> = [
+    ['i', I],
+    ['n', I],
+    ['boxes', V],
+    ['scores', V],
+    ['out', V],
+  ];
+  const cond = g.library.define('map_while_cond_12', loopArgs, (f, [i, n]) => ({
+    identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, n)),
+  }));
   const body = g.library.define('map_while_body_13', loopArgs, (f, [i, n, boxes, scores, out]) => {
     const b = tensorListGetItem(f, 'TensorListGetItem', boxes, i, [6, 4], F);
     const s = tensorListGetItem(f, 'TensorListGetItem_1', scores, i, [6], F);
-    const [selected] = emit(f, 'NonMaxSuppressionV5', 'NonMaxSuppressionV5', [b, s, scalarI32(f, 'max_output_size', DETECTION_MAX_OUTPUTS), scalarF32(f, 'iou_threshold', 0.5), scalarF32(f, 'score_threshold', 0), scalarF32(f, 'soft_nms_sigma', 0)], {
-      T: attr.type('float32'),
-      pad_to_max_output_size: attr.b(true),
-    });
+    const [selected] = emit(
+      f,
+      'NonMaxSuppressionV5',
+      'NonMaxSuppressionV5',
+      [
+        b,
+        s,
+        scalarI32(f, 'max_output_size', DETECTION_MAX_OUTPUTS),
+        scalarF32(f, 'iou_threshold', 0.5),
+        scalarF32(f, 'score_threshold', 0),
+        scalarF32(f, 'soft_nms_sigma', 0),
+      ],
+      {
+        T: attr.type('float32'),
+        pad_to_max_output_size: attr.b(true),
+      },
+    );
     const next = tensorListSetItem(f, 'TensorListSetItem', out, i, selected.withShape([DETECTION_MAX_OUTPUTS]));
     const names = ['identity', 'identity_1', 'identity_2', 'identity_3', 'identity_4'];
     const values = [binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)), n, boxes, scores, next];
@@ -187,5 +325,10 @@ export async function writeTf2MapFnNmsModel(dir: string): Promise<void> {
   const loop = whileLoop(g.top, 'map/while', [scalarI32(g.top, 'map/i', 0), n, boxesList, scoresList, out], cond, body);
   const stacked = tensorListStack(g.top, 'map/TensorListStack', loop[4], [DETECTION_MAX_OUTPUTS], I);
   const info = (v: Value, shape: number[]) => ({ name: v.tensorName, dtype: v.type, shape });
-  await writeSavedModel(dir, g, { serving_default: { inputs: { boxes: info(boxes, [-1, 6, 4]), scores: info(scores, [-1, 6]) }, outputs: { nms_indices: info(stacked, [-1, DETECTION_MAX_OUTPUTS]) } } });
+  await writeSavedModel(dir, g, {
+    serving_default: {
+      inputs: { boxes: info(boxes, [-1, 6, 4]), scores: info(scores, [-1, 6]) },
+      outputs: { nms_indices: info(stacked, [-1, DETECTION_MAX_OUTPUTS]) },
+    },
+  });
 }

@@ -48,25 +48,72 @@ const f32 = (values: number[], shape = [values.length]) => ({ dtype: 'float32' a
 function buildPreprocessing(defs: Map<string, OpDefInit>): { g: GraphBuilder; input: Tensor; output: Tensor } {
   const g = new GraphBuilder();
   const T = (d: string) => attr.type(d);
-  const node = (op: string, name: string, inputs: Array<Tensor | string>, attrs: Record<string, Record<string, unknown>>, control?: string[]) =>
-    g.addNode(op, name, inputs, attrs, control ? { control } : {});
+  const node = (
+    op: string,
+    name: string,
+    inputs: Array<Tensor | string>,
+    attrs: Record<string, Record<string, unknown>>,
+    control?: string[],
+  ) => g.addNode(op, name, inputs, attrs, control ? { control } : {});
   const input = g.placeholder('image_bytes', 'string', [-1]);
   const shape = new Tensor(node('Shape', 'map/Shape', [input], { T: T('string'), out_type: T('int32') }), 0, 'int32', [1]);
   const n = new Tensor(
-    node('StridedSlice', 'map/strided_slice', [shape, g.constant('map/strided_slice/stack', i32([0])), g.constant('map/strided_slice/stack_1', i32([1])), g.constant('map/strided_slice/stack_2', i32([1]))], {
-      T: T('int32'), Index: T('int32'), begin_mask: attr.i(0), end_mask: attr.i(0), ellipsis_mask: attr.i(0), new_axis_mask: attr.i(0), shrink_axis_mask: attr.i(1),
-    }),
-    0, 'int32', [],
+    node(
+      'StridedSlice',
+      'map/strided_slice',
+      [
+        shape,
+        g.constant('map/strided_slice/stack', i32([0])),
+        g.constant('map/strided_slice/stack_1', i32([1])),
+        g.constant('map/strided_slice/stack_2', i32([1])),
+      ],
+      {
+        T: T('int32'),
+        Index: T('int32'),
+        begin_mask: attr.i(0),
+        end_mask: attr.i(0),
+        ellipsis_mask: attr.i(0),
+        new_axis_mask: attr.i(0),
+        shrink_axis_mask: attr.i(1),
+      },
+    ),
+    0,
+    'int32',
+    [],
   );
   const zero = g.constant('map/Const', i32([0], []));
   const one = g.constant('map/Const_1', i32([1], []));
-  const taIn = node('TensorArrayV3', 'map/TensorArray', [n], { dtype: T('string'), element_shape: attr.shape([]), dynamic_size: attr.b(false), clear_after_read: attr.b(true), identical_element_shapes: attr.b(true), tensor_array_name: attr.s('') });
-  const taOut = node('TensorArrayV3', 'map/TensorArray_1', [n], { dtype: T('float32'), element_shape: attr.shape([160, 160, 3]), dynamic_size: attr.b(false), clear_after_read: attr.b(true), identical_element_shapes: attr.b(true), tensor_array_name: attr.s('') });
+  const taIn = node('TensorArrayV3', 'map/TensorArray', [n], {
+    dtype: T('string'),
+    element_shape: attr.shape([]),
+    dynamic_size: attr.b(false),
+    clear_after_read: attr.b(true),
+    identical_element_shapes: attr.b(true),
+    tensor_array_name: attr.s(''),
+  });
+  const taOut = node('TensorArrayV3', 'map/TensorArray_1', [n], {
+    dtype: T('float32'),
+    element_shape: attr.shape([160, 160, 3]),
+    dynamic_size: attr.b(false),
+    clear_after_read: attr.b(true),
+    identical_element_shapes: attr.b(true),
+    tensor_array_name: attr.s(''),
+  });
   const range = new Tensor(node('Range', 'map/TensorArrayUnstack/range', [zero, n, one], { Tidx: T('int32') }), 0, 'int32', [-1]);
-  const scatter = node('TensorArrayScatterV3', 'map/TensorArrayUnstack/TensorArrayScatter/TensorArrayScatterV3', [`${taIn}`, range, input, `${taIn}:1`], { T: T('string') });
+  const scatter = node(
+    'TensorArrayScatterV3',
+    'map/TensorArrayUnstack/TensorArrayScatter/TensorArrayScatterV3',
+    [`${taIn}`, range, input, `${taIn}:1`],
+    { T: T('string') },
+  );
 
   const enter = (name: string, x: Tensor | string, dtype: string, constant: boolean) =>
-    node('Enter', `map/while/${name}`, [x], { T: T(dtype), frame_name: attr.s(FRAME), is_constant: attr.b(constant), parallel_iterations: attr.i(10) });
+    node('Enter', `map/while/${name}`, [x], {
+      T: T(dtype),
+      frame_name: attr.s(FRAME),
+      is_constant: attr.b(constant),
+      parallel_iterations: attr.i(10),
+    });
   const iEnter = enter('Enter', zero, 'int32', false);
   const flowEnter = enter('Enter_1', `${taOut}:1`, 'float32', false);
   const nEnter = enter('Less/Enter', n, 'int32', true);
@@ -84,20 +131,44 @@ function buildPreprocessing(defs: Map<string, OpDefInit>): { g: GraphBuilder; in
   const flow = node('Identity', 'map/while/Identity_1', [`${flowSwitch}:1`], { T: T('float32') });
   // Constants of the body hang on the loop's pivot (TF's control edge puts them in the frame).
   const k = (name: string, value: ReturnType<typeof i32> | ReturnType<typeof f32>) =>
-    new Tensor(g.addNode('Const', `map/while/${name}`, [], { dtype: attr.type(value.dtype), value: attr.tensor(value) }, { control: [i.node] }), 0, value.dtype, value.shape);
+    new Tensor(
+      g.addNode('Const', `map/while/${name}`, [], { dtype: attr.type(value.dtype), value: attr.tensor(value) }, { control: [i.node] }),
+      0,
+      value.dtype,
+      value.shape,
+    );
   const contents = node('TensorArrayReadV3', 'map/while/TensorArrayReadV3', [inHandle, i, inFlow], { dtype: T('string') });
   const decoded = node('DecodeJpeg', 'map/while/DecodeJpeg', [contents], {
-    channels: attr.i(3), ratio: attr.i(1), fancy_upscaling: attr.b(true), try_recover_truncated: attr.b(false), acceptable_fraction: attr.f(1), dct_method: attr.s(''),
+    channels: attr.i(3),
+    ratio: attr.i(1),
+    fancy_upscaling: attr.b(true),
+    try_recover_truncated: attr.b(false),
+    acceptable_fraction: attr.f(1),
+    dct_method: attr.s(''),
   });
   const asFloat = node('Cast', 'map/while/Cast', [decoded], { SrcT: T('uint8'), DstT: T('float32'), Truncate: attr.b(false) });
-  const batch1 = node('ExpandDims', 'map/while/ExpandDims', [asFloat, k('ExpandDims/dim', i32([0], []))], { T: T('float32'), Tdim: T('int32') });
-  const resized = node('ResizeBilinear', 'map/while/resize/ResizeBilinear', [batch1, k('resize/size', i32([182, 182]))], { T: T('float32'), align_corners: attr.b(false), half_pixel_centers: attr.b(true) });
-  const crop = node('Slice', 'map/while/central_crop', [resized, k('central_crop/begin', i32([0, 11, 11, 0])), k('central_crop/size', i32([1, 160, 160, 3]))], { T: T('float32'), Index: T('int32') });
+  const batch1 = node('ExpandDims', 'map/while/ExpandDims', [asFloat, k('ExpandDims/dim', i32([0], []))], {
+    T: T('float32'),
+    Tdim: T('int32'),
+  });
+  const resized = node('ResizeBilinear', 'map/while/resize/ResizeBilinear', [batch1, k('resize/size', i32([182, 182]))], {
+    T: T('float32'),
+    align_corners: attr.b(false),
+    half_pixel_centers: attr.b(true),
+  });
+  const crop = node(
+    'Slice',
+    'map/while/central_crop',
+    [resized, k('central_crop/begin', i32([0, 11, 11, 0])), k('central_crop/size', i32([1, 160, 160, 3]))],
+    { T: T('float32'), Index: T('int32') },
+  );
   const hwc = node('Reshape', 'map/while/Reshape', [crop, k('Reshape/shape', i32([160, 160, 3]))], { T: T('float32'), Tshape: T('int32') });
   const unit = node('RealDiv', 'map/while/truediv', [hwc, k('truediv/y', f32([255], []))], { T: T('float32') });
   const centred = node('Sub', 'map/while/sub', [unit, k('mean', f32([0.485, 0.456, 0.406]))], { T: T('float32') });
   const scaled = node('RealDiv', 'map/while/truediv_1', [centred, k('std', f32([0.229, 0.224, 0.225]))], { T: T('float32') });
-  const write = node('TensorArrayWriteV3', 'map/while/TensorArrayWrite/TensorArrayWriteV3', [outHandle, i, scaled, flow], { T: T('float32') });
+  const write = node('TensorArrayWriteV3', 'map/while/TensorArrayWrite/TensorArrayWriteV3', [outHandle, i, scaled, flow], {
+    T: T('float32'),
+  });
   const next = node('AddV2', 'map/while/add', [i, k('add/y', i32([1], []))], { T: T('int32') });
   const iNext = node('NextIteration', 'map/while/NextIteration', [next], { T: T('int32') });
   const flowNext = node('NextIteration', 'map/while/NextIteration_1', [write], { T: T('float32') });
@@ -107,9 +178,20 @@ function buildPreprocessing(defs: Map<string, OpDefInit>): { g: GraphBuilder; in
   const flowOut = node('Exit', 'map/while/Exit_1', [flowSwitch], { T: T('float32') });
 
   const size = node('TensorArraySizeV3', 'map/TensorArrayStack/TensorArraySizeV3', [`${taOut}`, flowOut], {});
-  const all = node('Range', 'map/TensorArrayStack/range', [g.constant('map/TensorArrayStack/range/start', i32([0], [])), size, g.constant('map/TensorArrayStack/range/delta', i32([1], []))], { Tidx: T('int32') });
-  const images = node('TensorArrayGatherV3', 'map/TensorArrayStack/TensorArrayGatherV3', [`${taOut}`, all, flowOut], { dtype: T('float32'), element_shape: attr.shape([160, 160, 3]) });
-  const nchw = node('Transpose', 'preprocessed', [images, g.constant('preprocessed/perm', i32([0, 3, 1, 2]))], { T: T('float32'), Tperm: T('int32') });
+  const all = node(
+    'Range',
+    'map/TensorArrayStack/range',
+    [g.constant('map/TensorArrayStack/range/start', i32([0], [])), size, g.constant('map/TensorArrayStack/range/delta', i32([1], []))],
+    { Tidx: T('int32') },
+  );
+  const images = node('TensorArrayGatherV3', 'map/TensorArrayStack/TensorArrayGatherV3', [`${taOut}`, all, flowOut], {
+    dtype: T('float32'),
+    element_shape: attr.shape([160, 160, 3]),
+  });
+  const nchw = node('Transpose', 'preprocessed', [images, g.constant('preprocessed/perm', i32([0, 3, 1, 2]))], {
+    T: T('float32'),
+    Tperm: T('int32'),
+  });
   const problems = validateGraph(g.nodes, defs).filter((p) => !/^map\/while\/Merge(_1)?: input map\/while\/NextIteration/.test(p));
   if (problems.length) throw new Error(`preprocessing graph:\n  ${problems.join('\n  ')}`);
   return { g, input, output: new Tensor(nchw, 0, 'float32', [-1, 3, 160, 160]) };
@@ -122,7 +204,10 @@ export async function writeJpegClassifier(src: string, dst: string): Promise<voi
   const defs = new Map(REGISTRATIONS.map(opDefFromRegistration).map((d) => [d.name, d]));
   const { g, input, output } = buildPreprocessing(defs);
   const type = protoType('tensorflow.SavedModel');
-  const saved = type.toObject(type.decode(await fs.readFile(path.join(src, 'saved_model.pb'))), { longs: Number, bytes: Uint8Array }) as Proto;
+  const saved = type.toObject(type.decode(await fs.readFile(path.join(src, 'saved_model.pb'))), {
+    longs: Number,
+    bytes: Uint8Array,
+  }) as Proto;
   const mg = saved.metaGraphs[0] as Proto;
   const nodes = mg.graphDef.node as Proto[];
   const call = nodes.find((n) => n.name === 'PartitionedCall')!;
@@ -147,5 +232,6 @@ export async function writeJpegClassifier(src: string, dst: string): Promise<voi
   if (err) throw new Error(`jpeg_classifier: ${err}`);
   await fs.mkdir(path.join(dst, 'variables'), { recursive: true });
   await fs.writeFile(path.join(dst, 'saved_model.pb'), type.encode(message).finish());
-  for (const f of await fs.readdir(path.join(src, 'variables'))) await fs.copyFile(path.join(src, 'variables', f), path.join(dst, 'variables', f));
+  for (const f of await fs.readdir(path.join(src, 'variables')))
+    await fs.copyFile(path.join(src, 'variables', f), path.join(dst, 'variables', f));
 }

@@ -54,18 +54,35 @@ function identities(f: FunctionBuilder, names: string[], values: Value[]): Recor
  */
 export async function writeCountdownSumModel(dir: string): Promise<void> {
   const g = new Tf2GraphBuilder();
-  const loopArgs: Array<[string, string]> = [['while_loop_counter', I], ['while_maximum_iterations', I], ['placeholder', F], ['placeholder_1', F]];
-  const cond = g.library.define('while_cond_7', loopArgs, (f, [, , , v]) => ({ identity: identity(f, 'Identity', binary(f, 'Greater', 'Greater', v, scalarF32(f, 'Greater/y', 0))) }));
+  const loopArgs: Array<[string, string]> = [
+    ['while_loop_counter', I],
+    ['while_maximum_iterations', I],
+    ['placeholder', F],
+    ['placeholder_1', F],
+  ];
+  const cond = g.library.define('while_cond_7', loopArgs, (f, [, , , v]) => ({
+    identity: identity(f, 'Identity', binary(f, 'Greater', 'Greater', v, scalarF32(f, 'Greater/y', 0))),
+  }));
   const body = g.library.define('while_body_8', loopArgs, (f, [counter, maxit, acc, v]) =>
-    identities(f, ['identity', 'identity_1', 'identity_2', 'identity_3'], [
-      binary(f, 'AddV2', 'add', counter, scalarI32(f, 'add/y', 1)),
-      maxit,
-      binary(f, 'AddV2', 'add_1', acc, v),
-      binary(f, 'Sub', 'sub', v, scalarF32(f, 'sub/y', 1)),
-    ]),
+    identities(
+      f,
+      ['identity', 'identity_1', 'identity_2', 'identity_3'],
+      [
+        binary(f, 'AddV2', 'add', counter, scalarI32(f, 'add/y', 1)),
+        maxit,
+        binary(f, 'AddV2', 'add_1', acc, v),
+        binary(f, 'Sub', 'sub', v, scalarF32(f, 'sub/y', 1)),
+      ],
+    ),
   );
   const serve = g.library.define('__inference_serve_15', [['x', F]], (f, [x]) => {
-    const loop = whileLoop(f, 'while', [scalarI32(f, 'while/loop_counter', 0), scalarI32(f, 'while/maximum_iterations', -1), scalarF32(f, 'zeros', 0), x], cond, body);
+    const loop = whileLoop(
+      f,
+      'while',
+      [scalarI32(f, 'while/loop_counter', 0), scalarI32(f, 'while/maximum_iterations', -1), scalarF32(f, 'zeros', 0), x],
+      cond,
+      body,
+    );
     return { identity: identity(f, 'Identity', loop[2]) };
   });
   const x = g.top.placeholder('serving_default_x', F, []);
@@ -87,8 +104,14 @@ export interface TensorListLoopOptions {
  */
 export async function writeTensorListLoopModel(dir: string, o: TensorListLoopOptions = {}): Promise<void> {
   const g = new Tf2GraphBuilder();
-  const loopArgs: Array<[string, string]> = [['i', I], ['list', 'DT_VARIANT'], ['h', F]];
-  const cond = g.library.define('while_cond_3', loopArgs, (f, [i]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, scalarI32(f, 'Less/y', 3))) }));
+  const loopArgs: Array<[string, string]> = [
+    ['i', I],
+    ['list', 'DT_VARIANT'],
+    ['h', F],
+  ];
+  const cond = g.library.define('while_cond_3', loopArgs, (f, [i]) => ({
+    identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, scalarI32(f, 'Less/y', 3))),
+  }));
   const body = g.library.define('while_body_4', loopArgs, (f, [i, list, h]) => {
     const h2 = binary(f, 'AddV2', 'add', h, scalarF32(f, 'add/y', 1));
     const item = o.itemScale === undefined ? h2 : binary(f, 'Mul', 'mul', h2, scalarF32(f, 'mul/y', o.itemScale));
@@ -108,13 +131,29 @@ export async function writeTensorListLoopModel(dir: string, o: TensorListLoopOpt
  */
 export async function writeNestedLoopModel(dir: string): Promise<void> {
   const g = new Tf2GraphBuilder();
-  const innerArgs: Array<[string, string]> = [['j', I], ['limit', I], ['acc', F]];
-  const innerCond = g.library.define('while_while_cond_71', innerArgs, (f, [j, limit]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', j, limit)) }));
+  const innerArgs: Array<[string, string]> = [
+    ['j', I],
+    ['limit', I],
+    ['acc', F],
+  ];
+  const innerCond = g.library.define('while_while_cond_71', innerArgs, (f, [j, limit]) => ({
+    identity: identity(f, 'Identity', binary(f, 'Less', 'Less', j, limit)),
+  }));
   const innerBody = g.library.define('while_while_body_72', innerArgs, (f, [j, limit, acc]) =>
-    identities(f, ['identity', 'identity_1', 'identity_2'], [binary(f, 'AddV2', 'add', j, scalarI32(f, 'add/y', 1)), limit, binary(f, 'AddV2', 'add_1', acc, scalarF32(f, 'add_1/y', 1))]),
+    identities(
+      f,
+      ['identity', 'identity_1', 'identity_2'],
+      [binary(f, 'AddV2', 'add', j, scalarI32(f, 'add/y', 1)), limit, binary(f, 'AddV2', 'add_1', acc, scalarF32(f, 'add_1/y', 1))],
+    ),
   );
-  const outerArgs: Array<[string, string]> = [['i', I], ['n', I], ['acc', F]];
-  const outerCond = g.library.define('while_cond_73', outerArgs, (f, [i, n]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, n)) }));
+  const outerArgs: Array<[string, string]> = [
+    ['i', I],
+    ['n', I],
+    ['acc', F],
+  ];
+  const outerCond = g.library.define('while_cond_73', outerArgs, (f, [i, n]) => ({
+    identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, n)),
+  }));
   const outerBody = g.library.define('while_body_74', outerArgs, (f, [i, n, acc]) => {
     const inner = whileLoop(f, 'while', [scalarI32(f, 'j', 0), i, acc], innerCond, innerBody);
     return identities(f, ['identity', 'identity_1', 'identity_2'], [binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)), n, inner[2]]);
@@ -130,18 +169,31 @@ export async function writeNestedLoopModel(dir: string): Promise<void> {
  */
 export async function writeRowSumLoopModel(dir: string): Promise<void> {
   const g = new Tf2GraphBuilder();
-  const loopArgs: Array<[string, string]> = [['i', I], ['n', I], ['acc', F], ['rows', 'DT_VARIANT']];
-  const cond = g.library.define('while_cond_61', loopArgs, (f, [i, n]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, n)) }));
+  const loopArgs: Array<[string, string]> = [
+    ['i', I],
+    ['n', I],
+    ['acc', F],
+    ['rows', 'DT_VARIANT'],
+  ];
+  const cond = g.library.define('while_cond_61', loopArgs, (f, [i, n]) => ({
+    identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, n)),
+  }));
   const body = g.library.define('while_body_62', loopArgs, (f, [i, n, acc, rows]) => {
     const row = tensorListGetItem(f, 'TensorListGetItem', rows, i, [2], F);
-    return identities(f, ['identity', 'identity_1', 'identity_2', 'identity_3'], [binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)), n, binary(f, 'AddV2', 'add_1', acc, row), rows]);
+    return identities(
+      f,
+      ['identity', 'identity_1', 'identity_2', 'identity_3'],
+      [binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)), n, binary(f, 'AddV2', 'add_1', acc, row), rows],
+    );
   });
   const rows = g.top.placeholder('rows', F, [-1, 2]);
   const n = g.top.placeholder('n', I, []);
   const list = tensorListFromTensor(g.top, 'TensorListFromTensor', rows, [2]);
   const zero = constant(g.top, 'zeros', { dtype: 'float32', shape: [2], values: new Float32Array(2) });
   const loop = whileLoop(g.top, 'while', [scalarI32(g.top, 'i', 0), n, zero, list], cond, body);
-  await writeSavedModel(dir, g, { serving_default: { inputs: { rows: info(rows, [-1, 2]), n: info(n, []) }, outputs: { sum: info(loop[2], [2]) } } });
+  await writeSavedModel(dir, g, {
+    serving_default: { inputs: { rows: info(rows, [-1, 2]), n: info(n, []) }, outputs: { sum: info(loop[2], [2]) } },
+  });
 }
 
 /**
@@ -164,14 +216,28 @@ export async function writeConditionalModel(dir: string): Promise<void> {
       return { identity: identity(f, 'Identity', ifThenElse(f, 'cond', positive, [x], thenF, elseF, { stateless })[0]) };
     });
   const withVariable = (name: string, op: 'AddV2' | 'Sub') =>
-    g.library.define(name, [['x', F], ['readvariableop_resource', 'DT_RESOURCE']], (f, [x, v]) => ({
-      identity: identity(f, 'Identity', binary(f, op, op === 'AddV2' ? 'add' : 'sub', x, readVariable(f, 'ReadVariableOp', v, F))),
-    }));
-  const readsVariable = g.library.define('__inference_serve_33', [['x', F], ['cond_input_1', 'DT_RESOURCE']], (f, [x, v]) => {
-    const positive = binary(f, 'Greater', 'Greater', x, scalarF32(f, 'Greater/y', 0));
-    const branches = [withVariable('cond_true_31', 'AddV2'), withVariable('cond_false_32', 'Sub')] as const;
-    return { identity: identity(f, 'Identity', ifThenElse(f, 'cond', positive, [x, v], ...branches, { stateless: false })[0]) };
-  });
+    g.library.define(
+      name,
+      [
+        ['x', F],
+        ['readvariableop_resource', 'DT_RESOURCE'],
+      ],
+      (f, [x, v]) => ({
+        identity: identity(f, 'Identity', binary(f, op, op === 'AddV2' ? 'add' : 'sub', x, readVariable(f, 'ReadVariableOp', v, F))),
+      }),
+    );
+  const readsVariable = g.library.define(
+    '__inference_serve_33',
+    [
+      ['x', F],
+      ['cond_input_1', 'DT_RESOURCE'],
+    ],
+    (f, [x, v]) => {
+      const positive = binary(f, 'Greater', 'Greater', x, scalarF32(f, 'Greater/y', 0));
+      const branches = [withVariable('cond_true_31', 'AddV2'), withVariable('cond_false_32', 'Sub')] as const;
+      return { identity: identity(f, 'Identity', ifThenElse(f, 'cond', positive, [x, v], ...branches, { stateless: false })[0]) };
+    },
+  );
   const x = g.top.placeholder('serving_default_x', F, []);
   const v = g.resourceVariable('v', { dtype: 'float32', shape: [], values: Float32Array.of(0.5) });
   const [a] = call(g.top, 'StatefulPartitionedCall', serve('__inference_serve_13', double, decrement, true), [x]);
@@ -191,12 +257,21 @@ export async function writeConditionalModel(dir: string): Promise<void> {
  */
 export async function writeLoopBodyOpModel(dir: string, op: UnaryOp, o: { onlyBad?: boolean } = {}): Promise<void> {
   const g = new Tf2GraphBuilder();
-  const loopArgs: Array<[string, string]> = [['i', I], ['v', F]];
-  const cond = g.library.define('while_cond_31', loopArgs, (f, [i]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, scalarI32(f, 'Less/y', 3))) }));
+  const loopArgs: Array<[string, string]> = [
+    ['i', I],
+    ['v', F],
+  ];
+  const cond = g.library.define('while_cond_31', loopArgs, (f, [i]) => ({
+    identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, scalarI32(f, 'Less/y', 3))),
+  }));
   const step = (name: string, fn: (f: FunctionBuilder, v: Value) => Value) =>
-    g.library.define(name, loopArgs, (f, [i, v]) => identities(f, ['identity', 'identity_1'], [binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)), fn(f, v)]));
+    g.library.define(name, loopArgs, (f, [i, v]) =>
+      identities(f, ['identity', 'identity_1'], [binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)), fn(f, v)]),
+    );
   const inc = step('while_body_32', (f, v) => binary(f, 'AddV2', 'add_1', v, scalarF32(f, 'add_1/y', 1)));
-  const cell = g.library.define('__inference_cell_40', [['v', F]], (f, [v]) => ({ identity: identity(f, 'Identity', unary(f, op, op, v)) }));
+  const cell = g.library.define('__inference_cell_40', [['v', F]], (f, [v]) => ({
+    identity: identity(f, 'Identity', unary(f, op, op, v)),
+  }));
   const badBody = step('while_body_33', (f, v) => call(f, 'PartitionedCall', cell, [v], { stateful: false })[0]);
   const x = g.top.placeholder('serving_default_x', F, []);
   const good = whileLoop(g.top, 'while', [scalarI32(g.top, 'i', 0), x], cond, inc)[1];
@@ -212,10 +287,20 @@ export async function writeLoopBodyOpModel(dir: string, op: UnaryOp, o: { onlyBa
  */
 export async function writeSharedVariableLoopsModel(dir: string): Promise<void> {
   const g = new Tf2GraphBuilder();
-  const loopArgs: Array<[string, string]> = [['i', I], ['acc', F], ['v', 'DT_RESOURCE']];
-  const cond = g.library.define('while_cond_81', loopArgs, (f, [i]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, scalarI32(f, 'Less/y', 2))) }));
+  const loopArgs: Array<[string, string]> = [
+    ['i', I],
+    ['acc', F],
+    ['v', 'DT_RESOURCE'],
+  ];
+  const cond = g.library.define('while_cond_81', loopArgs, (f, [i]) => ({
+    identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, scalarI32(f, 'Less/y', 2))),
+  }));
   const body = g.library.define('while_body_82', loopArgs, (f, [i, acc, v]) => ({
-    ...identities(f, ['identity', 'identity_1'], [binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)), binary(f, 'AddV2', 'add_1', acc, readVariable(f, 'ReadVariableOp', v, F))]),
+    ...identities(
+      f,
+      ['identity', 'identity_1'],
+      [binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)), binary(f, 'AddV2', 'add_1', acc, readVariable(f, 'ReadVariableOp', v, F))],
+    ),
     identity_2: v,
   }));
   const v = g.resourceVariable('v', { dtype: 'float32', shape: [], values: Float32Array.of(0.5) });
@@ -234,13 +319,24 @@ export async function writeSharedVariableLoopsModel(dir: string): Promise<void> 
  */
 export async function writeLoopBodyKernelModel(dir: string): Promise<void> {
   const g = new Tf2GraphBuilder();
-  const loopArgs: Array<[string, string]> = [['i', I], ['m', F]];
-  const cond = g.library.define('while_cond_101', loopArgs, (f, [i]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, scalarI32(f, 'Less/y', 1))) }));
+  const loopArgs: Array<[string, string]> = [
+    ['i', I],
+    ['m', F],
+  ];
+  const cond = g.library.define('while_cond_101', loopArgs, (f, [i]) => ({
+    identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, scalarI32(f, 'Less/y', 1))),
+  }));
   const step = (name: string, fn: (f: FunctionBuilder, m: Value) => Value) =>
-    g.library.define(name, loopArgs, (f, [i, m]) => identities(f, ['identity', 'identity_1'], [binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)), fn(f, m)]));
+    g.library.define(name, loopArgs, (f, [i, m]) =>
+      identities(f, ['identity', 'identity_1'], [binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)), fn(f, m)]),
+    );
   const einsum = step('while_body_102', (f, m) => {
     const w = constant(f, 'w', { dtype: 'float32', shape: [2, 2], values: Float32Array.of(5, 6, 7, 8) });
-    return emit(f, 'Einsum', 'einsum/Einsum', [m, w], { equation: { s: new TextEncoder().encode('aA,Ab->ab') }, N: { i: 2 }, T: { type: F } })[0];
+    return emit(f, 'Einsum', 'einsum/Einsum', [m, w], {
+      equation: { s: new TextEncoder().encode('aA,Ab->ab') },
+      N: { i: 2 },
+      T: { type: F },
+    })[0];
   });
   const nchw = step('while_body_103', (f, m) => {
     const b = constant(f, 'b', { dtype: 'float32', shape: [2], values: Float32Array.of(1, 2) });
@@ -258,8 +354,13 @@ export async function writeLoopBodyKernelModel(dir: string): Promise<void> {
  */
 export async function writeLoopWritingVariableModel(dir: string): Promise<void> {
   const g = new Tf2GraphBuilder();
-  const loopArgs: Array<[string, string]> = [['i', I], ['counter', 'DT_RESOURCE']];
-  const cond = g.library.define('while_cond_51', loopArgs, (f, [i]) => ({ identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, scalarI32(f, 'Less/y', 3))) }));
+  const loopArgs: Array<[string, string]> = [
+    ['i', I],
+    ['counter', 'DT_RESOURCE'],
+  ];
+  const cond = g.library.define('while_cond_51', loopArgs, (f, [i]) => ({
+    identity: identity(f, 'Identity', binary(f, 'Less', 'Less', i, scalarI32(f, 'Less/y', 3))),
+  }));
   const body = g.library.define('while_body_52', loopArgs, (f, [i, counter]) => {
     const bump = assignAddVariable(f, 'AssignAddVariableOp', counter, scalarF32(f, 'AssignAddVariableOp/value', 1));
     return { identity: identity(f, 'Identity', binary(f, 'AddV2', 'add', i, scalarI32(f, 'add/y', 1)), [bump]), identity_1: counter };
@@ -298,7 +399,14 @@ export async function writeTensorListOpsModel(dir: string): Promise<void> {
   const stacked = tensorListStack(t, 'stack', partial, [2], F);
   const shape = tensorListElementShape(t, 'element_shape', reserve('reserved_2', [-1, 2]));
   const unknownRank = tensorListElementShape(t, 'element_shape_1', reserve('reserved_3', null));
-  const unset = tensorListGetItem(t, 'get_unset', tensorListReserve(t, 'reserved_4', [-1], scalarI32(t, 'two', 2), F), scalarI32(t, 'zero', 0), [-1], F);
+  const unset = tensorListGetItem(
+    t,
+    'get_unset',
+    tensorListReserve(t, 'reserved_4', [-1], scalarI32(t, 'two', 2), F),
+    scalarI32(t, 'zero', 0),
+    [-1],
+    F,
+  );
   const outOfRange = tensorListSetItem(t, 'set_5', reserve('reserved_5', [2]), scalarI32(t, 'five', 5), x);
   const miscounted = tensorListStack(t, 'stack_1', reserve('reserved_6', [2]), [2], F, 2);
   const fromRows = tensorListFromTensor(t, 'from_rows', rows, [2]);
@@ -395,9 +503,15 @@ export async function writeRnnSavedModel(dir: string, o: RnnOptions): Promise<Rn
   const f32 = (shape: number[], values: Float32Array): HostTensor => ({ dtype: 'float32', shape, values });
   const scope = d.cell === 'gru' ? 'gru/gru_cell' : 'simple_rnn/simple_rnn_cell';
   const variables = [
-    g.resourceVariable(`${scope}/kernel`, f32([fe, width], d.kernel), { checkpointKey: 'layer_with_weights-0/cell/kernel/.ATTRIBUTES/VARIABLE_VALUE' }),
-    g.resourceVariable(`${scope}/recurrent_kernel`, f32([u, width], d.recurrentKernel), { checkpointKey: 'layer_with_weights-0/cell/recurrent_kernel/.ATTRIBUTES/VARIABLE_VALUE' }),
-    g.resourceVariable(`${scope}/bias`, f32([width], d.bias), { checkpointKey: 'layer_with_weights-0/cell/bias/.ATTRIBUTES/VARIABLE_VALUE' }),
+    g.resourceVariable(`${scope}/kernel`, f32([fe, width], d.kernel), {
+      checkpointKey: 'layer_with_weights-0/cell/kernel/.ATTRIBUTES/VARIABLE_VALUE',
+    }),
+    g.resourceVariable(`${scope}/recurrent_kernel`, f32([u, width], d.recurrentKernel), {
+      checkpointKey: 'layer_with_weights-0/cell/recurrent_kernel/.ATTRIBUTES/VARIABLE_VALUE',
+    }),
+    g.resourceVariable(`${scope}/bias`, f32([width], d.bias), {
+      checkpointKey: 'layer_with_weights-0/cell/bias/.ATTRIBUTES/VARIABLE_VALUE',
+    }),
   ];
   const weightType = d.cell === 'gru' ? F : 'DT_RESOURCE';
 
@@ -418,7 +532,8 @@ export async function writeRnnSavedModel(dir: string, o: RnnOptions): Promise<Rn
   }));
   const body = g.library.define('while_body_102', loopArgs, (f, [counter, maxit, t, out, h, steps, items, ...weights]) => {
     const x = tensorListGetItem(f, 'while/TensorArrayV2Read/TensorListGetItem', items, t, [-1, fe], F);
-    const [kernel, recurrent, bias] = d.cell === 'gru' ? weights : weights.map((w, i) => readVariable(f, `while/ReadVariableOp_${i}`, w, F));
+    const [kernel, recurrent, bias] =
+      d.cell === 'gru' ? weights : weights.map((w, i) => readVariable(f, `while/ReadVariableOp_${i}`, w, F));
     const next = cellStep(f, d, x, h, kernel, recurrent, bias);
     const written = tensorListSetItem(f, 'while/TensorArrayV2Write/TensorListSetItem', out, t, next);
     const values = [
@@ -429,29 +544,58 @@ export async function writeRnnSavedModel(dir: string, o: RnnOptions): Promise<Rn
       next,
     ];
     // Captured tensors go back out as they came in (tf.function returns the argument itself).
-    const outs: Record<string, Value> = Object.fromEntries(values.map((v, i) => [`while_identity${i ? `_${i}` : ''}`, identity(f, `while/Identity${i ? `_${i}` : ''}`, v)]));
+    const outs: Record<string, Value> = Object.fromEntries(
+      values.map((v, i) => [`while_identity${i ? `_${i}` : ''}`, identity(f, `while/Identity${i ? `_${i}` : ''}`, v)]),
+    );
     [steps, items, ...weights].forEach((v, i) => (outs[`while_passthrough_${i}`] = v));
     return outs;
   });
 
   // The layer: Keras' standard_gru / the SimpleRNN call, with the loop.
-  const layerArgs: Array<[string, string]> = [['inputs', F], ['kernel', weightType], ['recurrent_kernel', weightType], ['bias', weightType]];
-  const layer = g.library.define(`__inference_${d.cell === 'gru' ? 'standard_gru' : 'simple_rnn_layer_call'}_103`, layerArgs, (f, [x, ...weights]) => {
-    const xt = transpose(f, 'transpose', x, [1, 0, 2]);
-    const steps = dim(f, 'strided_slice', xt, 0);
-    const h0 = zeros(f, 'zeros', dim(f, 'strided_slice_1', xt, 1), u);
-    const items = tensorListFromTensor(f, 'TensorArrayUnstack/TensorListFromTensor', xt, [-1, fe]);
-    const reserved = tensorListReserve(f, 'TensorArrayV2', [-1, u], steps, F);
-    const loop = whileLoop(f, 'while', [scalarI32(f, 'while/loop_counter', 0), steps, scalarI32(f, 'time', 0), reserved, h0, steps, items, ...weights], cond, body);
-    const sequence = transpose(f, 'transpose_1', tensorListStack(f, 'TensorArrayV2Stack/TensorListStack', loop[3], [-1, u], F), [1, 0, 2]);
-    return { identity: identity(f, 'Identity', sequence), identity_1: identity(f, 'Identity_1', loop[4]) };
-  });
+  const layerArgs: Array<[string, string]> = [
+    ['inputs', F],
+    ['kernel', weightType],
+    ['recurrent_kernel', weightType],
+    ['bias', weightType],
+  ];
+  const layer = g.library.define(
+    `__inference_${d.cell === 'gru' ? 'standard_gru' : 'simple_rnn_layer_call'}_103`,
+    layerArgs,
+    (f, [x, ...weights]) => {
+      const xt = transpose(f, 'transpose', x, [1, 0, 2]);
+      const steps = dim(f, 'strided_slice', xt, 0);
+      const h0 = zeros(f, 'zeros', dim(f, 'strided_slice_1', xt, 1), u);
+      const items = tensorListFromTensor(f, 'TensorArrayUnstack/TensorListFromTensor', xt, [-1, fe]);
+      const reserved = tensorListReserve(f, 'TensorArrayV2', [-1, u], steps, F);
+      const loop = whileLoop(
+        f,
+        'while',
+        [scalarI32(f, 'while/loop_counter', 0), steps, scalarI32(f, 'time', 0), reserved, h0, steps, items, ...weights],
+        cond,
+        body,
+      );
+      const sequence = transpose(
+        f,
+        'transpose_1',
+        tensorListStack(f, 'TensorArrayV2Stack/TensorListStack', loop[3], [-1, u], F),
+        [1, 0, 2],
+      );
+      return { identity: identity(f, 'Identity', sequence), identity_1: identity(f, 'Identity_1', loop[4]) };
+    },
+  );
 
   // The signature's function reads the variables (GRU) or hands their handles on (simple RNN).
-  const wrapperArgs: Array<[string, string]> = [['x', F], ['kernel', 'DT_RESOURCE'], ['recurrent_kernel', 'DT_RESOURCE'], ['bias', 'DT_RESOURCE']];
+  const wrapperArgs: Array<[string, string]> = [
+    ['x', F],
+    ['kernel', 'DT_RESOURCE'],
+    ['recurrent_kernel', 'DT_RESOURCE'],
+    ['bias', 'DT_RESOURCE'],
+  ];
   const wrapper = g.library.define('__inference_signature_wrapper_104', wrapperArgs, (f, [x, ...handles]) => {
     const weights = d.cell === 'gru' ? handles.map((h, i) => readVariable(f, `ReadVariableOp${i ? `_${i}` : ''}`, h, F)) : handles;
-    const [sequence, last] = call(f, d.cell === 'gru' ? 'PartitionedCall' : 'StatefulPartitionedCall', layer, [x, ...weights], { stateful: d.cell !== 'gru' });
+    const [sequence, last] = call(f, d.cell === 'gru' ? 'PartitionedCall' : 'StatefulPartitionedCall', layer, [x, ...weights], {
+      stateful: d.cell !== 'gru',
+    });
     return { output_0: identity(f, 'Identity', sequence), output_1: identity(f, 'Identity_1', last) };
   });
 

@@ -144,7 +144,10 @@ export function describeMlp(o: MlpOptions): MlpDescription {
     };
     layers.push(layer);
     const scope = scopeName('dense', i);
-    variables.push({ name: `${scope}/kernel`, shape: [...layer.kernelShape], values: layer.kernel }, { name: `${scope}/bias`, shape: [layer.bias.length], values: layer.bias });
+    variables.push(
+      { name: `${scope}/kernel`, shape: [...layer.kernelShape], values: layer.kernel },
+      { name: `${scope}/bias`, shape: [layer.bias.length], values: layer.bias },
+    );
   }
   return { kind: 'mlp', inputDim: o.inputDim, outputDim: o.outputDim, layers, variables };
 }
@@ -197,16 +200,35 @@ function describeConv(o: ConvOptions): ConvDescription {
   o.filters.forEach((f, i) => {
     if (padding === 'VALID') [h, w] = [h - k + 1, w - k + 1];
     [h, w] = [Math.floor(h / 2), Math.floor(w / 2)];
-    if (h < 1 || w < 1) throw invalidArgument(`a ${o.height}×${o.width} input is too small for ${o.filters.length} conv/pool stages with ${k}×${k} ${padding} kernels`);
-    const layer: ConvLayer = { kernel: glorotUniform(rand, k * k * c, k * k * f, k * k * c * f), kernelShape: [k, k, c, f], bias: smallUniform(rand, f), padding };
+    if (h < 1 || w < 1)
+      throw invalidArgument(
+        `a ${o.height}×${o.width} input is too small for ${o.filters.length} conv/pool stages with ${k}×${k} ${padding} kernels`,
+      );
+    const layer: ConvLayer = {
+      kernel: glorotUniform(rand, k * k * c, k * k * f, k * k * c * f),
+      kernelShape: [k, k, c, f],
+      bias: smallUniform(rand, f),
+      padding,
+    };
     convs.push(layer);
     const scope = scopeName('conv2d', i);
-    variables.push({ name: `${scope}/kernel`, shape: [...layer.kernelShape], values: layer.kernel }, { name: `${scope}/bias`, shape: [f], values: layer.bias });
+    variables.push(
+      { name: `${scope}/kernel`, shape: [...layer.kernelShape], values: layer.kernel },
+      { name: `${scope}/bias`, shape: [f], values: layer.bias },
+    );
     c = f;
   });
   const flatDim = h * w * c;
-  const denseLayer: DenseLayer = { kernel: glorotUniform(rand, flatDim, o.classes, flatDim * o.classes), kernelShape: [flatDim, o.classes], bias: smallUniform(rand, o.classes), activation: 'softmax' };
-  variables.push({ name: 'dense/kernel', shape: [flatDim, o.classes], values: denseLayer.kernel }, { name: 'dense/bias', shape: [o.classes], values: denseLayer.bias });
+  const denseLayer: DenseLayer = {
+    kernel: glorotUniform(rand, flatDim, o.classes, flatDim * o.classes),
+    kernelShape: [flatDim, o.classes],
+    bias: smallUniform(rand, o.classes),
+    activation: 'softmax',
+  };
+  variables.push(
+    { name: 'dense/kernel', shape: [flatDim, o.classes], values: denseLayer.kernel },
+    { name: 'dense/bias', shape: [o.classes], values: denseLayer.bias },
+  );
   return { kind: 'conv', inputShape: [o.height, o.width, o.channels], convs, flatDim, dense: denseLayer, variables };
 }
 
@@ -268,6 +290,8 @@ export async function writeManySignaturesSavedModel(dir: string, count: number):
   const a = g.variable('a', f32([], Float32Array.of(0.5)));
   const b = g.variable('b', f32([], Float32Array.of(2)));
   const y = g.add('y', g.mul('Mul', a, x), b);
-  const signatures = Object.fromEntries(Array.from({ length: count }, (_, i) => [i === 0 ? 'serving_default' : `s${i}`, { inputs: { x }, outputs: { y } }]));
+  const signatures = Object.fromEntries(
+    Array.from({ length: count }, (_, i) => [i === 0 ? 'serving_default' : `s${i}`, { inputs: { x }, outputs: { y } }]),
+  );
   await writeSavedModel(dir, g, signatures);
 }

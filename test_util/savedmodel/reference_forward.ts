@@ -83,7 +83,8 @@ export function convForward(model: ConvDescription, x: ArrayLike<number>, batch:
         for (let px = 0; px < PW; px++)
           for (let f = 0; f < F; f++) {
             let m = -Infinity;
-            for (let dy = 0; dy < 2; dy++) for (let dx = 0; dx < 2; dx++) m = Math.max(m, conv[((b * OH + py * 2 + dy) * OW + px * 2 + dx) * F + f]);
+            for (let dy = 0; dy < 2; dy++)
+              for (let dx = 0; dx < 2; dx++) m = Math.max(m, conv[((b * OH + py * 2 + dy) * OW + px * 2 + dx) * F + f]);
             pooled[((b * PH + py) * PW + px) * F + f] = m;
           }
     [H, W, C] = [PH, PW, F];

@@ -21,7 +21,12 @@ function rowTimes(x: ArrayLike<number>, row: number, inner: number, w: Float32Ar
  * `x` is [batch, time, features] row-major; returns the sequence [batch, time, units] and the
  * last state [batch, units], starting from a zero state.
  */
-export function rnnForward(d: RnnDescription, x: ArrayLike<number>, batch: number, time: number): { sequence: Float64Array; last: Float64Array } {
+export function rnnForward(
+  d: RnnDescription,
+  x: ArrayLike<number>,
+  batch: number,
+  time: number,
+): { sequence: Float64Array; last: Float64Array } {
   const u = d.units;
   const width = rnnGates(d.cell) * u;
   const sequence = new Float64Array(batch * time * u);

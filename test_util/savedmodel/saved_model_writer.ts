@@ -99,7 +99,6 @@ export interface WriterAsset {
   contents: string | Uint8Array;
 }
 
-
 const utf8 = new TextEncoder();
 /** Bytewise order of the UTF-8 encodings (C++ std::string / Python str order). */
 const compareKeys = (a: string, b: string): number => compareBytes(utf8.encode(a), utf8.encode(b));
@@ -124,19 +123,28 @@ export interface BuiltSavedModel {
 const finalized = new WeakSet<GraphBuilder>();
 
 /** Adds the saver to `graph` (once) and assembles the SavedModel proto object. */
-export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, WriterSignature>, options: SavedModelWriterOptions = {}): BuiltSavedModel {
+export function buildSavedModel(
+  graph: GraphBuilder,
+  signatures: Record<string, WriterSignature>,
+  options: SavedModelWriterOptions = {},
+): BuiltSavedModel {
   if (finalized.has(graph)) throw invalidArgument('this GraphBuilder was already written as a SavedModel; build a new graph');
   finalized.add(graph);
   // TF2 graphs (a function library, resource variables) are Tf2GraphBuilders.
   const tf2 = graph instanceof Tf2GraphBuilder ? graph : undefined;
-  if (graph.variables.length && tf2?.resourceVariables.length) throw invalidArgument('the writer does not mix VariableV2 and resource variables in one graph');
+  if (graph.variables.length && tf2?.resourceVariables.length)
+    throw invalidArgument('the writer does not mix VariableV2 and resource variables in one graph');
   tf2?.keyByObjects(options.checkpointObjectGraph === false);
   const tf2Saves = Boolean(tf2?.resourceVariables.length || tf2?.checkpointedTables.length) && !options.skipSaver;
   const saverDef = graph.variables.length ? addSaver(graph) : tf2Saves ? addResourceSaver(tf2!) : undefined;
 
   const objectGraph = tf2?.hasObjectGraph ? tf2.objects : undefined;
   const extraDefs = new Map((options.opDefs ?? []).map((d) => [d.name, d]));
-  const problems = [...validateGraph(graph.nodes, extraDefs), ...(tf2?.library.problems(graph.nodes) ?? []), ...(objectGraph?.problems(graph.nodes) ?? [])];
+  const problems = [
+    ...validateGraph(graph.nodes, extraDefs),
+    ...(tf2?.library.problems(graph.nodes) ?? []),
+    ...(objectGraph?.problems(graph.nodes) ?? []),
+  ];
   if (problems.length) throw internal(`SavedModel writer built an invalid graph:\n  ${problems.join('\n  ')}`);
   const nodeNames = new Set(graph.nodes.map((n) => n.name));
   const signatureDef: Record<string, unknown> = {};
@@ -186,15 +194,20 @@ export function buildSavedModel(graph: GraphBuilder, signatures: Record<string, 
   if (Object.keys(collections).length) metaGraph.collectionDef = sortedRecord(collections);
   if (options.assets?.length) {
     metaGraph.assetFileDef = options.assets.map((a) => {
-      if (!nodeNames.has(a.tensor.name.replace(/:\d+$/, ''))) throw invalidArgument(`asset ${a.filename} is fed to ${a.tensor.name}, which is not in the graph`);
+      if (!nodeNames.has(a.tensor.name.replace(/:\d+$/, '')))
+        throw invalidArgument(`asset ${a.filename} is fed to ${a.tensor.name}, which is not in the graph`);
       return { tensorInfo: tensorInfo(a.tensor), filename: a.filename };
     });
   }
   const checkpointGraph: Array<[string, HostTensor]> =
-    objectGraph && options.checkpointObjectGraph !== false ? [[OBJECT_GRAPH_KEY, trackableObjectGraphTensor(objectGraph.trackableObjectGraph(options.checkpointObjectGraph))]] : [];
-  const variables = [...graph.variables.map((v): [string, HostTensor] => [v.name, v.value]), ...(tf2 ? checkpointEntries(tf2) : []), ...checkpointGraph].sort(
-    ([a], [b]) => compareKeys(a, b),
-  );
+    objectGraph && options.checkpointObjectGraph !== false
+      ? [[OBJECT_GRAPH_KEY, trackableObjectGraphTensor(objectGraph.trackableObjectGraph(options.checkpointObjectGraph))]]
+      : [];
+  const variables = [
+    ...graph.variables.map((v): [string, HostTensor] => [v.name, v.value]),
+    ...(tf2 ? checkpointEntries(tf2) : []),
+    ...checkpointGraph,
+  ].sort(([a], [b]) => compareKeys(a, b));
   return { savedModel: { savedModelSchemaVersion: 1, metaGraphs: [metaGraph] }, variables };
 }
 
@@ -207,7 +220,13 @@ function trackableObjectGraphTensor(graph: Record<string, unknown>): HostTensor 
 /** GraphDef.library with every node's attrs in sorted key order, as the graph's nodes. */
 function libraryProto(g: Tf2GraphBuilder): Record<string, unknown> {
   const { function: functions } = g.library.toProto();
-  return { function: functions.map((f) => ({ ...f, nodeDef: f.nodeDef.map((n) => ({ ...n, attr: sortedRecord(n.attr) })), ret: sortedRecord(f.ret) })) };
+  return {
+    function: functions.map((f) => ({
+      ...f,
+      nodeDef: f.nodeDef.map((n) => ({ ...n, attr: sortedRecord(n.attr) })),
+      ret: sortedRecord(f.ret),
+    })),
+  };
 }
 
 function encodeSavedModelProto(savedModel: Record<string, unknown>): Uint8Array {

@@ -4,20 +4,7 @@
 import { dtypeFromTf, type DType } from '../../tensor/dtype.js';
 
 export type V2Datatype =
-  | 'BOOL'
-  | 'UINT8'
-  | 'UINT16'
-  | 'UINT32'
-  | 'UINT64'
-  | 'INT8'
-  | 'INT16'
-  | 'INT32'
-  | 'INT64'
-  | 'FP16'
-  | 'BF16'
-  | 'FP32'
-  | 'FP64'
-  | 'BYTES';
+  'BOOL' | 'UINT8' | 'UINT16' | 'UINT32' | 'UINT64' | 'INT8' | 'INT16' | 'INT32' | 'INT64' | 'FP16' | 'BF16' | 'FP32' | 'FP64' | 'BYTES';
 
 const TO_DTYPE: Readonly<Record<V2Datatype, DType>> = {
   BOOL: 'bool',

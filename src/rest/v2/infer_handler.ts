@@ -26,10 +26,15 @@ import { markRequestOwned } from '../../tensor/request_owned.js';
 function checkInputs(model: string, signature: SignatureSpec, inputs: Record<string, InferInput>): void {
   for (const [name, tensor] of Object.entries(inputs)) {
     const spec = ownValue(signature.inputs, name);
-    if (!spec) throw invalidArgument(`Unexpected inference input '${name}' for model '${model}'; its inputs are: ${Object.keys(signature.inputs).sort().join(', ')}`);
+    if (!spec)
+      throw invalidArgument(
+        `Unexpected inference input '${name}' for model '${model}'; its inputs are: ${Object.keys(signature.inputs).sort().join(', ')}`,
+      );
     const wanted = dtypeFromTf(spec.feedDtype ?? spec.dtype);
     if (wanted && wanted !== tensor.dtype) {
-      throw invalidArgument(`Input '${name}' has datatype ${datatypeOfDtype(tensor.dtype)}; model '${model}' expects ${datatypeOfDtype(wanted)}`);
+      throw invalidArgument(
+        `Input '${name}' has datatype ${datatypeOfDtype(tensor.dtype)}; model '${model}' expects ${datatypeOfDtype(wanted)}`,
+      );
     }
   }
 }
@@ -43,7 +48,12 @@ export function inferRoute(prediction: PredictionService): InferenceRoute<InferR
       claim.add(json.length);
       // The parse's memory, counted from the text and charged before anything is built.
       const onGrowth = await chargeJsonParse(json, (bytes) => claim.add(bytes));
-      const parsed = await parseJsonBodyYielding(json, { maxDepth: limits.jsonMaxDepth, maxElements: limits.jsonMaxElements, rootMembers: INFER_REQUEST_MEMBERS, onGrowth });
+      const parsed = await parseJsonBodyYielding(json, {
+        maxDepth: limits.jsonMaxDepth,
+        maxElements: limits.jsonMaxElements,
+        rootMembers: INFER_REQUEST_MEMBERS,
+        onGrowth,
+      });
       return parseInferRequest(parsed, binary, limits.jsonMaxElements);
     },
     run: async (request, call) => {
@@ -67,11 +77,21 @@ export function inferRoute(prediction: PredictionService): InferenceRoute<InferR
 }
 
 /** The inputs checked against the signature, then decoded, each one's memory charged before it is taken. */
-function decodeInputs(model: string, signature: SignatureSpec, request: InferRequest, charge: (bytes: number) => void): Record<string, HostTensor> {
+function decodeInputs(
+  model: string,
+  signature: SignatureSpec,
+  request: InferRequest,
+  charge: (bytes: number) => void,
+): Record<string, HostTensor> {
   checkInputs(model, signature, request.inputs);
   const inputs: Record<string, HostTensor> = {};
   for (const [name, input] of Object.entries(request.inputs)) {
-    Object.defineProperty(inputs, name, { value: markRequestOwned(decodeInferInput(input, charge)), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(inputs, name, {
+      value: markRequestOwned(decodeInferInput(input, charge)),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
     // The JSON it came from may go now (its charge stays until the answer).
     input.data = undefined;
   }

@@ -54,7 +54,8 @@ export interface InferRequest {
   binaryOutputs: boolean;
 }
 
-const isObject = (v: JsonValue | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v) && typeof v !== 'bigint';
+const isObject = (v: JsonValue | undefined): v is JsonObject =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && typeof v !== 'bigint';
 const member = (o: JsonObject, key: string): JsonValue | undefined => (Object.hasOwn(o, key) ? o[key] : undefined);
 
 /** `$parameters`: an object of string / number / boolean values. */
@@ -62,7 +63,8 @@ function parameters(v: JsonValue | undefined, where: string): JsonObject {
   if (v === undefined) return {};
   if (!isObject(v)) throw invalidArgument(`${where}: 'parameters' must be an object`);
   for (const [k, p] of Object.entries(v)) {
-    if (!['string', 'number', 'bigint', 'boolean'].includes(typeof p)) throw invalidArgument(`${where}: parameter '${k}' must be a string, number or boolean`);
+    if (!['string', 'number', 'bigint', 'boolean'].includes(typeof p))
+      throw invalidArgument(`${where}: parameter '${k}' must be a string, number or boolean`);
   }
   return v;
 }
@@ -78,12 +80,16 @@ function shapeOf(v: JsonValue | undefined, where: string, maxElements: number): 
   if (!Array.isArray(v)) throw invalidArgument(`${where}: 'shape' must be an array of dimension sizes`);
   let elements = 1;
   const shape = v.map((d) => {
-    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0) throw invalidArgument(`${where}: 'shape' [${v.join(', ')}] must hold non-negative integers`);
+    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0)
+      throw invalidArgument(`${where}: 'shape' [${v.join(', ')}] must hold non-negative integers`);
     elements *= d;
     return d;
   });
   // Refused from the shape alone, before anything is allocated (as gRPC Predict refuses a TensorProto).
-  if (elements > maxElements) throw invalidArgument(`${where}: shape [${shape.join(', ')}] has ${elements} elements, more than the ${maxElements} allowed (--json_max_elements)`);
+  if (elements > maxElements)
+    throw invalidArgument(
+      `${where}: shape [${shape.join(', ')}] has ${elements} elements, more than the ${maxElements} allowed (--json_max_elements)`,
+    );
   return shape;
 }
 
@@ -94,7 +100,9 @@ class BinaryCursor {
 
   take(size: number, where: string): Uint8Array {
     if (this.at + size > this.bytes.byteLength) {
-      throw invalidArgument(`${where}: binary_data_size ${size} runs past the end of the body's binary data (${this.bytes.byteLength - this.at} bytes left)`);
+      throw invalidArgument(
+        `${where}: binary_data_size ${size} runs past the end of the body's binary data (${this.bytes.byteLength - this.at} bytes left)`,
+      );
     }
     const slice = this.bytes.subarray(this.at, this.at + size);
     this.at += size;
@@ -103,7 +111,8 @@ class BinaryCursor {
 
   finish(): void {
     const left = this.bytes.byteLength - this.at;
-    if (left !== 0) throw invalidArgument(`The body has ${left} bytes of binary data after the JSON that no input's binary_data_size accounts for`);
+    if (left !== 0)
+      throw invalidArgument(`The body has ${left} bytes of binary data after the JSON that no input's binary_data_size accounts for`);
   }
 }
 
@@ -126,7 +135,8 @@ function parseInput(v: JsonValue, index: number, binary: BinaryCursor, maxElemen
     return { name, dtype, shape, data };
   }
   if (data !== undefined) throw invalidArgument(`${where}: both 'data' and a binary_data_size parameter`);
-  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw invalidArgument(`${where}: binary_data_size must be a non-negative integer`);
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)
+    throw invalidArgument(`${where}: binary_data_size must be a non-negative integer`);
   return { name, dtype, shape, bytes: binary.take(size, where) };
 }
 
@@ -149,7 +159,8 @@ export function parseInferRequest(json: JsonValue, binary: Uint8Array, maxElemen
   if (id !== undefined && typeof id !== 'string') throw invalidArgument("'id' must be a string");
   const params = parameters(member(json, 'parameters'), 'The request');
   const signatureName = member(params, 'signature_name');
-  if (signatureName !== undefined && typeof signatureName !== 'string') throw invalidArgument("The request: parameter 'signature_name' must be a string");
+  if (signatureName !== undefined && typeof signatureName !== 'string')
+    throw invalidArgument("The request: parameter 'signature_name' must be a string");
   const binaryOutputs = boolParameter(params, 'binary_data_output', 'The request') ?? false;
 
   const rawInputs = member(json, 'inputs');

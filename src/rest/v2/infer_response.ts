@@ -25,7 +25,11 @@ export interface InferResponseBody {
  * The outputs in the order the request listed them, or by name when it listed none, each
  * marked binary or not.
  */
-function orderedOutputs(outputs: Record<string, HostTensor>, requested: RequestedOutput[] | undefined, binaryDefault: boolean): RequestedOutput[] {
+function orderedOutputs(
+  outputs: Record<string, HostTensor>,
+  requested: RequestedOutput[] | undefined,
+  binaryDefault: boolean,
+): RequestedOutput[] {
   if (requested && requested.length > 0) return requested;
   return Object.keys(outputs)
     .sort()

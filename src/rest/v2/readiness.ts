@@ -10,7 +10,9 @@ interface VersionState {
 
 function versionStates(list: unknown): VersionState[] {
   if (!Array.isArray(list)) return [];
-  return list.filter((v): v is VersionState => typeof v === 'object' && v !== null && typeof v.version === 'string' && typeof v.state === 'string');
+  return list.filter(
+    (v): v is VersionState => typeof v === 'object' && v !== null && typeof v.version === 'string' && typeof v.state === 'string',
+  );
 }
 
 /** AVAILABLE versions, newest first, from GetModelStatus's JSON (`model_version_status`). */

@@ -126,7 +126,13 @@ export function tensorFromJson(input: string, dtype: DType, shape: number[], dat
  * What it will hold is charged before anything is copied or split: for BYTES, each element's
  * own Uint8Array and its bytes (what the body holds past the 4-byte lengths).
  */
-export function tensorFromBytes(input: string, dtype: DType, shape: number[], bytes: Uint8Array, charge: ChargeMemory = () => {}): HostTensor {
+export function tensorFromBytes(
+  input: string,
+  dtype: DType,
+  shape: number[],
+  bytes: Uint8Array,
+  charge: ChargeMemory = () => {},
+): HostTensor {
   const n = numElements(shape);
   if (dtype === 'string') {
     charge(decodedTensorBytes(dtype, n, Math.max(0, bytes.byteLength - 4 * n)));
@@ -134,7 +140,9 @@ export function tensorFromBytes(input: string, dtype: DType, shape: number[], by
   }
   const width = bytesPerElement(dtype);
   if (bytes.byteLength !== n * width) {
-    throw invalidArgument(`Input '${input}': binary_data_size is ${bytes.byteLength} bytes but shape [${shape.join(', ')}] of ${datatypeOfDtype(dtype)} needs ${n * width}`);
+    throw invalidArgument(
+      `Input '${input}': binary_data_size is ${bytes.byteLength} bytes but shape [${shape.join(', ')}] of ${datatypeOfDtype(dtype)} needs ${n * width}`,
+    );
   }
   charge(n * width);
   // A copy (a Buffer's slice() would be a view): typed arrays need aligned offsets.
@@ -150,10 +158,12 @@ function splitBytesElements(input: string, n: number, bytes: Uint8Array): Uint8A
   const out: Uint8Array[] = [];
   let at = 0;
   while (at < bytes.byteLength) {
-    if (out.length === n || at + 4 > bytes.byteLength) throw invalidArgument(`Input '${input}': binary BYTES data does not hold ${n} length-prefixed elements`);
+    if (out.length === n || at + 4 > bytes.byteLength)
+      throw invalidArgument(`Input '${input}': binary BYTES data does not hold ${n} length-prefixed elements`);
     const length = view.getUint32(at, true);
     at += 4;
-    if (at + length > bytes.byteLength) throw invalidArgument(`Input '${input}': BYTES element ${out.length} claims ${length} bytes; only ${bytes.byteLength - at} are left`);
+    if (at + length > bytes.byteLength)
+      throw invalidArgument(`Input '${input}': BYTES element ${out.length} claims ${length} bytes; only ${bytes.byteLength - at} are left`);
     out.push(Uint8Array.prototype.slice.call(bytes, at, at + length));
     at += length;
   }
@@ -236,4 +246,3 @@ export function tensorToBytes(t: HostTensor): Uint8Array {
   }
   return out;
 }
-

@@ -11,8 +11,7 @@ import { invalidArgument, notFound, ServingError, Code } from '../../errors/stat
 import type { ModelSpec } from '../../services/servable_version.js';
 
 export type V2Call =
-  | { kind: 'server_metadata' | 'live' | 'ready' }
-  | { kind: 'model_metadata' | 'model_ready' | 'infer'; model: ModelSpec };
+  { kind: 'server_metadata' | 'live' | 'ready' } | { kind: 'model_metadata' | 'model_ready' | 'infer'; model: ModelSpec };
 
 const METHOD: Record<V2Call['kind'], 'GET' | 'POST'> = {
   server_metadata: 'GET',

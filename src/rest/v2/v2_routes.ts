@@ -26,7 +26,8 @@ function json(c: Context, status: number, value: unknown): Response {
 
 /** A label the model does not have reads as a version that is not there: NOT_FOUND. */
 function labelNotFound(spec: ModelSpec, e: unknown): unknown {
-  if (spec.label !== undefined && toStatusData(e).message === MSG.unrecognizedVersionLabel(spec.label)) return notFound(toStatusData(e).message);
+  if (spec.label !== undefined && toStatusData(e).message === MSG.unrecognizedVersionLabel(spec.label))
+    return notFound(toStatusData(e).message);
   return e;
 }
 

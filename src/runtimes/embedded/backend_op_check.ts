@@ -60,7 +60,9 @@ interface AttrRule {
 /** The node's data_format; TF's default (channels last) when absent. */
 const dataFormat = (node: NodeDef, fallback = 'NHWC') => attrString(node.attr?.data_format) || fallback;
 const channelsLast = (expected: string) => (node: NodeDef) =>
-  dataFormat(node, expected) === expected ? null : `data_format ${dataFormat(node)}: tfjs-converter ignores the attribute and computes ${expected}`;
+  dataFormat(node, expected) === expected
+    ? null
+    : `data_format ${dataFormat(node)}: tfjs-converter ignores the attribute and computes ${expected}`;
 
 /**
  * Attributes the converter reads as "notSupported" (its op_list) or the backend ignores, where a
@@ -78,14 +80,21 @@ const ATTR_RULES: AttrRule[] = [
     ops: ['Conv2DBackpropInput'],
     problem: (n) =>
       channelsLast('NHWC')(n) ??
-      ((n.attr?.dilations?.list?.i ?? []).some((d) => Number(d) !== 1) ? 'dilations other than 1: tfjs-converter ignores the attribute' : null),
+      ((n.attr?.dilations?.list?.i ?? []).some((d) => Number(d) !== 1)
+        ? 'dilations other than 1: tfjs-converter ignores the attribute'
+        : null),
   },
-  { ops: ['OneHot'], problem: (n) => (Number(n.attr?.axis?.i ?? -1) === -1 ? null : `axis ${n.attr?.axis?.i}: tfjs-converter ignores the attribute and uses -1`) },
+  {
+    ops: ['OneHot'],
+    problem: (n) =>
+      Number(n.attr?.axis?.i ?? -1) === -1 ? null : `axis ${n.attr?.axis?.i}: tfjs-converter ignores the attribute and uses -1`,
+  },
   // TF.js's depthwise kernels (CPU and WASM) never read data_format: NCHW input is read as NHWC.
   { ops: ['DepthwiseConv2d', 'DepthwiseConv2dNative', 'FusedDepthwiseConv2dNative'], problem: channelsLast('NHWC') },
   {
     ops: ['Conv2D', '_FusedConv2D'],
-    problem: (n, backend) => (backend === 'wasm' && dataFormat(n) !== 'NHWC' ? `data_format ${dataFormat(n)}: the WASM backend computes NHWC only` : null),
+    problem: (n, backend) =>
+      backend === 'wasm' && dataFormat(n) !== 'NHWC' ? `data_format ${dataFormat(n)}: the WASM backend computes NHWC only` : null,
   },
 ];
 
@@ -109,14 +118,18 @@ const COMPLEX_ON_WASM = new Set(['Identity', 'IdentityN', 'StopGradient', 'Snaps
 
 /** The node's type attributes (T, Tout, dtype, list(type) …) as DT_ names. */
 function typeAttrs(node: NodeDef): string[] {
-  return Object.values(node.attr ?? {}).flatMap((a) => [...(a.type !== undefined ? [String(a.type)] : []), ...(a.list?.type ?? []).map(String)]);
+  return Object.values(node.attr ?? {}).flatMap((a) => [
+    ...(a.type !== undefined ? [String(a.type)] : []),
+    ...(a.list?.type ?? []).map(String),
+  ]);
 }
 
 /** Why a node on complex tensors cannot run: complex128 anywhere, complex64 into a WASM kernel that cannot read it. */
 function complexProblem(node: NodeDef, backend: string): string | null {
   const types = typeAttrs(node);
   if (types.includes('DT_COMPLEX128')) return 'complex128 tensors: TF.js has none';
-  if (backend === 'wasm' && types.includes('DT_COMPLEX64') && !COMPLEX_ON_WASM.has(node.op)) return `a complex64 tensor: the wasm backend's ${node.op} kernel cannot read one`;
+  if (backend === 'wasm' && types.includes('DT_COMPLEX64') && !COMPLEX_ON_WASM.has(node.op))
+    return `a complex64 tensor: the wasm backend's ${node.op} kernel cannot read one`;
   return null;
 }
 
@@ -178,7 +191,11 @@ function wideInt64Problems(nodes: readonly NodeDef[]): NodeProblem[] {
       seen.add(node);
       if (node.op === 'Identity') pending.push(...(consumers.get(node.name) ?? []));
       else if (!CLAMP_SAFE_INPUTS[node.op]?.includes(index)) {
-        problems.push({ op: node.op, node: node.name, reason: `it reads the int64 constant ${c.name} (${wide}), beyond the embedded runtime's 32-bit integers` });
+        problems.push({
+          op: node.op,
+          node: node.name,
+          reason: `it reads the int64 constant ${c.name} (${wide}), beyond the embedded runtime's 32-bit integers`,
+        });
       }
     }
   }
@@ -200,7 +217,10 @@ export function checkBackendCanRun(nodes: readonly NodeDef[], backend: string, s
   const problems = graphProblems(nodes, { backend }).filter((p) => !seen.has(`${p.op}:${p.reason}`) && seen.add(`${p.op}:${p.reason}`));
   if (!problems.length) return;
   const list = problems.map((p) => `${p.op} (node ${p.node}: ${p.reason})`).join(', ');
-  throw new ServingError(Code.UNIMPLEMENTED, `signature '${signatureKey}' uses ops the embedded runtime cannot compute on the ${backend} backend: ${list}`);
+  throw new ServingError(
+    Code.UNIMPLEMENTED,
+    `signature '${signatureKey}' uses ops the embedded runtime cannot compute on the ${backend} backend: ${list}`,
+  );
 }
 
 /**
@@ -208,10 +228,16 @@ export function checkBackendCanRun(nodes: readonly NodeDef[], backend: string, s
  * complex64 output would be served as its interleaved float pairs under the complex shape).
  */
 export function checkSignatureDtypes(spec: SignatureSpec): void {
-  for (const [side, tensors] of [['input', spec.inputs], ['output', spec.outputs]] as const) {
+  for (const [side, tensors] of [
+    ['input', spec.inputs],
+    ['output', spec.outputs],
+  ] as const) {
     for (const [alias, t] of Object.entries(tensors)) {
       if (t.dtype === 'DT_COMPLEX64' || t.dtype === 'DT_COMPLEX128') {
-        throw new ServingError(Code.UNIMPLEMENTED, `signature '${spec.key}' ${side} '${alias}' is ${t.dtype}: tfgate's requests and responses carry no complex tensors (serve tf.math.real, tf.math.imag or tf.abs of it)`);
+        throw new ServingError(
+          Code.UNIMPLEMENTED,
+          `signature '${spec.key}' ${side} '${alias}' is ${t.dtype}: tfgate's requests and responses carry no complex tensors (serve tf.math.real, tf.math.imag or tf.abs of it)`,
+        );
       }
     }
   }

@@ -25,8 +25,16 @@ const padding = (node: NodeDef): 'same' | 'valid' | null => {
   const p = attrString(node.attr?.padding);
   return p === 'SAME' ? 'same' : p === 'VALID' ? 'valid' : null; // EXPLICIT: left to the converter
 };
-const binary = (op: (a: tf.Tensor, b: tf.Tensor) => tf.Tensor): KernelFactory => () => ([a, b]) => op(a, b);
-const unary = (op: (x: tf.Tensor) => tf.Tensor): KernelFactory => () => ([x]) => op(x);
+const binary =
+  (op: (a: tf.Tensor, b: tf.Tensor) => tf.Tensor): KernelFactory =>
+  () =>
+  ([a, b]) =>
+    op(a, b);
+const unary =
+  (op: (x: tf.Tensor) => tf.Tensor): KernelFactory =>
+  () =>
+  ([x]) =>
+    op(x);
 
 /** Padding and H/W strides of an NHWC window op; null for forms left to the converter. */
 const window2d = (node: NodeDef): { pad: 'same' | 'valid'; strides: [number, number] } | null => {
@@ -36,12 +44,14 @@ const window2d = (node: NodeDef): { pad: 'same' | 'valid'; strides: [number, num
   return { pad, strides: [sh, sw] };
 };
 
-const pool = (op: typeof tf.maxPool): KernelFactory => (node) => {
-  const w = window2d(node);
-  if (!w) return null;
-  const [, kh, kw] = ints(node.attr?.ksize, [1, 1, 1, 1]);
-  return ([x]) => op(x as tf.Tensor4D, [kh, kw], w.strides, w.pad);
-};
+const pool =
+  (op: typeof tf.maxPool): KernelFactory =>
+  (node) => {
+    const w = window2d(node);
+    if (!w) return null;
+    const [, kh, kw] = ints(node.attr?.ksize, [1, 1, 1, 1]);
+    return ([x]) => op(x as tf.Tensor4D, [kh, kw], w.strides, w.pad);
+  };
 
 const KERNELS: Record<string, KernelFactory> = {
   MatMul: (node) => {
@@ -213,5 +223,6 @@ function checkFeed(f: Feed, t: tf.Tensor): void {
     const match = shape.length === t.shape.length && t.shape.every((d, i) => shape[i] === -1 || shape[i] === d);
     if (!match) throw new Error(`The shape of dict['${f.name}'] provided in model.execute(dict) must be [${shape}], but was [${t.shape}]`);
   }
-  if (f.dtype && t.dtype !== f.dtype) throw new Error(`The dtype of dict['${f.name}'] provided in model.execute(dict) must be ${f.dtype}, but was ${t.dtype}`);
+  if (f.dtype && t.dtype !== f.dtype)
+    throw new Error(`The dtype of dict['${f.name}'] provided in model.execute(dict) must be ${f.dtype}, but was ${t.dtype}`);
 }

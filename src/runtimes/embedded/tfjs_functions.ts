@@ -21,7 +21,10 @@ export function checkFunctionsCanRun(graph: PreparedGraph, backend: string, sign
     }
   }
   if (problems.length) {
-    throw new ServingError(Code.UNIMPLEMENTED, `signature '${signatureKey}' uses ops the embedded runtime cannot compute on the ${backend} backend: ${problems.join(', ')}`);
+    throw new ServingError(
+      Code.UNIMPLEMENTED,
+      `signature '${signatureKey}' uses ops the embedded runtime cannot compute on the ${backend} backend: ${problems.join(', ')}`,
+    );
   }
 }
 

@@ -25,11 +25,16 @@ interface ModelJson {
 
 function inferSignature(nodes: NodeDef[]): SignatureDefObject {
   const consumed = new Set(nodes.flatMap((n) => (n.input ?? []).map((i) => i.replace(/^\^/, '').split(':')[0])));
-  const info = (n: NodeDef) => ({ name: `${n.name}:0`, dtype: complexOutputType(n) ?? (n.attr?.dtype?.type as string | undefined) ?? (n.attr?.T?.type as string | undefined) ?? 'DT_FLOAT' });
+  const info = (n: NodeDef) => ({
+    name: `${n.name}:0`,
+    dtype: complexOutputType(n) ?? (n.attr?.dtype?.type as string | undefined) ?? (n.attr?.T?.type as string | undefined) ?? 'DT_FLOAT',
+  });
   return {
     methodName: 'tensorflow/serving/predict',
     inputs: Object.fromEntries(nodes.filter((n) => n.op === 'Placeholder').map((n) => [n.name, info(n)])),
-    outputs: Object.fromEntries(nodes.filter((n) => !consumed.has(n.name) && !['Const', 'NoOp', 'Placeholder'].includes(n.op)).map((n) => [n.name, info(n)])),
+    outputs: Object.fromEntries(
+      nodes.filter((n) => !consumed.has(n.name) && !['Const', 'NoOp', 'Placeholder'].includes(n.op)).map((n) => [n.name, info(n)]),
+    ),
   };
 }
 
@@ -69,7 +74,11 @@ export async function loadTfjsGraphModelDir(dir: string, backend: string): Promi
     weightSpecs.push(...group.weights);
     for (const p of group.paths) {
       const shard = path.join(dir, p);
-      buffers.push(await readVersionFile(dir, shard).catch((e: unknown) => Promise.reject(dataLoss(`weight file ${shard} listed in ${file} cannot be read: ${(e as Error).message}`))));
+      buffers.push(
+        await readVersionFile(dir, shard).catch((e: unknown) =>
+          Promise.reject(dataLoss(`weight file ${shard} listed in ${file} cannot be read: ${(e as Error).message}`)),
+        ),
+      );
     }
   }
   const data = Buffer.concat(buffers);

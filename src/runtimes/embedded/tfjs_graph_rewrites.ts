@@ -26,7 +26,9 @@ function foldedFakeQuant(node: NodeDef & { op: FakeQuantOp }, consts: NodeDef[])
   let value: { shape: number[]; values: Float32Array };
   try {
     value = tf.tidy(() => {
-      const inputs = consts.map((c) => toTfTensor(hostTensorFromProto(c.attr?.value?.tensor ?? {}, `constant ${c.name}`), `constant ${c.name}`));
+      const inputs = consts.map((c) =>
+        toTfTensor(hostTensorFromProto(c.attr?.value?.tensor ?? {}, `constant ${c.name}`), `constant ${c.name}`),
+      );
       const out = fakeQuantOp(node.op, fakeQuantAttrsOf(node), inputs);
       return { shape: out.shape, values: out.dataSync() as Float32Array };
     });
@@ -38,7 +40,10 @@ function foldedFakeQuant(node: NodeDef & { op: FakeQuantOp }, consts: NodeDef[])
     name: node.name,
     op: 'Const',
     input: [],
-    attr: { dtype: { type: 'DT_FLOAT' }, value: { tensor: hostTensorToProto({ dtype: 'float32', shape: value.shape, values: Float32Array.from(value.values) }) } },
+    attr: {
+      dtype: { type: 'DT_FLOAT' },
+      value: { tensor: hostTensorToProto({ dtype: 'float32', shape: value.shape, values: Float32Array.from(value.values) }) },
+    },
   };
 }
 

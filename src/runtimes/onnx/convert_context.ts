@@ -106,7 +106,8 @@ export class OpContext {
   constInts(i: number, what?: string): number[] {
     const v = this.constant(i, what);
     if (v.dtype === 'int64' || v.dtype === 'uint64') return Array.from(v.values as BigInt64Array, Number);
-    if (v.dtype !== 'int32' && v.dtype !== 'int16' && v.dtype !== 'int8' && v.dtype !== 'uint8') this.fail(`${what ?? `input ${i}`} has dtype ${v.dtype}, not an integer`);
+    if (v.dtype !== 'int32' && v.dtype !== 'int16' && v.dtype !== 'int8' && v.dtype !== 'uint8')
+      this.fail(`${what ?? `input ${i}`} has dtype ${v.dtype}, not an integer`);
     return Array.from(v.values as Int32Array);
   }
 
@@ -128,7 +129,14 @@ export class OpContext {
   }
 
   int64s(values: readonly number[], hint = 'ints'): string {
-    return this.constTensor({ dtype: 'int64', shape: [values.length], values: BigInt64Array.from(values, (x) => (Number.isFinite(x) ? BigInt(x) : x > 0 ? INT64_MAX : -INT64_MAX - 1n)) }, hint);
+    return this.constTensor(
+      {
+        dtype: 'int64',
+        shape: [values.length],
+        values: BigInt64Array.from(values, (x) => (Number.isFinite(x) ? BigInt(x) : x > 0 ? INT64_MAX : -INT64_MAX - 1n)),
+      },
+      hint,
+    );
   }
 
   scalar(dtype: DType, value: number, hint = 'scalar'): string {

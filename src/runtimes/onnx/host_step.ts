@@ -49,7 +49,10 @@ function parsingOutputs(n: NodeDef): FeedSpec[] {
   if (n.op === 'ParseExampleV2') {
     const raggedValues = types(n, 'ragged_value_types');
     const raggedSplits = types(n, 'ragged_split_types');
-    out.push(...raggedValues.map((d): FeedSpec => ({ dtype: d, shape: [-1] })), ...raggedSplits.map((d): FeedSpec => ({ dtype: d, shape: [-1] })));
+    out.push(
+      ...raggedValues.map((d): FeedSpec => ({ dtype: d, shape: [-1] })),
+      ...raggedSplits.map((d): FeedSpec => ({ dtype: d, shape: [-1] })),
+    );
   }
   return out;
 }
@@ -83,7 +86,12 @@ export function splitHostStep(nodes: readonly NodeDef[]): HostSplit {
     });
     rest.push({ ...n, input });
   }
-  const placeholders = [...feeds].map(([name, spec]): NodeDef => ({ name, op: 'Placeholder', input: [], attr: { dtype: { type: dtypeToTf(spec.dtype) } } }));
+  const placeholders = [...feeds].map(([name, spec]): NodeDef => ({
+    name,
+    op: 'Placeholder',
+    input: [],
+    attr: { dtype: { type: dtypeToTf(spec.dtype) } },
+  }));
   // The step's placeholders and constants stay only where the rest reads them too.
   const read = new Set(rest.flatMap((n) => (n.input ?? []).map((ref) => parseTensorName(ref.replace(/^\^/, ''))[0])));
   const kept = rest.filter((n) => !stepNames.has(n.name) || read.has(n.name));
@@ -106,7 +114,13 @@ function parseSpecOf(n: NodeDef, inputs: ReadonlyArray<HostTensor | undefined>):
       raggedKeys: [],
     };
   }
-  return { ...common, sparseKeys: keyStrings(inputs[2]), denseKeys: keyStrings(inputs[3]), raggedKeys: keyStrings(inputs[4]), denseDefaults: inputs.slice(5, 5 + dense.length) as HostTensor[] };
+  return {
+    ...common,
+    sparseKeys: keyStrings(inputs[2]),
+    denseKeys: keyStrings(inputs[3]),
+    raggedKeys: keyStrings(inputs[4]),
+    denseDefaults: inputs.slice(5, 5 + dense.length) as HostTensor[],
+  };
 }
 
 /**
@@ -134,7 +148,14 @@ export class HostStep {
   async run(feeds: ReadonlyMap<string, HostTensor>): Promise<Map<string, HostTensor>> {
     if (this.nodes.every((n) => HOST_OPS.has(n.op))) return this.runOnHost(feeds);
     registerTfjsOps(EXAMPLE_OPS);
-    this.model ??= loadGraphModelSync(toModelArtifacts({ signature: { key: '', methodName: '', inputs: {}, outputs: {}, defaults: {} }, nodes: this.nodes, inputs: {}, outputs: {} }));
+    this.model ??= loadGraphModelSync(
+      toModelArtifacts({
+        signature: { key: '', methodName: '', inputs: {}, outputs: {}, defaults: {} },
+        nodes: this.nodes,
+        inputs: {},
+        outputs: {},
+      }),
+    );
     const feed: Record<string, tf.Tensor> = {};
     const owned: tf.Tensor[] = [];
     try {

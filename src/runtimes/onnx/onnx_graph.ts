@@ -119,10 +119,23 @@ export class OnnxGraph {
   }
 
   /** Adds one node producing exactly the value names `outputs` (see unique / reserve); returns them. */
-  addNode(opType: string, inputs: string[], outputs: string[], attrs: Record<string, AttrInit | undefined> = {}, domain?: string): string[] {
+  addNode(
+    opType: string,
+    inputs: string[],
+    outputs: string[],
+    attrs: Record<string, AttrInit | undefined> = {},
+    domain?: string,
+  ): string[] {
     const attribute: AttributeObject[] = [];
     for (const [k, v] of Object.entries(attrs)) if (v !== undefined) attribute.push(toAttribute(k, v));
-    this.nodes.push({ input: inputs, output: outputs, name: this.unique(`${opType}:${outputs[0]}`), opType, attribute, ...(domain ? { domain } : {}) });
+    this.nodes.push({
+      input: inputs,
+      output: outputs,
+      name: this.unique(`${opType}:${outputs[0]}`),
+      opType,
+      attribute,
+      ...(domain ? { domain } : {}),
+    });
     return outputs;
   }
 

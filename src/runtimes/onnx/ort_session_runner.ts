@@ -83,7 +83,12 @@ class PublicRunner implements OrtSessionRunner {
  * A session for the model `bytes`. `via: 'public'` forces the public API (the tests compare
  * the two).
  */
-export async function createOrtSessionRunner(ortModule: typeof ort, bytes: Uint8Array, options: OrtSessionOptions, via?: 'public'): Promise<OrtSessionRunner> {
+export async function createOrtSessionRunner(
+  ortModule: typeof ort,
+  bytes: Uint8Array,
+  options: OrtSessionOptions,
+  via?: 'public',
+): Promise<OrtSessionRunner> {
   const binding = via === 'public' ? null : loadBinding();
   if (!binding) return new PublicRunner(await ortModule.InferenceSession.create(bytes, options));
   binding.initOrt();

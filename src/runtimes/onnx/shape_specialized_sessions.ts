@@ -58,7 +58,9 @@ export class ShapeSpecializedSessions {
       this.specialized.delete(key);
       if (e instanceof OnnxConversionRefused) {
         const shapes = [...specs].map(([n, s]) => `${n}: [${s.shape}]`).join(', ');
-        throw invalidArgument(`inputs of shape ${shapes} do not fit the signature's declared shapes, and its graph cannot run with them: ${e.message}`);
+        throw invalidArgument(
+          `inputs of shape ${shapes} do not fit the signature's declared shapes, and its graph cannot run with them: ${e.message}`,
+        );
       }
       throw e;
     });
@@ -66,13 +68,20 @@ export class ShapeSpecializedSessions {
     if (this.specialized.size > MAX_SPECIALIZED) {
       const [oldestKey, oldest] = this.specialized.entries().next().value as [string, Promise<OnnxSession>];
       this.specialized.delete(oldestKey);
-      void oldest.then((s) => s.dispose(), () => {});
+      void oldest.then(
+        (s) => s.dispose(),
+        () => {},
+      );
     }
     return session;
   }
 
   dispose(): void {
     this.main.dispose();
-    for (const s of this.specialized.values()) void s.then((x) => x.dispose(), () => {});
+    for (const s of this.specialized.values())
+      void s.then(
+        (x) => x.dispose(),
+        () => {},
+      );
   }
 }

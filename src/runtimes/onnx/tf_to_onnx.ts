@@ -21,7 +21,18 @@ import { TOP_K_OPS } from './ops/top_k.js';
 import { estimateRunCost } from './run_cost_estimate.js';
 import type { RunCost } from '../run_cost.js';
 
-const OPS: ReadonlyMap<string, OpConverter> = new Map(Object.entries({ ...ELEMENTWISE_OPS, ...NN_OPS, ...MATMUL_OPS, ...ARRAY_OPS, ...REDUCE_OPS, ...IMAGE_OPS, ...FAKE_QUANT_OPS, ...TOP_K_OPS }));
+const OPS: ReadonlyMap<string, OpConverter> = new Map(
+  Object.entries({
+    ...ELEMENTWISE_OPS,
+    ...NN_OPS,
+    ...MATMUL_OPS,
+    ...ARRAY_OPS,
+    ...REDUCE_OPS,
+    ...IMAGE_OPS,
+    ...FAKE_QUANT_OPS,
+    ...TOP_K_OPS,
+  }),
+);
 
 /** The TF ops with an ONNX converter (README's list of them is checked against this). */
 export const ONNX_CONVERTED_OPS: readonly string[] = [...OPS.keys()];
@@ -99,7 +110,13 @@ export function convertToOnnx(
 ): OnnxModel {
   const chain = deepest(nodes);
   if (chain.depth > MAX_ONNX_DEPTH) {
-    throw new OnnxConversionRefused([{ op: '(graph)', node: chain.node, reason: `a chain of ${chain.depth} ops, over the ${MAX_ONNX_DEPTH} whose ONNX Runtime session builds in reasonable time` }]);
+    throw new OnnxConversionRefused([
+      {
+        op: '(graph)',
+        node: chain.node,
+        reason: `a chain of ${chain.depth} ops, over the ${MAX_ONNX_DEPTH} whose ONNX Runtime session builds in reasonable time`,
+      },
+    ]);
   }
   const graph = new OnnxGraph();
   const values = new Map<string, TfValue>();
@@ -179,5 +196,12 @@ export function convertToOnnx(
     graph.addOutput({ name: out, dtype: 'int64', shape: [-1] });
     return { ...g, value: out };
   });
-  return { bytes: graph.encode(graphName), inputs, outputs, guards, nodeCount: graph.nodeCount, runCost: estimateRunCost(nodes, values, [...outputs.keys()]) };
+  return {
+    bytes: graph.encode(graphName),
+    inputs,
+    outputs,
+    guards,
+    nodeCount: graph.nodeCount,
+    runCost: estimateRunCost(nodes, values, [...outputs.keys()]),
+  };
 }

@@ -113,23 +113,30 @@ function denseColumn(t: HostTensor): Column {
 function validate(x: CrossInputs, internalType: 'int64' | 'string' | undefined): number {
   const n = x.indices.length;
   x.indices.forEach((t, i) => {
-    if (t.shape.length !== 2) throw invalidArgument(`Input indices should be a matrix but received shape ${shapeString(t.shape)} at position ${i}`);
+    if (t.shape.length !== 2)
+      throw invalidArgument(`Input indices should be a matrix but received shape ${shapeString(t.shape)} at position ${i}`);
     if (t.shape[1] !== 2) throw invalidArgument(`Expected D2 of index to be 2 got ${t.shape[1]} at position ${i}`);
   });
   if (x.values.length !== n) throw invalidArgument(`Expected ${n} input values, got ${x.values.length}`);
   x.values.forEach((t, i) => {
-    if (internalType === 'string' && t.dtype === 'int64') throw invalidArgument('Input values should be of internal type string but received int64');
-    if (t.shape.length !== 1) throw invalidArgument(`Input values should be a vector but received shape ${shapeString(t.shape)} at position ${i}`);
-    if (x.indices[i].shape[0] !== t.shape[0]) throw invalidArgument(`Expected size of values to be ${x.indices[i].shape[0]} got ${t.shape[0]} at position ${i}`);
+    if (internalType === 'string' && t.dtype === 'int64')
+      throw invalidArgument('Input values should be of internal type string but received int64');
+    if (t.shape.length !== 1)
+      throw invalidArgument(`Input values should be a vector but received shape ${shapeString(t.shape)} at position ${i}`);
+    if (x.indices[i].shape[0] !== t.shape[0])
+      throw invalidArgument(`Expected size of values to be ${x.indices[i].shape[0]} got ${t.shape[0]} at position ${i}`);
   });
   if (x.shapes.length !== n) throw invalidArgument(`Expected ${n} input shapes, got ${x.shapes.length}`);
   x.shapes.forEach((t, i) => {
-    if (t.shape.length !== 1) throw invalidArgument(`Input shapes should be a vector but received shape ${shapeString(t.shape)} at position ${i}`);
+    if (t.shape.length !== 1)
+      throw invalidArgument(`Input shapes should be a vector but received shape ${shapeString(t.shape)} at position ${i}`);
     if (t.shape[0] !== 2) throw invalidArgument(`shape should imply a 2D tensor, but got ${shapeString(t.shape)} at position ${i}`);
   });
   x.dense.forEach((t, i) => {
-    if (internalType === 'string' && t.dtype === 'int64') throw invalidArgument('Dense inputs should be of internal type string but received int64');
-    if (t.shape.length !== 2) throw invalidArgument(`Dense inputs should be a matrix but received shape ${shapeString(t.shape)} at position ${i}`);
+    if (internalType === 'string' && t.dtype === 'int64')
+      throw invalidArgument('Dense inputs should be of internal type string but received int64');
+    if (t.shape.length !== 2)
+      throw invalidArgument(`Dense inputs should be a matrix but received shape ${shapeString(t.shape)} at position ${i}`);
   });
   const batch = x.shapes.length ? Number((x.shapes[0].values as BigInt64Array)[0]) : x.dense.length ? x.dense[0].shape[0] : 0;
   x.shapes.forEach((t, i) => {
@@ -161,7 +168,10 @@ function sparseColumns(x: CrossInputs, batch: number): Column[] {
 }
 
 function exhausted(op: SparseCrossOp, what: string): ServingError {
-  return new ServingError(Code.RESOURCE_EXHAUSTED, `${op}: the crosses of this request would be ${what}; tfgate computes at most ${MAX_CROSSES} crosses and ${MAX_CROSS_STRING_BYTES} bytes of them per request`);
+  return new ServingError(
+    Code.RESOURCE_EXHAUSTED,
+    `${op}: the crosses of this request would be ${what}; tfgate computes at most ${MAX_CROSSES} crosses and ${MAX_CROSS_STRING_BYTES} bytes of them per request`,
+  );
 }
 
 /** The cross of `inputs`: [output_indices int64 [n, 2], output_values [n], output_shape int64 [2]]. */
@@ -195,7 +205,10 @@ export function sparseCross(op: SparseCrossOp, inputs: CrossInputs, mode: CrossM
       indices[2 * k] = BigInt(b);
       indices[2 * k + 1] = BigInt(cross);
       if (strings) {
-        const joined = joinBytes(columns.map((col, i) => col.bytes(b, choice[i])), (mode as { separator: Uint8Array }).separator);
+        const joined = joinBytes(
+          columns.map((col, i) => col.bytes(b, choice[i])),
+          (mode as { separator: Uint8Array }).separator,
+        );
         stringBytes += joined.length;
         if (stringBytes > MAX_CROSS_STRING_BYTES) throw exhausted(op, `over ${MAX_CROSS_STRING_BYTES} bytes`);
         strings.push(joined);
@@ -231,8 +244,13 @@ function hashCross(columns: Column[], row: number, choice: number[], mode: Exclu
 /** SparseCrossV2's `sep` check: TF's message, with the tensor as Tensor::DebugString shows it. */
 export function crossSeparator(sep: HostTensor): Uint8Array {
   if (sep.shape.length !== 0) {
-    const shown = (sep.values as Uint8Array[]).slice(0, 3).map((b) => new TextDecoder().decode(b)).join(' ');
-    throw invalidArgument(`Input separator should be a scalar. Received: Tensor<type: string shape: ${shapeString(sep.shape)} values: ${shown}${sep.values.length > 3 ? '...' : ''}>`);
+    const shown = (sep.values as Uint8Array[])
+      .slice(0, 3)
+      .map((b) => new TextDecoder().decode(b))
+      .join(' ');
+    throw invalidArgument(
+      `Input separator should be a scalar. Received: Tensor<type: string shape: ${shapeString(sep.shape)} values: ${shown}${sep.values.length > 3 ? '...' : ''}>`,
+    );
   }
   return (sep.values as Uint8Array[])[0];
 }

@@ -38,4 +38,5 @@ export function registerTfjsOps(table: TfjsOpTable): void {
  * The load-time check of a registered op, for graphs run without the signature's load checks
  * (a table initializer's inputs evaluated once at load): null when it can run.
  */
-export const registeredOpProblem = (node: NodeDef, constant: ConstantInput): string | null => registeredChecks.get(node.op)?.(node, constant) ?? null;
+export const registeredOpProblem = (node: NodeDef, constant: ConstantInput): string | null =>
+  registeredChecks.get(node.op)?.(node, constant) ?? null;

@@ -59,7 +59,12 @@ interface GraphExecutor {
   weightIds: number[];
   execute(inputs: unknown, outputs: unknown): unknown;
   executeFunctionAsync(inputs: Tensor[], tensorArrayMap: object, tensorListMap: object): Promise<Tensor[]>;
-  executeWithControlFlow(inputs: Record<string, Tensor>, context: ExecutionContext, outputNames: string[], isFunctionExecution: boolean): Promise<TensorsMap>;
+  executeWithControlFlow(
+    inputs: Record<string, Tensor>,
+    context: ExecutionContext,
+    outputNames: string[],
+    isFunctionExecution: boolean,
+  ): Promise<TensorsMap>;
   processStack(inputNodes: unknown, stack: unknown, context: ExecutionContext, tensorMap: TensorsMap, ...rest: unknown[]): unknown;
 }
 
@@ -73,7 +78,10 @@ export const loopTimeBound = { ms: 30_000 };
 
 function loopOutOfTime(calls: number): ServingError {
   const s = loopTimeBound.ms / 1000;
-  return new ServingError(Code.DEADLINE_EXCEEDED, `a loop of this run did not end within ${s} s (${calls} calls of its condition and body); tfgate stops a run's loops after ${s} s`);
+  return new ServingError(
+    Code.DEADLINE_EXCEEDED,
+    `a loop of this run did not end within ${s} s (${calls} calls of its condition and body); tfgate stops a run's loops after ${s} s`,
+  );
 }
 
 /** `node` of 'node', 'node:1' or 'node:out:1'. */
@@ -102,11 +110,17 @@ function disposeAfterFailure(tensors: Iterable<Tensor | undefined>, keepIds: Set
 }
 
 function graphExecutorPrototype(): GraphExecutor & { [PATCHED]?: boolean } {
-  const empty = loadGraphModelSync({ modelTopology: { node: [], versions: { producer: 1 } }, weightSpecs: [], weightData: new ArrayBuffer(0), format: 'graph-model' });
+  const empty = loadGraphModelSync({
+    modelTopology: { node: [], versions: { producer: 1 } },
+    weightSpecs: [],
+    weightData: new ArrayBuffer(0),
+    format: 'graph-model',
+  });
   const executor = (empty as unknown as { executor?: object }).executor;
   const proto = executor && (Object.getPrototypeOf(executor) as GraphExecutor & { [PATCHED]?: boolean });
   for (const method of ['execute', 'executeFunctionAsync', 'executeWithControlFlow', 'processStack'] as const) {
-    if (typeof proto?.[method] !== 'function') throw new Error(`tfjs-converter's GraphExecutor has no ${method}: tfgate's patch does not fit this version`);
+    if (typeof proto?.[method] !== 'function')
+      throw new Error(`tfjs-converter's GraphExecutor has no ${method}: tfgate's patch does not fit this version`);
   }
   return proto!;
 }

@@ -34,7 +34,9 @@ let patched = false;
 export function supportWasmComplex(): void {
   if (patched) return;
   patched = true;
-  const proto = BackendWasm.prototype as unknown as { readSync(this: BackendWasm, dataId: object, start?: number, end?: number): tf.backend_util.BackendValues };
+  const proto = BackendWasm.prototype as unknown as {
+    readSync(this: BackendWasm, dataId: object, start?: number, end?: number): tf.backend_util.BackendValues;
+  };
   const readSync = proto.readSync;
   proto.readSync = function (dataId, start, end) {
     const data = (this as unknown as WasmInternals).dataIdMap.get(dataId);

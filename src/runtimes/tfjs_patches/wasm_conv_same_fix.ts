@@ -49,7 +49,11 @@ const pair = (v: unknown, fallback: number): [number, number] => {
  * The explicit pads to use instead of 'same' for an NHWC conv whose SAME padding XNNPACK
  * would wrap, or null to leave the call as it is.
  */
-function explicitPadsForWasm(xShape: readonly number[], filterShape: readonly number[], attrs: tf.NamedAttrMap): tf.backend_util.ExplicitPadding | null {
+function explicitPadsForWasm(
+  xShape: readonly number[],
+  filterShape: readonly number[],
+  attrs: tf.NamedAttrMap,
+): tf.backend_util.ExplicitPadding | null {
   if (attrs.pad !== 'same') return null;
   // The WASM kernels refuse channels-first themselves; nothing to fix there.
   if (attrs.dataFormat !== undefined && attrs.dataFormat !== 'NHWC' && attrs.dataFormat !== 'channelsLast') return null;

@@ -14,7 +14,13 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { runOnCpu } from './wasm_kernel_patch.js';
 
-const WASM_KERNELS_FROM_CPU = ['RaggedTensorToTensor', 'RaggedGather', 'RaggedRange', 'UnsortedSegmentSum', 'DepthwiseConv2dNativeBackpropInput'] as const;
+const WASM_KERNELS_FROM_CPU = [
+  'RaggedTensorToTensor',
+  'RaggedGather',
+  'RaggedRange',
+  'UnsortedSegmentSum',
+  'DepthwiseConv2dNativeBackpropInput',
+] as const;
 
 /** Registers, for WASM, each kernel above that WASM lacks and the CPU backend has. Idempotent. */
 export function borrowCpuKernelsForWasm(): void {

@@ -56,7 +56,10 @@ export function outputsDifference(got: Record<string, HostTensor>, want: Record<
  * The first tensor, in `primary`'s dependency order, that both traces hold and that differs:
  * where the two engines part ways (later differences may only follow from it).
  */
-export function firstDifferingTensor(primary: Array<[string, HostTensor]>, secondary: Array<[string, HostTensor]>): { tensor: string; detail: string } | null {
+export function firstDifferingTensor(
+  primary: Array<[string, HostTensor]>,
+  secondary: Array<[string, HostTensor]>,
+): { tensor: string; detail: string } | null {
   const other = new Map(secondary);
   for (const [name, t] of primary) {
     const s = other.get(name);

@@ -45,15 +45,31 @@ async function settle<T>(p: Promise<T>): Promise<Settled<T>> {
 const CANNOT_RUN: ReadonlySet<Code> = new Set([Code.UNIMPLEMENTED, Code.INTERNAL, Code.UNKNOWN]);
 
 /** The engine's failure, naming the node its trace stops at when the engine can tell. */
-async function failure(engine: EngineUnderCheck, signature: string, inputs: Record<string, HostTensor>, inputsFrom: string, error: string): Promise<string> {
+async function failure(
+  engine: EngineUnderCheck,
+  signature: string,
+  inputs: Record<string, HostTensor>,
+  inputsFrom: string,
+  error: string,
+): Promise<string> {
   const traced = await settle(engine.trace(signature, inputs));
   return `${engine.name} cannot run it on ${inputsFrom}: ${traced.ok ? error : traced.error}`;
 }
 
-export async function checkSignature(primary: EngineUnderCheck, reference: EngineUnderCheck, signature: string, inputs: Record<string, HostTensor>, inputsFrom: string): Promise<CheckResult> {
+export async function checkSignature(
+  primary: EngineUnderCheck,
+  reference: EngineUnderCheck,
+  signature: string,
+  inputs: Record<string, HostTensor>,
+  inputsFrom: string,
+): Promise<CheckResult> {
   const [a, b] = await Promise.all([settle(primary.run(signature, inputs)), settle(reference.run(signature, inputs))]);
   if (!a.ok && CANNOT_RUN.has(a.code)) return { kind: 'fails', message: await failure(primary, signature, inputs, inputsFrom, a.error) };
-  if (!b.ok) return { kind: 'unchecked', reason: a.ok ? `${reference.name} failed on ${inputsFrom}: ${b.error}` : `both engines refuse ${inputsFrom}: ${a.error}` };
+  if (!b.ok)
+    return {
+      kind: 'unchecked',
+      reason: a.ok ? `${reference.name} failed on ${inputsFrom}: ${b.error}` : `both engines refuse ${inputsFrom}: ${a.error}`,
+    };
   if (!a.ok) return { kind: 'disagree', message: `${primary.name} failed on ${inputsFrom} where ${reference.name} answered: ${a.error}` };
   const difference = outputsDifference(a.value, b.value);
   if (!difference) return { kind: 'agree' };
@@ -61,7 +77,9 @@ export async function checkSignature(primary: EngineUnderCheck, reference: Engin
   const [ta, tb] = await Promise.all([settle(primary.trace(signature, inputs)), settle(reference.trace(signature, inputs))]);
   if (ta.ok && tb.ok) {
     const first = firstDifferingTensor(ta.value, tb.value);
-    where = first ? `; first differing node: ${first.tensor} (${first.detail})` : '; no single node differs beyond the tolerance (the error accumulates)';
+    where = first
+      ? `; first differing node: ${first.tensor} (${first.detail})`
+      : '; no single node differs beyond the tolerance (the error accumulates)';
   } else {
     where = `; the runs could not be traced node by node (${ta.ok ? '' : ta.error}${tb.ok ? '' : ` ${tb.error}`})`;
   }

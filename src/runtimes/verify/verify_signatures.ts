@@ -85,8 +85,16 @@ export async function verifySignatures(
     }
     try {
       for (const key of keys) {
-        const a: EngineUnderCheck = { name: description.engines[key].engine, run: (s, i) => primary.run(s, i), trace: (s, i) => primary.trace(s, i) };
-        const b: EngineUnderCheck = { name: pool.engines[key]?.engine ?? reference, run: (s, i) => pool.run(s, i), trace: (s, i) => pool.trace(s, i) };
+        const a: EngineUnderCheck = {
+          name: description.engines[key].engine,
+          run: (s, i) => primary.run(s, i),
+          trace: (s, i) => primary.trace(s, i),
+        };
+        const b: EngineUnderCheck = {
+          name: pool.engines[key]?.engine ?? reference,
+          run: (s, i) => pool.run(s, i),
+          trace: (s, i) => pool.trace(s, i),
+        };
         if (!pool.engines[key]) {
           report.unchecked[key] = `the ${reference} runtime does not serve it (${pool.refusals[key] ?? 'not loaded'})`;
           continue;
@@ -95,7 +103,9 @@ export async function verifySignatures(
         const seeded = seededInputs(description.signatures[key]);
         if ('inputs' in seeded) trials.push(['made-up inputs', seeded.inputs]);
         records
-          .flatMap((runs, i) => runs.filter((r) => r.signature === key).map((r) => [`warmup record ${i}`, r.inputs] as [string, Record<string, HostTensor>]))
+          .flatMap((runs, i) =>
+            runs.filter((r) => r.signature === key).map((r) => [`warmup record ${i}`, r.inputs] as [string, Record<string, HostTensor>]),
+          )
           .slice(0, MAX_RECORDS_PER_SIGNATURE)
           .forEach((t) => trials.push(t));
         if (!trials.length) {
@@ -122,7 +132,8 @@ export async function verifySignatures(
         }
         const single = description.engines[key].singleEngine;
         if (!report.refused[key] && verdict === 'agree') {
-          if (single) report.unchecked[key] = `${single}, under ${b.name} as well: only the graph around it was compared with ${b.name} (it agreed)`;
+          if (single)
+            report.unchecked[key] = `${single}, under ${b.name} as well: only the graph around it was compared with ${b.name} (it agreed)`;
           else report.verified[key] = b.name;
         }
       }

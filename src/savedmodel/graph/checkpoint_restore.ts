@@ -11,7 +11,13 @@
 import { Code, ServingError } from '../../errors/status.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { MetaGraphObject, SavedObjectObject } from '../saved_model_reader.js';
-import { bindCheckpointObjects, objectPaths, OBJECT_GRAPH_KEY, readCheckpointObjectGraph, type CheckpointedObject } from './checkpoint_object_graph.js';
+import {
+  bindCheckpointObjects,
+  objectPaths,
+  OBJECT_GRAPH_KEY,
+  readCheckpointObjectGraph,
+  type CheckpointedObject,
+} from './checkpoint_object_graph.js';
 import { capturedObjects, CONFLICTING_CAPTURES, type CapturedObjects } from './captured_objects.js';
 import { localName } from './control_flow_functions.js';
 import { GraphFlattener } from './graph_flattener.js';
@@ -61,13 +67,18 @@ class ObjectGraphRestore {
         `${name} is no object of the SavedModel's object graph (no function call passes it as a captured input), so TF's loader restores no value for it`,
       );
     }
-    if (id === CONFLICTING_CAPTURES) throw new ServingError(Code.INVALID_ARGUMENT, `${name} is passed to functions as two different objects of the SavedModel's object graph`);
+    if (id === CONFLICTING_CAPTURES)
+      throw new ServingError(
+        Code.INVALID_ARGUMENT,
+        `${name} is passed to functions as two different objects of the SavedModel's object graph`,
+      );
     return { id, object: this.mg.objectGraphDef?.nodes?.[id], shown: `${name} (object ${this.paths.get(id) ?? `#${id}`})` };
   }
 
   variableKey(handle: NodeDef): string {
     const { id, object, shown } = this.objectOf(handle, 'variable');
-    if (!object?.variable) throw new ServingError(Code.FAILED_PRECONDITION, `${shown} is ${kindOf(object)} of the object graph, not a variable`);
+    if (!object?.variable)
+      throw new ServingError(Code.FAILED_PRECONDITION, `${shown} is ${kindOf(object)} of the object graph, not a variable`);
     // No object graph in the checkpoint: TF restores by name.
     if (!this.checkpointed) return object.variable.name ?? '';
     const attribute = this.checkpointedOf(id, shown).attributes.find((a) => a.name === VARIABLE_VALUE);
@@ -89,14 +100,26 @@ class ObjectGraphRestore {
     const legacy = attributes.find((a) => this.variables!.has(`${a.checkpointKey}${TABLE_KEYS}`))?.checkpointKey;
     const keys = direct(TABLE_KEYS) ?? (legacy && `${legacy}${TABLE_KEYS}`);
     const values = direct(TABLE_VALUES) ?? (legacy && `${legacy}${TABLE_VALUES}`);
-    if (!keys || !values) throw new ServingError(Code.NOT_FOUND, `${shown}: the checkpoint holds no ${TABLE_KEYS} / ${TABLE_VALUES} tensors for it (attributes: ${attributes.map((a) => a.checkpointKey).join(', ')})`);
+    if (!keys || !values)
+      throw new ServingError(
+        Code.NOT_FOUND,
+        `${shown}: the checkpoint holds no ${TABLE_KEYS} / ${TABLE_VALUES} tensors for it (attributes: ${attributes.map((a) => a.checkpointKey).join(', ')})`,
+      );
     return { keys, values, shown };
   }
 
   private checkpointedOf(id: number, shown: string): CheckpointedObject {
     const found = this.checkpointed?.get(id);
-    if (!found) throw new ServingError(Code.NOT_FOUND, `${shown} has no value in the checkpoint: its object graph (${OBJECT_GRAPH_KEY}) does not reach that object`);
-    if (found.registeredSaver) throw new ServingError(Code.UNIMPLEMENTED, `${shown} was saved by the registered saver '${found.registeredSaver}', which tfgate cannot read`);
+    if (!found)
+      throw new ServingError(
+        Code.NOT_FOUND,
+        `${shown} has no value in the checkpoint: its object graph (${OBJECT_GRAPH_KEY}) does not reach that object`,
+      );
+    if (found.registeredSaver)
+      throw new ServingError(
+        Code.UNIMPLEMENTED,
+        `${shown} was saved by the registered saver '${found.registeredSaver}', which tfgate cannot read`,
+      );
     return found;
   }
 }
@@ -110,7 +133,10 @@ class RestoreOpRestore {
   variableKey(handle: NodeDef): string {
     const library = new Map((this.mg.graphDef?.library?.function ?? []).map((f): [string, FunctionDef] => [f.signature.name, f]));
     const opDefs = new Map((this.mg.metaInfoDef?.strippedOpList?.op ?? []).map((o): [string, OpDef] => [o.name, o]));
-    this.keys ??= variableRestoreMap(new GraphFlattener(this.mg.graphDef?.node ?? [], library, opDefs, { keepControlInputs: true }), this.mg.saverDef?.restoreOpName);
+    this.keys ??= variableRestoreMap(
+      new GraphFlattener(this.mg.graphDef?.node ?? [], library, opDefs, { keepControlInputs: true }),
+      this.mg.saverDef?.restoreOpName,
+    );
     const key = this.keys.get(resourceIdentity(handle));
     if (key === undefined) {
       const restoreOp = this.mg.saverDef?.restoreOpName;
@@ -154,10 +180,16 @@ export class CheckpointRestore {
   variableKey(handle: NodeDef): string {
     const key = this.mechanism.variableKey(handle);
     if (!this.variables) {
-      throw new ServingError(Code.NOT_FOUND, `variable '${localName(handle.name)}' needs checkpoint key '${key}', but the SavedModel has no variables/ folder`);
+      throw new ServingError(
+        Code.NOT_FOUND,
+        `variable '${localName(handle.name)}' needs checkpoint key '${key}', but the SavedModel has no variables/ folder`,
+      );
     }
     if (!this.variables.has(key)) {
-      throw new ServingError(Code.NOT_FOUND, `Key ${key} not found in checkpoint (variable '${localName(handle.name)}', variables/variables.index)`);
+      throw new ServingError(
+        Code.NOT_FOUND,
+        `Key ${key} not found in checkpoint (variable '${localName(handle.name)}', variables/variables.index)`,
+      );
     }
     return key;
   }
@@ -172,8 +204,13 @@ export class CheckpointRestore {
     const found = this.mechanism.tableKeys(table);
     if (!found) return undefined;
     for (const key of [found.keys, found.values]) {
-      if (!this.variables!.has(key)) throw new ServingError(Code.NOT_FOUND, `Key ${key} not found in checkpoint (${found.shown}, variables/variables.index)`);
+      if (!this.variables!.has(key))
+        throw new ServingError(Code.NOT_FOUND, `Key ${key} not found in checkpoint (${found.shown}, variables/variables.index)`);
     }
-    return { keys: this.read(found.keys), values: this.read(found.values), by: `${found.shown} from checkpoint keys ${found.keys}, ${found.values}` };
+    return {
+      keys: this.read(found.keys),
+      values: this.read(found.values),
+      by: `${found.shown} from checkpoint keys ${found.keys}, ${found.values}`,
+    };
   }
 }

@@ -33,7 +33,18 @@ export type ConstantGraphEvaluator = (graph: ConstantGraph) => Promise<HostTenso
 export class Unresolvable extends Error {}
 
 /** Ops that read or change state: evaluating them apart from the init graph's order would not be what TF computes. */
-const STATEFUL_OPS = new Set([...TABLE_STATE_OPS, 'VarHandleOp', 'VariableV2', 'Variable', 'AssignVariableOp', 'Assign', 'AssignAdd', 'AssignSub', 'AssignAddVariableOp', 'AssignSubVariableOp']);
+const STATEFUL_OPS = new Set([
+  ...TABLE_STATE_OPS,
+  'VarHandleOp',
+  'VariableV2',
+  'Variable',
+  'AssignVariableOp',
+  'Assign',
+  'AssignAdd',
+  'AssignSub',
+  'AssignAddVariableOp',
+  'AssignSubVariableOp',
+]);
 
 const dataInputs = (n: NodeDef) => (n.input ?? []).filter((i) => !i.startsWith('^'));
 
@@ -73,7 +84,8 @@ export function constantSubgraph(tensor: string, sources: SubgraphSources): Cons
     }
     const shown = `${node.op} '${localName(node.name)}'`;
     if (STATEFUL_OPS.has(node.op)) throw new Unresolvable(`${shown}, a stateful op tfgate does not run at load`);
-    if (Object.values(node.attr ?? {}).some((a) => a.func || a.list?.func?.length)) throw new Unresolvable(`${shown}, which runs a function (tfgate computes only plain ops at load)`);
+    if (Object.values(node.attr ?? {}).some((a) => a.func || a.list?.func?.length))
+      throw new Unresolvable(`${shown}, which runs a function (tfgate computes only plain ops at load)`);
     if (depth > 10_000) throw new Unresolvable(`${shown}, deeper than tfgate follows`);
     if (!nodes.has(name)) {
       nodes.set(name, node); // placeholder entry: a cycle finds it and stops
@@ -88,7 +100,10 @@ export function constantSubgraph(tensor: string, sources: SubgraphSources): Cons
   // Without the OpDef (TF 2.0–2.3 leave function-body ops out of stripped_op_list), the attr that types a single output.
   const a = node.attr ?? {};
   const dtype = outputType(node, index, sources.opDefs) ?? (a.dtype ?? a.DstT ?? a.out_type ?? a.Tidx ?? a.T)?.type;
-  if (!dtype) throw new Unresolvable(`${node.op} '${localName(node.name)}', whose output type tfgate cannot tell (its op is not in the meta graph's op list)`);
+  if (!dtype)
+    throw new Unresolvable(
+      `${node.op} '${localName(node.name)}', whose output type tfgate cannot tell (its op is not in the meta graph's op list)`,
+    );
   return { nodes: [...nodes.values()], outputs: [{ tensor: root, dtype }] };
 }
 
@@ -97,7 +112,9 @@ export function constantSubgraph(tensor: string, sources: SubgraphSources): Cons
  * bound on what it may compute belongs. The engine's failure becomes Unresolvable, naming the ops.
  */
 export async function evaluateConstantSubgraph(graph: ConstantGraph, evaluate: ConstantGraphEvaluator): Promise<HostTensor[]> {
-  const ops = [...new Set(graph.nodes.filter((n) => !n.name.startsWith('__tfgate_init_value/') && n.op !== 'Const').map((n) => n.op))].join(', ');
+  const ops = [...new Set(graph.nodes.filter((n) => !n.name.startsWith('__tfgate_init_value/') && n.op !== 'Const').map((n) => n.op))].join(
+    ', ',
+  );
   try {
     return await evaluate(graph);
   } catch (e) {

@@ -48,8 +48,24 @@ interface FunctionalOp {
   loop: boolean;
 }
 
-const WHILE: FunctionalOp = { argStart: 0, typesAttr: 'T', funcs: [{ attr: 'cond', role: 'cond' }, { attr: 'body', role: 'body' }], loop: true };
-const IF: FunctionalOp = { argStart: 1, typesAttr: 'Tin', funcs: [{ attr: 'then_branch', role: 'then branch' }, { attr: 'else_branch', role: 'else branch' }], loop: false };
+const WHILE: FunctionalOp = {
+  argStart: 0,
+  typesAttr: 'T',
+  funcs: [
+    { attr: 'cond', role: 'cond' },
+    { attr: 'body', role: 'body' },
+  ],
+  loop: true,
+};
+const IF: FunctionalOp = {
+  argStart: 1,
+  typesAttr: 'Tin',
+  funcs: [
+    { attr: 'then_branch', role: 'then branch' },
+    { attr: 'else_branch', role: 'else branch' },
+  ],
+  loop: false,
+};
 export const FUNCTIONAL_OPS: Record<string, FunctionalOp> = { While: WHILE, StatelessWhile: WHILE, If: IF, StatelessIf: IF };
 
 /**
@@ -122,7 +138,9 @@ export class ControlFlowFunctions {
     // Frozen variable values by the 'node:index' of the resource tensor standing for them:
     // a frozen function input or loop output carries the value itself, a VarHandleOp's value
     // is a Const next to it.
-    const frozen = new Map<string, { tensor: string; dtype: string }>([...frozenArgs].map(([arg, dtype]) => [`${arg}:0`, { tensor: `${arg}:0`, dtype }]));
+    const frozen = new Map<string, { tensor: string; dtype: string }>(
+      [...frozenArgs].map(([arg, dtype]) => [`${arg}:0`, { tensor: `${arg}:0`, dtype }]),
+    );
     const frozenValueOf = (input: string): { tensor: string; dtype: string } | undefined => {
       const src = sourceOf(graph, input);
       if (!src) return undefined;
@@ -202,19 +220,26 @@ export class ControlFlowFunctions {
     const key = `${fname}|${frozenKey}|${Object.keys(funcAttrs).length ? JSON.stringify(funcAttrs) : ''}`;
     const done = this.prepared.get(key);
     if (done) return done.name;
-    if (this.inProgress.has(key)) throw new ServingError(Code.UNIMPLEMENTED, `signature '${this.p.signatureKey}': function '${fname}' (${role}) calls itself`);
+    if (this.inProgress.has(key))
+      throw new ServingError(Code.UNIMPLEMENTED, `signature '${this.p.signatureKey}': function '${fname}' (${role}) calls itself`);
     this.inProgress.add(key);
 
     const name = this.uniqueName(frozen.size ? `${fname}__frozen_${[...frozen.keys()].join('_')}` : fname);
     const inputArgs = fdef.signature.inputArg ?? [];
     const outputArgs = fdef.signature.outputArg ?? [];
-    if (inputArgs.length !== argTypes.length) throw invalidArgument(`${role} passes ${argTypes.length} inputs to '${fname}', which takes ${inputArgs.length}`);
+    if (inputArgs.length !== argTypes.length)
+      throw invalidArgument(`${role} passes ${argTypes.length} inputs to '${fname}', which takes ${inputArgs.length}`);
     const argNames = inputArgs.map((a) => `${ARG_PREFIX}${name}/${a.name}`);
     const callName = `${FN_PREFIX}${name}`;
     const outputTypes = loopBody ? argTypes : outputArgs.map((a) => a.type ?? funcAttrs[a.typeAttr ?? '']?.type ?? 'DT_INVALID');
 
     // The function as a graph of its arguments and one call, which the flattener inlines.
-    const placeholders: NodeDef[] = argNames.map((n, k) => ({ name: n, op: 'Placeholder', input: [], attr: { dtype: { type: argTypes[k] } } }));
+    const placeholders: NodeDef[] = argNames.map((n, k) => ({
+      name: n,
+      op: 'Placeholder',
+      input: [],
+      attr: { dtype: { type: argTypes[k] } },
+    }));
     const callNode: NodeDef = {
       name: callName,
       op: 'PartitionedCall',

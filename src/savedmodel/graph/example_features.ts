@@ -60,7 +60,9 @@ function parsingFeatures(node: NodeDef, byName: ReadonlyMap<string, NodeDef>): E
  */
 export function exampleFeaturesOf(nodes: readonly NodeDef[], placeholder: string): ExampleFeature[] | null {
   const byName = new Map(nodes.map((n) => [n.name, n]));
-  const readers = nodes.filter((n) => PARSING_OPS.has(n.op) && n.input?.[0] !== undefined && parseTensorName(n.input[0])[0] === placeholder);
+  const readers = nodes.filter(
+    (n) => PARSING_OPS.has(n.op) && n.input?.[0] !== undefined && parseTensorName(n.input[0])[0] === placeholder,
+  );
   if (!readers.length) return null;
   const features = new Map<string, ExampleFeature>();
   for (const n of readers) {

@@ -22,7 +22,11 @@ function calledFunctions(node: NodeDef, library: Map<string, FunctionDef>): Arra
  * (directly or through further calls), or returns undefined. `graph` is the signature's
  * flattened graph (with control inputs), used to name the variable behind a loop variable.
  */
-export function variableWriteInFunctions(graph: Map<string, NodeDef>, library: Map<string, FunctionDef>, writes: ReadonlySet<string>): string | undefined {
+export function variableWriteInFunctions(
+  graph: Map<string, NodeDef>,
+  library: Map<string, FunctionDef>,
+  writes: ReadonlySet<string>,
+): string | undefined {
   const visited = new Set<string>();
   const visit = (fname: string, role: string, caller: NodeDef | undefined): string | undefined => {
     if (visited.has(fname)) return undefined;

@@ -231,7 +231,7 @@ export class GraphFlattener {
 
   private inline(scope: Scope, call: NodeDef, everything = false): Slot[] {
     let inlined = scope.calls.get(call.name);
-    const fname = CALL_OPS.has(call.op) ? call.attr?.f?.func?.name ?? '' : call.op;
+    const fname = CALL_OPS.has(call.op) ? (call.attr?.f?.func?.name ?? '') : call.op;
     const fdef = this.library.get(fname);
     if (!fdef) throw invalidArgument(`node '${scope.prefix}${call.name}' calls function '${fname}', which is not in the graph's library`);
     if (!inlined) {
@@ -249,24 +249,24 @@ export class GraphFlattener {
 
   private bindCall(scope: Scope, call: NodeDef, fname: string, fdef: FunctionDef): { body: Scope; outs: Slot[] } {
     const prefix = `${scope.prefix}${call.name}/`;
-    const callAttrs = CALL_OPS.has(call.op) ? call.attr?.f?.func?.attr ?? {} : call.attr ?? {};
+    const callAttrs = CALL_OPS.has(call.op) ? (call.attr?.f?.func?.attr ?? {}) : (call.attr ?? {});
     const args = new Map<string, Slot>();
     const body: Scope = { prefix, nodes: new Map((fdef.nodeDef ?? []).map((n) => [n.name, n])), args, calls: new Map(), callAttrs };
     const dataInputs = (call.input ?? []).filter((i) => !i.startsWith('^'));
     const inputArgs = fdef.signature.inputArg ?? [];
     if (inputArgs.length !== dataInputs.length) {
-      throw invalidArgument(`call '${prefix.slice(0, -1)}' passes ${dataInputs.length} inputs to '${fname}', which takes ${inputArgs.length}`);
+      throw invalidArgument(
+        `call '${prefix.slice(0, -1)}' passes ${dataInputs.length} inputs to '${fname}', which takes ${inputArgs.length}`,
+      );
     }
     inputArgs.forEach((arg, k) => args.set(arg.name, { resolve: () => this.tryResolve(scope, dataInputs[k]) }));
-    const outs = (fdef.signature.outputArg ?? []).map(
-      (arg): Slot => ({
-        resolve: () => {
-          const ret = fdef.ret?.[arg.name];
-          if (!ret) throw invalidArgument(`function '${fname}' does not bind its output '${arg.name}'`);
-          return this.tryResolve(body, ret);
-        },
-      }),
-    );
+    const outs = (fdef.signature.outputArg ?? []).map((arg): Slot => ({
+      resolve: () => {
+        const ret = fdef.ret?.[arg.name];
+        if (!ret) throw invalidArgument(`function '${fname}' does not bind its output '${arg.name}'`);
+        return this.tryResolve(body, ret);
+      },
+    }));
     return { body, outs };
   }
 }

@@ -20,9 +20,33 @@ import type { ArgDef, AttrValue, NodeDef, OpDef } from './types.js';
 /** DataType enum names (types.proto), refs included (DT_FLOAT_REF = 101 …). */
 const DATA_TYPES: ReadonlySet<string> = new Set(
   [
-    'DT_FLOAT', 'DT_DOUBLE', 'DT_INT32', 'DT_UINT8', 'DT_INT16', 'DT_INT8', 'DT_STRING', 'DT_COMPLEX64', 'DT_INT64', 'DT_BOOL',
-    'DT_QINT8', 'DT_QUINT8', 'DT_QINT32', 'DT_BFLOAT16', 'DT_QINT16', 'DT_QUINT16', 'DT_UINT16', 'DT_COMPLEX128', 'DT_HALF',
-    'DT_RESOURCE', 'DT_VARIANT', 'DT_UINT32', 'DT_UINT64', 'DT_FLOAT8_E5M2', 'DT_FLOAT8_E4M3FN', 'DT_INT4', 'DT_UINT4',
+    'DT_FLOAT',
+    'DT_DOUBLE',
+    'DT_INT32',
+    'DT_UINT8',
+    'DT_INT16',
+    'DT_INT8',
+    'DT_STRING',
+    'DT_COMPLEX64',
+    'DT_INT64',
+    'DT_BOOL',
+    'DT_QINT8',
+    'DT_QUINT8',
+    'DT_QINT32',
+    'DT_BFLOAT16',
+    'DT_QINT16',
+    'DT_QUINT16',
+    'DT_UINT16',
+    'DT_COMPLEX128',
+    'DT_HALF',
+    'DT_RESOURCE',
+    'DT_VARIANT',
+    'DT_UINT32',
+    'DT_UINT64',
+    'DT_FLOAT8_E5M2',
+    'DT_FLOAT8_E4M3FN',
+    'DT_INT4',
+    'DT_UINT4',
   ].flatMap((t) => [t, `${t}_REF`]),
 );
 
@@ -44,7 +68,16 @@ export function opDefLookup(modelOpDefs: ReadonlyMap<string, OpDef>): OpDefLooku
 }
 
 const KINDS = ['s', 'i', 'f', 'b', 'type', 'shape', 'tensor', 'func'] as const;
-const KIND_NAMES: Record<(typeof KINDS)[number], string> = { s: 'string', i: 'int', f: 'float', b: 'bool', type: 'type', shape: 'shape', tensor: 'tensor', func: 'func' };
+const KIND_NAMES: Record<(typeof KINDS)[number], string> = {
+  s: 'string',
+  i: 'int',
+  f: 'float',
+  b: 'bool',
+  type: 'type',
+  shape: 'shape',
+  tensor: 'tensor',
+  func: 'func',
+};
 
 /** attr_value_util.cc AttrValueHasType, for the value kinds and DataType enums. */
 function attrValueProblem(value: AttrValue, type: string): string | null {
@@ -84,7 +117,8 @@ function validateAttr(node: NodeDef, def: OpDef, attr: NonNullable<OpDef['attr']
   if (attr.hasMinimum) {
     const min = attr.minimum ?? 0;
     if (attr.type === 'int') {
-      if (Number(value.i ?? 0) < min) throw invalidArgument(`Value for attr '${attr.name}' of ${Number(value.i ?? 0)} must be at least minimum ${min}${context}`);
+      if (Number(value.i ?? 0) < min)
+        throw invalidArgument(`Value for attr '${attr.name}' of ${Number(value.i ?? 0)} must be at least minimum ${min}${context}`);
     } else {
       const l = value.list as Record<string, unknown[] | undefined> | undefined;
       const kind = /^list\((\w+)\)$/.exec(attr.type ?? '')?.[1];
@@ -96,18 +130,23 @@ function validateAttr(node: NodeDef, def: OpDef, attr: NonNullable<OpDef['attr']
   const allowed = attr.allowedValues?.list;
   if (!allowed) return;
   if (attr.type === 'type' || attr.type === 'list(type)') {
-    const types = attr.type === 'type' ? [value.type] : value.list?.type ?? [];
+    const types = attr.type === 'type' ? [value.type] : (value.list?.type ?? []);
     for (const t of types) {
       if (!allowed.type?.includes(t as string)) {
-        throw invalidArgument(`Value for attr '${attr.name}' of ${tfDataTypeString(String(t))} is not in the list of allowed values: ${(allowed.type ?? []).map(tfDataTypeString).join(', ')}${context}`);
+        throw invalidArgument(
+          `Value for attr '${attr.name}' of ${tfDataTypeString(String(t))} is not in the list of allowed values: ${(allowed.type ?? []).map(tfDataTypeString).join(', ')}${context}`,
+        );
       }
     }
   } else if (attr.type === 'string' || attr.type === 'list(string)') {
     const options = (allowed.s ?? []).map((s) => utf8.decode(s));
-    const strings = attr.type === 'string' ? [value.s ?? new Uint8Array()] : value.list?.s ?? [];
+    const strings = attr.type === 'string' ? [value.s ?? new Uint8Array()] : (value.list?.s ?? []);
     for (const s of strings) {
       const text = utf8.decode(s);
-      if (!options.includes(text)) throw invalidArgument(`Value for attr '${attr.name}' of "${text}" is not in the list of allowed values: ${options.map((o) => `"${o}"`).join(', ')}${context}`);
+      if (!options.includes(text))
+        throw invalidArgument(
+          `Value for attr '${attr.name}' of "${text}" is not in the list of allowed values: ${options.map((o) => `"${o}"`).join(', ')}${context}`,
+        );
     }
   }
 }
@@ -131,7 +170,9 @@ function argTypes(arg: ArgDef, attrs: Record<string, AttrValue>, node: NodeDef, 
   if (n === undefined) return null;
   const count = Math.max(0, Number(n));
   if (count > MAX_ARG_TENSORS) {
-    throw invalidArgument(`Value for attr '${arg.numberAttr}' of ${n} would make '${arg.name}' of ${opName} ${count} tensors, more than ${MAX_ARG_TENSORS} a graph can hold; NodeDef: ${nodeRef(node)}`);
+    throw invalidArgument(
+      `Value for attr '${arg.numberAttr}' of ${n} would make '${arg.name}' of ${opName} ${count} tensors, more than ${MAX_ARG_TENSORS} a graph can hold; NodeDef: ${nodeRef(node)}`,
+    );
   }
   return new Array<string | undefined>(count).fill(one);
 }
@@ -148,7 +189,8 @@ function checkNode(node: NodeDef, lookup: OpDefLookup): NodeTypes {
   // Every DataType in an attr must be one TF knows, whatever the op.
   for (const [name, value] of Object.entries(attrs)) {
     const bad = value.type !== undefined && !isDataType(value.type) ? value.type : value.list?.type?.find((t) => !isDataType(t));
-    if (bad !== undefined && bad !== 'DT_INVALID') throw invalidArgument(`AttrValue has invalid DataType enum: ${enumValue(bad)} for attr '${name}'; NodeDef: ${nodeRef(node)}`);
+    if (bad !== undefined && bad !== 'DT_INVALID')
+      throw invalidArgument(`AttrValue has invalid DataType enum: ${enumValue(bad)} for attr '${name}'; NodeDef: ${nodeRef(node)}`);
   }
   const def = lookup(node.op);
   if (!def) return { inputs: null, outputs: null };
@@ -157,7 +199,10 @@ function checkNode(node: NodeDef, lookup: OpDefLookup): NodeTypes {
     if (!value) throw invalidArgument(`NodeDef missing attr '${a.name}' from ${summarizeOpDef(def.name)}; NodeDef: ${nodeRef(node)}`);
     validateAttr(node, def, a, value);
   }
-  const withDefaults = { ...Object.fromEntries((def.attr ?? []).filter((a) => a.defaultValue).map((a) => [a.name, a.defaultValue!])), ...attrs };
+  const withDefaults = {
+    ...Object.fromEntries((def.attr ?? []).filter((a) => a.defaultValue).map((a) => [a.name, a.defaultValue!])),
+    ...attrs,
+  };
   const expand = (args: ArgDef[] | undefined) => {
     const out: Array<string | undefined> = [];
     for (const arg of args ?? []) {
@@ -193,7 +238,11 @@ export interface ValidatedGraph {
  * comment). `sources` are tensors fed from outside the nodes (a function's arguments) with
  * their dtypes. Throws INVALID_ARGUMENT with TF's message.
  */
-export function validateGraph(nodes: readonly NodeDef[], lookup: OpDefLookup, sources: ReadonlyMap<string, string> = new Map()): ValidatedGraph {
+export function validateGraph(
+  nodes: readonly NodeDef[],
+  lookup: OpDefLookup,
+  sources: ReadonlyMap<string, string> = new Map(),
+): ValidatedGraph {
   const byName = new Map(nodes.map((n) => [n.name, n]));
   const types = new Map<string, NodeTypes>();
   for (const n of nodes) types.set(n.name, checkNode(n, lookup));
@@ -215,13 +264,17 @@ export function validateGraph(nodes: readonly NodeDef[], lookup: OpDefLookup, so
       } else {
         const produced = outputTypes.get(src);
         if (produced && out >= produced.length) {
-          throw invalidArgument(`Node '${node.name}': Connecting to invalid output ${out} of source node ${src} which has ${produced.length} outputs.`);
+          throw invalidArgument(
+            `Node '${node.name}': Connecting to invalid output ${out} of source node ${src} which has ${produced.length} outputs.`,
+          );
         }
         actual = produced?.[out];
       }
       const want = expected?.[index];
       if (want && actual && !compatible(want, actual)) {
-        throw invalidArgument(`Input ${index} of node ${node.name} was passed ${tfDataTypeString(actual)} from ${ref.includes(':') ? ref : `${ref}:0`} incompatible with expected ${tfDataTypeString(want)}.`);
+        throw invalidArgument(
+          `Input ${index} of node ${node.name} was passed ${tfDataTypeString(actual)} from ${ref.includes(':') ? ref : `${ref}:0`} incompatible with expected ${tfDataTypeString(want)}.`,
+        );
       }
     }
   }
@@ -262,7 +315,10 @@ function checkNoCycle(nodes: readonly NodeDef[], byName: ReadonlyMap<string, Nod
     }
   }
   if (processed < nodes.length) {
-    const inCycle = nodes.filter((n) => pending.get(n.name)! > 0).slice(0, 3).map((n) => n.name);
+    const inCycle = nodes
+      .filter((n) => pending.get(n.name)! > 0)
+      .slice(0, 3)
+      .map((n) => n.name);
     throw invalidArgument(`Graph is invalid, contains a cycle with ${nodes.length - processed} nodes, including: ${inCycle.join(', ')}`);
   }
 }
@@ -276,7 +332,10 @@ export function checkFetchable(tensor: string, node: NodeDef | undefined, lookup
   if (!node) throw invalidArgument(`FetchOutputs node ${tensor}: not found`);
   const { outputs } = checkNode(node, lookup);
   if (outputs && outputs.length === 0) {
-    throw invalidArgument(`Tried to fetch data for '${tensor}', which produces no output.  To run to a node but not fetch any data, pass '${tensor}' as an argument to the 'target_node_names' argument of the Session::Run API.`);
+    throw invalidArgument(
+      `Tried to fetch data for '${tensor}', which produces no output.  To run to a node but not fetch any data, pass '${tensor}' as an argument to the 'target_node_names' argument of the Session::Run API.`,
+    );
   }
-  if (outputs && index >= outputs.length) throw invalidArgument(`FetchOutputs ${name}:${index}: output index too large, must be < ${outputs.length}`);
+  if (outputs && index >= outputs.length)
+    throw invalidArgument(`FetchOutputs ${name}:${index}: output index too large, must be < ${outputs.length}`);
 }

@@ -44,11 +44,13 @@ function checkPadding(node: NodeDef, rank: number, format: string): void {
   const padding = str(node, 'padding', '');
   const explicit = ints(node, 'explicit_paddings') ?? [];
   if (padding === 'EXPLICIT') {
-    if (explicit.length !== 2 * rank) throw invalidArgument(`explicit_paddings attribute must contain ${2 * rank} values, but got: ${explicit.length}`);
+    if (explicit.length !== 2 * rank)
+      throw invalidArgument(`explicit_paddings attribute must contain ${2 * rank} values, but got: ${explicit.length}`);
     if (explicit.some((p) => p < 0)) throw invalidArgument('All elements of explicit_paddings must be nonnegative');
     const b = dimIndex(format, 'N', rank);
     const c = dimIndex(format, 'C', rank);
-    if (explicit[2 * b] || explicit[2 * b + 1] || explicit[2 * c] || explicit[2 * c + 1]) throw invalidArgument('Nonzero explicit padding in the batch or depth dimensions is not supported');
+    if (explicit[2 * b] || explicit[2 * b + 1] || explicit[2 * c] || explicit[2 * c + 1])
+      throw invalidArgument('Nonzero explicit padding in the batch or depth dimensions is not supported');
   } else if (explicit.length) {
     throw invalidArgument('explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT');
   }
@@ -79,15 +81,20 @@ function checkConv2D(node: NodeDef): void {
   const strides = ints(node, 'strides') ?? [];
   const dilations = ints(node, 'dilations') ?? [1, 1, 1, 1];
   const at = (list: number[], d: string) => list[dimIndex(format, d, 4)];
-  if (node.op !== 'DepthwiseConv2dNative' && dilations.length !== 4) throw invalidArgument('Sliding window dilations field must specify 4 dimensions');
+  if (node.op !== 'DepthwiseConv2dNative' && dilations.length !== 4)
+    throw invalidArgument('Sliding window dilations field must specify 4 dimensions');
   if (strides.length !== 4) throw invalidArgument('Sliding window strides field must specify 4 dimensions');
   if (node.op === 'DepthwiseConv2dNative') {
-    if (at(strides, 'H') !== at(strides, 'W')) throw invalidArgument('Current implementation only supports equal length strides in the row and column dimensions.');
-    if (at(strides, 'N') !== 1 || at(strides, 'C') !== 1) throw invalidArgument('Current implementation does not yet support strides in the batch and depth dimensions.');
+    if (at(strides, 'H') !== at(strides, 'W'))
+      throw invalidArgument('Current implementation only supports equal length strides in the row and column dimensions.');
+    if (at(strides, 'N') !== 1 || at(strides, 'C') !== 1)
+      throw invalidArgument('Current implementation does not yet support strides in the batch and depth dimensions.');
   } else {
-    if (at(strides, 'N') !== 1 || at(strides, 'C') !== 1) throw unimplemented('Current implementation does not yet support strides in the batch and depth dimensions.');
+    if (at(strides, 'N') !== 1 || at(strides, 'C') !== 1)
+      throw unimplemented('Current implementation does not yet support strides in the batch and depth dimensions.');
     if (!(at(strides, 'H') > 0 && at(strides, 'W') > 0)) throw invalidArgument('Row and column strides should be larger than 0.');
-    if (at(dilations, 'N') !== 1 || at(dilations, 'C') !== 1) throw unimplemented('Current implementation does not yet support dilations in the batch and depth dimensions.');
+    if (at(dilations, 'N') !== 1 || at(dilations, 'C') !== 1)
+      throw unimplemented('Current implementation does not yet support dilations in the batch and depth dimensions.');
     if (!(at(dilations, 'H') > 0 && at(dilations, 'W') > 0)) throw invalidArgument('Dilated rates should be larger than 0.');
   }
   // GetWindowedOutputSize on every run: a stride of 0 divides by zero.
@@ -101,11 +108,15 @@ function checkConv3D(node: NodeDef): void {
   const dilations = ints(node, 'dilations') ?? [1, 1, 1, 1, 1];
   const at = (list: number[], d: string) => list[dimIndex(format, d, 5)];
   if (strides.length !== 5) throw invalidArgument('Sliding window strides field must specify 5 dimensions');
-  if (at(strides, 'N') !== 1 || at(strides, 'C') !== 1) throw invalidArgument('Current implementation does not yet support strides in the batch and depth dimensions.');
-  if (!(at(strides, '0') > 0 && at(strides, '1') > 0 && at(strides, '2') > 0)) throw invalidArgument('Spatial strides should be larger than 0.');
+  if (at(strides, 'N') !== 1 || at(strides, 'C') !== 1)
+    throw invalidArgument('Current implementation does not yet support strides in the batch and depth dimensions.');
+  if (!(at(strides, '0') > 0 && at(strides, '1') > 0 && at(strides, '2') > 0))
+    throw invalidArgument('Spatial strides should be larger than 0.');
   if (dilations.length !== 5) throw invalidArgument('Dilation rates field must specify 5 dimensions');
-  if (at(dilations, 'N') !== 1 || at(dilations, 'C') !== 1) throw invalidArgument('Current implementation does not yet support dilations in the batch and depth dimensions.');
-  if (!(at(dilations, '0') > 0 && at(dilations, '1') > 0 && at(dilations, '2') > 0)) throw invalidArgument('Dilated rates should be larger than 0.');
+  if (at(dilations, 'N') !== 1 || at(dilations, 'C') !== 1)
+    throw invalidArgument('Current implementation does not yet support dilations in the batch and depth dimensions.');
+  if (!(at(dilations, '0') > 0 && at(dilations, '1') > 0 && at(dilations, '2') > 0))
+    throw invalidArgument('Dilated rates should be larger than 0.');
 }
 
 const INT_MAX = 2 ** 31 - 1;
@@ -127,7 +138,8 @@ function checkNodeAttrs(node: NodeDef): void {
     case 'ResizeBilinear':
     case 'ResizeNearestNeighbor':
     case 'ResizeBicubic':
-      if (node.attr?.half_pixel_centers?.b && node.attr?.align_corners?.b) throw invalidArgument('If half_pixel_centers is True, align_corners must be False.');
+      if (node.attr?.half_pixel_centers?.b && node.attr?.align_corners?.b)
+        throw invalidArgument('If half_pixel_centers is True, align_corners must be False.');
       return;
     case 'StridedSlice': {
       const ellipsis = Number(node.attr?.ellipsis_mask?.i ?? 0);

@@ -58,9 +58,19 @@ export interface PrepareOptions {
 
 const FEED_PREFIX = '__tfgate_feed/';
 const STATEFUL_VARIABLE_OPS = new Set([
-  'Assign', 'AssignAdd', 'AssignSub', 'AssignVariableOp', 'AssignAddVariableOp', 'AssignSubVariableOp',
-  'ResourceApplyGradientDescent', 'ApplyGradientDescent', 'ResourceApplyAdam', 'ApplyAdam',
-  'ScatterUpdate', 'ResourceScatterUpdate', 'ResourceScatterAdd',
+  'Assign',
+  'AssignAdd',
+  'AssignSub',
+  'AssignVariableOp',
+  'AssignAddVariableOp',
+  'AssignSubVariableOp',
+  'ResourceApplyGradientDescent',
+  'ApplyGradientDescent',
+  'ResourceApplyAdam',
+  'ApplyAdam',
+  'ScatterUpdate',
+  'ResourceScatterUpdate',
+  'ResourceScatterAdd',
 ]);
 
 export function functionLibrary(mg: MetaGraphObject): Map<string, FunctionDef> {
@@ -117,7 +127,12 @@ function freezeNode(node: NodeDef, out: Map<string, NodeDef>, vars: VariableValu
         name: node.name,
         op: 'GatherV2',
         input: [`${params.name}:0`, node.input?.[1] ?? '', `${axis.name}:0`],
-        attr: { Tparams: attrs.dtype ?? {}, Tindices: attrs.Tindices ?? {}, Taxis: { type: 'DT_INT32' }, batch_dims: attrs.batch_dims ?? { i: 0 } },
+        attr: {
+          Tparams: attrs.dtype ?? {},
+          Tindices: attrs.Tindices ?? {},
+          Taxis: { type: 'DT_INT32' },
+          batch_dims: attrs.batch_dims ?? { i: 0 },
+        },
       };
     }
     default:
@@ -179,10 +194,19 @@ export function prepareSignatureGraph(
   refuseInternalOps(mg);
   const byName = new Map(graphNodes.map((n) => [n.name, n]));
 
-  for (const [kind, infos] of [['input', def.inputs], ['output', def.outputs]] as const) {
+  for (const [kind, infos] of [
+    ['input', def.inputs],
+    ['output', def.outputs],
+  ] as const) {
     for (const [key, info] of Object.entries(infos ?? {})) {
-      if (!info.name) throw failedPrecondition(`signature '${signatureKey}' ${kind} '${key}' is a sparse or composite tensor, which tfgate cannot serve yet`);
-      if (!isDataType(info.dtype)) throw invalidArgument(`signature '${signatureKey}' ${kind} '${key}' has dtype ${String(info.dtype ?? 'DT_INVALID')}, which is not a valid DataType`);
+      if (!info.name)
+        throw failedPrecondition(
+          `signature '${signatureKey}' ${kind} '${key}' is a sparse or composite tensor, which tfgate cannot serve yet`,
+        );
+      if (!isDataType(info.dtype))
+        throw invalidArgument(
+          `signature '${signatureKey}' ${kind} '${key}' has dtype ${String(info.dtype ?? 'DT_INVALID')}, which is not a valid DataType`,
+        );
       if (!byName.has(parseTensorName(info.name)[0])) {
         throw invalidArgument(`signature '${signatureKey}' ${kind} '${key}' names tensor '${info.name}', which is not in the graph`);
       }
@@ -259,7 +283,11 @@ export function prepareSignatureGraph(
 function checkDefaultSizes(def: NonNullable<MetaGraphObject['signatureDef']>[string], signatureKey: string, bound: LoadMemoryBound): void {
   for (const [key, t] of Object.entries(def.defaults ?? {})) {
     const { bytes } = tensorProtoFootprint(t);
-    if (bytes > bound.bytes) throw new ServingError(Code.RESOURCE_EXHAUSTED, `signature '${signatureKey}': the default for input '${key}' would take ${bytes} bytes, over this load's memory bound of ${bound.bytes} bytes (${bound.rule})`);
+    if (bytes > bound.bytes)
+      throw new ServingError(
+        Code.RESOURCE_EXHAUSTED,
+        `signature '${signatureKey}': the default for input '${key}' would take ${bytes} bytes, over this load's memory bound of ${bound.bytes} bytes (${bound.rule})`,
+      );
   }
 }
 
@@ -267,10 +295,17 @@ function checkDefaultSizes(def: NonNullable<MetaGraphObject['signatureDef']>[str
  * The sizes the smallest request would make (every open dimension 1): a graph that exceeds
  * the load's memory bound then exceeds it for every non-empty request (tensor_sizes.ts).
  */
-function checkPreparedSizes(nodes: NodeDef[], functions: PreparedFunction[], inputs: PreparedGraph['inputs'], signatureKey: string, bound: LoadMemoryBound): void {
+function checkPreparedSizes(
+  nodes: NodeDef[],
+  functions: PreparedFunction[],
+  inputs: PreparedGraph['inputs'],
+  signatureKey: string,
+  bound: LoadMemoryBound,
+): void {
   const feeds = new Map<string, TensorFacts>();
   for (const { placeholder, spec } of Object.values(inputs)) {
-    if (placeholder) feeds.set(placeholder, { dtype: spec.feedDtype ?? spec.dtype, shape: spec.shape?.map((d) => (d < 0 ? 1 : d)) ?? null });
+    if (placeholder)
+      feeds.set(placeholder, { dtype: spec.feedDtype ?? spec.dtype, shape: spec.shape?.map((d) => (d < 0 ? 1 : d)) ?? null });
   }
   try {
     checkTensorSizes(nodes, feeds, bound);
@@ -284,7 +319,8 @@ function checkPreparedSizes(nodes: NodeDef[], functions: PreparedFunction[], inp
 /** TF's graph checks (graph_validation.ts) and kernel checks (kernel_attr_checks.ts) on the signature's graph and on each function its loops call. */
 function validatePrepared(nodes: NodeDef[], functions: PreparedFunction[], lookup: OpDefLookup, signatureKey: string): void {
   const where = (e: unknown, fn?: PreparedFunction) => {
-    if (e instanceof ServingError) throw new ServingError(e.code, `signature '${signatureKey}'${fn ? ` (function '${fn.source}', ${fn.role})` : ''}: ${e.message}`);
+    if (e instanceof ServingError)
+      throw new ServingError(e.code, `signature '${signatureKey}'${fn ? ` (function '${fn.source}', ${fn.role})` : ''}: ${e.message}`);
     throw e;
   };
   try {
@@ -316,12 +352,21 @@ function checkNoSideEffects(mg: MetaGraphObject, signature: SignatureSpec, alias
     ? `${[...new Set(updates.map((n) => n.op))].join(', ')} at ${updates[0].name}`
     : variableWriteInFunctions(full.out, functionLibrary(mg), STATEFUL_VARIABLE_OPS);
   if (where) {
-    throw new ServingError(Code.UNIMPLEMENTED, `signature '${signatureKey}' updates variables (${where}); the embedded runtime serves frozen, stateless graphs only`);
+    throw new ServingError(
+      Code.UNIMPLEMENTED,
+      `signature '${signatureKey}' updates variables (${where}); the embedded runtime serves frozen, stateless graphs only`,
+    );
   }
 }
 
 /** Refuses what TF.js cannot run: unsupported ops (in the graph or its functions), unfrozen variables, unfed placeholders. */
-function checkRunnable(nodes: NodeDef[], functions: PreparedFunction[], feeds: Set<string>, signatureKey: string, options: PrepareOptions): void {
+function checkRunnable(
+  nodes: NodeDef[],
+  functions: PreparedFunction[],
+  feeds: Set<string>,
+  signatureKey: string,
+  options: PrepareOptions,
+): void {
   const unsupported = new Map<string, string>();
   const graphs = [{ nodes, where: '' }, ...functions.map((f) => ({ nodes: f.nodes, where: ` in function '${f.source}', ${f.role}` }))];
   for (const { nodes: graphNodes, where } of graphs) {
@@ -329,11 +374,17 @@ function checkRunnable(nodes: NodeDef[], functions: PreparedFunction[], feeds: S
       if (n.op === 'VarHandleOp') {
         const user = graphNodes.find((u) => u.input?.some((i) => parseTensorName(i.replace(/^\^/, ''))[0] === n.name));
         const usedBy = user ? `${user.op} (node ${localName(user.name)})` : 'an op';
-        throw new ServingError(Code.UNIMPLEMENTED, `signature '${signatureKey}': resource variable '${localName(n.name)}'${where} is used by ${usedBy}, which tfgate cannot freeze`);
+        throw new ServingError(
+          Code.UNIMPLEMENTED,
+          `signature '${signatureKey}': resource variable '${localName(n.name)}'${where} is used by ${usedBy}, which tfgate cannot freeze`,
+        );
       }
       if (TABLE_STATE_OPS.has(n.op)) {
         // Left by rewriteLookups (a lookup inside a loop, a table export …): TF.js would run it on an empty table.
-        throw new ServingError(Code.UNIMPLEMENTED, `signature '${signatureKey}': ${n.op} (node ${localName(n.name)})${where} uses a lookup table, which tfgate serves only through LookupTableFind and LookupTableSize in the signature's own graph`);
+        throw new ServingError(
+          Code.UNIMPLEMENTED,
+          `signature '${signatureKey}': ${n.op} (node ${localName(n.name)})${where} uses a lookup table, which tfgate serves only through LookupTableFind and LookupTableSize in the signature's own graph`,
+        );
       }
       if (!options.isSupportedOp(n.op) && !unsupported.has(n.op)) unsupported.set(n.op, `node ${localName(n.name)}${where}`);
     }

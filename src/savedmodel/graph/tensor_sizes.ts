@@ -99,18 +99,104 @@ export const SHAPE_ARITHMETIC: Record<string, (x: number, y: number) => number> 
 };
 
 const SAME_SHAPE = new Set([
-  'Identity', 'Snapshot', 'StopGradient', 'PreventGradient', 'CheckNumerics', 'EnsureShape', 'Relu', 'Relu6', 'Elu', 'Selu', 'LeakyRelu',
-  'Tanh', 'Sigmoid', 'Neg', 'Abs', 'Exp', 'Expm1', 'Log', 'Log1p', 'Sqrt', 'Rsqrt', 'Square', 'Floor', 'Ceil', 'Round', 'Sin', 'Cos',
-  'Tan', 'Softplus', 'Softsign', 'Softmax', 'LogSoftmax', 'Erf', 'Sign', 'Reciprocal', 'LogicalNot', 'ZerosLike', 'OnesLike',
-  'Cumsum', 'Cumprod', 'ClipByValue', 'BiasAdd', 'FakeQuantWithMinMaxArgs', 'FakeQuantWithMinMaxVars',
-  'FakeQuantWithMinMaxVarsPerChannel', 'ReverseV2', 'ReverseSequence', 'LRN', 'FusedBatchNorm', 'FusedBatchNormV2', 'FusedBatchNormV3',
-  'Atan', 'Asin', 'Acos', 'Sinh', 'Cosh', 'IsNan', 'IsInf', 'IsFinite',
+  'Identity',
+  'Snapshot',
+  'StopGradient',
+  'PreventGradient',
+  'CheckNumerics',
+  'EnsureShape',
+  'Relu',
+  'Relu6',
+  'Elu',
+  'Selu',
+  'LeakyRelu',
+  'Tanh',
+  'Sigmoid',
+  'Neg',
+  'Abs',
+  'Exp',
+  'Expm1',
+  'Log',
+  'Log1p',
+  'Sqrt',
+  'Rsqrt',
+  'Square',
+  'Floor',
+  'Ceil',
+  'Round',
+  'Sin',
+  'Cos',
+  'Tan',
+  'Softplus',
+  'Softsign',
+  'Softmax',
+  'LogSoftmax',
+  'Erf',
+  'Sign',
+  'Reciprocal',
+  'LogicalNot',
+  'ZerosLike',
+  'OnesLike',
+  'Cumsum',
+  'Cumprod',
+  'ClipByValue',
+  'BiasAdd',
+  'FakeQuantWithMinMaxArgs',
+  'FakeQuantWithMinMaxVars',
+  'FakeQuantWithMinMaxVarsPerChannel',
+  'ReverseV2',
+  'ReverseSequence',
+  'LRN',
+  'FusedBatchNorm',
+  'FusedBatchNormV2',
+  'FusedBatchNormV3',
+  'Atan',
+  'Asin',
+  'Acos',
+  'Sinh',
+  'Cosh',
+  'IsNan',
+  'IsInf',
+  'IsFinite',
 ]);
 const BROADCAST = new Set([
-  'Add', 'AddV2', 'Sub', 'Mul', 'RealDiv', 'Div', 'DivNoNan', 'FloorDiv', 'FloorMod', 'Mod', 'Maximum', 'Minimum', 'Pow',
-  'SquaredDifference', 'Atan2', 'Equal', 'NotEqual', 'Less', 'LessEqual', 'Greater', 'GreaterEqual', 'LogicalAnd', 'LogicalOr',
+  'Add',
+  'AddV2',
+  'Sub',
+  'Mul',
+  'RealDiv',
+  'Div',
+  'DivNoNan',
+  'FloorDiv',
+  'FloorMod',
+  'Mod',
+  'Maximum',
+  'Minimum',
+  'Pow',
+  'SquaredDifference',
+  'Atan2',
+  'Equal',
+  'NotEqual',
+  'Less',
+  'LessEqual',
+  'Greater',
+  'GreaterEqual',
+  'LogicalAnd',
+  'LogicalOr',
 ]);
-const COMPARISON = new Set(['Equal', 'NotEqual', 'Less', 'LessEqual', 'Greater', 'GreaterEqual', 'LogicalAnd', 'LogicalOr', 'IsNan', 'IsInf', 'IsFinite']);
+const COMPARISON = new Set([
+  'Equal',
+  'NotEqual',
+  'Less',
+  'LessEqual',
+  'Greater',
+  'GreaterEqual',
+  'LogicalAnd',
+  'LogicalOr',
+  'IsNan',
+  'IsInf',
+  'IsFinite',
+]);
 const REDUCTIONS = new Set(['Sum', 'Mean', 'Max', 'Min', 'Prod', 'All', 'Any', 'EuclideanNorm']);
 
 /** Output spatial size of a window op (TF's GetWindowedOutputSize), -1 when unknown. */
@@ -128,24 +214,32 @@ function inferOutputs(node: NodeDef, inputs: TensorFacts[]): TensorFacts[] {
   const T = attrType(node, 'T');
   const op = node.op;
   if (SAME_SHAPE.has(op)) {
-    const dtype = COMPARISON.has(op) ? 'DT_BOOL' : T ?? x.dtype;
+    const dtype = COMPARISON.has(op) ? 'DT_BOOL' : (T ?? x.dtype);
     return [op === 'Identity' || op === 'Snapshot' || op === 'StopGradient' ? { ...x, dtype } : { dtype, shape: x.shape }];
   }
   if (BROADCAST.has(op)) {
     const y = inputs[1] ?? UNKNOWN;
     const shape = broadcast(x.shape, y.shape);
-    const dtype = COMPARISON.has(op) ? 'DT_BOOL' : T ?? x.dtype;
+    const dtype = COMPARISON.has(op) ? 'DT_BOOL' : (T ?? x.dtype);
     const f = Object.hasOwn(SHAPE_ARITHMETIC, op) ? SHAPE_ARITHMETIC[op] : undefined;
     if (f && x.values && y.values && shape && known(shape) && isInt(dtype)) {
       const n = elements(shape);
       const at = (v: number[], i: number) => v[v.length === 1 ? 0 : i];
-      return [withValues(dtype, shape, Array.from({ length: n }, (_, i) => f(at(x.values!, i), at(y.values!, i))))];
+      return [
+        withValues(
+          dtype,
+          shape,
+          Array.from({ length: n }, (_, i) => f(at(x.values!, i), at(y.values!, i))),
+        ),
+      ];
     }
     return [{ dtype, shape }];
   }
   switch (op) {
     case 'Cast':
-      return [{ dtype: attrType(node, 'DstT'), shape: x.shape, values: isInt(attrType(node, 'DstT')) ? x.values?.map(Math.trunc) : undefined }];
+      return [
+        { dtype: attrType(node, 'DstT'), shape: x.shape, values: isInt(attrType(node, 'DstT')) ? x.values?.map(Math.trunc) : undefined },
+      ];
     case 'Select':
     case 'SelectV2':
       return [{ dtype: T ?? inputs[1]?.dtype, shape: broadcast(broadcast(x.shape, inputs[1]?.shape ?? null), inputs[2]?.shape ?? null) }];
@@ -160,7 +254,12 @@ function inferOutputs(node: NodeDef, inputs: TensorFacts[]): TensorFacts[] {
       return [withValues(dtype, [x.shape ? x.shape.length : -1], known(x.shape) ? [...x.shape] : undefined)];
     }
     case 'Fill':
-      return [{ dtype: T ?? inputs[1]?.dtype, shape: x.values ?? (known(x.shape) && x.shape.length === 1 ? new Array<number>(x.shape[0]).fill(-1) : null) }];
+      return [
+        {
+          dtype: T ?? inputs[1]?.dtype,
+          shape: x.values ?? (known(x.shape) && x.shape.length === 1 ? new Array<number>(x.shape[0]).fill(-1) : null),
+        },
+      ];
     case 'BroadcastTo':
       return [{ dtype: T ?? x.dtype, shape: inputs[1]?.values ?? null }];
     case 'Tile': {
@@ -172,7 +271,8 @@ function inferOutputs(node: NodeDef, inputs: TensorFacts[]): TensorFacts[] {
     case 'PadV2':
     case 'MirrorPad': {
       const p = inputs[1]?.values;
-      if (!x.shape || !p || p.length !== 2 * x.shape.length) return [{ dtype: T ?? x.dtype, shape: x.shape ? x.shape.map(() => -1) : null }];
+      if (!x.shape || !p || p.length !== 2 * x.shape.length)
+        return [{ dtype: T ?? x.dtype, shape: x.shape ? x.shape.map(() => -1) : null }];
       return [{ dtype: T ?? x.dtype, shape: x.shape.map((d, i) => (d < 0 ? -1 : d + p[2 * i] + p[2 * i + 1])) }];
     }
     case 'OneHot': {
@@ -185,7 +285,13 @@ function inferOutputs(node: NodeDef, inputs: TensorFacts[]): TensorFacts[] {
     }
     case 'Reshape': {
       const target = inputs[1]?.values;
-      if (!target) return [{ dtype: T ?? x.dtype, shape: inputs[1]?.shape && known(inputs[1].shape) ? new Array<number>(inputs[1].shape[0] ?? 0).fill(-1) : null }];
+      if (!target)
+        return [
+          {
+            dtype: T ?? x.dtype,
+            shape: inputs[1]?.shape && known(inputs[1].shape) ? new Array<number>(inputs[1].shape[0] ?? 0).fill(-1) : null,
+          },
+        ];
       const shape = [...target];
       const free = shape.indexOf(-1);
       if (free >= 0 && known(x.shape)) {
@@ -206,15 +312,28 @@ function inferOutputs(node: NodeDef, inputs: TensorFacts[]): TensorFacts[] {
       if (!x.shape) return [{ dtype: T ?? x.dtype, shape: null }];
       const dims = attrInts(node, 'squeeze_dims').map((d) => (d < 0 ? d + x.shape!.length : d));
       if (!dims.length && x.shape.includes(-1)) return [{ dtype: T ?? x.dtype, shape: null }];
-      return [withValues(T ?? x.dtype, x.shape.filter((d, i) => (dims.length ? !dims.includes(i) : d !== 1)), x.values)];
+      return [
+        withValues(
+          T ?? x.dtype,
+          x.shape.filter((d, i) => (dims.length ? !dims.includes(i) : d !== 1)),
+          x.values,
+        ),
+      ];
     }
     case 'ConcatV2': {
       const parts = inputs.slice(0, -1);
       const axis = inputs[inputs.length - 1]?.values?.[0];
       const rank = parts.find((p) => p.shape)?.shape?.length;
-      if (axis === undefined || rank === undefined || parts.some((p) => !p.shape || p.shape.length !== rank)) return [{ dtype: T, shape: null }];
+      if (axis === undefined || rank === undefined || parts.some((p) => !p.shape || p.shape.length !== rank))
+        return [{ dtype: T, shape: null }];
       const a = axis < 0 ? axis + rank : axis;
-      const shape = parts[0].shape!.map((d, i) => (i === a ? (parts.some((p) => p.shape![a] < 0) ? -1 : parts.reduce((s, p) => s + p.shape![a], 0)) : parts.find((p) => p.shape![i] >= 0)?.shape![i] ?? d));
+      const shape = parts[0].shape!.map((d, i) =>
+        i === a
+          ? parts.some((p) => p.shape![a] < 0)
+            ? -1
+            : parts.reduce((s, p) => s + p.shape![a], 0)
+          : (parts.find((p) => p.shape![i] >= 0)?.shape![i] ?? d),
+      );
       const values = rank === 1 && parts.every((p) => p.values) ? parts.flatMap((p) => p.values!) : undefined;
       return [withValues(T, shape, values)];
     }
@@ -229,7 +348,8 @@ function inferOutputs(node: NodeDef, inputs: TensorFacts[]): TensorFacts[] {
     }
     case 'Transpose': {
       const perm = inputs[1]?.values;
-      if (!x.shape || !perm || perm.length !== x.shape.length) return [{ dtype: T ?? x.dtype, shape: x.shape ? x.shape.map(() => -1) : null }];
+      if (!x.shape || !perm || perm.length !== x.shape.length)
+        return [{ dtype: T ?? x.dtype, shape: x.shape ? x.shape.map(() => -1) : null }];
       return [{ dtype: T ?? x.dtype, shape: perm.map((p) => x.shape![p] ?? -1) }];
     }
     case 'MatMul': {
@@ -286,7 +406,11 @@ function inferOutputs(node: NodeDef, inputs: TensorFacts[]): TensorFacts[] {
     case 'Any':
     case 'EuclideanNorm': {
       const arg = op === 'ArgMax' || op === 'ArgMin';
-      const dtype = arg ? attrType(node, 'output_type') ?? 'DT_INT64' : REDUCTIONS.has(op) && (op === 'All' || op === 'Any') ? 'DT_BOOL' : T;
+      const dtype = arg
+        ? (attrType(node, 'output_type') ?? 'DT_INT64')
+        : REDUCTIONS.has(op) && (op === 'All' || op === 'Any')
+          ? 'DT_BOOL'
+          : T;
       const axes = inputs[1]?.values;
       if (!x.shape || !axes) return [{ dtype, shape: null }];
       const rank = x.shape.length;
@@ -305,7 +429,9 @@ function inferOutputs(node: NodeDef, inputs: TensorFacts[]): TensorFacts[] {
       const begin = inputs[1]?.values;
       const size = inputs[2]?.values;
       if (!size) return [{ dtype: T ?? x.dtype, shape: x.shape ? x.shape.map(() => -1) : null }];
-      return [{ dtype: T ?? x.dtype, shape: size.map((s, i) => (s >= 0 ? s : x.shape && x.shape[i] >= 0 && begin ? x.shape[i] - begin[i] : -1)) }];
+      return [
+        { dtype: T ?? x.dtype, shape: size.map((s, i) => (s >= 0 ? s : x.shape && x.shape[i] >= 0 && begin ? x.shape[i] - begin[i] : -1)) },
+      ];
     }
     case 'GatherV2':
     case 'Gather': {
@@ -322,7 +448,8 @@ function inferOutputs(node: NodeDef, inputs: TensorFacts[]): TensorFacts[] {
     case 'ResizeBicubic': {
       const size = inputs[1]?.values;
       const dtype = op === 'ResizeNearestNeighbor' ? T : 'DT_FLOAT';
-      if (x.shape?.length !== 4 || !size || size.length !== 2) return [{ dtype, shape: x.shape?.length === 4 ? [x.shape[0], -1, -1, x.shape[3]] : null }];
+      if (x.shape?.length !== 4 || !size || size.length !== 2)
+        return [{ dtype, shape: x.shape?.length === 4 ? [x.shape[0], -1, -1, x.shape[3]] : null }];
       return [{ dtype, shape: [x.shape[0], size[0], size[1], x.shape[3]] }];
     }
     case 'StridedSlice':
@@ -337,7 +464,16 @@ function stridedSliceFacts(node: NodeDef, inputs: TensorFacts[]): TensorFacts {
   const x = inputs[0] ?? UNKNOWN;
   const dtype = attrType(node, 'T') ?? x.dtype;
   const [begin, end, strides] = [1, 2, 3].map((i) => inputs[i]?.values);
-  if (!x.values || x.shape?.length !== 1 || !begin || !end || !strides || begin.length !== 1 || attrInt(node, 'ellipsis_mask') || attrInt(node, 'new_axis_mask')) {
+  if (
+    !x.values ||
+    x.shape?.length !== 1 ||
+    !begin ||
+    !end ||
+    !strides ||
+    begin.length !== 1 ||
+    attrInt(node, 'ellipsis_mask') ||
+    attrInt(node, 'new_axis_mask')
+  ) {
     return { dtype, shape: null };
   }
   const n = x.values.length;
@@ -415,10 +551,12 @@ export function checkTensorSizes(nodes: readonly NodeDef[], feeds: Feeds, bound:
       outs = [fed ?? { dtype: attrType(node, 'dtype'), shape: shapeFromProto(attrOf(node, 'shape')?.shape) }];
     } else if (node.op === 'PlaceholderWithDefault' && feeds.has(node.name)) outs = [feeds.get(node.name)!];
     else {
-      const inputs = (node.input ?? []).filter((r) => !r.startsWith('^')).map((r) => {
-        const [src, k] = parseTensorName(r);
-        return facts.get(src)?.[k] ?? UNKNOWN;
-      });
+      const inputs = (node.input ?? [])
+        .filter((r) => !r.startsWith('^'))
+        .map((r) => {
+          const [src, k] = parseTensorName(r);
+          return facts.get(src)?.[k] ?? UNKNOWN;
+        });
       outs = node.op === 'PlaceholderWithDefault' ? [inputs[0] ?? UNKNOWN] : inferOutputs(node, inputs);
     }
     facts.set(node.name, outs);
@@ -476,7 +614,8 @@ export function sizeGraph(nodes: readonly NodeDef[], inputs: Record<string, stri
 
 /** Small integer inputs carry their values (a Fill's dims may come from a feed). */
 function feedFacts(t: { dtype: string; shape: number[]; values: unknown }): TensorFacts {
-  const dtype = t.dtype === 'float32' ? 'DT_FLOAT' : `DT_${t.dtype.toUpperCase()}`.replace('DT_FLOAT64', 'DT_DOUBLE').replace('DT_FLOAT16', 'DT_HALF');
+  const dtype =
+    t.dtype === 'float32' ? 'DT_FLOAT' : `DT_${t.dtype.toUpperCase()}`.replace('DT_FLOAT64', 'DT_DOUBLE').replace('DT_FLOAT16', 'DT_HALF');
   const n = elements(t.shape);
   if ((t.dtype === 'int32' || t.dtype === 'int64') && n <= MAX_KNOWN_VALUES) {
     return { dtype, shape: [...t.shape], values: Array.from(t.values as ArrayLike<number | bigint>, Number) };

@@ -75,7 +75,8 @@ export function decodeStringTensor(bytes: Uint8Array, count: number, bigEndian =
   }
   const checksumBytes = r.take(4);
   const stored = new DataView(checksumBytes.buffer, checksumBytes.byteOffset, 4).getUint32(0, !bigEndian);
-  if (unmaskCrc(stored) !== crc) throw new FormatError(`the length checksum does not match: expected ${unmaskCrc(stored)} but actual is ${crc}`);
+  if (unmaskCrc(stored) !== crc)
+    throw new FormatError(`the length checksum does not match: expected ${unmaskCrc(stored)} but actual is ${crc}`);
   crc = crc32c(checksumBytes, crc);
   const strings = lengths.map((n) => {
     const s = r.take(n);

@@ -7,7 +7,15 @@ import snappy from 'snappyjs';
 import { ByteReader, FormatError, compareBytes, readFixed32 } from './coding.js';
 import { crc32c, unmaskCrc } from './crc32c.js';
 import { parseBlock, type BlockEntry } from './block.js';
-import { BLOCK_TRAILER_SIZE, CompressionType, FOOTER_SIZE, MAX_HANDLES_SIZE, TABLE_MAGIC, decodeBlockHandle, type BlockHandle } from './sstable_format.js';
+import {
+  BLOCK_TRAILER_SIZE,
+  CompressionType,
+  FOOTER_SIZE,
+  MAX_HANDLES_SIZE,
+  TABLE_MAGIC,
+  decodeBlockHandle,
+  type BlockHandle,
+} from './sstable_format.js';
 
 export interface TableFooter {
   metaindex: BlockHandle;
@@ -98,8 +106,10 @@ export class SSTable {
       const entries = load('data', handle);
       for (const e of entries) {
         // Index key i is ≥ every key of block i and < every key of block i+1.
-        if (compareBytes(e.key, indexKey) > 0) throw new FormatError(`data block at offset ${handle.offset} holds a key beyond its index key`);
-        if (prevIndexKey && compareBytes(e.key, prevIndexKey) <= 0) throw new FormatError(`data block at offset ${handle.offset} holds a key out of order`);
+        if (compareBytes(e.key, indexKey) > 0)
+          throw new FormatError(`data block at offset ${handle.offset} holds a key beyond its index key`);
+        if (prevIndexKey && compareBytes(e.key, prevIndexKey) <= 0)
+          throw new FormatError(`data block at offset ${handle.offset} holds a key out of order`);
         all.push(e);
       }
       prevIndexKey = indexKey;

@@ -141,15 +141,22 @@ export class TensorBundle {
   read(key: string): HostTensor {
     const e = this.entry(key);
     if (e.slices > 0) {
-      throw unimplemented(`checkpoint key '${key}' in ${this.indexFile} is a partitioned variable stored as ${e.slices} slices; tfgate does not assemble sliced tensors`);
+      throw unimplemented(
+        `checkpoint key '${key}' in ${this.indexFile} is a partitioned variable stored as ${e.slices} slices; tfgate does not assemble sliced tensors`,
+      );
     }
     const dtype = dtypeFromTf(e.dtype);
     if (!dtype) throw unimplemented(`checkpoint key '${key}' in ${this.indexFile} has dtype ${e.dtype}, which tfgate does not read`);
     const count = e.shape.reduce((n, d) => n * d, 1);
     if (dtype === 'string') {
-      if (e.size < count) throw dataLoss(`${this.indexFile}: invalid size in bundle entry: key ${key}; stored size ${e.size}; expected size is at least ${count}`);
+      if (e.size < count)
+        throw dataLoss(
+          `${this.indexFile}: invalid size in bundle entry: key ${key}; stored size ${e.size}; expected size is at least ${count}`,
+        );
     } else if (e.size !== count * bytesPerElement(dtype)) {
-      throw dataLoss(`${this.indexFile}: invalid size in bundle entry: key ${key}; stored size ${e.size}; expected size ${count * bytesPerElement(dtype)}`);
+      throw dataLoss(
+        `${this.indexFile}: invalid size in bundle entry: key ${key}; stored size ${e.size}; expected size ${count * bytesPerElement(dtype)}`,
+      );
     }
     const file = shardFileName(this.prefix, e.shardId, this.header.numShards);
     const bytes = readRange(this.root, file, e.offset, e.size, key);
@@ -179,7 +186,9 @@ const CHECK_CHUNK_BYTES = 4 * 2 ** 20;
 
 /** TensorBundle's DATA_LOSS for a tensor whose bytes do not match their stored crc32c. */
 function checksumMismatch(file: string, key: string, e: BundleEntry, actual: number): ServingError {
-  return dataLoss(`${file}: checksum does not match for tensor ${key} (${e.size} bytes at offset ${e.offset}): stored ${unmaskCrc(e.crc32c)} vs. calculated on the restored bytes ${actual}`);
+  return dataLoss(
+    `${file}: checksum does not match for tensor ${key} (${e.size} bytes at offset ${e.offset}): stored ${unmaskCrc(e.crc32c)} vs. calculated on the restored bytes ${actual}`,
+  );
 }
 
 /** Typed storage over a freshly read (so aligned, unshared) buffer. */
@@ -198,7 +207,9 @@ function readRange(root: string, file: string, offset: number, size: number, key
   }
   try {
     if (offset + size > fileSize) {
-      throw dataLoss(`${file}: tensor ${key} at bytes ${offset}..${offset + size} runs past the end of the file (${fileSize} bytes); the file is truncated`);
+      throw dataLoss(
+        `${file}: tensor ${key} at bytes ${offset}..${offset + size} runs past the end of the file (${fileSize} bytes); the file is truncated`,
+      );
     }
     const out = new Uint8Array(size);
     let done = 0;
@@ -238,7 +249,11 @@ function parseTensorBundleIndex(prefix: string, bytes: Uint8Array, root: string)
   }
   const headerType = protoType('tensorflow.BundleHeaderProto');
   const entryType = protoType('tensorflow.BundleEntryProto');
-  let rawHeader: { numShards?: number; endianness?: string; version?: { producer?: number; minConsumer?: number; badConsumers?: number[] } };
+  let rawHeader: {
+    numShards?: number;
+    endianness?: string;
+    version?: { producer?: number; minConsumer?: number; badConsumers?: number[] };
+  };
   try {
     rawHeader = headerType.toObject(headerType.decode(all[0].value), TO_OBJECT);
   } catch (e) {
@@ -260,10 +275,14 @@ function parseTensorBundleIndex(prefix: string, bytes: Uint8Array, root: string)
   // CheckVersions(header.version, kTensorBundleVersion, kTensorBundleMinProducer, "Checkpoint").
   const v = header.version;
   if (v.producer < TENSOR_BUNDLE_MIN_PRODUCER) {
-    throw invalidArgument(`${indexFile}: checkpoint producer version ${v.producer} below min producer ${TENSOR_BUNDLE_MIN_PRODUCER} supported by tfgate`);
+    throw invalidArgument(
+      `${indexFile}: checkpoint producer version ${v.producer} below min producer ${TENSOR_BUNDLE_MIN_PRODUCER} supported by tfgate`,
+    );
   }
   if (v.minConsumer > TENSOR_BUNDLE_VERSION) {
-    throw invalidArgument(`${indexFile}: checkpoint min consumer version ${v.minConsumer} above current version ${TENSOR_BUNDLE_VERSION} for checkpoint`);
+    throw invalidArgument(
+      `${indexFile}: checkpoint min consumer version ${v.minConsumer} above current version ${TENSOR_BUNDLE_VERSION} for checkpoint`,
+    );
   }
   if (v.badConsumers.includes(TENSOR_BUNDLE_VERSION)) {
     throw invalidArgument(`${indexFile}: checkpoint disallows consumer version ${TENSOR_BUNDLE_VERSION}`);

@@ -4,7 +4,14 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseV2Path, MethodNotAllowed } from '../../../src/rest/v2/v2_paths.js';
 import { datatypeOfTf, dtypeOfDatatype } from '../../../src/rest/v2/datatypes.js';
-import { DATA_SLICE_ELEMENTS, float32Text, jsonDataText, tensorFromBytes, tensorFromJson, tensorToBytes } from '../../../src/rest/v2/tensor_data.js';
+import {
+  DATA_SLICE_ELEMENTS,
+  float32Text,
+  jsonDataText,
+  tensorFromBytes,
+  tensorFromJson,
+  tensorToBytes,
+} from '../../../src/rest/v2/tensor_data.js';
 import { decodeInferInput, parseInferRequest } from '../../../src/rest/v2/infer_request.js';
 import { floatToBfloat16, floatToHalf } from '../../../src/tensor/half_encode.js';
 import { bfloat16ToFloat, halfToFloat } from '../../../src/tensor/half.js';
@@ -26,7 +33,10 @@ describe('v2 routes', () => {
   it('not a route: NOT_FOUND; a route with the wrong method: MethodNotAllowed', () => {
     refused(() => parseV2Path('GET', '/v2/models'), Code.NOT_FOUND, /Not found/);
     refused(() => parseV2Path('GET', '/v2/models/m/versions/1/ready/x'), Code.NOT_FOUND, /Not found/);
-    assert.throws(() => parseV2Path('GET', '/v2/models/m/infer'), (e) => e instanceof MethodNotAllowed && e.allow === 'POST');
+    assert.throws(
+      () => parseV2Path('GET', '/v2/models/m/infer'),
+      (e) => e instanceof MethodNotAllowed && e.allow === 'POST',
+    );
     assert.deepEqual(parseV2Path('OPTIONS', '/v2/models/m/infer'), { kind: 'infer', model: { name: 'm' } });
     refused(() => parseV2Path('OPTIONS', '/v2/elsewhere'), Code.NOT_FOUND, /Not found/);
     refused(() => parseV2Path('GET', '/v2/models/%E0%A4%A/ready'), Code.INVALID_ARGUMENT, /percent-encoding/);
@@ -47,7 +57,18 @@ describe('v2 datatypes', () => {
 
 describe('v2 tensor data', () => {
   it('JSON data, flat or nested, checked per datatype', () => {
-    assert.deepEqual(tensorFromJson('x', 'float32', [2, 2], [[1, 2], [3, 4.5]]).values, new Float32Array([1, 2, 3, 4.5]));
+    assert.deepEqual(
+      tensorFromJson(
+        'x',
+        'float32',
+        [2, 2],
+        [
+          [1, 2],
+          [3, 4.5],
+        ],
+      ).values,
+      new Float32Array([1, 2, 3, 4.5]),
+    );
     assert.deepEqual(tensorFromJson('x', 'int64', [2], [1, 2n ** 62n]).values, new BigInt64Array([1n, 2n ** 62n]));
     assert.deepEqual(tensorFromJson('x', 'bool', [3], [true, false, true]).values, new Uint8Array([1, 0, 1]));
     assert.deepEqual(tensorFromJson('x', 'string', [1], ['é']).values, [new Uint8Array([0xc3, 0xa9])]);
@@ -77,11 +98,18 @@ describe('v2 tensor data', () => {
   it('output data: flat, float32 shortest round trip, int64 exact, NaN bare', async () => {
     assert.equal(float32Text(Math.fround(0.1)), '0.1');
     assert.equal(float32Text(Math.fround(1 / 3)), '0.33333334');
-    for (const v of [Math.fround(Math.PI), 3.4028234663852886e38, 1.401298464324817e-45, -0]) assert.equal(Math.fround(Number(float32Text(v))), v);
-    assert.equal(await jsonDataText({ dtype: 'float32', shape: [2, 2], values: new Float32Array([NaN, Infinity, -Infinity, 2.5]) }), '[NaN,Infinity,-Infinity,2.5]');
+    for (const v of [Math.fround(Math.PI), 3.4028234663852886e38, 1.401298464324817e-45, -0])
+      assert.equal(Math.fround(Number(float32Text(v))), v);
+    assert.equal(
+      await jsonDataText({ dtype: 'float32', shape: [2, 2], values: new Float32Array([NaN, Infinity, -Infinity, 2.5]) }),
+      '[NaN,Infinity,-Infinity,2.5]',
+    );
     assert.equal(await jsonDataText({ dtype: 'int64', shape: [1], values: new BigInt64Array([-(2n ** 63n)]) }), '[-9223372036854775808]');
     const large = new Float32Array(DATA_SLICE_ELEMENTS * 2 + 1).fill(0.5);
-    assert.equal(await jsonDataText({ dtype: 'float32', shape: [large.length], values: large }), `[${Array(large.length).fill('0.5').join(',')}]`);
+    assert.equal(
+      await jsonDataText({ dtype: 'float32', shape: [large.length], values: large }),
+      `[${Array(large.length).fill('0.5').join(',')}]`,
+    );
     assert.equal(await jsonDataText({ dtype: 'string', shape: [1], values: [new TextEncoder().encode('a"b')] }), '["a\\"b"]');
   });
 });
@@ -106,24 +134,41 @@ describe('v2 inference request', () => {
     assert.deepEqual(Object.keys(r.inputs), ['i', 'j', 'b']);
     assert.deepEqual(decodeInferInput(r.inputs.i).values, new Int32Array([7]));
     assert.deepEqual(decodeInferInput(r.inputs.b).values, new Uint8Array([1, 0]));
-    assert.deepEqual(r.outputs, [{ name: 'o', binary: true }, { name: 'p', binary: false }]);
+    assert.deepEqual(r.outputs, [
+      { name: 'o', binary: true },
+      { name: 'p', binary: false },
+    ]);
     assert.equal(r.id, 'a');
   });
 
   it('input names are own members, even __proto__', () => {
-    const r = parseInferRequest(JSON.parse('{"inputs": [{"name": "__proto__", "shape": [1], "datatype": "FP32", "data": [1]}]}'), new Uint8Array(0), 100);
+    const r = parseInferRequest(
+      JSON.parse('{"inputs": [{"name": "__proto__", "shape": [1], "datatype": "FP32", "data": [1]}]}'),
+      new Uint8Array(0),
+      100,
+    );
     assert.ok(Object.hasOwn(r.inputs, '__proto__'));
     assert.equal(Object.getPrototypeOf(r.inputs), Object.prototype);
   });
 
   it('a shape over the element limit is refused before anything is allocated', () => {
-    refused(() => parseInferRequest({ inputs: [{ name: 'x', shape: [1e6, 1e6], datatype: 'FP32', parameters: { binary_data_size: 0 } }] }, new Uint8Array(0), 100), Code.INVALID_ARGUMENT, /more than the 100 allowed/);
+    refused(
+      () =>
+        parseInferRequest(
+          { inputs: [{ name: 'x', shape: [1e6, 1e6], datatype: 'FP32', parameters: { binary_data_size: 0 } }] },
+          new Uint8Array(0),
+          100,
+        ),
+      Code.INVALID_ARGUMENT,
+      /more than the 100 allowed/,
+    );
   });
 });
 
 describe('half and bfloat16 encoding', () => {
   it('round trips through the decoders; rounds to nearest even; overflow to Inf; NaN stays NaN', () => {
-    for (const v of [0, -0, 1, -2.5, 65504, 6.103515625e-5, 5.960464477539063e-8, Infinity, -Infinity]) assert.equal(halfToFloat(floatToHalf(v)), v, String(v));
+    for (const v of [0, -0, 1, -2.5, 65504, 6.103515625e-5, 5.960464477539063e-8, Infinity, -Infinity])
+      assert.equal(halfToFloat(floatToHalf(v)), v, String(v));
     assert.equal(floatToHalf(1 + 2 ** -11), 0x3c00); // a tie rounds to the even 1.0
     assert.equal(floatToHalf(1 + 3 * 2 ** -11), 0x3c02); // a tie rounds up to the even neighbour
     assert.equal(floatToHalf(65520), 0x7c00);

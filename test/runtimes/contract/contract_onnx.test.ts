@@ -14,7 +14,13 @@ describe('onnx: what it declares it does not run', () => {
   it('a TF.js graph model folder is refused UNIMPLEMENTED, naming the folder and the runtimes that serve it', async () => {
     for (const name of TFJS_GRAPH_MODEL_CASES.map((c) => c.split(' ')[0])) {
       const dir = path.join(FIXTURES, 'tfjs_graph_models', name);
-      await assert.rejects(rt.load(dir, { tags: ['serve'] }), (e: unknown) => e instanceof ServingError && e.code === Code.UNIMPLEMENTED && e.message === `${dir}: ONNX Runtime cannot run a TF.js graph model folder (model.json); --runtime=auto or wasm serves it`);
+      await assert.rejects(
+        rt.load(dir, { tags: ['serve'] }),
+        (e: unknown) =>
+          e instanceof ServingError &&
+          e.code === Code.UNIMPLEMENTED &&
+          e.message === `${dir}: ONNX Runtime cannot run a TF.js graph model folder (model.json); --runtime=auto or wasm serves it`,
+      );
     }
   });
 });

@@ -13,5 +13,10 @@ if (available) {
   fixtureCases({ name: 'tfjs-node', load: (dir, o) => runtime.load(dir, o), allowedRefusal: () => false });
 } else {
   const reason = '@tensorflow/tfjs-node is not installed (its install downloads libtensorflow, which this machine cannot reach)';
-  fixtureCases({ name: 'tfjs-node', load: () => Promise.reject(new Error(reason)), allowedRefusal: () => false, skip: [{ reason, tests: 'every case' }] });
+  fixtureCases({
+    name: 'tfjs-node',
+    load: () => Promise.reject(new Error(reason)),
+    allowedRefusal: () => false,
+    skip: [{ reason, tests: 'every case' }],
+  });
 }

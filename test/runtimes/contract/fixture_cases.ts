@@ -22,8 +22,6 @@ function assertClose(actual: HostTensor, expected: number[], shape?: number[], t
   got.forEach((v, i) => assert.ok(Math.abs(v - expected[i]) <= tol, `element ${i}: got ${v}, want ${expected[i]}`));
 }
 
-
-
 async function assertRefused(s: Servable, signature: string, pattern: RegExp): Promise<void> {
   await assert.rejects(s.run(signature, {}), (e: unknown) => e instanceof ServingError && pattern.test(e.message));
 }
@@ -39,7 +37,11 @@ function example(features: Record<string, number[] | string[] | { int64: number[
   const feature = Object.fromEntries(
     Object.entries(features).map(([k, v]) => [
       k,
-      Array.isArray(v) ? (typeof v[0] === 'string' ? { bytesList: { value: (v as string[]).map((x) => Buffer.from(x)) } } : { floatList: { value: v } }) : { int64List: { value: v.int64 } },
+      Array.isArray(v)
+        ? typeof v[0] === 'string'
+          ? { bytesList: { value: (v as string[]).map((x) => Buffer.from(x)) } }
+          : { floatList: { value: v } }
+        : { int64List: { value: v.int64 } },
     ]),
   );
   return ExampleType.encode(ExampleType.fromObject({ features: { feature } })).finish();
@@ -98,7 +100,11 @@ export function fixtureCases(rt: RuntimeUnderTest): void {
 
     test('matrix_half_plus_two: constants only, no variables folder', async () => {
       const s = await load('matrix_half_plus_two', '1');
-      assertClose((await s.run('serving_default', { x: f32([1, 3, 3], [1, 2, 3, 4, 5, 6, 7, 8, 9]) })).y, [2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6, 6.5], [1, 3, 3]);
+      assertClose(
+        (await s.run('serving_default', { x: f32([1, 3, 3], [1, 2, 3, 4, 5, 6, 7, 8, 9]) })).y,
+        [2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6, 6.5],
+        [1, 3, 3],
+      );
     });
 
     test('saved_model_counter: reads serve the stored value, updates are refused by op', async () => {
@@ -156,7 +162,8 @@ export function fixtureCases(rt: RuntimeUnderTest): void {
   describe(`${rt.name}: runtime on Keras and tensorflow/rust exports`, () => {
     test('keras3_iris_dense: normalization + dense + softmax', async () => {
       const s = await load('keras3_iris_dense', '1');
-      const out = (await s.run('serving_default', { inputs: f32([3, 4], [6.0, 3.4, 4.5, 1.6, 6.2, 3.4, 5.4, 2.3, 5.1, 3.5, 1.4, 0.2]) })).output_0;
+      const out = (await s.run('serving_default', { inputs: f32([3, 4], [6.0, 3.4, 4.5, 1.6, 6.2, 3.4, 5.4, 2.3, 5.1, 3.5, 1.4, 0.2]) }))
+        .output_0;
       assertClose(out, [0.038557, 0.825477, 0.135966, 0.000946, 0.122639, 0.876414, 0.996537, 0.003151, 0.000312], [3, 3]);
     });
 
@@ -170,11 +177,17 @@ export function fixtureCases(rt: RuntimeUnderTest): void {
       }
     });
 
-    const MNIST_DENSE: Record<string, [number, number]> = { '1': [0.004188, 0.995411], '2': [0.006541, 0.992924], '3': [0.005935, 0.993447], '4': [0.003189, 0.99666] };
+    const MNIST_DENSE: Record<string, [number, number]> = {
+      '1': [0.004188, 0.995411],
+      '2': [0.006541, 0.992924],
+      '3': [0.005935, 0.993447],
+      '4': [0.003189, 0.99666],
+    };
     for (const [version, [p3, p7]] of Object.entries(MNIST_DENSE)) {
       test(`keras2_mnist_dense_4versions/${version}: weights tell the versions apart`, async () => {
         const s = await load('keras2_mnist_dense_4versions', version);
-        const p = (await s.run('serving_default', { flatten_input: f32([1, 28, 28], mnistImage('mnist_test0_instances_1x28x28.json')) })).dense.values as Float32Array;
+        const p = (await s.run('serving_default', { flatten_input: f32([1, 28, 28], mnistImage('mnist_test0_instances_1x28x28.json')) }))
+          .dense.values as Float32Array;
         assert.ok(Math.abs(p[3] - p3) < 1e-4 && Math.abs(p[7] - p7) < 1e-4, `p3 ${p[3]} p7 ${p[7]}`);
       });
     }
@@ -182,7 +195,9 @@ export function fixtureCases(rt: RuntimeUnderTest): void {
     test('keras2_churn_ann_dropout: dropout is the inference path', async () => {
       const s = await load('keras2_churn_ann_dropout', '1');
       const scaled = [0.989555, -0.575041, -1.542402, -1.094166, 0.306666, 1.033803, 1.329925, 2.533738, 0.644926, -1.021992, 0.236739];
-      const out = (await s.run('serving_default', { dense_input: f32([3, 11], [...new Array(11).fill(0), ...new Array(11).fill(1), ...scaled]) })).dense_2;
+      const out = (
+        await s.run('serving_default', { dense_input: f32([3, 11], [...new Array(11).fill(0), ...new Array(11).fill(1), ...scaled]) })
+      ).dense_2;
       assertClose(out, [0.19115, 0.297409, 0.644775], [3, 1]);
     });
 
@@ -195,9 +210,18 @@ export function fixtureCases(rt: RuntimeUnderTest): void {
     });
 
     const POTATO: Record<string, { key: string; rows: Record<number, number[]> }> = {
-      '1': { key: 'dense_9', rows: { 0: [0.948324, 0.048453, 0.003223], 255: [0.131025, 0.241013, 0.627962], 128: [0, 0.999896, 0.000104] } },
-      '2': { key: 'dense_3', rows: { 0: [0.944679, 0.055298, 0.000023], 255: [0.65494, 0.286693, 0.058367], 128: [0.190873, 0.651425, 0.157702] } },
-      '3': { key: 'dense_1', rows: { 0: [0.633946, 0.363775, 0.002278], 255: [0.140923, 0.52504, 0.334038], 128: [0.126508, 0.824921, 0.048571] } },
+      '1': {
+        key: 'dense_9',
+        rows: { 0: [0.948324, 0.048453, 0.003223], 255: [0.131025, 0.241013, 0.627962], 128: [0, 0.999896, 0.000104] },
+      },
+      '2': {
+        key: 'dense_3',
+        rows: { 0: [0.944679, 0.055298, 0.000023], 255: [0.65494, 0.286693, 0.058367], 128: [0.190873, 0.651425, 0.157702] },
+      },
+      '3': {
+        key: 'dense_1',
+        rows: { 0: [0.633946, 0.363775, 0.002278], 255: [0.140923, 0.52504, 0.334038], 128: [0.126508, 0.824921, 0.048571] },
+      },
     };
     for (const [version, { key, rows }] of Object.entries(POTATO)) {
       test(`keras2_potato_cnn/${version}: output '${key}' for constant images`, async () => {
@@ -205,15 +229,28 @@ export function fixtureCases(rt: RuntimeUnderTest): void {
         const colours = [0, 255, 128];
         const pixels = colours.flatMap((c) => new Array(256 * 256 * 3).fill(c));
         const out = (await s.run('serving_default', { sequential_input: f32([3, 256, 256, 3], pixels) }))[key];
-        assertClose(out, colours.flatMap((c) => rows[c]), [3, 3], 2e-4);
+        assertClose(
+          out,
+          colours.flatMap((c) => rows[c]),
+          [3, 3],
+          2e-4,
+        );
       });
     }
 
     test('keras2_traffic_sign_cnn_warmup: the all-zero warmup image', async () => {
       const s = await load('keras2_traffic_sign_cnn_warmup', '1');
-      const p = Array.from((await s.run('serving_default', { conv2d_input: f32([1, 30, 30, 3], new Array(2700).fill(0)) })).dense_3.values as Float32Array);
-      const top = p.map((v, i) => [v, i]).sort((a, b) => b[0] - a[0]).slice(0, 5);
-      assert.deepEqual(top.map(([, i]) => i), [3, 5, 20, 1, 8]);
+      const p = Array.from(
+        (await s.run('serving_default', { conv2d_input: f32([1, 30, 30, 3], new Array(2700).fill(0)) })).dense_3.values as Float32Array,
+      );
+      const top = p
+        .map((v, i) => [v, i])
+        .sort((a, b) => b[0] - a[0])
+        .slice(0, 5);
+      assert.deepEqual(
+        top.map(([, i]) => i),
+        [3, 5, 20, 1, 8],
+      );
       assert.ok(Math.abs(top[0][0] - 0.216677) < 1e-4);
     });
 
@@ -238,8 +275,13 @@ export function fixtureCases(rt: RuntimeUnderTest): void {
     });
 
     test('tfrust_regression_model_train_serve_tags: {serve} does not match {train, serve}', async () => {
-      await assert.rejects(load('tfrust_regression_model_train_serve_tags', '1'), (e: unknown) =>
-        e instanceof ServingError && e.code === Code.NOT_FOUND && /Could not find meta graph def matching supplied tags: \{ serve \}/.test(e.message));
+      await assert.rejects(
+        load('tfrust_regression_model_train_serve_tags', '1'),
+        (e: unknown) =>
+          e instanceof ServingError &&
+          e.code === Code.NOT_FOUND &&
+          /Could not find meta graph def matching supplied tags: \{ serve \}/.test(e.message),
+      );
       const s = await load('tfrust_regression_model_train_serve_tags', '1', ['train', 'serve']);
       const out = await s.run('tensorflow/serving/regress', { x: f32([1], [2]), y: f32([1], [4]) });
       assertClose(out.out, [-1.7157244]);
@@ -262,7 +304,9 @@ export function fixtureCases(rt: RuntimeUnderTest): void {
     test('dense_10x1', async () => {
       const s = await rt.load(dir('dense_10x1'), { tags: ['serve'] });
       const [key] = Object.keys(s.signatures.serving_default.inputs);
-      const out = Object.values(await s.run('serving_default', { [key]: f32([2, 10], [...new Array(10).fill(1), 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]) }))[0];
+      const out = Object.values(
+        await s.run('serving_default', { [key]: f32([2, 10], [...new Array(10).fill(1), 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]) }),
+      )[0];
       assertClose(out, [0.9954263, -2.3041925]);
     });
   });
@@ -271,22 +315,36 @@ export function fixtureCases(rt: RuntimeUnderTest): void {
     test('TF2 (ParseExampleV2) and half_plus_three (a DT_FLOAT-declared string input) regress through tf.Example', async () => {
       const tf2 = await load('saved_model_half_plus_two_tf2_cpu', '00000123');
       assertClose((await tf2.run('regress_x_to_y', { inputs: strings(example({ x: [2] })) })).outputs, [3], [1, 1]);
-      assertClose((await tf2.run('classify_x_to_y', { inputs: strings(example({ x: [20] }), example({ x: [10] })) })).scores, [12, 7], [2, 1]);
+      assertClose(
+        (await tf2.run('classify_x_to_y', { inputs: strings(example({ x: [20] }), example({ x: [10] })) })).scores,
+        [12, 7],
+        [2, 1],
+      );
       tf2.dispose();
       const three = await load('saved_model_half_plus_three', '00000123');
-      assertClose((await three.run('tensorflow/serving/regress', { inputs: strings(example({ x: [1] }), example({ x: [2] })) })).outputs, [3.5, 4]);
+      assertClose(
+        (await three.run('tensorflow/serving/regress', { inputs: strings(example({ x: [1] }), example({ x: [2] })) })).outputs,
+        [3.5, 4],
+      );
       three.dispose();
     });
 
     test("refuses examples as TF's parser does: missing feature, wrong kind, wrong count, not a proto", async () => {
       const s = await load('saved_model_half_plus_two_cpu', '00000123');
       const run = (e: Uint8Array) => s.run('regress_x_to_y', { inputs: strings(e) });
-      const rejects = (e: Uint8Array, re: RegExp) => assert.rejects(run(e), (err: unknown) => err instanceof ServingError && err.code === Code.INVALID_ARGUMENT && re.test(err.message));
+      const rejects = (e: Uint8Array, re: RegExp) =>
+        assert.rejects(run(e), (err: unknown) => err instanceof ServingError && err.code === Code.INVALID_ARGUMENT && re.test(err.message));
       // A good example first: a runtime that refuses the signature says so here.
       assertClose((await run(example({ x: [2] }))).outputs, [3], [1, 1], 1e-6);
       await rejects(example({ y: [1] }), /^Name: <unknown>, Feature: x \(data type: float\) is required but could not be found\.$/);
-      await rejects(example({ x: { int64: [2] } }), /^Name: <unknown>, Feature: x\.  Data types don't match\. Data type: int64 but expected type: float$/);
-      await rejects(example({ x: [1, 2] }), /^Name: <unknown>, Key: x, Index: 0\.  Number of float values != expected\.  values size: 2 but output shape: \[1\]$/);
+      await rejects(
+        example({ x: { int64: [2] } }),
+        /^Name: <unknown>, Feature: x\.  Data types don't match\. Data type: int64 but expected type: float$/,
+      );
+      await rejects(
+        example({ x: [1, 2] }),
+        /^Name: <unknown>, Key: x, Index: 0\.  Number of float values != expected\.  values size: 2 but output shape: \[1\]$/,
+      );
       await rejects(Uint8Array.from([0x0a, 0xff, 0xff]), /^Could not parse example input/);
       s.dispose();
     });

@@ -40,7 +40,12 @@ const noRefusals = () => false;
 /** ONNX Runtime alone refuses what it cannot convert, naming op and node. */
 const ONNX_REFUSAL = /ONNX Runtime cannot run exactly: .*\(node .+\)|ONNX Runtime could not build a session/;
 
-function fromRuntime(name: string, runtime: Runtime, allowedRefusal: (e: unknown) => boolean = noRefusals, skip?: Skip[]): RuntimeUnderTest {
+function fromRuntime(
+  name: string,
+  runtime: Runtime,
+  allowedRefusal: (e: unknown) => boolean = noRefusals,
+  skip?: Skip[],
+): RuntimeUnderTest {
   return { name, load: (dir, o) => runtime.load(dir, o), allowedRefusal, skip };
 }
 
@@ -50,11 +55,18 @@ export const onnxRuntime = () =>
   fromRuntime(
     'onnx',
     new OnnxRuntime({ device: 'cpu' }),
-    (e) => e instanceof ServingError && (e.code === Code.UNIMPLEMENTED || e.code === Code.FAILED_PRECONDITION) && ONNX_REFUSAL.test(e.message),
+    (e) =>
+      e instanceof ServingError && (e.code === Code.UNIMPLEMENTED || e.code === Code.FAILED_PRECONDITION) && ONNX_REFUSAL.test(e.message),
     // contract_onnx.test.ts checks the refusal itself.
-    [{ reason: 'ONNX Runtime converts SavedModels only; it refuses a TF.js graph model folder (--runtime=auto or wasm serves it)', tests: TFJS_GRAPH_MODEL_CASES }],
+    [
+      {
+        reason: 'ONNX Runtime converts SavedModels only; it refuses a TF.js graph model folder (--runtime=auto or wasm serves it)',
+        tests: TFJS_GRAPH_MODEL_CASES,
+      },
+    ],
   );
-export const autoRuntime = () => fromRuntime('onnx+wasm', new CompositeRuntime(new OnnxRuntime({ device: 'cpu' }), new EmbeddedRuntime('wasm')));
+export const autoRuntime = () =>
+  fromRuntime('onnx+wasm', new CompositeRuntime(new OnnxRuntime({ device: 'cpu' }), new EmbeddedRuntime('wasm')));
 
 /**
  * A runtime as the server runs it: on an executor thread, every tensor crossing the thread

@@ -17,7 +17,19 @@ function binaryGraph(op: string, dtype: DType, shapes: [number[], number[]]): Gr
 }
 
 describe('ONNX converter: element-wise ops (vs TF.js CPU)', () => {
-  const FLOAT_BINARY = ['AddV2', 'Sub', 'Mul', 'RealDiv', 'Maximum', 'Minimum', 'SquaredDifference', 'FloorDiv', 'FloorMod', 'Pow', 'DivNoNan'];
+  const FLOAT_BINARY = [
+    'AddV2',
+    'Sub',
+    'Mul',
+    'RealDiv',
+    'Maximum',
+    'Minimum',
+    'SquaredDifference',
+    'FloorDiv',
+    'FloorMod',
+    'Pow',
+    'DivNoNan',
+  ];
   for (const op of FLOAT_BINARY) {
     it(`${op} on float32 with broadcasting`, async () => {
       const g = binaryGraph(op, 'float32', [[2, 3], [3]]);
@@ -50,7 +62,28 @@ describe('ONNX converter: element-wise ops (vs TF.js CPU)', () => {
     await assertSameOnBoth(g, feeds, ['eq:0', 'ne:0', 'lt:0', 'ge:0', 'and:0', 'or:0', 'not:0', 'sel2:0'], 0);
   });
 
-  const UNARY = ['Relu', 'Relu6', 'Elu', 'Selu', 'Sigmoid', 'Tanh', 'Softplus', 'Exp', 'Neg', 'Abs', 'Sign', 'Floor', 'Ceil', 'Round', 'Square', 'Erf', 'Sin', 'Cos', 'Softmax', 'LogSoftmax'];
+  const UNARY = [
+    'Relu',
+    'Relu6',
+    'Elu',
+    'Selu',
+    'Sigmoid',
+    'Tanh',
+    'Softplus',
+    'Exp',
+    'Neg',
+    'Abs',
+    'Sign',
+    'Floor',
+    'Ceil',
+    'Round',
+    'Square',
+    'Erf',
+    'Sin',
+    'Cos',
+    'Softmax',
+    'LogSoftmax',
+  ];
   for (const op of UNARY) {
     it(`${op}`, async () => {
       const g = new GraphCase();
@@ -84,11 +117,19 @@ describe('ONNX converter: element-wise ops (vs TF.js CPU)', () => {
 
 describe('ONNX converter: reductions, matrix products, resize (vs TF.js CPU)', () => {
   for (const op of ['Sum', 'Mean', 'Max', 'Min', 'Prod']) {
-    for (const [axes, keep] of [[[1], false], [[-1, 0], true], [[], false]] as Array<[number[], boolean]>) {
+    for (const [axes, keep] of [
+      [[1], false],
+      [[-1, 0], true],
+      [[], false],
+    ] as Array<[number[], boolean]>) {
       it(`${op} over [${axes}] keep_dims ${keep}`, async () => {
         const g = new GraphCase();
         const x = g.placeholder('x', 'float32', [3, 4, 2]);
-        g.op(op, 'r', [x, g.const('axes', i32([axes.length], axes))], { T: a.type('float32'), Tidx: a.type('int32'), keep_dims: a.b(keep) });
+        g.op(op, 'r', [x, g.const('axes', i32([axes.length], axes))], {
+          T: a.type('float32'),
+          Tidx: a.type('int32'),
+          keep_dims: a.b(keep),
+        });
         await assertSameOnBoth(g, { x: randomF32([3, 4, 2], 4, 1.5) }, ['r:0'], 1e-5);
       });
     }
@@ -113,12 +154,21 @@ describe('ONNX converter: reductions, matrix products, resize (vs TF.js CPU)', (
     g.op('MatMul', 'mm', [x, w], { T: a.type('float32'), transpose_a: a.b(false), transpose_b: a.b(false) });
     g.op('MatMul', 'mm_ta', [x, y], { T: a.type('float32'), transpose_a: a.b(true), transpose_b: a.b(false) });
     g.op('MatMul', 'mm_tb', [x, y], { T: a.type('float32'), transpose_a: a.b(false), transpose_b: a.b(true) });
-    g.op('MatMul', 'mm_tb_const', [x, g.const('wt', randomF32([5, 4], 7))], { T: a.type('float32'), transpose_a: a.b(false), transpose_b: a.b(true) });
+    g.op('MatMul', 'mm_tb_const', [x, g.const('wt', randomF32([5, 4], 7))], {
+      T: a.type('float32'),
+      transpose_a: a.b(false),
+      transpose_b: a.b(true),
+    });
     const bx = g.placeholder('bx', 'float32', [5, 3, 4]);
     const by = g.placeholder('by', 'float32', [5, 3, 4]);
     g.op('BatchMatMulV2', 'bmm', [bx, by], { T: a.type('float32'), adj_x: a.b(true), adj_y: a.b(false) });
     g.op('BatchMatMulV2', 'bmm_y', [bx, by], { T: a.type('float32'), adj_x: a.b(false), adj_y: a.b(true) });
-    await assertSameOnBoth(g, { x: randomF32([3, 4], 1), y: randomF32([3, 4], 2), bx: randomF32([5, 3, 4], 3), by: randomF32([5, 3, 4], 4) }, ['mm:0', 'mm_ta:0', 'mm_tb:0', 'mm_tb_const:0', 'bmm:0', 'bmm_y:0'], 1e-5);
+    await assertSameOnBoth(
+      g,
+      { x: randomF32([3, 4], 1), y: randomF32([3, 4], 2), bx: randomF32([5, 3, 4], 3), by: randomF32([5, 3, 4], 4) },
+      ['mm:0', 'mm_ta:0', 'mm_tb:0', 'mm_tb_const:0', 'bmm:0', 'bmm_y:0'],
+      1e-5,
+    );
   });
 
   it('BatchMatMulV2 with adj_x/adj_y and broadcast batch dims, against a plain-JS product (TF.js 4.22 gets broadcast batch dims wrong)', async () => {
@@ -144,7 +194,7 @@ describe('ONNX converter: reductions, matrix products, resize (vs TF.js CPU)', (
           }
   });
 
-  it("Einsum with the equations Keras MultiHeadAttention emits, against a plain-JS einsum", async () => {
+  it('Einsum with the equations Keras MultiHeadAttention emits, against a plain-JS einsum', async () => {
     const CASES: Array<[string, number[], number[]]> = [
       ['abc,cde->abde', [2, 3, 4], [4, 2, 5]],
       ['aecd,abcd->acbe', [2, 3, 2, 5], [2, 4, 2, 5]],
@@ -188,7 +238,10 @@ describe('ONNX converter: FakeQuant (quantisation-aware training)', () => {
   it("FakeQuantWithMinMaxVars gives TF's float32-nudged values (x = [-3, 0.1, 0.26, 1.7], range [-1, 1], 8 bits)", async () => {
     const g = new GraphCase();
     const x = g.placeholder('x', 'float32', [4]);
-    g.op('FakeQuantWithMinMaxVars', 'fq', [x, g.const('min', f32([], [-1])), g.const('max', f32([], [1]))], { num_bits: a.i(8), narrow_range: a.b(false) });
+    g.op('FakeQuantWithMinMaxVars', 'fq', [x, g.const('min', f32([], [-1])), g.const('max', f32([], [1]))], {
+      num_bits: a.i(8),
+      narrow_range: a.b(false),
+    });
     const [y] = await runOnnx(g, { x: f32([4], [-3, 0.1, 0.26, 1.7]) }, ['fq:0']);
     values(y).forEach((v, i) => assert.ok(Math.abs(v - [-0.996078, 0.101961, 0.258824, 1.003922][i]) < 1e-6, `${i}: ${v}`));
   });
@@ -197,9 +250,20 @@ describe('ONNX converter: FakeQuant (quantisation-aware training)', () => {
     const g = new GraphCase();
     const x = g.placeholder('x', 'float32', [3, 4]);
     g.op('FakeQuantWithMinMaxArgs', 'args', [x], { min: a.f(-0.7), max: a.f(1.3), num_bits: a.i(8), narrow_range: a.b(false) });
-    g.op('FakeQuantWithMinMaxVars', 'vars', [x, g.const('min', f32([], [-2])), g.const('max', f32([], [0.5]))], { num_bits: a.i(4), narrow_range: a.b(true) });
-    g.op('FakeQuantWithMinMaxVarsPerChannel', 'pc', [x, g.const('cmin', f32([4], [-1, -0.5, 0, -3])), g.const('cmax', f32([4], [1, 2, 0, 0.25]))], { num_bits: a.i(8), narrow_range: a.b(false) });
-    g.op('FakeQuantWithMinMaxVars', 'zero', [x, g.const('z', f32([], [0])), g.const('z2', f32([], [0]))], { num_bits: a.i(8), narrow_range: a.b(false) });
+    g.op('FakeQuantWithMinMaxVars', 'vars', [x, g.const('min', f32([], [-2])), g.const('max', f32([], [0.5]))], {
+      num_bits: a.i(4),
+      narrow_range: a.b(true),
+    });
+    g.op(
+      'FakeQuantWithMinMaxVarsPerChannel',
+      'pc',
+      [x, g.const('cmin', f32([4], [-1, -0.5, 0, -3])), g.const('cmax', f32([4], [1, 2, 0, 0.25]))],
+      { num_bits: a.i(8), narrow_range: a.b(false) },
+    );
+    g.op('FakeQuantWithMinMaxVars', 'zero', [x, g.const('z', f32([], [0])), g.const('z2', f32([], [0]))], {
+      num_bits: a.i(8),
+      narrow_range: a.b(false),
+    });
     await assertSameOnBoth(g, { x: randomF32([3, 4], 5, 2.5) }, ['args:0', 'vars:0', 'pc:0', 'zero:0'], 0);
   });
 });

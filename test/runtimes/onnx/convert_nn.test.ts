@@ -20,7 +20,13 @@ function convGraph(op: 'Conv2D' | 'DepthwiseConv2dNative', c: ConvCase): GraphCa
   const x = g.placeholder('x', 'float32', [-1, c.input[1], c.input[2], c.input[3]]);
   const w = g.const('w', randomF32(c.filter, 7, 0.5));
   const [dh, dw] = c.dilations ?? [1, 1];
-  g.op(op, 'conv', [x, w], { T: a.type('float32'), strides: a.ints([1, c.strides[0], c.strides[1], 1]), dilations: a.ints([1, dh, dw, 1]), padding: a.s(c.padding), data_format: a.s('NHWC') });
+  g.op(op, 'conv', [x, w], {
+    T: a.type('float32'),
+    strides: a.ints([1, c.strides[0], c.strides[1], 1]),
+    dilations: a.ints([1, dh, dw, 1]),
+    padding: a.s(c.padding),
+    data_format: a.s('NHWC'),
+  });
   return g;
 }
 
@@ -44,8 +50,23 @@ describe('ONNX converter: convolutions and pools (vs TF.js CPU)', () => {
     const ones = new GraphCase();
     const x = ones.placeholder('x', 'float32', [1, 1, 16, 1]);
     const w = ones.const('w', f32([1, 3, 1, 1], [1, 1, 1]));
-    ones.op('Conv2D', 'conv', [x, w], { T: a.type('float32'), strides: a.ints([1, 1, 8, 1]), padding: a.s('SAME'), data_format: a.s('NHWC'), dilations: a.ints([1, 1, 1, 1]) });
-    const [y] = await runOnnx(ones, { x: f32([1, 1, 16, 1], Array.from({ length: 16 }, (_, i) => i + 1)) }, ['conv:0']);
+    ones.op('Conv2D', 'conv', [x, w], {
+      T: a.type('float32'),
+      strides: a.ints([1, 1, 8, 1]),
+      padding: a.s('SAME'),
+      data_format: a.s('NHWC'),
+      dilations: a.ints([1, 1, 1, 1]),
+    });
+    const [y] = await runOnnx(
+      ones,
+      {
+        x: f32(
+          [1, 1, 16, 1],
+          Array.from({ length: 16 }, (_, i) => i + 1),
+        ),
+      },
+      ['conv:0'],
+    );
     assert.deepEqual(values(y), [6, 30]);
   });
 
@@ -53,19 +74,38 @@ describe('ONNX converter: convolutions and pools (vs TF.js CPU)', () => {
     const g = new GraphCase();
     const x = g.placeholder('x', 'float32', [1, 6, 6, 2]);
     const w = g.const('w', randomF32([3, 3, 2, 3], 3, 0.5));
-    g.op('Conv2D', 'conv', [x, w], { T: a.type('float32'), strides: a.ints([1, 2, 1, 1]), padding: a.s('EXPLICIT'), explicit_paddings: a.ints([0, 0, 1, 2, 0, 1, 0, 0]), data_format: a.s('NHWC'), dilations: a.ints([1, 1, 1, 1]) });
+    g.op('Conv2D', 'conv', [x, w], {
+      T: a.type('float32'),
+      strides: a.ints([1, 2, 1, 1]),
+      padding: a.s('EXPLICIT'),
+      explicit_paddings: a.ints([0, 0, 1, 2, 0, 1, 0, 0]),
+      data_format: a.s('NHWC'),
+      dilations: a.ints([1, 1, 1, 1]),
+    });
     await assertSameOnBoth(g, { x: randomF32([1, 6, 6, 2], 4) }, ['conv:0'], 1e-4);
     // NCHW: the same conv on the transposed input gives the transposed output.
     const n = new GraphCase();
     const xn = n.placeholder('x', 'float32', [1, 2, 6, 6]);
     const wn = n.const('w', randomF32([3, 3, 2, 3], 3, 0.5));
-    n.op('Conv2D', 'conv', [xn, wn], { T: a.type('float32'), strides: a.ints([1, 1, 2, 1]), padding: a.s('SAME'), data_format: a.s('NCHW'), dilations: a.ints([1, 1, 1, 1]) });
+    n.op('Conv2D', 'conv', [xn, wn], {
+      T: a.type('float32'),
+      strides: a.ints([1, 1, 2, 1]),
+      padding: a.s('SAME'),
+      data_format: a.s('NCHW'),
+      dilations: a.ints([1, 1, 1, 1]),
+    });
     const nhwc = new GraphCase();
     const x2 = nhwc.placeholder('x', 'float32', [1, 2, 6, 6]);
     const perm = nhwc.const('perm', { dtype: 'int32', shape: [4], values: Int32Array.from([0, 2, 3, 1]) });
     const t = nhwc.op('Transpose', 't', [x2, perm], { T: a.type('float32') });
     const w2 = nhwc.const('w', randomF32([3, 3, 2, 3], 3, 0.5));
-    const c = nhwc.op('Conv2D', 'conv', [t, w2], { T: a.type('float32'), strides: a.ints([1, 2, 1, 1]), padding: a.s('SAME'), data_format: a.s('NHWC'), dilations: a.ints([1, 1, 1, 1]) });
+    const c = nhwc.op('Conv2D', 'conv', [t, w2], {
+      T: a.type('float32'),
+      strides: a.ints([1, 2, 1, 1]),
+      padding: a.s('SAME'),
+      data_format: a.s('NHWC'),
+      dilations: a.ints([1, 1, 1, 1]),
+    });
     const back = nhwc.const('back', { dtype: 'int32', shape: [4], values: Int32Array.from([0, 3, 1, 2]) });
     nhwc.op('Transpose', 'out', [c, back], { T: a.type('float32') });
     const input = randomF32([1, 2, 6, 6], 5);
@@ -75,12 +115,18 @@ describe('ONNX converter: convolutions and pools (vs TF.js CPU)', () => {
     values(got).forEach((v, i) => assert.ok(Math.abs(v - values(want)[i]) < 1e-5));
   });
 
-  it('Conv2D with groups (input channels a multiple of the filter\'s) equals per-group convs', async () => {
+  it("Conv2D with groups (input channels a multiple of the filter's) equals per-group convs", async () => {
     const g = new GraphCase();
     const x = g.placeholder('x', 'float32', [1, 5, 5, 4]);
     const filter = randomF32([3, 3, 2, 6], 9, 0.5);
     const w = g.const('w', filter);
-    g.op('Conv2D', 'conv', [x, w], { T: a.type('float32'), strides: a.ints([1, 1, 1, 1]), padding: a.s('SAME'), data_format: a.s('NHWC'), dilations: a.ints([1, 1, 1, 1]) });
+    g.op('Conv2D', 'conv', [x, w], {
+      T: a.type('float32'),
+      strides: a.ints([1, 1, 1, 1]),
+      padding: a.s('SAME'),
+      data_format: a.s('NHWC'),
+      dilations: a.ints([1, 1, 1, 1]),
+    });
     const input = randomF32([1, 5, 5, 4], 2);
     const [y] = await runOnnx(g, { x: input }, ['conv:0']);
     assert.deepEqual(y.shape, [1, 5, 5, 6]);
@@ -95,11 +141,18 @@ describe('ONNX converter: convolutions and pools (vs TF.js CPU)', () => {
       const wk = new Float32Array(3 * 3 * 2 * 3);
       for (let i = 0; i < 3 * 3 * 2; i++) for (let o = 0; o < 3; o++) wk[i * 3 + o] = wv[i * 6 + 3 * k + o];
       const wp = part.const('w', f32([3, 3, 2, 3], wk));
-      part.op('Conv2D', 'conv', [sl, wp], { T: a.type('float32'), strides: a.ints([1, 1, 1, 1]), padding: a.s('SAME'), data_format: a.s('NHWC'), dilations: a.ints([1, 1, 1, 1]) });
+      part.op('Conv2D', 'conv', [sl, wp], {
+        T: a.type('float32'),
+        strides: a.ints([1, 1, 1, 1]),
+        padding: a.s('SAME'),
+        data_format: a.s('NHWC'),
+        dilations: a.ints([1, 1, 1, 1]),
+      });
       const [yk] = await assertSameOnBoth(part, { x: input }, ['conv:0'], 1e-4);
       const full = values(y);
       const pv = values(yk);
-      for (let p = 0; p < 25; p++) for (let o = 0; o < 3; o++) assert.ok(Math.abs(full[p * 6 + 3 * k + o] - pv[p * 3 + o]) < 1e-5, `group ${k} pixel ${p} out ${o}`);
+      for (let p = 0; p < 25; p++)
+        for (let o = 0; o < 3; o++) assert.ok(Math.abs(full[p * 6 + 3 * k + o] - pv[p * 3 + o]) < 1e-5, `group ${k} pixel ${p} out ${o}`);
     }
   });
 
@@ -127,7 +180,13 @@ describe('ONNX converter: convolutions and pools (vs TF.js CPU)', () => {
       const dy = g.placeholder('dy', 'float32', [sizes[0], outH, outW, 4]);
       const s = g.const('sizes', { dtype: 'int32', shape: [4], values: Int32Array.from(sizes) });
       const w = g.const('w', randomF32([3, 3, 2, 4], 11, 0.5));
-      g.op('Conv2DBackpropInput', 'deconv', [s, w, dy], { T: a.type('float32'), strides: a.ints([1, strides[0], strides[1], 1]), padding: a.s(padding), data_format: a.s('NHWC'), dilations: a.ints([1, 1, 1, 1]) });
+      g.op('Conv2DBackpropInput', 'deconv', [s, w, dy], {
+        T: a.type('float32'),
+        strides: a.ints([1, strides[0], strides[1], 1]),
+        padding: a.s(padding),
+        data_format: a.s('NHWC'),
+        dilations: a.ints([1, 1, 1, 1]),
+      });
       await assertSameOnBoth(g, { dy: randomF32([sizes[0], outH, outW, 4], 12) }, ['deconv:0'], 1e-4);
     });
   }
@@ -142,7 +201,13 @@ describe('ONNX converter: convolutions and pools (vs TF.js CPU)', () => {
       it(`${op} ${padding} ksize ${ksize} strides ${strides} on ${input} (SAME averages over valid elements only)`, async () => {
         const g = new GraphCase();
         const x = g.placeholder('x', 'float32', [-1, input[1], input[2], input[3]]);
-        g.op(op, 'pool', [x], { T: a.type('float32'), ksize: a.ints([1, ...ksize, 1]), strides: a.ints([1, ...strides, 1]), padding: a.s(padding), data_format: a.s('NHWC') });
+        g.op(op, 'pool', [x], {
+          T: a.type('float32'),
+          ksize: a.ints([1, ...ksize, 1]),
+          strides: a.ints([1, ...strides, 1]),
+          padding: a.s(padding),
+          data_format: a.s('NHWC'),
+        });
         await assertSameOnBoth(g, { x: randomF32(input, 21) }, ['pool:0'], 1e-5);
       });
     }
@@ -153,8 +218,16 @@ describe('ONNX converter: convolutions and pools (vs TF.js CPU)', () => {
     const x = g.placeholder('x', 'float32', [-1, 4, 4, 3]);
     const bias = g.const('bias', f32([3], [0.5, -1, 2]));
     const b = g.op('BiasAdd', 'bias_add', [x, bias], { T: a.type('float32'), data_format: a.s('NHWC') });
-    const [scale, offset, mean, variance] = ['scale', 'offset', 'mean', 'variance'].map((n, k) => g.const(n, f32([3], k === 3 ? [0.5, 2, 1.5] : seeded3(k))));
-    g.op('FusedBatchNormV3', 'bn', [b, scale, offset, mean, variance], { T: a.type('float32'), U: a.type('float32'), epsilon: a.f(0.001), is_training: a.b(false), data_format: a.s('NHWC') });
+    const [scale, offset, mean, variance] = ['scale', 'offset', 'mean', 'variance'].map((n, k) =>
+      g.const(n, f32([3], k === 3 ? [0.5, 2, 1.5] : seeded3(k))),
+    );
+    g.op('FusedBatchNormV3', 'bn', [b, scale, offset, mean, variance], {
+      T: a.type('float32'),
+      U: a.type('float32'),
+      epsilon: a.f(0.001),
+      is_training: a.b(false),
+      data_format: a.s('NHWC'),
+    });
     await assertSameOnBoth(g, { x: randomF32([2, 4, 4, 3], 8) }, ['bias_add:0', 'bn:0'], 1e-5);
 
     const n = new GraphCase();
@@ -170,16 +243,37 @@ describe('ONNX converter: convolutions and pools (vs TF.js CPU)', () => {
     const g = new GraphCase();
     const x = g.placeholder('x', 'float32', [-1, 4, 4, 3]);
     const v = g.const('v', f32([3], [1, 1, 1]));
-    g.op('FusedBatchNormV3', 'bn_train', [x, v, v, v, v], { T: a.type('float32'), U: a.type('float32'), epsilon: a.f(0.001), is_training: a.b(true), data_format: a.s('NHWC') });
-    await assert.rejects(runOnnx(g, { x: randomF32([1, 4, 4, 3], 1) }, ['bn_train:0']), (e: unknown) => e instanceof OnnxConversionRefused && /FusedBatchNormV3 \(node bn_train: FusedBatchNormV3 with is_training=true/.test(e.message));
+    g.op('FusedBatchNormV3', 'bn_train', [x, v, v, v, v], {
+      T: a.type('float32'),
+      U: a.type('float32'),
+      epsilon: a.f(0.001),
+      is_training: a.b(true),
+      data_format: a.s('NHWC'),
+    });
+    await assert.rejects(
+      runOnnx(g, { x: randomF32([1, 4, 4, 3], 1) }, ['bn_train:0']),
+      (e: unknown) =>
+        e instanceof OnnxConversionRefused && /FusedBatchNormV3 \(node bn_train: FusedBatchNormV3 with is_training=true/.test(e.message),
+    );
   });
 
   it('SAME padding with stride > 1 on a spatial size known only at run time is refused, not guessed', async () => {
     const g = new GraphCase();
     const x = g.placeholder('x', 'float32', [-1, -1, -1, 2]);
     const w = g.const('w', randomF32([3, 3, 2, 2], 1));
-    g.op('Conv2D', 'strided', [x, w], { T: a.type('float32'), strides: a.ints([1, 2, 2, 1]), padding: a.s('SAME'), data_format: a.s('NHWC'), dilations: a.ints([1, 1, 1, 1]) });
-    await assert.rejects(runOnnx(g, { x: randomF32([1, 5, 5, 2], 1) }, ['strided:0']), (e: unknown) => e instanceof OnnxConversionRefused && /Conv2D \(node strided: SAME padding with stride 2 on a spatial size known only at run time/.test(e.message));
+    g.op('Conv2D', 'strided', [x, w], {
+      T: a.type('float32'),
+      strides: a.ints([1, 2, 2, 1]),
+      padding: a.s('SAME'),
+      data_format: a.s('NHWC'),
+      dilations: a.ints([1, 1, 1, 1]),
+    });
+    await assert.rejects(
+      runOnnx(g, { x: randomF32([1, 5, 5, 2], 1) }, ['strided:0']),
+      (e: unknown) =>
+        e instanceof OnnxConversionRefused &&
+        /Conv2D \(node strided: SAME padding with stride 2 on a spatial size known only at run time/.test(e.message),
+    );
   });
 });
 

@@ -29,7 +29,11 @@ export const a = {
   ints: (i: number[]): AttrValue => ({ list: { i } }),
 };
 
-export const f32 = (shape: number[], values: ArrayLike<number>): HostTensor => ({ dtype: 'float32', shape, values: Float32Array.from(values) });
+export const f32 = (shape: number[], values: ArrayLike<number>): HostTensor => ({
+  dtype: 'float32',
+  shape,
+  values: Float32Array.from(values),
+});
 export const i32 = (shape: number[], values: ArrayLike<number>): HostTensor => ({ dtype: 'int32', shape, values: Int32Array.from(values) });
 
 /** Deterministic values in (-scale, scale). */
@@ -38,7 +42,14 @@ export function seeded(n: number, seed: number, scale = 2): number[] {
 }
 
 export function randomF32(shape: number[], seed: number, scale = 2): HostTensor {
-  return f32(shape, seeded(shape.reduce((x, y) => x * y, 1), seed, scale));
+  return f32(
+    shape,
+    seeded(
+      shape.reduce((x, y) => x * y, 1),
+      seed,
+      scale,
+    ),
+  );
 }
 
 /** A graph under construction: placeholders, constants and op nodes, in dependency order. */
@@ -47,7 +58,12 @@ export class GraphCase {
   readonly feeds = new Map<string, FeedSpec>();
 
   placeholder(name: string, dtype: DType, shape: number[] | null): string {
-    this.nodes.push({ name, op: 'Placeholder', input: [], attr: { dtype: a.type(dtype), shape: { shape: shape ? { dim: shape.map((size) => ({ size })) } : { unknownRank: true } } } });
+    this.nodes.push({
+      name,
+      op: 'Placeholder',
+      input: [],
+      attr: { dtype: a.type(dtype), shape: { shape: shape ? { dim: shape.map((size) => ({ size })) } : { unknownRank: true } } },
+    });
     this.feeds.set(name, { dtype, shape });
     return `${name}:0`;
   }
@@ -71,7 +87,14 @@ export async function runTfjs(g: GraphCase, feeds: Record<string, HostTensor>, f
   await backendReady;
   // The embedded runtime's own ops (FakeQuant, Einsum, ParseExample …), as its graphs run them.
   registerEmbeddedOps();
-  const model = loadGraphModelSync(toModelArtifacts({ signature: { key: 't', methodName: '', inputs: {}, outputs: {}, defaults: {} }, nodes: g.nodes, inputs: {}, outputs: {} }));
+  const model = loadGraphModelSync(
+    toModelArtifacts({
+      signature: { key: 't', methodName: '', inputs: {}, outputs: {}, defaults: {} },
+      nodes: g.nodes,
+      inputs: {},
+      outputs: {},
+    }),
+  );
   const feed: Record<string, tf.Tensor> = {};
   for (const [k, v] of Object.entries(feeds)) feed[k] = toTfTensor(v, k);
   try {
@@ -103,7 +126,12 @@ function numbers(t: HostTensor): number[] {
 }
 
 /** Asserts both engines give the same shapes and values (relative+absolute tolerance). */
-export async function assertSameOnBoth(g: GraphCase, feeds: Record<string, HostTensor>, fetch: string[], tol = 1e-5): Promise<HostTensor[]> {
+export async function assertSameOnBoth(
+  g: GraphCase,
+  feeds: Record<string, HostTensor>,
+  fetch: string[],
+  tol = 1e-5,
+): Promise<HostTensor[]> {
   const want = await runTfjs(g, feeds, fetch);
   const got = await runOnnx(g, feeds, fetch);
   fetch.forEach((name, k) => {

@@ -44,7 +44,10 @@ describe('ONNX Runtime session runners', () => {
       for (const rows of [1, 5]) {
         const feeds = new Map([['x', randomF32([rows, 3], rows)]]);
         const [got, want] = [await direct.run(feeds, fetch), await viaPublic.run(feeds, fetch)];
-        assert.deepEqual(got.map((t) => t.dtype), ['float32', 'int64', 'bool']);
+        assert.deepEqual(
+          got.map((t) => t.dtype),
+          ['float32', 'int64', 'bool'],
+        );
         assert.deepEqual(got, want);
         assert.deepEqual(got[0].shape, [rows, 4]);
       }
@@ -53,7 +56,11 @@ describe('ONNX Runtime session runners', () => {
   it('refuses a feed that does not fit the graph with the same INVALID_ARGUMENT either way', () =>
     withBothRunners(async ({ fetch, direct, viaPublic }) => {
       const feeds = new Map([['x', randomF32([2, 5], 1)]]);
-      const refusal = async (s: OnnxSession) => s.run(feeds, fetch).then(() => assert.fail('ran'), (e: unknown) => e as ServingError);
+      const refusal = async (s: OnnxSession) =>
+        s.run(feeds, fetch).then(
+          () => assert.fail('ran'),
+          (e: unknown) => e as ServingError,
+        );
       const [got, want] = [await refusal(direct), await refusal(viaPublic)];
       assert.ok(got instanceof ServingError);
       assert.equal(got.code, Code.INVALID_ARGUMENT);

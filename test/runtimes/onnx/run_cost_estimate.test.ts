@@ -16,12 +16,29 @@ const f32 = (...shape: number[]): TfValue => ({ dtype: 'float32', shape });
 describe('RunCost from shapes', () => {
   it('a chain: each value dies after its consumer, so two are live at the peak', () => {
     const nodes = [node('x', 'Placeholder'), node('a', 'Relu', 'x'), node('b', 'Relu', 'a'), node('c', 'Relu', 'b')];
-    const values = new Map([['x:0', f32(-1, 4)], ['a:0', f32(-1, 4)], ['b:0', f32(-1, 4)], ['c:0', f32(-1, 4)]]);
-    assert.deepEqual(estimateRunCost(nodes, values, ['c:0']), { peakFixedBytes: 0, peakBytesPerRow: 32, outputFixedBytes: 0, outputBytesPerRow: 16 });
+    const values = new Map([
+      ['x:0', f32(-1, 4)],
+      ['a:0', f32(-1, 4)],
+      ['b:0', f32(-1, 4)],
+      ['c:0', f32(-1, 4)],
+    ]);
+    assert.deepEqual(estimateRunCost(nodes, values, ['c:0']), {
+      peakFixedBytes: 0,
+      peakBytesPerRow: 32,
+      outputFixedBytes: 0,
+      outputBytesPerRow: 16,
+    });
   });
 
   it('a value read again later stays live; fetched values live to the end; constants cost nothing', () => {
-    const nodes = [node('x', 'Placeholder'), node('k', 'Const'), node('a', 'Mul', 'x', 'k'), node('b', 'Relu', 'a'), node('c', 'AddV2', 'b', 'x'), node('d', 'Relu', 'c')];
+    const nodes = [
+      node('x', 'Placeholder'),
+      node('k', 'Const'),
+      node('a', 'Mul', 'x', 'k'),
+      node('b', 'Relu', 'a'),
+      node('c', 'AddV2', 'b', 'x'),
+      node('d', 'Relu', 'c'),
+    ];
     const values = new Map<string, TfValue>([
       ['x:0', f32(-1, 10)],
       ['k:0', { dtype: 'float32', shape: [10], value: { dtype: 'float32', shape: [10], values: new Float32Array(10) } }],
@@ -38,8 +55,17 @@ describe('RunCost from shapes', () => {
 
   it('fully known shapes are fixed bytes; a shape unknown past its first dim counts as its largest input', () => {
     const nodes = [node('x', 'Placeholder'), node('w', 'Fill'), node('r', 'Reshape', 'x', 'w')];
-    const values = new Map([['x:0', f32(-1, 8)], ['w:0', f32(100, 100)], ['r:0', f32(-1, -1)]]);
-    assert.deepEqual(estimateRunCost(nodes, values, ['r:0']), { peakFixedBytes: 40_000, peakBytesPerRow: 64, outputFixedBytes: 0, outputBytesPerRow: 32 });
+    const values = new Map([
+      ['x:0', f32(-1, 8)],
+      ['w:0', f32(100, 100)],
+      ['r:0', f32(-1, -1)],
+    ]);
+    assert.deepEqual(estimateRunCost(nodes, values, ['r:0']), {
+      peakFixedBytes: 40_000,
+      peakBytesPerRow: 64,
+      outputFixedBytes: 0,
+      outputBytesPerRow: 32,
+    });
   });
 
   it('keras3_mnist_conv: two 26×26×16 float activations per row at the peak (the conv and its relu), 10 floats out', async () => {

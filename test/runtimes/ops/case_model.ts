@@ -30,13 +30,17 @@ function opDefOf(op: string, defs: ReadonlyMap<string, OpDefInit>): OpDefInit {
 function buildNode(g: GraphBuilder, c: OpCase, def: OpDefInit, feeds: Record<string, HostTensor>) {
   const attrs: Record<string, AttrValueInit> = { ...c.attrs };
   const args = def.inputArg ?? [];
-  if ((c.inputs ?? []).length !== args.length) throw new Error(`${c.op} takes ${args.length} inputs (${args.map((a) => a.name).join(', ')}), the case gives ${(c.inputs ?? []).length}`);
+  if ((c.inputs ?? []).length !== args.length)
+    throw new Error(
+      `${c.op} takes ${args.length} inputs (${args.map((a) => a.name).join(', ')}), the case gives ${(c.inputs ?? []).length}`,
+    );
   const inputs: Record<string, Tensor> = {};
   const nodeInputs: Tensor[] = [];
   args.forEach((arg, i) => {
     const given = c.inputs![i];
     const list = arg.numberAttr !== undefined || arg.typeListAttr !== undefined;
-    if (list !== Array.isArray(given)) throw new Error(`${c.op} input ${arg.name}: ${list ? 'a list input takes an array' : 'takes one value'}`);
+    if (list !== Array.isArray(given))
+      throw new Error(`${c.op} input ${arg.name}: ${list ? 'a list input takes an array' : 'takes one value'}`);
     const values = (list ? given : [given]) as readonly CaseInput[];
     values.forEach((v, k) => {
       const name = list ? `${arg.name}_${k}` : arg.name;
@@ -50,7 +54,8 @@ function buildNode(g: GraphBuilder, c: OpCase, def: OpDefInit, feeds: Record<str
       }
     });
     const dtypes = values.map((v) => ('konst' in v ? v.konst : isHost(v) ? v : v.feed).dtype);
-    if (arg.type && dtypes.some((d) => d !== dtypeFromTf(arg.type!))) throw new Error(`${c.op} input ${arg.name} is ${arg.type}, the case gives ${dtypes}`);
+    if (arg.type && dtypes.some((d) => d !== dtypeFromTf(arg.type!)))
+      throw new Error(`${c.op} input ${arg.name} is ${arg.type}, the case gives ${dtypes}`);
     if (arg.typeAttr) attrs[arg.typeAttr] ??= attr.type(dtypes[0]);
     if (arg.numberAttr) attrs[arg.numberAttr] ??= attr.i(values.length);
     if (arg.typeListAttr) attrs[arg.typeListAttr] ??= attr.types(dtypes);
@@ -99,7 +104,12 @@ async function write(c: OpCase, defs: ReadonlyMap<string, OpDefInit>): Promise<C
   } else signature = buildNode(g, c, opDefOf(c.op, defs), feeds);
   const dir = path.join(tempDir('tfgate-op-case-'), '1');
   const signatures: Record<string, WriterSignature> = { serving_default: signature };
-  if (initOp) signatures[INIT_OP_SIGNATURE_KEY] = { methodName: '', inputs: {}, outputs: { [INIT_OP_SIGNATURE_KEY]: { name: initOp, dtype: 'DT_INVALID', shape: null } } };
+  if (initOp)
+    signatures[INIT_OP_SIGNATURE_KEY] = {
+      methodName: '',
+      inputs: {},
+      outputs: { [INIT_OP_SIGNATURE_KEY]: { name: initOp, dtype: 'DT_INVALID', shape: null } },
+    };
   await writeSavedModel(dir, g, signatures, { opDefs: [...defs.values()] });
   return { dir, feeds };
 }

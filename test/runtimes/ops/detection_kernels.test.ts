@@ -29,7 +29,10 @@ describe('libstdc++ algorithms', () => {
   it("std::sort by key alone (CombinedNonMaxSuppression's candidate sort) leaves ties as libstdc++ does", () => {
     const v = KEYS.map((key, idx) => ({ key, idx }));
     stdSort(v, (a, b) => b.key < a.key);
-    const libstdcxx = [20, 39, 35, 32, 27, 21, 0, 16, 13, 9, 5, 2, 25, 24, 30, 3, 19, 34, 15, 37, 8, 12, 33, 29, 38, 1, 26, 22, 6, 18, 7, 14, 4, 28, 23, 31, 17, 36, 11, 10];
+    const libstdcxx = [
+      20, 39, 35, 32, 27, 21, 0, 16, 13, 9, 5, 2, 25, 24, 30, 3, 19, 34, 15, 37, 8, 12, 33, 29, 38, 1, 26, 22, 6, 18, 7, 14, 4, 28, 23, 31,
+      17, 36, 11, 10,
+    ];
     assert.deepEqual(
       v.map((e) => e.idx),
       libstdcxx,
@@ -41,7 +44,13 @@ describe('libstdc++ algorithms', () => {
     KEYS.forEach((key, idx) => q.push({ key, idx }));
     const popped: number[] = [];
     while (q.size) popped.push(q.pop().idx);
-    assert.deepEqual(popped, [0, 2, 13, 27, 5, 9, 20, 21, 39, 16, 35, 32, 30, 12, 25, 24, 19, 34, 3, 37, 15, 8, 14, 38, 6, 26, 18, 22, 33, 29, 7, 1, 28, 36, 23, 10, 31, 4, 17, 11]);
+    assert.deepEqual(
+      popped,
+      [
+        0, 2, 13, 27, 5, 9, 20, 21, 39, 16, 35, 32, 30, 12, 25, 24, 19, 34, 3, 37, 15, 8, 14, 38, 6, 26, 18, 22, 33, 29, 7, 1, 28, 36, 23,
+        10, 31, 4, 17, 11,
+      ],
+    );
   });
 });
 
@@ -61,7 +70,8 @@ describe("glibc's expf (soft-NMS weights)", () => {
     [0xc2cfcccd, 0x00000001],
   ];
   for (const [x, y] of GLIBC) {
-    it(`expf(${fromBits(x)}) has bits 0x${y.toString(16)}`, () => assert.equal(toBits(glibcExpf(fromBits(x))).toString(16), y.toString(16)));
+    it(`expf(${fromBits(x)}) has bits 0x${y.toString(16)}`, () =>
+      assert.equal(toBits(glibcExpf(fromBits(x))).toString(16), y.toString(16)));
   }
   it('is not merely exp rounded to float', () => assert.notEqual(toBits(Math.fround(Math.exp(fromBits(0xc09cd603)))), 0x3bf3bc44));
   it('keeps its special cases: -inf → 0, NaN, overflow, underflow', () => {
@@ -73,7 +83,12 @@ describe("glibc's expf (soft-NMS weights)", () => {
 });
 
 describe('CropAndResize load check', () => {
-  const node = (method?: string): NodeDef => ({ name: 'crop', op: 'CropAndResize', input: [], attr: method === undefined ? {} : { method: { s: new TextEncoder().encode(method) } } });
+  const node = (method?: string): NodeDef => ({
+    name: 'crop',
+    op: 'CropAndResize',
+    input: [],
+    attr: method === undefined ? {} : { method: { s: new TextEncoder().encode(method) } },
+  });
   it("refuses a method other than 'bilinear' or 'nearest' with TF's constructor message", () => {
     assert.equal(cropAndResizeNodeProblem(node('area')), "method must be 'bilinear' or 'nearest'area");
     assert.equal(cropAndResizeNodeProblem(node('nearest')), null);
@@ -92,9 +107,19 @@ describe("the detection ops' registrations", () => {
         constNode('boxes', f32([0, 0, 1, 1], [1, 4])),
         constNode('box_ind', i32([0], [1])),
         constNode('crop_size', i32([3, 3], [2])),
-        { name: 'crops', op: 'CropAndResize', input: ['image', 'boxes', 'box_ind', 'crop_size'], attr: { T: attr.type('float32'), method: attr.s('area'), extrapolation_value: attr.f(0) } },
+        {
+          name: 'crops',
+          op: 'CropAndResize',
+          input: ['image', 'boxes', 'box_ind', 'crop_size'],
+          attr: { T: attr.type('float32'), method: attr.s('area'), extrapolation_value: attr.f(0) },
+        },
       ],
-      signatures: { serving_default: { inputs: { image: { name: 'image:0', dtype: 'DT_FLOAT', shape: [1, 2, 2, 1] } }, outputs: { crops: { name: 'crops:0', dtype: 'DT_FLOAT', shape: [1, 3, 3, 1] } } } },
+      signatures: {
+        serving_default: {
+          inputs: { image: { name: 'image:0', dtype: 'DT_FLOAT', shape: [1, 2, 2, 1] } },
+          outputs: { crops: { name: 'crops:0', dtype: 'DT_FLOAT', shape: [1, 3, 3, 1] } },
+        },
+      },
     });
     const meta = await readMetaGraph(dir, ['serve']);
     assert.throws(

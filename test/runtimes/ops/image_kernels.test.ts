@@ -37,7 +37,11 @@ describe('image decoders', () => {
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452' + '00004e20' + '00004e20' + '0802000000' + '00000000', 'hex');
     assert.throws(
       () => decodePng(png, { op: 'DecodePng', channels: 0, dtype: 'uint8' }),
-      (e: unknown) => e instanceof ServingError && e.code === Code.RESOURCE_EXHAUSTED && e.message.includes('DecodePng') && e.message.includes(String(MAX_DECODED_IMAGE_BYTES)),
+      (e: unknown) =>
+        e instanceof ServingError &&
+        e.code === Code.RESOURCE_EXHAUSTED &&
+        e.message.includes('DecodePng') &&
+        e.message.includes(String(MAX_DECODED_IMAGE_BYTES)),
     );
   });
 });

@@ -73,13 +73,18 @@ export interface OpFamilyCases {
   cases: readonly OpCase[];
 }
 
-export const isFailure = (w: OpCase['want']): w is Failure => typeof (w as Failure).at === 'string' && (w as Failure).message instanceof RegExp;
+export const isFailure = (w: OpCase['want']): w is Failure =>
+  typeof (w as Failure).at === 'string' && (w as Failure).message instanceof RegExp;
 
 const exactly = (m: RegExp | string) => (typeof m === 'string' ? new RegExp(`^${m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : m);
 /** TF refuses the node at load (op construction); `message` is TF's text (a string: the whole message). */
 export const refusedAtLoad = (message: RegExp | string): Failure => ({ at: 'load', message: exactly(message) });
 /** TF fails the run with `code` (INVALID_ARGUMENT unless said); `message` is TF's text (a string: the whole message). */
-export const failsAtRun = (message: RegExp | string, code = Code.INVALID_ARGUMENT): Failure => ({ at: 'run', message: exactly(message), code });
+export const failsAtRun = (message: RegExp | string, code = Code.INVALID_ARGUMENT): Failure => ({
+  at: 'run',
+  message: exactly(message),
+  code,
+});
 
 const enc = new TextEncoder();
 const bytes = (v: string | Uint8Array) => (typeof v === 'string' ? enc.encode(v) : v);
@@ -89,8 +94,14 @@ export const str = (shape: number[], values: ReadonlyArray<string | Uint8Array>)
 export const f32 = (shape: number[], values: ArrayLike<number>): HostTensor => tensor('float32', shape, Float32Array.from(values));
 export const f64 = (shape: number[], values: ArrayLike<number>): HostTensor => tensor('float64', shape, Float64Array.from(values));
 export const i32 = (shape: number[], values: ArrayLike<number>): HostTensor => tensor('int32', shape, Int32Array.from(values));
-export const i64 = (shape: number[], values: ArrayLike<number | bigint>): HostTensor => tensor('int64', shape, BigInt64Array.from(Array.from(values), (v) => BigInt(v)));
-export const bool = (shape: number[], values: ArrayLike<number | boolean>): HostTensor => tensor('bool', shape, Uint8Array.from(Array.from(values), Number));
+export const i64 = (shape: number[], values: ArrayLike<number | bigint>): HostTensor =>
+  tensor(
+    'int64',
+    shape,
+    BigInt64Array.from(Array.from(values), (v) => BigInt(v)),
+  );
+export const bool = (shape: number[], values: ArrayLike<number | boolean>): HostTensor =>
+  tensor('bool', shape, Uint8Array.from(Array.from(values), Number));
 /** A constant input (a Const node), for inputs TF's graphs hold constant and converters need known. */
 export const konst = (t: HostTensor): CaseInput => ({ konst: t });
 /** A fed input whose placeholder declares `shape` (-1 unknown, null unknown rank). */

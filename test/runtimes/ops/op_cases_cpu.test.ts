@@ -13,7 +13,14 @@ describe("op cases cover the embedded runtime's op tables", () => {
   it('every op tfgate implements for TF.js has a case, or names the older test that covers it', () => {
     const withCase = new Set(OP_CASES.flatMap((f) => f.cases.map((c) => c.op)));
     const ops = Object.values(EMBEDDED_OP_FAMILIES).flatMap((table) => Object.keys(table));
-    assert.deepEqual(ops.filter((op) => !withCase.has(op) && !OPS_TESTED_ELSEWHERE[op]), []);
-    assert.deepEqual(Object.keys(OPS_TESTED_ELSEWHERE).filter((op) => !ops.includes(op) || withCase.has(op)), [], 'stale entries of OPS_TESTED_ELSEWHERE');
+    assert.deepEqual(
+      ops.filter((op) => !withCase.has(op) && !OPS_TESTED_ELSEWHERE[op]),
+      [],
+    );
+    assert.deepEqual(
+      Object.keys(OPS_TESTED_ELSEWHERE).filter((op) => !ops.includes(op) || withCase.has(op)),
+      [],
+      'stale entries of OPS_TESTED_ELSEWHERE',
+    );
   });
 });

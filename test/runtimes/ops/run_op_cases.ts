@@ -38,7 +38,13 @@ export function runOpCases(engine: Engine, families: readonly OpFamilyCases[]): 
   }
 }
 
-async function runCase(runtime: Runtime, engine: Engine, c: OpCase, defs: Parameters<typeof writeCaseModel>[1], note: EngineNote | undefined): Promise<void> {
+async function runCase(
+  runtime: Runtime,
+  engine: Engine,
+  c: OpCase,
+  defs: Parameters<typeof writeCaseModel>[1],
+  note: EngineNote | undefined,
+): Promise<void> {
   const { dir, feeds } = await writeCaseModel(c, defs);
   const refusal = note && 'refuse' in note ? note.refuse : isFailure(c.want) && c.want.at === 'load' ? c.want.message : null;
   if (refusal) {
@@ -52,7 +58,11 @@ async function runCase(runtime: Runtime, engine: Engine, c: OpCase, defs: Parame
   }
   const s = await runtime.load(dir, LOAD);
   try {
-    assert.equal(s.engines.serving_default?.engine, ENGINE_NAME[engine], `serving_default runs on ${engine} (${s.refusals.serving_default ?? ''})`);
+    assert.equal(
+      s.engines.serving_default?.engine,
+      ENGINE_NAME[engine],
+      `serving_default runs on ${engine} (${s.refusals.serving_default ?? ''})`,
+    );
     if (note && 'refuseRun' in note) {
       await assert.rejects(s.run('serving_default', feeds), (e: unknown) => {
         assert.ok(e instanceof ServingError, String(e));

@@ -28,7 +28,10 @@ export class BlockBuilder {
       this.restarts.push(this.sink.length);
       this.counter = 0;
     }
-    this.sink.varint(shared).varint(key.length - shared).varint(value.length);
+    this.sink
+      .varint(shared)
+      .varint(key.length - shared)
+      .varint(value.length);
     this.sink.bytes(key.subarray(shared)).bytes(value);
     this.lastKey = key.slice();
     this.counter++;

@@ -148,7 +148,8 @@ export function writeTable(entries: Iterable<[string | Uint8Array, Uint8Array]>,
     .sort(([a], [b]) => compareBytes(a, b));
   const builder = new TableBuilder(options);
   for (let i = 0; i < sorted.length; i++) {
-    if (i > 0 && compareBytes(sorted[i - 1][0], sorted[i][0]) === 0) throw new RangeError(`duplicate table key ${JSON.stringify(new TextDecoder().decode(sorted[i][0]))}`);
+    if (i > 0 && compareBytes(sorted[i - 1][0], sorted[i][0]) === 0)
+      throw new RangeError(`duplicate table key ${JSON.stringify(new TextDecoder().decode(sorted[i][0]))}`);
     builder.add(sorted[i][0], sorted[i][1]);
   }
   return builder.finish();

@@ -19,7 +19,14 @@ import { numElements, type HostTensor, type TensorValues } from '../../../src/te
 import { compareBytes } from '../../../src/savedmodel/tensor_bundle/coding.js';
 import { crc32c, maskCrc } from '../../../src/savedmodel/tensor_bundle/crc32c.js';
 import { TableBuilder, type TableOptions } from './sstable_writer.js';
-import { HEADER_ENTRY_KEY, TENSOR_BUNDLE_VERSION, encodeStringTensor, indexFileName, shardFileName, swapBytes } from '../../../src/savedmodel/tensor_bundle/bundle_format.js';
+import {
+  HEADER_ENTRY_KEY,
+  TENSOR_BUNDLE_VERSION,
+  encodeStringTensor,
+  indexFileName,
+  shardFileName,
+  swapBytes,
+} from '../../../src/savedmodel/tensor_bundle/bundle_format.js';
 
 export interface BundleWriterOptions {
   /** Pads each tensor's bytes to a multiple of this (BundleWriter::Options::data_alignment, default 1). */
@@ -44,7 +51,8 @@ function tensorBytes(t: HostTensor, bigEndian = false): { bytes: Uint8Array; crc
   if (!Number.isSafeInteger(count) || count < 0 || t.shape.some((d) => !Number.isInteger(d) || d < 0)) {
     throw invalidArgument(`tensor shape [${t.shape.join(',')}] is not a valid fully defined shape`);
   }
-  if (t.values.length !== count) throw invalidArgument(`tensor of shape [${t.shape.join(',')}] needs ${count} values, has ${t.values.length}`);
+  if (t.values.length !== count)
+    throw invalidArgument(`tensor of shape [${t.shape.join(',')}] needs ${count} values, has ${t.values.length}`);
   if (t.dtype === 'string') return encodeStringTensor(t.values as Uint8Array[], bigEndian);
   const v = t.values as Exclude<TensorValues, Uint8Array[]>;
   const width = bytesPerElement(t.dtype);
@@ -138,7 +146,11 @@ async function writeAtomically(file: string, chunks: Uint8Array[]): Promise<void
  * Writes the tensors as a one-shard bundle at `prefix` (e.g. `<dir>/variables/variables`).
  * Data follows the given order; the index is sorted by key.
  */
-export async function writeTensorBundle(prefix: string, tensors: Iterable<readonly [string, HostTensor]>, options: BundleWriterOptions = {}): Promise<void> {
+export async function writeTensorBundle(
+  prefix: string,
+  tensors: Iterable<readonly [string, HostTensor]>,
+  options: BundleWriterOptions = {},
+): Promise<void> {
   const { index, chunks } = buildBundle(tensors, options);
   await fs.mkdir(path.dirname(prefix), { recursive: true });
   await writeAtomically(shardFileName(prefix, 0, 1), chunks);

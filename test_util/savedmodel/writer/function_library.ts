@@ -33,7 +33,13 @@ export class Value {
 /** Where ops go: a GraphDef or a function body. */
 export interface OpEmitter {
   /** Adds one node, its name made unique; returns that name. */
-  addNode(op: string, name: string, inputs: readonly Value[], attrs: Record<string, AttrValueInit>, options?: { control?: readonly string[] }): string;
+  addNode(
+    op: string,
+    name: string,
+    inputs: readonly Value[],
+    attrs: Record<string, AttrValueInit>,
+    options?: { control?: readonly string[] },
+  ): string;
   /** The outputs of node `node` (an `op` with `attrs`), flattened in OpDef order. */
   outputs(node: string, op: string, attrs: Record<string, AttrValueInit>): Value[];
 }
@@ -84,8 +90,20 @@ function argSlots(a: ArgDefInit, attrs: Record<string, AttrValueInit>): OutputSl
 export class GraphEmitter implements OpEmitter {
   constructor(readonly graph: GraphBuilder) {}
 
-  addNode(op: string, name: string, inputs: readonly Value[], attrs: Record<string, AttrValueInit>, options: { control?: readonly string[] } = {}): string {
-    return this.graph.addNode(op, name, inputs.map((v) => v.ref), attrs, { control: options.control });
+  addNode(
+    op: string,
+    name: string,
+    inputs: readonly Value[],
+    attrs: Record<string, AttrValueInit>,
+    options: { control?: readonly string[] } = {},
+  ): string {
+    return this.graph.addNode(
+      op,
+      name,
+      inputs.map((v) => v.ref),
+      attrs,
+      { control: options.control },
+    );
   }
 
   outputs(node: string, op: string, attrs: Record<string, AttrValueInit>): Value[] {
@@ -140,7 +158,13 @@ export class FunctionBuilder implements OpEmitter {
     return candidate;
   }
 
-  addNode(op: string, name: string, inputs: readonly Value[], attrs: Record<string, AttrValueInit>, options: { control?: readonly string[] } = {}): string {
+  addNode(
+    op: string,
+    name: string,
+    inputs: readonly Value[],
+    attrs: Record<string, AttrValueInit>,
+    options: { control?: readonly string[] } = {},
+  ): string {
     const node = this.unique(name);
     const input = [...inputs.map((v) => v.ref), ...(options.control ?? []).map((c) => `^${c}`)];
     this.nodes.push({ name: node, op, input, attr: { ...attrs } });
@@ -164,7 +188,10 @@ export class FunctionBuilder implements OpEmitter {
 }
 
 /** Ops whose func-valued attrs call library functions, with how their types line up. */
-const CALLERS: Record<string, { funcs: string[]; args: (attrs: Record<string, AttrValueInit>) => string[]; results: (attrs: Record<string, AttrValueInit>) => string[] }> = {
+const CALLERS: Record<
+  string,
+  { funcs: string[]; args: (attrs: Record<string, AttrValueInit>) => string[]; results: (attrs: Record<string, AttrValueInit>) => string[] }
+> = {
   PartitionedCall: { funcs: ['f'], args: (a) => listAttrTypes(a, 'Tin'), results: (a) => listAttrTypes(a, 'Tout') },
   StatefulPartitionedCall: { funcs: ['f'], args: (a) => listAttrTypes(a, 'Tin'), results: (a) => listAttrTypes(a, 'Tout') },
   If: { funcs: ['then_branch', 'else_branch'], args: (a) => listAttrTypes(a, 'Tin'), results: (a) => listAttrTypes(a, 'Tout') },
@@ -178,7 +205,11 @@ export class FunctionLibrary {
   private readonly functions = new Map<string, FunctionDefInit>();
 
   /** Defines function `name` with typed input args; `body` returns its outputs by name. */
-  define(name: string, args: ReadonlyArray<readonly [string, string]>, body: (f: FunctionBuilder, args: Value[]) => Record<string, Value>): FunctionSignature {
+  define(
+    name: string,
+    args: ReadonlyArray<readonly [string, string]>,
+    body: (f: FunctionBuilder, args: Value[]) => Record<string, Value>,
+  ): FunctionSignature {
     if (this.functions.has(name)) throw new Error(`function ${name} is already defined`);
     const f = new FunctionBuilder(name);
     const values = args.map(([n, t]) => f.arg(n, t));
@@ -204,7 +235,11 @@ export class FunctionLibrary {
 
   /** GraphDef.library in TF's order (by function name). */
   toProto(): { function: FunctionDefInit[] } {
-    return { function: [...this.functions.values()].sort((a, b) => (a.signature.name < b.signature.name ? -1 : a.signature.name > b.signature.name ? 1 : 0)) };
+    return {
+      function: [...this.functions.values()].sort((a, b) =>
+        a.signature.name < b.signature.name ? -1 : a.signature.name > b.signature.name ? 1 : 0,
+      ),
+    };
   }
 
   /**
@@ -237,9 +272,11 @@ export class FunctionLibrary {
         problems.push(`${where}: ${node.name} (${node.op}) ${attrName} names function '${fname}', which is not in the library`);
         continue;
       }
-      if (!same(sig.inputTypes, args)) problems.push(`${where}: ${node.name} passes [${args}] to ${fname}, which takes [${sig.inputTypes}]`);
+      if (!same(sig.inputTypes, args))
+        problems.push(`${where}: ${node.name} passes [${args}] to ${fname}, which takes [${sig.inputTypes}]`);
       const wantResults = attrName === 'cond' ? ['DT_BOOL'] : results;
-      if (!same(sig.outputTypes, wantResults)) problems.push(`${where}: ${node.name} expects [${wantResults}] from ${fname}, which returns [${sig.outputTypes}]`);
+      if (!same(sig.outputTypes, wantResults))
+        problems.push(`${where}: ${node.name} expects [${wantResults}] from ${fname}, which returns [${sig.outputTypes}]`);
     }
     return problems;
   }
@@ -278,7 +315,12 @@ function bodyProblems(f: FunctionDefInit): string[] {
     return flat === 0 ? parts[0] : `${parts[0]}:${flat}`;
   };
 
-  const placeholders: NodeInit[] = f.signature.inputArg.map((a) => ({ name: a.name, op: 'Placeholder', input: [], attr: { dtype: { type: a.type } } }));
+  const placeholders: NodeInit[] = f.signature.inputArg.map((a) => ({
+    name: a.name,
+    op: 'Placeholder',
+    input: [],
+    attr: { dtype: { type: a.type } },
+  }));
   const rewritten = f.nodeDef.map((n) => ({ ...n, input: n.input.map((r) => toGraphRef(r, n.name)) }));
   problems.push(...validateGraph([...placeholders, ...dependencyOrder(rewritten)]));
 
@@ -287,7 +329,8 @@ function bodyProblems(f: FunctionDefInit): string[] {
     if (ret === undefined) problems.push(`output ${out.name} has no ret`);
     else toGraphRef(ret, `ret ${out.name}`);
   }
-  for (const name of Object.keys(f.ret)) if (!f.signature.outputArg.some((o) => o.name === name)) problems.push(`ret ${name} is not an output arg`);
+  for (const name of Object.keys(f.ret))
+    if (!f.signature.outputArg.some((o) => o.name === name)) problems.push(`ret ${name} is not an output arg`);
   return problems;
 }
 

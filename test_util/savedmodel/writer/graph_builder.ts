@@ -175,7 +175,13 @@ export class GraphBuilder {
 
   /** `ref = value`; returns the Assign output (a ref to the variable). */
   assign(name: string, ref: Tensor, value: Tensor, colocateWith: string): Tensor {
-    const n = this.addNode('Assign', name, [ref, value], { T: attr.type(ref.dtype), validate_shape: attr.b(true), use_locking: attr.b(true) }, { colocateWith });
+    const n = this.addNode(
+      'Assign',
+      name,
+      [ref, value],
+      { T: attr.type(ref.dtype), validate_shape: attr.b(true), use_locking: attr.b(true) },
+      { colocateWith },
+    );
     return new Tensor(n, 0, ref.dtype, ref.shape);
   }
 
@@ -193,7 +199,10 @@ export class GraphBuilder {
     const initialValue = embed
       ? this.constant(`${scope}/initial_value`, value)
       : new Tensor(
-          this.addNode('Const', `${scope}/initial_value`, [], { dtype: attr.type(value.dtype), value: { tensor: zerosTensorProto(value.dtype, value.shape) } }),
+          this.addNode('Const', `${scope}/initial_value`, [], {
+            dtype: attr.type(value.dtype),
+            value: { tensor: zerosTensorProto(value.dtype, value.shape) },
+          }),
           0,
           value.dtype,
           [...value.shape],
@@ -207,7 +216,15 @@ export class GraphBuilder {
     const variable = new Tensor(vName, 0, value.dtype, [...value.shape]);
     const init = this.assign(`${vName}/Assign`, variable, initialValue, vName);
     const snapshot = this.identity(`${vName}/read`, variable, { colocateWith: vName });
-    this.variables.push({ name: vName, value, trainable: options.trainable ?? true, variable, initialValue, initializer: init.node, snapshot });
+    this.variables.push({
+      name: vName,
+      value,
+      trainable: options.trainable ?? true,
+      variable,
+      initialValue,
+      initializer: init.node,
+      snapshot,
+    });
     return snapshot;
   }
 
@@ -282,7 +299,12 @@ export class GraphBuilder {
     });
     const shape =
       x.shape?.length === 4
-        ? [x.shape[0], outDim(x.shape[1], o.ksize[0], o.strides[0], 1, o.padding), outDim(x.shape[2], o.ksize[1], o.strides[1], 1, o.padding), x.shape[3]]
+        ? [
+            x.shape[0],
+            outDim(x.shape[1], o.ksize[0], o.strides[0], 1, o.padding),
+            outDim(x.shape[2], o.ksize[1], o.strides[1], 1, o.padding),
+            x.shape[3],
+          ]
         : null;
     return new Tensor(n, 0, x.dtype, shape);
   }
@@ -351,7 +373,8 @@ export function validateGraph(nodes: readonly NodeInit[], extraDefs: ReadonlyMap
       const want = a.type.startsWith('list(') ? 'list' : a.type;
       if (kind !== want) problems.push(`${node.name}: attr ${name} should be ${a.type}`);
       const allowed = a.allowedValues?.list;
-      if (allowed?.type && value.type !== undefined && !allowed.type.includes(value.type as string)) problems.push(`${node.name}: ${name}=${value.type} not allowed`);
+      if (allowed?.type && value.type !== undefined && !allowed.type.includes(value.type as string))
+        problems.push(`${node.name}: ${name}=${value.type} not allowed`);
       if (allowed?.s && value.s instanceof Uint8Array && !allowed.s.some((x) => dec.decode(x) === dec.decode(value.s as Uint8Array))) {
         problems.push(`${node.name}: ${name}=${dec.decode(value.s)} not allowed`);
       }
@@ -361,7 +384,8 @@ export function validateGraph(nodes: readonly NodeInit[], extraDefs: ReadonlyMap
         if (len < (a.minimum ?? 0)) problems.push(`${node.name}: attr ${name} needs at least ${a.minimum} values`);
       }
     }
-    for (const a of def.attr ?? []) if (!a.defaultValue && !(a.name in node.attr)) problems.push(`${node.name}: required attr ${a.name} missing`);
+    for (const a of def.attr ?? [])
+      if (!a.defaultValue && !(a.name in node.attr)) problems.push(`${node.name}: required attr ${a.name} missing`);
     const data = node.input.filter((i) => !i.startsWith('^'));
     let expected = 0;
     let variadic = false;
@@ -375,7 +399,8 @@ export function validateGraph(nodes: readonly NodeInit[], extraDefs: ReadonlyMap
         variadic = true;
       } else expected += 1;
     }
-    if (data.length !== expected) problems.push(`${node.name}: ${data.length} data inputs, ${node.op} takes ${expected}${variadic ? ' (from its type list)' : ''}`);
+    if (data.length !== expected)
+      problems.push(`${node.name}: ${data.length} data inputs, ${node.op} takes ${expected}${variadic ? ' (from its type list)' : ''}`);
     for (const ref of node.input) {
       const target = ref.replace(/^\^/, '').replace(/:\d+$/, '');
       // A TF1 loop's back edge: its Merge reads the NextIteration made later in the body.

@@ -40,7 +40,10 @@ export const LOOKUP_OP_DEFS: OpDefInit[] = [
   {
     name: 'LookupTableExportV2',
     inputArg: [handle],
-    outputArg: [{ name: 'keys', typeAttr: 'Tkeys' }, { name: 'values', typeAttr: 'Tvalues' }],
+    outputArg: [
+      { name: 'keys', typeAttr: 'Tkeys' },
+      { name: 'values', typeAttr: 'Tvalues' },
+    ],
     attr: [typeAttr('Tkeys'), typeAttr('Tvalues')],
     isStateful: true,
   },

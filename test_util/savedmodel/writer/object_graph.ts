@@ -81,7 +81,8 @@ export class ObjectGraphBuilder {
   /** Another edge to an existing object (Keras tracks a variable in several lists). */
   child(parent: number, localName: string, id: number): void {
     if (!this.nodes[parent] || !this.nodes[id]) throw new Error(`object graph: no object ${this.nodes[parent] ? id : parent}`);
-    if (this.nodes[parent].children.some((c) => c.localName === localName)) throw new Error(`object graph: object ${parent} already has a child ${localName}`);
+    if (this.nodes[parent].children.some((c) => c.localName === localName))
+      throw new Error(`object graph: object ${parent} already has a child ${localName}`);
     this.nodes[parent].children.push({ nodeId: id, localName });
   }
 
@@ -130,7 +131,9 @@ export class ObjectGraphBuilder {
   savedObjectGraph(): Record<string, unknown> {
     return {
       nodes: this.nodes.map((n) => ({ children: n.children, ...n.kind })),
-      concreteFunctions: Object.fromEntries([...this.bound].sort(([a], [b]) => (a < b ? -1 : 1)).map(([f, ids]) => [f, { boundInputs: ids }])),
+      concreteFunctions: Object.fromEntries(
+        [...this.bound].sort(([a], [b]) => (a < b ? -1 : 1)).map(([f, ids]) => [f, { boundInputs: ids }]),
+      ),
     };
   }
 
@@ -169,7 +172,8 @@ export class ObjectGraphBuilder {
       const passed = data.slice(data.length - ids.length);
       ids.forEach((id, i) => {
         const handle = this.nodes[id]?.handle;
-        if (!handle || handle.ref !== passed[i]) problems.push(`${node.name} calls ${fn} with ${passed[i]} where it captures object ${id} (${handle?.ref ?? 'no handle'})`);
+        if (!handle || handle.ref !== passed[i])
+          problems.push(`${node.name} calls ${fn} with ${passed[i]} where it captures object ${id} (${handle?.ref ?? 'no handle'})`);
       });
     }
     return problems;

@@ -57,7 +57,12 @@ const typeAttr = (name: string, allowed?: string[], dflt?: string): AttrDefInit 
   ...(allowed ? { allowedValues: types(...allowed) } : {}),
 });
 const boolAttr = (name: string, dflt: boolean): AttrDefInit => ({ name, type: 'bool', defaultValue: { b: dflt } });
-const dataFormat = (...formats: string[]): AttrDefInit => ({ name: 'data_format', type: 'string', defaultValue: { s: enc.encode('NHWC') }, allowedValues: strings(...formats) });
+const dataFormat = (...formats: string[]): AttrDefInit => ({
+  name: 'data_format',
+  type: 'string',
+  defaultValue: { s: enc.encode('NHWC') },
+  allowedValues: strings(...formats),
+});
 const padding = (...p: string[]): AttrDefInit => ({ name: 'padding', type: 'string', allowedValues: strings(...p) });
 const explicitPaddings: AttrDefInit = { name: 'explicit_paddings', type: 'list(int)', defaultValue: { list: {} } };
 const unaryComplex = (name: string): OpDefInit => ({
@@ -95,7 +100,12 @@ const REAL_NUMBER_TYPES = ['FLOAT', 'DOUBLE', 'INT32', 'UINT8', 'INT16', 'INT8',
 /** SparseSegmentSum / Mean / SqrtN [WithNumSegments] (math_ops.cc); Sum takes realnumbertype, the others floats. */
 const sparseSegment = (name: (typeof SPARSE_SEGMENT_OP_NAMES)[number], withNumSegments = false): OpDefInit => ({
   name: withNumSegments ? `${name}WithNumSegments` : name,
-  inputArg: [arg('data'), arg('indices', 'Tidx'), arg('segment_ids', 'Tsegmentids'), ...(withNumSegments ? [arg('num_segments', 'Tnumsegments')] : [])],
+  inputArg: [
+    arg('data'),
+    arg('indices', 'Tidx'),
+    arg('segment_ids', 'Tsegmentids'),
+    ...(withNumSegments ? [arg('num_segments', 'Tnumsegments')] : []),
+  ],
   outputArg: [arg('output')],
   attr: [
     typeAttr('T', name === 'SparseSegmentSum' ? REAL_NUMBER_TYPES : ['BFLOAT16', 'HALF', 'FLOAT', 'DOUBLE']),
@@ -113,7 +123,12 @@ const DEFS: OpDefInit[] = [
     outputArg: [arg('output', 'dtype')],
     attr: [typeAttr('dtype'), { name: 'shape', type: 'shape', defaultValue: { shape: { unknownRank: true } } }],
   },
-  { name: 'PlaceholderWithDefault', inputArg: [arg('input', 'dtype')], outputArg: [arg('output', 'dtype')], attr: [typeAttr('dtype'), { name: 'shape', type: 'shape' }] },
+  {
+    name: 'PlaceholderWithDefault',
+    inputArg: [arg('input', 'dtype')],
+    outputArg: [arg('output', 'dtype')],
+    attr: [typeAttr('dtype'), { name: 'shape', type: 'shape' }],
+  },
   { name: 'Identity', inputArg: [arg('input')], outputArg: [arg('output')], attr: [typeAttr('T')] },
   {
     name: 'Reshape',
@@ -125,7 +140,12 @@ const DEFS: OpDefInit[] = [
     name: 'ReverseSequence',
     inputArg: [arg('input'), arg('seq_lengths', 'Tlen')],
     outputArg: [arg('output')],
-    attr: [{ name: 'seq_dim', type: 'int' }, { name: 'batch_dim', type: 'int', defaultValue: { i: 0 } }, typeAttr('T'), typeAttr('Tlen', ['INT32', 'INT64'], 'INT64')],
+    attr: [
+      { name: 'seq_dim', type: 'int' },
+      { name: 'batch_dim', type: 'int', defaultValue: { i: 0 } },
+      typeAttr('T'),
+      typeAttr('Tlen', ['INT32', 'INT64'], 'INT64'),
+    ],
   },
   {
     name: 'PadV2',
@@ -133,10 +153,14 @@ const DEFS: OpDefInit[] = [
     outputArg: [arg('output')],
     attr: [typeAttr('T'), typeAttr('Tpaddings', ['INT32', 'INT64'], 'INT32')],
   },
-  fakeQuant('FakeQuantWithMinMaxArgs', [fixed('inputs', 'DT_FLOAT')], [
-    { name: 'min', type: 'float', defaultValue: { f: -6 } },
-    { name: 'max', type: 'float', defaultValue: { f: 6 } },
-  ]),
+  fakeQuant(
+    'FakeQuantWithMinMaxArgs',
+    [fixed('inputs', 'DT_FLOAT')],
+    [
+      { name: 'min', type: 'float', defaultValue: { f: -6 } },
+      { name: 'max', type: 'float', defaultValue: { f: 6 } },
+    ],
+  ),
   fakeQuant('FakeQuantWithMinMaxVars', [fixed('inputs', 'DT_FLOAT'), fixed('min', 'DT_FLOAT'), fixed('max', 'DT_FLOAT')]),
   fakeQuant('FakeQuantWithMinMaxVarsPerChannel', [fixed('inputs', 'DT_FLOAT'), fixed('min', 'DT_FLOAT'), fixed('max', 'DT_FLOAT')]),
   // math_ops.cc
@@ -147,21 +171,68 @@ const DEFS: OpDefInit[] = [
     attr: [
       boolAttr('transpose_a', false),
       boolAttr('transpose_b', false),
-      typeAttr('T', ['BFLOAT16', 'HALF', 'FLOAT', 'DOUBLE', 'INT32', 'INT64', 'UINT8', 'UINT16', 'UINT32', 'UINT64', 'COMPLEX64', 'COMPLEX128']),
+      typeAttr('T', [
+        'BFLOAT16',
+        'HALF',
+        'FLOAT',
+        'DOUBLE',
+        'INT32',
+        'INT64',
+        'UINT8',
+        'UINT16',
+        'UINT32',
+        'UINT64',
+        'COMPLEX64',
+        'COMPLEX128',
+      ]),
     ],
   },
   {
     name: 'Mul',
     inputArg: [arg('x'), arg('y')],
     outputArg: [arg('z')],
-    attr: [typeAttr('T', ['BFLOAT16', 'HALF', 'FLOAT', 'DOUBLE', 'UINT8', 'INT8', 'UINT16', 'INT16', 'INT32', 'UINT32', 'UINT64', 'INT64', 'COMPLEX64', 'COMPLEX128'])],
+    attr: [
+      typeAttr('T', [
+        'BFLOAT16',
+        'HALF',
+        'FLOAT',
+        'DOUBLE',
+        'UINT8',
+        'INT8',
+        'UINT16',
+        'INT16',
+        'INT32',
+        'UINT32',
+        'UINT64',
+        'INT64',
+        'COMPLEX64',
+        'COMPLEX128',
+      ]),
+    ],
     isCommutative: true,
   },
   {
     name: 'AddV2',
     inputArg: [arg('x'), arg('y')],
     outputArg: [arg('z')],
-    attr: [typeAttr('T', ['BFLOAT16', 'HALF', 'FLOAT', 'DOUBLE', 'UINT8', 'UINT16', 'UINT32', 'UINT64', 'INT8', 'INT16', 'INT32', 'INT64', 'COMPLEX64', 'COMPLEX128'])],
+    attr: [
+      typeAttr('T', [
+        'BFLOAT16',
+        'HALF',
+        'FLOAT',
+        'DOUBLE',
+        'UINT8',
+        'UINT16',
+        'UINT32',
+        'UINT64',
+        'INT8',
+        'INT16',
+        'INT32',
+        'INT64',
+        'COMPLEX64',
+        'COMPLEX128',
+      ]),
+    ],
     isAggregate: true,
     isCommutative: true,
   },
@@ -169,7 +240,24 @@ const DEFS: OpDefInit[] = [
     name: 'Sub',
     inputArg: [arg('x'), arg('y')],
     outputArg: [arg('z')],
-    attr: [typeAttr('T', ['BFLOAT16', 'HALF', 'FLOAT', 'DOUBLE', 'UINT8', 'INT8', 'UINT16', 'INT16', 'INT32', 'INT64', 'COMPLEX64', 'COMPLEX128', 'UINT32', 'UINT64'])],
+    attr: [
+      typeAttr('T', [
+        'BFLOAT16',
+        'HALF',
+        'FLOAT',
+        'DOUBLE',
+        'UINT8',
+        'INT8',
+        'UINT16',
+        'INT16',
+        'INT32',
+        'INT64',
+        'COMPLEX64',
+        'COMPLEX128',
+        'UINT32',
+        'UINT64',
+      ]),
+    ],
   },
   {
     name: 'ComplexAbs',
@@ -199,7 +287,27 @@ const DEFS: OpDefInit[] = [
     inputArg: [arg('value'), arg('bias')],
     outputArg: [arg('output')],
     attr: [
-      typeAttr('T', ['FLOAT', 'DOUBLE', 'INT32', 'UINT8', 'INT16', 'INT8', 'COMPLEX64', 'INT64', 'QINT8', 'QUINT8', 'QINT32', 'BFLOAT16', 'QINT16', 'QUINT16', 'UINT16', 'COMPLEX128', 'HALF', 'UINT32', 'UINT64']),
+      typeAttr('T', [
+        'FLOAT',
+        'DOUBLE',
+        'INT32',
+        'UINT8',
+        'INT16',
+        'INT8',
+        'COMPLEX64',
+        'INT64',
+        'QINT8',
+        'QUINT8',
+        'QINT32',
+        'BFLOAT16',
+        'QINT16',
+        'QUINT16',
+        'UINT16',
+        'COMPLEX128',
+        'HALF',
+        'UINT32',
+        'UINT64',
+      ]),
       dataFormat('NHWC', 'NCHW'),
     ],
   },
@@ -207,9 +315,30 @@ const DEFS: OpDefInit[] = [
     name: 'Relu',
     inputArg: [arg('features')],
     outputArg: [arg('activations')],
-    attr: [typeAttr('T', ['FLOAT', 'DOUBLE', 'INT32', 'UINT8', 'INT16', 'INT8', 'INT64', 'BFLOAT16', 'UINT16', 'HALF', 'UINT32', 'UINT64', 'QINT8'])],
+    attr: [
+      typeAttr('T', [
+        'FLOAT',
+        'DOUBLE',
+        'INT32',
+        'UINT8',
+        'INT16',
+        'INT8',
+        'INT64',
+        'BFLOAT16',
+        'UINT16',
+        'HALF',
+        'UINT32',
+        'UINT64',
+        'QINT8',
+      ]),
+    ],
   },
-  { name: 'Softmax', inputArg: [arg('logits')], outputArg: [arg('softmax')], attr: [typeAttr('T', ['HALF', 'BFLOAT16', 'FLOAT', 'DOUBLE'])] },
+  {
+    name: 'Softmax',
+    inputArg: [arg('logits')],
+    outputArg: [arg('softmax')],
+    attr: [typeAttr('T', ['HALF', 'BFLOAT16', 'FLOAT', 'DOUBLE'])],
+  },
   {
     name: 'Conv2D',
     inputArg: [arg('input'), arg('filter')],
@@ -240,13 +369,25 @@ const DEFS: OpDefInit[] = [
   {
     name: 'FusedBatchNormV3',
     inputArg: [arg('x'), arg('scale', 'U'), arg('offset', 'U'), arg('mean', 'U'), arg('variance', 'U')],
-    outputArg: [arg('y'), arg('batch_mean', 'U'), arg('batch_variance', 'U'), arg('reserve_space_1', 'U'), arg('reserve_space_2', 'U'), arg('reserve_space_3', 'U')],
+    outputArg: [
+      arg('y'),
+      arg('batch_mean', 'U'),
+      arg('batch_variance', 'U'),
+      arg('reserve_space_1', 'U'),
+      arg('reserve_space_2', 'U'),
+      arg('reserve_space_3', 'U'),
+    ],
     attr: [
       typeAttr('T', ['HALF', 'BFLOAT16', 'FLOAT']),
       typeAttr('U', ['FLOAT']),
       { name: 'epsilon', type: 'float', defaultValue: { f: 0.0001 } },
       { name: 'exponential_avg_factor', type: 'float', defaultValue: { f: 1 } },
-      { name: 'data_format', type: 'string', defaultValue: { s: enc.encode('NHWC') }, allowedValues: strings('NHWC', 'NCHW', 'NDHWC', 'NCDHW') },
+      {
+        name: 'data_format',
+        type: 'string',
+        defaultValue: { s: enc.encode('NHWC') },
+        allowedValues: strings('NHWC', 'NCHW', 'NDHWC', 'NCDHW'),
+      },
       boolAttr('is_training', true),
     ],
   },
@@ -303,7 +444,12 @@ const DEFS: OpDefInit[] = [
   {
     // core/ops/ragged_conversion_ops.cc
     name: 'RaggedTensorToTensor',
-    inputArg: [arg('shape', 'Tshape'), arg('values'), arg('default_value'), { name: 'row_partition_tensors', typeAttr: 'Tindex', numberAttr: 'num_row_partition_tensors' }],
+    inputArg: [
+      arg('shape', 'Tshape'),
+      arg('values'),
+      arg('default_value'),
+      { name: 'row_partition_tensors', typeAttr: 'Tindex', numberAttr: 'num_row_partition_tensors' },
+    ],
     outputArg: [arg('result')],
     attr: [
       typeAttr('T'),
@@ -324,7 +470,25 @@ const DEFS: OpDefInit[] = [
     inputArg: [arg('input')],
     outputArg: [fixed('output', 'DT_STRING')],
     attr: [
-      typeAttr('T', ['FLOAT', 'DOUBLE', 'INT32', 'UINT8', 'INT16', 'INT8', 'INT64', 'BFLOAT16', 'UINT16', 'HALF', 'UINT32', 'UINT64', 'COMPLEX64', 'COMPLEX128', 'BOOL', 'VARIANT', 'STRING']),
+      typeAttr('T', [
+        'FLOAT',
+        'DOUBLE',
+        'INT32',
+        'UINT8',
+        'INT16',
+        'INT8',
+        'INT64',
+        'BFLOAT16',
+        'UINT16',
+        'HALF',
+        'UINT32',
+        'UINT64',
+        'COMPLEX64',
+        'COMPLEX128',
+        'BOOL',
+        'VARIANT',
+        'STRING',
+      ]),
       { name: 'precision', type: 'int', defaultValue: { i: -1 } },
       boolAttr('scientific', false),
       boolAttr('shortest', false),
@@ -335,7 +499,12 @@ const DEFS: OpDefInit[] = [
   // io_ops.cc
   {
     name: 'SaveV2',
-    inputArg: [fixed('prefix', 'DT_STRING'), fixed('tensor_names', 'DT_STRING'), fixed('shape_and_slices', 'DT_STRING'), { name: 'tensors', typeListAttr: 'dtypes' }],
+    inputArg: [
+      fixed('prefix', 'DT_STRING'),
+      fixed('tensor_names', 'DT_STRING'),
+      fixed('shape_and_slices', 'DT_STRING'),
+      { name: 'tensors', typeListAttr: 'dtypes' },
+    ],
     attr: [dtypesList],
     isStateful: true,
   },
@@ -400,7 +569,12 @@ const DEFS: OpDefInit[] = [
   {
     name: 'SparseFillEmptyRows',
     inputArg: [fixed('indices', 'DT_INT64'), arg('values'), fixed('dense_shape', 'DT_INT64'), arg('default_value')],
-    outputArg: [fixed('output_indices', 'DT_INT64'), arg('output_values'), fixed('empty_row_indicator', 'DT_BOOL'), fixed('reverse_index_map', 'DT_INT64')],
+    outputArg: [
+      fixed('output_indices', 'DT_INT64'),
+      arg('output_values'),
+      fixed('empty_row_indicator', 'DT_BOOL'),
+      fixed('reverse_index_map', 'DT_INT64'),
+    ],
     attr: [typeAttr('T')],
   },
   {
@@ -438,7 +612,9 @@ const DEFS: OpDefInit[] = [
   { name: 'NoOp' },
 ];
 
-export const OP_DEFS: ReadonlyMap<string, OpDefInit> = new Map([...DEFS, ...TF2_OP_DEFS, ...LOOKUP_OP_DEFS, ...IMAGE_OP_DEFS].map((d) => [d.name, d]));
+export const OP_DEFS: ReadonlyMap<string, OpDefInit> = new Map(
+  [...DEFS, ...TF2_OP_DEFS, ...LOOKUP_OP_DEFS, ...IMAGE_OP_DEFS].map((d) => [d.name, d]),
+);
 
 function opDef(name: string, extraDefs: ReadonlyMap<string, OpDefInit>): OpDefInit {
   const d = extraDefs.get(name) ?? OP_DEFS.get(name);

@@ -19,13 +19,54 @@ import type { ArgDefInit, AttrDefInit, OpDefInit } from './op_defs.js';
 /** TF's named type sets (op_def_builder.cc, types.h), in TF's order. */
 const TYPE_SETS: Record<string, string[]> = {
   realnumbertype: ['float', 'double', 'int32', 'uint8', 'int16', 'int8', 'int64', 'bfloat16', 'uint16', 'half', 'uint32', 'uint64'],
-  numbertype: ['float', 'double', 'int32', 'uint8', 'int16', 'int8', 'complex64', 'int64', 'qint8', 'quint8', 'qint32', 'bfloat16', 'qint16', 'quint16', 'uint16', 'complex128', 'half', 'uint32', 'uint64'],
+  numbertype: [
+    'float',
+    'double',
+    'int32',
+    'uint8',
+    'int16',
+    'int8',
+    'complex64',
+    'int64',
+    'qint8',
+    'quint8',
+    'qint32',
+    'bfloat16',
+    'qint16',
+    'quint16',
+    'uint16',
+    'complex128',
+    'half',
+    'uint32',
+    'uint64',
+  ],
   quantizedtype: ['qint8', 'quint8', 'qint32', 'qint16', 'quint16'],
 };
 
 const DTYPES = new Set([
-  'float', 'double', 'int32', 'uint8', 'int16', 'int8', 'string', 'complex64', 'int64', 'bool', 'qint8', 'quint8', 'qint32',
-  'bfloat16', 'qint16', 'quint16', 'uint16', 'complex128', 'half', 'resource', 'variant', 'uint32', 'uint64',
+  'float',
+  'double',
+  'int32',
+  'uint8',
+  'int16',
+  'int8',
+  'string',
+  'complex64',
+  'int64',
+  'bool',
+  'qint8',
+  'quint8',
+  'qint32',
+  'bfloat16',
+  'qint16',
+  'quint16',
+  'uint16',
+  'complex128',
+  'half',
+  'resource',
+  'variant',
+  'uint32',
+  'uint64',
 ]);
 const SCALAR_ATTR_TYPES = new Set(['int', 'float', 'bool', 'string', 'type', 'shape', 'tensor', 'func']);
 
@@ -40,7 +81,12 @@ function fail(op: string, what: string): never {
 
 /** Types of a `{…}` set or a named set, as DT_ names. */
 function typeSet(op: string, expr: string): string[] {
-  const items = expr.startsWith('{') ? expr.slice(1, -1).split(',').map((s) => s.trim()) : [expr];
+  const items = expr.startsWith('{')
+    ? expr
+        .slice(1, -1)
+        .split(',')
+        .map((s) => s.trim())
+    : [expr];
   return items.flatMap((t) => TYPE_SETS[t] ?? (DTYPES.has(TYPE_ALIASES[t] ?? t) ? [t] : fail(op, `type ${t}`))).map(dt);
 }
 
@@ -72,7 +118,9 @@ function defaultValue(op: string, type: string, text: string): Record<string, un
     case 'list(string)':
     case 'list(type)': {
       const key = { 'list(int)': 'i', 'list(float)': 'f', 'list(string)': 's', 'list(type)': 'type' }[type];
-      const values = list((x) => (key === 's' ? enc.encode(unquote(op, x)) : key === 'type' ? (x.startsWith('DT_') ? x : dt(x)) : Number(x)));
+      const values = list((x) =>
+        key === 's' ? enc.encode(unquote(op, x)) : key === 'type' ? (x.startsWith('DT_') ? x : dt(x)) : Number(x),
+      );
       return { list: values.length ? { [key]: values } : {} };
     }
     default:
@@ -99,7 +147,14 @@ function parseAttr(op: string, spec: string): AttrDefInit {
   const inner = listOf ? listOf[1].trim() : typeExpr;
   if (inner.startsWith('{') && inner.includes("'")) {
     attr.type = listOf ? 'list(string)' : 'string';
-    attr.allowedValues = { list: { s: inner.slice(1, -1).split(',').map((s) => enc.encode(unquote(op, s))) } };
+    attr.allowedValues = {
+      list: {
+        s: inner
+          .slice(1, -1)
+          .split(',')
+          .map((s) => enc.encode(unquote(op, s))),
+      },
+    };
   } else if (inner.startsWith('{') || TYPE_SETS[inner]) {
     attr.type = listOf ? 'list(type)' : 'type';
     attr.allowedValues = { list: { type: typeSet(op, inner) } };
@@ -114,7 +169,9 @@ function parseAttr(op: string, spec: string): AttrDefInit {
 
 /** An input or output arg; `type` is a dtype name or an attr's name, resolved once every attr is known. */
 function parseArg(op: string, spec: string): ArgDefInit & { typeName: string } {
-  const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(?:([A-Za-z_][A-Za-z0-9_]*)\s*\*\s*)?(Ref\(\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*\)?\s*$/.exec(spec);
+  const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(?:([A-Za-z_][A-Za-z0-9_]*)\s*\*\s*)?(Ref\(\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*\)?\s*$/.exec(
+    spec,
+  );
   if (!m) fail(op, `arg "${spec}"`);
   const [, name, numberAttr, ref, typeName] = m;
   return { name, typeName, ...(numberAttr ? { numberAttr } : {}), ...(ref ? { isRef: true } : {}) };
@@ -128,7 +185,9 @@ export function opDefFromRegistration(text: string): OpDefInit {
   const attrs: AttrDefInit[] = [];
   const def: OpDefInit = { name: op };
   // A spec may be split into adjacent C++ literals ("T: {int8, " "int16}"): they are joined.
-  for (const m of text.matchAll(/\.(Input|Output|Attr)\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)\)|\.(SetIsStateful|SetIsCommutative|SetIsAggregate|SetAllowsUninitializedInput)\(\s*\)/g)) {
+  for (const m of text.matchAll(
+    /\.(Input|Output|Attr)\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)\)|\.(SetIsStateful|SetIsCommutative|SetIsAggregate|SetAllowsUninitializedInput)\(\s*\)/g,
+  )) {
     const spec = m[2] && [...m[2].matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((l) => l[1]).join('');
     if (m[1] === 'Input') inputs.push(parseArg(op, spec));
     else if (m[1] === 'Output') outputs.push(parseArg(op, spec));

@@ -53,9 +53,15 @@ export function addResourceSaver(g: Tf2GraphBuilder): SaverDefInit {
   const resources = [...g.resourceVariables.map((v) => v.handle), ...g.checkpointedTables.map((t) => t.handle)];
   const keys = entries.map((e) => e.key);
   const dtypes = { list: { type: entries.map((e) => tfType(e.value.dtype)) } };
-  const args: Array<[string, string]> = [['file_prefix', 'DT_STRING'], ...resources.map((_, i): [string, string] => [`resource_${i}`, 'DT_RESOURCE'])];
+  const args: Array<[string, string]> = [
+    ['file_prefix', 'DT_STRING'],
+    ...resources.map((_, i): [string, string] => [`resource_${i}`, 'DT_RESOURCE']),
+  ];
   const tableOf = (resource: number) => g.checkpointedTables[resource - g.resourceVariables.length];
-  const kv = (resource: number) => ({ Tin: { type: tfType(tableOf(resource).keys.dtype) }, Tout: { type: tfType(tableOf(resource).values.dtype) } });
+  const kv = (resource: number) => ({
+    Tin: { type: tfType(tableOf(resource).keys.dtype) },
+    Tout: { type: tfType(tableOf(resource).values.dtype) },
+  });
 
   const save = g.library.define('__inference__traced_save', args, (f, [prefix, ...handles]) => {
     const exported = new Map<number, Value[]>();
@@ -64,7 +70,10 @@ export function addResourceSaver(g: Tf2GraphBuilder): SaverDefInit {
       let out = exported.get(e.resource);
       if (!out) {
         const { Tin, Tout } = kv(e.resource);
-        out = emit(f, 'LookupTableExportV2', `Export_${e.resource}/LookupTableExportV2`, [handles[e.resource]], { Tkeys: Tin, Tvalues: Tout });
+        out = emit(f, 'LookupTableExportV2', `Export_${e.resource}/LookupTableExportV2`, [handles[e.resource]], {
+          Tkeys: Tin,
+          Tvalues: Tout,
+        });
         exported.set(e.resource, out);
       }
       return out[e.role === 'table-keys' ? 0 : 1];
@@ -79,7 +88,12 @@ export function addResourceSaver(g: Tf2GraphBuilder): SaverDefInit {
     const ops: string[] = [];
     entries.forEach((e, i) => {
       if (e.role === 'variable') {
-        ops.push(f.addNode('AssignVariableOp', 'AssignVariableOp', [handles[e.resource], identity(f, 'Identity', restored[i])], { dtype: { type: restored[i].type }, validate_shape: { b: false } }));
+        ops.push(
+          f.addNode('AssignVariableOp', 'AssignVariableOp', [handles[e.resource], identity(f, 'Identity', restored[i])], {
+            dtype: { type: restored[i].type },
+            validate_shape: { b: false },
+          }),
+        );
       } else if (e.role === 'table-keys') {
         const values = restored[entries.findIndex((v) => v.resource === e.resource && v.role === 'table-values')];
         ops.push(f.addNode('LookupTableImportV2', 'LookupTableImportV2', [handles[e.resource], restored[i], values], kv(e.resource)));

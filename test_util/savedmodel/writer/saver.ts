@@ -45,12 +45,20 @@ export function addSaver(g: GraphBuilder, scope = 'save'): SaverDefInit {
   const dtypes = vars.map((v) => v.value.dtype);
   const saveNames = g.constant(`${name}/SaveV2/tensor_names`, strings(keys));
   const saveSlices = g.constant(`${name}/SaveV2/shape_and_slices`, strings(slices));
-  const save = g.addNode('SaveV2', `${name}/SaveV2`, [filenameTensor, saveNames, saveSlices, ...vars.map((v) => v.variable)], { dtypes: attr.types(dtypes) });
+  const save = g.addNode('SaveV2', `${name}/SaveV2`, [filenameTensor, saveNames, saveSlices, ...vars.map((v) => v.variable)], {
+    dtypes: attr.types(dtypes),
+  });
   const saveTensor = g.identity(`${name}/control_dependency`, filenameTensor, { control: [save], colocateWith: filenameTensor.node });
 
   const restoreNames = g.constant(`${name}/RestoreV2/tensor_names`, strings(keys), { device: CPU });
   const restoreSlices = g.constant(`${name}/RestoreV2/shape_and_slices`, strings(slices), { device: CPU });
-  const restore = g.addNode('RestoreV2', `${name}/RestoreV2`, [filenameTensor, restoreNames, restoreSlices], { dtypes: attr.types(dtypes) }, { device: CPU });
+  const restore = g.addNode(
+    'RestoreV2',
+    `${name}/RestoreV2`,
+    [filenameTensor, restoreNames, restoreSlices],
+    { dtypes: attr.types(dtypes) },
+    { device: CPU },
+  );
   const assigns = vars.map((v, i) =>
     g.addNode(
       'Assign',

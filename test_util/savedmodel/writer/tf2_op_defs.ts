@@ -34,7 +34,14 @@ const call = (name: string, stateful: boolean): OpDefInit => ({
   name,
   inputArg: [typeList('args', 'Tin')],
   outputArg: [typeList('output', 'Tout')],
-  attr: [typeListAttr('Tin'), typeListAttr('Tout'), funcAttr('f'), emptyString('config'), emptyString('config_proto'), emptyString('executor_type')],
+  attr: [
+    typeListAttr('Tin'),
+    typeListAttr('Tout'),
+    funcAttr('f'),
+    emptyString('config'),
+    emptyString('config_proto'),
+    emptyString('executor_type'),
+  ],
   // StatefulPartitionedCall may run collectives; TF marks it (op_def.proto is_distributed_communication).
   ...(stateful ? { isStateful: true, isDistributedCommunication: true } : {}),
 });
@@ -118,16 +125,32 @@ export const TF2_OP_DEFS: OpDefInit[] = [
     ],
     isStateful: true,
   },
-  { name: 'ReadVariableOp', inputArg: [fixed('resource', 'DT_RESOURCE')], outputArg: [arg('value', 'dtype')], attr: [typeAttr('dtype')], isStateful: true },
+  {
+    name: 'ReadVariableOp',
+    inputArg: [fixed('resource', 'DT_RESOURCE')],
+    outputArg: [arg('value', 'dtype')],
+    attr: [typeAttr('dtype')],
+    isStateful: true,
+  },
   {
     name: 'AssignVariableOp',
     inputArg: [fixed('resource', 'DT_RESOURCE'), arg('value', 'dtype')],
     attr: [typeAttr('dtype'), { name: 'validate_shape', type: 'bool', defaultValue: { b: false } }],
     isStateful: true,
   },
-  { name: 'AssignAddVariableOp', inputArg: [fixed('resource', 'DT_RESOURCE'), arg('value', 'dtype')], attr: [typeAttr('dtype')], isStateful: true },
+  {
+    name: 'AssignAddVariableOp',
+    inputArg: [fixed('resource', 'DT_RESOURCE'), arg('value', 'dtype')],
+    attr: [typeAttr('dtype')],
+    isStateful: true,
+  },
   // array_ops.cc
-  { name: 'Shape', inputArg: [arg('input')], outputArg: [arg('output', 'out_type')], attr: [typeAttr('T'), typeAttr('out_type', ['INT32', 'INT64'], 'INT32')] },
+  {
+    name: 'Shape',
+    inputArg: [arg('input')],
+    outputArg: [arg('output', 'out_type')],
+    attr: [typeAttr('T'), typeAttr('out_type', ['INT32', 'INT64'], 'INT32')],
+  },
   {
     name: 'StridedSlice',
     inputArg: [arg('input'), arg('begin', 'Index'), arg('end', 'Index'), arg('strides', 'Index')],
@@ -148,8 +171,18 @@ export const TF2_OP_DEFS: OpDefInit[] = [
     outputArg: [arg('output')],
     attr: [{ name: 'N', type: 'int', hasMinimum: true, minimum: 1 }, typeAttr('T'), intAttr('axis', 0)],
   },
-  { name: 'Fill', inputArg: [arg('dims', 'index_type'), arg('value')], outputArg: [arg('output')], attr: [typeAttr('T'), typeAttr('index_type', ['INT32', 'INT64'], 'INT32')] },
-  { name: 'Transpose', inputArg: [arg('x'), arg('perm', 'Tperm')], outputArg: [arg('y')], attr: [typeAttr('T'), typeAttr('Tperm', ['INT32', 'INT64'], 'INT32')] },
+  {
+    name: 'Fill',
+    inputArg: [arg('dims', 'index_type'), arg('value')],
+    outputArg: [arg('output')],
+    attr: [typeAttr('T'), typeAttr('index_type', ['INT32', 'INT64'], 'INT32')],
+  },
+  {
+    name: 'Transpose',
+    inputArg: [arg('x'), arg('perm', 'Tperm')],
+    outputArg: [arg('y')],
+    attr: [typeAttr('T'), typeAttr('Tperm', ['INT32', 'INT64'], 'INT32')],
+  },
   {
     name: 'Split',
     inputArg: [fixed('split_dim', 'DT_INT32'), arg('value')],
@@ -198,6 +231,9 @@ export const TF2_OP_DEFS: OpDefInit[] = [
     name: 'StringJoin',
     inputArg: [{ name: 'inputs', type: 'DT_STRING', numberAttr: 'N' }],
     outputArg: [fixed('output', 'DT_STRING')],
-    attr: [{ name: 'N', type: 'int', hasMinimum: true }, { name: 'separator', type: 'string', defaultValue: { s: new Uint8Array(0) } }],
+    attr: [
+      { name: 'N', type: 'int', hasMinimum: true },
+      { name: 'separator', type: 'string', defaultValue: { s: new Uint8Array(0) } },
+    ],
   },
 ];

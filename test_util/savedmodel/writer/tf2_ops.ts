@@ -18,18 +18,23 @@ export function constant(e: OpEmitter, name: string, value: HostTensor): Value {
   return emit(e, 'Const', name, [], { dtype: type(t), value: { tensor: makeTensorProto(value) } })[0].withShape([...value.shape]);
 }
 
-export const scalarF32 = (e: OpEmitter, name: string, x: number): Value => constant(e, name, { dtype: 'float32', shape: [], values: Float32Array.of(x) });
-export const scalarI32 = (e: OpEmitter, name: string, x: number): Value => constant(e, name, { dtype: 'int32', shape: [], values: Int32Array.of(x) });
-const vectorI32 = (e: OpEmitter, name: string, xs: readonly number[]): Value => constant(e, name, { dtype: 'int32', shape: [xs.length], values: Int32Array.from(xs) });
+export const scalarF32 = (e: OpEmitter, name: string, x: number): Value =>
+  constant(e, name, { dtype: 'float32', shape: [], values: Float32Array.of(x) });
+export const scalarI32 = (e: OpEmitter, name: string, x: number): Value =>
+  constant(e, name, { dtype: 'int32', shape: [], values: Int32Array.of(x) });
+const vectorI32 = (e: OpEmitter, name: string, xs: readonly number[]): Value =>
+  constant(e, name, { dtype: 'int32', shape: [xs.length], values: Int32Array.from(xs) });
 
 export const identity = (e: OpEmitter, name: string, x: Value, control?: readonly string[]): Value =>
   emit(e, 'Identity', name, [x], { T: type(x.type) }, { control })[0].withShape(x.shape);
 
 export type BinaryOp = 'AddV2' | 'Sub' | 'Mul' | 'Less' | 'Greater';
-export const binary = (e: OpEmitter, op: BinaryOp, name: string, x: Value, y: Value): Value => emit(e, op, name, [x, y], { T: type(x.type) })[0];
+export const binary = (e: OpEmitter, op: BinaryOp, name: string, x: Value, y: Value): Value =>
+  emit(e, op, name, [x, y], { T: type(x.type) })[0];
 
 export type UnaryOp = 'Tanh' | 'Sigmoid' | 'Relu' | 'Lgamma';
-export const unary = (e: OpEmitter, op: UnaryOp, name: string, x: Value): Value => emit(e, op, name, [x], { T: type(x.type) })[0].withShape(x.shape);
+export const unary = (e: OpEmitter, op: UnaryOp, name: string, x: Value): Value =>
+  emit(e, op, name, [x], { T: type(x.type) })[0].withShape(x.shape);
 
 export const matMul = (e: OpEmitter, name: string, a: Value, b: Value): Value =>
   emit(e, 'MatMul', name, [a, b], { transpose_a: { b: false }, transpose_b: { b: false }, T: type(a.type) })[0];
@@ -63,8 +68,15 @@ export function dim(e: OpEmitter, name: string, x: Value, axis: number): Value {
 
 /** `tf.zeros([rows, cols])` with a dynamic row count, as Keras builds an RNN's initial state. */
 export function zeros(e: OpEmitter, name: string, rows: Value, cols: number): Value {
-  const packed = emit(e, 'Pack', `${name}/packed`, [rows, scalarI32(e, `${name}/packed/1`, cols)], { N: { i: 2 }, T: type('DT_INT32'), axis: { i: 0 } })[0];
-  return emit(e, 'Fill', name, [packed, scalarF32(e, `${name}/Const`, 0)], { T: type('DT_FLOAT'), index_type: type('DT_INT32') })[0].withShape([-1, cols]);
+  const packed = emit(e, 'Pack', `${name}/packed`, [rows, scalarI32(e, `${name}/packed/1`, cols)], {
+    N: { i: 2 },
+    T: type('DT_INT32'),
+    axis: { i: 0 },
+  })[0];
+  return emit(e, 'Fill', name, [packed, scalarF32(e, `${name}/Const`, 0)], {
+    T: type('DT_FLOAT'),
+    index_type: type('DT_INT32'),
+  })[0].withShape([-1, cols]);
 }
 
 // TensorLists (list_ops.cc); element shapes are int32 constants, -1 for unknown dims, the
@@ -72,7 +84,13 @@ export function zeros(e: OpEmitter, name: string, rows: Value, cols: number): Va
 const elementShapeConst = (e: OpEmitter, name: string, shape: readonly number[] | null): Value =>
   shape === null ? scalarI32(e, name, -1) : vectorI32(e, name, shape);
 
-export function tensorListReserve(e: OpEmitter, name: string, elementShape: readonly number[] | null, numElements: Value, elementType: string): Value {
+export function tensorListReserve(
+  e: OpEmitter,
+  name: string,
+  elementShape: readonly number[] | null,
+  numElements: Value,
+  elementType: string,
+): Value {
   const shape = elementShapeConst(e, `${name}/element_shape`, elementShape);
   return emit(e, 'TensorListReserve', name, [shape, numElements], { element_dtype: type(elementType), shape_type: type('DT_INT32') })[0];
 }
@@ -82,7 +100,14 @@ export function tensorListFromTensor(e: OpEmitter, name: string, tensor: Value, 
   return emit(e, 'TensorListFromTensor', name, [tensor, shape], { element_dtype: type(tensor.type), shape_type: type('DT_INT32') })[0];
 }
 
-export function tensorListGetItem(e: OpEmitter, name: string, list: Value, index: Value, elementShape: readonly number[] | null, elementType: string): Value {
+export function tensorListGetItem(
+  e: OpEmitter,
+  name: string,
+  list: Value,
+  index: Value,
+  elementShape: readonly number[] | null,
+  elementType: string,
+): Value {
   const shape = elementShapeConst(e, `${name}/element_shape`, elementShape);
   return emit(e, 'TensorListGetItem', name, [list, index, shape], { element_dtype: type(elementType) })[0];
 }
@@ -90,7 +115,14 @@ export function tensorListGetItem(e: OpEmitter, name: string, list: Value, index
 export const tensorListSetItem = (e: OpEmitter, name: string, list: Value, index: Value, item: Value): Value =>
   emit(e, 'TensorListSetItem', name, [list, index, item], { element_dtype: type(item.type) })[0];
 
-export function tensorListStack(e: OpEmitter, name: string, list: Value, elementShape: readonly number[] | null, elementType: string, numElements = -1): Value {
+export function tensorListStack(
+  e: OpEmitter,
+  name: string,
+  list: Value,
+  elementShape: readonly number[] | null,
+  elementType: string,
+  numElements = -1,
+): Value {
   const shape = elementShapeConst(e, `${name}/element_shape`, elementShape);
   return emit(e, 'TensorListStack', name, [list, shape], { element_dtype: type(elementType), num_elements: { i: numElements } })[0];
 }
@@ -109,7 +141,13 @@ function checkArgs(what: string, f: FunctionSignature, inputs: readonly Value[])
 }
 
 /** `(Stateful)PartitionedCall` of `f`. */
-export function call(e: OpEmitter, name: string, f: FunctionSignature, inputs: readonly Value[], options: { stateful?: boolean } = {}): Value[] {
+export function call(
+  e: OpEmitter,
+  name: string,
+  f: FunctionSignature,
+  inputs: readonly Value[],
+  options: { stateful?: boolean } = {},
+): Value[] {
   checkArgs(name, f, inputs);
   const op = options.stateful === false ? 'PartitionedCall' : 'StatefulPartitionedCall';
   return emit(e, op, name, inputs, {

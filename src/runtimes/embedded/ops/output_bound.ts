@@ -16,18 +16,24 @@ const shapeText = (shape: readonly number[]) => `[${shape.join(',')}]`;
 /** Why an output of `shape`, known when the graph loads, would fail every request; null when it fits. */
 export function fixedOutputProblem(shape: readonly number[]): string | null {
   const elements = shape.reduce((a, b) => a * b, 1);
-  return elements > MAX_OP_OUTPUT_ELEMENTS ? `every output would hold ${elements} elements (shape ${shapeText(shape)}), more than tfgate allows one op output (${MAX_OP_OUTPUT_ELEMENTS})` : null;
+  return elements > MAX_OP_OUTPUT_ELEMENTS
+    ? `every output would hold ${elements} elements (shape ${shapeText(shape)}), more than tfgate allows one op output (${MAX_OP_OUTPUT_ELEMENTS})`
+    : null;
 }
 
 /** Throws RESOURCE_EXHAUSTED naming `op` when an output of `shape` would pass the bound. */
 export function checkOutputElements(op: string, shape: readonly number[], bound = MAX_OP_OUTPUT_ELEMENTS): void {
   const elements = shape.reduce((a, b) => a * b, 1);
   if (elements > bound) {
-    throw new ServingError(Code.RESOURCE_EXHAUSTED, `${op}: the output would hold ${elements} elements (shape ${shapeText(shape)}), more than tfgate allows one op output (${bound})`);
+    throw new ServingError(
+      Code.RESOURCE_EXHAUSTED,
+      `${op}: the output would hold ${elements} elements (shape ${shapeText(shape)}), more than tfgate allows one op output (${bound})`,
+    );
   }
 }
 
 /** Throws RESOURCE_EXHAUSTED naming `op` when work sized `amount` (`what`) would pass `bound`. */
 export function checkWorkBound(op: string, amount: number, bound: number, what: string): void {
-  if (amount > bound) throw new ServingError(Code.RESOURCE_EXHAUSTED, `${op}: ${what} would be ${amount}, more than tfgate allows (${bound})`);
+  if (amount > bound)
+    throw new ServingError(Code.RESOURCE_EXHAUSTED, `${op}: ${what} would be ${amount}, more than tfgate allows (${bound})`);
 }

@@ -59,16 +59,32 @@ function concatOf(ctx: OpContext, indices: number[], axisInput: number): TfValue
   const rank = values.find((v) => v.shape)?.shape?.length;
   if (rank === undefined) ctx.fail('Concat inputs of unknown rank');
   const axis = normalizeAxis(ctx, ctx.constInts(axisInput, 'axis')[0], rank);
-  const y = indices.length === 1 ? ctx.emit('Identity', [ctx.use(indices[0])]) : ctx.emit('Concat', indices.map((i) => ctx.use(i)), { axis });
+  const y =
+    indices.length === 1
+      ? ctx.emit('Identity', [ctx.use(indices[0])])
+      : ctx.emit(
+          'Concat',
+          indices.map((i) => ctx.use(i)),
+          { axis },
+        );
   return [ctx.out(y, values[0].dtype, concatShape(values, axis))];
 }
 
 const concatV2: OpConverter = (ctx) => {
   const n = ctx.inputs.length - 1;
-  return concatOf(ctx, Array.from({ length: n }, (_, k) => k), n);
+  return concatOf(
+    ctx,
+    Array.from({ length: n }, (_, k) => k),
+    n,
+  );
 };
 
-const concatV1: OpConverter = (ctx) => concatOf(ctx, Array.from({ length: ctx.inputs.length - 1 }, (_, k) => k + 1), 0);
+const concatV1: OpConverter = (ctx) =>
+  concatOf(
+    ctx,
+    Array.from({ length: ctx.inputs.length - 1 }, (_, k) => k + 1),
+    0,
+  );
 
 const pack: OpConverter = (ctx) => {
   const values = ctx.inputs;
@@ -78,7 +94,10 @@ const pack: OpConverter = (ctx) => {
   const axes = ctx.int64s([axis], 'axis');
   const parts = values.map((_, i) => ctx.emit('Unsqueeze', [ctx.use(i), axes], {}, `unsqueeze${i}`));
   const y = parts.length === 1 ? parts[0] : ctx.emit('Concat', parts, { axis });
-  const shape = concatShape(values.map((v, i) => ({ ...v, name: parts[i], shape: v.shape && [...v.shape.slice(0, axis), 1, ...v.shape.slice(axis)] })), axis);
+  const shape = concatShape(
+    values.map((v, i) => ({ ...v, name: parts[i], shape: v.shape && [...v.shape.slice(0, axis), 1, ...v.shape.slice(axis)] })),
+    axis,
+  );
   return [ctx.out(y, values[0].dtype, shape)];
 };
 
@@ -97,7 +116,13 @@ function splitInto(ctx: OpContext, valueIndex: number, axis: number, sizes: numb
   const x = ctx.input(valueIndex);
   if (sizes.length === 1) return [ctx.out(ctx.emit('Identity', [ctx.use(valueIndex)]), x.dtype, x.shape)];
   const parts = ctx.emitMany('Split', [ctx.use(valueIndex), ctx.int64s(sizes, 'split')], sizes.length, { axis }, 'split');
-  return parts.map((p, k) => ctx.out(p, x.dtype, x.shape!.map((d, i) => (i === axis ? sizes[k] : d))));
+  return parts.map((p, k) =>
+    ctx.out(
+      p,
+      x.dtype,
+      x.shape!.map((d, i) => (i === axis ? sizes[k] : d)),
+    ),
+  );
 }
 
 const split: OpConverter = (ctx) => {
@@ -107,8 +132,15 @@ const split: OpConverter = (ctx) => {
   const num = ctx.attrInt('num_split');
   const dim = x.shape![axis];
   if (dim < 0) {
-    const parts = num === 1 ? [ctx.emit('Identity', [ctx.use(1)])] : ctx.emitMany('Split', [ctx.use(1)], num, { axis, num_outputs: num }, 'split');
-    return parts.map((p) => ctx.out(p, x.dtype, x.shape!.map((d, i) => (i === axis ? -1 : d))));
+    const parts =
+      num === 1 ? [ctx.emit('Identity', [ctx.use(1)])] : ctx.emitMany('Split', [ctx.use(1)], num, { axis, num_outputs: num }, 'split');
+    return parts.map((p) =>
+      ctx.out(
+        p,
+        x.dtype,
+        x.shape!.map((d, i) => (i === axis ? -1 : d)),
+      ),
+    );
   }
   if (dim % num !== 0) ctx.fail(`Split of ${dim} into ${num} parts`);
   return splitInto(ctx, 1, axis, new Array<number>(num).fill(dim / num));
@@ -138,7 +170,13 @@ const squeeze: OpConverter = (ctx) => {
   }
   const rank = ctx.rank(0);
   const axes = dims.map((d) => normalizeAxis(ctx, d, rank));
-  return [ctx.out(ctx.emit('Squeeze', [ctx.use(0), ctx.int64s(axes, 'axes')]), x.dtype, x.shape!.filter((_, d) => !axes.includes(d)))];
+  return [
+    ctx.out(
+      ctx.emit('Squeeze', [ctx.use(0), ctx.int64s(axes, 'axes')]),
+      x.dtype,
+      x.shape!.filter((_, d) => !axes.includes(d)),
+    ),
+  ];
 };
 
 const expandDims: OpConverter = (ctx) => {
@@ -153,14 +191,24 @@ const expandDims: OpConverter = (ctx) => {
 const slice: OpConverter = (ctx) => {
   const x = ctx.input(0);
   const rank = ctx.rank(0);
-  const axes = ctx.int64s(Array.from({ length: rank }, (_, k) => k), 'axes');
+  const axes = ctx.int64s(
+    Array.from({ length: rank }, (_, k) => k),
+    'axes',
+  );
   if (ctx.input(1).value && ctx.input(2).value) {
     const begin = ctx.constInts(1, 'begin');
     const size = ctx.constInts(2, 'size');
-    if (size.length !== rank || begin.length !== rank) ctx.fail(`Slice begin/size of length ${begin.length}/${size.length} for rank ${rank}`);
+    if (size.length !== rank || begin.length !== rank)
+      ctx.fail(`Slice begin/size of length ${begin.length}/${size.length} for rank ${rank}`);
     const ends = begin.map((b, k) => (size[k] === -1 ? BIG : b + size[k]));
     const y = ctx.emit('Slice', [ctx.use(0), ctx.int64s(begin, 'starts'), ctx.int64s(ends, 'ends'), axes]);
-    return [ctx.out(y, x.dtype, size.map((s, k) => (s === -1 ? sliceLength(x.shape![k], begin[k], BIG, 1) : s)))];
+    return [
+      ctx.out(
+        y,
+        x.dtype,
+        size.map((s, k) => (s === -1 ? sliceLength(x.shape![k], begin[k], BIG, 1) : s)),
+      ),
+    ];
   }
   // Computed at run time (e.g. Keras' Resizing crops): end = begin + size, or the dim's end for −1.
   const starts = ctx.int64Input(1);
@@ -188,7 +236,9 @@ const shapeOp: OpConverter = (ctx) => {
 
 const shapeN: OpConverter = (ctx) => {
   const to = ctx.attr('out_type') ? ctx.attrType('out_type') : 'int32';
-  return ctx.inputs.map((x, i) => ctx.out(fromInt64(ctx, ctx.emit('Shape', [ctx.use(i)], {}, `shape${i}`), to), to, [x.shape ? x.shape.length : -1]));
+  return ctx.inputs.map((x, i) =>
+    ctx.out(fromInt64(ctx, ctx.emit('Shape', [ctx.use(i)], {}, `shape${i}`), to), to, [x.shape ? x.shape.length : -1]),
+  );
 };
 
 const size: OpConverter = (ctx) => {
@@ -211,7 +261,9 @@ const gatherV2: OpConverter = (ctx) => {
   const rank = ctx.rank(0);
   const axis = normalizeAxis(ctx, ctx.op === 'Gather' ? 0 : ctx.constInts(2, 'axis')[0], rank);
   if (ctx.attrInt('batch_dims', 0) !== 0) ctx.fail(`${ctx.op} with batch_dims`);
-  return [ctx.out(ctx.emit('Gather', [ctx.use(0), ctx.use(1)], { axis }), params.dtype, gatherShape(params.shape, ctx.input(1).shape, axis))];
+  return [
+    ctx.out(ctx.emit('Gather', [ctx.use(0), ctx.use(1)], { axis }), params.dtype, gatherShape(params.shape, ctx.input(1).shape, axis)),
+  ];
 };
 
 const gatherNd: OpConverter = (ctx) => {
@@ -234,7 +286,11 @@ const fill: OpConverter = (ctx) => {
   const value = ctx.input(1);
   const dims = ctx.input(0);
   const knownDims = ctx.known(0);
-  const shape = knownDims ? shapeFromKnown(knownDims) : dims.shape?.[0] !== undefined && dims.shape[0] >= 0 ? new Array<number>(dims.shape[0]).fill(-1) : null;
+  const shape = knownDims
+    ? shapeFromKnown(knownDims)
+    : dims.shape?.[0] !== undefined && dims.shape[0] >= 0
+      ? new Array<number>(dims.shape[0]).fill(-1)
+      : null;
   if (value.dtype === 'string') ctx.fail('Fill with a string');
   if (value.value) {
     const v = value.value;
@@ -303,7 +359,15 @@ const oneHot: OpConverter = (ctx) => {
   const idx64 = ctx.int64Input(0);
   const negative = ctx.emit('Less', [idx64, ctx.int64s([0], 'zero')]);
   const safe = ctx.emit('Where', [negative, ctx.emit('Reshape', [depth, ctx.int64s([1], 'one')], {}, 'depth1'), idx64], {}, 'indices');
-  const values = ctx.emit('Concat', [ctx.emit('Reshape', [ctx.use(3), ctx.int64s([1], 'one_')], {}, 'off'), ctx.emit('Reshape', [ctx.use(2), ctx.int64s([1], 'one__')], {}, 'on')], { axis: 0 }, 'values');
+  const values = ctx.emit(
+    'Concat',
+    [
+      ctx.emit('Reshape', [ctx.use(3), ctx.int64s([1], 'one_')], {}, 'off'),
+      ctx.emit('Reshape', [ctx.use(2), ctx.int64s([1], 'one__')], {}, 'on'),
+    ],
+    { axis: 0 },
+    'values',
+  );
   const d = ctx.input(1).value ? ctx.constInts(1, 'depth')[0] : -1;
   const shape = idx.shape ? [...idx.shape.slice(0, axis), d, ...idx.shape.slice(axis)] : null;
   return [ctx.out(ctx.emit('OneHot', [safe, depth, values], { axis }), ctx.input(2).dtype, shape)];
@@ -311,7 +375,10 @@ const oneHot: OpConverter = (ctx) => {
 
 const cumsum: OpConverter = (ctx) => {
   const x = ctx.input(0);
-  const y = ctx.emit('CumSum', [ctx.use(0), ctx.int64Input(1)], { exclusive: ctx.attrBool('exclusive') ? 1 : 0, reverse: ctx.attrBool('reverse') ? 1 : 0 });
+  const y = ctx.emit('CumSum', [ctx.use(0), ctx.int64Input(1)], {
+    exclusive: ctx.attrBool('exclusive') ? 1 : 0,
+    reverse: ctx.attrBool('reverse') ? 1 : 0,
+  });
   return [ctx.out(y, x.dtype, x.shape)];
 };
 
@@ -327,7 +394,22 @@ const reverseV2: OpConverter = (ctx) => {
   const rank = ctx.rank(0);
   const axes = ctx.constInts(1, 'axis').map((a) => normalizeAxis(ctx, a, rank));
   if (axes.length === 0) return [ctx.out(ctx.emit('Identity', [ctx.use(0)]), x.dtype, x.shape)];
-  const y = ctx.emit('Slice', [ctx.use(0), ctx.int64s(axes.map(() => -1), 'starts'), ctx.int64s(axes.map(() => -BIG), 'ends'), ctx.int64s(axes, 'axes'), ctx.int64s(axes.map(() => -1), 'steps')]);
+  const y = ctx.emit('Slice', [
+    ctx.use(0),
+    ctx.int64s(
+      axes.map(() => -1),
+      'starts',
+    ),
+    ctx.int64s(
+      axes.map(() => -BIG),
+      'ends',
+    ),
+    ctx.int64s(axes, 'axes'),
+    ctx.int64s(
+      axes.map(() => -1),
+      'steps',
+    ),
+  ]);
   return [ctx.out(y, x.dtype, x.shape)];
 };
 

@@ -101,7 +101,16 @@ const addN: OpConverter = (ctx) => {
   const n = ctx.inputs.length;
   if (n === 1) return identity(ctx);
   const shape = ctx.inputs.reduce<number[] | null>((s, v) => broadcastShapes(s, v.shape), ctx.input(0).shape);
-  return [ctx.out(ctx.emit('Sum', ctx.inputs.map((_, i) => ctx.use(i))), ctx.input(0).dtype, shape)];
+  return [
+    ctx.out(
+      ctx.emit(
+        'Sum',
+        ctx.inputs.map((_, i) => ctx.use(i)),
+      ),
+      ctx.input(0).dtype,
+      shape,
+    ),
+  ];
 };
 
 /** TF: min(max(x, lo), hi), with lo/hi broadcastable tensors (ONNX Clip wants scalars). */
@@ -117,21 +126,34 @@ const select: OpConverter = (ctx) => {
   if (ctx.op === 'Select') {
     const xr = ctx.rank(1);
     const cr = ctx.rank(0);
-    if (cr === 1 && xr > 1) cond = ctx.emit('Unsqueeze', [cond, ctx.int64s(Array.from({ length: xr - 1 }, (_, k) => k + 1), 'axes')]);
+    if (cr === 1 && xr > 1)
+      cond = ctx.emit('Unsqueeze', [
+        cond,
+        ctx.int64s(
+          Array.from({ length: xr - 1 }, (_, k) => k + 1),
+          'axes',
+        ),
+      ]);
     else if (cr !== xr) ctx.fail(`Select with a rank-${cr} condition on rank-${xr} values`);
   }
   const shape = broadcastShapes(broadcastShapes(c.shape, x.shape), y.shape);
   return [ctx.out(ctx.emit('Where', [cond, ctx.use(1), ctx.use(2)]), x.dtype, shape)];
 };
 
-const softmax = (onnxOp: string): OpConverter => (ctx) => [same(ctx, ctx.emit(onnxOp, [ctx.use(0)], { axis: -1 }))];
+const softmax =
+  (onnxOp: string): OpConverter =>
+  (ctx) => [same(ctx, ctx.emit(onnxOp, [ctx.use(0)], { axis: -1 }))];
 
-const zerosLike = (value: number): OpConverter => (ctx) => {
-  const x = ctx.input(0);
-  const shape = ctx.emit('Shape', [ctx.use(0)]);
-  const filled = ctx.emit('ConstantOfShape', [shape], { value: { tensor: { dtype: x.dtype === 'bool' ? 'bool' : x.dtype, shape: [1], values: valueArray(x.dtype, value) } } });
-  return [ctx.out(filled, x.dtype, x.shape)];
-};
+const zerosLike =
+  (value: number): OpConverter =>
+  (ctx) => {
+    const x = ctx.input(0);
+    const shape = ctx.emit('Shape', [ctx.use(0)]);
+    const filled = ctx.emit('ConstantOfShape', [shape], {
+      value: { tensor: { dtype: x.dtype === 'bool' ? 'bool' : x.dtype, shape: [1], values: valueArray(x.dtype, value) } },
+    });
+    return [ctx.out(filled, x.dtype, x.shape)];
+  };
 
 function valueArray(dtype: DType, v: number) {
   switch (dtype) {
@@ -163,12 +185,17 @@ function bucketize(ctx: OpContext): TfValue[] {
   if (boundaries.some((b, i) => i > 0 && b < boundaries[i - 1])) ctx.fail('Expected sorted boundaries');
   // No boundaries: every value in bucket 0.
   if (!boundaries.length) {
-    const zeros = ctx.emit('ConstantOfShape', [ctx.emit('Shape', [ctx.use(0)])], { value: { tensor: { dtype: 'int32', shape: [1], values: Int32Array.of(0) } } });
+    const zeros = ctx.emit('ConstantOfShape', [ctx.emit('Shape', [ctx.use(0)])], {
+      value: { tensor: { dtype: 'int32', shape: [1], values: Int32Array.of(0) } },
+    });
     return [ctx.out(zeros, 'int32', x.shape)];
   }
   const as: DType = x.dtype === 'float64' ? 'float64' : 'float32';
   const value = x.dtype === as ? ctx.use(0) : ctx.emit('Cast', [ctx.use(0)], { to: ONNX_TYPE[as] }, 'as_float');
-  const bounds = ctx.constTensor({ dtype: as, shape: [boundaries.length], values: as === 'float64' ? Float64Array.from(boundaries) : Float32Array.from(boundaries) }, 'boundaries');
+  const bounds = ctx.constTensor(
+    { dtype: as, shape: [boundaries.length], values: as === 'float64' ? Float64Array.from(boundaries) : Float32Array.from(boundaries) },
+    'boundaries',
+  );
   const below = ctx.emit('Less', [ctx.emit('Unsqueeze', [value, ctx.int64s([-1], 'last')], {}, 'value'), bounds], {}, 'below');
   const passed = ctx.emit('Cast', [ctx.emit('Not', [below], {}, 'passed')], { to: ONNX_TYPE.int32 }, 'passed_i32');
   // Reshaped to x's shape rather than reduced with keepdims 0: ONNX Runtime 1.30 keeps the

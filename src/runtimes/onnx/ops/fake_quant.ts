@@ -31,7 +31,13 @@ function fakeQuant(kind: 'args' | 'vars' | 'perChannel'): OpConverter {
     }
     const [quantMin, quantMax] = quantRange(attrs);
     const n = min.length;
-    const p = { nudgedMin: new Float32Array(n), nudgedMax: new Float32Array(n), scale: new Float32Array(n), invScale: new Float32Array(n), quantZero: new Float32Array(n) };
+    const p = {
+      nudgedMin: new Float32Array(n),
+      nudgedMax: new Float32Array(n),
+      scale: new Float32Array(n),
+      invScale: new Float32Array(n),
+      quantZero: new Float32Array(n),
+    };
     for (let i = 0; i < n; i++) {
       // Every parameter 0 (min = max = 0) makes the output 0.
       if (min[i] === 0 && max[i] === 0) continue;
@@ -43,15 +49,43 @@ function fakeQuant(kind: 'args' | 'vars' | 'perChannel'): OpConverter {
       p.quantZero[i] = Math.floor(f(f(-r.nudgedMin * r.invScale) + 0.5));
     }
     if (kind === 'vars' && min[0] === 0 && max[0] === 0) {
-      const zeros = ctx.emit('ConstantOfShape', [ctx.emit('Shape', [ctx.use(0)])], { value: { tensor: { dtype: 'float32', shape: [1], values: Float32Array.of(0) } } });
+      const zeros = ctx.emit('ConstantOfShape', [ctx.emit('Shape', [ctx.use(0)])], {
+        value: { tensor: { dtype: 'float32', shape: [1], values: Float32Array.of(0) } },
+      });
       return [ctx.out(zeros, 'float32', x.shape)];
     }
-    const param = (v: Float32Array, hint: string) => ctx.constTensor(kind === 'perChannel' ? { dtype: 'float32', shape: [n], values: v } : { dtype: 'float32', shape: [], values: Float32Array.of(v[0]) }, hint);
-    const clamped = ctx.emit('Max', [ctx.emit('Min', [ctx.use(0), param(p.nudgedMax, 'nudged_max')], {}, 'clamp_max'), param(p.nudgedMin, 'nudged_min')], {}, 'clamped');
+    const param = (v: Float32Array, hint: string) =>
+      ctx.constTensor(
+        kind === 'perChannel'
+          ? { dtype: 'float32', shape: [n], values: v }
+          : { dtype: 'float32', shape: [], values: Float32Array.of(v[0]) },
+        hint,
+      );
+    const clamped = ctx.emit(
+      'Max',
+      [ctx.emit('Min', [ctx.use(0), param(p.nudgedMax, 'nudged_max')], {}, 'clamp_max'), param(p.nudgedMin, 'nudged_min')],
+      {},
+      'clamped',
+    );
     const shifted = ctx.emit('Sub', [clamped, param(p.nudgedMin, 'nudged_min_')], {}, 'shifted');
     // …Vars divides by the scale, …Args and …PerChannel multiply by its inverse (as TF does).
-    const scaled = kind === 'vars' ? ctx.emit('Div', [shifted, param(p.scale, 'scale_div')], {}, 'scaled') : ctx.emit('Mul', [shifted, param(p.invScale, 'inv_scale')], {}, 'scaled');
-    const rounded = ctx.emit('Floor', [ctx.emit('Add', [ctx.emit('Sub', [scaled, param(p.quantZero, 'quant_zero')], {}, 'centred'), ctx.scalar('float32', 0.5, 'half')], {}, 'plus_half')], {}, 'rounded');
+    const scaled =
+      kind === 'vars'
+        ? ctx.emit('Div', [shifted, param(p.scale, 'scale_div')], {}, 'scaled')
+        : ctx.emit('Mul', [shifted, param(p.invScale, 'inv_scale')], {}, 'scaled');
+    const rounded = ctx.emit(
+      'Floor',
+      [
+        ctx.emit(
+          'Add',
+          [ctx.emit('Sub', [scaled, param(p.quantZero, 'quant_zero')], {}, 'centred'), ctx.scalar('float32', 0.5, 'half')],
+          {},
+          'plus_half',
+        ),
+      ],
+      {},
+      'rounded',
+    );
     return [ctx.out(ctx.emit('Mul', [rounded, param(p.scale, 'scale')], {}, 'fake_quant'), 'float32', x.shape)];
   };
 }

@@ -68,5 +68,7 @@ export const IMAGE_OPS: Record<string, OpConverter> = {
   NonMaxSuppressionV5: refuse(`${NMS_REASON}; ONNX has no soft-NMS`),
   NonMaxSuppressionWithOverlaps: refuse("ONNX's NonMaxSuppression takes boxes, not an overlaps matrix; not converted"),
   CombinedNonMaxSuppression: refuse('ONNX has no combined (per class, then global) NonMaxSuppression; not converted'),
-  CropAndResize: refuse("ONNX's RoiAlign averages sampling points over each bin, where TF's CropAndResize samples one point per output pixel (and extrapolates outside the image); not converted"),
+  CropAndResize: refuse(
+    "ONNX's RoiAlign averages sampling points over each bin, where TF's CropAndResize samples one point per output pixel (and extrapolates outside the image); not converted",
+  ),
 };

@@ -56,7 +56,15 @@ export interface SpatialPads {
  *   EXPLICIT: the given pads.
  * With an unknown input size, SAME is exact only at stride 1 (total = (k − 1)·d for any size).
  */
-export function spatialPads(ctx: OpContext, padding: string, inSizes: number[], kernel: number[], strides: number[], dilations: number[], explicit?: number[][]): SpatialPads {
+export function spatialPads(
+  ctx: OpContext,
+  padding: string,
+  inSizes: number[],
+  kernel: number[],
+  strides: number[],
+  dilations: number[],
+  explicit?: number[][],
+): SpatialPads {
   const before: number[] = [];
   const after: number[] = [];
   const out: number[] = [];

@@ -65,7 +65,7 @@ function einsumOutputShape(equation: string, shapes: Array<number[] | null>): nu
     const letters = terms[t].replace('...', '');
     const ell = terms[t].includes('...') ? shape.length - letters.length : 0;
     let pos = 0;
-    for (let k = 0; k < terms[t].length; ) {
+    for (let k = 0; k < terms[t].length;) {
       if (terms[t].startsWith('...', k)) {
         ellipsis = broadcastShapes(ellipsis, shape.slice(pos, pos + ell));
         pos += ell;
@@ -78,7 +78,7 @@ function einsumOutputShape(equation: string, shapes: Array<number[] | null>): nu
     }
   }
   const out: number[] = [];
-  for (let k = 0; k < rhs.length; ) {
+  for (let k = 0; k < rhs.length;) {
     if (rhs.startsWith('...', k)) {
       if (!ellipsis) return null;
       out.push(...ellipsis);
@@ -95,8 +95,21 @@ const einsum: OpConverter = (ctx) => {
   const x = ctx.input(0);
   if (!isFloat(x.dtype)) ctx.fail(`Einsum on ${x.dtype}`);
   if (!equation.includes('->')) ctx.fail(`Einsum equation '${equation}' without an explicit output`);
-  const y = ctx.emit('Einsum', ctx.inputs.map((_, i) => ctx.use(i)), { equation: equation.replace(/\s/g, '') });
-  return [ctx.out(y, x.dtype, einsumOutputShape(equation, ctx.inputs.map((v) => v.shape)))];
+  const y = ctx.emit(
+    'Einsum',
+    ctx.inputs.map((_, i) => ctx.use(i)),
+    { equation: equation.replace(/\s/g, '') },
+  );
+  return [
+    ctx.out(
+      y,
+      x.dtype,
+      einsumOutputShape(
+        equation,
+        ctx.inputs.map((v) => v.shape),
+      ),
+    ),
+  ];
 };
 
 export const MATMUL_OPS: Record<string, OpConverter> = {

@@ -69,7 +69,12 @@ function conv(depthwise: boolean): OpConverter {
       outC = ci * co;
       weights = filter.value
         ? ctx.constTensor(depthwiseWeights(filter.value), 'weights')
-        : ctx.emit('Reshape', [transposeValue(ctx, 1, [2, 3, 0, 1], 'weights_t'), ctx.int64s([ci * co, 1, kh, kw], 'wshape')], {}, 'weights');
+        : ctx.emit(
+            'Reshape',
+            [transposeValue(ctx, 1, [2, 3, 0, 1], 'weights_t'), ctx.int64s([ci * co, 1, kh, kw], 'wshape')],
+            {},
+            'weights',
+          );
     } else {
       if (inC < 0) ctx.fail('input channel count known only at run time');
       if (inC % ci !== 0) ctx.fail(`input has ${inC} channels, filter ${ci}`);
@@ -77,8 +82,21 @@ function conv(depthwise: boolean): OpConverter {
       outC = co;
       weights = transposeValue(ctx, 1, [3, 2, 0, 1], 'weights');
     }
-    const pads = spatialPads(ctx, ctx.attrString('padding'), axes.map((a) => x.shape![a]), win.kernel, win.strides, win.dilations, explicitPads(ctx, axes));
-    const y = ctx.emit('Conv', [toNchw(ctx, format), weights], { kernel_shape: win.kernel, strides: win.strides, dilations: win.dilations, pads: pads.pads, group }, 'conv');
+    const pads = spatialPads(
+      ctx,
+      ctx.attrString('padding'),
+      axes.map((a) => x.shape![a]),
+      win.kernel,
+      win.strides,
+      win.dilations,
+      explicitPads(ctx, axes),
+    );
+    const y = ctx.emit(
+      'Conv',
+      [toNchw(ctx, format), weights],
+      { kernel_shape: win.kernel, strides: win.strides, dilations: win.dilations, pads: pads.pads, group },
+      'conv',
+    );
     return [ctx.out(fromNchw(ctx, format, y), x.dtype, outShape(x.shape, format, pads.out, outC))];
   };
 }
@@ -113,10 +131,16 @@ const conv2dBackpropInput: OpConverter = (ctx) => {
     const produced = strides[i] * (inSizes[i] - 1) + (([kh, kw][i] - 1) * dilations[i] + 1) - fwd.pads[i] - fwd.pads[i + 2];
     return o - produced;
   });
-  if (outputPadding.some((p, i) => p < 0 || p >= Math.max(strides[i], dilations[i]))) ctx.fail(`input_sizes [${sizes}] do not match the filter and strides`);
+  if (outputPadding.some((p, i) => p < 0 || p >= Math.max(strides[i], dilations[i])))
+    ctx.fail(`input_sizes [${sizes}] do not match the filter and strides`);
   const weights = transposeValue(ctx, 1, [3, 2, 0, 1], 'weights');
   const x = format === 'NHWC' ? ctx.emit('Transpose', [ctx.use(2)], { perm: TO_NCHW }, 'nchw') : ctx.use(2);
-  const y = ctx.emit('ConvTranspose', [x, weights], { kernel_shape: [kh, kw], strides, dilations, pads: fwd.pads, output_padding: outputPadding }, 'convT');
+  const y = ctx.emit(
+    'ConvTranspose',
+    [x, weights],
+    { kernel_shape: [kh, kw], strides, dilations, pads: fwd.pads, output_padding: outputPadding },
+    'convT',
+  );
   return [ctx.out(fromNchw(ctx, format, y), dy.dtype, sizes)];
 };
 
@@ -129,7 +153,15 @@ function pool(onnxOp: 'MaxPool' | 'AveragePool'): OpConverter {
     const axes = spatialAxes(ctx, format);
     const kernel = spatialPair(ctx, 'ksize', axes);
     const strides = spatialPair(ctx, 'strides', axes);
-    const pads = spatialPads(ctx, ctx.attrString('padding'), axes.map((a) => x.shape![a]), kernel, strides, [1, 1], explicitPads(ctx, axes));
+    const pads = spatialPads(
+      ctx,
+      ctx.attrString('padding'),
+      axes.map((a) => x.shape![a]),
+      kernel,
+      strides,
+      [1, 1],
+      explicitPads(ctx, axes),
+    );
     // TF averages over the window's valid elements only: count_include_pad 0.
     const attrs = onnxOp === 'AveragePool' ? { count_include_pad: 0 } : {};
     const y = ctx.emit(onnxOp, [toNchw(ctx, format)], { kernel_shape: kernel, strides, pads: pads.pads, ...attrs }, 'pool');
@@ -144,7 +176,19 @@ const biasAdd: OpConverter = (ctx) => {
   let bias = ctx.use(1);
   if (ctx.attrString('data_format', 'NHWC') === 'NCHW') {
     const r = ctx.rank(0);
-    if (r > 2) bias = ctx.emit('Unsqueeze', [bias, ctx.int64s(Array.from({ length: r - 2 }, (_, k) => k + 1), 'axes')], {}, 'bias');
+    if (r > 2)
+      bias = ctx.emit(
+        'Unsqueeze',
+        [
+          bias,
+          ctx.int64s(
+            Array.from({ length: r - 2 }, (_, k) => k + 1),
+            'axes',
+          ),
+        ],
+        {},
+        'bias',
+      );
   }
   return [ctx.out(ctx.emit('Add', [ctx.use(0), bias]), x.dtype, x.shape)];
 };
@@ -179,7 +223,10 @@ const fusedBatchNorm: OpConverter = (ctx) => {
     add = ctx.emit('Sub', [ctx.use(2), ctx.emit('Mul', [ctx.use(3), mul])], {}, 'bn_shift');
   }
   if (format === 'NCHW') {
-    const axes = ctx.int64s(Array.from({ length: ctx.rank(0) - 2 }, (_, k) => k + 1), 'axes');
+    const axes = ctx.int64s(
+      Array.from({ length: ctx.rank(0) - 2 }, (_, k) => k + 1),
+      'axes',
+    );
     mul = ctx.emit('Unsqueeze', [mul, axes], {}, 'bn_scale_c');
     add = ctx.emit('Unsqueeze', [add, axes], {}, 'bn_shift_c');
   } else if (format !== 'NHWC') ctx.fail(`data_format ${format}`);

@@ -34,7 +34,13 @@ function argExtreme(onnxOp: 'ArgMax' | 'ArgMin'): OpConverter {
     const to = ctx.attr('output_type') ? ctx.attrType('output_type') : 'int64';
     let y = ctx.emit(onnxOp, [ctx.use(0)], { axis, keepdims: 0, select_last_index: 0 });
     if (to !== 'int64') y = ctx.emit('Cast', [y], { to: ONNX_TYPE[to] }, 'cast');
-    return [ctx.out(y, to, x.shape!.filter((_, i) => i !== axis))];
+    return [
+      ctx.out(
+        y,
+        to,
+        x.shape!.filter((_, i) => i !== axis),
+      ),
+    ];
   };
 }
 

@@ -25,8 +25,13 @@ type OutputEntry = { kind: 'new' } | { kind: 'dim'; axis: number; shrink: boolea
 
 const bit = (mask: number, i: number) => (mask >> i) & 1;
 
-
-function expand(ctx: OpContext, rank: number, begin: number[], end: number[], strides: number[]): { slices: DimSlice[]; entries: OutputEntry[] } {
+function expand(
+  ctx: OpContext,
+  rank: number,
+  begin: number[],
+  end: number[],
+  strides: number[],
+): { slices: DimSlice[]; entries: OutputEntry[] } {
   const beginMask = ctx.attrInt('begin_mask', 0);
   const endMask = ctx.attrInt('end_mask', 0);
   const ellipsisMask = ctx.attrInt('ellipsis_mask', 0);
@@ -81,7 +86,30 @@ export const stridedSlice: OpConverter = (ctx) => {
   const active = slices.filter((s) => !(s.start === 0 && s.end === BIG && s.step === 1));
   let y = ctx.use(0);
   if (active.length) {
-    y = ctx.emit('Slice', [y, ctx.int64s(active.map((s) => s.start), 'starts'), ctx.int64s(active.map((s) => s.end), 'ends'), ctx.int64s(active.map((s) => s.axis), 'axes'), ctx.int64s(active.map((s) => s.step), 'steps')], {}, 'slice');
+    y = ctx.emit(
+      'Slice',
+      [
+        y,
+        ctx.int64s(
+          active.map((s) => s.start),
+          'starts',
+        ),
+        ctx.int64s(
+          active.map((s) => s.end),
+          'ends',
+        ),
+        ctx.int64s(
+          active.map((s) => s.axis),
+          'axes',
+        ),
+        ctx.int64s(
+          active.map((s) => s.step),
+          'steps',
+        ),
+      ],
+      {},
+      'slice',
+    );
   } else {
     y = ctx.emit('Identity', [y]);
   }

@@ -14,11 +14,17 @@ const INT64 = ONNX_TYPE.int64;
 
 /** An int64 vector [trip, …details] for a guard. */
 function guardVector(ctx: OpContext, trip: string, details: string[], hint: string): string {
-  const flag = ctx.emit('Reshape', [ctx.emit('Cast', [trip], { to: INT64 }, `${hint}_flag`), ctx.int64s([1], `${hint}_one`)], {}, `${hint}_trip`);
+  const flag = ctx.emit(
+    'Reshape',
+    [ctx.emit('Cast', [trip], { to: INT64 }, `${hint}_flag`), ctx.int64s([1], `${hint}_one`)],
+    {},
+    `${hint}_trip`,
+  );
   return details.length ? ctx.emit('Concat', [flag, ...details], { axis: 0 }, hint) : flag;
 }
 
-const castTo = (ctx: OpContext, name: string, to: DType) => (to === 'int64' ? name : ctx.emit('Cast', [name], { to: ONNX_TYPE[to] }, 'cast'));
+const castTo = (ctx: OpContext, name: string, to: DType) =>
+  to === 'int64' ? name : ctx.emit('Cast', [name], { to: ONNX_TYPE[to] }, 'cast');
 
 const topK: OpConverter = (ctx) => {
   const x = ctx.input(0);
@@ -38,17 +44,32 @@ const topK: OpConverter = (ctx) => {
   let k = ctx.emit('Reshape', [ctx.int64Input(1), ctx.int64s([1], 'one')], {}, 'k');
   if (kConst === null || n < 0) {
     const zero = ctx.int64s([0], 'zero');
-    if (kConst === null) ctx.guard(guardVector(ctx, ctx.emit('Less', [k, zero], {}, 'k_negative'), [k], 'k_guard'), Code.INVALID_ARGUMENT, ([got]) => `Need k >= 0, got ${got}`);
-    ctx.guard(guardVector(ctx, ctx.emit('Greater', [k, cols], {}, 'k_over'), [cols, k], 'cols_guard'), Code.INVALID_ARGUMENT, ([had, needed]) => `input must have at least k columns. Had ${had}, needed ${needed}`);
+    if (kConst === null)
+      ctx.guard(
+        guardVector(ctx, ctx.emit('Less', [k, zero], {}, 'k_negative'), [k], 'k_guard'),
+        Code.INVALID_ARGUMENT,
+        ([got]) => `Need k >= 0, got ${got}`,
+      );
+    ctx.guard(
+      guardVector(ctx, ctx.emit('Greater', [k, cols], {}, 'k_over'), [cols, k], 'cols_guard'),
+      Code.INVALID_ARGUMENT,
+      ([had, needed]) => `input must have at least k columns. Had ${had}, needed ${needed}`,
+    );
     // Within range for ONNX Runtime, which must answer before the guards are read.
     k = ctx.emit('Min', [ctx.emit('Max', [k, zero], {}, 'k_low'), cols], {}, 'k_safe');
   }
   if (isFloat(x.dtype)) {
-    const nans = ctx.emit('ReduceSum', [ctx.emit('Cast', [ctx.emit('IsNaN', [ctx.use(0)])], { to: INT64 }, 'nan_i64')], { keepdims: 0 }, 'nans');
+    const nans = ctx.emit(
+      'ReduceSum',
+      [ctx.emit('Cast', [ctx.emit('IsNaN', [ctx.use(0)])], { to: INT64 }, 'nan_i64')],
+      { keepdims: 0 },
+      'nans',
+    );
     ctx.guard(
       guardVector(ctx, ctx.emit('Greater', [nans, ctx.int64s([0], 'none')], {}, 'has_nan'), [], 'nan_guard'),
       Code.UNIMPLEMENTED,
-      () => `${ctx.op} (node ${ctx.node.name}): a row of its input holds NaN, which TensorFlow orders (+NaN first, -NaN last) and ONNX Runtime cannot; serve this model with --runtime=embedded for TensorFlow's order`,
+      () =>
+        `${ctx.op} (node ${ctx.node.name}): a row of its input holds NaN, which TensorFlow orders (+NaN first, -NaN last) and ONNX Runtime cannot; serve this model with --runtime=embedded for TensorFlow's order`,
     );
   }
   // [rows, n] plus a row of zeros, so that TopK never sees an input without rows.
@@ -58,7 +79,13 @@ const topK: OpConverter = (ctx) => {
   const padded = ctx.emit('Pad', [matrix, ctx.int64s([0, 0, 1, 0], 'pads')], { mode: 'constant' }, 'padded');
   const [values, indices] = ctx.emitMany('TopK', [padded, k], 2, { axis: -1, largest: 1, sorted: 1 }, 'topk');
   const outShape = ctx.emit('Concat', [outer, k], { axis: 0 }, 'out_shape');
-  const unpad = (v: string, hint: string) => ctx.emit('Reshape', [ctx.emit('Slice', [v, ctx.int64s([0], `${hint}_from`), rows, ctx.int64s([0], `${hint}_axis`)], {}, `${hint}_rows`), outShape], {}, hint);
+  const unpad = (v: string, hint: string) =>
+    ctx.emit(
+      'Reshape',
+      [ctx.emit('Slice', [v, ctx.int64s([0], `${hint}_from`), rows, ctx.int64s([0], `${hint}_axis`)], {}, `${hint}_rows`), outShape],
+      {},
+      hint,
+    );
   const kv = kConst ?? -1;
   const shapeOut = [...x.shape!.slice(0, -1), kv];
   const idxType = ctx.attr('index_type') ? ctx.attrType('index_type') : 'int32';

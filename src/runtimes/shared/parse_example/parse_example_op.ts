@@ -39,10 +39,21 @@ export interface ParseSpec {
 const decoder = new TextDecoder();
 
 /** One dense output: every example's values (or the default) stacked into [batch, ...shape]. */
-function denseOutput(examples: Array<Record<string, FeatureObject>>, key: string, dtype: DType, shape: number[], dflt: HostTensor | undefined): HostTensor {
+function denseOutput(
+  examples: Array<Record<string, FeatureObject>>,
+  key: string,
+  dtype: DType,
+  shape: number[],
+  dflt: HostTensor | undefined,
+): HostTensor {
   const kind = KIND_OF_DTYPE[dtype];
-  if (!kind) throw new ServingError(Code.UNIMPLEMENTED, `ParseExample: dense feature '${key}' has dtype ${dtype}, which tfgate cannot parse`);
-  if (shape.some((d) => d < 0)) throw new ServingError(Code.UNIMPLEMENTED, `ParseExample: dense feature '${key}' has a variable shape [${shape}], which tfgate cannot parse`);
+  if (!kind)
+    throw new ServingError(Code.UNIMPLEMENTED, `ParseExample: dense feature '${key}' has dtype ${dtype}, which tfgate cannot parse`);
+  if (shape.some((d) => d < 0))
+    throw new ServingError(
+      Code.UNIMPLEMENTED,
+      `ParseExample: dense feature '${key}' has a variable shape [${shape}], which tfgate cannot parse`,
+    );
   const size = shape.reduce((a, b) => a * b, 1);
   const fallback = dflt && dflt.values.length ? (dflt.values as ArrayLike<FeatureValue>) : undefined;
   const out: FeatureValue[] = [];
@@ -53,9 +64,14 @@ function denseOutput(examples: Array<Record<string, FeatureObject>>, key: string
       for (let k = 0; k < size; k++) out.push(fallback[fallback.length === 1 ? 0 : k]);
       return;
     }
-    if (found.kind !== kind) throw invalidArgument(`Name: <unknown>, Feature: ${key}.  Data types don't match. Data type: ${found.kind} but expected type: ${kind}`);
+    if (found.kind !== kind)
+      throw invalidArgument(
+        `Name: <unknown>, Feature: ${key}.  Data types don't match. Data type: ${found.kind} but expected type: ${kind}`,
+      );
     if (found.values.length !== size) {
-      throw invalidArgument(`Name: <unknown>, Key: ${key}, Index: ${i}.  Number of ${kind} values != expected.  values size: ${found.values.length} but output shape: [${shape.join(',')}]`);
+      throw invalidArgument(
+        `Name: <unknown>, Key: ${key}, Index: ${i}.  Number of ${kind} values != expected.  values size: ${found.values.length} but output shape: [${shape.join(',')}]`,
+      );
     }
     out.push(...found.values);
   });
@@ -65,12 +81,18 @@ function denseOutput(examples: Array<Record<string, FeatureObject>>, key: string
 /** The parsing node's outputs, in TF's order, on HostTensors (int64 as BigInt64Array). */
 export function parseExamples(op: ParsingOp, serialized: HostTensor, spec: ParseSpec): HostTensor[] {
   if (op === 'ParseExampleV2' && spec.raggedKeys.length) {
-    throw new ServingError(Code.UNIMPLEMENTED, `ParseExampleV2: ragged features are not supported by tfgate: ${spec.raggedKeys.join(', ')}`);
+    throw new ServingError(
+      Code.UNIMPLEMENTED,
+      `ParseExampleV2: ragged features are not supported by tfgate: ${spec.raggedKeys.join(', ')}`,
+    );
   }
   const examples = decodeExamples(serialized.values as Uint8Array[]);
   // A scalar `serialized` (V2 only) gives sparse indices [N, 1] and shapes [max count].
   const sparse = sparseOutputs(examples, spec.sparseKeys, spec.sparseTypes, op === 'ParseExample' || serialized.shape.length > 0);
-  return [...sparse, ...spec.denseKeys.map((k, i) => denseOutput(examples, k, spec.denseTypes[i], spec.denseShapes[i] ?? [], spec.denseDefaults[i]))];
+  return [
+    ...sparse,
+    ...spec.denseKeys.map((k, i) => denseOutput(examples, k, spec.denseTypes[i], spec.denseShapes[i] ?? [], spec.denseDefaults[i])),
+  ];
 }
 
 /** The keys' strings of a string tensor. */
@@ -105,7 +127,9 @@ function tfjsOutput(t: HostTensor, feature: string | undefined, saturate: boolea
           out[i] = big[i] < 0n ? -(2 ** 31) : 2 ** 31 - 1;
           continue;
         }
-        throw unimplemented(`ParseExample: int64 value ${big[i]} of ${feature ?? 'a parsed index'} does not fit the embedded runtime's 32-bit integers`);
+        throw unimplemented(
+          `ParseExample: int64 value ${big[i]} of ${feature ?? 'a parsed index'} does not fit the embedded runtime's 32-bit integers`,
+        );
       }
       out[i] = Number(big[i]);
     }
@@ -116,7 +140,12 @@ function tfjsOutput(t: HostTensor, feature: string | undefined, saturate: boolea
 
 function tfjsOutputs(outputs: HostTensor[], spec: ParseSpec, node: tfconv.GraphNode): tf.Tensor[] {
   const s = spec.sparseKeys.length;
-  const featureOf = (i: number) => (i >= s && i < 2 * s ? `sparse feature '${spec.sparseKeys[i - s]}'` : i >= 3 * s ? `dense feature '${spec.denseKeys[i - 3 * s]}'` : undefined);
+  const featureOf = (i: number) =>
+    i >= s && i < 2 * s
+      ? `sparse feature '${spec.sparseKeys[i - s]}'`
+      : i >= 3 * s
+        ? `dense feature '${spec.denseKeys[i - 3 * s]}'`
+        : undefined;
   const saturated = new Set((node.attrs[SATURATED_OUTPUTS_ATTR] ?? []) as number[]);
   return outputs.map((t, i) => tfjsOutput(t, featureOf(i), saturated.has(i)));
 }

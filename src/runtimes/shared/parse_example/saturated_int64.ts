@@ -49,7 +49,14 @@ const COMPARISONS: Readonly<Record<string, { low: boolean; high: boolean }>> = {
   NotEqual: { low: true, high: true },
 };
 /** The same comparison with its operands swapped (`c op x`). */
-const MIRRORED: Readonly<Record<string, string>> = { Less: 'Greater', LessEqual: 'GreaterEqual', Greater: 'Less', GreaterEqual: 'LessEqual', Equal: 'Equal', NotEqual: 'NotEqual' };
+const MIRRORED: Readonly<Record<string, string>> = {
+  Less: 'Greater',
+  LessEqual: 'GreaterEqual',
+  Greater: 'Less',
+  GreaterEqual: 'LessEqual',
+  Equal: 'Equal',
+  NotEqual: 'NotEqual',
+};
 
 const dataInputs = (n: NodeDef) => (n.input ?? []).filter((i) => !i.startsWith('^'));
 const canonical = (ref: string) => {
@@ -176,7 +183,8 @@ class SaturationCheck {
     if (seen.has(key)) return false;
     seen.add(key);
     const node = this.byName.get(parseTensorName(key)[0]);
-    if (!node || node.op === 'Const' || READS_SHAPE_ONLY.has(node.op) || COMPARISONS[node.op] || node.op.startsWith('Logical')) return false;
+    if (!node || node.op === 'Const' || READS_SHAPE_ONLY.has(node.op) || COMPARISONS[node.op] || node.op.startsWith('Logical'))
+      return false;
     if (node.op === 'ParseExample' || node.op === 'ParseExampleV2') return true;
     const inputs = dataInputs(node);
     const moving = MOVES_INPUT[node.op];

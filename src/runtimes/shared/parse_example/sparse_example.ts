@@ -21,7 +21,8 @@ function valuesPerExample(examples: ReadonlyArray<Record<string, FeatureObject>>
   return examples.map((features) => {
     const found = features[key] ? featureValues(features[key]) : undefined;
     if (!found) return [];
-    if (found.kind !== kind) throw invalidArgument(`Name: <unknown>, Feature: ${key}.  Data types don't match. Expected type: ${TF_TYPE_NAME[dtype]}`);
+    if (found.kind !== kind)
+      throw invalidArgument(`Name: <unknown>, Feature: ${key}.  Data types don't match. Expected type: ${TF_TYPE_NAME[dtype]}`);
     return found.values;
   });
 }
@@ -34,7 +35,12 @@ export function valuesTensor(values: FeatureValue[], dtype: DType, shape: number
 }
 
 /** [indices, values, shape] of one sparse key; `batched` false for a scalar `serialized` (V2). */
-function sparseFeature(examples: ReadonlyArray<Record<string, FeatureObject>>, key: string, dtype: DType, batched: boolean): [HostTensor, HostTensor, HostTensor] {
+function sparseFeature(
+  examples: ReadonlyArray<Record<string, FeatureObject>>,
+  key: string,
+  dtype: DType,
+  batched: boolean,
+): [HostTensor, HostTensor, HostTensor] {
   const perExample = valuesPerExample(examples, key, dtype);
   const total = perExample.reduce((n, v) => n + v.length, 0);
   const largest = perExample.reduce((n, v) => Math.max(n, v.length), 0);
@@ -58,7 +64,12 @@ function sparseFeature(examples: ReadonlyArray<Record<string, FeatureObject>>, k
 }
 
 /** The sparse outputs in TF's order: every key's indices, then every key's values, then every key's shape. */
-export function sparseOutputs(examples: ReadonlyArray<Record<string, FeatureObject>>, keys: readonly string[], dtypes: readonly DType[], batched: boolean): HostTensor[] {
+export function sparseOutputs(
+  examples: ReadonlyArray<Record<string, FeatureObject>>,
+  keys: readonly string[],
+  dtypes: readonly DType[],
+  batched: boolean,
+): HostTensor[] {
   const parsed = keys.map((k, i) => sparseFeature(examples, k, dtypes[i], batched));
   return [0, 1, 2].flatMap((part) => parsed.map((p) => p[part]));
 }

@@ -36,23 +36,37 @@ export function rewriteForestInference(graph: Map<string, NodeDef>, forests: For
     if (!INFERENCE_OPS.has(node.op)) continue;
     const where = `signature '${signatureKey}': ${node.op} (node ${localName(node.name)})`;
     if (node.op === LEAF_INDEX_WITH_HANDLE) {
-      throw new ServingError(Code.UNIMPLEMENTED, `${where} returns each tree's active leaf, which Yggdrasil's WASM engine (the one tfgate runs) cannot compute`);
+      throw new ServingError(
+        Code.UNIMPLEMENTED,
+        `${where} returns each tree's active leaf, which Yggdrasil's WASM engine (the one tfgate runs) cannot compute`,
+      );
     }
     let identity: string;
     if (node.op === INFERENCE_WITH_HANDLE) {
       const resource = sourceOf(graph, node.input?.[HANDLE_INPUT] ?? '')?.node;
       if (resource?.op !== CREATE_MODEL_RESOURCE) {
-        throw new ServingError(Code.UNIMPLEMENTED, `${where} reads its model from ${resource ? `${resource.op} '${localName(resource.name)}'` : 'an unknown tensor'}, which tfgate cannot resolve`);
+        throw new ServingError(
+          Code.UNIMPLEMENTED,
+          `${where} reads its model from ${resource ? `${resource.op} '${localName(resource.name)}'` : 'an unknown tensor'}, which tfgate cannot resolve`,
+        );
       }
       identity = modelResourceIdentity(resource);
     } else identity = modelIdentifierIdentity(node);
     const resolution = forests.models.of(identity);
     if (!resolution) {
-      throw new ServingError(Code.FAILED_PRECONDITION, `${where} runs a model that nothing in the SavedModel loads (its init op has no SimpleMLLoadModelFromPath(WithHandle) for it); TF would not find the model resource`);
+      throw new ServingError(
+        Code.FAILED_PRECONDITION,
+        `${where} runs a model that nothing in the SavedModel loads (its init op has no SimpleMLLoadModelFromPath(WithHandle) for it); TF would not find the model resource`,
+      );
     }
-    if ('unresolved' in resolution) throw new ServingError(Code.UNIMPLEMENTED, `${where} runs a model tfgate cannot find at load: ${resolution.unresolved}`);
+    if ('unresolved' in resolution)
+      throw new ServingError(Code.UNIMPLEMENTED, `${where} runs a model tfgate cannot find at load: ${resolution.unresolved}`);
     const key = forests.keys.get(identity);
-    if (key === undefined) throw new ServingError(Code.FAILED_PRECONDITION, `${where}: the model ${resolution.files.loadedBy} loads was not loaded by this runtime`);
+    if (key === undefined)
+      throw new ServingError(
+        Code.FAILED_PRECONDITION,
+        `${where}: the model ${resolution.files.loadedBy} loads was not loaded by this runtime`,
+      );
     graph.set(node.name, {
       name: node.name,
       op: TFGATE_FOREST_INFERENCE_OP,

@@ -15,7 +15,14 @@ import { attrString, type FunctionDef, type NodeDef, type OpDef, type VariableRe
 import { assetPaths, initRoots } from '../lookup_tables/resolve_lookup_tables.js';
 import { InitGraphValues } from '../lookup_tables/init_graph_values.js';
 import { Unresolvable } from '../constant_subgraph.js';
-import { CREATE_MODEL_RESOURCE, LOAD_OPS, LOAD_WITH_HANDLE, INFERENCE_OPS, modelIdentifierIdentity, modelResourceIdentity } from './forest_ops.js';
+import {
+  CREATE_MODEL_RESOURCE,
+  LOAD_OPS,
+  LOAD_WITH_HANDLE,
+  INFERENCE_OPS,
+  modelIdentifierIdentity,
+  modelResourceIdentity,
+} from './forest_ops.js';
 
 /** What a load op reads: TF's YggdrasilModelResource::LoadModelFromDisk arguments. */
 export interface ForestModelFiles {
@@ -43,7 +50,9 @@ export class ForestModels {
 
   /** Every model whose files are known, by identity. */
   resolved(): Array<[string, ForestModelFiles]> {
-    return [...this.byIdentity].flatMap(([id, r]) => ('files' in r && id !== ANY_MODEL ? [[id, r.files] as [string, ForestModelFiles]] : []));
+    return [...this.byIdentity].flatMap(([id, r]) =>
+      'files' in r && id !== ANY_MODEL ? [[id, r.files] as [string, ForestModelFiles]] : [],
+    );
   }
 }
 
@@ -62,7 +71,9 @@ function replaceLiteral(node: NodeDef, input: string): string {
   const pattern = attrString(node.attr?.pattern);
   const rewrite = attrString(node.attr?.rewrite);
   if (!pattern || RE2_METACHARACTERS.test(pattern) || /[^\x20-\x7e]/.test(pattern) || rewrite.includes('\\')) {
-    throw new Unresolvable(`StaticRegexReplace '${localName(node.name)}' with pattern '${pattern}', which tfgate computes at load only for a plain literal`);
+    throw new Unresolvable(
+      `StaticRegexReplace '${localName(node.name)}' with pattern '${pattern}', which tfgate computes at load only for a plain literal`,
+    );
   }
   return node.attr?.replace_global?.b === false ? input.replace(pattern, () => rewrite) : input.split(pattern).join(rewrite);
 }
@@ -70,9 +81,11 @@ function replaceLiteral(node: NodeDef, input: string): string {
 /** The `path` input's value: one string, possibly passed through StaticRegexReplace. */
 function pathValue(ref: string, out: ReadonlyMap<string, NodeDef>, values: InitGraphValues, depth = 0): string {
   const src = sourceOf(out as Map<string, NodeDef>, ref);
-  if (src?.node.op === 'StaticRegexReplace' && depth < 100) return replaceLiteral(src.node, pathValue(src.node.input?.[0] ?? '', out, values, depth + 1));
+  if (src?.node.op === 'StaticRegexReplace' && depth < 100)
+    return replaceLiteral(src.node, pathValue(src.node.input?.[0] ?? '', out, values, depth + 1));
   const value = values.value(ref);
-  if (value.dtype !== 'string' || value.values.length !== 1) throw new Unresolvable(`a path that is not one string (TF: 'The "path" attribute is expected to contains exactly one entry.')`);
+  if (value.dtype !== 'string' || value.values.length !== 1)
+    throw new Unresolvable(`a path that is not one string (TF: 'The "path" attribute is expected to contains exactly one entry.')`);
   return new TextDecoder().decode((value.values as Uint8Array[])[0]);
 }
 
@@ -114,8 +127,15 @@ export function resolveForestModels(mg: MetaGraphObject, variables: VariableRead
       resolution = { unresolved: `${loadedBy} loads from ${e.message}` };
     }
     const earlier = models.get(identity);
-    if (earlier && 'files' in earlier && 'files' in resolution && (earlier.files.dir !== resolution.files.dir || earlier.files.filePrefix !== resolution.files.filePrefix)) {
-      resolution = { unresolved: `${earlier.files.loadedBy} and ${loadedBy} load it from two places (${earlier.files.dir}, ${resolution.files.dir})` };
+    if (
+      earlier &&
+      'files' in earlier &&
+      'files' in resolution &&
+      (earlier.files.dir !== resolution.files.dir || earlier.files.filePrefix !== resolution.files.filePrefix)
+    ) {
+      resolution = {
+        unresolved: `${earlier.files.loadedBy} and ${loadedBy} load it from two places (${earlier.files.dir}, ${resolution.files.dir})`,
+      };
     }
     models.set(identity, resolution);
   }

@@ -109,7 +109,9 @@ export class InitGraphValues {
     try {
       return restore.read(restore.variableKey(variable));
     } catch (e) {
-      throw new Unresolvable(`${shown}, a variable nothing in the init graph assigns and the checkpoint does not restore: ${(e as Error).message}`);
+      throw new Unresolvable(
+        `${shown}, a variable nothing in the init graph assigns and the checkpoint does not restore: ${(e as Error).message}`,
+      );
     }
   }
 }

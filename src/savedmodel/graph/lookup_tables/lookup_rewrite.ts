@@ -39,7 +39,10 @@ function tableConstants(contents: TableContents, where: string): { keys: HostTen
   if (info.valueDtype === 'int64') {
     const beyond = (values.values as BigInt64Array).find((v) => v < INT32_MIN || v > INT32_MAX);
     if (beyond !== undefined) {
-      throw new ServingError(Code.UNIMPLEMENTED, `${where}: table '${info.name}' holds the int64 value ${beyond}, beyond the embedded runtime's 32-bit integers`);
+      throw new ServingError(
+        Code.UNIMPLEMENTED,
+        `${where}: table '${info.name}' holds the int64 value ${beyond}, beyond the embedded runtime's 32-bit integers`,
+      );
     }
   }
   if (info.keyDtype === 'int64') {
@@ -49,15 +52,29 @@ function tableConstants(contents: TableContents, where: string): { keys: HostTen
       const width = values.shape.slice(1).reduce((a, b) => a * b, 1);
       const v = elementsOf(values);
       const rows = keep.flatMap((ok, i) => (ok ? [i] : []));
-      keys = tensorOf('int64', [rows.length], rows.map((i) => k[i]));
-      values = tensorOf(values.dtype, [rows.length, ...values.shape.slice(1)], rows.flatMap((i) => v.slice(i * width, (i + 1) * width)));
+      keys = tensorOf(
+        'int64',
+        [rows.length],
+        rows.map((i) => k[i]),
+      );
+      values = tensorOf(
+        values.dtype,
+        [rows.length, ...values.shape.slice(1)],
+        rows.flatMap((i) => v.slice(i * width, (i + 1) * width)),
+      );
     }
   }
   return { keys, values };
 }
 
 /** The Const nodes holding a table's keys and values, added to the graph once per table. */
-function tableConstantNames(graph: Map<string, NodeDef>, constants: Map<string, { keys: string; values: string }>, table: string, contents: TableContents, where: string) {
+function tableConstantNames(
+  graph: Map<string, NodeDef>,
+  constants: Map<string, { keys: string; values: string }>,
+  table: string,
+  contents: TableContents,
+  where: string,
+) {
   let names = constants.get(table);
   if (!names) {
     const { keys, values } = tableConstants(contents, where);
@@ -91,7 +108,10 @@ export function rewriteLookups(graph: Map<string, NodeDef>, tables: LookupTables
     const tableInput = vocabularyOp?.table ?? 0;
     const table = sourceOf(graph, node.input?.[tableInput] ?? '')?.node;
     if (!table || !TABLE_OPS.has(table.op)) {
-      throw new ServingError(Code.UNIMPLEMENTED, `${where} reads a table from ${table ? `${table.op} '${localName(table.name)}'` : 'an unknown tensor'}, which tfgate cannot resolve`);
+      throw new ServingError(
+        Code.UNIMPLEMENTED,
+        `${where} reads a table from ${table ? `${table.op} '${localName(table.name)}'` : 'an unknown tensor'}, which tfgate cannot resolve`,
+      );
     }
     let info: TableInfo;
     try {
@@ -111,14 +131,20 @@ export function rewriteLookups(graph: Map<string, NodeDef>, tables: LookupTables
       }
       contents = new TableContents(info);
     } else if ('unresolved' in resolution) {
-      throw new ServingError(Code.UNIMPLEMENTED, `${where} looks up table '${info.name}' (${table.op}), whose contents tfgate cannot compute at load: ${resolution.unresolved}`);
+      throw new ServingError(
+        Code.UNIMPLEMENTED,
+        `${where} looks up table '${info.name}' (${table.op}), whose contents tfgate cannot compute at load: ${resolution.unresolved}`,
+      );
     } else {
       contents = resolution.contents;
     }
 
     if (vocabularyOp) {
       if (info.keyDtype !== vocabularyOp.keyDtype || info.valueDtype !== vocabularyOp.valueDtype) {
-        throw new ServingError(Code.UNIMPLEMENTED, `${where} reads table '${info.name}' (${info.keyDtype} → ${info.valueDtype}) as a vocabulary, which takes ${vocabularyOp.keyDtype} → ${vocabularyOp.valueDtype}`);
+        throw new ServingError(
+          Code.UNIMPLEMENTED,
+          `${where} reads table '${info.name}' (${info.keyDtype} → ${info.valueDtype}) as a vocabulary, which takes ${vocabularyOp.keyDtype} → ${vocabularyOp.valueDtype}`,
+        );
       }
       const names = tableConstantNames(graph, constants, table.name, contents, where);
       const input = [...(node.input ?? [])];
@@ -133,7 +159,9 @@ export function rewriteLookups(graph: Map<string, NodeDef>, tables: LookupTables
     const tin = node.attr?.Tin?.type;
     const tout = node.attr?.Tout?.type;
     if (tin !== dtypeToTf(info.keyDtype) || tout !== dtypeToTf(info.valueDtype)) {
-      throw invalidArgument(`${where}: keys ${tin} → values ${tout} do not match table '${info.name}' (${dtypeToTf(info.keyDtype)} → ${dtypeToTf(info.valueDtype)})`);
+      throw invalidArgument(
+        `${where}: keys ${tin} → values ${tout} do not match table '${info.name}' (${dtypeToTf(info.keyDtype)} → ${dtypeToTf(info.valueDtype)})`,
+      );
     }
     const names = tableConstantNames(graph, constants, table.name, contents, where);
     graph.set(node.name, {

@@ -89,7 +89,14 @@ const ASSETS_COLLECTION = 'saved_model_assets';
 function textFileInit(node: NodeDef, filename: string): TextFileInit {
   const int = (name: string, dflt: number) => Number(node.attr?.[name]?.i ?? dflt);
   const delimiter = node.attr?.delimiter?.s ? attrString(node.attr.delimiter) : '\t';
-  return { filename, keyIndex: int('key_index', 0), valueIndex: int('value_index', 0), vocabSize: int('vocab_size', -1), delimiter, offset: int('offset', 0) };
+  return {
+    filename,
+    keyIndex: int('key_index', 0),
+    valueIndex: int('value_index', 0),
+    vocabSize: int('vocab_size', -1),
+    delimiter,
+    offset: int('offset', 0),
+  };
 }
 
 /** A table's text file: only a regular file inside the version folder (version_files.ts). */
@@ -141,7 +148,11 @@ class Resolver {
       return;
     }
     const out = flattener.out;
-    const values = new InitGraphValues(out, this.assets, this.variables, { evaluate: this.evaluate, restore: this.restore, opDefs: this.opDefs });
+    const values = new InitGraphValues(out, this.assets, this.variables, {
+      evaluate: this.evaluate,
+      restore: this.restore,
+      opDefs: this.opDefs,
+    });
     for (const node of out.values()) {
       const fills = IMPORT_OPS.has(node.op) || INITIALIZE_OPS.has(node.op) || TEXT_FILE_INIT_OPS.has(node.op);
       if (!fills || this.applied.has(node.name)) continue;
@@ -176,7 +187,12 @@ class Resolver {
     const name = await values.computed(node.input?.[1] ?? '');
     if (name.dtype !== 'string' || name.values.length !== 1) throw new Unresolvable(`a filename that is not one string`);
     const filename = new TextDecoder().decode((name.values as Uint8Array[])[0]);
-    const parsed = parseTextFileTable(await readAsset(this.modelDir, filename), textFileInit(node, filename), contents.info.keyDtype, contents.info.valueDtype);
+    const parsed = parseTextFileTable(
+      await readAsset(this.modelDir, filename),
+      textFileInit(node, filename),
+      contents.info.keyDtype,
+      contents.info.valueDtype,
+    );
     contents.insert(parsed.keys, parsed.values, shown);
   }
 
@@ -187,7 +203,12 @@ class Resolver {
 }
 
 /** Resolves every lookup table of `mg` (a model without tables costs one scan of its nodes). */
-async function resolveLookupTables(mg: MetaGraphObject, variables: VariableReader | null, modelDir: string, evaluate?: ConstantGraphEvaluator): Promise<LookupTables> {
+async function resolveLookupTables(
+  mg: MetaGraphObject,
+  variables: VariableReader | null,
+  modelDir: string,
+  evaluate?: ConstantGraphEvaluator,
+): Promise<LookupTables> {
   if (!usesTables(mg)) return new LookupTables();
   const library = new Map((mg.graphDef?.library?.function ?? []).map((f): [string, FunctionDef] => [f.signature.name, f]));
   const opDefs = new Map((mg.metaInfoDef?.strippedOpList?.op ?? []).map((o): [string, OpDef] => [o.name, o]));
@@ -205,7 +226,12 @@ async function resolveLookupTables(mg: MetaGraphObject, variables: VariableReade
  * folder (as TF's failed init op does). `evaluate` is the runtime's engine for what table
  * initializers compute; without one, only constants, assets and checkpoint values are known.
  */
-export async function resolveTables(mg: MetaGraphObject, variables: VariableReader | null, modelDir: string, evaluate?: ConstantGraphEvaluator): Promise<LookupTables> {
+export async function resolveTables(
+  mg: MetaGraphObject,
+  variables: VariableReader | null,
+  modelDir: string,
+  evaluate?: ConstantGraphEvaluator,
+): Promise<LookupTables> {
   try {
     return await resolveLookupTables(mg, variables, modelDir, evaluate);
   } catch (e) {

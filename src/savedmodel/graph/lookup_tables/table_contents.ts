@@ -53,13 +53,17 @@ export class TableContents {
   insert(keys: HostTensor, values: HostTensor, by: string): void {
     const { info } = this;
     if (keys.dtype !== info.keyDtype || values.dtype !== info.valueDtype) {
-      throw invalidArgument(`Conflicting key/value dtypes ${keys.dtype}->${values.dtype} with ${info.keyDtype}-${info.valueDtype} for table ${info.name} (${by})`);
+      throw invalidArgument(
+        `Conflicting key/value dtypes ${keys.dtype}->${values.dtype} with ${info.keyDtype}-${info.valueDtype} for table ${info.name} (${by})`,
+      );
     }
     const width = numElements(info.valueShape);
     const k = elementsOf(keys);
     const v = elementsOf(values);
     if (v.length !== k.length * width) {
-      throw invalidArgument(`${by}: ${k.length} keys and ${v.length} values for table ${info.name}, whose values have shape [${info.valueShape}]`);
+      throw invalidArgument(
+        `${by}: ${k.length} keys and ${v.length} values for table ${info.name}, whose values have shape [${info.valueShape}]`,
+      );
     }
     if (info.mutable) {
       this.index.clear();

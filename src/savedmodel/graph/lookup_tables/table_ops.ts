@@ -2,9 +2,21 @@
 import { attrString, type NodeDef } from '../types.js';
 
 /** Ops whose output is a table handle. */
-export const TABLE_OPS = new Set(['HashTableV2', 'HashTable', 'MutableHashTableV2', 'MutableHashTable', 'MutableHashTableOfTensorsV2', 'MutableHashTableOfTensors']);
+export const TABLE_OPS = new Set([
+  'HashTableV2',
+  'HashTable',
+  'MutableHashTableV2',
+  'MutableHashTable',
+  'MutableHashTableOfTensorsV2',
+  'MutableHashTableOfTensors',
+]);
 /** Tables a checkpoint restore or import replaces wholesale (no "already initialised"). */
-export const MUTABLE_TABLE_OPS = new Set(['MutableHashTableV2', 'MutableHashTable', 'MutableHashTableOfTensorsV2', 'MutableHashTableOfTensors']);
+export const MUTABLE_TABLE_OPS = new Set([
+  'MutableHashTableV2',
+  'MutableHashTable',
+  'MutableHashTableOfTensorsV2',
+  'MutableHashTableOfTensors',
+]);
 
 /** (table, keys, values) */
 export const IMPORT_OPS = new Set(['LookupTableImportV2', 'LookupTableImport']);

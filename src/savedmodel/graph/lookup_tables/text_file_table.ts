@@ -75,7 +75,12 @@ function* lines(bytes: Uint8Array): Generator<{ line: Uint8Array; end: number }>
   }
 }
 
-export function parseTextFileTable(bytes: Uint8Array, init: TextFileInit, keyDtype: DType, valueDtype: DType): { keys: HostTensor; values: HostTensor } {
+export function parseTextFileTable(
+  bytes: Uint8Array,
+  init: TextFileInit,
+  keyDtype: DType,
+  valueDtype: DType,
+): { keys: HostTensor; values: HostTensor } {
   checkIndices(init, keyDtype, valueDtype);
   const { filename, keyIndex, valueIndex, vocabSize, offset } = init;
   const delimiter = init.delimiter.charCodeAt(0);
@@ -127,14 +132,17 @@ export function parseTextFileTable(bytes: Uint8Array, init: TextFileInit, keyDty
       }
       const expected = Math.max(keyIndex, valueIndex) + 1;
       if (tokens.length < expected) {
-        throw invalidArgument(`Invalid number of columns in ${filename} line ${nextId} (${latin1.decode(line)}) : expected at least ${expected} got ${tokens.length}`);
+        throw invalidArgument(
+          `Invalid number of columns in ${filename} line ${nextId} (${latin1.decode(line)}) : expected at least ${expected} got ${tokens.length}`,
+        );
       }
     }
     keys.push(valueOf(line, tokens, keyIndex, keyDtype));
     values.push(valueOf(line, tokens, valueIndex, valueDtype));
     nextId++;
   }
-  if (vocabSize !== -1 && nextId < vocabSize) throw invalidArgument(`Invalid vocab_size in ${filename}: expected ${vocabSize} but got ${nextId}`);
+  if (vocabSize !== -1 && nextId < vocabSize)
+    throw invalidArgument(`Invalid vocab_size in ${filename}: expected ${vocabSize} but got ${nextId}`);
   // Fresh copies: the file's buffer is not kept alive by the table.
   const own = (v: Scalar) => (v instanceof Uint8Array ? Uint8Array.from(v) : v);
   return { keys: tensorOf(keyDtype, [keys.length], keys.map(own)), values: tensorOf(valueDtype, [values.length], values.map(own)) };

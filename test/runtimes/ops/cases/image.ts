@@ -33,7 +33,15 @@ const UNCOMPRESS_FAILED = 'jpeg::Uncompress failed. Invalid JPEG data or crop wi
 /** What the embedded runtime says of a JPEG flag its decoder cannot honour. */
 const refuseOnEmbedded = (why: RegExp) => ({ wasm: { refuse: why }, cpu: { refuse: why } });
 
-const decode = (op: string, contents: Uint8Array, want: OpCase['want'], name: string, source: string, attrs: OpCase['attrs'] = {}, extra: Partial<OpCase> = {}): OpCase => ({
+const decode = (
+  op: string,
+  contents: Uint8Array,
+  want: OpCase['want'],
+  name: string,
+  source: string,
+  attrs: OpCase['attrs'] = {},
+  extra: Partial<OpCase> = {},
+): OpCase => ({
   name,
   source,
   op,
@@ -44,28 +52,114 @@ const decode = (op: string, contents: Uint8Array, want: OpCase['want'], name: st
 });
 
 const JPEG_CASES: OpCase[] = [
-  decode('DecodeJpeg', JPEG, { image: u8([2, 2, 3], JPEG_RGB) }, "TF's default decode (JDCT_IFAST, fancy upsampling)", `${TFJS} 'decode jpg'`),
-  decode('DecodeJpeg', JPEG, { image: u8([2, 2, 1], [130, 47, 56, 121]) }, 'channels 1: the luma plane', `${TFJS} 'decode jpg 1 channel'`, { channels: attr.i(1) }),
-  decode('DecodeJpeg', JPEG, { image: u8([2, 2, 3], JPEG_RGB) }, "dct_method 'INTEGER_FAST' is the default", `${KERNEL}:151 (dct_method "" or INTEGER_FAST → JDCT_IFAST)`, { dct_method: attr.s('INTEGER_FAST') }),
-  decode('DecodeJpeg', JPEG, { image: u8([1, 1, 3], [147, 75, 25]) }, 'ratio 2: libjpeg scales while decoding', `${TFJS} 'decode jpg with downscale'`, { ratio: attr.i(2) }, {
-    engines: refuseOnEmbedded(/ratio 2: tfgate's JPEG decoder has no scaled decoding/),
+  decode(
+    'DecodeJpeg',
+    JPEG,
+    { image: u8([2, 2, 3], JPEG_RGB) },
+    "TF's default decode (JDCT_IFAST, fancy upsampling)",
+    `${TFJS} 'decode jpg'`,
+  ),
+  decode('DecodeJpeg', JPEG, { image: u8([2, 2, 1], [130, 47, 56, 121]) }, 'channels 1: the luma plane', `${TFJS} 'decode jpg 1 channel'`, {
+    channels: attr.i(1),
   }),
-  decode('DecodeJpeg', JPEG, { image: u8([2, 2, 3], [240, 101, 0, 50, 50, 50, 100, 50, 1, 200, 100, 50]) }, "dct_method 'INTEGER_ACCURATE' (libjpeg's ISLOW IDCT)", 'libjpeg-turbo 2.1.5 djpeg -dct int (JDCT_ISLOW, what the attr selects)', { dct_method: attr.s('INTEGER_ACCURATE') }, {
-    engines: refuseOnEmbedded(/dct_method 'INTEGER_ACCURATE'/),
+  decode(
+    'DecodeJpeg',
+    JPEG,
+    { image: u8([2, 2, 3], JPEG_RGB) },
+    "dct_method 'INTEGER_FAST' is the default",
+    `${KERNEL}:151 (dct_method "" or INTEGER_FAST → JDCT_IFAST)`,
+    { dct_method: attr.s('INTEGER_FAST') },
+  ),
+  decode(
+    'DecodeJpeg',
+    JPEG,
+    { image: u8([1, 1, 3], [147, 75, 25]) },
+    'ratio 2: libjpeg scales while decoding',
+    `${TFJS} 'decode jpg with downscale'`,
+    { ratio: attr.i(2) },
+    {
+      engines: refuseOnEmbedded(/ratio 2: tfgate's JPEG decoder has no scaled decoding/),
+    },
+  ),
+  decode(
+    'DecodeJpeg',
+    JPEG,
+    { image: u8([2, 2, 3], [240, 101, 0, 50, 50, 50, 100, 50, 1, 200, 100, 50]) },
+    "dct_method 'INTEGER_ACCURATE' (libjpeg's ISLOW IDCT)",
+    'libjpeg-turbo 2.1.5 djpeg -dct int (JDCT_ISLOW, what the attr selects)',
+    { dct_method: attr.s('INTEGER_ACCURATE') },
+    {
+      engines: refuseOnEmbedded(/dct_method 'INTEGER_ACCURATE'/),
+    },
+  ),
+  decode(
+    'DecodeJpeg',
+    JPEG,
+    { image: u8([2, 2, 3], [239, 100, 0, 46, 48, 47, 92, 49, 0, 194, 98, 47]) },
+    'fancy_upscaling false on a 4:4:4 image (nothing to upsample)',
+    `${KERNEL}:137`,
+    { fancy_upscaling: attr.b(false) },
+    {
+      engines: refuseOnEmbedded(/fancy_upscaling false/),
+    },
+  ),
+  decode(
+    'DecodeJpeg',
+    JPEG,
+    refusedAtLoad(/DecodeJpeg \(node DecodeJpeg: `channels` must be 0, 1, 3 or 4 but got 2\)/),
+    'channels 2 is refused at load',
+    `${KERNEL}:199`,
+    { channels: attr.i(2) },
+  ),
+  decode(
+    'DecodeJpeg',
+    JPEG,
+    refusedAtLoad(/DecodeJpeg \(node DecodeJpeg: ratio must be 1, 2, 4, or 8, got 3\)/),
+    'ratio 3 is refused at load',
+    `${KERNEL}:132`,
+    { ratio: attr.i(3) },
+  ),
+  decode(
+    'DecodeJpeg',
+    JPEG,
+    refusedAtLoad(/DecodeJpeg \(node DecodeJpeg: dct_method must be one of \{'', 'INTEGER_FAST', 'INTEGER_ACCURATE'\}\)/),
+    'an unknown dct_method is refused at load',
+    `${KERNEL}:145`,
+    { dct_method: attr.s('FLOAT') },
+  ),
+  decode('DecodeJpeg', JPEG, failsAtRun('JPEG does not support 4 channels'), 'channels 4 on a JPEG fails the run', `${KERNEL}:276`, {
+    channels: attr.i(4),
   }),
-  decode('DecodeJpeg', JPEG, { image: u8([2, 2, 3], [239, 100, 0, 46, 48, 47, 92, 49, 0, 194, 98, 47]) }, 'fancy_upscaling false on a 4:4:4 image (nothing to upsample)', `${KERNEL}:137`, { fancy_upscaling: attr.b(false) }, {
-    engines: refuseOnEmbedded(/fancy_upscaling false/),
-  }),
-  decode('DecodeJpeg', JPEG, refusedAtLoad(/DecodeJpeg \(node DecodeJpeg: `channels` must be 0, 1, 3 or 4 but got 2\)/), 'channels 2 is refused at load', `${KERNEL}:199`, { channels: attr.i(2) }),
-  decode('DecodeJpeg', JPEG, refusedAtLoad(/DecodeJpeg \(node DecodeJpeg: ratio must be 1, 2, 4, or 8, got 3\)/), 'ratio 3 is refused at load', `${KERNEL}:132`, { ratio: attr.i(3) }),
-  decode('DecodeJpeg', JPEG, refusedAtLoad(/DecodeJpeg \(node DecodeJpeg: dct_method must be one of \{'', 'INTEGER_FAST', 'INTEGER_ACCURATE'\}\)/), 'an unknown dct_method is refused at load', `${KERNEL}:145`, { dct_method: attr.s('FLOAT') }),
-  decode('DecodeJpeg', JPEG, failsAtRun('JPEG does not support 4 channels'), 'channels 4 on a JPEG fails the run', `${KERNEL}:276`, { channels: attr.i(4) }),
   decode('DecodeJpeg', new Uint8Array(0), failsAtRun('Input is empty.'), 'empty contents', `${KERNEL}:235`),
-  decode('DecodeJpeg', new TextEncoder().encode('{"not": "an image"}'), failsAtRun('Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required.'), 'bytes of no image format', `${KERNEL}:262`),
+  decode(
+    'DecodeJpeg',
+    new TextEncoder().encode('{"not": "an image"}'),
+    failsAtRun('Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required.'),
+    'bytes of no image format',
+    `${KERNEL}:262`,
+  ),
   decode('DecodeJpeg', JPEG.subarray(0, 40), failsAtRun(UNCOMPRESS_FAILED), 'a JPEG cut before its frame header', `${KERNEL}:326`),
-  decode('DecodeJpeg', PNG, { image: u8([2, 2, 3], PNG_RGB) }, 'PNG bytes are decoded as PNG (every decoder sniffs the format)', `${KERNEL}:250 ClassifyFileFormat; ${TFJS} 'decode png'`),
-  decode('DecodeJpeg', BMP, failsAtRun('Trying to decode BMP format using a wrong op. Use `decode_bmp` or `decode_image` instead. Op used: DecodeJpeg'), 'BMP bytes need DecodeBmp or DecodeImage', `${KERNEL}:498`),
-  decode('DecodeJpeg', GIF, failsAtRun('Got 2 frames, but animated gifs can only be decoded by tf.io.decode_gif or tf.io.decode_image'), 'an animated GIF needs DecodeGif or DecodeImage', `${KERNEL}:428`),
+  decode(
+    'DecodeJpeg',
+    PNG,
+    { image: u8([2, 2, 3], PNG_RGB) },
+    'PNG bytes are decoded as PNG (every decoder sniffs the format)',
+    `${KERNEL}:250 ClassifyFileFormat; ${TFJS} 'decode png'`,
+  ),
+  decode(
+    'DecodeJpeg',
+    BMP,
+    failsAtRun('Trying to decode BMP format using a wrong op. Use `decode_bmp` or `decode_image` instead. Op used: DecodeJpeg'),
+    'BMP bytes need DecodeBmp or DecodeImage',
+    `${KERNEL}:498`,
+  ),
+  decode(
+    'DecodeJpeg',
+    GIF,
+    failsAtRun('Got 2 frames, but animated gifs can only be decoded by tf.io.decode_gif or tf.io.decode_image'),
+    'an animated GIF needs DecodeGif or DecodeImage',
+    `${KERNEL}:428`,
+  ),
   {
     name: '`contents` must be a scalar',
     source: `${KERNEL}:229`,
@@ -82,7 +176,8 @@ const JPEG_CASES: OpCase[] = [
   },
   {
     name: 'full-width crop of rows 1–2 of a 4:2:0 JPEG',
-    source: 'libjpeg-turbo 2.1.5 djpeg -dct fast -crop 227x2+0+1 (jpeg_crop_scanline + jpeg_skip_scanlines, as jpeg_mem.cc) equals rows 1–2 of the full decode',
+    source:
+      'libjpeg-turbo 2.1.5 djpeg -dct fast -crop 227x2+0+1 (jpeg_crop_scanline + jpeg_skip_scanlines, as jpeg_mem.cc) equals rows 1–2 of the full decode',
     op: 'DecodeAndCropJpeg',
     inputs: [bytes(JPEG_420), i32([4], [1, 0, 2, 227])],
     want: { image: u8([2, 227, 3], Array.from(decodedRows(JPEG_420, 1, 2))) },
@@ -108,9 +203,28 @@ const JPEG_CASES: OpCase[] = [
     inputs: [bytes(PNG), i32([4], [0, 0, 1, 1])],
     want: failsAtRun('DecodeAndCropJpeg operation can run on JPEG only, but detected PNG.'),
   },
-  { name: '[height, width, components] of the frame header', source: 'tensorflow/core/kernels/image/extract_jpeg_shape_op.cc; the shapes of the decodes above', op: 'ExtractJpegShape', inputs: [bytes(JPEG_420)], want: { image_shape: i32([3], [149, 227, 3]) } },
-  { name: 'output_type int64', source: 'tensorflow/core/kernels/image/extract_jpeg_shape_op.cc', op: 'ExtractJpegShape', attrs: { output_type: attr.type('int64') }, inputs: [bytes(JPEG)], want: { image_shape: i64([3], [2, 2, 3]) } },
-  { name: 'not a JPEG', source: 'tensorflow/core/kernels/image/extract_jpeg_shape_op.cc', op: 'ExtractJpegShape', inputs: [bytes(PNG)], want: failsAtRun(`Invalid JPEG data, size ${PNG.length}`) },
+  {
+    name: '[height, width, components] of the frame header',
+    source: 'tensorflow/core/kernels/image/extract_jpeg_shape_op.cc; the shapes of the decodes above',
+    op: 'ExtractJpegShape',
+    inputs: [bytes(JPEG_420)],
+    want: { image_shape: i32([3], [149, 227, 3]) },
+  },
+  {
+    name: 'output_type int64',
+    source: 'tensorflow/core/kernels/image/extract_jpeg_shape_op.cc',
+    op: 'ExtractJpegShape',
+    attrs: { output_type: attr.type('int64') },
+    inputs: [bytes(JPEG)],
+    want: { image_shape: i64([3], [2, 2, 3]) },
+  },
+  {
+    name: 'not a JPEG',
+    source: 'tensorflow/core/kernels/image/extract_jpeg_shape_op.cc',
+    op: 'ExtractJpegShape',
+    inputs: [bytes(PNG)],
+    want: failsAtRun(`Invalid JPEG data, size ${PNG.length}`),
+  },
 ];
 
 /** Rows [from, from + count) of the full decode of `jpeg`, read with the decoder the cases check against libjpeg-turbo elsewhere (image_kernels.test.ts). */
@@ -126,23 +240,132 @@ function decodeReference(jpeg: Uint8Array): Uint8Array {
 
 const OTHER_CASES: OpCase[] = [
   decode('DecodePng', PNG, { image: u8([2, 2, 3], PNG_RGB) }, 'RGB', `${TFJS} 'decode png'`),
-  decode('DecodeImage', PNG, { image: u8([2, 2, 1], [130, 50, 59, 124]) }, 'channels 1: libpng rgb_to_gray with (0.299, 0.587)', `${TFJS} 'decode png 1 channels'`, { channels: attr.i(1) }),
-  decode('DecodeImage', PNG_RGBA, { image: u8([2, 2, 4], [238, 101, 0, 255, 50, 50, 50, 255, 100, 50, 0, 255, 200, 100, 50, 255]) }, 'RGBA, channels 4', `${TFJS} 'decode png 4 channels'`, { channels: attr.i(4) }),
-  decode('DecodePng', PNG, { image: u8([2, 2, 4], [238, 101, 0, 255, 50, 50, 50, 255, 100, 50, 0, 255, 200, 100, 50, 255]) }, 'channels 4 on an RGB file: alpha (1 << 8) − 1', `tensorflow/core/lib/png/png_io.cc CommonInitDecode (png_set_add_alpha); ${TFJS} 'decode png'`, { channels: attr.i(4) }),
-  decode('DecodePng', PNG, { image: u16([2, 2, 3], PNG_RGB.map((v) => v * 257)) }, 'dtype uint16 from 8-bit data: v × 257', `tensorflow/core/lib/png/png_io.cc Convert8to16; ${TFJS} 'decode png'`, { dtype: attr.type('uint16') }),
-  decode('DecodeImage', PNG, { image: f32([2, 2, 3], PNG_RGB.map((v) => Math.fround(v * 257 * Math.fround(1 / 65535)))) }, 'dtype float: decoded as uint16, × (1/65535)', `${KERNEL}:398; ${TFJS} 'decode png'`, { dtype: attr.type('float32') }),
-  decode('DecodeImage', JPEG, { image: f32([2, 2, 3], JPEG_RGB.map((v) => Math.fround(v * Math.fround(1 / 255)))) }, 'dtype float from JPEG: × (1/255)', `${KERNEL}:344; ${TFJS} 'decode jpg'`, { dtype: attr.type('float32') }),
-  decode('DecodeImage', JPEG, { image: u16([2, 2, 3], JPEG_RGB.map((v) => v * 256)) }, 'dtype uint16 from JPEG: v × floor(65536 / 256)', `${KERNEL}:338; ${TFJS} 'decode jpg'`, { dtype: attr.type('uint16') }),
+  decode(
+    'DecodeImage',
+    PNG,
+    { image: u8([2, 2, 1], [130, 50, 59, 124]) },
+    'channels 1: libpng rgb_to_gray with (0.299, 0.587)',
+    `${TFJS} 'decode png 1 channels'`,
+    { channels: attr.i(1) },
+  ),
+  decode(
+    'DecodeImage',
+    PNG_RGBA,
+    { image: u8([2, 2, 4], [238, 101, 0, 255, 50, 50, 50, 255, 100, 50, 0, 255, 200, 100, 50, 255]) },
+    'RGBA, channels 4',
+    `${TFJS} 'decode png 4 channels'`,
+    { channels: attr.i(4) },
+  ),
+  decode(
+    'DecodePng',
+    PNG,
+    { image: u8([2, 2, 4], [238, 101, 0, 255, 50, 50, 50, 255, 100, 50, 0, 255, 200, 100, 50, 255]) },
+    'channels 4 on an RGB file: alpha (1 << 8) − 1',
+    `tensorflow/core/lib/png/png_io.cc CommonInitDecode (png_set_add_alpha); ${TFJS} 'decode png'`,
+    { channels: attr.i(4) },
+  ),
+  decode(
+    'DecodePng',
+    PNG,
+    {
+      image: u16(
+        [2, 2, 3],
+        PNG_RGB.map((v) => v * 257),
+      ),
+    },
+    'dtype uint16 from 8-bit data: v × 257',
+    `tensorflow/core/lib/png/png_io.cc Convert8to16; ${TFJS} 'decode png'`,
+    { dtype: attr.type('uint16') },
+  ),
+  decode(
+    'DecodeImage',
+    PNG,
+    {
+      image: f32(
+        [2, 2, 3],
+        PNG_RGB.map((v) => Math.fround(v * 257 * Math.fround(1 / 65535))),
+      ),
+    },
+    'dtype float: decoded as uint16, × (1/65535)',
+    `${KERNEL}:398; ${TFJS} 'decode png'`,
+    { dtype: attr.type('float32') },
+  ),
+  decode(
+    'DecodeImage',
+    JPEG,
+    {
+      image: f32(
+        [2, 2, 3],
+        JPEG_RGB.map((v) => Math.fround(v * Math.fround(1 / 255))),
+      ),
+    },
+    'dtype float from JPEG: × (1/255)',
+    `${KERNEL}:344; ${TFJS} 'decode jpg'`,
+    { dtype: attr.type('float32') },
+  ),
+  decode(
+    'DecodeImage',
+    JPEG,
+    {
+      image: u16(
+        [2, 2, 3],
+        JPEG_RGB.map((v) => v * 256),
+      ),
+    },
+    'dtype uint16 from JPEG: v × floor(65536 / 256)',
+    `${KERNEL}:338; ${TFJS} 'decode jpg'`,
+    { dtype: attr.type('uint16') },
+  ),
   decode('DecodeBmp', BMP, { image: u8([2, 2, 3], PNG_RGB) }, '24-bit BITMAPV4HEADER, bottom-up', `${TFJS} 'decode bmp'`),
-  decode('DecodeImage', BMP, { image: u8([2, 2, 4], [238, 101, 0, 255, 50, 50, 50, 255, 100, 50, 0, 255, 200, 100, 50, 255]) }, 'channels 4 on a 24-bit BMP: alpha 255', `${KERNEL} DecodeBMP; ${TFJS} 'decode bmp through decodeImage'`, { channels: attr.i(4) }),
-  decode('DecodeBmp', BMP, failsAtRun('`channels` must be 0, 3 or 4 for BMP, but got 1'), 'channels 1 on a BMP', `${KERNEL}:487`, { channels: attr.i(1) }),
-  decode('DecodeBmp', JPEG, failsAtRun('Trying to decode JPEG format using DecodeBmp op. Use `decode_jpeg` or `decode_image` instead.'), 'JPEG bytes are refused', `${KERNEL}:302`),
-  decode('DecodeBmp', BMP.subarray(0, BMP.length - 1), failsAtRun('Input size should match (header_size + row_size * abs_height) but they differ by -1'), 'a BMP one byte short', `${KERNEL}:531`),
+  decode(
+    'DecodeImage',
+    BMP,
+    { image: u8([2, 2, 4], [238, 101, 0, 255, 50, 50, 50, 255, 100, 50, 0, 255, 200, 100, 50, 255]) },
+    'channels 4 on a 24-bit BMP: alpha 255',
+    `${KERNEL} DecodeBMP; ${TFJS} 'decode bmp through decodeImage'`,
+    { channels: attr.i(4) },
+  ),
+  decode('DecodeBmp', BMP, failsAtRun('`channels` must be 0, 3 or 4 for BMP, but got 1'), 'channels 1 on a BMP', `${KERNEL}:487`, {
+    channels: attr.i(1),
+  }),
+  decode(
+    'DecodeBmp',
+    JPEG,
+    failsAtRun('Trying to decode JPEG format using DecodeBmp op. Use `decode_jpeg` or `decode_image` instead.'),
+    'JPEG bytes are refused',
+    `${KERNEL}:302`,
+  ),
+  decode(
+    'DecodeBmp',
+    BMP.subarray(0, BMP.length - 1),
+    failsAtRun('Input size should match (header_size + row_size * abs_height) but they differ by -1'),
+    'a BMP one byte short',
+    `${KERNEL}:531`,
+  ),
   decode('DecodeImage', GIF, { image: u8([2, 2, 2, 3], GIF_FRAMES) }, 'an animated GIF: [frames, h, w, 3]', `${TFJS} 'decode gif'`),
-  decode('DecodeImage', GIF, { image: u8([2, 2, 3], PNG_RGB) }, 'expand_animations false: the first frame, 3-D', `${TFJS} 'decode gif with no expandAnimation'`, { expand_animations: attr.b(false), channels: attr.i(3) }),
+  decode(
+    'DecodeImage',
+    GIF,
+    { image: u8([2, 2, 3], PNG_RGB) },
+    'expand_animations false: the first frame, 3-D',
+    `${TFJS} 'decode gif with no expandAnimation'`,
+    { expand_animations: attr.b(false), channels: attr.i(3) },
+  ),
   decode('DecodeGif', GIF, { image: u8([2, 2, 2, 3], GIF_FRAMES) }, 'every frame', `${TFJS} 'decode gif'`),
-  decode('DecodeGif', JPEG, { image: u8([1, 2, 2, 3], JPEG_RGB) }, 'a JPEG through DecodeGif is one 4-D frame', `${KERNEL}:307; ${TFJS} 'decode jpg'`),
-  decode('DecodeGif', GIF.subarray(0, 60), failsAtRun(/^Invalid GIF data \(size 60\), failed to slurp gif file: /), 'a GIF cut short', `${KERNEL}:451 (giflib's DGifSlurp fails)`),
+  decode(
+    'DecodeGif',
+    JPEG,
+    { image: u8([1, 2, 2, 3], JPEG_RGB) },
+    'a JPEG through DecodeGif is one 4-D frame',
+    `${KERNEL}:307; ${TFJS} 'decode jpg'`,
+  ),
+  decode(
+    'DecodeGif',
+    GIF.subarray(0, 60),
+    failsAtRun(/^Invalid GIF data \(size 60\), failed to slurp gif file: /),
+    'a GIF cut short',
+    `${KERNEL}:451 (giflib's DGifSlurp fails)`,
+  ),
   {
     name: 'EncodePng then DecodePng gives the pixels back',
     source: `${TFJS} 'encodePng'`,
@@ -163,7 +386,17 @@ const OTHER_CASES: OpCase[] = [
     op: 'EncodeJpeg',
     graph: (g) => {
       const x = g.placeholder('image', 'uint8', [2, 2, 3]);
-      const jpeg = g.addNode('EncodeJpeg', 'EncodeJpeg', [x], { format: attr.s(''), quality: attr.i(95), progressive: attr.b(false), optimize_size: attr.b(false), chroma_downsampling: attr.b(true), density_unit: attr.s('in'), x_density: attr.i(300), y_density: attr.i(300), xmp_metadata: attr.s('') });
+      const jpeg = g.addNode('EncodeJpeg', 'EncodeJpeg', [x], {
+        format: attr.s(''),
+        quality: attr.i(95),
+        progressive: attr.b(false),
+        optimize_size: attr.b(false),
+        chroma_downsampling: attr.b(true),
+        density_unit: attr.s('in'),
+        x_density: attr.i(300),
+        y_density: attr.i(300),
+        xmp_metadata: attr.s(''),
+      });
       const shape = g.addNode('ExtractJpegShape', 'ExtractJpegShape', [jpeg], { output_type: attr.type('int32') });
       return { inputs: { image: x }, outputs: { shape: g.identity('out', new Tensor(shape, 0, 'int32', [3])) } };
     },
@@ -254,6 +487,10 @@ export const IMAGE_CASES: OpFamilyCases = {
     .Output("image: dtype")
     .Attr("expand_animations: bool = true")`,
   ],
-  engines: { onnx: { skip: 'ONNX Runtime takes no string tensors here: the converter refuses a DT_STRING input (tf_to_onnx.ts), so --runtime=auto serves the image decoders on the embedded runtime' } },
+  engines: {
+    onnx: {
+      skip: 'ONNX Runtime takes no string tensors here: the converter refuses a DT_STRING input (tf_to_onnx.ts), so --runtime=auto serves the image decoders on the embedded runtime',
+    },
+  },
   cases: [...JPEG_CASES, ...OTHER_CASES],
 };

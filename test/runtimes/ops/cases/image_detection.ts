@@ -16,7 +16,22 @@ const CROP_TEST = 'tensorflow/core/kernels/image/crop_and_resize_op_test.cc@0e15
 const CROP_KERNEL = 'tensorflow/core/kernels/image/crop_and_resize_op.cc@0983cbc9';
 
 const f16 = (shape: number[], values: number[]): HostTensor => ({ dtype: 'float16', shape, values: Uint16Array.from(values, floatToHalf) });
-const ints = (dtype: DType, shape: number[], values: number[]): HostTensor => ({ dtype, shape, values: dtype === 'int64' ? BigInt64Array.from(values, BigInt) : dtype === 'uint8' ? Uint8Array.from(values) : dtype === 'uint16' ? Uint16Array.from(values) : dtype === 'int8' ? Int8Array.from(values) : dtype === 'int16' ? Int16Array.from(values) : Int32Array.from(values) });
+const ints = (dtype: DType, shape: number[], values: number[]): HostTensor => ({
+  dtype,
+  shape,
+  values:
+    dtype === 'int64'
+      ? BigInt64Array.from(values, BigInt)
+      : dtype === 'uint8'
+        ? Uint8Array.from(values)
+        : dtype === 'uint16'
+          ? Uint16Array.from(values)
+          : dtype === 'int8'
+            ? Int8Array.from(values)
+            : dtype === 'int16'
+              ? Int16Array.from(values)
+              : Int32Array.from(values),
+});
 const scalarI = (v: number) => i32([], [v]);
 const scalarF = (v: number) => f32([], [v]);
 
@@ -45,13 +60,42 @@ const V1_CASES: OpCase[] = [
   v1('three clusters, at most 3 → [3, 0, 5]', 'TestSelectFromThreeClusters', CLUSTERS, SCORES, 3, [3, 0, 5]),
   v1('corners in either order → [3, 0, 5]', 'TestSelectFromThreeClustersFlippedCoordinates', FLIPPED, SCORES, 3, [3, 0, 5]),
   v1('at most 2 → [3, 0]', 'TestSelectAtMostTwoBoxesFromThreeClusters', CLUSTERS, SCORES, 2, [3, 0]),
-  v1('negative scores are candidates too → [3, 0, 5]', 'TestSelectWithNegativeScores', CLUSTERS, SCORES.map((s) => Math.fround(s) - 10), 6, [3, 0, 5]),
-  v1('a degenerate first box overlaps nothing → [0, 1, 2]', 'TestFirstBoxDegenerate', [0, 0, 0, 0, 1, 1, 2, 2, 2, 2, 3, 3], [0.9, 0.75, 0.6], 3, [0, 1, 2]),
+  v1(
+    'negative scores are candidates too → [3, 0, 5]',
+    'TestSelectWithNegativeScores',
+    CLUSTERS,
+    SCORES.map((s) => Math.fround(s) - 10),
+    6,
+    [3, 0, 5],
+  ),
+  v1(
+    'a degenerate first box overlaps nothing → [0, 1, 2]',
+    'TestFirstBoxDegenerate',
+    [0, 0, 0, 0, 1, 1, 2, 2, 2, 2, 3, 3],
+    [0.9, 0.75, 0.6],
+    3,
+    [0, 1, 2],
+  ),
   v1('at most 30 → [3, 0, 5]', 'TestSelectAtMostThirtyBoxesFromThreeClusters', CLUSTERS, SCORES, 30, [3, 0, 5]),
   v1('a single box → [0]', 'TestSelectSingleBox', [0, 0, 1, 1], [0.9], 3, [0]),
   v1('ten identical boxes of equal score → the first, [0]', 'TestSelectFromTenIdenticalBoxes', TEN_IDENTICAL, Array(10).fill(0.9), 3, [0]),
-  v1('6 boxes and 5 scores are refused', 'TestInconsistentBoxAndScoreShapes', CLUSTERS, SCORES.slice(0, 5), 30, 'scores has incompatible shape (Dimensions must be equal, but are 6 and 5)'),
-  v1('iou_threshold 1.2 fails the run (v1 checks its attribute in Compute)', 'TestInvalidIOUThreshold', [0, 0, 1, 1], [0.9], 3, 'iou_threshold must be in [0, 1]', 1.2),
+  v1(
+    '6 boxes and 5 scores are refused',
+    'TestInconsistentBoxAndScoreShapes',
+    CLUSTERS,
+    SCORES.slice(0, 5),
+    30,
+    'scores has incompatible shape (Dimensions must be equal, but are 6 and 5)',
+  ),
+  v1(
+    'iou_threshold 1.2 fails the run (v1 checks its attribute in Compute)',
+    'TestInvalidIOUThreshold',
+    [0, 0, 1, 1],
+    [0.9],
+    3,
+    'iou_threshold must be in [0, 1]',
+    1.2,
+  ),
   v1('no boxes → []', 'TestEmptyInput', [], [], 30, []),
 ];
 
@@ -65,10 +109,23 @@ interface Thresholds {
 }
 
 /** Boxes and scores as T (float or half), thresholds as T_threshold (V5: as T). */
-function nmsInputs(version: 2 | 3 | 4 | 5, boxes: number[], scores: number[], max: number, th: Thresholds, t: 'float32' | 'float16' = 'float32', tThreshold = t): CaseInput[] {
+function nmsInputs(
+  version: 2 | 3 | 4 | 5,
+  boxes: number[],
+  scores: number[],
+  max: number,
+  th: Thresholds,
+  t: 'float32' | 'float16' = 'float32',
+  tThreshold = t,
+): CaseInput[] {
   const v = (shape: number[], x: number[], dtype: 'float32' | 'float16') => (dtype === 'float16' ? f16(shape, x) : f32(shape, x));
   const thr = version === 5 ? t : tThreshold;
-  const inputs: CaseInput[] = [v([boxes.length / 4, 4], boxes, t), v([scores.length], scores, t), scalarI(max), v([], [th.iou ?? 0.5], thr)];
+  const inputs: CaseInput[] = [
+    v([boxes.length / 4, 4], boxes, t),
+    v([scores.length], scores, t),
+    scalarI(max),
+    v([], [th.iou ?? 0.5], thr),
+  ];
   if (version >= 3) inputs.push(v([], [th.score ?? 0], thr));
   if (version === 5) inputs.push(v([], [th.sigma ?? 0], thr));
   return inputs;
@@ -104,9 +161,21 @@ const TYPE_PAIRS = [
   ['float32', 'float16'],
   ['float16', 'float32'],
 ] as const;
-const typesName = (t: string, th: string) => (t === 'float32' && th === 'float32' ? '' : ` (boxes and scores ${t === 'float16' ? 'half' : 'float'}, thresholds ${th === 'float16' ? 'half' : 'float'})`);
+const typesName = (t: string, th: string) =>
+  t === 'float32' && th === 'float32'
+    ? ''
+    : ` (boxes and scores ${t === 'float16' ? 'half' : 'float'}, thresholds ${th === 'float16' ? 'half' : 'float'})`;
 
-const v3 = (name: string, test: string, boxes: number[], scores: number[], max: number, th: Thresholds, want: number[] | string, types: ReadonlyArray<(typeof TYPE_PAIRS)[number]> = TYPE_PAIRS.slice(0, 1)): OpCase[] =>
+const v3 = (
+  name: string,
+  test: string,
+  boxes: number[],
+  scores: number[],
+  max: number,
+  th: Thresholds,
+  want: number[] | string,
+  types: ReadonlyArray<(typeof TYPE_PAIRS)[number]> = TYPE_PAIRS.slice(0, 1),
+): OpCase[] =>
   types.map(([t, tt]) => ({
     name: `${name}${typesName(t, tt)}`,
     source: `${NMS_TEST} NonMaxSuppressionV3OpTest.${test}`,
@@ -117,14 +186,40 @@ const v3 = (name: string, test: string, boxes: number[], scores: number[], max: 
 
 const V3_CASES: OpCase[] = [
   ...v3('three clusters, at most 3 → [3, 0, 5]', 'TestSelectFromThreeClusters', CLUSTERS, SCORES, 3, {}, [3, 0, 5], TYPE_PAIRS),
-  ...v3('score_threshold 0.4 → [3, 0]', 'TestSelectFromThreeClustersWithScoreThreshold', CLUSTERS, SCORES, 3, { score: 0.4 }, [3, 0], TYPE_PAIRS),
-  ...v3('zero scores above score_threshold -3, at most 6 → [3, 0]', 'TestSelectFromThreeClustersWithScoreThresholdZeroScores', CLUSTERS, [0.1, 0, 0, 0.3, 0.2, -5], 6, { score: -3 }, [3, 0], TYPE_PAIRS),
+  ...v3(
+    'score_threshold 0.4 → [3, 0]',
+    'TestSelectFromThreeClustersWithScoreThreshold',
+    CLUSTERS,
+    SCORES,
+    3,
+    { score: 0.4 },
+    [3, 0],
+    TYPE_PAIRS,
+  ),
+  ...v3(
+    'zero scores above score_threshold -3, at most 6 → [3, 0]',
+    'TestSelectFromThreeClustersWithScoreThresholdZeroScores',
+    CLUSTERS,
+    [0.1, 0, 0, 0.3, 0.2, -5],
+    6,
+    { score: -3 },
+    [3, 0],
+    TYPE_PAIRS,
+  ),
   ...v3('corners in either order → [3, 0, 5]', 'TestSelectFromThreeClustersFlippedCoordinates', FLIPPED, SCORES, 3, {}, [3, 0, 5]),
   ...v3('at most 2 → [3, 0]', 'TestSelectAtMostTwoBoxesFromThreeClusters', CLUSTERS, SCORES, 2, {}, [3, 0]),
   ...v3('at most 30 → [3, 0, 5]', 'TestSelectAtMostThirtyBoxesFromThreeClusters', CLUSTERS, SCORES, 30, {}, [3, 0, 5]),
   ...v3('a single box → [0]', 'TestSelectSingleBox', [0, 0, 1, 1], [0.9], 3, {}, [0]),
   ...v3('ten identical boxes → [0]', 'TestSelectFromTenIdenticalBoxes', TEN_IDENTICAL, Array(10).fill(0.9), 3, {}, [0], TYPE_PAIRS),
-  ...v3('6 boxes and 5 scores are refused', 'TestInconsistentBoxAndScoreShapes', CLUSTERS, SCORES.slice(0, 5), 30, {}, 'scores has incompatible shape (Dimensions must be equal, but are 6 and 5)'),
+  ...v3(
+    '6 boxes and 5 scores are refused',
+    'TestInconsistentBoxAndScoreShapes',
+    CLUSTERS,
+    SCORES.slice(0, 5),
+    30,
+    {},
+    'scores has incompatible shape (Dimensions must be equal, but are 6 and 5)',
+  ),
   ...v3('iou_threshold 1.2 is refused', 'TestInvalidIOUThreshold', [0, 0, 1, 1], [0.9], 3, { iou: 1.2 }, 'iou_threshold must be in [0, 1]'),
   ...v3('no boxes → []', 'TestEmptyInput', [], [], 30, {}, []),
   {
@@ -143,7 +238,10 @@ const V3_CASES: OpCase[] = [
   },
 ];
 
-const padded = (indices: number[], valid: number) => ({ selected_indices: i32([indices.length], indices), valid_outputs: i32([], [valid]) });
+const padded = (indices: number[], valid: number) => ({
+  selected_indices: i32([indices.length], indices),
+  valid_outputs: i32([], [valid]),
+});
 
 const V4_CASES: OpCase[] = TYPE_PAIRS.flatMap(([t, tt]) => [
   {
@@ -177,7 +275,10 @@ V4_CASES.push(
     op: 'NonMaxSuppressionV4',
     attrs: { pad_to_max_output_size: attr.b(true) },
     inputs: nmsInputs(4, CLUSTERS, SCORES, 2147483647, {}),
-    want: failsAtRun(/^NonMaxSuppressionV4: selected_indices of shape \[2147483647\] would hold 2147483647 elements, over tfgate's bound/, Code.RESOURCE_EXHAUSTED),
+    want: failsAtRun(
+      /^NonMaxSuppressionV4: selected_indices of shape \[2147483647\] would hold 2147483647 elements, over tfgate's bound/,
+      Code.RESOURCE_EXHAUSTED,
+    ),
   },
 );
 
@@ -219,8 +320,18 @@ function overlapsOf(boxes: number[]): HostTensor {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
-      const [yi0, xi0, yi1, xi1] = [Math.min(at(i, 0), at(i, 2)), Math.min(at(i, 1), at(i, 3)), Math.max(at(i, 0), at(i, 2)), Math.max(at(i, 1), at(i, 3))].map(f);
-      const [yj0, xj0, yj1, xj1] = [Math.min(at(j, 0), at(j, 2)), Math.min(at(j, 1), at(j, 3)), Math.max(at(j, 0), at(j, 2)), Math.max(at(j, 1), at(j, 3))].map(f);
+      const [yi0, xi0, yi1, xi1] = [
+        Math.min(at(i, 0), at(i, 2)),
+        Math.min(at(i, 1), at(i, 3)),
+        Math.max(at(i, 0), at(i, 2)),
+        Math.max(at(i, 1), at(i, 3)),
+      ].map(f);
+      const [yj0, xj0, yj1, xj1] = [
+        Math.min(at(j, 0), at(j, 2)),
+        Math.min(at(j, 1), at(j, 3)),
+        Math.max(at(j, 0), at(j, 2)),
+        Math.max(at(j, 1), at(j, 3)),
+      ].map(f);
       const ai = f(f(yi1 - yi0) * f(xi1 - xi0));
       const aj = f(f(yj1 - yj0) * f(xj1 - xj0));
       if (ai <= 0 || aj <= 0) {
@@ -234,7 +345,14 @@ function overlapsOf(boxes: number[]): HostTensor {
   return f32([n, n], out);
 }
 
-const overlapsCase = (name: string, test: string, overlaps: HostTensor, scores: number[], max: number, want: number[] | string): OpCase => ({
+const overlapsCase = (
+  name: string,
+  test: string,
+  overlaps: HostTensor,
+  scores: number[],
+  max: number,
+  want: number[] | string,
+): OpCase => ({
   name,
   source: `${NMS_TEST} NonMaxSuppressionWithOverlapsOpTest.${test}`,
   op: 'NonMaxSuppressionWithOverlaps',
@@ -244,11 +362,32 @@ const overlapsCase = (name: string, test: string, overlaps: HostTensor, scores: 
 
 const OVERLAPS_CASES: OpCase[] = [
   overlapsCase('three clusters, at most 3 → [3, 0, 5]', 'TestSelectFromThreeClusters', overlapsOf(CLUSTERS), SCORES, 3, [3, 0, 5]),
-  overlapsCase('corners in either order → [3, 0, 5]', 'TestSelectFromThreeClustersFlippedCoordinates', overlapsOf(FLIPPED), SCORES, 3, [3, 0, 5]),
+  overlapsCase(
+    'corners in either order → [3, 0, 5]',
+    'TestSelectFromThreeClustersFlippedCoordinates',
+    overlapsOf(FLIPPED),
+    SCORES,
+    3,
+    [3, 0, 5],
+  ),
   overlapsCase('at most 2 → [3, 0]', 'TestSelectAtMostTwoBoxesFromThreeClusters', overlapsOf(CLUSTERS), SCORES, 2, [3, 0]),
   overlapsCase('ten identical boxes → [0]', 'TestSelectFromTenIdenticalBoxes', overlapsOf(TEN_IDENTICAL), Array(10).fill(0.9), 3, [0]),
-  overlapsCase('6 overlaps and 5 scores are refused', 'TestInconsistentBoxAndScoreShapes', overlapsOf(CLUSTERS), SCORES.slice(0, 5), 30, 'scores has incompatible shape (Dimensions must be equal, but are 6 and 5)'),
-  overlapsCase('a [2, 3] overlaps input is refused', 'TestInvalidOverlapsShape', f32([2, 3], [0, 0, 0, 0, 0, 0]), [0.5, 0.5], 30, 'overlaps must be square[2,3]'),
+  overlapsCase(
+    '6 overlaps and 5 scores are refused',
+    'TestInconsistentBoxAndScoreShapes',
+    overlapsOf(CLUSTERS),
+    SCORES.slice(0, 5),
+    30,
+    'scores has incompatible shape (Dimensions must be equal, but are 6 and 5)',
+  ),
+  overlapsCase(
+    'a [2, 3] overlaps input is refused',
+    'TestInvalidOverlapsShape',
+    f32([2, 3], [0, 0, 0, 0, 0, 0]),
+    [0.5, 0.5],
+    30,
+    'overlaps must be square[2,3]',
+  ),
   overlapsCase('no boxes → []', 'TestEmptyInput', f32([0, 0], []), [], 30, []),
 ];
 
@@ -298,8 +437,14 @@ function combined(name: string, test: string, c: Combined, want: CombinedWant | 
   };
 }
 
-const oneBatch = (boxes: number[], scores: number[], classes = 1) => ({ boxes: f32([1, boxes.length / 4, 1, 4], boxes), scores: f32([1, scores.length / classes, classes], scores) });
-const twoBatches = (scores: number[], classes: number) => ({ boxes: f32([2, 6, 1, 4], [...SMALL, ...SMALL_2]), scores: f32([2, 6, classes], scores) });
+const oneBatch = (boxes: number[], scores: number[], classes = 1) => ({
+  boxes: f32([1, boxes.length / 4, 1, 4], boxes),
+  scores: f32([1, scores.length / classes, classes], scores),
+});
+const twoBatches = (scores: number[], classes: number) => ({
+  boxes: f32([2, 6, 1, 4], [...SMALL, ...SMALL_2]),
+  scores: f32([2, 6, classes], scores),
+});
 
 const COMBINED_CASES: OpCase[] = [
   {
@@ -307,46 +452,91 @@ const COMBINED_CASES: OpCase[] = [
     source: `${NMS_TEST} CombinedNonMaxSuppressionOpTest.TestEmptyInput`,
     op: 'CombinedNonMaxSuppression',
     inputs: [f32([0, 0, 0, 4], []), f32([0, 0, 0], []), scalarI(30), scalarI(10), scalarF(0.5), scalarF(0)],
-    want: { nmsed_boxes: f32([0, 10, 4], []), nmsed_scores: f32([0, 10], []), nmsed_classes: f32([0, 10], []), valid_detections: i32([0], []) },
+    want: {
+      nmsed_boxes: f32([0, 10, 4], []),
+      nmsed_scores: f32([0, 10], []),
+      nmsed_classes: f32([0, 10], []),
+      valid_detections: i32([0], []),
+    },
   },
-  combined('three clusters, one class', 'TestSelectFromThreeClusters', { ...oneBatch(SMALL, SCORES), perClass: 3, total: 3 }, { boxes: [0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, 0, 0.3, 1, 0.4], scores: [0.95, 0.9, 0.3], classes: [0, 0, 0], valid: [3] }),
+  combined(
+    'three clusters, one class',
+    'TestSelectFromThreeClusters',
+    { ...oneBatch(SMALL, SCORES), perClass: 3, total: 3 },
+    { boxes: [0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, 0, 0.3, 1, 0.4], scores: [0.95, 0.9, 0.3], classes: [0, 0, 0], valid: [3] },
+  ),
   combined(
     'clip_boxes false keeps coordinates past 1',
     'TestSelectFromThreeClustersNoBoxClipping',
-    { ...oneBatch([0, 0, 10, 10, 0, 1, 10, 11, 0, 1, 10, 9, 0, 11, 10, 20, 0, 12, 10, 21, 0, 30, 100, 40], SCORES), perClass: 3, total: 3, clipBoxes: false },
+    {
+      ...oneBatch([0, 0, 10, 10, 0, 1, 10, 11, 0, 1, 10, 9, 0, 11, 10, 20, 0, 12, 10, 21, 0, 30, 100, 40], SCORES),
+      perClass: 3,
+      total: 3,
+      clipBoxes: false,
+    },
     { boxes: [0, 11, 10, 20, 0, 0, 10, 10, 0, 30, 100, 40], scores: [0.95, 0.9, 0.3], classes: [0, 0, 0], valid: [3] },
   ),
-  combined('score_threshold 0.4: two detections, then zeros', 'TestSelectFromThreeClustersWithScoreThreshold', { ...oneBatch(SMALL, SCORES), perClass: 3, total: 3, score: 0.4 }, { boxes: [0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, 0, 0, 0, 0], scores: [0.95, 0.9, 0], classes: [0, 0, 0], valid: [2] }),
+  combined(
+    'score_threshold 0.4: two detections, then zeros',
+    'TestSelectFromThreeClustersWithScoreThreshold',
+    { ...oneBatch(SMALL, SCORES), perClass: 3, total: 3, score: 0.4 },
+    { boxes: [0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, 0, 0, 0, 0], scores: [0.95, 0.9, 0], classes: [0, 0, 0], valid: [2] },
+  ),
   combined(
     'zero scores above score_threshold -3, padded to max_total_size 5',
     'TestSelectFromThreeClustersWithScoreThresholdZeroScores',
     { ...oneBatch(SMALL, [0.1, 0, 0, 0.3, 0.2, -5]), perClass: 4, total: 5, score: -3 },
     { boxes: [0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, ...Array(12).fill(0)], scores: [0.3, 0.1, 0, 0, 0], classes: [0, 0, 0, 0, 0], valid: [2] },
   ),
-  combined('a single box', 'TestSelectSingleBox', { ...oneBatch([0, 0, 1, 1], [0.9]), perClass: 3, total: 1 }, { boxes: [0, 0, 1, 1], scores: [0.9], classes: [0], valid: [1] }),
+  combined(
+    'a single box',
+    'TestSelectSingleBox',
+    { ...oneBatch([0, 0, 1, 1], [0.9]), perClass: 3, total: 1 },
+    { boxes: [0, 0, 1, 1], scores: [0.9], classes: [0], valid: [1] },
+  ),
   combined(
     'two batches, score_threshold 0.4',
     'TestSelectFromTwoBatchesWithScoreThreshold',
     { ...twoBatches([...SCORES, ...SCORES], 1), perClass: 3, total: 3, score: 0.4 },
-    { boxes: [0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, 0, 0, 0, 0, 0, 0.21, 0.2, 0.3, 0, 0, 0.2, 0.2, 0, 0, 0, 0], scores: [0.95, 0.9, 0, 0.95, 0.9, 0], classes: [0, 0, 0, 0, 0, 0], valid: [2, 2] },
+    {
+      boxes: [0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, 0, 0, 0, 0, 0, 0.21, 0.2, 0.3, 0, 0, 0.2, 0.2, 0, 0, 0, 0],
+      scores: [0.95, 0.9, 0, 0.95, 0.9, 0],
+      classes: [0, 0, 0, 0, 0, 0],
+      valid: [2, 2],
+    },
   ),
   combined(
     'two batches, two classes: the best of both classes by score',
     'TestSelectFromTwoBatchesTwoClasses',
     { ...twoBatches([...TWO_CLASS_SCORES, ...TWO_CLASS_SCORES], 2), perClass: 3, total: 3 },
-    { boxes: [0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, 0, 0.01, 0.1, 0.11, 0, 0.21, 0.2, 0.3, 0, 0, 0.2, 0.2, 0, 0.02, 0.2, 0.22], scores: [0.95, 0.9, 0.75, 0.95, 0.9, 0.75], classes: [0, 1, 0, 0, 1, 0], valid: [3, 3] },
+    {
+      boxes: [0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, 0, 0.01, 0.1, 0.11, 0, 0.21, 0.2, 0.3, 0, 0, 0.2, 0.2, 0, 0.02, 0.2, 0.22],
+      scores: [0.95, 0.9, 0.75, 0.95, 0.9, 0.75],
+      classes: [0, 1, 0, 0, 1, 0],
+      valid: [3, 3],
+    },
   ),
   combined(
     'two batches, two classes, score_threshold 0.8',
     'TestSelectFromTwoBatchesTwoClassesWithScoreThreshold',
     { ...twoBatches([...TWO_CLASS_SCORES, ...TWO_CLASS_SCORES], 2), perClass: 3, total: 3, score: 0.8 },
-    { boxes: [0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, 0, 0, 0, 0, 0, 0.21, 0.2, 0.3, 0, 0, 0.2, 0.2, 0, 0, 0, 0], scores: [0.95, 0.9, 0, 0.95, 0.9, 0], classes: [0, 1, 0, 0, 1, 0], valid: [2, 2] },
+    {
+      boxes: [0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, 0, 0, 0, 0, 0, 0.21, 0.2, 0.3, 0, 0, 0.2, 0.2, 0, 0, 0, 0],
+      scores: [0.95, 0.9, 0, 0.95, 0.9, 0],
+      classes: [0, 1, 0, 0, 1, 0],
+      valid: [2, 2],
+    },
   ),
   combined(
     'pad_per_class with max_total_size 3 under 10 per class · 2 classes: 3 slots',
     'TestSelectFromTwoBatchesTwoClassesWithScoreThresholdPaddedTotalSize',
     { ...twoBatches([...TWO_CLASS_SCORES, ...TWO_CLASS_SCORES], 2), perClass: 10, total: 3, score: 0.8, padPerClass: true },
-    { boxes: [0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, 0, 0, 0, 0, 0, 0.21, 0.2, 0.3, 0, 0, 0.2, 0.2, 0, 0, 0, 0], scores: [0.95, 0.9, 0, 0.95, 0.9, 0], classes: [0, 1, 0, 0, 1, 0], valid: [2, 2] },
+    {
+      boxes: [0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, 0, 0, 0, 0, 0, 0.21, 0.2, 0.3, 0, 0, 0.2, 0.2, 0, 0, 0, 0],
+      scores: [0.95, 0.9, 0, 0.95, 0.9, 0],
+      classes: [0, 1, 0, 0, 1, 0],
+      valid: [2, 2],
+    },
   ),
   combined(
     'pad_per_class with 2 per class · 2 classes under max_total_size 50: 4 slots',
@@ -364,7 +554,10 @@ const COMBINED_CASES: OpCase[] = [
     'TestSelectFromTwoBatchesTwoClassesTotalSize',
     { ...twoBatches([...TWO_CLASS_SCORES, ...TWO_CLASS_SCORES], 2), perClass: 3, total: 5, score: 0.1 },
     {
-      boxes: [0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, 0, 0.01, 0.1, 0.11, 0, 0.12, 0.1, 0.21, 0, 0.3, 1, 0.4, 0, 0.21, 0.2, 0.3, 0, 0, 0.2, 0.2, 0, 0.02, 0.2, 0.22, 0, 0.22, 0.2, 0.31, 0, 0.4, 1, 0.5],
+      boxes: [
+        0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, 0, 0.01, 0.1, 0.11, 0, 0.12, 0.1, 0.21, 0, 0.3, 1, 0.4, 0, 0.21, 0.2, 0.3, 0, 0, 0.2, 0.2, 0,
+        0.02, 0.2, 0.22, 0, 0.22, 0.2, 0.31, 0, 0.4, 1, 0.5,
+      ],
       scores: [0.95, 0.9, 0.75, 0.5, 0.3, 0.95, 0.9, 0.75, 0.5, 0.3],
       classes: [0, 1, 0, 1, 0, 0, 1, 0, 1, 0],
       valid: [5, 5],
@@ -377,26 +570,56 @@ const COMBINED_CASES: OpCase[] = [
       boxes: f32(
         [2, 6, 2, 4],
         [
-          0, 0, 0.1, 0.1, 0, 0, 0.1, 0.1, 0, 0.01, 0.1, 0.11, 0, 0.6, 0.1, 0.7, 0, -0.01, 0.1, 0.09, 0, -0.01, 0.1, 0.09, 0, 0.11, 0.1, 0.2, 0, 0.11, 0.1, 0.2, 0, 0.12, 0.1, 0.21, 0, 0.12, 0.1, 0.21, 0, 0.3, 1, 0.4, 0, 0.3, 1, 0.4,
-          0, 0, 0.2, 0.2, 0, 0, 0.2, 0.2, 0, 0.02, 0.2, 0.22, 0, 0.02, 0.2, 0.22, 0, -0.02, 0.2, 0.19, 0, -0.02, 0.2, 0.19, 0, 0.21, 0.2, 0.3, 0, 0.21, 0.2, 0.3, 0, 0.22, 0.2, 0.31, 0, 0.22, 0.2, 0.31, 0, 0.4, 1, 0.5, 0, 0.4, 1, 0.5,
+          0, 0, 0.1, 0.1, 0, 0, 0.1, 0.1, 0, 0.01, 0.1, 0.11, 0, 0.6, 0.1, 0.7, 0, -0.01, 0.1, 0.09, 0, -0.01, 0.1, 0.09, 0, 0.11, 0.1, 0.2,
+          0, 0.11, 0.1, 0.2, 0, 0.12, 0.1, 0.21, 0, 0.12, 0.1, 0.21, 0, 0.3, 1, 0.4, 0, 0.3, 1, 0.4, 0, 0, 0.2, 0.2, 0, 0, 0.2, 0.2, 0,
+          0.02, 0.2, 0.22, 0, 0.02, 0.2, 0.22, 0, -0.02, 0.2, 0.19, 0, -0.02, 0.2, 0.19, 0, 0.21, 0.2, 0.3, 0, 0.21, 0.2, 0.3, 0, 0.22, 0.2,
+          0.31, 0, 0.22, 0.2, 0.31, 0, 0.4, 1, 0.5, 0, 0.4, 1, 0.5,
         ],
       ),
       scores: f32([2, 6, 2], [...TWO_CLASS_SCORES, ...TWO_CLASS_SCORES]),
       perClass: 3,
       total: 3,
     },
-    { boxes: [0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, 0, 0.6, 0.1, 0.7, 0, 0.21, 0.2, 0.3, 0, 0, 0.2, 0.2, 0, 0.02, 0.2, 0.22], scores: [0.95, 0.9, 0.8, 0.95, 0.9, 0.75], classes: [0, 1, 1, 0, 1, 0], valid: [3, 3] },
+    {
+      boxes: [0, 0.11, 0.1, 0.2, 0, 0, 0.1, 0.1, 0, 0.6, 0.1, 0.7, 0, 0.21, 0.2, 0.3, 0, 0, 0.2, 0.2, 0, 0.02, 0.2, 0.22],
+      scores: [0.95, 0.9, 0.8, 0.95, 0.9, 0.75],
+      classes: [0, 1, 1, 0, 1, 0],
+      valid: [3, 3],
+    },
   ),
-  combined('scores below -1 over score_threshold -10: one of two identical boxes', 'TestSelectWithNegativeScores', { ...oneBatch([0, 0, 1, 1, 0, 0, 1, 1], [-5, -6]), perClass: 2, total: 2, score: -10 }, { boxes: [0, 0, 1, 1, 0, 0, 0, 0], scores: [-5, 0], classes: [0, 0], valid: [1] }),
-  combined('boxes [1, 1, 2, 4] with 3 classes are refused', 'TestInvalidBoxesThirdDimension', { boxes: f32([1, 1, 2, 4], [0, 0, 1, 1, 0, 0, 1, 1]), scores: f32([1, 1, 3], [0.9, 0.8, 0.7]), perClass: 1, total: 1 }, 'third dimension of boxes must be either 1 or num classes'),
-  combined('boxes with 3 columns are refused', 'TestInvalidBoxesColumns', { boxes: f32([1, 1, 1, 3], [0, 0, 1]), scores: f32([1, 1, 1], [0.9]), perClass: 1, total: 1 }, 'boxes must have 4 columns'),
-  combined('2 boxes and 1 score are refused', 'TestInconsistentBoxAndScoreShapes', { boxes: f32([1, 2, 1, 4], [0, 0, 1, 1, 0, 0, 1, 1]), scores: f32([1, 1, 1], [0.9]), perClass: 1, total: 1 }, 'scores has incompatible shape'),
+  combined(
+    'scores below -1 over score_threshold -10: one of two identical boxes',
+    'TestSelectWithNegativeScores',
+    { ...oneBatch([0, 0, 1, 1, 0, 0, 1, 1], [-5, -6]), perClass: 2, total: 2, score: -10 },
+    { boxes: [0, 0, 1, 1, 0, 0, 0, 0], scores: [-5, 0], classes: [0, 0], valid: [1] },
+  ),
+  combined(
+    'boxes [1, 1, 2, 4] with 3 classes are refused',
+    'TestInvalidBoxesThirdDimension',
+    { boxes: f32([1, 1, 2, 4], [0, 0, 1, 1, 0, 0, 1, 1]), scores: f32([1, 1, 3], [0.9, 0.8, 0.7]), perClass: 1, total: 1 },
+    'third dimension of boxes must be either 1 or num classes',
+  ),
+  combined(
+    'boxes with 3 columns are refused',
+    'TestInvalidBoxesColumns',
+    { boxes: f32([1, 1, 1, 3], [0, 0, 1]), scores: f32([1, 1, 1], [0.9]), perClass: 1, total: 1 },
+    'boxes must have 4 columns',
+  ),
+  combined(
+    '2 boxes and 1 score are refused',
+    'TestInconsistentBoxAndScoreShapes',
+    { boxes: f32([1, 2, 1, 4], [0, 0, 1, 1, 0, 0, 1, 1]), scores: f32([1, 1, 1], [0.9]), perClass: 1, total: 1 },
+    'scores has incompatible shape',
+  ),
   {
     name: `max_total_size past tfgate's bound of ${MAX_REQUESTED_OUTPUT_ELEMENTS} output elements fails with RESOURCE_EXHAUSTED before any allocation`,
     source: `${NMS_KERNEL} BatchedNonMaxSuppressionOp (TF allocates [batch, max_total_size, 4] floats, logging a warning past 10^6)`,
     op: 'CombinedNonMaxSuppression',
     inputs: [f32([1, 1, 1, 4], [0, 0, 1, 1]), f32([1, 1, 1], [0.9]), scalarI(1), scalarI(2 ** 30), scalarF(0.5), scalarF(0)],
-    want: failsAtRun(/^CombinedNonMaxSuppression: nmsed_boxes of shape \[1,1073741824,4\] would hold 4294967296 elements, over tfgate's bound/, Code.RESOURCE_EXHAUSTED),
+    want: failsAtRun(
+      /^CombinedNonMaxSuppression: nmsed_boxes of shape \[1,1073741824,4\] would hold 4294967296 elements, over tfgate's bound/,
+      Code.RESOURCE_EXHAUSTED,
+    ),
   },
 ];
 
@@ -406,7 +629,17 @@ const COMBINED_CASES: OpCase[] = [
 const IMAGE_2X2 = [1, 2, 3, 4];
 const IMAGE_3X3 = [1, 2, 3, 4, 5, 6, 7, 8, 9];
 
-function crop(name: string, test: string, image: HostTensor, boxes: number[], boxIndex: number[], size: [number, number], method: 'bilinear' | 'nearest', want: number[] | string, extrapolation = 0): OpCase {
+function crop(
+  name: string,
+  test: string,
+  image: HostTensor,
+  boxes: number[],
+  boxIndex: number[],
+  size: [number, number],
+  method: 'bilinear' | 'nearest',
+  want: number[] | string,
+  extrapolation = 0,
+): OpCase {
   const n = boxes.length / 4;
   return {
     name: `${method}: ${name}`,
@@ -418,35 +651,200 @@ function crop(name: string, test: string, image: HostTensor, boxes: number[], bo
   };
 }
 
-const image = (dtype: DType, hw: number, values: number[]) => (dtype === 'float32' ? f32([1, hw, hw, 1], values) : dtype === 'float64' ? f64([1, hw, hw, 1], values) : ints(dtype, [1, hw, hw, 1], values));
-const TEST_TYPE: Partial<Record<DType, string>> = { float32: 'float', float64: 'double', uint8: 'uint8', uint16: 'uint16', int8: 'int8', int16: 'int16', int32: 'int32', int64: 'int64_t' };
+const image = (dtype: DType, hw: number, values: number[]) =>
+  dtype === 'float32'
+    ? f32([1, hw, hw, 1], values)
+    : dtype === 'float64'
+      ? f64([1, hw, hw, 1], values)
+      : ints(dtype, [1, hw, hw, 1], values);
+const TEST_TYPE: Partial<Record<DType, string>> = {
+  float32: 'float',
+  float64: 'double',
+  uint8: 'uint8',
+  uint16: 'uint16',
+  int8: 'int8',
+  int16: 'int16',
+  int32: 'int32',
+  int64: 'int64_t',
+};
 
 const CROP_CASES: OpCase[] = [
   ...(['float32', 'float64', 'uint8', 'int32'] as const).flatMap((d) => [
-    crop(`a ${d} 2×2 image to 1×1 is its centre, 2.5`, `TestCropAndResize${TEST_TYPE[d]}`, image(d, 2, IMAGE_2X2), [0, 0, 1, 1], [0], [1, 1], 'bilinear', [2.5]),
-    crop(`a ${d} 2×2 image to 1×1 rounds the centre to 4`, `TestCropAndResize${TEST_TYPE[d]}nearest`, image(d, 2, IMAGE_2X2), [0, 0, 1, 1], [0], [1, 1], 'nearest', [4]),
+    crop(
+      `a ${d} 2×2 image to 1×1 is its centre, 2.5`,
+      `TestCropAndResize${TEST_TYPE[d]}`,
+      image(d, 2, IMAGE_2X2),
+      [0, 0, 1, 1],
+      [0],
+      [1, 1],
+      'bilinear',
+      [2.5],
+    ),
+    crop(
+      `a ${d} 2×2 image to 1×1 rounds the centre to 4`,
+      `TestCropAndResize${TEST_TYPE[d]}nearest`,
+      image(d, 2, IMAGE_2X2),
+      [0, 0, 1, 1],
+      [0],
+      [1, 1],
+      'nearest',
+      [4],
+    ),
   ]),
-  ...(['uint16', 'int8', 'int16', 'int64'] as const).map((d) => crop(`a ${d} 2×2 image to 1×1 → 2.5`, `TestCropAndResize${TEST_TYPE[d]}`, image(d, 2, IMAGE_2X2), [0, 0, 1, 1], [0], [1, 1], 'bilinear', [2.5])),
-  crop('a flipped box to 1×1 → 2.5', 'TestCropAndResize2x2To1x1Flipped', image('float32', 2, IMAGE_2X2), [1, 1, 0, 0], [0], [1, 1], 'bilinear', [2.5]),
-  crop('a flipped box to 1×1 → 4', 'TestCropAndResize2x2To1x1FlippedNearestNeighbor', image('float32', 2, IMAGE_2X2), [1, 1, 0, 0], [0], [1, 1], 'nearest', [4]),
-  crop('2×2 to 3×3', 'TestCropAndResize2x2To3x3', image('float32', 2, IMAGE_2X2), [0, 0, 1, 1], [0], [3, 3], 'bilinear', [1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4]),
-  crop('2×2 to 3×3', 'TestCropAndResize2x2To3x3NearestNeighbor', image('float32', 2, IMAGE_2X2), [0, 0, 1, 1], [0], [3, 3], 'nearest', [1, 2, 2, 3, 4, 4, 3, 4, 4]),
-  crop('a flipped box, 2×2 to 3×3', 'TestCropAndResize2x2To3x3Flipped', image('float32', 2, IMAGE_2X2), [1, 1, 0, 0], [0], [3, 3], 'bilinear', [4, 3.5, 3, 3, 2.5, 2, 2, 1.5, 1]),
-  crop('a flipped box, 2×2 to 3×3', 'TestCropAndResize2x2To3x3FlippedNearestNeighbor', image('float32', 2, IMAGE_2X2), [1, 1, 0, 0], [0], [3, 3], 'nearest', [4, 4, 3, 4, 4, 3, 2, 2, 1]),
-  crop('two boxes of a 3×3 image to 2×2', 'TestCropAndResize3x3To2x2', image('float32', 3, IMAGE_3X3), [0, 0, 1, 1, 0, 0, 0.5, 0.5], [0, 0], [2, 2], 'bilinear', [1, 3, 7, 9, 1, 2, 4, 5]),
-  crop('two boxes of a 3×3 image to 2×2', 'TestCropAndResize3x3To2x2NearestNeighbor', image('float32', 3, IMAGE_3X3), [0, 0, 1, 1, 0, 0, 0.5, 0.5], [0, 0], [2, 2], 'nearest', [1, 3, 7, 9, 1, 2, 4, 5]),
-  crop('two flipped boxes of a 3×3 image', 'TestCropAndResize3x3To2x2Flipped', image('float32', 3, IMAGE_3X3), [1, 1, 0, 0, 0.5, 0.5, 0, 0], [0, 0], [2, 2], 'bilinear', [9, 7, 3, 1, 5, 4, 2, 1]),
-  crop('two flipped boxes of a 3×3 image', 'TestCropAndResize3x3To2x2FlippedNearestNeighbor', image('float32', 3, IMAGE_3X3), [1, 1, 0, 0, 0.5, 0.5, 0, 0], [0, 0], [2, 2], 'nearest', [9, 7, 3, 1, 5, 4, 2, 1]),
-  crop('a box reaching outside the image gets extrapolation_value -1 there', 'TestCropAndResize2x2To3x3Extrapolated', image('float32', 2, IMAGE_2X2), [-1, -1, 1, 1], [0], [3, 3], 'bilinear', [-1, -1, -1, -1, 1, 2, -1, 3, 4], -1),
+  ...(['uint16', 'int8', 'int16', 'int64'] as const).map((d) =>
+    crop(
+      `a ${d} 2×2 image to 1×1 → 2.5`,
+      `TestCropAndResize${TEST_TYPE[d]}`,
+      image(d, 2, IMAGE_2X2),
+      [0, 0, 1, 1],
+      [0],
+      [1, 1],
+      'bilinear',
+      [2.5],
+    ),
+  ),
+  crop(
+    'a flipped box to 1×1 → 2.5',
+    'TestCropAndResize2x2To1x1Flipped',
+    image('float32', 2, IMAGE_2X2),
+    [1, 1, 0, 0],
+    [0],
+    [1, 1],
+    'bilinear',
+    [2.5],
+  ),
+  crop(
+    'a flipped box to 1×1 → 4',
+    'TestCropAndResize2x2To1x1FlippedNearestNeighbor',
+    image('float32', 2, IMAGE_2X2),
+    [1, 1, 0, 0],
+    [0],
+    [1, 1],
+    'nearest',
+    [4],
+  ),
+  crop(
+    '2×2 to 3×3',
+    'TestCropAndResize2x2To3x3',
+    image('float32', 2, IMAGE_2X2),
+    [0, 0, 1, 1],
+    [0],
+    [3, 3],
+    'bilinear',
+    [1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4],
+  ),
+  crop(
+    '2×2 to 3×3',
+    'TestCropAndResize2x2To3x3NearestNeighbor',
+    image('float32', 2, IMAGE_2X2),
+    [0, 0, 1, 1],
+    [0],
+    [3, 3],
+    'nearest',
+    [1, 2, 2, 3, 4, 4, 3, 4, 4],
+  ),
+  crop(
+    'a flipped box, 2×2 to 3×3',
+    'TestCropAndResize2x2To3x3Flipped',
+    image('float32', 2, IMAGE_2X2),
+    [1, 1, 0, 0],
+    [0],
+    [3, 3],
+    'bilinear',
+    [4, 3.5, 3, 3, 2.5, 2, 2, 1.5, 1],
+  ),
+  crop(
+    'a flipped box, 2×2 to 3×3',
+    'TestCropAndResize2x2To3x3FlippedNearestNeighbor',
+    image('float32', 2, IMAGE_2X2),
+    [1, 1, 0, 0],
+    [0],
+    [3, 3],
+    'nearest',
+    [4, 4, 3, 4, 4, 3, 2, 2, 1],
+  ),
+  crop(
+    'two boxes of a 3×3 image to 2×2',
+    'TestCropAndResize3x3To2x2',
+    image('float32', 3, IMAGE_3X3),
+    [0, 0, 1, 1, 0, 0, 0.5, 0.5],
+    [0, 0],
+    [2, 2],
+    'bilinear',
+    [1, 3, 7, 9, 1, 2, 4, 5],
+  ),
+  crop(
+    'two boxes of a 3×3 image to 2×2',
+    'TestCropAndResize3x3To2x2NearestNeighbor',
+    image('float32', 3, IMAGE_3X3),
+    [0, 0, 1, 1, 0, 0, 0.5, 0.5],
+    [0, 0],
+    [2, 2],
+    'nearest',
+    [1, 3, 7, 9, 1, 2, 4, 5],
+  ),
+  crop(
+    'two flipped boxes of a 3×3 image',
+    'TestCropAndResize3x3To2x2Flipped',
+    image('float32', 3, IMAGE_3X3),
+    [1, 1, 0, 0, 0.5, 0.5, 0, 0],
+    [0, 0],
+    [2, 2],
+    'bilinear',
+    [9, 7, 3, 1, 5, 4, 2, 1],
+  ),
+  crop(
+    'two flipped boxes of a 3×3 image',
+    'TestCropAndResize3x3To2x2FlippedNearestNeighbor',
+    image('float32', 3, IMAGE_3X3),
+    [1, 1, 0, 0, 0.5, 0.5, 0, 0],
+    [0, 0],
+    [2, 2],
+    'nearest',
+    [9, 7, 3, 1, 5, 4, 2, 1],
+  ),
+  crop(
+    'a box reaching outside the image gets extrapolation_value -1 there',
+    'TestCropAndResize2x2To3x3Extrapolated',
+    image('float32', 2, IMAGE_2X2),
+    [-1, -1, 1, 1],
+    [0],
+    [3, 3],
+    'bilinear',
+    [-1, -1, -1, -1, 1, 2, -1, 3, 4],
+    -1,
+  ),
   crop('no boxes → [0, 3, 3, 1]', 'TestCropAndResize2x2To3x3NoCrop', image('float32', 2, IMAGE_2X2), [], [], [3, 3], 'bilinear', []),
   {
     name: 'bilinear: a 999×999 image halved into two 500×500 crops, exactly (TF shards it)',
     source: `${CROP_TEST} CropAndResizeOpTest.TestWithSharding`,
     op: 'CropAndResize',
-    inputs: [f32([1, 999, 999, 1], Array.from({ length: 999 * 999 }, (_, i) => i % 999)), f32([2, 4], [0, 0, 0.5, 0.5, 0.5, 0.5, 1, 1]), i32([2], [0, 0]), i32([2], [500, 500])],
-    want: { crops: f32([2, 500, 500, 1], Array.from({ length: 2 * 500 * 500 }, (_, i) => (i < 250000 ? i % 500 : 499 + (i % 500)))) },
+    inputs: [
+      f32(
+        [1, 999, 999, 1],
+        Array.from({ length: 999 * 999 }, (_, i) => i % 999),
+      ),
+      f32([2, 4], [0, 0, 0.5, 0.5, 0.5, 0.5, 1, 1]),
+      i32([2], [0, 0]),
+      i32([2], [500, 500]),
+    ],
+    want: {
+      crops: f32(
+        [2, 500, 500, 1],
+        Array.from({ length: 2 * 500 * 500 }, (_, i) => (i < 250000 ? i % 500 : 499 + (i % 500))),
+      ),
+    },
   },
-  crop('a rank-3 image is refused', 'TestInvalidInputShape', f32([2, 2, 1], IMAGE_2X2) as HostTensor, [0, 0, 1, 1], [0], [4, 4], 'bilinear', 'input image must be 4-D[2,2,1]'),
+  crop(
+    'a rank-3 image is refused',
+    'TestInvalidInputShape',
+    f32([2, 2, 1], IMAGE_2X2) as HostTensor,
+    [0, 0, 1, 1],
+    [0],
+    [4, 4],
+    'bilinear',
+    'input image must be 4-D[2,2,1]',
+  ),
   {
     name: 'bilinear: 1 box and 2 box indices are refused',
     source: `${CROP_TEST} CropAndResizeOpTest.TestInvalidBoxIndexShape`,
@@ -473,7 +871,10 @@ const CROP_CASES: OpCase[] = [
     source: `${CROP_KERNEL} (TF allocates [num_boxes, crop_height, crop_width, depth] floats and fails when it cannot)`,
     op: 'CropAndResize',
     inputs: [image('float32', 2, IMAGE_2X2), f32([1, 4], [0, 0, 1, 1]), i32([1], [0]), i32([2], [100000, 100000])],
-    want: failsAtRun(/^CropAndResize: crops of shape \[1,100000,100000,1\] would hold 10000000000 elements, over tfgate's bound/, Code.RESOURCE_EXHAUSTED),
+    want: failsAtRun(
+      /^CropAndResize: crops of shape \[1,100000,100000,1\] would hold 10000000000 elements, over tfgate's bound/,
+      Code.RESOURCE_EXHAUSTED,
+    ),
   },
 ];
 

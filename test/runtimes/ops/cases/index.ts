@@ -10,7 +10,17 @@ import { SPARSE_CASES } from './sparse.js';
 import { SPECTRAL_CASES } from './spectral.js';
 import { STRING_CASES } from './string.js';
 
-export const OP_CASES: readonly OpFamilyCases[] = [AUDIO_CASES, CTC_CASES, IMAGE_CASES, IMAGE_DETECTION_CASES, MATH_CASES, NN_CASES, SPARSE_CASES, SPECTRAL_CASES, STRING_CASES];
+export const OP_CASES: readonly OpFamilyCases[] = [
+  AUDIO_CASES,
+  CTC_CASES,
+  IMAGE_CASES,
+  IMAGE_DETECTION_CASES,
+  MATH_CASES,
+  NN_CASES,
+  SPARSE_CASES,
+  SPECTRAL_CASES,
+  STRING_CASES,
+];
 
 /**
  * Ops the embedded runtime implements whose tests predate the op cases, and where they are
@@ -18,15 +28,44 @@ export const OP_CASES: readonly OpFamilyCases[] = [AUDIO_CASES, CTC_CASES, IMAGE
  * removes it here.
  */
 export const OPS_TESTED_ELSEWHERE: Readonly<Record<string, string>> = {
-  ...Object.fromEntries(['Einsum', 'ReverseSequence', 'FakeQuantWithMinMaxArgs', 'FakeQuantWithMinMaxVars', 'FakeQuantWithMinMaxVarsPerChannel'].map((op) => [op, 'embedded_kernel_ops.test.ts'])),
-  ...Object.fromEntries(['FusedBatchNorm', 'FusedBatchNormV2', 'FusedBatchNormV3', 'BatchMatMul', 'BatchMatMulV2'].map((op) => [op, 'embedded_kernel_ops.test.ts, onnx/convert_nn.test.ts, onnx/convert_math.test.ts'])),
+  ...Object.fromEntries(
+    ['Einsum', 'ReverseSequence', 'FakeQuantWithMinMaxArgs', 'FakeQuantWithMinMaxVars', 'FakeQuantWithMinMaxVarsPerChannel'].map((op) => [
+      op,
+      'embedded_kernel_ops.test.ts',
+    ]),
+  ),
+  ...Object.fromEntries(
+    ['FusedBatchNorm', 'FusedBatchNormV2', 'FusedBatchNormV3', 'BatchMatMul', 'BatchMatMulV2'].map((op) => [
+      op,
+      'embedded_kernel_ops.test.ts, onnx/convert_nn.test.ts, onnx/convert_math.test.ts',
+    ]),
+  ),
   ...Object.fromEntries(['RaggedTensorToTensor', 'RaggedGather', 'RaggedRange'].map((op) => [op, 'embedded_ragged_ops.test.ts'])),
-  ...Object.fromEntries(['ParseExample', 'ParseExampleV2'].map((op) => [op, 'embedded_sparse_ops.test.ts, contract/fixture_cases.ts, onnx_sparse_parse.test.ts'])),
+  ...Object.fromEntries(
+    ['ParseExample', 'ParseExampleV2'].map((op) => [
+      op,
+      'embedded_sparse_ops.test.ts, contract/fixture_cases.ts, onnx_sparse_parse.test.ts',
+    ]),
+  ),
   ...Object.fromEntries(
     [
-      'EmptyTensorList', 'TensorListReserve', 'TensorListFromTensor', 'TensorListScatter', 'TensorListScatterV2', 'TensorListSplit', 'TensorListLength',
-      'TensorListElementShape', 'TensorListGetItem', 'TensorListSetItem', 'TensorListStack', 'TensorListGather', 'TensorListConcat', 'TensorListConcatV2',
-      'TensorListPushBack', 'TensorListPopBack', 'TensorListResize',
+      'EmptyTensorList',
+      'TensorListReserve',
+      'TensorListFromTensor',
+      'TensorListScatter',
+      'TensorListScatterV2',
+      'TensorListSplit',
+      'TensorListLength',
+      'TensorListElementShape',
+      'TensorListGetItem',
+      'TensorListSetItem',
+      'TensorListStack',
+      'TensorListGather',
+      'TensorListConcat',
+      'TensorListConcatV2',
+      'TensorListPushBack',
+      'TensorListPopBack',
+      'TensorListResize',
     ].map((op) => [op, 'tensor_list_ops.test.ts, embedded_loops.test.ts']),
   ),
   TfgateLookupTableFind: 'lookup_table_cases.ts (what LookupTableFindV2 becomes at load)',

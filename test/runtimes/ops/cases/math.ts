@@ -18,14 +18,56 @@ const API_DEF = 'tensorflow/core/api_def/base_api/api_def_Bucketize.pbtxt@c3bd2f
 const DOC_INPUT = [-5, 10000, 150, 10, 5, 100];
 
 const BUCKETIZE_CASES: OpCase[] = [
-  bucketize(f32([3, 2], DOC_INPUT), [0, 10, 100], [0, 3, 3, 2, 1, 3], 'boundaries [0, 10, 100]: [[-5, 10000], [150, 10], [5, 100]] → [[0, 3], [3, 2], [1, 3]] (float32)', API_DEF),
+  bucketize(
+    f32([3, 2], DOC_INPUT),
+    [0, 10, 100],
+    [0, 3, 3, 2, 1, 3],
+    'boundaries [0, 10, 100]: [[-5, 10000], [150, 10], [5, 100]] → [[0, 3], [3, 2], [1, 3]] (float32)',
+    API_DEF,
+  ),
   bucketize(i32([3, 2], DOC_INPUT), [0, 10, 100], [0, 3, 3, 2, 1, 3], 'the same example on int32', API_DEF),
-  bucketize(i64([9], [-5, 0, 2, 3, 5, 8, 10, 11, 12]), [0, 3, 8, 11], [0, 1, 1, 2, 2, 3, 3, 4, 4], 'boundaries [0, 3, 8, 11] (int64 input): a value equal to a boundary goes right', `${BUCKETIZE_TEST}:36 testInt`),
-  bucketize(f32([9], [-5, 0, 2, 3, 5, 8, 10, 11, 12]), [0, 3, 8, 11], [0, 1, 1, 2, 2, 3, 3, 4, 4], 'the same on float32', `${BUCKETIZE_TEST}:53 testFloat`),
-  bucketize(i32([2, 5], [-5, 0, 2, 3, 5, 8, 10, 11, 12, 0]), [0, 3, 8, 11], [0, 1, 1, 2, 2, 3, 3, 4, 4, 1], '2-D input', `${BUCKETIZE_TEST}:62 test2DInput`),
-  bucketize(f32([0, 3], []), [], [], 'an empty [0, 3] input with no boundaries gives an empty [0, 3] output', `${BUCKETIZE_TEST}:44 testEmptyFloat`),
-  bucketize(f32([0, 3], []), [1, 2], [], 'an empty [0, 3] input gives an empty [0, 3] output whatever the boundaries', 'tensorflow/core/kernels/bucketize_op.cc (the output is allocated with the input\'s shape)'),
-  bucketize(i32([2], [-5, 0]), [0, 8, 3, 11], /Bucketize \(node Bucketize: Expected sorted boundaries\)/, 'unsorted boundaries are refused at load', `${BUCKETIZE_TEST}:71 testInvalidBoundariesOrder`),
+  bucketize(
+    i64([9], [-5, 0, 2, 3, 5, 8, 10, 11, 12]),
+    [0, 3, 8, 11],
+    [0, 1, 1, 2, 2, 3, 3, 4, 4],
+    'boundaries [0, 3, 8, 11] (int64 input): a value equal to a boundary goes right',
+    `${BUCKETIZE_TEST}:36 testInt`,
+  ),
+  bucketize(
+    f32([9], [-5, 0, 2, 3, 5, 8, 10, 11, 12]),
+    [0, 3, 8, 11],
+    [0, 1, 1, 2, 2, 3, 3, 4, 4],
+    'the same on float32',
+    `${BUCKETIZE_TEST}:53 testFloat`,
+  ),
+  bucketize(
+    i32([2, 5], [-5, 0, 2, 3, 5, 8, 10, 11, 12, 0]),
+    [0, 3, 8, 11],
+    [0, 1, 1, 2, 2, 3, 3, 4, 4, 1],
+    '2-D input',
+    `${BUCKETIZE_TEST}:62 test2DInput`,
+  ),
+  bucketize(
+    f32([0, 3], []),
+    [],
+    [],
+    'an empty [0, 3] input with no boundaries gives an empty [0, 3] output',
+    `${BUCKETIZE_TEST}:44 testEmptyFloat`,
+  ),
+  bucketize(
+    f32([0, 3], []),
+    [1, 2],
+    [],
+    'an empty [0, 3] input gives an empty [0, 3] output whatever the boundaries',
+    "tensorflow/core/kernels/bucketize_op.cc (the output is allocated with the input's shape)",
+  ),
+  bucketize(
+    i32([2], [-5, 0]),
+    [0, 8, 3, 11],
+    /Bucketize \(node Bucketize: Expected sorted boundaries\)/,
+    'unsorted boundaries are refused at load',
+    `${BUCKETIZE_TEST}:71 testInvalidBoundariesOrder`,
+  ),
 ];
 
 const ints = (dtype: DType, x: number[]) => (dtype === 'int64' ? i64([x.length], x) : i32([x.length], x));
@@ -40,10 +82,26 @@ const binary = (op: string, dtype: DType, x: number[], y: number[], want: number
 });
 
 const DIVISION_CASES: OpCase[] = [
-  binary('FloorMod', 'int32', X, Y, [1, 2, -2, -1], 'the remainder takes the divisor\'s sign (Python semantics: floor(x / y) * y + floormod(x, y) = x)', 'tf.math.floormod API doc'),
+  binary(
+    'FloorMod',
+    'int32',
+    X,
+    Y,
+    [1, 2, -2, -1],
+    "the remainder takes the divisor's sign (Python semantics: floor(x / y) * y + floormod(x, y) = x)",
+    'tf.math.floormod API doc',
+  ),
   binary('FloorDiv', 'int32', X, Y, [2, -3, -3, 2], 'rounds toward negative infinity (floor(x / y))', 'tf.math.floordiv API doc'),
   {
-    ...binary('Div', 'int32', [7, -7, 7, -7, 0, 9], [2, 2, -2, -2, 3, 4], [3, -3, -3, 3, 0, 2], 'integer Div truncates toward zero, as C++ division', 'tensorflow/core/kernels/cwise_op_div.cc (integers: safe_div_or_mod_op with std::divides)'),
+    ...binary(
+      'Div',
+      'int32',
+      [7, -7, 7, -7, 0, 9],
+      [2, 2, -2, -2, 3, 4],
+      [3, -3, -3, 3, 0, 2],
+      'integer Div truncates toward zero, as C++ division',
+      'tensorflow/core/kernels/cwise_op_div.cc (integers: safe_div_or_mod_op with std::divides)',
+    ),
   },
 ];
 
@@ -52,12 +110,34 @@ const SELECT_KERNEL = 'tensorflow/core/kernels/cwise_op_select.cc';
 /** TF registers Select and SelectV2 for every type (TF_CALL_ALL_TYPES): strings are picked as numbers are. */
 const STRINGS_ON_ONNX = { skip: 'ONNX Runtime takes no string tensors in tfgate (the string placeholder is refused by name)' };
 const MASK = bool([4], [1, 0, 0, 1]);
-const selectV2 = (name: string, source: string, inputs: OpCase['inputs'], want: OpCase['want'], engines?: OpCase['engines']): OpCase => ({ name, source, op: 'SelectV2', inputs, want, ...(engines && { engines }) });
+const selectV2 = (name: string, source: string, inputs: OpCase['inputs'], want: OpCase['want'], engines?: OpCase['engines']): OpCase => ({
+  name,
+  source,
+  op: 'SelectV2',
+  inputs,
+  want,
+  ...(engines && { engines }),
+});
 
 const SELECT_CASES: OpCase[] = [
-  selectV2('[T, F, F, T], [1, 2, 3, 4], [100, 200, 300, 400] → [1, 200, 300, 4]', WHERE_DOC, [MASK, i32([4], [1, 2, 3, 4]), i32([4], [100, 200, 300, 400])], { output: i32([4], [1, 200, 300, 4]) }),
-  selectV2('[T, F, F, T], [1, 2, 3, 4], [100] → [1, 100, 100, 4]: else broadcasts', WHERE_DOC, [MASK, i32([4], [1, 2, 3, 4]), i32([1], [100])], { output: i32([4], [1, 100, 100, 4]) }),
-  selectV2('[T, F, F, T], 1, 100 → [1, 100, 100, 1]: both values broadcast to the condition', WHERE_DOC, [MASK, i32([], [1]), i32([], [100])], { output: i32([4], [1, 100, 100, 1]) }),
+  selectV2(
+    '[T, F, F, T], [1, 2, 3, 4], [100, 200, 300, 400] → [1, 200, 300, 4]',
+    WHERE_DOC,
+    [MASK, i32([4], [1, 2, 3, 4]), i32([4], [100, 200, 300, 400])],
+    { output: i32([4], [1, 200, 300, 4]) },
+  ),
+  selectV2(
+    '[T, F, F, T], [1, 2, 3, 4], [100] → [1, 100, 100, 4]: else broadcasts',
+    WHERE_DOC,
+    [MASK, i32([4], [1, 2, 3, 4]), i32([1], [100])],
+    { output: i32([4], [1, 100, 100, 4]) },
+  ),
+  selectV2(
+    '[T, F, F, T], 1, 100 → [1, 100, 100, 1]: both values broadcast to the condition',
+    WHERE_DOC,
+    [MASK, i32([], [1]), i32([], [100])],
+    { output: i32([4], [1, 100, 100, 1]) },
+  ),
   selectV2(
     'the same three selections on strings',
     `${WHERE_DOC}; ${SELECT_KERNEL} (TF_CALL_ALL_TYPES)`,
@@ -65,7 +145,13 @@ const SELECT_CASES: OpCase[] = [
     { output: str([4], ['1', '100', '100', '4']) },
     { onnx: STRINGS_ON_ONNX },
   ),
-  selectV2('strings: a scalar then and else broadcast to the condition', `${WHERE_DOC}; ${SELECT_KERNEL}`, [MASK, str([], ['1']), str([], ['100'])], { output: str([4], ['1', '100', '100', '1']) }, { onnx: STRINGS_ON_ONNX }),
+  selectV2(
+    'strings: a scalar then and else broadcast to the condition',
+    `${WHERE_DOC}; ${SELECT_KERNEL}`,
+    [MASK, str([], ['1']), str([], ['100'])],
+    { output: str([4], ['1', '100', '100', '1']) },
+    { onnx: STRINGS_ON_ONNX },
+  ),
   selectV2(
     'strings: a [2, 1] condition against [1, 2] labels gives [2, 2], bytes as they are',
     `${WHERE_DOC} (numpy broadcasting); ${SELECT_KERNEL}`,
@@ -82,7 +168,8 @@ const SELECT_CASES: OpCase[] = [
   ),
   {
     name: 'TF1 Select with a vector condition picks whole rows of x or y',
-    source: 'tf.compat.v1.where API doc ("If condition is rank 1, x may have higher rank, but its first dimension must match the size of condition")',
+    source:
+      'tf.compat.v1.where API doc ("If condition is rank 1, x may have higher rank, but its first dimension must match the size of condition")',
     op: 'Select',
     inputs: [bool([3], [1, 0, 1]), f32([3, 2], [1, 2, 3, 4, 5, 6]), f32([3, 2], [1, 3, 2, 4, 6, 5])],
     want: { output: f32([3, 2], [1, 2, 2, 4, 5, 6]) },
@@ -116,7 +203,7 @@ const SELECT_CASES: OpCase[] = [
     source: `${SELECT_KERNEL} SelectOp::ComputeElementwise (OpKernelContext::ValidateInputsAreSameShape)`,
     op: 'Select',
     inputs: [bool([2, 2], [1, 0, 1, 0]), str([2, 2], ['a', 'b', 'c', 'd']), str([1, 2], ['w', 'x'])],
-    want: failsAtRun("Inputs to operation Select of type Select must have the same size and shape.  Input 0: [2,2] != input 2: [1,2]"),
+    want: failsAtRun('Inputs to operation Select of type Select must have the same size and shape.  Input 0: [2,2] != input 2: [1,2]'),
     engines: { onnx: STRINGS_ON_ONNX },
   },
 ];

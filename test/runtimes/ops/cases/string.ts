@@ -28,9 +28,27 @@ const hashFast = (n: number, x: HostTensor, want: number[], name: string, source
 const raw = Uint8Array.of(0xff, 0xfe, 0x41);
 
 const HASH_CASES: OpCase[] = [
-  hashFast(3, str([3], ['Hello', 'TensorFlow', '2.x']), [0, 2, 2], 'to_hash_bucket_fast(["Hello", "TensorFlow", "2.x"], 3) == [0, 2, 2]', 'tf.strings.to_hash_bucket_fast API doc'),
-  hashFast(10, str([4], ['a', 'b', 'c', 'd']), [9, 2, 2, 5], '["a", "b", "c", "d"] in 10 buckets: [9, 2, 2, 5]', `${HASH_TEST}:45 testStringToHashBucketsFast`),
-  hashFast(1, str([3], ['a', 'b', 'c']), [0, 0, 0], 'one bucket: every string in bucket 0', `${HASH_TEST}:32 testStringToOneHashBucketFast`),
+  hashFast(
+    3,
+    str([3], ['Hello', 'TensorFlow', '2.x']),
+    [0, 2, 2],
+    'to_hash_bucket_fast(["Hello", "TensorFlow", "2.x"], 3) == [0, 2, 2]',
+    'tf.strings.to_hash_bucket_fast API doc',
+  ),
+  hashFast(
+    10,
+    str([4], ['a', 'b', 'c', 'd']),
+    [9, 2, 2, 5],
+    '["a", "b", "c", "d"] in 10 buckets: [9, 2, 2, 5]',
+    `${HASH_TEST}:45 testStringToHashBucketsFast`,
+  ),
+  hashFast(
+    1,
+    str([3], ['a', 'b', 'c']),
+    [0, 0, 0],
+    'one bucket: every string in bucket 0',
+    `${HASH_TEST}:32 testStringToOneHashBucketFast`,
+  ),
   {
     name: 'legacy StringToHashBucket: ["a", "b", "c"] in 10 buckets by Hash64: [8, 0, 7]',
     source: `${HASH_TEST}:59 testStringToHashBucketsLegacyHash`,
@@ -47,13 +65,19 @@ const HASH_CASES: OpCase[] = [
     inputs: [str([3], ['a', 'b', 'c'])],
     want: { output: i64([3], [0, 0, 0]) },
   },
-  hashFast(3, str([5, 1], ['A', 'B', 'C', 'D', 'E']), [1, 0, 1, 1, 2], 'Keras Hashing(num_bins=3) on [["A"], ["B"], ["C"], ["D"], ["E"]] == [[1], [0], [1], [1], [2]], shape kept', 'tf.keras.layers.Hashing API doc'),
+  hashFast(
+    3,
+    str([5, 1], ['A', 'B', 'C', 'D', 'E']),
+    [1, 0, 1, 1, 2],
+    'Keras Hashing(num_bins=3) on [["A"], ["B"], ["C"], ["D"], ["E"]] == [[1], [0], [1], [1], [2]], shape kept',
+    'tf.keras.layers.Hashing API doc',
+  ),
   hashFast(
     1000003,
     str([2], [raw, 'A']),
     [Number(fingerprint64(raw) % 1000003n), Number(fingerprint64(new TextEncoder().encode('A')) % 1000003n)],
     'hashes the bytes: a string that is not UTF-8 gets the Fingerprint64 of its bytes',
-    'farmhash.cc Fingerprint64 (checked against FarmHash\'s self-test in string_kernels.test.ts)',
+    "farmhash.cc Fingerprint64 (checked against FarmHash's self-test in string_kernels.test.ts)",
   ),
   {
     name: 'key [98765, 132] puts "a", "b", "c" in buckets [4, 2, 8] of 10',
@@ -69,7 +93,9 @@ const HASH_CASES: OpCase[] = [
     op: 'StringToHashBucketFast',
     attrs: { num_buckets: attr.i(0) },
     inputs: [str([1], ['a'])],
-    want: refusedAtLoad(/Value for attr 'num_buckets' of 0 must be at least minimum 1; NodeDef: \{\{node StringToHashBucketFast\}\}; Op<name=StringToHashBucketFast/),
+    want: refusedAtLoad(
+      /Value for attr 'num_buckets' of 0 must be at least minimum 1; NodeDef: \{\{node StringToHashBucketFast\}\}; Op<name=StringToHashBucketFast/,
+    ),
   },
   {
     name: 'a key of one element is refused at load',
@@ -82,7 +108,14 @@ const HASH_CASES: OpCase[] = [
 ];
 
 const CASE_INPUT = str([2, 2], ['pigS on THE wIng', 'aniMals', ' hello ', '\n\tWorld! \r \n']);
-const stringCase = (op: 'StringLower' | 'StringUpper', x: HostTensor, want: Array<string | Uint8Array>, name: string, source: string, encoding = ''): OpCase => ({
+const stringCase = (
+  op: 'StringLower' | 'StringUpper',
+  x: HostTensor,
+  want: Array<string | Uint8Array>,
+  name: string,
+  source: string,
+  encoding = '',
+): OpCase => ({
   name,
   source,
   op,
@@ -92,10 +125,36 @@ const stringCase = (op: 'StringLower' | 'StringUpper', x: HostTensor, want: Arra
 });
 
 const CASE_CASES: OpCase[] = [
-  stringCase('StringLower', CASE_INPUT, ['pigs on the wing', 'animals', ' hello ', '\n\tworld! \r \n'], 'ASCII: TF\'s 2-D test strings', `${KERNEL_TESTS}/string_lower_op_test.py@84e2e6c7:39 test_string_lower_2d`),
-  stringCase('StringUpper', CASE_INPUT, ['PIGS ON THE WING', 'ANIMALS', ' HELLO ', '\n\tWORLD! \r \n'], 'ASCII: TF\'s 2-D test strings', `${KERNEL_TESTS}/string_upper_op_test.py@03049341:39 test_string_upper_2d`),
-  stringCase('StringLower', str([1], ['ÓÓSSCHLOË']), ['óósschloë'], 'encoding utf-8: "ÓÓSSCHLOË" → "óósschloë"', `${KERNEL_TESTS}/string_lower_op_test.py@84e2e6c7:50 test_string_upper_unicode (sic)`, 'utf-8'),
-  stringCase('StringUpper', str([1], ['óósschloë']), ['ÓÓSSCHLOË'], 'encoding utf-8: "óósschloë" → "ÓÓSSCHLOË"', `${KERNEL_TESTS}/string_upper_op_test.py@03049341:50 test_string_upper_unicode`, 'utf-8'),
+  stringCase(
+    'StringLower',
+    CASE_INPUT,
+    ['pigs on the wing', 'animals', ' hello ', '\n\tworld! \r \n'],
+    "ASCII: TF's 2-D test strings",
+    `${KERNEL_TESTS}/string_lower_op_test.py@84e2e6c7:39 test_string_lower_2d`,
+  ),
+  stringCase(
+    'StringUpper',
+    CASE_INPUT,
+    ['PIGS ON THE WING', 'ANIMALS', ' HELLO ', '\n\tWORLD! \r \n'],
+    "ASCII: TF's 2-D test strings",
+    `${KERNEL_TESTS}/string_upper_op_test.py@03049341:39 test_string_upper_2d`,
+  ),
+  stringCase(
+    'StringLower',
+    str([1], ['ÓÓSSCHLOË']),
+    ['óósschloë'],
+    'encoding utf-8: "ÓÓSSCHLOË" → "óósschloë"',
+    `${KERNEL_TESTS}/string_lower_op_test.py@84e2e6c7:50 test_string_upper_unicode (sic)`,
+    'utf-8',
+  ),
+  stringCase(
+    'StringUpper',
+    str([1], ['óósschloë']),
+    ['ÓÓSSCHLOË'],
+    'encoding utf-8: "óósschloë" → "ÓÓSSCHLOË"',
+    `${KERNEL_TESTS}/string_upper_op_test.py@03049341:50 test_string_upper_unicode`,
+    'utf-8',
+  ),
   stringCase(
     'StringLower',
     str([2], ['ÓÓSSCHLOË', Uint8Array.of(0xff, 0x41, 0xc3)]),
@@ -105,7 +164,7 @@ const CASE_CASES: OpCase[] = [
   ),
   {
     name: "an encoding other than '' or utf-8 is refused at load",
-    source: 'core/kernels/string_lower_op.cc (the kernel constructor\'s check)',
+    source: "core/kernels/string_lower_op.cc (the kernel constructor's check)",
     op: 'StringLower',
     attrs: { encoding: attr.s('latin-1') },
     inputs: [str([1], ['a'])],
@@ -121,7 +180,14 @@ const CASE_CASES: OpCase[] = [
 ];
 
 const AS_STRING_TEST = `${KERNEL_TESTS}/as_string_op_test.py@3a2c6ae8`;
-const asString = (dtype: DType, x: HostTensor, attrs: Record<string, AttrValueInit>, want: string[], name: string, source: string): OpCase => ({
+const asString = (
+  dtype: DType,
+  x: HostTensor,
+  attrs: Record<string, AttrValueInit>,
+  want: string[],
+  name: string,
+  source: string,
+): OpCase => ({
   name: `${dtype} ${name}`,
   source,
   op: 'AsString',
@@ -142,13 +208,62 @@ const refusedAsString = (dtype: DType, attrs: Record<string, AttrValueInit>, mes
 const FLOATS = f32([9], [0, 1, -1, 0.5, 0.25, 0.125, Infinity, NaN, -Infinity]);
 const INTS = [0, -1, 1, -128, 127, -101, 101];
 const AS_STRING_CASES: OpCase[] = [
-  asString('float32', FLOATS, { shortest: attr.b(true) }, ['0', '1', '-1', '0.5', '0.25', '0.125', 'inf', 'nan', '-inf'], 'shortest (%g)', `${AS_STRING_TEST}:47 testFloat`),
-  asString('float32', FLOATS, { scientific: attr.b(true) }, ['0.000000e+00', '1.000000e+00', '-1.000000e+00', '5.000000e-01', '2.500000e-01', '1.250000e-01', 'inf', 'nan', '-inf'], 'scientific (%e)', `${AS_STRING_TEST}:51 testFloat`),
-  asString('float32', FLOATS, {}, ['0.000000', '1.000000', '-1.000000', '0.500000', '0.250000', '0.125000', 'inf', 'nan', '-inf'], 'default (%f)', `${AS_STRING_TEST}:55 testFloat`),
-  asString('float32', FLOATS, { width: attr.i(3) }, ['0.000000', '1.000000', '-1.000000', '0.500000', '0.250000', '0.125000', 'inf', 'nan', '-inf'], 'width 3 (%3f)', `${AS_STRING_TEST}:59 testFloat`),
-  asString('float32', FLOATS, { width: attr.i(3), fill: attr.s('0'), shortest: attr.b(true) }, ['000', '001', '-01', '0.5', '0.25', '0.125', 'inf', 'nan', '-inf'], 'width 3 fill 0 shortest (%03g)', `${AS_STRING_TEST}:67 testFloat`),
-  asString('float32', FLOATS, { precision: attr.i(10), width: attr.i(3) }, ['0.0000000000', '1.0000000000', '-1.0000000000', '0.5000000000', '0.2500000000', '0.1250000000', 'inf', 'nan', '-inf'], 'precision 10 width 3 (%03.10f)', `${AS_STRING_TEST}:71 testFloat`),
-  asString('float32', FLOATS, { precision: attr.i(10), width: attr.i(3), fill: attr.s('0'), shortest: attr.b(true) }, ['000', '001', '-01', '0.5', '0.25', '0.125', 'inf', 'nan', '-inf'], 'precision 10 width 3 fill 0 shortest (%03.10g)', `${AS_STRING_TEST}:77 testFloat`),
+  asString(
+    'float32',
+    FLOATS,
+    { shortest: attr.b(true) },
+    ['0', '1', '-1', '0.5', '0.25', '0.125', 'inf', 'nan', '-inf'],
+    'shortest (%g)',
+    `${AS_STRING_TEST}:47 testFloat`,
+  ),
+  asString(
+    'float32',
+    FLOATS,
+    { scientific: attr.b(true) },
+    ['0.000000e+00', '1.000000e+00', '-1.000000e+00', '5.000000e-01', '2.500000e-01', '1.250000e-01', 'inf', 'nan', '-inf'],
+    'scientific (%e)',
+    `${AS_STRING_TEST}:51 testFloat`,
+  ),
+  asString(
+    'float32',
+    FLOATS,
+    {},
+    ['0.000000', '1.000000', '-1.000000', '0.500000', '0.250000', '0.125000', 'inf', 'nan', '-inf'],
+    'default (%f)',
+    `${AS_STRING_TEST}:55 testFloat`,
+  ),
+  asString(
+    'float32',
+    FLOATS,
+    { width: attr.i(3) },
+    ['0.000000', '1.000000', '-1.000000', '0.500000', '0.250000', '0.125000', 'inf', 'nan', '-inf'],
+    'width 3 (%3f)',
+    `${AS_STRING_TEST}:59 testFloat`,
+  ),
+  asString(
+    'float32',
+    FLOATS,
+    { width: attr.i(3), fill: attr.s('0'), shortest: attr.b(true) },
+    ['000', '001', '-01', '0.5', '0.25', '0.125', 'inf', 'nan', '-inf'],
+    'width 3 fill 0 shortest (%03g)',
+    `${AS_STRING_TEST}:67 testFloat`,
+  ),
+  asString(
+    'float32',
+    FLOATS,
+    { precision: attr.i(10), width: attr.i(3) },
+    ['0.0000000000', '1.0000000000', '-1.0000000000', '0.5000000000', '0.2500000000', '0.1250000000', 'inf', 'nan', '-inf'],
+    'precision 10 width 3 (%03.10f)',
+    `${AS_STRING_TEST}:71 testFloat`,
+  ),
+  asString(
+    'float32',
+    FLOATS,
+    { precision: attr.i(10), width: attr.i(3), fill: attr.s('0'), shortest: attr.b(true) },
+    ['000', '001', '-01', '0.5', '0.25', '0.125', 'inf', 'nan', '-inf'],
+    'precision 10 width 3 fill 0 shortest (%03.10g)',
+    `${AS_STRING_TEST}:77 testFloat`,
+  ),
   asString(
     'float32',
     f32([6], [0.125, 0.375, 2.5, -0.125, 0.1, 3.4e38]),
@@ -157,23 +272,73 @@ const AS_STRING_CASES: OpCase[] = [
     'precision 2: the float32 value printed exactly, ties to even as printf does',
     'glibc printf("%.2f") of each float32 value (TF formats with strings::Printf)',
   ),
-  asString('float32', f32([2], [0.1, 1e-30]), { precision: attr.i(10), shortest: attr.b(true) }, ['0.1000000015', '1.000000003e-30'], 'precision 10 shortest (%.10g)', 'glibc printf("%.10g") of each float32 value'),
+  asString(
+    'float32',
+    f32([2], [0.1, 1e-30]),
+    { precision: attr.i(10), shortest: attr.b(true) },
+    ['0.1000000015', '1.000000003e-30'],
+    'precision 10 shortest (%.10g)',
+    'glibc printf("%.10g") of each float32 value',
+  ),
   ...(['int32', 'int64'] as const).flatMap((dtype) => {
     const x = dtype === 'int32' ? i32([INTS.length], INTS) : i64([INTS.length], INTS);
     return [
       asString(dtype, x, {}, ['0', '-1', '1', '-128', '127', '-101', '101'], '%d', `${AS_STRING_TEST}:107 testInt`),
       asString(dtype, x, { width: attr.i(3) }, ['  0', ' -1', '  1', '-128', '127', '-101', '101'], '%3d', `${AS_STRING_TEST}:111 testInt`),
-      asString(dtype, x, { width: attr.i(3), fill: attr.s('0') }, ['000', '-01', '001', '-128', '127', '-101', '101'], '%03d', `${AS_STRING_TEST}:115 testInt`),
+      asString(
+        dtype,
+        x,
+        { width: attr.i(3), fill: attr.s('0') },
+        ['000', '-01', '001', '-128', '127', '-101', '101'],
+        '%03d',
+        `${AS_STRING_TEST}:115 testInt`,
+      ),
     ];
   }),
   asString('bool', bool([2], [0, 1]), {}, ['false', 'true'], 'prints false / true', `${AS_STRING_TEST}:174 testBool`),
-  refusedAsString('int32', { precision: attr.i(0) }, /AsString \(node AsString: precision not supported for datatype int32\)/, 'precision on an int is refused at load', `${AS_STRING_TEST}:125 testInt`),
-  refusedAsString('int32', { shortest: attr.b(true) }, /scientific and shortest format not supported for datatype int32/, 'shortest on an int is refused at load', `${AS_STRING_TEST}:121 testInt`),
-  refusedAsString('float32', { scientific: attr.b(true), shortest: attr.b(true) }, /Cannot select both scientific and shortest notation/, 'scientific with shortest is refused at load', `${AS_STRING_TEST}:79 testFloat`),
-  refusedAsString('float32', { fill: attr.s('ab') }, /Fill string must be one or fewer characters/, 'a two-character fill is refused at load', `${AS_STRING_TEST}:83 testFloat`),
-  refusedAsString('float32', { width: attr.i(4), fill: attr.s('x') }, /fill 'x' is not a printf flag/, 'a fill that is not a printf flag is refused at load', 'core/kernels/as_string_op.cc (the fill becomes a printf flag)'),
+  refusedAsString(
+    'int32',
+    { precision: attr.i(0) },
+    /AsString \(node AsString: precision not supported for datatype int32\)/,
+    'precision on an int is refused at load',
+    `${AS_STRING_TEST}:125 testInt`,
+  ),
+  refusedAsString(
+    'int32',
+    { shortest: attr.b(true) },
+    /scientific and shortest format not supported for datatype int32/,
+    'shortest on an int is refused at load',
+    `${AS_STRING_TEST}:121 testInt`,
+  ),
+  refusedAsString(
+    'float32',
+    { scientific: attr.b(true), shortest: attr.b(true) },
+    /Cannot select both scientific and shortest notation/,
+    'scientific with shortest is refused at load',
+    `${AS_STRING_TEST}:79 testFloat`,
+  ),
+  refusedAsString(
+    'float32',
+    { fill: attr.s('ab') },
+    /Fill string must be one or fewer characters/,
+    'a two-character fill is refused at load',
+    `${AS_STRING_TEST}:83 testFloat`,
+  ),
+  refusedAsString(
+    'float32',
+    { width: attr.i(4), fill: attr.s('x') },
+    /fill 'x' is not a printf flag/,
+    'a fill that is not a printf flag is refused at load',
+    'core/kernels/as_string_op.cc (the fill becomes a printf flag)',
+  ),
   {
-    ...refusedAsString('float64', {}, /x/, 'float64: the embedded runtime holds it as float32 and refuses it', 'tfgate: TF.js has no float64'),
+    ...refusedAsString(
+      'float64',
+      {},
+      /x/,
+      'float64: the embedded runtime holds it as float32 and refuses it',
+      'tfgate: TF.js has no float64',
+    ),
     want: { output: str([1], ['1.000000']) },
     engines: {
       wasm: { refuse: /AsString \(node AsString: double inputs reach the embedded runtime rounded to float32/ },
@@ -186,9 +351,20 @@ const AS_STRING_CASES: OpCase[] = [
 function sparseRows(rows: string[][]): Record<string, HostTensor> {
   const indices = rows.flatMap((r, i) => r.flatMap((_, j) => [i, j]));
   const values = rows.flat();
-  return { indices: i64([values.length, 2], indices), values: str([values.length], values), shape: i64([2], [rows.length, Math.max(0, ...rows.map((r) => r.length))]) };
+  return {
+    indices: i64([values.length, 2], indices),
+    values: str([values.length], values),
+    shape: i64([2], [rows.length, Math.max(0, ...rows.map((r) => r.length))]),
+  };
 }
-const split = (x: string[], sep: string | Uint8Array, rows: string[][] | Record<string, HostTensor>, name: string, source: string, maxsplit = -1): OpCase => ({
+const split = (
+  x: string[],
+  sep: string | Uint8Array,
+  rows: string[][] | Record<string, HostTensor>,
+  name: string,
+  source: string,
+  maxsplit = -1,
+): OpCase => ({
   name,
   source,
   op: 'StringSplitV2',
@@ -199,15 +375,80 @@ const split = (x: string[], sep: string | Uint8Array, rows: string[][] | Record<
 const SPLIT_TEST = `${KERNEL_TESTS}/string_split_op_test.py StringSplitV2OpTest`;
 
 const SPLIT_CASES: OpCase[] = [
-  split(['pigs on the wing', 'animals'], '', [['pigs', 'on', 'the', 'wing'], ['animals']], 'tf.strings.split(["pigs on the wing", "animals"]): the sparse triplet', `${SPLIT_TEST} testSplitV2`),
-  split(['1<>2<>3', '<><>4<>5<><>6<>'], '<>', [['1', '2', '3'], ['', '', '4', '5', '', '6', '']], 'a two-byte separator keeps empty tokens', `${SPLIT_TEST} testSplitV2MultiCharSeparator`),
-  split(['1,2,3', '4,5,,6,'], ',', [['1', '2', '3'], ['4', '5', '', '6', '']], 'a one-byte separator keeps empty tokens', `${SPLIT_TEST} testSplitV2SimpleSeparator`),
-  split(['1 2 3', '  4  5    6  '], '', [['1', '2', '3'], ['4', '5', '6']], 'no separator: whitespace runs, no empty tokens', `${SPLIT_TEST} testSplitV2EmptySeparator`),
-  split([''], '', [[]], 'an empty string gives no tokens', 'Python\'s "".split() == [], which StringSplitV2 matches (its test\'s comments)'),
-  split(['1,2,3', '4,5,,6,'], ',', [['1', '2,3'], ['4', '5,,6,']], 'maxsplit 1 with a separator', `${SPLIT_TEST} testSplitV2SimpleSeparatorMaxSplit`, 1),
-  split(['1 2 3', '  4  5    6  '], '', [['1', '2 3'], ['4', '5    6  ']], 'maxsplit 1 on whitespace', `${SPLIT_TEST} testSplitV2EmptySeparatorMaxSplit`, 1),
+  split(
+    ['pigs on the wing', 'animals'],
+    '',
+    [['pigs', 'on', 'the', 'wing'], ['animals']],
+    'tf.strings.split(["pigs on the wing", "animals"]): the sparse triplet',
+    `${SPLIT_TEST} testSplitV2`,
+  ),
+  split(
+    ['1<>2<>3', '<><>4<>5<><>6<>'],
+    '<>',
+    [
+      ['1', '2', '3'],
+      ['', '', '4', '5', '', '6', ''],
+    ],
+    'a two-byte separator keeps empty tokens',
+    `${SPLIT_TEST} testSplitV2MultiCharSeparator`,
+  ),
+  split(
+    ['1,2,3', '4,5,,6,'],
+    ',',
+    [
+      ['1', '2', '3'],
+      ['4', '5', '', '6', ''],
+    ],
+    'a one-byte separator keeps empty tokens',
+    `${SPLIT_TEST} testSplitV2SimpleSeparator`,
+  ),
+  split(
+    ['1 2 3', '  4  5    6  '],
+    '',
+    [
+      ['1', '2', '3'],
+      ['4', '5', '6'],
+    ],
+    'no separator: whitespace runs, no empty tokens',
+    `${SPLIT_TEST} testSplitV2EmptySeparator`,
+  ),
+  split(
+    [''],
+    '',
+    [[]],
+    'an empty string gives no tokens',
+    'Python\'s "".split() == [], which StringSplitV2 matches (its test\'s comments)',
+  ),
+  split(
+    ['1,2,3', '4,5,,6,'],
+    ',',
+    [
+      ['1', '2,3'],
+      ['4', '5,,6,'],
+    ],
+    'maxsplit 1 with a separator',
+    `${SPLIT_TEST} testSplitV2SimpleSeparatorMaxSplit`,
+    1,
+  ),
+  split(
+    ['1 2 3', '  4  5    6  '],
+    '',
+    [
+      ['1', '2 3'],
+      ['4', '5    6  '],
+    ],
+    'maxsplit 1 on whitespace',
+    `${SPLIT_TEST} testSplitV2EmptySeparatorMaxSplit`,
+    1,
+  ),
   {
-    ...split([], Uint8Array.of(0xff), [], 'splits bytes: a separator and tokens that are not UTF-8 come back unchanged', 'core/kernels/string_split_op.cc (byte-wise absl::StrSplit)'),
+    ...split(
+      [],
+      Uint8Array.of(0xff),
+      [],
+      'splits bytes: a separator and tokens that are not UTF-8 come back unchanged',
+      'core/kernels/string_split_op.cc (byte-wise absl::StrSplit)',
+    ),
     inputs: [str([1], [Uint8Array.of(0x61, 0xff, 0xc3, 0xff)]), konst(str([], [Uint8Array.of(0xff)]))],
     want: { values: str([3], ['a', Uint8Array.of(0xc3), '']) },
   },
@@ -224,7 +465,15 @@ const SPLIT_CASES: OpCase[] = [
 // TF1's StringSplit (tf.compat.v1.string_split): each byte of the delimiter splits, "" splits
 // into single bytes; TF.js's converter runs it (tf.string.stringSplit).
 const SPLIT_V1_TEST = `${KERNEL_TESTS}/string_split_op_test.py@5f3dac2e StringSplitOpTest`;
-function splitV1(x: Array<string | Uint8Array>, delimiter: string, rows: Array<Array<string | Uint8Array>>, width: number, name: string, test: string, skipEmpty = true): OpCase {
+function splitV1(
+  x: Array<string | Uint8Array>,
+  delimiter: string,
+  rows: Array<Array<string | Uint8Array>>,
+  width: number,
+  name: string,
+  test: string,
+  skipEmpty = true,
+): OpCase {
   const indices = rows.flatMap((r, i) => r.map((_, j) => [i, j])).flat();
   const values = rows.flat();
   return {
@@ -239,13 +488,74 @@ function splitV1(x: Array<string | Uint8Array>, delimiter: string, rows: Array<A
 const byte = (b: number) => Uint8Array.of(b);
 
 const SPLIT_V1_CASES: OpCase[] = [
-  splitV1(['pigs on the wing', 'animals'], ' ', [['pigs', 'on', 'the', 'wing'], ['animals']], 4, 'split on " ": the sparse triplet, shape [2, 4]', 'testStringSplit'),
-  splitV1(['hello', 'hola', Uint8Array.of(0xf0, 0x9f, 0x98, 0x8e)], '', [['h', 'e', 'l', 'l', 'o'], ['h', 'o', 'l', 'a'], [byte(0xf0), byte(0x9f), byte(0x98), byte(0x8e)]], 5, 'an empty delimiter splits into bytes, a 4-byte character too', 'testStringSplitEmptyDelimiter'),
-  splitV1(['', ' a', 'b ', ' c', ' ', ' d ', '  e', 'f  ', '  g  ', '  '], ' ', [[], ['a'], ['b'], ['c'], [], ['d'], ['e'], ['f'], ['g'], []], 1, 'empty tokens are skipped', 'testStringSplitEmptyToken'),
-  splitV1(['', ' a', 'b ', ' c', ' ', ' d ', '. e', 'f .', ' .g. ', ' .'], ' .', [[], ['a'], ['b'], ['c'], [], ['d'], ['e'], ['f'], ['g'], []], 1, 'each byte of the delimiter " ." splits', 'testStringSplitOnSetEmptyToken'),
-  splitV1(['hello|world', 'hello world'], '| ', [['hello', 'world'], ['hello', 'world']], 2, 'delimiter "| "', 'testStringSplitWithDelimiter'),
-  splitV1(['hello.cruel,world', 'hello cruel world'], '.,', [['hello', 'cruel', 'world'], ['hello cruel world']], 3, 'delimiter ".,"', 'testStringSplitWithDelimitersTensor'),
-  splitV1(['#a', 'b#', '#c#'], '#', [['', 'a'], ['b', ''], ['', 'c', '']], 3, 'skip_empty false keeps empty tokens', 'testStringSplitWithNoSkipEmpty', false),
+  splitV1(
+    ['pigs on the wing', 'animals'],
+    ' ',
+    [['pigs', 'on', 'the', 'wing'], ['animals']],
+    4,
+    'split on " ": the sparse triplet, shape [2, 4]',
+    'testStringSplit',
+  ),
+  splitV1(
+    ['hello', 'hola', Uint8Array.of(0xf0, 0x9f, 0x98, 0x8e)],
+    '',
+    [
+      ['h', 'e', 'l', 'l', 'o'],
+      ['h', 'o', 'l', 'a'],
+      [byte(0xf0), byte(0x9f), byte(0x98), byte(0x8e)],
+    ],
+    5,
+    'an empty delimiter splits into bytes, a 4-byte character too',
+    'testStringSplitEmptyDelimiter',
+  ),
+  splitV1(
+    ['', ' a', 'b ', ' c', ' ', ' d ', '  e', 'f  ', '  g  ', '  '],
+    ' ',
+    [[], ['a'], ['b'], ['c'], [], ['d'], ['e'], ['f'], ['g'], []],
+    1,
+    'empty tokens are skipped',
+    'testStringSplitEmptyToken',
+  ),
+  splitV1(
+    ['', ' a', 'b ', ' c', ' ', ' d ', '. e', 'f .', ' .g. ', ' .'],
+    ' .',
+    [[], ['a'], ['b'], ['c'], [], ['d'], ['e'], ['f'], ['g'], []],
+    1,
+    'each byte of the delimiter " ." splits',
+    'testStringSplitOnSetEmptyToken',
+  ),
+  splitV1(
+    ['hello|world', 'hello world'],
+    '| ',
+    [
+      ['hello', 'world'],
+      ['hello', 'world'],
+    ],
+    2,
+    'delimiter "| "',
+    'testStringSplitWithDelimiter',
+  ),
+  splitV1(
+    ['hello.cruel,world', 'hello cruel world'],
+    '.,',
+    [['hello', 'cruel', 'world'], ['hello cruel world']],
+    3,
+    'delimiter ".,"',
+    'testStringSplitWithDelimitersTensor',
+  ),
+  splitV1(
+    ['#a', 'b#', '#c#'],
+    '#',
+    [
+      ['', 'a'],
+      ['b', ''],
+      ['', 'c', ''],
+    ],
+    3,
+    'skip_empty false keeps empty tokens',
+    'testStringSplitWithNoSkipEmpty',
+    false,
+  ),
   splitV1(['#a', 'b#', '#c#'], '#', [['a'], ['b'], ['c']], 1, 'skip_empty true (the default) drops them', 'testStringSplitWithNoSkipEmpty'),
 ];
 
@@ -296,13 +606,23 @@ const BASE64_CASES: OpCase[] = [
     op: 'EncodeBase64',
     attrs: { pad: attr.b(pad) },
     inputs: [str([MSGS.length], MSGS)],
-    want: { output: str([MSGS.length], MSGS.map((m) => urlsafe(m, pad))) },
+    want: {
+      output: str(
+        [MSGS.length],
+        MSGS.map((m) => urlsafe(m, pad)),
+      ),
+    },
   })),
   ...[false, true].map((pad): OpCase => ({
     name: `decodes what EncodeBase64(pad=${pad}) wrote`,
     source: `${BASE64_TEST}:66 _RunTest`,
     op: 'DecodeBase64',
-    inputs: [str([MSGS.length], MSGS.map((m) => urlsafe(m, pad)))],
+    inputs: [
+      str(
+        [MSGS.length],
+        MSGS.map((m) => urlsafe(m, pad)),
+      ),
+    ],
     want: { output: str([MSGS.length], MSGS) },
   })),
   decodeFails(`${urlsafe(ALL_BYTES.subarray(0, 99), true)}a`, 'Base64 string length cannot be 1 modulo 4.', 'length 1 modulo 4', 100),
@@ -346,6 +666,23 @@ export const STRING_CASES: OpFamilyCases = {
     .Attr("separator: string = ''")
     .Output("output: string")`,
   ],
-  engines: { onnx: { skip: 'ONNX Runtime takes no string tensors here: the converter refuses a DT_STRING input (tf_to_onnx.ts), so --runtime=auto serves string ops on the embedded runtime' } },
-  cases: [...HASH_CASES, ...CASE_CASES, ...AS_STRING_CASES, ...SPLIT_CASES, ...SPLIT_V1_CASES, ...REGEX_CASES, ...JOIN_CASES, ...JOIN_MORE_CASES, ...UNICODE_CASES, ...BASE64_CASES, ...WORDPIECE_CASES, ...STRING_FORMAT_CASES],
+  engines: {
+    onnx: {
+      skip: 'ONNX Runtime takes no string tensors here: the converter refuses a DT_STRING input (tf_to_onnx.ts), so --runtime=auto serves string ops on the embedded runtime',
+    },
+  },
+  cases: [
+    ...HASH_CASES,
+    ...CASE_CASES,
+    ...AS_STRING_CASES,
+    ...SPLIT_CASES,
+    ...SPLIT_V1_CASES,
+    ...REGEX_CASES,
+    ...JOIN_CASES,
+    ...JOIN_MORE_CASES,
+    ...UNICODE_CASES,
+    ...BASE64_CASES,
+    ...WORDPIECE_CASES,
+    ...STRING_FORMAT_CASES,
+  ],
 };

@@ -7,9 +7,20 @@ import type { HostTensor } from '../../../../src/tensor/host_tensor.js';
 import { f32, i32, refusedAtLoad, str, type OpCase } from '../op_case.js';
 
 const TEST = 'tensorflow/python/kernel_tests/strings_ops/string_format_op_test.py@03049341';
-const range = (n: number, shape = [n], times = 1) => i32(shape, Array.from({ length: n }, (_, i) => i * times));
+const range = (n: number, shape = [n], times = 1) =>
+  i32(
+    shape,
+    Array.from({ length: n }, (_, i) => i * times),
+  );
 
-function format(name: string, test: string, template: string, inputs: HostTensor[], want: string, o: { summarize?: number; placeholder?: string } = {}): OpCase {
+function format(
+  name: string,
+  test: string,
+  template: string,
+  inputs: HostTensor[],
+  want: string,
+  o: { summarize?: number; placeholder?: string } = {},
+): OpCase {
   return {
     name,
     source: `${TEST} ${test}`,
@@ -32,14 +43,32 @@ const TEN_BY_TEN = [
 
 /** testFormatOneTensorThreeDim's expected text, block by block as the test writes it. */
 const block = (b: number) =>
-  [0, 1, 2, -1, 7, 8, 9].map((r, i) => (r < 0 ? '  ...' : `${i === 0 ? '[' : '  '}[${[0, 1, 2].map((c) => b * 100 + r * 10 + c).join(' ')} ... ${[7, 8, 9].map((c) => b * 100 + r * 10 + c).join(' ')}]`)).join('\n') + ']';
+  [0, 1, 2, -1, 7, 8, 9]
+    .map((r, i) =>
+      r < 0
+        ? '  ...'
+        : `${i === 0 ? '[' : '  '}[${[0, 1, 2].map((c) => b * 100 + r * 10 + c).join(' ')} ... ${[7, 8, 9].map((c) => b * 100 + r * 10 + c).join(' ')}]`,
+    )
+    .join('\n') + ']';
 const THREE_DIM = `[${[0, 1, 2].map(block).join('\n\n ')}\n\n ...\n\n ${[7, 8, 9].map(block).join('\n\n ')}]`;
 
 export const STRING_FORMAT_CASES: readonly OpCase[] = [
   format('range(10): "[0 1 2 ... 7 8 9]"', 'testFormatOneTensorOneDim', '{}', [range(10)], '[0 1 2 ... 7 8 9]'),
   format('a float scalar: "3.34"', 'testFormatOneVariableScalar', '{}', [f32([], [3.34])], '3.34'),
-  format('two inputs: "3.14, [0 1 2 ... 7 8 9]"', 'testFormatTwoVariablesWithAssignAdd', '{}, {}', [f32([], [3.14]), range(10)], '3.14, [0 1 2 ... 7 8 9]'),
-  format('floats: "[0 0.1 0.2 ... 0.5 0.6 0.7]"', 'testFormatOneTensorOneDimFloat', '{}', [f32([8], [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])], '[0 0.1 0.2 ... 0.5 0.6 0.7]'),
+  format(
+    'two inputs: "3.14, [0 1 2 ... 7 8 9]"',
+    'testFormatTwoVariablesWithAssignAdd',
+    '{}, {}',
+    [f32([], [3.14]), range(10)],
+    '3.14, [0 1 2 ... 7 8 9]',
+  ),
+  format(
+    'floats: "[0 0.1 0.2 ... 0.5 0.6 0.7]"',
+    'testFormatOneTensorOneDimFloat',
+    '{}',
+    [f32([8], [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])],
+    '[0 0.1 0.2 ... 0.5 0.6 0.7]',
+  ),
   format('range(6), summarize 3: all six', 'testFormatOneTensorOneDimMatchesSummarize', '{}', [range(6)], '[0 1 2 3 4 5]'),
   format('summarize -1: all', 'testFormatOneTensorOneDimVarySummarize', '{}', [range(6)], '[0 1 2 3 4 5]', { summarize: -1 }),
   format('summarize 1: "[0 ... 5]"', 'testFormatOneTensorOneDimVarySummarize', '{}', [range(6)], '[0 ... 5]', { summarize: 1 }),
@@ -47,9 +76,22 @@ export const STRING_FORMAT_CASES: readonly OpCase[] = [
   format('summarize 10 on six: all', 'testFormatOneTensorOneDimVarySummarize', '{}', [range(6)], '[0 1 2 3 4 5]', { summarize: 10 }),
   format('range(5), summarize 3: all five', 'testFormatOneTensorOneDimAlmostSummarize', '{}', [range(5)], '[0 1 2 3 4]'),
   format('2x2: rows on new lines', 'testFormatOneTensorTwoDimLessThanSummarize', '{}', [range(4, [2, 2])], '[[0 1]\n [2 3]]'),
-  format('10x10 with prefix and suffix', 'testFormatOneTensorTemplatePrefixAndSuffix', 'tensor summary: {}, suffix', [range(100, [10, 10])], `tensor summary: ${TEN_BY_TEN}, suffix`),
+  format(
+    '10x10 with prefix and suffix',
+    'testFormatOneTensorTemplatePrefixAndSuffix',
+    'tensor summary: {}, suffix',
+    [range(100, [10, 10])],
+    `tensor summary: ${TEN_BY_TEN}, suffix`,
+  ),
   format('10x10x10: blocks apart by a blank line', 'testFormatOneTensorThreeDim', '{}', [range(1000, [10, 10, 10])], THREE_DIM),
-  format('10x10, summarize 1', 'testFormatSummarizeOne', 'tensor summary: {}', [range(100, [10, 10])], 'tensor summary: [[0 ... 9]\n ...\n [90 ... 99]]', { summarize: 1 }),
+  format(
+    '10x10, summarize 1',
+    'testFormatSummarizeOne',
+    'tensor summary: {}',
+    [range(100, [10, 10])],
+    'tensor summary: [[0 ... 9]\n ...\n [90 ... 99]]',
+    { summarize: 1 },
+  ),
   format(
     '10x10, summarize 2',
     'testFormatSummarizeTwo',
@@ -58,7 +100,9 @@ export const STRING_FORMAT_CASES: readonly OpCase[] = [
     'tensor summary: [[0 1 ... 8 9]\n [10 11 ... 18 19]\n ...\n [80 81 ... 88 89]\n [90 91 ... 98 99]]',
     { summarize: 2 },
   ),
-  format('placeholder "%t%"', 'testFormatPlaceholder', 'tensor summary: %t%', [range(100, [10, 10])], `tensor summary: ${TEN_BY_TEN}`, { placeholder: '%t%' }),
+  format('placeholder "%t%"', 'testFormatPlaceholder', 'tensor summary: %t%', [range(100, [10, 10])], `tensor summary: ${TEN_BY_TEN}`, {
+    placeholder: '%t%',
+  }),
   format('no tensor', 'testFormatNoTensor', 'No tensor.', [], 'No tensor.'),
   format(
     'two tensors, a new line in the template',

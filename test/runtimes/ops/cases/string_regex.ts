@@ -17,12 +17,36 @@ const atLoad = (op: string, message: string) => new RegExp(`${op} \\(node ${op}:
 const isInvalid = (w: Want): w is { invalid: string } => 'invalid' in w;
 
 /** One TF statement checked on StaticRegexReplace (constant attrs) and RegexReplace (pattern and rewrite as tensors). */
-function replaceBoth(pattern: string | Uint8Array, rewrite: string, x: HostTensor, want: Want, name: string, source: string, global = true): OpCase[] {
-  const staticWant: Record<string, HostTensor> | Failure = isInvalid(want) ? refusedAtLoad(atLoad('StaticRegexReplace', want.invalid)) : { output: want };
+function replaceBoth(
+  pattern: string | Uint8Array,
+  rewrite: string,
+  x: HostTensor,
+  want: Want,
+  name: string,
+  source: string,
+  global = true,
+): OpCase[] {
+  const staticWant: Record<string, HostTensor> | Failure = isInvalid(want)
+    ? refusedAtLoad(atLoad('StaticRegexReplace', want.invalid))
+    : { output: want };
   const dynamicWant: Record<string, HostTensor> | Failure = isInvalid(want) ? failsAtRun(want.invalid) : { output: want };
   return [
-    { name, source, op: 'StaticRegexReplace', attrs: { pattern: attr.s(pattern), rewrite: attr.s(rewrite), replace_global: attr.b(global) }, inputs: [x], want: staticWant },
-    { name, source, op: 'RegexReplace', attrs: { replace_global: attr.b(global) }, inputs: [x, konst(str([], [pattern])), konst(str([], [rewrite]))], want: dynamicWant },
+    {
+      name,
+      source,
+      op: 'StaticRegexReplace',
+      attrs: { pattern: attr.s(pattern), rewrite: attr.s(rewrite), replace_global: attr.b(global) },
+      inputs: [x],
+      want: staticWant,
+    },
+    {
+      name,
+      source,
+      op: 'RegexReplace',
+      attrs: { replace_global: attr.b(global) },
+      inputs: [x, konst(str([], [pattern])), konst(str([], [rewrite]))],
+      want: dynamicWant,
+    },
   ];
 }
 
@@ -31,7 +55,14 @@ const KERAS_STRIP = '[!"#$%&()\\*\\+,-\\./:;<=>?@\\[\\\\\\]^_`{|}~\\\']';
 const ONE = str([1], ['a']);
 
 const REPLACE_CASES: OpCase[] = [
-  ...replaceBoth('\\p{Ll}', '.', str([2], ['AbCdE', 'HiJkL']), str([2], ['A.C.E', 'H.J.L']), 'Unicode class \\p{Ll} → "." on substr(…, 0, 5) of ["AbCdEfG", "HiJkLmN"]', `${REGEX_TEST} testForwarding`),
+  ...replaceBoth(
+    '\\p{Ll}',
+    '.',
+    str([2], ['AbCdE', 'HiJkL']),
+    str([2], ['A.C.E', 'H.J.L']),
+    'Unicode class \\p{Ll} → "." on substr(…, 0, 5) of ["AbCdEfG", "HiJkLmN"]',
+    `${REGEX_TEST} testForwarding`,
+  ),
   ...replaceBoth(
     '^(a:|b:)',
     '',
@@ -41,15 +72,72 @@ const REPLACE_CASES: OpCase[] = [
     `${REGEX_TEST} testRemovePrefix`,
     false,
   ),
-  ...replaceBoth('a.*a', '(\\0)', str([2], ['aba\naba', 'abcdabcde']), str([2], ['(aba)\n(aba)', '(abcda)bcde']), '\\0 is the match; "." does not cross \\n', `${REGEX_TEST} testRegexReplace`),
-  ...replaceBoth('', 'x', str([2], ['abc', '1']), str([2], ['xaxbxcx', 'x1x']), 'the empty pattern matches between every character', `${REGEX_TEST} testEmptyMatch`),
-  ...replaceBoth('ab', 'abc', str([3], ['ababababab', 'abcabcabc', '']), str([3], ['abcabcabcabcabc', 'abccabccabcc', '']), "a literal, global: 'ab' → 'abc'", `${REGEX_TEST} testGlobal`),
-  ...replaceBoth('A[', 'x', str([2], ['abc', '1']), { invalid: 'Invalid pattern: A[, error: missing ]: [' }, 'an unterminated class: TF\'s "Invalid pattern" with RE2\'s error', `${REGEX_TEST} testInvalidPattern`),
-  ...replaceBoth('b*', 'bb', str([2], ['bbbbbb', 'aaaaa']), str([2], ['bb', 'bbabbabbabbabbabb']), 'no empty match right after a match (JavaScript and Python would give "bbbb")', `${RE2_REPLACE_TABLE} {"b*", "bb", …}`),
-  ...replaceBoth('(qu|[b-df-hj-np-tv-z]*)([a-z]+)', '\\2\\1ay', str([1], ['the quick brown fox jumps over the lazy dogs.']), str([1], ['ethay ickquay ownbray oxfay umpsjay overay ethay azylay ogsday.']), 'groups \\1 \\2 in the rewrite (pig latin)', RE2_REPLACE_TABLE),
-  ...replaceBoth('\\w+', '\\0-NOSPAM', str([1], ['abcd.efghi@google.com']), str([1], ['abcd-NOSPAM.efghi-NOSPAM@google-NOSPAM.com-NOSPAM']), '\\w+ with \\0', RE2_REPLACE_TABLE),
+  ...replaceBoth(
+    'a.*a',
+    '(\\0)',
+    str([2], ['aba\naba', 'abcdabcde']),
+    str([2], ['(aba)\n(aba)', '(abcda)bcde']),
+    '\\0 is the match; "." does not cross \\n',
+    `${REGEX_TEST} testRegexReplace`,
+  ),
+  ...replaceBoth(
+    '',
+    'x',
+    str([2], ['abc', '1']),
+    str([2], ['xaxbxcx', 'x1x']),
+    'the empty pattern matches between every character',
+    `${REGEX_TEST} testEmptyMatch`,
+  ),
+  ...replaceBoth(
+    'ab',
+    'abc',
+    str([3], ['ababababab', 'abcabcabc', '']),
+    str([3], ['abcabcabcabcabc', 'abccabccabcc', '']),
+    "a literal, global: 'ab' → 'abc'",
+    `${REGEX_TEST} testGlobal`,
+  ),
+  ...replaceBoth(
+    'A[',
+    'x',
+    str([2], ['abc', '1']),
+    { invalid: 'Invalid pattern: A[, error: missing ]: [' },
+    'an unterminated class: TF\'s "Invalid pattern" with RE2\'s error',
+    `${REGEX_TEST} testInvalidPattern`,
+  ),
+  ...replaceBoth(
+    'b*',
+    'bb',
+    str([2], ['bbbbbb', 'aaaaa']),
+    str([2], ['bb', 'bbabbabbabbabbabb']),
+    'no empty match right after a match (JavaScript and Python would give "bbbb")',
+    `${RE2_REPLACE_TABLE} {"b*", "bb", …}`,
+  ),
+  ...replaceBoth(
+    '(qu|[b-df-hj-np-tv-z]*)([a-z]+)',
+    '\\2\\1ay',
+    str([1], ['the quick brown fox jumps over the lazy dogs.']),
+    str([1], ['ethay ickquay ownbray oxfay umpsjay overay ethay azylay ogsday.']),
+    'groups \\1 \\2 in the rewrite (pig latin)',
+    RE2_REPLACE_TABLE,
+  ),
+  ...replaceBoth(
+    '\\w+',
+    '\\0-NOSPAM',
+    str([1], ['abcd.efghi@google.com']),
+    str([1], ['abcd-NOSPAM.efghi-NOSPAM@google-NOSPAM.com-NOSPAM']),
+    '\\w+ with \\0',
+    RE2_REPLACE_TABLE,
+  ),
   ...replaceBoth('$', '(END)', str([1], ['']), str([1], ['(END)']), '$ on the empty string', RE2_REPLACE_TABLE),
-  ...replaceBoth('b', 'bb', str([1], ['ababababab']), str([1], ['abbabababab']), 'replace_global false: the first match only', `${RE2_REPLACE_TABLE} (RE2::Replace column)`, false),
+  ...replaceBoth(
+    'b',
+    'bb',
+    str([1], ['ababababab']),
+    str([1], ['abbabababab']),
+    'replace_global false: the first match only',
+    `${RE2_REPLACE_TABLE} (RE2::Replace column)`,
+    false,
+  ),
   ...replaceBoth(
     KERAS_STRIP,
     '',
@@ -58,11 +146,46 @@ const REPLACE_CASES: OpCase[] = [
     "Keras' punctuation class strips every ASCII punctuation byte, leaves other UTF-8 text alone",
     'RE2 semantics of a bracket class (re2/re2.h); Keras TextVectorization DEFAULT_STRIP_REGEX',
   ),
-  ...replaceBoth('\\s+', ' ', str([1], [' a \t\n b\x0b c  ']), str([1], [' a b\x0b c ']), '\\s+ collapses whitespace runs (RE2\'s \\s has no \\v)', 'RE2 syntax (re2/re2.h): \\s is [\\t\\n\\f\\r ]'),
-  ...replaceBoth('a', '\\2', str([1], ['banana']), str([1], ['banana']), 'a rewrite naming a group the pattern lacks replaces nothing', 're2/re2.cc GlobalReplace: "if (nvec > 1 + re.NumberOfCapturingGroups()) return false"'),
-  ...replaceBoth('(?P<x>b)', '[\\1]', str([1], ['abc']), str([1], ['a[b]c']), 'a named group is group 1', 'RE2 syntax (re2/re2.h): (?P<name>re)'),
-  ...replaceBoth('\\u0041', 'x', ONE, { invalid: 'Invalid pattern: \\u0041, error: invalid escape sequence: \\u' }, '\\u is not RE2 syntax (JavaScript would read "A")', 'RE2 syntax (re2/re2.h): no \\u escape; TF\'s "Invalid pattern" message'),
-  ...replaceBoth(Uint8Array.of(0x61, 0xff), 'x', ONE, { invalid: 'Invalid pattern: a\\xff, error: invalid UTF-8' }, 'a pattern that is not UTF-8 is invalid', 're2/regexp.cc kRegexpBadUTF8 "invalid UTF-8" (RE2 reads patterns as UTF-8)'),
+  ...replaceBoth(
+    '\\s+',
+    ' ',
+    str([1], [' a \t\n b\x0b c  ']),
+    str([1], [' a b\x0b c ']),
+    "\\s+ collapses whitespace runs (RE2's \\s has no \\v)",
+    'RE2 syntax (re2/re2.h): \\s is [\\t\\n\\f\\r ]',
+  ),
+  ...replaceBoth(
+    'a',
+    '\\2',
+    str([1], ['banana']),
+    str([1], ['banana']),
+    'a rewrite naming a group the pattern lacks replaces nothing',
+    're2/re2.cc GlobalReplace: "if (nvec > 1 + re.NumberOfCapturingGroups()) return false"',
+  ),
+  ...replaceBoth(
+    '(?P<x>b)',
+    '[\\1]',
+    str([1], ['abc']),
+    str([1], ['a[b]c']),
+    'a named group is group 1',
+    'RE2 syntax (re2/re2.h): (?P<name>re)',
+  ),
+  ...replaceBoth(
+    '\\u0041',
+    'x',
+    ONE,
+    { invalid: 'Invalid pattern: \\u0041, error: invalid escape sequence: \\u' },
+    '\\u is not RE2 syntax (JavaScript would read "A")',
+    'RE2 syntax (re2/re2.h): no \\u escape; TF\'s "Invalid pattern" message',
+  ),
+  ...replaceBoth(
+    Uint8Array.of(0x61, 0xff),
+    'x',
+    ONE,
+    { invalid: 'Invalid pattern: a\\xff, error: invalid UTF-8' },
+    'a pattern that is not UTF-8 is invalid',
+    're2/regexp.cc kRegexpBadUTF8 "invalid UTF-8" (RE2 reads patterns as UTF-8)',
+  ),
   {
     name: 'a pattern fed at run time (not a constant) is compiled per request',
     source: `${REGEX_TEST} testRemovePrefix`,
@@ -80,11 +203,14 @@ const REPLACE_CASES: OpCase[] = [
   },
   {
     name: 'a string that is not UTF-8 is refused: RE2 here matches UTF-8 text only',
-    source: 'tfgate (re2.ts): TF\'s RE2 reads the bytes; re2-wasm only JavaScript strings',
+    source: "tfgate (re2.ts): TF's RE2 reads the bytes; re2-wasm only JavaScript strings",
     op: 'StaticRegexReplace',
     attrs: { pattern: attr.s('a'), rewrite: attr.s('b') },
     inputs: [str([2], ['a', Uint8Array.of(0x61, 0xff)])],
-    want: failsAtRun('StaticRegexReplace: input string 1 is not valid UTF-8; the embedded runtime\'s RE2 matches UTF-8 text only (TF\'s RE2 would also read the other bytes)', Code.UNIMPLEMENTED),
+    want: failsAtRun(
+      "StaticRegexReplace: input string 1 is not valid UTF-8; the embedded runtime's RE2 matches UTF-8 text only (TF's RE2 would also read the other bytes)",
+      Code.UNIMPLEMENTED,
+    ),
   },
 ];
 
@@ -93,17 +219,60 @@ const FULL_MATCH_TEST = `${KERNEL_TESTS}/regex_full_match_op_test.py`;
 function fullMatchBoth(pattern: string, x: HostTensor, want: boolean[] | { invalid: string }, name: string, source: string): OpCase[] {
   const invalid = !Array.isArray(want);
   return [
-    { name, source, op: 'StaticRegexFullMatch', attrs: { pattern: attr.s(pattern) }, inputs: [x], want: invalid ? refusedAtLoad(atLoad('StaticRegexFullMatch', want.invalid)) : { output: bool(x.shape, want) } },
-    { name, source, op: 'RegexFullMatch', inputs: [x, konst(str([], [pattern]))], want: invalid ? failsAtRun(want.invalid) : { output: bool(x.shape, want) } },
+    {
+      name,
+      source,
+      op: 'StaticRegexFullMatch',
+      attrs: { pattern: attr.s(pattern) },
+      inputs: [x],
+      want: invalid ? refusedAtLoad(atLoad('StaticRegexFullMatch', want.invalid)) : { output: bool(x.shape, want) },
+    },
+    {
+      name,
+      source,
+      op: 'RegexFullMatch',
+      inputs: [x, konst(str([], [pattern]))],
+      want: invalid ? failsAtRun(want.invalid) : { output: bool(x.shape, want) },
+    },
   ];
 }
 
 const FULL_MATCH_CASES: OpCase[] = [
-  ...fullMatchBoth('a.*a', str([2, 2], ['abaaba', 'abcdabcde', 'acdcba', 'ebcda']), [true, false, true, false], '"a.*a" on a matrix: [[True, False], [True, False]]', `${FULL_MATCH_TEST}@3a2c6ae8 RegexFullMatchOpVariantsTest testRegexFullMatchTwoDims`),
-  ...fullMatchBoth('', str([2], ['abc', '1']), [false, false], 'the empty pattern matches no non-empty string', `${FULL_MATCH_TEST}@3a2c6ae8 RegexFullMatchOpVariantsTest testEmptyMatch`),
-  ...fullMatchBoth('A[', str([2], ['abc', '1']), { invalid: 'Invalid pattern: A[, error: missing ]: [' }, 'an invalid pattern', `${FULL_MATCH_TEST}@3a2c6ae8 RegexFullMatchOpVariantsTest testInvalidPattern`),
-  ...fullMatchBoth('a|ab', str([3], ['ab', 'a', 'abc']), [true, true, false], 'the whole string: a later alternative counts (leftmost-first search alone would stop at "a")', 're2/re2.h FullMatch (anchored at both ends)'),
-  ...fullMatchBoth('\\Qa.b', str([2], ['a.b', 'axb']), [true, false], 'a \\Q quote left open to the end of the pattern', 'RE2 syntax (re2/re2.h): \\Q…\\E literal text'),
+  ...fullMatchBoth(
+    'a.*a',
+    str([2, 2], ['abaaba', 'abcdabcde', 'acdcba', 'ebcda']),
+    [true, false, true, false],
+    '"a.*a" on a matrix: [[True, False], [True, False]]',
+    `${FULL_MATCH_TEST}@3a2c6ae8 RegexFullMatchOpVariantsTest testRegexFullMatchTwoDims`,
+  ),
+  ...fullMatchBoth(
+    '',
+    str([2], ['abc', '1']),
+    [false, false],
+    'the empty pattern matches no non-empty string',
+    `${FULL_MATCH_TEST}@3a2c6ae8 RegexFullMatchOpVariantsTest testEmptyMatch`,
+  ),
+  ...fullMatchBoth(
+    'A[',
+    str([2], ['abc', '1']),
+    { invalid: 'Invalid pattern: A[, error: missing ]: [' },
+    'an invalid pattern',
+    `${FULL_MATCH_TEST}@3a2c6ae8 RegexFullMatchOpVariantsTest testInvalidPattern`,
+  ),
+  ...fullMatchBoth(
+    'a|ab',
+    str([3], ['ab', 'a', 'abc']),
+    [true, true, false],
+    'the whole string: a later alternative counts (leftmost-first search alone would stop at "a")',
+    're2/re2.h FullMatch (anchored at both ends)',
+  ),
+  ...fullMatchBoth(
+    '\\Qa.b',
+    str([2], ['a.b', 'axb']),
+    [true, false],
+    'a \\Q quote left open to the end of the pattern',
+    'RE2 syntax (re2/re2.h): \\Q…\\E literal text',
+  ),
 ];
 
 // TF Text's regex_split_with_offsets writes the patterns as "(pattern)"
@@ -134,7 +303,12 @@ function regexSplit(x: string[], delim: string, keep: string, want: string[][], 
     source: `${SPLIT_TEST} "${descr}"`,
     op: 'RegexSplitWithOffsets',
     inputs: [str([x.length], x), konst(str([], [`(${delim})`])), konst(str([], [`(${keep})`]))],
-    want: { tokens: str([tokens.length], tokens), begin_offsets: i64([begins.length], begins), end_offsets: i64([ends.length], ends), row_splits: i64([splits.length], splits) },
+    want: {
+      tokens: str([tokens.length], tokens),
+      begin_offsets: i64([begins.length], begins),
+      end_offsets: i64([ends.length], ends),
+      row_splits: i64([splits.length], splits),
+    },
   };
 }
 const SHOW = 'show me some $100 bills yo!';
@@ -145,16 +319,37 @@ const SPLIT_CASES: OpCase[] = [
   regexSplit(['hello there'], '\\s', '', [['hello', 'there']], 'Test simple whitespace'),
   regexSplit(['hello  there'], '\\s', '', [['hello', 'there']], 'Two delimiters in a row'),
   regexSplit(['では４日'], '\\p{Hiragana}', '\\p{Hiragana}', [['で', 'は', '４日']], 'Test Hiragana'),
-  regexSplit(['hello! (:$) there'], '[\\p{S}|\\p{P}]+|\\s', '[\\p{S}|\\p{P}]+', [['hello', '!', '(:$)', 'there']], 'Test symbols and punctuation'),
+  regexSplit(
+    ['hello! (:$) there'],
+    '[\\p{S}|\\p{P}]+|\\s',
+    '[\\p{S}|\\p{P}]+',
+    [['hello', '!', '(:$)', 'there']],
+    'Test symbols and punctuation',
+  ),
   regexSplit(['hello12345there'], '\\p{N}+', '\\p{N}+', [['hello', '12345', 'there']], 'Test numbers'),
-  regexSplit([SHOW, 'hello there'], '\\s|\\p{S}', '\\p{S}', [SHOW_TOKENS, ['hello', 'there']], 'Test input Tensor with shape = [2], rank = 1'),
-  regexSplit(['a b', 'c', 'd', 'e f g', 'cat horse cow', ''], '\\s', '', [['a', 'b'], ['c'], ['d'], ['e', 'f', 'g'], ['cat', 'horse', 'cow'], []], 'Test input 3D RaggedTensor with ragged_rank=1; shape = [2, (1, 2), 2]'),
+  regexSplit(
+    [SHOW, 'hello there'],
+    '\\s|\\p{S}',
+    '\\p{S}',
+    [SHOW_TOKENS, ['hello', 'there']],
+    'Test input Tensor with shape = [2], rank = 1',
+  ),
+  regexSplit(
+    ['a b', 'c', 'd', 'e f g', 'cat horse cow', ''],
+    '\\s',
+    '',
+    [['a', 'b'], ['c'], ['d'], ['e', 'f', 'g'], ['cat', 'horse', 'cow'], []],
+    'Test input 3D RaggedTensor with ragged_rank=1; shape = [2, (1, 2), 2]',
+  ),
   {
-    name: 'a delimiter that matches the empty text fails the request (TF Text\'s kernel would not return)',
+    name: "a delimiter that matches the empty text fails the request (TF Text's kernel would not return)",
     source: 'tensorflow/text tensorflow_text/core/kernels/regex_split.cc: FindAndConsume consumes nothing on an empty match',
     op: 'RegexSplitWithOffsets',
     inputs: [str([1], ['ab']), konst(str([], ['(x*)'])), konst(str([], ['()']))],
-    want: failsAtRun('RegexSplitWithOffsets: the delimiter pattern matched the empty text at byte 0 of string 0; TF Text\'s kernel would search there forever', Code.UNIMPLEMENTED),
+    want: failsAtRun(
+      "RegexSplitWithOffsets: the delimiter pattern matched the empty text at byte 0 of string 0; TF Text's kernel would search there forever",
+      Code.UNIMPLEMENTED,
+    ),
   },
 ];
 

@@ -18,7 +18,14 @@ function ragged(rows: number[][]): { row_splits: HostTensor; char_values: HostTe
   return { row_splits: i64([splits.length], splits), char_values: i32([splits[splits.length - 1]], rows.flat()) };
 }
 
-const decode = (x: HostTensor, attrs: Record<string, AttrValueInit>, rows: number[][], name: string, source: string, offsets?: number[][]): OpCase => ({
+const decode = (
+  x: HostTensor,
+  attrs: Record<string, AttrValueInit>,
+  rows: number[][],
+  name: string,
+  source: string,
+  offsets?: number[][],
+): OpCase => ({
   name,
   source,
   op: offsets ? 'UnicodeDecodeWithOffsets' : 'UnicodeDecode',
@@ -32,12 +39,55 @@ const HELLO = cps('hello');
 const WORLD = cps('world');
 
 const DECODE_CASES: OpCase[] = [
-  decode(str([2], ['G\u00f6\u00f6dnight', '\u{1f60a}']), {}, [[71, 246, 246, 100, 110, 105, 103, 104, 116], [128522]], 'docstring example: code points and byte offsets', `${DECODE_TEST} testDocstringExamples`, [[0, 1, 3, 5, 6, 7, 8, 9, 10], [0]]),
-  decode(str([2], ['仅今年前', 'hello']), {}, [cps('仅今年前'), HELLO], 'a vector of strings', `${DECODE_TEST} testVectorDecodeWithOffset`, [[0, 3, 6, 9], [0, 1, 2, 3, 4]]),
-  decode(str([2, 2], ['Hi', 'there', '', '\u{1f60a}']), { input_encoding: attr.s('utf-8') }, [cps('Hi'), cps('there'), [], [0x1f60a]], 'a matrix: one row per string; "utf-8" names the same converter', `${DECODE_TEST} testBasicDecode`),
-  decode(BAD, {}, [[0xfffd], HELLO, [61, 61, 0xfffd, 61, 61], WORLD], 'errors "replace" (the default): U+FFFD where the bytes are not UTF-8', `${DECODE_TEST} testErrorModesWithOffsets`, [[0], [0, 1, 2, 3, 4], [0, 1, 2, 3, 4], [0, 1, 2, 3, 4]]),
-  decode(BAD, { replacement_char: attr.i(0) }, [[0], HELLO, [61, 61, 0, 61, 61], WORLD], 'replacement_char 0', `${DECODE_TEST} testErrorModes`),
-  decode(BAD, { errors: attr.s('ignore') }, [[], HELLO, [61, 61, 61, 61], WORLD], 'errors "ignore" drops what is not UTF-8, offsets skip it', `${DECODE_TEST} testErrorModesWithOffsets`, [[], [0, 1, 2, 3, 4], [0, 1, 3, 4], [0, 1, 2, 3, 4]]),
+  decode(
+    str([2], ['G\u00f6\u00f6dnight', '\u{1f60a}']),
+    {},
+    [[71, 246, 246, 100, 110, 105, 103, 104, 116], [128522]],
+    'docstring example: code points and byte offsets',
+    `${DECODE_TEST} testDocstringExamples`,
+    [[0, 1, 3, 5, 6, 7, 8, 9, 10], [0]],
+  ),
+  decode(
+    str([2], ['仅今年前', 'hello']),
+    {},
+    [cps('仅今年前'), HELLO],
+    'a vector of strings',
+    `${DECODE_TEST} testVectorDecodeWithOffset`,
+    [
+      [0, 3, 6, 9],
+      [0, 1, 2, 3, 4],
+    ],
+  ),
+  decode(
+    str([2, 2], ['Hi', 'there', '', '\u{1f60a}']),
+    { input_encoding: attr.s('utf-8') },
+    [cps('Hi'), cps('there'), [], [0x1f60a]],
+    'a matrix: one row per string; "utf-8" names the same converter',
+    `${DECODE_TEST} testBasicDecode`,
+  ),
+  decode(
+    BAD,
+    {},
+    [[0xfffd], HELLO, [61, 61, 0xfffd, 61, 61], WORLD],
+    'errors "replace" (the default): U+FFFD where the bytes are not UTF-8',
+    `${DECODE_TEST} testErrorModesWithOffsets`,
+    [[0], [0, 1, 2, 3, 4], [0, 1, 2, 3, 4], [0, 1, 2, 3, 4]],
+  ),
+  decode(
+    BAD,
+    { replacement_char: attr.i(0) },
+    [[0], HELLO, [61, 61, 0, 61, 61], WORLD],
+    'replacement_char 0',
+    `${DECODE_TEST} testErrorModes`,
+  ),
+  decode(
+    BAD,
+    { errors: attr.s('ignore') },
+    [[], HELLO, [61, 61, 61, 61], WORLD],
+    'errors "ignore" drops what is not UTF-8, offsets skip it',
+    `${DECODE_TEST} testErrorModesWithOffsets`,
+    [[], [0, 1, 2, 3, 4], [0, 1, 3, 4], [0, 1, 2, 3, 4]],
+  ),
   decode(
     str([5], [b(0), 'hello', b(0x3d, 0x3d, 0x01, 0x3d, 0x3d), 'world', '\u0080\u009f']),
     { replace_control_characters: attr.b(true) },
@@ -49,7 +99,7 @@ const DECODE_CASES: OpCase[] = [
     str([3], [b(0xed, 0xa0, 0xbd), b(0xed, 0xb8, 0x80), b(0xed, 0xa0, 0xbd, 0xed, 0xb8, 0x80)]),
     {},
     [[0xfffd, 0xfffd, 0xfffd], [0xfffd, 0xfffd, 0xfffd], Array(6).fill(0xfffd)],
-    'surrogates encoded in UTF-8: one U+FFFD per byte (ICU\'s maximal subparts)',
+    "surrogates encoded in UTF-8: one U+FFFD per byte (ICU's maximal subparts)",
     `${DECODE_TEST} testErrorModes`,
   ),
   decode(
@@ -59,8 +109,22 @@ const DECODE_CASES: OpCase[] = [
     'noncharacters decode; an overlong NUL and U+110000 do not',
     `${DECODE_TEST} testErrorModes`,
   ),
-  decode(str([1], [b(0xd8, 0x01)]), { replacement_char: attr.i(0x41) }, [[0x41, 1]], 'a truncated sequence is one error, the byte after it decodes', `${DECODE_TEST} testErrorModesWithOffsets`, [[0, 1]]),
-  decode(str([1], [b(0x00, 0x48, 0xd8, 0x3d, 0xde, 0x0a)]), { input_encoding: attr.s('UTF-16-BE') }, [[0x48, 0x1f60a]], 'UTF-16-BE, a surrogate pair', 'ICU UTF-16BE converter (unicode_ops.cc reads input_encoding with ucnv_open)', [[0, 2]]),
+  decode(
+    str([1], [b(0xd8, 0x01)]),
+    { replacement_char: attr.i(0x41) },
+    [[0x41, 1]],
+    'a truncated sequence is one error, the byte after it decodes',
+    `${DECODE_TEST} testErrorModesWithOffsets`,
+    [[0, 1]],
+  ),
+  decode(
+    str([1], [b(0x00, 0x48, 0xd8, 0x3d, 0xde, 0x0a)]),
+    { input_encoding: attr.s('UTF-16-BE') },
+    [[0x48, 0x1f60a]],
+    'UTF-16-BE, a surrogate pair',
+    'ICU UTF-16BE converter (unicode_ops.cc reads input_encoding with ucnv_open)',
+    [[0, 2]],
+  ),
   {
     name: 'errors "strict" fails the request on bytes that are not UTF-8',
     source: 'core/kernels/unicode_ops.cc UnicodeDecodeBaseOp::Decode',
@@ -93,10 +157,24 @@ type Encoding = (typeof ENCODINGS)[number];
 /** Python's str.encode(encoding) of a JS string (UTF-16 units; valid text only). */
 function encoded(s: string, encoding: Encoding): Uint8Array {
   if (encoding === 'UTF-8') return enc.encode(s);
-  if (encoding === 'UTF-16-BE') return Uint8Array.from(Array.from({ length: s.length }, (_, i) => [s.charCodeAt(i) >> 8, s.charCodeAt(i) & 0xff]).flat());
-  return Uint8Array.from([...s].flatMap((c) => { const v = c.codePointAt(0)!; return [v >>> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff]; }));
+  if (encoding === 'UTF-16-BE')
+    return Uint8Array.from(Array.from({ length: s.length }, (_, i) => [s.charCodeAt(i) >> 8, s.charCodeAt(i) & 0xff]).flat());
+  return Uint8Array.from(
+    [...s].flatMap((c) => {
+      const v = c.codePointAt(0)!;
+      return [v >>> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff];
+    }),
+  );
 }
-const encode = (values: number[], encoding: Encoding, want: string, name: string, source: string, errors = 'replace', replacement = 0xfffd): OpCase => {
+const encode = (
+  values: number[],
+  encoding: Encoding,
+  want: string,
+  name: string,
+  source: string,
+  errors = 'replace',
+  replacement = 0xfffd,
+): OpCase => {
   const { row_splits, char_values } = ragged([values]);
   return {
     name: `${encoding}: ${name}`,
@@ -113,23 +191,68 @@ const O = 0x6f;
 const MIXED = [H, E, 0x7fffffff, -1, O, 0, 0x08, 0x1f600, 0xd83d, 0xde00, 0xfdd0, 0xfffe, 0xffff, 0x10ffff, 0x110000];
 const VALID = [H, E, O, 0, 0x08, 0x1f600, 0xfdd0, 0xfffe, 0xffff, 0x10ffff];
 
-const HELLO_WORLD = ragged([[H, 0xc3, 0x6c, 0x6c, O], [0x57, 0x1f604, 0x72, 0x6c, 0x64, 0x2e]]);
+const HELLO_WORLD = ragged([
+  [H, 0xc3, 0x6c, 0x6c, O],
+  [0x57, 0x1f604, 0x72, 0x6c, 0x64, 0x2e],
+]);
 
 const ENCODE_CASES: OpCase[] = [
   ...ENCODINGS.flatMap((e) => [
-    encode(VALID, e, 'Heo\0\b\u{1f600}\ufdd0\ufffe\uffff\u{10ffff}', 'errors "strict": noncharacters are valid', `${ENCODE_TEST} testStrictErrorsValid`, 'strict'),
-    encode(MIXED, e, 'He\ufffd\ufffdo\0\b\u{1f600}\ufffd\ufffd\ufdd0\ufffe\uffff\u{10ffff}\ufffd', 'errors "replace": out of range and surrogate code points become U+FFFD', `${ENCODE_TEST} testReplaceErrors`),
-    encode(MIXED, e, 'Heo\0\b\u{1f600}\ufdd0\ufffe\uffff\u{10ffff}', 'errors "ignore": they are dropped', `${ENCODE_TEST} testIgnoreErrors`, 'ignore'),
+    encode(
+      VALID,
+      e,
+      'Heo\0\b\u{1f600}\ufdd0\ufffe\uffff\u{10ffff}',
+      'errors "strict": noncharacters are valid',
+      `${ENCODE_TEST} testStrictErrorsValid`,
+      'strict',
+    ),
+    encode(
+      MIXED,
+      e,
+      'He\ufffd\ufffdo\0\b\u{1f600}\ufffd\ufffd\ufdd0\ufffe\uffff\u{10ffff}\ufffd',
+      'errors "replace": out of range and surrogate code points become U+FFFD',
+      `${ENCODE_TEST} testReplaceErrors`,
+    ),
+    encode(
+      MIXED,
+      e,
+      'Heo\0\b\u{1f600}\ufdd0\ufffe\uffff\u{10ffff}',
+      'errors "ignore": they are dropped',
+      `${ENCODE_TEST} testIgnoreErrors`,
+      'ignore',
+    ),
   ]),
   encode([H, E, 0x7fffffff, -1, O], 'UTF-8', 'Heooo', 'replacement_char "o"', `${ENCODE_TEST} testReplaceErrors`, 'replace', O),
-  encode([0xd801], 'UTF-16-BE', 'A', 'an unpaired surrogate with replacement_char 0x41', `${ENCODE_TEST} testReplaceErrors`, 'replace', 0x41),
+  encode(
+    [0xd801],
+    'UTF-16-BE',
+    'A',
+    'an unpaired surrogate with replacement_char 0x41',
+    `${ENCODE_TEST} testReplaceErrors`,
+    'replace',
+    0x41,
+  ),
   encode([0x1ffff], 'UTF-32-BE', '\u{1ffff}', 'a noncharacter is no error', `${ENCODE_TEST} testReplaceErrors`, 'replace', 0x41),
   {
-    ...encode([0xd83d, 0xde00], 'UTF-8', '', 'errors "strict" fails the request on surrogate code points', `${ENCODE_TEST} testStrictErrorsSurrogatePair`, 'strict'),
+    ...encode(
+      [0xd83d, 0xde00],
+      'UTF-8',
+      '',
+      'errors "strict" fails the request on surrogate code points',
+      `${ENCODE_TEST} testStrictErrorsSurrogatePair`,
+      'strict',
+    ),
     want: failsAtRun('Code point value out of valid Unicode range.'),
   },
   {
-    ...encode([0x110000], 'UTF-8', '', 'errors "strict" fails the request past U+10FFFF', `${ENCODE_TEST} testStrictErrorsTooLarge`, 'strict'),
+    ...encode(
+      [0x110000],
+      'UTF-8',
+      '',
+      'errors "strict" fails the request past U+10FFFF',
+      `${ENCODE_TEST} testStrictErrorsTooLarge`,
+      'strict',
+    ),
     want: failsAtRun('Code point value out of valid Unicode range.'),
   },
   {
@@ -152,7 +275,13 @@ const ENCODE_CASES: OpCase[] = [
 
 const TRANSCODE_TEST = `${KERNEL_TESTS}/unicode_transcode_op_test.py@16e3ced2 UnicodeTranscodeOpTest`;
 const SPACE = attr.i(0x20);
-const transcode = (x: HostTensor, attrs: Record<string, AttrValueInit>, want: HostTensor | string, name: string, source: string): OpCase => ({
+const transcode = (
+  x: HostTensor,
+  attrs: Record<string, AttrValueInit>,
+  want: HostTensor | string,
+  name: string,
+  source: string,
+): OpCase => ({
   name,
   source,
   op: 'UnicodeTranscode',
@@ -165,21 +294,107 @@ const SIMPLE = str([2, 2], ['a', 'abc', 'ABC', 'DEF']);
 const BAD_NUL = one(b(0x00, 0xff));
 
 const TRANSCODE_CASES: OpCase[] = [
-  ...['UTF-8', 'ISO-8859-1', 'US-ASCII'].map((e) => transcode(SIMPLE, { input_encoding: attr.s(e), replacement_char: SPACE }, SIMPLE, `${e} to UTF-8: ASCII text unchanged`, `${TRANSCODE_TEST} test_transcode_utf8_simple`)),
-  transcode(str([2], [b(0x00, 0x61, 0x00, 0x62, 0x20, 0xac), b(0xd8, 0x01, 0xdc, 0x37)]), { input_encoding: attr.s('UTF-16') }, str([2], ['ab€', '\u{10437}']), 'UTF-16 (no byte-order mark: big-endian) to UTF-8', `${TRANSCODE_TEST} test_transcode_utf16_to_utf8`),
-  transcode(str([2], [b(0, 0, 0, 0x61, 0, 0, 0, 0x62, 0, 0, 0x20, 0xac), b(0, 1, 4, 0x37)]), { input_encoding: attr.s('UTF-32') }, str([2], ['ab€', '\u{10437}']), 'UTF-32 to UTF-8', `${TRANSCODE_TEST} test_transcode_utf32_to_utf8`),
-  transcode(str([2], ['ab€', '\u{10437}']), { output_encoding: attr.s('UTF-16-BE') }, str([2], [encoded('ab€', 'UTF-16-BE'), encoded('\u{10437}', 'UTF-16-BE')]), 'UTF-8 to UTF-16-BE', `${TRANSCODE_TEST} test_transcode_utf8_to_utf16`),
-  transcode(str([2], ['ab€', '\u{10437}']), { output_encoding: attr.s('UTF-32-BE') }, str([2], [encoded('ab€', 'UTF-32-BE'), encoded('\u{10437}', 'UTF-32-BE')]), 'UTF-8 to UTF-32-BE', `${TRANSCODE_TEST} test_transcode_utf8_to_utf32`),
-  transcode(BAD_NUL, { replacement_char: SPACE, replace_control_characters: attr.b(true) }, one('  '), 'replace_control_characters: NUL and the bad byte become " "', `${TRANSCODE_TEST} test_transcode_bad_utf8`),
-  transcode(BAD_NUL, { replacement_char: SPACE }, one('\0 '), 'the bad byte becomes " ", NUL stays', `${TRANSCODE_TEST} test_transcode_bad_utf8`),
-  transcode(one(b(0x61, 0x62, 0x63, 0xff, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67)), { replacement_char: SPACE }, one('abc abcdefg'), 'good text around a bad byte', `${TRANSCODE_TEST} test_transcode_bad_utf8_with_some_good`),
+  ...['UTF-8', 'ISO-8859-1', 'US-ASCII'].map((e) =>
+    transcode(
+      SIMPLE,
+      { input_encoding: attr.s(e), replacement_char: SPACE },
+      SIMPLE,
+      `${e} to UTF-8: ASCII text unchanged`,
+      `${TRANSCODE_TEST} test_transcode_utf8_simple`,
+    ),
+  ),
+  transcode(
+    str([2], [b(0x00, 0x61, 0x00, 0x62, 0x20, 0xac), b(0xd8, 0x01, 0xdc, 0x37)]),
+    { input_encoding: attr.s('UTF-16') },
+    str([2], ['ab€', '\u{10437}']),
+    'UTF-16 (no byte-order mark: big-endian) to UTF-8',
+    `${TRANSCODE_TEST} test_transcode_utf16_to_utf8`,
+  ),
+  transcode(
+    str([2], [b(0, 0, 0, 0x61, 0, 0, 0, 0x62, 0, 0, 0x20, 0xac), b(0, 1, 4, 0x37)]),
+    { input_encoding: attr.s('UTF-32') },
+    str([2], ['ab€', '\u{10437}']),
+    'UTF-32 to UTF-8',
+    `${TRANSCODE_TEST} test_transcode_utf32_to_utf8`,
+  ),
+  transcode(
+    str([2], ['ab€', '\u{10437}']),
+    { output_encoding: attr.s('UTF-16-BE') },
+    str([2], [encoded('ab€', 'UTF-16-BE'), encoded('\u{10437}', 'UTF-16-BE')]),
+    'UTF-8 to UTF-16-BE',
+    `${TRANSCODE_TEST} test_transcode_utf8_to_utf16`,
+  ),
+  transcode(
+    str([2], ['ab€', '\u{10437}']),
+    { output_encoding: attr.s('UTF-32-BE') },
+    str([2], [encoded('ab€', 'UTF-32-BE'), encoded('\u{10437}', 'UTF-32-BE')]),
+    'UTF-8 to UTF-32-BE',
+    `${TRANSCODE_TEST} test_transcode_utf8_to_utf32`,
+  ),
+  transcode(
+    BAD_NUL,
+    { replacement_char: SPACE, replace_control_characters: attr.b(true) },
+    one('  '),
+    'replace_control_characters: NUL and the bad byte become " "',
+    `${TRANSCODE_TEST} test_transcode_bad_utf8`,
+  ),
+  transcode(
+    BAD_NUL,
+    { replacement_char: SPACE },
+    one('\0 '),
+    'the bad byte becomes " ", NUL stays',
+    `${TRANSCODE_TEST} test_transcode_bad_utf8`,
+  ),
+  transcode(
+    one(b(0x61, 0x62, 0x63, 0xff, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67)),
+    { replacement_char: SPACE },
+    one('abc abcdefg'),
+    'good text around a bad byte',
+    `${TRANSCODE_TEST} test_transcode_bad_utf8_with_some_good`,
+  ),
   transcode(BAD_NUL, {}, one(b(0x00, 0xef, 0xbf, 0xbd)), 'defaults: U+FFFD', `${TRANSCODE_TEST} test_transcode_bad_utf8_with_defaults`),
-  transcode(BAD_NUL, { errors: attr.s('ignore') }, one('\0'), 'errors "ignore"', `${TRANSCODE_TEST} test_transcode_bad_utf8_with_elision_of_malformatting`),
-  transcode(BAD_NUL, { errors: attr.s('ignore'), replace_control_characters: attr.b(true) }, one(''), 'errors "ignore" with replace_control_characters drops NUL too', `${TRANSCODE_TEST} test_transcode_bad_utf8_with_elision_including_control_chars`),
-  transcode(one(b(0x61, 0xf0)), {}, one('a\ufffd'), 'a truncated sequence at the end', `${TRANSCODE_TEST} test_transcode_bad_utf8_termination_with_defaults`),
-  transcode(one('a\ufffd'), { errors: attr.s('strict') }, one('a\ufffd'), 'a U+FFFD in the input is no error', `${TRANSCODE_TEST} test_transcode_utf8_with_replacement_char`),
-  transcode(str([2], [b(0x0e, 0x0e), b(0x0f, 0x0f)]), { input_encoding: attr.s('US-ASCII'), replacement_char: SPACE }, str([2], [b(0x0e, 0x0e), b(0x0f, 0x0f)]), 'US-ASCII shift characters pass', `${TRANSCODE_TEST} test_transcode_ascii_with_shift_chars`),
-  transcode(one(b(0xfe, 0xff, 0x00, 0x61)), { input_encoding: attr.s('UTF-16-LE') }, one(b(0xef, 0xbf, 0xbe, 0xe6, 0x84, 0x80)), 'a big-endian mark read as UTF-16-LE is kept, mangled', `${TRANSCODE_TEST} test_transcode_utf16_le_be_with_bom`),
+  transcode(
+    BAD_NUL,
+    { errors: attr.s('ignore') },
+    one('\0'),
+    'errors "ignore"',
+    `${TRANSCODE_TEST} test_transcode_bad_utf8_with_elision_of_malformatting`,
+  ),
+  transcode(
+    BAD_NUL,
+    { errors: attr.s('ignore'), replace_control_characters: attr.b(true) },
+    one(''),
+    'errors "ignore" with replace_control_characters drops NUL too',
+    `${TRANSCODE_TEST} test_transcode_bad_utf8_with_elision_including_control_chars`,
+  ),
+  transcode(
+    one(b(0x61, 0xf0)),
+    {},
+    one('a\ufffd'),
+    'a truncated sequence at the end',
+    `${TRANSCODE_TEST} test_transcode_bad_utf8_termination_with_defaults`,
+  ),
+  transcode(
+    one('a\ufffd'),
+    { errors: attr.s('strict') },
+    one('a\ufffd'),
+    'a U+FFFD in the input is no error',
+    `${TRANSCODE_TEST} test_transcode_utf8_with_replacement_char`,
+  ),
+  transcode(
+    str([2], [b(0x0e, 0x0e), b(0x0f, 0x0f)]),
+    { input_encoding: attr.s('US-ASCII'), replacement_char: SPACE },
+    str([2], [b(0x0e, 0x0e), b(0x0f, 0x0f)]),
+    'US-ASCII shift characters pass',
+    `${TRANSCODE_TEST} test_transcode_ascii_with_shift_chars`,
+  ),
+  transcode(
+    one(b(0xfe, 0xff, 0x00, 0x61)),
+    { input_encoding: attr.s('UTF-16-LE') },
+    one(b(0xef, 0xbf, 0xbe, 0xe6, 0x84, 0x80)),
+    'a big-endian mark read as UTF-16-LE is kept, mangled',
+    `${TRANSCODE_TEST} test_transcode_utf16_le_be_with_bom`,
+  ),
   ...(
     [
       [b(0xfe, 0xff, 0x00, 0x2a), 'UTF-16', '*'],
@@ -189,13 +404,35 @@ const TRANSCODE_CASES: OpCase[] = [
       [b(0x00, 0x3c, 0xfe, 0xff, 0x00, 0x3e), 'UTF-16', '<\ufeff>'],
       [b(0xff, 0xfe, 0x3c, 0x00, 0xff, 0xfe, 0x3e, 0x00), 'UTF-16', '<\ufeff>'],
     ] as const
-  ).map(([x, e, want]) => transcode(one(x), { input_encoding: attr.s(e) }, one(want), `${e}: a byte-order mark is dropped only where it picks the byte order`, `${TRANSCODE_TEST} test_bom_handling`)),
-  transcode(BAD_NUL, { errors: attr.s('strict') }, 'Invalid formatting on input string', 'errors "strict" fails the request', `${TRANSCODE_TEST} test_transcode_bad_utf8_with_strict_errors`),
+  ).map(([x, e, want]) =>
+    transcode(
+      one(x),
+      { input_encoding: attr.s(e) },
+      one(want),
+      `${e}: a byte-order mark is dropped only where it picks the byte order`,
+      `${TRANSCODE_TEST} test_bom_handling`,
+    ),
+  ),
+  transcode(
+    BAD_NUL,
+    { errors: attr.s('strict') },
+    'Invalid formatting on input string',
+    'errors "strict" fails the request',
+    `${TRANSCODE_TEST} test_transcode_bad_utf8_with_strict_errors`,
+  ),
 ];
 
 const SUBSTR_TEST = `${KERNEL_TESTS}/substr_op_test.py@609ec267 SubstrOpTest`;
 const MATRIX = str([3, 3], ['ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen']);
-const substr = (x: HostTensor, pos: HostTensor, len: HostTensor, want: HostTensor | string, name: string, source: string, unit = 'BYTE'): OpCase => ({
+const substr = (
+  x: HostTensor,
+  pos: HostTensor,
+  len: HostTensor,
+  want: HostTensor | string,
+  name: string,
+  source: string,
+  unit = 'BYTE',
+): OpCase => ({
   name: `${unit}: ${name}`,
   source,
   op: 'Substr',
@@ -206,12 +443,57 @@ const substr = (x: HostTensor, pos: HostTensor, len: HostTensor, want: HostTenso
 
 const SUBSTR_CASES: OpCase[] = [
   substr(str([], ['Hello']), i32([], [1]), i32([], [3]), str([], ['ell']), '"Hello"[1:4]', `${SUBSTR_TEST} testScalarString`),
-  substr(str([], ['Hello']), i64([], [-4]), i64([], [3]), str([], ['ell']), 'a negative pos counts from the end (int64 pos)', `${SUBSTR_TEST} testScalarString`),
-  substr(str([], ['He\u00c3\u00c3\u{1f604}']), i32([], [1]), i32([], [3]), str([], ['e\u00c3\u00c3']), 'UTF-8 characters', `${SUBSTR_TEST} testScalarString`, 'UTF8_CHAR'),
-  substr(str([], ['He\u00c3\u00c3\u{1f604}']), i32([], [-4]), i32([], [3]), str([], ['e\u00c3\u00c3']), 'negative pos in characters', `${SUBSTR_TEST} testScalarString`, 'UTF8_CHAR'),
-  substr(str([], ['H\u00c3ll\u{1f604}']), i32([], [-4]), i32([], [5]), str([], ['\u00c3ll\u{1f604}']), 'a length past the end is clipped', `${SUBSTR_TEST} testScalarString_EdgeCases`, 'UTF8_CHAR'),
-  substr(MATRIX, i32([], [1]), i32([], [4]), str([3, 3], ['en', 'leve', 'welv', 'hirt', 'ourt', 'ifte', 'ixte', 'even', 'ight']), 'a matrix, scalar pos and len', `${SUBSTR_TEST} testMatrixStrings`),
-  substr(MATRIX, i32([], [-3]), i32([], [2]), str([3, 3], ['te', 've', 'lv', 'ee', 'ee', 'ee', 'ee', 'ee', 'ee']), 'a matrix, negative pos', `${SUBSTR_TEST} testMatrixStrings`),
+  substr(
+    str([], ['Hello']),
+    i64([], [-4]),
+    i64([], [3]),
+    str([], ['ell']),
+    'a negative pos counts from the end (int64 pos)',
+    `${SUBSTR_TEST} testScalarString`,
+  ),
+  substr(
+    str([], ['He\u00c3\u00c3\u{1f604}']),
+    i32([], [1]),
+    i32([], [3]),
+    str([], ['e\u00c3\u00c3']),
+    'UTF-8 characters',
+    `${SUBSTR_TEST} testScalarString`,
+    'UTF8_CHAR',
+  ),
+  substr(
+    str([], ['He\u00c3\u00c3\u{1f604}']),
+    i32([], [-4]),
+    i32([], [3]),
+    str([], ['e\u00c3\u00c3']),
+    'negative pos in characters',
+    `${SUBSTR_TEST} testScalarString`,
+    'UTF8_CHAR',
+  ),
+  substr(
+    str([], ['H\u00c3ll\u{1f604}']),
+    i32([], [-4]),
+    i32([], [5]),
+    str([], ['\u00c3ll\u{1f604}']),
+    'a length past the end is clipped',
+    `${SUBSTR_TEST} testScalarString_EdgeCases`,
+    'UTF8_CHAR',
+  ),
+  substr(
+    MATRIX,
+    i32([], [1]),
+    i32([], [4]),
+    str([3, 3], ['en', 'leve', 'welv', 'hirt', 'ourt', 'ifte', 'ixte', 'even', 'ight']),
+    'a matrix, scalar pos and len',
+    `${SUBSTR_TEST} testMatrixStrings`,
+  ),
+  substr(
+    MATRIX,
+    i32([], [-3]),
+    i32([], [2]),
+    str([3, 3], ['te', 've', 'lv', 'ee', 'ee', 'ee', 'ee', 'ee', 'ee']),
+    'a matrix, negative pos',
+    `${SUBSTR_TEST} testMatrixStrings`,
+  ),
   substr(
     MATRIX,
     i32([3, 3], [1, -4, 3, 1, 2, -4, -5, 2, 3]),
@@ -221,7 +503,10 @@ const SUBSTR_CASES: OpCase[] = [
     `${SUBSTR_TEST} testElementWisePosLen`,
   ),
   substr(
-    str([4, 3], ['ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty', 'twentyone']),
+    str(
+      [4, 3],
+      ['ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty', 'twentyone'],
+    ),
     i32([3], [1, -4, 3]),
     i32([3], [1, 2, 3]),
     str([4, 3], ['e', 'ev', 'lve', 'h', 'te', 'tee', 'i', 'te', 'hte', 'i', 'en', 'nty']),
@@ -236,11 +521,48 @@ const SUBSTR_CASES: OpCase[] = [
     'the strings broadcast over pos and len',
     `${SUBSTR_TEST} testBroadcast`,
   ),
-  substr(str([], ['th\u00cdrt\u00ea\u00ean']), i32([3], [1, -4, 7]), i32([3], [3, 2, 1]), str([3], ['h\u00cdr', 't\u00ea', 'n']), 'a scalar string broadcast over a vector of positions', `${SUBSTR_TEST} testBroadcast`, 'UTF8_CHAR'),
-  substr(str([], ['Hello']), i32([], [6]), i32([], [3]), 'pos 6 out of range for string b\'Hello\' at index 0', 'pos past the end fails the request', `${SUBSTR_TEST} testOutOfRangeError_Scalar`),
-  substr(str([], ['Hello']), i32([], [-6]), i32([], [3]), 'pos -6 out of range for string b\'Hello\' at index 0', 'pos before the start fails the request', `${SUBSTR_TEST} testOutOfRangeError_Scalar`),
-  substr(str([], ['H\u00c3ll\u{1f604}']), i32([], [6]), i32([], [3]), 'pos 6 out of range for string at index 0', 'pos past the last character fails the request', `${SUBSTR_TEST} testOutOfRangeError_Scalar`, 'UTF8_CHAR'),
-  substr(MATRIX, i32([2], [1, 2]), i32([3], [1, 2, 3]), 'pos and len should have the same shape, got: [2] vs. [3]', 'pos and len of different shapes fail the request', 'core/kernels/substr_op.cc SubstrOp::Compute'),
+  substr(
+    str([], ['th\u00cdrt\u00ea\u00ean']),
+    i32([3], [1, -4, 7]),
+    i32([3], [3, 2, 1]),
+    str([3], ['h\u00cdr', 't\u00ea', 'n']),
+    'a scalar string broadcast over a vector of positions',
+    `${SUBSTR_TEST} testBroadcast`,
+    'UTF8_CHAR',
+  ),
+  substr(
+    str([], ['Hello']),
+    i32([], [6]),
+    i32([], [3]),
+    "pos 6 out of range for string b'Hello' at index 0",
+    'pos past the end fails the request',
+    `${SUBSTR_TEST} testOutOfRangeError_Scalar`,
+  ),
+  substr(
+    str([], ['Hello']),
+    i32([], [-6]),
+    i32([], [3]),
+    "pos -6 out of range for string b'Hello' at index 0",
+    'pos before the start fails the request',
+    `${SUBSTR_TEST} testOutOfRangeError_Scalar`,
+  ),
+  substr(
+    str([], ['H\u00c3ll\u{1f604}']),
+    i32([], [6]),
+    i32([], [3]),
+    'pos 6 out of range for string at index 0',
+    'pos past the last character fails the request',
+    `${SUBSTR_TEST} testOutOfRangeError_Scalar`,
+    'UTF8_CHAR',
+  ),
+  substr(
+    MATRIX,
+    i32([2], [1, 2]),
+    i32([3], [1, 2, 3]),
+    'pos and len should have the same shape, got: [2] vs. [3]',
+    'pos and len of different shapes fail the request',
+    'core/kernels/substr_op.cc SubstrOp::Compute',
+  ),
 ];
 
 const LENGTH_TEST = `${KERNEL_TESTS}/string_length_op_test.py@609ec267 StringLengthOpTest`;
@@ -300,14 +622,37 @@ const TF_TEXT_CASES: OpCase[] = [
 
 // TF Text's WhitespaceTokenizer feeds its op a bit array of ICU's White_Space code points
 // (whitespace_tokenizer_config_builder.cc: one bit per code point up to the largest, U+3000).
-const WHITE_SPACE = [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, ...Array.from({ length: 11 }, (_, i) => 0x2000 + i), 0x2028, 0x2029, 0x202f, 0x205f, 0x3000];
+const WHITE_SPACE = [
+  0x09,
+  0x0a,
+  0x0b,
+  0x0c,
+  0x0d,
+  0x20,
+  0x85,
+  0xa0,
+  0x1680,
+  ...Array.from({ length: 11 }, (_, i) => 0x2000 + i),
+  0x2028,
+  0x2029,
+  0x202f,
+  0x205f,
+  0x3000,
+];
 export const WHITESPACE_CONFIG = (() => {
   const bits = new Uint8Array((0x3000 >> 3) + 1);
   for (const cp of WHITE_SPACE) bits[cp >> 3] |= 1 << (cp & 7);
   return bits;
 })();
 const WHITESPACE_TEST = 'tensorflow/text tensorflow_text/python/ops/whitespace_tokenizer_test.py@17c38bf0 WhitespaceTokenizerOpTest';
-function whitespaceTokenize(x: Array<string | Uint8Array>, tokens: Array<Array<string | Uint8Array>>, starts: number[][], ends: number[][], name: string, test: string): OpCase {
+function whitespaceTokenize(
+  x: Array<string | Uint8Array>,
+  tokens: Array<Array<string | Uint8Array>>,
+  starts: number[][],
+  ends: number[][],
+  name: string,
+  test: string,
+): OpCase {
   const splits = [0];
   for (const r of tokens) splits.push(splits[splits.length - 1] + r.length);
   return {
@@ -324,23 +669,84 @@ function whitespaceTokenize(x: Array<string | Uint8Array>, tokens: Array<Array<s
   };
 }
 const WHITESPACE_CASES: OpCase[] = [
-  whitespaceTokenize(['I love Flume!', 'Good day'], [['I', 'love', 'Flume!'], ['Good', 'day']], [[0, 2, 7], [0, 5]], [[1, 6, 13], [4, 8]], 'tokens and byte offsets of each string', 'testVector'),
-  whitespaceTokenize(["J'adore la灯", '¡Escríbeme!'], [["J'adore", 'la灯'], ['¡Escríbeme!']], [[0, 8], [0]], [[7, 13], [13]], 'UTF-8 text: offsets in bytes', 'testInternationalization'),
-  whitespaceTokenize([' Hook em! ', ' .Ok.   Go  '], [['Hook', 'em!'], ['.Ok.', 'Go']], [[1, 6], [1, 8]], [[5, 9], [5, 10]], 'spaces at both ends and in runs', 'testSpaceBoundaries'),
+  whitespaceTokenize(
+    ['I love Flume!', 'Good day'],
+    [
+      ['I', 'love', 'Flume!'],
+      ['Good', 'day'],
+    ],
+    [
+      [0, 2, 7],
+      [0, 5],
+    ],
+    [
+      [1, 6, 13],
+      [4, 8],
+    ],
+    'tokens and byte offsets of each string',
+    'testVector',
+  ),
+  whitespaceTokenize(
+    ["J'adore la灯", '¡Escríbeme!'],
+    [["J'adore", 'la灯'], ['¡Escríbeme!']],
+    [[0, 8], [0]],
+    [[7, 13], [13]],
+    'UTF-8 text: offsets in bytes',
+    'testInternationalization',
+  ),
+  whitespaceTokenize(
+    [' Hook em! ', ' .Ok.   Go  '],
+    [
+      ['Hook', 'em!'],
+      ['.Ok.', 'Go'],
+    ],
+    [
+      [1, 6],
+      [1, 8],
+    ],
+    [
+      [5, 9],
+      [5, 10],
+    ],
+    'spaces at both ends and in runs',
+    'testSpaceBoundaries',
+  ),
   whitespaceTokenize([' ', '     ', ' \t\r\n'], [[], [], []], [[], [], []], [[], [], []], 'only whitespace: no tokens', 'testOnlySpaces'),
-  whitespaceTokenize(['things:\tcarpet\rdesk\nlamp\r\nlove'], [['things:', 'carpet', 'desk', 'lamp', 'love']], [[0, 8, 15, 20, 26]], [[7, 14, 19, 24, 30]], 'tab, CR, LF, CRLF', 'testWhitespaceCharacters'),
-  whitespaceTokenize(['', 'I love Flume!', '', 'O hai', ''], [[], ['I', 'love', 'Flume!'], [], ['O', 'hai'], []], [[], [0, 2, 7], [], [0, 2], []], [[], [1, 6, 13], [], [1, 5], []], 'empty strings', 'testEmptyString'),
+  whitespaceTokenize(
+    ['things:\tcarpet\rdesk\nlamp\r\nlove'],
+    [['things:', 'carpet', 'desk', 'lamp', 'love']],
+    [[0, 8, 15, 20, 26]],
+    [[7, 14, 19, 24, 30]],
+    'tab, CR, LF, CRLF',
+    'testWhitespaceCharacters',
+  ),
+  whitespaceTokenize(
+    ['', 'I love Flume!', '', 'O hai', ''],
+    [[], ['I', 'love', 'Flume!'], [], ['O', 'hai'], []],
+    [[], [0, 2, 7], [], [0, 2], []],
+    [[], [1, 6, 13], [], [1, 5], []],
+    'empty strings',
+    'testEmptyString',
+  ),
   whitespaceTokenize(
     ['a\u3000b'],
     [[Uint8Array.of(0x61, 0xe3, 0x80), 'b']],
     [[0, 4]],
     [[3, 5]],
-    'a multi-byte space (U+3000): the token ends one byte before the space\'s end, as the kernel computes it',
+    "a multi-byte space (U+3000): the token ends one byte before the space's end, as the kernel computes it",
     'tensorflow_text/core/kernels/whitespace_tokenizer.cc Tokenize ("int end_pos = position - 1")',
   ),
 ];
 
-export const UNICODE_CASES: readonly OpCase[] = [...DECODE_CASES, ...ENCODE_CASES, ...TRANSCODE_CASES, ...SUBSTR_CASES, ...LENGTH_CASES, ...TF_TEXT_CASES, ...WHITESPACE_CASES];
+export const UNICODE_CASES: readonly OpCase[] = [
+  ...DECODE_CASES,
+  ...ENCODE_CASES,
+  ...TRANSCODE_CASES,
+  ...SUBSTR_CASES,
+  ...LENGTH_CASES,
+  ...TF_TEXT_CASES,
+  ...WHITESPACE_CASES,
+];
 
 export const UNICODE_REGISTRATIONS: readonly string[] = [
   // tensorflow/text tensorflow_text/core/kernels/whitespace_tokenizer_kernel_template.h (a TF op shim: no attrs)

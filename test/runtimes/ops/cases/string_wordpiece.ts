@@ -11,7 +11,29 @@ import { i64, str, type OpCase } from '../op_case.js';
 const TEST = 'tensorflow/text tensorflow_text/python/ops/wordpiece_tokenizer_test.py@17c38bf0 testWordPieceOpAndVerifyOffsets';
 const OP = 'WordpieceTokenizeWithOffsets';
 
-const ENGLISH_VOCAB = ['don', "##'", '##t', 'tread', '##ness', 'hel', '##lo', 'there', 'my', 'na', '##me', 'is', 'ter', '##ry', 'what', '##cha', '##ma', '##call', '##it?', 'you', 'said'];
+const ENGLISH_VOCAB = [
+  'don',
+  "##'",
+  '##t',
+  'tread',
+  '##ness',
+  'hel',
+  '##lo',
+  'there',
+  'my',
+  'na',
+  '##me',
+  'is',
+  'ter',
+  '##ry',
+  'what',
+  '##cha',
+  '##ma',
+  '##call',
+  '##it?',
+  'you',
+  'said',
+];
 const RUSSIAN_VOCAB = ['к', '##уп', '##иха'];
 
 interface Options {
@@ -23,7 +45,15 @@ interface Options {
 }
 
 /** words → per word its pieces, with their byte starts and ends. */
-function wordpiece(name: string, source: string, words: string[], pieces: string[][], starts: number[][], ends: number[][], o: Options): OpCase {
+function wordpiece(
+  name: string,
+  source: string,
+  words: string[],
+  pieces: string[][],
+  starts: number[][],
+  ends: number[][],
+  o: Options,
+): OpCase {
   const splits = [0];
   for (const p of pieces) splits.push(splits[splits.length - 1] + p.length);
   const unknown = o.unknownToken === undefined ? '[UNK]' : o.unknownToken;
@@ -40,8 +70,17 @@ function wordpiece(name: string, source: string, words: string[], pieces: string
         value_dtype: attr.type('int64'),
       });
       const keys = g.constant('vocab_keys', str([o.vocab.length], o.vocab));
-      const ids = g.constant('vocab_ids', i64([o.vocab.length], o.vocab.map((_, i) => i)));
-      const init = g.addNode('InitializeTableV2', 'vocab_init', [table, keys.ref, ids.ref], { Tkey: attr.type('string'), Tval: attr.type('int64') });
+      const ids = g.constant(
+        'vocab_ids',
+        i64(
+          [o.vocab.length],
+          o.vocab.map((_, i) => i),
+        ),
+      );
+      const init = g.addNode('InitializeTableV2', 'vocab_init', [table, keys.ref, ids.ref], {
+        Tkey: attr.type('string'),
+        Tval: attr.type('int64'),
+      });
       const x = g.placeholder('words', 'string', [-1]);
       const tokenize = g.addNode(OP, 'wordpiece', [x, table], {
         suffix_indicator: attr.s('##'),
@@ -55,7 +94,12 @@ function wordpiece(name: string, source: string, words: string[], pieces: string
       const out = (i: number, dtype: 'string' | 'int64') => g.identity(`out_${i}`, new Tensor(tokenize, i, dtype, [-1]));
       return {
         inputs: { words: x },
-        outputs: { output_values: out(0, 'string'), output_row_lengths: out(1, 'int64'), start_values: out(2, 'int64'), limit_values: out(3, 'int64') },
+        outputs: {
+          output_values: out(0, 'string'),
+          output_row_lengths: out(1, 'int64'),
+          start_values: out(2, 'int64'),
+          limit_values: out(3, 'int64'),
+        },
         initOp: g.noOp('init_all_tables', [init]),
       };
     },
@@ -70,19 +114,48 @@ function wordpiece(name: string, source: string, words: string[], pieces: string
 }
 
 export const WORDPIECE_CASES: readonly OpCase[] = [
-  wordpiece("don't, treadness: longest match first, suffixes marked ##", TEST, ["don't", 'treadness'], [['don', "##'", '##t'], ['tread', '##ness']], [[0, 3, 4], [0, 5]], [[3, 4, 5], [5, 9]], { vocab: ENGLISH_VOCAB }),
+  wordpiece(
+    "don't, treadness: longest match first, suffixes marked ##",
+    TEST,
+    ["don't", 'treadness'],
+    [
+      ['don', "##'", '##t'],
+      ['tread', '##ness'],
+    ],
+    [
+      [0, 3, 4],
+      [0, 5],
+    ],
+    [
+      [3, 4, 5],
+      [5, 9],
+    ],
+    { vocab: ENGLISH_VOCAB },
+  ),
   wordpiece(
     'two sentences of words',
     TEST,
     ['hello', 'there', 'my', 'name', 'is', 'terry', 'whatchamacallit?', 'you', 'said'],
-    [['hel', '##lo'], ['there'], ['my'], ['na', '##me'], ['is'], ['ter', '##ry'], ['what', '##cha', '##ma', '##call', '##it?'], ['you'], ['said']],
+    [
+      ['hel', '##lo'],
+      ['there'],
+      ['my'],
+      ['na', '##me'],
+      ['is'],
+      ['ter', '##ry'],
+      ['what', '##cha', '##ma', '##call', '##it?'],
+      ['you'],
+      ['said'],
+    ],
     [[0, 3], [0], [0], [0, 2], [0], [0, 3], [0, 4, 7, 9, 13], [0], [0]],
     [[3, 5], [5], [2], [2, 4], [2], [3, 5], [4, 7, 9, 13, 16], [3], [4]],
     { vocab: ENGLISH_VOCAB },
   ),
-  wordpiece('UTF-8: Russian pieces, offsets in bytes', TEST, ['купиха'], [['к', '##уп', '##иха']], [[0, 2, 6]], [[2, 6, 12]], { vocab: RUSSIAN_VOCAB }),
+  wordpiece('UTF-8: Russian pieces, offsets in bytes', TEST, ['купиха'], [['к', '##уп', '##иха']], [[0, 2, 6]], [[2, 6, 12]], {
+    vocab: RUSSIAN_VOCAB,
+  }),
   wordpiece(
-    'a word with no complete split is [UNK] (end offset: the word\'s bytes, wordpiece_tokenizer.cc NoTokenFound)',
+    "a word with no complete split is [UNK] (end offset: the word's bytes, wordpiece_tokenizer.cc NoTokenFound)",
     TEST,
     ["don't", 'tread', 'cantfindme', 'treadcantfindme'],
     [['don', "##'", '##t'], ['tread'], ['[UNK]'], ['[UNK]']],
@@ -100,7 +173,7 @@ export const WORDPIECE_CASES: readonly OpCase[] = [
     { vocab: ENGLISH_VOCAB, unknownToken: null },
   ),
   wordpiece(
-    'a word over max_bytes_per_word (5) is [UNK], its end offset the unknown token\'s length (stated: [[3, 4, 5], [5]])',
+    "a word over max_bytes_per_word (5) is [UNK], its end offset the unknown token's length (stated: [[3, 4, 5], [5]])",
     TEST,
     ["don't", 'treadness'],
     [['don', "##'", '##t'], ['[UNK]']],
@@ -108,32 +181,67 @@ export const WORDPIECE_CASES: readonly OpCase[] = [
     [[3, 4, 5], [5]],
     { vocab: ENGLISH_VOCAB, maxBytesPerWord: 5 },
   ),
-  wordpiece('unknown characters not split: the whole word is [UNK]', TEST, ['nap', 'hello!me'], [['[UNK]'], ['[UNK]']], [[0], [0]], [[3], [8]], { vocab: ENGLISH_VOCAB }),
+  wordpiece(
+    'unknown characters not split: the whole word is [UNK]',
+    TEST,
+    ['nap', 'hello!me'],
+    [['[UNK]'], ['[UNK]']],
+    [[0], [0]],
+    [[3], [8]],
+    { vocab: ENGLISH_VOCAB },
+  ),
   wordpiece(
     'split_unknown_characters: each unknown character is ##[UNK]',
     TEST,
     ['nap', 'hello!me'],
-    [['na', '##[UNK]'], ['hel', '##lo', '##[UNK]', '##me']],
-    [[0, 2], [0, 3, 5, 6]],
-    [[2, 3], [3, 5, 6, 8]],
+    [
+      ['na', '##[UNK]'],
+      ['hel', '##lo', '##[UNK]', '##me'],
+    ],
+    [
+      [0, 2],
+      [0, 3, 5, 6],
+    ],
+    [
+      [2, 3],
+      [3, 5, 6, 8],
+    ],
     { vocab: ENGLISH_VOCAB, splitUnknownCharacters: true },
   ),
   wordpiece(
     'split_unknown_characters without an unknown token: the character itself',
     TEST,
     ['nap', 'hello!me'],
-    [['na', '##p'], ['hel', '##lo', '##!', '##me']],
-    [[0, 2], [0, 3, 5, 6]],
-    [[2, 3], [3, 5, 6, 8]],
+    [
+      ['na', '##p'],
+      ['hel', '##lo', '##!', '##me'],
+    ],
+    [
+      [0, 2],
+      [0, 3, 5, 6],
+    ],
+    [
+      [2, 3],
+      [3, 5, 6, 8],
+    ],
     { vocab: ENGLISH_VOCAB, unknownToken: null, splitUnknownCharacters: true },
   ),
   wordpiece(
     'max_chars_per_token 4: "tread" is not tried, so trea + ##d',
     TEST,
     ["don't", 'treadness'],
-    [['don', "##'", '##t'], ['trea', '##d', '##ness']],
-    [[0, 3, 4], [0, 4, 5]],
-    [[3, 4, 5], [4, 5, 9]],
+    [
+      ['don', "##'", '##t'],
+      ['trea', '##d', '##ness'],
+    ],
+    [
+      [0, 3, 4],
+      [0, 4, 5],
+    ],
+    [
+      [3, 4, 5],
+      [4, 5, 9],
+    ],
     { vocab: [...ENGLISH_VOCAB, 'trea', '##d'], maxCharsPerToken: 4 },
   ),
 ];

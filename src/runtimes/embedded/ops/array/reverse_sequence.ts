@@ -15,7 +15,8 @@ function reverseSequence(x: tf.Tensor, seqLengths: tf.Tensor, seqDim: number, ba
   if (batchDim >= x.rank) throw invalidArgument(`batch_dim must be < input rank ( ${batchDim} vs. ${x.rank})`);
   const batch = x.shape[batchDim];
   const steps = x.shape[seqDim];
-  if (seqLengths.size !== batch) throw invalidArgument(`Length of seq_lengths != input.dims(${batchDim}), (${seqLengths.size} vs. ${batch})`);
+  if (seqLengths.size !== batch)
+    throw invalidArgument(`Length of seq_lengths != input.dims(${batchDim}), (${seqLengths.size} vs. ${batch})`);
   const lengths = seqLengths.dataSync();
   const indices = new Int32Array(batch * steps);
   for (let b = 0; b < batch; b++) {

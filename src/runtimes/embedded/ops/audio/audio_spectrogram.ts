@@ -59,6 +59,7 @@ export function audioSpectrogramNodeProblem(node: NodeDef): string | null {
   const stride = Number(node.attr?.stride?.i);
   if (!(windowSize > 1)) return `window_size must be > 1, got ${node.attr?.window_size?.i}`;
   if (!(stride > 0)) return `stride must be > 0, got ${node.attr?.stride?.i}`;
-  if (nextPowerOfTwo(windowSize) > MAX_TRANSFORM_ELEMENTS) return `window_size ${windowSize}: tfgate computes transforms of at most ${MAX_TRANSFORM_ELEMENTS} elements`;
+  if (nextPowerOfTwo(windowSize) > MAX_TRANSFORM_ELEMENTS)
+    return `window_size ${windowSize}: tfgate computes transforms of at most ${MAX_TRANSFORM_ELEMENTS} elements`;
   return null;
 }

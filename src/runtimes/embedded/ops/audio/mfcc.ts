@@ -64,12 +64,15 @@ function dctTable(inputLength: number, coefficients: number): Float64Array[] | n
   if (coefficients < 1 || inputLength < 1 || coefficients > inputLength) return null;
   const fnorm = Math.sqrt(2.0 / inputLength);
   const arg = Math.PI / inputLength;
-  return Array.from({ length: coefficients }, (_, i) => Float64Array.from({ length: inputLength }, (_, j) => fnorm * Math.cos(i * arg * (j + 0.5))));
+  return Array.from({ length: coefficients }, (_, i) =>
+    Float64Array.from({ length: inputLength }, (_, j) => fnorm * Math.cos(i * arg * (j + 0.5))),
+  );
 }
 
 function mfcc(spectrogram: tf.Tensor, sampleRateT: tf.Tensor, p: MfccParams): tf.Tensor {
   if (spectrogram.rank !== 3) throw invalidArgument(`spectrogram must be 3-dimensional${shapeText(spectrogram.shape)}`);
-  if (sampleRateT.rank !== 0) throw invalidArgument(`Input sample_rate should be a scalar tensor, got ${shapeText(sampleRateT.shape)} instead.`);
+  if (sampleRateT.rank !== 0)
+    throw invalidArgument(`Input sample_rate should be a scalar tensor, got ${shapeText(sampleRateT.shape)} instead.`);
   const sampleRate = Number(sampleRateT.dataSync()[0]);
   const [audioChannels, frames, bins] = spectrogram.shape;
   const bank = melFilterbank(bins, sampleRate, p);
@@ -124,13 +127,17 @@ export function mfccNodeProblem(node: NodeDef): string | null {
     dct_coefficient_count: a.dct_coefficient_count?.i,
   });
   const failed = 'TF fails every request (Mfcc initialization failed)';
-  if (p.filterbankChannelCount < 1) return `filterbank_channel_count ${p.filterbankChannelCount}: Number of filterbank channels must be positive; ${failed}`;
-  if (p.lowerFrequencyLimit < 0) return `lower_frequency_limit ${p.lowerFrequencyLimit}: Lower frequency limit must be nonnegative; ${failed}`;
-  if (!(p.upperFrequencyLimit > p.lowerFrequencyLimit)) return `upper_frequency_limit ${p.upperFrequencyLimit}: Upper frequency limit must be greater than lower frequency limit; ${failed}`;
+  if (p.filterbankChannelCount < 1)
+    return `filterbank_channel_count ${p.filterbankChannelCount}: Number of filterbank channels must be positive; ${failed}`;
+  if (p.lowerFrequencyLimit < 0)
+    return `lower_frequency_limit ${p.lowerFrequencyLimit}: Lower frequency limit must be nonnegative; ${failed}`;
+  if (!(p.upperFrequencyLimit > p.lowerFrequencyLimit))
+    return `upper_frequency_limit ${p.upperFrequencyLimit}: Upper frequency limit must be greater than lower frequency limit; ${failed}`;
   if (p.dctCoefficientCount < 1) return `dct_coefficient_count ${p.dctCoefficientCount}: Coefficient count must be positive; ${failed}`;
   if (p.dctCoefficientCount > p.filterbankChannelCount) {
     return `dct_coefficient_count ${p.dctCoefficientCount} > filterbank_channel_count ${p.filterbankChannelCount}: Coefficient count must be less than or equal to input length; ${failed}`;
   }
-  if (p.dctCoefficientCount * p.filterbankChannelCount > MAX_DCT_TABLE) return `a DCT of ${p.dctCoefficientCount} × ${p.filterbankChannelCount}: more than tfgate computes (${MAX_DCT_TABLE})`;
+  if (p.dctCoefficientCount * p.filterbankChannelCount > MAX_DCT_TABLE)
+    return `a DCT of ${p.dctCoefficientCount} × ${p.filterbankChannelCount}: more than tfgate computes (${MAX_DCT_TABLE})`;
   return null;
 }

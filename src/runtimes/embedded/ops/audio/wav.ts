@@ -68,7 +68,8 @@ export function decodeLin16Wav(data: Uint8Array): DecodedWav {
     chunk = text(r.string(4));
   }
   const formatSize = r.uint(4);
-  if (formatSize !== 16 && formatSize !== 18) throw invalidArgument(`Bad format chunk size for WAV: Expected 16 or 18, but got${formatSize}`);
+  if (formatSize !== 16 && formatSize !== 18)
+    throw invalidArgument(`Bad format chunk size for WAV: Expected 16 or 18, but got${formatSize}`);
   const format = r.uint(2);
   if (format !== 1) throw invalidArgument(`Bad audio format for WAV: Expected 1 (PCM), but got${format}`);
   const channels = r.uint(2);
@@ -79,11 +80,14 @@ export function decodeLin16Wav(data: Uint8Array): DecodedWav {
   const bitsPerSample = r.uint(2);
   if (bitsPerSample !== 16) throw invalidArgument(`Can only read 16-bit WAV files, but received ${bitsPerSample}`);
   const expectedBytesPerSample = Math.floor((bitsPerSample * channels + 7) / 8);
-  if (bytesPerSample !== expectedBytesPerSample) throw invalidArgument(`Bad bytes per sample in WAV header: Expected ${expectedBytesPerSample} but got ${bytesPerSample}`);
+  if (bytesPerSample !== expectedBytesPerSample)
+    throw invalidArgument(`Bad bytes per sample in WAV header: Expected ${expectedBytesPerSample} but got ${bytesPerSample}`);
   // uint32 arithmetic, wrapping as in C++.
   const expectedBytesPerSecond = Math.imul(bytesPerSample, sampleRate) >>> 0;
   if (bytesPerSecond !== expectedBytesPerSecond) {
-    throw invalidArgument(`Bad bytes per second in WAV header: Expected ${expectedBytesPerSecond} but got ${bytesPerSecond} (sample_rate=${sampleRate}, bytes_per_sample=${bytesPerSample})`);
+    throw invalidArgument(
+      `Bad bytes per second in WAV header: Expected ${expectedBytesPerSecond} but got ${bytesPerSecond} (sample_rate=${sampleRate}, bytes_per_sample=${bytesPerSample})`,
+    );
   }
   if (formatSize === 18) r.offset = (r.offset + 2) | 0;
 

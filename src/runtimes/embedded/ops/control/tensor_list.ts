@@ -83,7 +83,8 @@ export class TensorList {
   }
 
   checkDtype(dtype: tf.DataType): void {
-    if (dtype !== this.elementDtype) throw new TensorListError(`Invalid data types; op elements ${dtype} but list elements ${this.elementDtype}`);
+    if (dtype !== this.elementDtype)
+      throw new TensorListError(`Invalid data types; op elements ${dtype} but list elements ${this.elementDtype}`);
   }
 
   /** The element shape known from the list, an op's element_shape input and (optionally) the set elements. */
@@ -99,7 +100,9 @@ export class TensorList {
     if (t) return tf.reshape(t, t.shape);
     const shape = this.knownShape(opShape, true);
     if (!isFullyDefined(shape)) {
-      throw new TensorListError(`${what}: trying to read an uninitialized tensor but element_shape is not fully defined: ${show(shape)} and no list element is set.`);
+      throw new TensorListError(
+        `${what}: trying to read an uninitialized tensor but element_shape is not fully defined: ${show(shape)} and no list element is set.`,
+      );
     }
     return tf.zeros(shape, this.elementDtype);
   }
@@ -111,7 +114,9 @@ export class TensorList {
       try {
         mergeShapes(this.elementShape, t.shape);
       } catch {
-        throw new TensorListError(`Tried to set a tensor with incompatible shape at a list index. Item element shape: ${show(t.shape)} list shape: ${show(this.elementShape)}`);
+        throw new TensorListError(
+          `Tried to set a tensor with incompatible shape at a list index. Item element shape: ${show(t.shape)} list shape: ${show(this.elementShape)}`,
+        );
       }
     }
     this.tensors[index]?.dispose();

@@ -17,7 +17,8 @@ interface ListContext {
 
 function contextOf(node: GraphNode): ListContext {
   const context = (node as unknown as { context?: ListContext }).context;
-  if (!context?.addTensorList) throw new TensorListError('TensorList ops need tfjs-converter to pass its execution context (NodeValueImpl.context)');
+  if (!context?.addTensorList)
+    throw new TensorListError('TensorList ops need tfjs-converter to pass its execution context (NodeValueImpl.context)');
   return context;
 }
 
@@ -38,14 +39,16 @@ function create(node: GraphNode, tensors: Array<tf.Tensor | undefined>, shape: P
 }
 
 function checkIndex(list: TensorList, index: number, verb: string): void {
-  if (index < 0 || index >= list.size()) throw new TensorListError(`Trying to ${verb} element ${index} in a list with ${list.size()} elements.`);
+  if (index < 0 || index >= list.size())
+    throw new TensorListError(`Trying to ${verb} element ${index} in a list with ${list.size()} elements.`);
 }
 
 /** Stacks elements `indices` (unset ones as zeros) into one tensor. */
 function stackElements(list: TensorList, indices: number[], opShape: PartialShape, what: string): tf.Tensor {
   const shape = list.knownShape(opShape, true);
   if (indices.length === 0) {
-    if (!isFullyDefined(shape)) throw new TensorListError(`Tried to stack elements of an empty list with non-fully-defined element_shape: ${JSON.stringify(shape)}`);
+    if (!isFullyDefined(shape))
+      throw new TensorListError(`Tried to stack elements of an empty list with non-fully-defined element_shape: ${JSON.stringify(shape)}`);
     return tf.zeros([0, ...shape], list.elementDtype);
   }
   for (const i of indices) checkIndex(list, i, 'access');
@@ -76,7 +79,8 @@ const OPS: Record<string, OpExecutor> = {
     const [t, shapeTensor, lengthsTensor] = node.inputs;
     if (t.rank < 1) throw new TensorListError(`Tensor must be at least a vector, but saw shape: [${t.shape}]`);
     const lengths = ints(lengthsTensor);
-    if (lengths.reduce((a, b) => a + b, 0) !== t.shape[0]) throw new TensorListError(`Unable to split tensor of shape [${t.shape}] into pieces of lengths [${lengths}]`);
+    if (lengths.reduce((a, b) => a + b, 0) !== t.shape[0])
+      throw new TensorListError(`Unable to split tensor of shape [${t.shape}] into pieces of lengths [${lengths}]`);
     const shape = mergeShapes(partialShapeOf(shapeTensor), [-1, ...t.shape.slice(1)]);
     return create(node, tf.split(t, lengths, 0), shape, t.dtype);
   },
@@ -126,7 +130,8 @@ const OPS: Record<string, OpExecutor> = {
 
   TensorListPushBack: (node) => {
     const list = listOf(node);
-    if (list.maxNumElements !== -1 && list.size() >= list.maxNumElements) throw new TensorListError(`Tried to push item into a full list list size: ${list.size()}, max_num_elements: ${list.maxNumElements}`);
+    if (list.maxNumElements !== -1 && list.size() >= list.maxNumElements)
+      throw new TensorListError(`Tried to push item into a full list list size: ${list.size()}, max_num_elements: ${list.maxNumElements}`);
     list.write(list.size(), node.inputs[1]);
     return list.idTensor;
   },
@@ -137,7 +142,8 @@ const OPS: Record<string, OpExecutor> = {
     if (list.size() === 0) throw new TensorListError('Trying to pop from an empty list.');
     // TF reads an unset last element from the list's and the op's shape only.
     const shape = list.knownShape(partialShapeOf(node.inputs[1]), false);
-    if (!list.tensors[list.size() - 1] && !isFullyDefined(shape)) throw new TensorListError('Trying to read an uninitialized tensor but element_shape is not fully defined.');
+    if (!list.tensors[list.size() - 1] && !isFullyDefined(shape))
+      throw new TensorListError('Trying to read an uninitialized tensor but element_shape is not fully defined.');
     // The popped element leaves the list for the executor, which disposes it when done.
     const last = list.takeLast();
     return [list.idTensor, last ?? tf.zeros(shape as number[], list.elementDtype)];
@@ -155,7 +161,8 @@ const OPS: Record<string, OpExecutor> = {
 function scatter(node: GraphNode, numElements: number): tf.Tensor {
   const [t, indicesTensor, shapeTensor] = node.inputs;
   const indices = ints(indicesTensor);
-  if (t.rank < 1 || indices.length !== t.shape[0]) throw new TensorListError(`Expected len(indices) == tensor.shape[0], but saw: ${indices.length} vs. ${t.shape[0]}`);
+  if (t.rank < 1 || indices.length !== t.shape[0])
+    throw new TensorListError(`Expected len(indices) == tensor.shape[0], but saw: ${indices.length} vs. ${t.shape[0]}`);
   const size = numElements === -1 ? Math.max(-1, ...indices) + 1 : numElements;
   const tensors = new Array<tf.Tensor | undefined>(size);
   const items = tf.unstack(t);
@@ -173,17 +180,26 @@ function concat(node: GraphNode, opShape: PartialShape): tf.Tensor[] {
   const list = listOf(node);
   list.checkDtype(dtypeAttr(node));
   const shape = list.knownShape(opShape, true);
-  if (shape !== null && shape.length === 0) throw new TensorListError('Concat requires elements to be at least vectors, found scalars instead.');
+  if (shape !== null && shape.length === 0)
+    throw new TensorListError('Concat requires elements to be at least vectors, found scalars instead.');
   for (let i = 0; i < list.size(); i++) {
-    if (!list.tensors[i]) throw new TensorListError(`TensorListConcat of a list with unset elements (element ${i}) is not supported by tfgate`);
+    if (!list.tensors[i])
+      throw new TensorListError(`TensorListConcat of a list with unset elements (element ${i}) is not supported by tfgate`);
   }
   const items = list.tensors as tf.Tensor[];
   if (items.length === 0) {
     const rest = shape?.slice(1) ?? null;
-    if (!isFullyDefined(rest)) throw new TensorListError('All except the first dimension must be fully defined when concating an empty tensor list.');
+    if (!isFullyDefined(rest))
+      throw new TensorListError('All except the first dimension must be fully defined when concating an empty tensor list.');
     return [tf.zeros([0, ...rest], list.elementDtype), tf.tensor1d([], 'int32')];
   }
-  return [tf.concat(items, 0), tf.tensor1d(items.map((t) => t.shape[0]), 'int32')];
+  return [
+    tf.concat(items, 0),
+    tf.tensor1d(
+      items.map((t) => t.shape[0]),
+      'int32',
+    ),
+  ];
 }
 
 export const TENSOR_LIST_OPS: Readonly<Record<string, OpExecutor>> = OPS;

@@ -27,7 +27,13 @@ interface BeamEntry {
   newp: Probability;
 }
 
-const entry = (parent: BeamEntry | null, label: number): BeamEntry => ({ parent, label, children: new Map(), oldp: logZero(), newp: logZero() });
+const entry = (parent: BeamEntry | null, label: number): BeamEntry => ({
+  parent,
+  label,
+  children: new Map(),
+  oldp: logZero(),
+  newp: logZero(),
+});
 const active = (e: BeamEntry) => e.newp.total !== LOG_ZERO;
 const better = (a: BeamEntry, b: BeamEntry) => a.newp.total > b.newp.total;
 
@@ -105,7 +111,8 @@ export class CtcBeamSearch {
       b.newp.total = logSumExp(b.newp.blank, b.newp.label);
       this.leaves.push(b);
     }
-    const isCandidate = (p: Probability) => p.total > LOG_ZERO && (this.leaves.size < this.beamWidth || p.total > this.leaves.peekBottom().newp.total);
+    const isCandidate = (p: Probability) =>
+      p.total > LOG_ZERO && (this.leaves.size < this.beamWidth || p.total > this.leaves.peekBottom().newp.total);
     for (const b of branches) {
       if (!isCandidate(b.oldp)) continue;
       for (let label = 0; label < this.numClasses - 1; label++) {

@@ -70,7 +70,8 @@ export const ctcGreedyDecoderOp: tfconv.OpExecutor = (node) => {
   const mergeRepeated = node.attrs.merge_repeated === true;
   const blankAttr = Number(node.attrs.blank_index ?? -1);
   const blank = blankAttr < 0 ? classes + blankAttr : blankAttr;
-  if (!(blank >= 0 && blank < classes)) throw invalidArgument(`blank_index expected to be between ${-classes} and ${classes - 1} but was ${blankAttr}`);
+  if (!(blank >= 0 && blank < classes))
+    throw invalidArgument(`blank_index expected to be between ${-classes} and ${classes - 1} but was ${blankAttr}`);
   const logProb = new Float32Array(batch);
   const sequences: number[][][] = [];
   for (let b = 0; b < batch; b++) {
@@ -103,7 +104,12 @@ export const ctcBeamSearchDecoderOp: tfconv.OpExecutor = (node) => {
   const { batch, classes, logits, seqLen } = validate(node.inputs[0], node.inputs[1]);
   checkOutputElements('CTCBeamSearchDecoder', [batch, topPaths]);
   const longest = seqLen.reduce((m, x) => Math.max(m, x), 0);
-  checkWorkBound('CTCBeamSearchDecoder', longest * beamWidth * Math.max(1, classes - 1), MAX_BEAM_ENTRIES, 'the beam entries of one batch entry (max sequence_length × beam_width × (num_classes − 1))');
+  checkWorkBound(
+    'CTCBeamSearchDecoder',
+    longest * beamWidth * Math.max(1, classes - 1),
+    MAX_BEAM_ENTRIES,
+    'the beam entries of one batch entry (max sequence_length × beam_width × (num_classes − 1))',
+  );
   const search = new CtcBeamSearch(classes, beamWidth);
   const logProb = new Float32Array(batch * topPaths);
   const sequences: number[][][] = [];
@@ -135,6 +141,7 @@ export function ctcBeamSearchDecoderNodeProblem(node: NodeDef): string | null {
   const topPaths = Number(node.attr?.top_paths?.i);
   if (!(beamWidth >= 1)) return `Value for attr 'beam_width' of ${node.attr?.beam_width?.i} must be at least minimum 1`;
   if (!(topPaths >= 1)) return `Value for attr 'top_paths' of ${node.attr?.top_paths?.i} must be at least minimum 1`;
-  if (topPaths > beamWidth) return `top_paths ${topPaths} > beam_width ${beamWidth}: TF fails every request with "requested more paths than the beam width."`;
+  if (topPaths > beamWidth)
+    return `top_paths ${topPaths} > beam_width ${beamWidth}: TF fails every request with "requested more paths than the beam width."`;
   return null;
 }

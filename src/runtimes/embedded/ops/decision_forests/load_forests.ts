@@ -23,12 +23,16 @@ async function readModelFiles(files: ForestModelFiles): Promise<Map<string, Uint
   try {
     entries = await fs.readdir(files.dir, { withFileTypes: true });
   } catch (e) {
-    throw new ServingError(Code.NOT_FOUND, `${files.dir}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : (e as Error).message}`);
+    throw new ServingError(
+      Code.NOT_FOUND,
+      `${files.dir}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'No such file or directory' : (e as Error).message}`,
+    );
   }
   const out = new Map<string, Uint8Array>();
   for (const entry of entries) {
     // Read as every version file is (version_files.ts): never a FIFO, never past its size.
-    if (entry.isFile() && entry.name.startsWith(files.filePrefix)) out.set(entry.name, await readVersionFile(files.dir, path.join(files.dir, entry.name)));
+    if (entry.isFile() && entry.name.startsWith(files.filePrefix))
+      out.set(entry.name, await readVersionFile(files.dir, path.join(files.dir, entry.name)));
   }
   return out;
 }

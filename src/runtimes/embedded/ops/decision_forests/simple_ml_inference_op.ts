@@ -46,5 +46,7 @@ export const simpleMLInferenceOp: tfconv.OpExecutor = (node) => {
 /** Load-time check: the attribute TF requires (dense_output_dim: int >= 1). */
 export function simpleMLInferenceNodeProblem(node: NodeDef): string | null {
   const dim = Number(node.attr?.dense_output_dim?.i ?? 0);
-  return Number.isInteger(dim) && dim >= 1 ? null : `dense_output_dim is ${node.attr?.dense_output_dim?.i ?? 'missing'}, where TF-DF requires an integer ≥ 1`;
+  return Number.isInteger(dim) && dim >= 1
+    ? null
+    : `dense_output_dim is ${node.attr?.dense_output_dim?.i ?? 'missing'}, where TF-DF requires an integer ≥ 1`;
 }

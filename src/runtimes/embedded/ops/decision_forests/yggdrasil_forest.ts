@@ -47,7 +47,12 @@ interface UsedFeature {
 }
 
 /** The engine's feature type each bank feeds (kernel.cc: GetNumericalFeatureId …). */
-const ENGINE_TYPE: Record<Bank, string> = { numerical: 'NUMERICAL', boolean: 'BOOLEAN', categorical: 'CATEGORICAL', categoricalSet: 'CATEGORICAL_SET' };
+const ENGINE_TYPE: Record<Bank, string> = {
+  numerical: 'NUMERICAL',
+  boolean: 'BOOLEAN',
+  categorical: 'CATEGORICAL',
+  categoricalSet: 'CATEGORICAL_SET',
+};
 
 export class YggdrasilForest {
   private disposed = false;
@@ -72,7 +77,10 @@ export class YggdrasilForest {
           const feature = bySpec.get(specIdx);
           if (!feature) return;
           if (feature.type !== ENGINE_TYPE[bank] || spec.columns[specIdx].type !== feature.type) {
-            throw new ServingError(Code.UNIMPLEMENTED, `its engine reads feature '${feature.name}' (${spec.columns[specIdx].type}) as ${feature.type}, which tfgate does not feed`);
+            throw new ServingError(
+              Code.UNIMPLEMENTED,
+              `its engine reads feature '${feature.name}' (${spec.columns[specIdx].type}) as ${feature.type}, which tfgate does not feed`,
+            );
           }
           used[bank].push({ column, engineIdx: feature.internalIdx, specIdx });
         });
@@ -93,7 +101,8 @@ export class YggdrasilForest {
       ['boolean', inputs.boolean, 'boolean_features'],
       ['categorical', inputs.categorical, 'categorical_int_features'],
     ];
-    for (const [, m, name] of banks) if (m.shape.length !== 2) throw invalidArgument(`${name} must be a matrix, got shape [${m.shape.join(',')}]`);
+    for (const [, m, name] of banks)
+      if (m.shape.length !== 2) throw invalidArgument(`${name} must be a matrix, got shape [${m.shape.join(',')}]`);
     let batch = 0;
     for (const size of [...banks.map(([, m]) => m.shape[0]), inputs.rowSplitsDim2.length - 1]) {
       if (size <= 0) continue;
@@ -171,13 +180,16 @@ export class YggdrasilForest {
   /** kernel.cc ExtractCategoricalSetInt: the clamped items of one example's set. */
   private categoricalSetItems(inputs: ForestInputs, column: number, example: number, size: number): number[] {
     const perExample = this.spec.banks.categoricalSet.length;
-    if (example >= inputs.rowSplitsDim2.length || inputs.rowSplitsDim2[example] !== example * perExample) throw internal('Unexpected features_row_splits_dim_2 size.');
+    if (example >= inputs.rowSplitsDim2.length || inputs.rowSplitsDim2[example] !== example * perExample)
+      throw internal('Unexpected features_row_splits_dim_2 size.');
     const cell = example * perExample + column;
     if (cell + 1 >= inputs.rowSplitsDim1.length) throw internal('Unexpected features_row_splits_dim_1 size.');
     const begin = inputs.rowSplitsDim1[cell];
     const end = inputs.rowSplitsDim1[cell + 1];
     if (begin < 0 || end < begin || end > inputs.categoricalSetValues.length) {
-      throw invalidArgument(`categorical_set_int_features_row_splits_dim_1 gives items [${begin}, ${end}) of ${inputs.categoricalSetValues.length} values`);
+      throw invalidArgument(
+        `categorical_set_int_features_row_splits_dim_1 gives items [${begin}, ${end}) of ${inputs.categoricalSetValues.length} values`,
+      );
     }
     const items: number[] = [];
     for (let i = begin; i < end; i++) {

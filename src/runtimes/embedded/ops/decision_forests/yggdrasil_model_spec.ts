@@ -77,10 +77,15 @@ export function readForestSpec(files: ReadonlyMap<string, Uint8Array>, prefix: s
     return bytes;
   };
   const header = decode<HeaderObject>('yggdrasil_decision_forests.AbstractModel', file('header.pb'), `${prefix}header.pb`);
-  const dataSpec = decode<{ columns?: ColumnObject[] }>('yggdrasil_decision_forests.DataSpecification', file('data_spec.pb'), `${prefix}data_spec.pb`);
+  const dataSpec = decode<{ columns?: ColumnObject[] }>(
+    'yggdrasil_decision_forests.DataSpecification',
+    file('data_spec.pb'),
+    `${prefix}data_spec.pb`,
+  );
   const columns = dataSpec.columns ?? [];
   const column = (i: number) => {
-    if (!Number.isInteger(i) || i < 0 || i >= columns.length) throw new ServingError(Code.DATA_LOSS, `header.pb names column ${i}, which data_spec.pb (${columns.length} columns) does not have`);
+    if (!Number.isInteger(i) || i < 0 || i >= columns.length)
+      throw new ServingError(Code.DATA_LOSS, `header.pb names column ${i}, which data_spec.pb (${columns.length} columns) does not have`);
     return columns[i];
   };
   const banks: Record<Bank, number[]> = { numerical: [], boolean: [], categorical: [], categoricalSet: [] };
@@ -97,7 +102,9 @@ export function readForestSpec(files: ReadonlyMap<string, Uint8Array>, prefix: s
     const label = column(header.labelColIdx ?? 0);
     const classes = Number(label.categorical?.numberOfUniqueValues ?? 0) - 1;
     denseColRepresentation =
-      classes === 2 && !outputsProbabilities ? ['logit'] : Array.from({ length: Math.max(classes, 0) }, (_, i) => categoricalRepresentation(label, i + 1));
+      classes === 2 && !outputsProbabilities
+        ? ['logit']
+        : Array.from({ length: Math.max(classes, 0) }, (_, i) => categoricalRepresentation(label, i + 1));
   }
   return {
     modelName: header.name ?? '',

@@ -68,7 +68,11 @@ interface YggdrasilModule {
  */
 export class NoFastEngine extends Error {}
 
-type ModuleFactory = (options: { locateFile: (file: string) => string; print: (line: string) => void; printErr: (line: string) => void }) => Promise<YggdrasilModule>;
+type ModuleFactory = (options: {
+  locateFile: (file: string) => string;
+  print: (line: string) => void;
+  printErr: (line: string) => void;
+}) => Promise<YggdrasilModule>;
 
 let instance: Promise<YggdrasilModule> | undefined;
 /** Where the module's log lines go: collected during a load, dropped otherwise. */

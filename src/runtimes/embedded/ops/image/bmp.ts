@@ -9,7 +9,9 @@ import { checkImageSize, type DecodedImage, type ImageDtype } from './decoded_im
 export function decodeBmp(b: Uint8Array, op: string, channels: number, dtype: ImageDtype): DecodedImage {
   if (channels === 1) throw invalidArgument(`\`channels\` must be 0, 3 or 4 for BMP, but got ${channels}`);
   if (b.length < 32) {
-    throw invalidArgument(`Incomplete bmp content, requires at least 32 bytes to find the header size, width, height, and bpp, got ${b.length} bytes`);
+    throw invalidArgument(
+      `Incomplete bmp content, requires at least 32 bytes to find the header size, width, height, and bpp, got ${b.length} bytes`,
+    );
   }
   const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const headerSize = view.getInt32(10, true);

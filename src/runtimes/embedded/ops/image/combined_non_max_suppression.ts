@@ -74,7 +74,8 @@ function checkScalar(t: tf.Tensor, what: string): number {
 export const combinedNonMaxSuppressionOp: tfconv.OpExecutor = (node) => {
   const [boxesT, scoresT, maxPerClassT, maxTotalT, iouT, scoreT] = node.inputs;
   if (boxesT.rank !== 4) throw invalidArgument(`boxes must be 4-D [batch, num_boxes, q, 4], got shape ${shapeText(boxesT.shape)}`);
-  if (scoresT.rank !== 3) throw invalidArgument(`scores must be 3-D [batch, num_boxes, num_classes], got shape ${shapeText(scoresT.shape)}`);
+  if (scoresT.rank !== 3)
+    throw invalidArgument(`scores must be 3-D [batch, num_boxes, num_classes], got shape ${shapeText(scoresT.shape)}`);
   const [numBatches, numBoxes, q] = boxesT.shape as [number, number, number, number];
   const numClasses = scoresT.shape[2]!;
   if (q !== 1 && q !== numClasses) throw invalidArgument('third dimension of boxes must be either 1 or num classes');

@@ -24,7 +24,19 @@ interface Geometry {
 }
 
 /** CropAndResizePerBox for box `b` into `out` at `base`. */
-function cropBox(image: ArrayLike<number>, imageBase: number, y1: number, x1: number, y2: number, x2: number, g: Geometry, bilinear: boolean, extrapolation: number, out: Float32Array, base: number): void {
+function cropBox(
+  image: ArrayLike<number>,
+  imageBase: number,
+  y1: number,
+  x1: number,
+  y2: number,
+  x2: number,
+  g: Geometry,
+  bilinear: boolean,
+  extrapolation: number,
+  out: Float32Array,
+  base: number,
+): void {
   const { height, width, depth, cropHeight, cropWidth } = g;
   const heightScale = cropHeight > 1 ? f32(f32(f32(y2 - y1) * (height - 1)) / (cropHeight - 1)) : 0;
   const widthScale = cropWidth > 1 ? f32(f32(f32(x2 - x1) * (width - 1)) / (cropWidth - 1)) : 0;
@@ -107,7 +119,8 @@ export const cropAndResizeOp: tfconv.OpExecutor = (node) => {
   checkRequestedOutput('CropAndResize', 'crops', shape);
   const boxIndex = boxIndexT.dataSync();
   for (let b = 0; b < numBoxes; b++) {
-    if (!(boxIndex[b] >= 0 && boxIndex[b] < batch)) throw new ServingError(Code.OUT_OF_RANGE, 'box_index has values outside [0, batch_size)');
+    if (!(boxIndex[b] >= 0 && boxIndex[b] < batch))
+      throw new ServingError(Code.OUT_OF_RANGE, 'box_index has values outside [0, batch_size)');
   }
   const boxes = boxesT.dataSync();
   if (numBoxes > 0 && !boxes.every(Number.isFinite)) throw invalidArgument('Boxes contains at least one element that is not finite');
@@ -118,7 +131,19 @@ export const cropAndResizeOp: tfconv.OpExecutor = (node) => {
   const extrapolation = f32(Number(node.attrs.extrapolation_value ?? 0));
   for (let b = 0; b < numBoxes; b++) {
     const [y1, x1, y2, x2] = boxes.subarray(b * 4, b * 4 + 4);
-    cropBox(image, boxIndex[b] * height * width * depth, y1, x1, y2, x2, g, bilinear, extrapolation, out, b * cropHeight * cropWidth * depth);
+    cropBox(
+      image,
+      boxIndex[b] * height * width * depth,
+      y1,
+      x1,
+      y2,
+      x2,
+      g,
+      bilinear,
+      extrapolation,
+      out,
+      b * cropHeight * cropWidth * depth,
+    );
   }
   return [tf.tensor4d(out, shape as [number, number, number, number], 'float32')];
 };

@@ -37,50 +37,69 @@ export function decodeImageNodeProblem(node: NodeDef): string | null {
   if (![1, 2, 4, 8].includes(ratio)) return `ratio must be 1, 2, 4, or 8, got ${ratio}`;
   const dct = utf8.decode(nodeBytesAttr(node, 'dct_method'));
   if (!['', 'INTEGER_FAST', 'INTEGER_ACCURATE'].includes(dct)) return "dct_method must be one of {'', 'INTEGER_FAST', 'INTEGER_ACCURATE'}";
-  if (ratio !== 1) return `ratio ${ratio}: tfgate's JPEG decoder has no scaled decoding (libjpeg-turbo's 1/${ratio} IDCT), so it cannot give TensorFlow's pixels`;
-  if (dct === 'INTEGER_ACCURATE') return "dct_method 'INTEGER_ACCURATE': tfgate's JPEG decoder computes TensorFlow's default IDCT (INTEGER_FAST) only";
-  if (a.fancy_upscaling?.b === false) return "fancy_upscaling false: tfgate's JPEG decoder always upsamples chroma as TensorFlow's default (fancy_upscaling true) does";
+  if (ratio !== 1)
+    return `ratio ${ratio}: tfgate's JPEG decoder has no scaled decoding (libjpeg-turbo's 1/${ratio} IDCT), so it cannot give TensorFlow's pixels`;
+  if (dct === 'INTEGER_ACCURATE')
+    return "dct_method 'INTEGER_ACCURATE': tfgate's JPEG decoder computes TensorFlow's default IDCT (INTEGER_FAST) only";
+  if (a.fancy_upscaling?.b === false)
+    return "fancy_upscaling false: tfgate's JPEG decoder always upsamples chroma as TensorFlow's default (fancy_upscaling true) does";
   return null;
 }
 
 const shapeText = (shape: readonly number[]) => `[${shape.join(',')}]`;
 
-function decodeOne(op: DecodeOp, contents: Uint8Array, channels: number, dtype: ImageDtype, expandAnimations: boolean, crop?: number[]): { image: DecodedImage; fourD: boolean } {
+function decodeOne(
+  op: DecodeOp,
+  contents: Uint8Array,
+  channels: number,
+  dtype: ImageDtype,
+  expandAnimations: boolean,
+  crop?: number[],
+): { image: DecodedImage; fourD: boolean } {
   if (contents.length === 0) throw invalidArgument('Input is empty.');
   const format = classifyImage(contents);
   switch (format) {
     case 'jpeg': {
       if (channels === 4) throw invalidArgument('JPEG does not support 4 channels');
-      if (op === 'DecodeBmp') throw invalidArgument('Trying to decode JPEG format using DecodeBmp op. Use `decode_jpeg` or `decode_image` instead.');
+      if (op === 'DecodeBmp')
+        throw invalidArgument('Trying to decode JPEG format using DecodeBmp op. Use `decode_jpeg` or `decode_image` instead.');
       return { image: decodeJpeg(contents, { op, channels, dtype, frames4d: op === 'DecodeGif', crop }), fourD: op === 'DecodeGif' };
     }
     case 'png': {
-      if (op === 'DecodeBmp') throw invalidArgument('Trying to decode PNG format using DecodeBmp op. Use `decode_png` or `decode_image` instead.');
+      if (op === 'DecodeBmp')
+        throw invalidArgument('Trying to decode PNG format using DecodeBmp op. Use `decode_png` or `decode_image` instead.');
       if (op === 'DecodeAndCropJpeg') throw invalidArgument('DecodeAndCropJpeg operation can run on JPEG only, but detected PNG.');
       // TF decodes PNG as its op's dtype asks (DecodeJpeg and DecodeGif: uint8).
       return { image: decodePng(contents, { op, channels, dtype }), fourD: op === 'DecodeGif' };
     }
     case 'gif': {
       if (channels !== 0 && channels !== 3) throw invalidArgument(`channels must be 0 or 3 for GIF, got ${channels}`);
-      if (op === 'DecodeBmp') throw invalidArgument('Trying to decode GIF format using DecodeBmp op. Use `decode_gif` or `decode_image` instead.');
+      if (op === 'DecodeBmp')
+        throw invalidArgument('Trying to decode GIF format using DecodeBmp op. Use `decode_gif` or `decode_image` instead.');
       if (op === 'DecodeAndCropJpeg') throw invalidArgument('DecodeAndCropJpeg operation can run on JPEG only, but detected GIF.');
       const all = op === 'DecodeGif' || (op === 'DecodeImage' && expandAnimations) || op === 'DecodePng' || op === 'DecodeJpeg';
       const image = decodeGif(contents, op, dtype, all);
       if ((op === 'DecodePng' || op === 'DecodeJpeg') && image.frames !== 1) {
-        throw invalidArgument(`Got ${image.frames} frames, but animated gifs can only be decoded by tf.io.decode_gif or tf.io.decode_image`);
+        throw invalidArgument(
+          `Got ${image.frames} frames, but animated gifs can only be decoded by tf.io.decode_gif or tf.io.decode_image`,
+        );
       }
       return { image, fourD: op === 'DecodeGif' || (op === 'DecodeImage' && expandAnimations) };
     }
     case 'bmp': {
       if (op === 'DecodeAndCropJpeg') throw invalidArgument('DecodeAndCropJpeg operation can run on JPEG only, but detected BMP.');
       if (op !== 'DecodeBmp' && op !== 'DecodeImage') {
-        throw invalidArgument(`Trying to decode BMP format using a wrong op. Use \`decode_bmp\` or \`decode_image\` instead. Op used: ${op}`);
+        throw invalidArgument(
+          `Trying to decode BMP format using a wrong op. Use \`decode_bmp\` or \`decode_image\` instead. Op used: ${op}`,
+        );
       }
       return { image: decodeBmp(contents, op, channels, dtype), fourD: false };
     }
     case 'webp':
     case 'jxl':
-      throw invalidArgument(`${op}: ${format === 'webp' ? 'WebP' : 'JPEG XL'} images are not decoded by tfgate (TensorFlow decodes them with libwebp / libjxl)`);
+      throw invalidArgument(
+        `${op}: ${format === 'webp' ? 'WebP' : 'JPEG XL'} images are not decoded by tfgate (TensorFlow decodes them with libwebp / libjxl)`,
+      );
     default:
       throw invalidArgument('Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required.');
   }

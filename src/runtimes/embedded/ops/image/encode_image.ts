@@ -10,8 +10,10 @@ import { unimplemented } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';
 
 const REASONS: Record<string, string> = {
-  EncodeJpeg: "tfgate's JPEG encoder (TurboJPEG) uses the fast forward DCT; TensorFlow's libjpeg-turbo call uses the accurate one, so the bytes and the pixels they decode to would differ",
-  EncodePng: "tfgate has no PNG writer that reproduces libpng's filter choices and zlib stream, so the bytes would differ from TensorFlow's",
+  EncodeJpeg:
+    "tfgate's JPEG encoder (TurboJPEG) uses the fast forward DCT; TensorFlow's libjpeg-turbo call uses the accurate one, so the bytes and the pixels they decode to would differ",
+  EncodePng:
+    "tfgate has no PNG writer that reproduces libpng's filter choices and zlib stream, so the bytes would differ from TensorFlow's",
 };
 REASONS.EncodeJpegVariableQuality = REASONS.EncodeJpeg;
 

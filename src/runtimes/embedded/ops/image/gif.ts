@@ -167,7 +167,12 @@ function readFrames(b: Uint8Array): GifFrame[] {
 function deinterlace(src: Uint8Array, width: number, height: number): Uint8Array {
   const out = new Uint8Array(src.length);
   let row = 0;
-  for (const [start, step] of [[0, 8], [4, 8], [2, 4], [1, 2]]) {
+  for (const [start, step] of [
+    [0, 8],
+    [4, 8],
+    [2, 4],
+    [1, 2],
+  ]) {
     for (let y = start; y < height; y += step) out.set(src.subarray(row * width, ++row * width), y * width);
   }
   return out;

@@ -2,7 +2,8 @@
 // bytes. Every Decode* op sniffs the bytes this way and then decides what it may decode.
 export type ImageFormat = 'jpeg' | 'png' | 'gif' | 'bmp' | 'webp' | 'jxl' | 'unknown';
 
-const startsWith = (b: Uint8Array, magic: readonly number[], at = 0) => b.length >= at + magic.length && magic.every((m, i) => b[at + i] === m);
+const startsWith = (b: Uint8Array, magic: readonly number[], at = 0) =>
+  b.length >= at + magic.length && magic.every((m, i) => b[at + i] === m);
 
 const JPEG = [0xff, 0xd8, 0xff];
 const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];

@@ -76,7 +76,9 @@ export function decodeJpeg(contents: Uint8Array, o: JpegDecodeOptions): DecodedI
   const channels = o.channels === 0 ? Math.min(header.components, 3) : o.channels;
   if (channels !== 1 && channels !== 3) throw invalidArgument(JPEG_UNCOMPRESS_FAILED); // two-component JPEGs: TF's "Invalid components value"
   if (header.components === 4 && channels === 3) {
-    throw invalidArgument(`${o.op}: this JPEG is CMYK or YCCK (4 components); TensorFlow converts it to RGB itself, tfgate's JPEG decoder cannot decode it`);
+    throw invalidArgument(
+      `${o.op}: this JPEG is CMYK or YCCK (4 components); TensorFlow converts it to RGB itself, tfgate's JPEG decoder cannot decode it`,
+    );
   }
   // jpeg_mem.cc: "Image too large" when height × width × the file's components reaches 2^29.
   if (header.height * header.width * header.components >= 2 ** 29) throw invalidArgument(JPEG_UNCOMPRESS_FAILED);
@@ -101,10 +103,14 @@ export function decodeJpeg(contents: Uint8Array, o: JpegDecodeOptions): DecodedI
   } catch {
     // TurboJPEG stops on libjpeg's warnings too (corrupt or truncated entropy data), where
     // TF decodes on and fills what is missing: never a made-up image here.
-    throw invalidArgument(`${o.op}: Invalid JPEG data: libjpeg-turbo stopped on corrupt or truncated data (TensorFlow decodes some such files with a warning; tfgate refuses them)`);
+    throw invalidArgument(
+      `${o.op}: Invalid JPEG data: libjpeg-turbo stopped on corrupt or truncated data (TensorFlow decodes some such files with a warning; tfgate refuses them)`,
+    );
   }
   if (data.length !== header.height * header.width * channels) throw invalidArgument(JPEG_UNCOMPRESS_FAILED);
-  const samples = o.crop ? cropRows(data, header.width, channels, cropY, cropX, cropH, cropW) : new Uint8Array(data.buffer, data.byteOffset, data.length);
+  const samples = o.crop
+    ? cropRows(data, header.width, channels, cropY, cropX, cropH, cropW)
+    : new Uint8Array(data.buffer, data.byteOffset, data.length);
   return { frames: 1, height: cropH, width: cropW, channels, samples };
 }
 

@@ -147,7 +147,8 @@ function checkBoxesAndScores(boxes: tf.Tensor, scores: tf.Tensor): number {
 
 function checkScores(scores: tf.Tensor, n: number): void {
   if (scores.rank !== 1) throw invalidArgument(`scores must be 1-D${shapeText(scores.shape)}${rankNote(scores, 1)}`);
-  if (scores.shape[0] !== n) throw invalidArgument(`scores has incompatible shape (Dimensions must be equal, but are ${n} and ${scores.shape[0]})`);
+  if (scores.shape[0] !== n)
+    throw invalidArgument(`scores has incompatible shape (Dimensions must be equal, but are ${n} and ${scores.shape[0]})`);
 }
 
 function checkIouRange(v: number): void {
@@ -190,7 +191,12 @@ export const nonMaxSuppressionV1Op: tfconv.OpExecutor = (node) => {
 };
 
 type Version = 2 | 3 | 4 | 5;
-const OP_NAME: Record<Version, string> = { 2: 'NonMaxSuppressionV2', 3: 'NonMaxSuppressionV3', 4: 'NonMaxSuppressionV4', 5: 'NonMaxSuppressionV5' };
+const OP_NAME: Record<Version, string> = {
+  2: 'NonMaxSuppressionV2',
+  3: 'NonMaxSuppressionV3',
+  4: 'NonMaxSuppressionV4',
+  5: 'NonMaxSuppressionV5',
+};
 
 /** NonMaxSuppressionV2 … V5. */
 function nonMaxSuppressionOp(version: Version): tfconv.OpExecutor {

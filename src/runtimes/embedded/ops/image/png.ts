@@ -47,7 +47,16 @@ function readPngHeader(b: Uint8Array): PngHeader | null {
     const data = p + 8;
     if (type === 'IHDR') {
       if (length !== 13) return null;
-      header = { width: be32(b, data), height: be32(b, data + 4), bitDepth: b[data + 8], colorType: b[data + 9], transKey: null, hasTrns: false, declaresGamma: false, withoutTrns: null };
+      header = {
+        width: be32(b, data),
+        height: be32(b, data + 4),
+        bitDepth: b[data + 8],
+        colorType: b[data + 9],
+        transKey: null,
+        hasTrns: false,
+        declaresGamma: false,
+        withoutTrns: null,
+      };
     } else if (!header) {
       return null;
     } else if (type === 'tRNS') {
@@ -97,7 +106,8 @@ export function decodePng(contents: Uint8Array, options: PngDecodeOptions): Deco
   }
   const { width, height, bitDepth, colorType } = header;
   if (!(VALID_DEPTHS[colorType] ?? []).includes(bitDepth)) throw invalidArgument('Invalid PNG. Failed to initialize decoder.');
-  if (width >= 2 ** 27 || height >= 2 ** 27 || width * height >= 2 ** 29) throw invalidArgument(`PNG size too large for int: ${width} by ${height}`);
+  if (width >= 2 ** 27 || height >= 2 ** 27 || width * height >= 2 ** 29)
+    throw invalidArgument(`PNG size too large for int: ${width} by ${height}`);
   const hasAlpha = (colorType & ALPHA_MASK) !== 0;
   const isGray = (colorType & COLOR_MASK) === 0;
   const fileChannels = colorType === PALETTE ? (header.hasTrns ? 4 : 3) : [1, 0, 3, 0, 2, 0, 4][colorType];
@@ -107,7 +117,9 @@ export function decodePng(contents: Uint8Array, options: PngDecodeOptions): Deco
   const wantGray = channels < 3;
   const wantAlpha = channels % 2 === 0;
   if (wantGray && !isGray && header.declaresGamma) {
-    throw invalidArgument(`${options.op}: this PNG declares a gamma (gAMA, sRGB, iCCP or cICP chunk); TensorFlow converts it to gray through libpng's gamma tables, which tfgate does not compute`);
+    throw invalidArgument(
+      `${options.op}: this PNG declares a gamma (gAMA, sRGB, iCCP or cICP chunk); TensorFlow converts it to gray through libpng's gamma tables, which tfgate does not compute`,
+    );
   }
   let raw: Uint8Array | Uint16Array;
   try {

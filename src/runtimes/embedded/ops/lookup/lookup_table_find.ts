@@ -42,7 +42,11 @@ function lookupTableFind(tableKeys: tf.Tensor, tableValues: tf.Tensor, keys: tf.
   const fallback = elements(defaultValue);
   const size = query.length * width;
   const out: Array<Uint8Array | number> | Float32Array | Int32Array =
-    tableValues.dtype === 'string' ? new Array<Uint8Array>(size) : tableValues.dtype === 'float32' ? new Float32Array(size) : new Int32Array(size);
+    tableValues.dtype === 'string'
+      ? new Array<Uint8Array>(size)
+      : tableValues.dtype === 'float32'
+        ? new Float32Array(size)
+        : new Int32Array(size);
   for (let i = 0; i < query.length; i++) {
     const row = index.get(keyOf(query[i]));
     for (let j = 0; j < width; j++) {

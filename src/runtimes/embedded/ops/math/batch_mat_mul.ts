@@ -19,7 +19,8 @@ function explicitBatchShape(aBatch: number[], bBatch: number[]): number[] | null
   const [a, b] = [pad(aBatch), pad(bBatch)];
   if (a.every((d, i) => d === b[i])) return null;
   return a.map((d, i) => {
-    if (d !== b[i] && d !== 1 && b[i] !== 1) throw invalidArgument(`In[0] and In[1] must have compatible batch dimensions: [${aBatch}] vs. [${bBatch}]`);
+    if (d !== b[i] && d !== 1 && b[i] !== 1)
+      throw invalidArgument(`In[0] and In[1] must have compatible batch dimensions: [${aBatch}] vs. [${bBatch}]`);
     return Math.max(d, b[i]);
   });
 }

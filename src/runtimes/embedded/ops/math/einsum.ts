@@ -35,7 +35,8 @@ function subscriptLabels(subscript: string, equation: string): string[] {
     }
     const c = subscript[i];
     if (!/[A-Za-z]/.test(c)) throw new Error(`einsum equation '${equation}' has the character '${c}', which is not a label`);
-    if (labels.includes(c)) throw new Error(`einsum equation '${equation}' repeats label '${c}' in '${subscript}' (diagonals are not supported)`);
+    if (labels.includes(c))
+      throw new Error(`einsum equation '${equation}' repeats label '${c}' in '${subscript}' (diagonals are not supported)`);
     labels.push(c);
   }
   return labels;
@@ -47,14 +48,16 @@ function parseEinsumEquation(equation: string): EinsumEquation {
   const parts = eq.split('->');
   if (parts.length !== 2) throw new Error(`einsum equation '${equation}' needs exactly one '->'`);
   const operands = parts[0].split(',');
-  if (operands.length < 1 || operands.length > 2) throw new Error(`einsum equation '${equation}' has ${operands.length} operands; 1 or 2 are supported`);
+  if (operands.length < 1 || operands.length > 2)
+    throw new Error(`einsum equation '${equation}' has ${operands.length} operands; 1 or 2 are supported`);
   const inputs = operands.map((s) => subscriptLabels(s, equation));
   const output = subscriptLabels(parts[1], equation);
   const named = new Set(inputs.flat());
   for (const l of output) {
     if (l !== ELLIPSIS && !named.has(l)) throw new Error(`einsum equation '${equation}': output label '${l}' is not in any operand`);
   }
-  if (new Set([...named].filter((l) => l !== ELLIPSIS)).size > 26) throw new Error(`einsum equation '${equation}' has more than 26 distinct labels`);
+  if (new Set([...named].filter((l) => l !== ELLIPSIS)).size > 26)
+    throw new Error(`einsum equation '${equation}' has more than 26 distinct labels`);
   return { inputs, output };
 }
 
@@ -66,7 +69,8 @@ function parseEinsumEquation(equation: string): EinsumEquation {
 export function lowercaseEinsumEquation(equation: string): string {
   const { inputs, output } = parseEinsumEquation(equation);
   const names = new Map<string, string>();
-  const rename = (labels: string[]) => labels.map((l) => (l === ELLIPSIS ? l : (names.get(l) ?? names.set(l, String.fromCharCode(97 + names.size)).get(l)!))).join('');
+  const rename = (labels: string[]) =>
+    labels.map((l) => (l === ELLIPSIS ? l : (names.get(l) ?? names.set(l, String.fromCharCode(97 + names.size)).get(l)!))).join('');
   const lhs = inputs.map(rename).join(',');
   return `${lhs}->${rename(output)}`;
 }
@@ -112,7 +116,9 @@ function labelSizes(tensors: tf.Tensor[], inputs: string[][]): Map<string, numbe
       const seen = sizes.get(l);
       if (seen === undefined || seen === dim) return void sizes.set(l, dim);
       if (l.startsWith('.') && (seen === 1 || dim === 1)) return void sizes.set(l, Math.max(seen, dim));
-      throw invalidArgument(`Expected dimension ${seen} at axis ${axis} of the input shaped [${t.shape.join(',')}] but got dimension ${dim}`);
+      throw invalidArgument(
+        `Expected dimension ${seen} at axis ${axis} of the input shaped [${t.shape.join(',')}] but got dimension ${dim}`,
+      );
     }),
   );
   return sizes;
@@ -122,7 +128,10 @@ function labelSizes(tensors: tf.Tensor[], inputs: string[][]): Map<string, numbe
 function einsum(eq: EinsumEquation, operands: tf.Tensor[]): tf.Tensor {
   if (operands.length !== eq.inputs.length) throw invalidArgument(`Expected ${eq.inputs.length} inputs but got: ${operands.length}`);
   return tf.tidy(() => {
-    const { inputs, output } = expandEllipsis(eq, operands.map((t) => t.rank));
+    const { inputs, output } = expandEllipsis(
+      eq,
+      operands.map((t) => t.rank),
+    );
     const sizes = labelSizes(operands, inputs);
     const inOutput = (l: string) => output.includes(l);
     if (operands.length === 1) {
@@ -142,8 +151,10 @@ function einsum(eq: EinsumEquation, operands: tf.Tensor[]): tf.Tensor {
     b = transposeTo(b, bLabels, [...batch, ...contracted, ...freeB]);
     // Broadcasting batch dimensions of size 1 on one side are expanded to the other's size.
     const batchDims = dims(batch);
-    if (a.shape.slice(0, batch.length).some((d, i) => d !== batchDims[i])) a = tf.broadcastTo(a, [...batchDims, ...a.shape.slice(batch.length)]);
-    if (b.shape.slice(0, batch.length).some((d, i) => d !== batchDims[i])) b = tf.broadcastTo(b, [...batchDims, ...b.shape.slice(batch.length)]);
+    if (a.shape.slice(0, batch.length).some((d, i) => d !== batchDims[i]))
+      a = tf.broadcastTo(a, [...batchDims, ...a.shape.slice(batch.length)]);
+    if (b.shape.slice(0, batch.length).some((d, i) => d !== batchDims[i]))
+      b = tf.broadcastTo(b, [...batchDims, ...b.shape.slice(batch.length)]);
     const [nb, na, nc, nf] = [product(batchDims), product(dims(freeA)), product(dims(contracted)), product(dims(freeB))];
     const m = tf.matMul(tf.reshape(a, [nb, na, nc]), tf.reshape(b, [nb, nc, nf]));
     const labels = [...batch, ...freeA, ...freeB];
@@ -164,7 +175,8 @@ export function einsumNodeProblem(node: NodeDef): string | null {
   try {
     const eq = parseEinsumEquation(equation);
     const n = node.attr?.N?.i;
-    if (n !== undefined && Number(n) !== eq.inputs.length) return `einsum equation '${equation}' has ${eq.inputs.length} operands but the node has ${n}`;
+    if (n !== undefined && Number(n) !== eq.inputs.length)
+      return `einsum equation '${equation}' has ${eq.inputs.length} operands but the node has ${n}`;
     return null;
   } catch (e) {
     return (e as Error).message;

@@ -63,24 +63,32 @@ function pick(cond: tf.Tensor, t: tf.Tensor, e: tf.Tensor, outShape: number[]): 
   const c = cond.dataSync() as Uint8Array;
   const [tv, ev] = [stringElements(t, 'then'), stringElements(e, 'else')];
   const [ci, ti, ei] = [cond, t, e].map((x) => broadcastIndex(x.shape, outShape));
-  return stringTensor(Array.from(ci, (k, i) => (c[k] ? tv[ti[i]] : ev[ei[i]])), outShape);
+  return stringTensor(
+    Array.from(ci, (k, i) => (c[k] ? tv[ti[i]] : ev[ei[i]])),
+    outShape,
+  );
 }
 
 function selectV2(cond: tf.Tensor, t: tf.Tensor, e: tf.Tensor): tf.Tensor {
   const outShape = broadcastShapes([cond.shape, t.shape, e.shape]);
-  if (!outShape) throw invalidArgument(`condition ${shapeString(cond.shape)}, then ${shapeString(t.shape)}, and else ${shapeString(e.shape)} must be broadcastable`);
+  if (!outShape)
+    throw invalidArgument(
+      `condition ${shapeString(cond.shape)}, then ${shapeString(t.shape)}, and else ${shapeString(e.shape)} must be broadcastable`,
+    );
   return pick(cond, t, e, outShape);
 }
 
 function select(cond: tf.Tensor, t: tf.Tensor, e: tf.Tensor, nodeName: string): tf.Tensor {
-  const differ = () => invalidArgument(`'then' and 'else' must have the same size.  but received: ${shapeString(t.shape)} vs. ${shapeString(e.shape)}`);
+  const differ = () =>
+    invalidArgument(`'then' and 'else' must have the same size.  but received: ${shapeString(t.shape)} vs. ${shapeString(e.shape)}`);
   if (cond.rank === 0) {
     if (!sameShape(t.shape, e.shape)) throw differ();
     return tf.clone((cond.dataSync() as Uint8Array)[0] ? t : e);
   }
   if (cond.rank === 1 && t.rank !== 1) {
     if (t.rank === 0) throw invalidArgument(`'then' must be at least a vector, but saw shape: ${shapeString(t.shape)}`);
-    if (t.shape[0] !== cond.size) throw invalidArgument(`Number of batches of 'then' must match size of 'cond', but saw: ${t.shape[0]} vs. ${cond.size}`);
+    if (t.shape[0] !== cond.size)
+      throw invalidArgument(`Number of batches of 'then' must match size of 'cond', but saw: ${t.shape[0]} vs. ${cond.size}`);
     if (!sameShape(t.shape, e.shape)) throw differ();
     // Each condition element picks one row: as a [n, 1, …] condition broadcast over the row.
     const rows = tf.reshape(cond, [cond.size, ...t.shape.slice(1).map(() => 1)]);
@@ -92,7 +100,9 @@ function select(cond: tf.Tensor, t: tf.Tensor, e: tf.Tensor, nodeName: string): 
   }
   for (const [i, x] of [t, e].entries()) {
     if (!sameShape(cond.shape, x.shape)) {
-      throw invalidArgument(`Inputs to operation ${nodeName} of type Select must have the same size and shape.  Input 0: ${shapeString(cond.shape)} != input ${i + 1}: ${shapeString(x.shape)}`);
+      throw invalidArgument(
+        `Inputs to operation ${nodeName} of type Select must have the same size and shape.  Input 0: ${shapeString(cond.shape)} != input ${i + 1}: ${shapeString(x.shape)}`,
+      );
     }
   }
   return pick(cond, t, e, t.shape);

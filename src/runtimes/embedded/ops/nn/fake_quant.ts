@@ -18,10 +18,22 @@ const f = Math.fround;
  * Fake-quantizes `x` with one range per element of `min`/`max` along the last dimension
  * (a single range when they have one element and `perChannel` is false).
  */
-function fakeQuantize(x: tf.Tensor, min: ArrayLike<number>, max: ArrayLike<number>, attrs: FakeQuantAttrs, form: { perChannel: boolean; divide: boolean }): tf.Tensor {
+function fakeQuantize(
+  x: tf.Tensor,
+  min: ArrayLike<number>,
+  max: ArrayLike<number>,
+  attrs: FakeQuantAttrs,
+  form: { perChannel: boolean; divide: boolean },
+): tf.Tensor {
   const [quantMin, quantMax] = quantRange(attrs);
   const d = min.length;
-  const p = { nudgedMin: new Float32Array(d), nudgedMax: new Float32Array(d), scale: new Float32Array(d), invScale: new Float32Array(d), quantZero: new Float32Array(d) };
+  const p = {
+    nudgedMin: new Float32Array(d),
+    nudgedMax: new Float32Array(d),
+    scale: new Float32Array(d),
+    invScale: new Float32Array(d),
+    quantZero: new Float32Array(d),
+  };
   for (let i = 0; i < d; i++) {
     if (min[i] === 0 && max[i] === 0) continue; // every parameter 0: the output is 0
     const n = nudge(min[i], max[i], quantMin, quantMax);
@@ -45,11 +57,15 @@ function fakeQuantize(x: tf.Tensor, min: ArrayLike<number>, max: ArrayLike<numbe
 /** Evaluates one of the three ops; `inputs` as the op takes them (x, then min and max for …Vars*). */
 export function fakeQuantOp(op: FakeQuantOp, attrs: FakeQuantAttrs, inputs: tf.Tensor[]): tf.Tensor {
   const [x] = inputs;
-  if (op === 'FakeQuantWithMinMaxArgs') return fakeQuantize(x, [attrs.min ?? -6], [attrs.max ?? 6], attrs, { perChannel: false, divide: false });
+  if (op === 'FakeQuantWithMinMaxArgs')
+    return fakeQuantize(x, [attrs.min ?? -6], [attrs.max ?? 6], attrs, { perChannel: false, divide: false });
   const min = inputs[1].dataSync() as Float32Array;
   const max = inputs[2].dataSync() as Float32Array;
   if (op === 'FakeQuantWithMinMaxVars') {
-    if (min.length !== 1 || max.length !== 1) throw invalidArgument(`FakeQuantWithMinMaxVars: min and max must be scalars, got shapes [${inputs[1].shape}] and [${inputs[2].shape}]`);
+    if (min.length !== 1 || max.length !== 1)
+      throw invalidArgument(
+        `FakeQuantWithMinMaxVars: min and max must be scalars, got shapes [${inputs[1].shape}] and [${inputs[2].shape}]`,
+      );
     return fakeQuantize(x, min, max, attrs, { perChannel: false, divide: true });
   }
   const depth = x.shape[x.rank - 1] ?? 1;
@@ -68,7 +84,8 @@ export function fakeQuantAttrsOf(node: NodeDef): FakeQuantAttrs {
 export function fakeQuantNodeProblem(node: NodeDef): string | null {
   const attrs = fakeQuantAttrsOf(node);
   if (!(attrs.numBits >= 2 && attrs.numBits <= 16)) return 'num_bits must be between 2 and 16, inclusive';
-  if (node.op === 'FakeQuantWithMinMaxArgs' && !(attrs.min! < attrs.max!)) return `min has to be smaller than max, was: ${attrs.min} >= ${attrs.max}`;
+  if (node.op === 'FakeQuantWithMinMaxArgs' && !(attrs.min! < attrs.max!))
+    return `min has to be smaller than max, was: ${attrs.min} >= ${attrs.max}`;
   return null;
 }
 

@@ -31,7 +31,14 @@ interface FusedBatchNormAttrs {
   isTraining: boolean;
 }
 
-function fusedBatchNorm(x: tf.Tensor, scale: tf.Tensor, offset: tf.Tensor, mean: tf.Tensor, variance: tf.Tensor, a: FusedBatchNormAttrs): tf.Tensor[] {
+function fusedBatchNorm(
+  x: tf.Tensor,
+  scale: tf.Tensor,
+  offset: tf.Tensor,
+  mean: tf.Tensor,
+  variance: tf.Tensor,
+  a: FusedBatchNormAttrs,
+): tf.Tensor[] {
   const rank = a.dataFormat.length;
   if (x.rank !== rank) throw invalidArgument(`input must be ${rank}-dimensional${x.shape.length ? `, got shape [${x.shape}]` : ''}`);
   const channelsFirst = a.dataFormat[1] === 'C';
@@ -41,14 +48,22 @@ function fusedBatchNorm(x: tf.Tensor, scale: tf.Tensor, offset: tf.Tensor, mean:
   return tf.tidy(() => {
     const xl = toLast ? tf.transpose(x, toLast) : x;
     const depth = xl.shape[rank - 1];
-    for (const [name, t] of [['scale', scale], ['offset', offset]] as const) {
-      if (t.size !== depth) throw invalidArgument(`${name} must have the same number of elements as the channels of x, got ${t.size} and ${depth}`);
+    for (const [name, t] of [
+      ['scale', scale],
+      ['offset', offset],
+    ] as const) {
+      if (t.size !== depth)
+        throw invalidArgument(`${name} must have the same number of elements as the channels of x, got ${t.size} and ${depth}`);
     }
     const n = xl.size / depth;
     const axes = Array.from({ length: rank - 1 }, (_, i) => i);
     if (!a.isTraining) {
-      for (const [name, t] of [['mean', mean], ['variance', variance]] as const) {
-        if (t.size !== depth) throw invalidArgument(`${name} must have the same number of elements as the channels of x, got ${t.size} and ${depth}`);
+      for (const [name, t] of [
+        ['mean', mean],
+        ['variance', variance],
+      ] as const) {
+        if (t.size !== depth)
+          throw invalidArgument(`${name} must have the same number of elements as the channels of x, got ${t.size} and ${depth}`);
       }
       // Inference: TF.js's own batchNorm kernel, as the converter ran it (one kernel per call).
       const [m, v] = [tf.reshape(mean, [depth]), tf.reshape(variance, [depth])];

@@ -11,7 +11,9 @@ import type * as tfconv from '@tensorflow/tfjs-converter';
 /** A list(string) attribute as written in the graph (base64 in the GraphModel's JSON form). */
 function stringListAttr(node: tfconv.GraphNode, name: string): string[] {
   const inner = (node as unknown as { node?: { rawAttrs?: Record<string, { list?: { s?: Array<string | Uint8Array> } }> } }).node;
-  return (inner?.rawAttrs?.[name]?.list?.s ?? []).map((s) => (typeof s === 'string' ? Buffer.from(s, 'base64') : Buffer.from(s)).toString('latin1'));
+  return (inner?.rawAttrs?.[name]?.list?.s ?? []).map((s) =>
+    (typeof s === 'string' ? Buffer.from(s, 'base64') : Buffer.from(s)).toString('latin1'),
+  );
 }
 
 export const raggedTensorToTensorOp: tfconv.OpExecutor = (node) => {
@@ -34,7 +36,12 @@ export const raggedTensorToTensorOp: tfconv.OpExecutor = (node) => {
 export const raggedGatherOp: tfconv.OpExecutor = (node) => {
   const inputs = node.inputs;
   const paramsNestedSplits = inputs.slice(0, -2);
-  const { outputNestedSplits, outputDenseValues } = tf.raggedGather(paramsNestedSplits, inputs[inputs.length - 2], inputs[inputs.length - 1], Number(node.attrs.OUTPUT_RAGGED_RANK ?? node.attrs.outputRaggedRank));
+  const { outputNestedSplits, outputDenseValues } = tf.raggedGather(
+    paramsNestedSplits,
+    inputs[inputs.length - 2],
+    inputs[inputs.length - 1],
+    Number(node.attrs.OUTPUT_RAGGED_RANK ?? node.attrs.outputRaggedRank),
+  );
   return [...outputNestedSplits, outputDenseValues];
 };
 

@@ -9,7 +9,14 @@ import type * as tfconv from '@tensorflow/tfjs-converter';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';
 import type { HostTensor } from '../../../../tensor/host_tensor.js';
 import type { ConstantInput } from '../../../shared/tfjs_op_table.js';
-import { crossSalt, crossSeparator, sparseCross, type CrossInputs, type CrossMode, type SparseCrossOp } from '../../../shared/sparse_cross.js';
+import {
+  crossSalt,
+  crossSeparator,
+  sparseCross,
+  type CrossInputs,
+  type CrossMode,
+  type SparseCrossOp,
+} from '../../../shared/sparse_cross.js';
 import { stringElements, stringTensor } from '../string/string_tensors.js';
 
 export const SPARSE_CROSS_OPS = ['SparseCross', 'SparseCrossHashed', 'SparseCrossV2'] as const;
@@ -33,22 +40,40 @@ export function sparseCrossExecutor(op: SparseCrossOp): tfconv.OpExecutor {
     const n = Number(node.attrs.N);
     const all = node.inputs.map((t, i) => host(t, `${op} input ${i}`));
     const denseEnd = all.length - TRAILING[op];
-    const inputs: CrossInputs = { indices: all.slice(0, n), values: all.slice(n, 2 * n), shapes: all.slice(2 * n, 3 * n), dense: all.slice(3 * n, denseEnd) };
+    const inputs: CrossInputs = {
+      indices: all.slice(0, n),
+      values: all.slice(n, 2 * n),
+      shapes: all.slice(2 * n, 3 * n),
+      dense: all.slice(3 * n, denseEnd),
+    };
     let mode: CrossMode;
     if (op === 'SparseCrossV2') mode = { kind: 'strings', separator: crossSeparator(all[denseEnd]) };
     else if (op === 'SparseCrossHashed') {
       const [numBuckets, strongHash, salt] = all.slice(denseEnd);
-      mode = { kind: 'hashedV2', numBuckets: (numBuckets.values as BigInt64Array)[0], strongHash: (strongHash.values as Uint8Array)[0] !== 0, salt: crossSalt(salt) };
+      mode = {
+        kind: 'hashedV2',
+        numBuckets: (numBuckets.values as BigInt64Array)[0],
+        strongHash: (strongHash.values as Uint8Array)[0] !== 0,
+        salt: crossSalt(salt),
+      };
     } else {
       const internalType = node.attrs.internal_type === 'string' ? 'string' : 'int64';
-      mode = node.attrs.out_type === 'string'
-        ? { kind: 'strings', separator: new TextEncoder().encode('_X_'), internalType }
-        : { kind: 'hashed', numBuckets: BigInt(node.attrs.num_buckets as number), hashKey: BigInt(node.attrs.hash_key as number), internalType };
+      mode =
+        node.attrs.out_type === 'string'
+          ? { kind: 'strings', separator: new TextEncoder().encode('_X_'), internalType }
+          : {
+              kind: 'hashed',
+              numBuckets: BigInt(node.attrs.num_buckets as number),
+              hashKey: BigInt(node.attrs.hash_key as number),
+              internalType,
+            };
     }
     const [indices, values, shape] = sparseCross(op, inputs, mode);
     return [
       int32Tensor(indices.values as BigInt64Array, indices.shape),
-      values.dtype === 'string' ? stringTensor(values.values as Uint8Array[], values.shape) : int32Tensor(values.values as BigInt64Array, values.shape),
+      values.dtype === 'string'
+        ? stringTensor(values.values as Uint8Array[], values.shape)
+        : int32Tensor(values.values as BigInt64Array, values.shape),
       int32Tensor(shape.values as BigInt64Array, shape.shape),
     ];
   };
@@ -70,7 +95,8 @@ export function sparseCrossNodeProblem(node: NodeDef, constant: ConstantInput): 
   if (node.op === 'SparseCrossHashed') {
     const inputs = (node.input ?? []).filter((r) => !r.startsWith('^'));
     const [numBuckets, , salt] = inputs.slice(-3).map((r) => constant(r));
-    if (!numBuckets) return 'num_buckets is not a constant of the graph: the embedded runtime must know at load that every bucket fits its 32-bit integers';
+    if (!numBuckets)
+      return 'num_buckets is not a constant of the graph: the embedded runtime must know at load that every bucket fits its 32-bit integers';
     const problem = bucketsProblem((numBuckets.values as BigInt64Array)[0] ?? 0n);
     if (problem) return problem;
     const wide = salt && Array.from(salt.values as BigInt64Array).find((v) => !INT32(v));

@@ -38,7 +38,16 @@ function scale(sum: Float32Array | Int32Array, n: number, combiner: Combiner): v
 }
 
 /** Rows start..start+n of `indices` reduced into `out` as TF's ReduceImpl does; the bad offset or -1. */
-function reduceSegment(data: ArrayLike<number>, rows: number, cols: number, indices: ArrayLike<number>, start: number, n: number, out: Float32Array | Int32Array, combiner: Combiner): number {
+function reduceSegment(
+  data: ArrayLike<number>,
+  rows: number,
+  cols: number,
+  indices: ArrayLike<number>,
+  start: number,
+  n: number,
+  out: Float32Array | Int32Array,
+  combiner: Combiner,
+): number {
   // float32 rounds every partial sum; int32 (SparseSegmentSum only) wraps as TF's int does.
   const round = out instanceof Float32Array ? f32 : (x: number) => x | 0;
   for (let i = 0; i < n; i++) {
@@ -71,7 +80,13 @@ function reduceSegment(data: ArrayLike<number>, rows: number, cols: number, indi
   return -1;
 }
 
-function sparseSegmentReduce(data: tf.Tensor, indicesT: tf.Tensor, segmentIdsT: tf.Tensor, combiner: Combiner, numSegmentsT?: tf.Tensor): tf.Tensor {
+function sparseSegmentReduce(
+  data: tf.Tensor,
+  indicesT: tf.Tensor,
+  segmentIdsT: tf.Tensor,
+  combiner: Combiner,
+  numSegmentsT?: tf.Tensor,
+): tf.Tensor {
   let outputRows = -1;
   if (numSegmentsT) {
     if (numSegmentsT.rank !== 0) throw invalidArgument(`num_segments should be a scalar, not shape ${shapeText(numSegmentsT.shape)}`);
@@ -116,7 +131,16 @@ function sparseSegmentReduce(data: tf.Tensor, indicesT: tf.Tensor, segmentIdsT: 
     if (!(outIndex >= 0 && outIndex < outputRows)) {
       throw invalidArgument(`Segment id ${outIndex} out of range [0, ${outputRows}), possibly because 'segment_ids' input is not sorted.`);
     }
-    const bad = reduceSegment(values, rows, cols, indices, start, end - start, output.subarray(outIndex * cols, (outIndex + 1) * cols), combiner);
+    const bad = reduceSegment(
+      values,
+      rows,
+      cols,
+      indices,
+      start,
+      end - start,
+      output.subarray(outIndex * cols, (outIndex + 1) * cols),
+      combiner,
+    );
     if (bad >= 0) throw invalidArgument(`Bad: indices[${start + bad}] == ${indices[start + bad]} out of range [0, ${rows})`);
     start = end;
     end++;
@@ -145,5 +169,7 @@ export function sparseSegmentNodeProblem(node: NodeDef): string | null {
 
 export function sparseSegmentExecutor(op: SparseSegmentOp): tfconv.OpExecutor {
   const withNumSegments = op.endsWith('WithNumSegments');
-  return (node) => [sparseSegmentReduce(node.inputs[0], node.inputs[1], node.inputs[2], COMBINER[op], withNumSegments ? node.inputs[3] : undefined)];
+  return (node) => [
+    sparseSegmentReduce(node.inputs[0], node.inputs[1], node.inputs[2], COMBINER[op], withNumSegments ? node.inputs[3] : undefined),
+  ];
 }

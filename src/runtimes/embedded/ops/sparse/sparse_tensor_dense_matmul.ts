@@ -9,7 +9,14 @@ import { invalidArgument } from '../../../../errors/status.js';
 
 const f32 = Math.fround;
 
-function sparseTensorDenseMatMul(aIndices: tf.Tensor, aValues: tf.Tensor, aShape: tf.Tensor, b: tf.Tensor, adjointA: boolean, adjointB: boolean): tf.Tensor {
+function sparseTensorDenseMatMul(
+  aIndices: tf.Tensor,
+  aValues: tf.Tensor,
+  aShape: tf.Tensor,
+  b: tf.Tensor,
+  adjointA: boolean,
+  adjointB: boolean,
+): tf.Tensor {
   if (aShape.rank !== 1) throw invalidArgument("Tensor 'a_shape' is not a vector");
   if (aShape.size !== 2) throw invalidArgument("Tensor 'a_shape' must have 2 elements");
   if (aValues.rank !== 1) throw invalidArgument("Tensor 'a_values' is not a vector");

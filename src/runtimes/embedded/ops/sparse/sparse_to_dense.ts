@@ -27,18 +27,27 @@ function indicesProblem(ix: ArrayLike<number>, n: number, dims: number, shape: r
     if (valid && increasing && different) continue;
     const index = `indices[${i}] = [${Array.from({ length: dims }, (_, d) => ix[i * dims + d]).join(',')}]`;
     if (!valid) return `${index} is out of bounds: need 0 <= index < ${shapeText(shape)}`;
-    if (!increasing) return `${index} is out of order. Many sparse ops require sorted indices.\n    Use \`tf.sparse.reorder\` to create a correctly ordered copy.\n\n`;
+    if (!increasing)
+      return `${index} is out of order. Many sparse ops require sorted indices.\n    Use \`tf.sparse.reorder\` to create a correctly ordered copy.\n\n`;
     return `${index} is repeated`;
   }
   return null;
 }
 
-function sparseToDense(indices: tf.Tensor, outputShapeT: tf.Tensor, sparseValues: tf.Tensor, defaultValue: tf.Tensor, validateIndices: boolean): tf.Tensor {
-  if (indices.rank > 2) throw invalidArgument(`sparse_indices should be a scalar, vector, or matrix, got shape ${shapeText(indices.shape)}`);
+function sparseToDense(
+  indices: tf.Tensor,
+  outputShapeT: tf.Tensor,
+  sparseValues: tf.Tensor,
+  defaultValue: tf.Tensor,
+  validateIndices: boolean,
+): tf.Tensor {
+  if (indices.rank > 2)
+    throw invalidArgument(`sparse_indices should be a scalar, vector, or matrix, got shape ${shapeText(indices.shape)}`);
   const numElems = indices.rank > 0 ? indices.shape[0] : 1;
   const numDims = indices.rank > 1 ? indices.shape[1] : 1;
   if (outputShapeT.rank !== 1) throw invalidArgument(`output_shape must be rank 1, got shape ${shapeText(outputShapeT.shape)}`);
-  if (outputShapeT.size !== numDims) throw invalidArgument(`output_shape has incorrect number of elements: ${outputShapeT.size} should be: ${numDims}`);
+  if (outputShapeT.size !== numDims)
+    throw invalidArgument(`output_shape has incorrect number of elements: ${outputShapeT.size} should be: ${numDims}`);
   const numValues = sparseValues.size;
   if (!(sparseValues.rank === 0 || (sparseValues.rank === 1 && numValues === numElems))) {
     throw invalidArgument(`sparse_values has incorrect shape ${shapeText(sparseValues.shape)}, should be [] or [${numElems}]`);
@@ -51,7 +60,8 @@ function sparseToDense(indices: tf.Tensor, outputShapeT: tf.Tensor, sparseValues
   const size = shape.reduce((a, b) => a * b, 1);
   const isString = sparseValues.dtype === 'string';
   // Strings as raw bytes (dataSync would decode them as UTF-8).
-  const read = (t: tf.Tensor) => (isString ? (tf.engine().readSync(t.dataId) as unknown as Uint8Array[]) : (t.dataSync() as ArrayLike<number>));
+  const read = (t: tf.Tensor) =>
+    isString ? (tf.engine().readSync(t.dataId) as unknown as Uint8Array[]) : (t.dataSync() as ArrayLike<number>);
   const values = read(sparseValues);
   const fill = read(defaultValue)[0];
   const out: Array<number | Uint8Array> = new Array(size).fill(fill);

@@ -47,7 +47,8 @@ export function complexOpNodeProblem(node: NodeDef): string | null {
   const [realAttr, complexAttr] = node.op === 'Complex' ? ['T', 'Tout'] : ['Tout', 'T'];
   const real = typeAttr(node, realAttr, 'DT_FLOAT');
   const complex = typeAttr(node, complexAttr, 'DT_COMPLEX64');
-  if (complex !== 'DT_COMPLEX64') return `${complexAttr} ${complex}: the embedded runtime computes complex64 only (TF.js has no complex128)`;
+  if (complex !== 'DT_COMPLEX64')
+    return `${complexAttr} ${complex}: the embedded runtime computes complex64 only (TF.js has no complex128)`;
   if (real !== 'DT_FLOAT') return `${realAttr} ${real}: the embedded runtime computes float32 only`;
   return null;
 }

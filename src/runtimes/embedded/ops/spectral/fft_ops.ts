@@ -93,7 +93,8 @@ function fftShapes(op: string, kind: FftKind, inShape: readonly number[], fftLen
       const innermost = i === k - 1;
       const minimum = !kind.forward && innermost ? Math.floor(len / 2) + 1 : len;
       const at = inShape.length - k + i;
-      if (!(inShape[at] === 0 || inShape[at] >= minimum)) throw invalidArgument(`Input dimension ${at} must have length of at least ${minimum} but got: ${inShape[at]}`);
+      if (!(inShape[at] === 0 || inShape[at] >= minimum))
+        throw invalidArgument(`Input dimension ${at} must have length of at least ${minimum} but got: ${inShape[at]}`);
       outShape[at] = kind.forward && innermost && len !== 0 ? Math.floor(len / 2) + 1 : len;
       n.push(len);
     });
@@ -120,7 +121,13 @@ function realForward(x: tf.Tensor, s: FftShapes, k: number): tf.Tensor {
     for (let b = 0; b < s.batch; b++) {
       lineRe.set(blockRe.subarray(b * size, (b + 1) * size));
       lineIm.fill(0);
-      dftAxes(lineRe, lineIm, s.n, s.n.map((_, i) => i), false);
+      dftAxes(
+        lineRe,
+        lineIm,
+        s.n,
+        s.n.map((_, i) => i),
+        false,
+      );
       copyCorner(lineRe, s.n, keep, outInner, 1);
       re.set(keep, b * outSize);
       copyCorner(lineIm, s.n, keep, outInner, 1);
@@ -142,7 +149,13 @@ function complexTransform(x: tf.Tensor, s: FftShapes, k: number, forward: boolea
   for (let b = 0; b < s.batch && size > 0; b++) {
     lineRe.set(inRe.subarray(b * size, (b + 1) * size));
     lineIm.set(inIm.subarray(b * size, (b + 1) * size));
-    dftAxes(lineRe, lineIm, s.n, Array.from({ length: k }, (_, i) => i), !forward);
+    dftAxes(
+      lineRe,
+      lineIm,
+      s.n,
+      Array.from({ length: k }, (_, i) => i),
+      !forward,
+    );
     for (let j = 0; j < size; j++) {
       re[b * size + j] = lineRe[j] * scale;
       im[b * size + j] = lineIm[j] * scale;
@@ -172,7 +185,13 @@ function realInverse(x: tf.Tensor, s: FftShapes, k: number): tf.Tensor {
     for (let b = 0; b < s.batch; b++) {
       const hRe = blockRe.subarray(b * halfSize, (b + 1) * halfSize);
       const hIm = blockIm.subarray(b * halfSize, (b + 1) * halfSize);
-      dftAxes(hRe, hIm, halfShape, Array.from({ length: k - 1 }, (_, i) => i), true);
+      dftAxes(
+        hRe,
+        hIm,
+        halfShape,
+        Array.from({ length: k - 1 }, (_, i) => i),
+        true,
+      );
       for (let line = 0; line < lines; line++) {
         // The Hermitian line: X[n − j] = conj(X[j]); DC (and Nyquist, n even) real only.
         fullRe.fill(0);

@@ -14,7 +14,19 @@ import { printfNumber, type PrintfSpec } from './printf_format.js';
 import { bytesAttr, escapeBytes, nodeBytesAttr, nodeTypeAttr, stringTensor } from './string_tensors.js';
 
 const FLOAT_TYPES = new Set(['DT_FLOAT', 'DT_HALF', 'DT_BFLOAT16', 'DT_DOUBLE', 'DT_COMPLEX64', 'DT_COMPLEX128']);
-const COMPUTED_TYPES = new Set(['DT_FLOAT', 'DT_HALF', 'DT_BFLOAT16', 'DT_INT8', 'DT_INT16', 'DT_INT32', 'DT_INT64', 'DT_UINT8', 'DT_UINT16', 'DT_UINT64', 'DT_BOOL']);
+const COMPUTED_TYPES = new Set([
+  'DT_FLOAT',
+  'DT_HALF',
+  'DT_BFLOAT16',
+  'DT_INT8',
+  'DT_INT16',
+  'DT_INT32',
+  'DT_INT64',
+  'DT_UINT8',
+  'DT_UINT16',
+  'DT_UINT64',
+  'DT_BOOL',
+]);
 const PRINTF_FLAGS = '-+ 0#';
 
 interface AsStringAttrs {
@@ -76,7 +88,8 @@ export function asStringNodeProblem(node: NodeDef): string | null {
   }
   if (fill.length > 1) return 'Fill string must be one or fewer characters';
   if (scientific && shortest) return 'Cannot select both scientific and shortest notation';
-  if (type === 'DT_DOUBLE') return 'double inputs reach the embedded runtime rounded to float32, so AsString would print other digits than TF';
+  if (type === 'DT_DOUBLE')
+    return 'double inputs reach the embedded runtime rounded to float32, so AsString would print other digits than TF';
   if (!COMPUTED_TYPES.has(type)) return `inputs of type ${tfDataTypeString(type)} are not supported by the embedded runtime's AsString`;
   if (width > -1 && fill.length === 1 && !PRINTF_FLAGS.includes(String.fromCharCode(fill[0]))) {
     return `fill '${escapeBytes(fill)}' is not a printf flag (TF would print with the format "%${escapeBytes(fill)}${width}…")`;

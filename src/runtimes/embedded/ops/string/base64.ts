@@ -66,7 +66,12 @@ function base64Decode(b: Uint8Array): Uint8Array {
 export const encodeBase64Op: tfconv.OpExecutor = (node) => {
   const x = node.inputs[0];
   const pad = (node.attrs as { pad?: boolean }).pad ?? false;
-  return [stringTensor(stringElements(x, 'EncodeBase64 input').map((s) => base64Encode(s, pad)), x.shape)];
+  return [
+    stringTensor(
+      stringElements(x, 'EncodeBase64 input').map((s) => base64Encode(s, pad)),
+      x.shape,
+    ),
+  ];
 };
 
 export const decodeBase64Op: tfconv.OpExecutor = (node) => {

@@ -47,7 +47,9 @@ function decompose(x: number): [bigint, number] {
 function fixedDigits(x: number, precision: number): string {
   if (x === 0) return '0'.repeat(precision + 1);
   const [m, e] = decompose(x);
-  return roundHalfEven(...scaledFraction(m, e, precision)).toString().padStart(precision + 1, '0');
+  return roundHalfEven(...scaledFraction(m, e, precision))
+    .toString()
+    .padStart(precision + 1, '0');
 }
 
 /** %e's significand digits (precision + 1 of them) and decimal exponent for |x|. */
@@ -131,6 +133,11 @@ export function printfNumber(x: number | bigint, spec: PrintfSpec, negative?: bo
   if (!Number.isFinite(d)) return pad(sign, Number.isNaN(d) ? 'nan' : 'inf', spec, false);
   const precision = spec.precision < 0 ? 6 : spec.precision;
   const alt = spec.flags.includes('#');
-  const body = spec.conversion === 'f' ? formatFixed(d, precision, alt) : spec.conversion === 'e' ? formatScientific(d, precision, alt) : formatShortest(d, precision, alt);
+  const body =
+    spec.conversion === 'f'
+      ? formatFixed(d, precision, alt)
+      : spec.conversion === 'e'
+        ? formatScientific(d, precision, alt)
+        : formatShortest(d, precision, alt);
   return pad(sign, body, spec, true);
 }

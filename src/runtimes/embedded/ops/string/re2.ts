@@ -47,7 +47,10 @@ export class Re2Text {
   /** Code point index starting at byte b, or -1 inside a character. */
   private readonly byteCp: Int32Array;
 
-  private constructor(readonly bytes: Uint8Array, str: string) {
+  private constructor(
+    readonly bytes: Uint8Array,
+    str: string,
+  ) {
     this.str = str;
     // Walked by code point without spreading the string: [...str] would make one JS string
     // per character (tens of bytes each) for a request's long text.
@@ -162,7 +165,10 @@ export class Re2 {
   private charge(op: string, codePoints: number): void {
     this.work += codePoints;
     if (this.work > MATCH_WORK_LIMIT) {
-      throw new ServingError(Code.RESOURCE_EXHAUSTED, `${op}: matching would hand RE2 more than ${MATCH_WORK_LIMIT} characters for this request (many matches in a long string), the embedded runtime's limit`);
+      throw new ServingError(
+        Code.RESOURCE_EXHAUSTED,
+        `${op}: matching would hand RE2 more than ${MATCH_WORK_LIMIT} characters for this request (many matches in a long string), the embedded runtime's limit`,
+      );
     }
   }
 

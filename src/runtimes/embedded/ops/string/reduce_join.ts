@@ -38,7 +38,8 @@ export const reduceJoinOp: tfconv.OpExecutor = (node) => {
   const given = Array.from(intElements(indicesT));
   const reduced = new Array<boolean>(rank).fill(false);
   for (const d of given) {
-    if (d < -rank || d >= rank) throw new ServingError(Code.OUT_OF_RANGE, `Invalid reduction dimension ${d} for input with ${rank} dimension(s)`);
+    if (d < -rank || d >= rank)
+      throw new ServingError(Code.OUT_OF_RANGE, `Invalid reduction dimension ${d} for input with ${rank} dimension(s)`);
     const true_ = d < 0 ? d + rank : d;
     if (reduced[true_]) throw invalidArgument(`Duplicate reduction dimension ${d}`);
     reduced[true_] = true;
@@ -50,7 +51,11 @@ export const reduceJoinOp: tfconv.OpExecutor = (node) => {
   const strings = stringElements(input, 'inputs');
   const perOutput = reducedDims.reduce((n, d) => n * shape[d], 1);
   const outCount = outShape.reduce((a, b) => a * b, 1);
-  checkOutputBytes('ReduceJoin', strings.reduce((n, s) => n + s.length, 0) + outCount * Math.max(0, perOutput - 1) * separator.length, outCount);
+  checkOutputBytes(
+    'ReduceJoin',
+    strings.reduce((n, s) => n + s.length, 0) + outCount * Math.max(0, perOutput - 1) * separator.length,
+    outCount,
+  );
   const out: Uint8Array[] = [];
   for (let o = 0; o < outCount; o++) {
     const base = fullIndex(o, keptDims, shape, stride);
@@ -58,5 +63,10 @@ export const reduceJoinOp: tfconv.OpExecutor = (node) => {
     for (let r = 0; r < perOutput; r++) parts.push(strings[base + fullIndex(r, reducedDims, shape, stride)]);
     out.push(Buffer.concat(parts.flatMap((p, i) => (i === 0 ? [p] : [separator, p]))));
   }
-  return [stringTensor(out.map((b) => new Uint8Array(b.buffer, b.byteOffset, b.length)), outShape)];
+  return [
+    stringTensor(
+      out.map((b) => new Uint8Array(b.buffer, b.byteOffset, b.length)),
+      outShape,
+    ),
+  ];
 };

@@ -18,7 +18,9 @@ function fullMatch(op: string, input: tf.Tensor, re: Re2): tf.Tensor {
   return tf.tensor(Uint8Array.from(matched), input.shape, 'bool');
 }
 
-export const staticRegexFullMatchOp: tfconv.OpExecutor = (node) => [fullMatch('StaticRegexFullMatch', node.inputs[0], staticPattern(bytesAttr(node, 'pattern')))];
+export const staticRegexFullMatchOp: tfconv.OpExecutor = (node) => [
+  fullMatch('StaticRegexFullMatch', node.inputs[0], staticPattern(bytesAttr(node, 'pattern'))),
+];
 
 export const regexFullMatchOp: tfconv.OpExecutor = (node) => {
   const re = compileInput(patternInput(node.inputs[1]));

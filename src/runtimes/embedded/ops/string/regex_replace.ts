@@ -13,7 +13,16 @@ import type * as tfconv from '@tensorflow/tfjs-converter';
 import { Code, ServingError, invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';
 import { Re2, Re2Text, type Re2Match } from './re2.js';
-import { bytesAttr, checkOutputBytes, escapeBytes, nodeBytesAttr, shapeString, stringElements, stringTensor, STRING_OUTPUT_LIMIT_BYTES } from './string_tensors.js';
+import {
+  bytesAttr,
+  checkOutputBytes,
+  escapeBytes,
+  nodeBytesAttr,
+  shapeString,
+  stringElements,
+  stringTensor,
+  STRING_OUTPUT_LIMIT_BYTES,
+} from './string_tensors.js';
 
 const BACKSLASH = 0x5c;
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
@@ -159,7 +168,13 @@ export function patternAttrProblem(node: NodeDef): string | null {
 const replaceGlobalOf = (node: tfconv.GraphNode) => (node.attrs.replace_global as boolean | undefined) ?? true;
 
 export const staticRegexReplaceOp: tfconv.OpExecutor = (node) => [
-  regexReplace('StaticRegexReplace', node.inputs[0], staticPattern(bytesAttr(node, 'pattern')), bytesAttr(node, 'rewrite'), replaceGlobalOf(node)),
+  regexReplace(
+    'StaticRegexReplace',
+    node.inputs[0],
+    staticPattern(bytesAttr(node, 'pattern')),
+    bytesAttr(node, 'rewrite'),
+    replaceGlobalOf(node),
+  ),
 ];
 
 /** A pattern given as a tensor, compiled for one request (TF's messages for a bad one). */

@@ -29,7 +29,11 @@ export const regexSplitWithOffsetsOp: tfconv.OpExecutor = (node) => {
     const ends: number[] = [];
     const splits = [0];
     const strings = stringElements(input, 'input');
-    checkOutputBytes(OP, strings.reduce((n, s) => n + s.length, 0), 0);
+    checkOutputBytes(
+      OP,
+      strings.reduce((n, s) => n + s.length, 0),
+      0,
+    );
     strings.forEach((whole, i) => {
       const nul = whole.indexOf(0);
       const bytes = nul < 0 ? whole : whole.subarray(0, nul);
@@ -44,8 +48,14 @@ export const regexSplitWithOffsetsOp: tfconv.OpExecutor = (node) => {
         const m = { start: found.start + at, end: found.end + at, groups: found.groups };
         const group = m.groups[0];
         // Group 1 is where the delimiter token is; the wrapper's "(…)" makes it the whole match.
-        if (group === undefined || group.length !== m.end - m.start) throw unimplemented(`${OP}: the delimiter pattern's group 1 is not its whole match; tfgate takes the delimiter patterns tensorflow_text's regex_split writes ("(pattern)")`);
-        if (m.end === at) throw unimplemented(`${OP}: the delimiter pattern matched the empty text at byte ${at} of string ${i}; TF Text's kernel would search there forever`);
+        if (group === undefined || group.length !== m.end - m.start)
+          throw unimplemented(
+            `${OP}: the delimiter pattern's group 1 is not its whole match; tfgate takes the delimiter patterns tensorflow_text's regex_split writes ("(pattern)")`,
+          );
+        if (m.end === at)
+          throw unimplemented(
+            `${OP}: the delimiter pattern matched the empty text at byte ${at} of string ${i}; TF Text's kernel would search there forever`,
+          );
         if (m.start > lastEnd) {
           tokens.push(bytes.subarray(lastEnd, m.start));
           begins.push(lastEnd);

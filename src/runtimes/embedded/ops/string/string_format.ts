@@ -20,7 +20,7 @@ const latin1 = new TextDecoder('latin1');
 function splitBytes(text: Uint8Array, placeholder: Uint8Array): Uint8Array[] {
   const pieces: Uint8Array[] = [];
   let from = 0;
-  outer: for (let i = 0; i + placeholder.length <= text.length; ) {
+  outer: for (let i = 0; i + placeholder.length <= text.length;) {
     for (let j = 0; j < placeholder.length; j++) {
       if (text[i + j] !== placeholder[j]) {
         i++;
@@ -114,13 +114,19 @@ function summarize(t: tf.Tensor, max: number): string {
 }
 
 export const stringFormatOp: tfconv.OpExecutor = (node) => {
-  const pieces = splitBytes(bytesAttr(node, 'template', encoder.encode('%s')), bytesAttr(node, 'placeholder', encoder.encode('%s'))).map(cString);
+  const pieces = splitBytes(bytesAttr(node, 'template', encoder.encode('%s')), bytesAttr(node, 'placeholder', encoder.encode('%s'))).map(
+    cString,
+  );
   const max = Number(node.attrs.summarize ?? 3);
   // Before building it, a bound on the output: every element printed, a string's bytes escaped
   // (4 each at most) and quoted, a number in at most 24, with brackets, spaces and new lines.
   checkOutputBytes(
     'StringFormat',
-    node.inputs.reduce((n, t) => n + t.size * (26 + 2 * t.rank) + (t.dtype === 'string' ? 4 * stringElements(t, 'inputs').reduce((m, b) => m + b.length, 0) : 0), 0),
+    node.inputs.reduce(
+      (n, t) =>
+        n + t.size * (26 + 2 * t.rank) + (t.dtype === 'string' ? 4 * stringElements(t, 'inputs').reduce((m, b) => m + b.length, 0) : 0),
+      0,
+    ),
   );
   let msg = pieces[0];
   node.inputs.forEach((t, i) => {
@@ -130,17 +136,30 @@ export const stringFormatOp: tfconv.OpExecutor = (node) => {
 };
 
 /** The element types printed as TF prints them (int64 within int32: a wider value is refused when fed). */
-const PRINTED_TYPES = new Set(['DT_FLOAT', 'DT_HALF', 'DT_BFLOAT16', 'DT_INT32', 'DT_INT64', 'DT_INT16', 'DT_INT8', 'DT_UINT8', 'DT_UINT16', 'DT_STRING']);
+const PRINTED_TYPES = new Set([
+  'DT_FLOAT',
+  'DT_HALF',
+  'DT_BFLOAT16',
+  'DT_INT32',
+  'DT_INT64',
+  'DT_INT16',
+  'DT_INT8',
+  'DT_UINT8',
+  'DT_UINT16',
+  'DT_STRING',
+]);
 
 /** Load-time check: TF's kernel-construction message, then what TF.js cannot print as TF does. */
 export function stringFormatNodeProblem(node: NodeDef): string | null {
   const placeholder = node.attr?.placeholder?.s ? nodeBytesAttr(node, 'placeholder') : encoder.encode('%s');
-  if (!placeholder.length) return 'an empty placeholder is not supported by the embedded runtime (absl::StrSplit would split the template into single bytes)';
+  if (!placeholder.length)
+    return 'an empty placeholder is not supported by the embedded runtime (absl::StrSplit would split the template into single bytes)';
   const types = node.attr?.T?.list?.type ?? [];
   const placeholders = splitBytes(nodeBytesAttr(node, 'template'), placeholder).length - 1;
   if (placeholders !== types.length) return `num placeholders in template and num inputs must match: ${placeholders} vs. ${types.length}`;
   const other = types.map(String).find((t) => !PRINTED_TYPES.has(t));
-  if (other === 'DT_DOUBLE') return 'double inputs reach the embedded runtime rounded to float32, so StringFormat would print other digits than TF';
+  if (other === 'DT_DOUBLE')
+    return 'double inputs reach the embedded runtime rounded to float32, so StringFormat would print other digits than TF';
   if (other) return `inputs of type ${tfDataTypeString(other)} are not supported by the embedded runtime's StringFormat`;
   return null;
 }

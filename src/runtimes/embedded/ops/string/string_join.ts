@@ -13,11 +13,18 @@ export const stringJoinOp: tfconv.OpExecutor = (node) => {
   for (const t of node.inputs) {
     if (t.rank === 0) continue;
     if (shape.length === 0) shape = t.shape;
-    else if (shape.length !== t.rank || shape.some((d, i) => d !== t.shape[i])) throw invalidArgument(`Input shapes do not match: [${shape}] vs. [${t.shape}]`);
+    else if (shape.length !== t.rank || shape.some((d, i) => d !== t.shape[i]))
+      throw invalidArgument(`Input shapes do not match: [${shape}] vs. [${t.shape}]`);
   }
   const inputs = node.inputs.map((t, i) => ({ scalar: t.rank === 0, values: stringElements(t, `StringJoin input ${i}`) }));
   const size = shape.reduce((a, b) => a * b, 1);
   const out: Uint8Array[] = [];
-  for (let i = 0; i < size; i++) out.push(joinBytes(inputs.map((x) => (x.scalar ? x.values[0] : x.values[i])), separator));
+  for (let i = 0; i < size; i++)
+    out.push(
+      joinBytes(
+        inputs.map((x) => (x.scalar ? x.values[0] : x.values[i])),
+        separator,
+      ),
+    );
   return [stringTensor(out, shape)];
 };

@@ -64,7 +64,8 @@ function validateSplits(splits: Int32Array, size: number): void {
   if (splits.length === 0) return;
   if (splits[0] !== 0) throw invalidArgument(`First split value must be 0, got ${splits[0]}`);
   for (let i = 1; i < splits.length; i++) {
-    if (splits[i] < splits[i - 1] || splits[i] > size) throw invalidArgument(`Invalid split value ${splits[i]}, must be in [${splits[i - 1]}, ${size}]`);
+    if (splits[i] < splits[i - 1] || splits[i] > size)
+      throw invalidArgument(`Invalid split value ${splits[i]}, must be in [${splits[i - 1]}, ${size}]`);
   }
   const last = splits[splits.length - 1];
   if (last !== size) throw invalidArgument(`Last split value must be data size. Expected ${size}, got ${last}`);
@@ -82,7 +83,10 @@ function ngrams(a: NGramAttrs, data: Uint8Array[], splits: Int32Array): { values
     const tokens = data.slice(splits[i], splits[i + 1]);
     const plan: Array<[number, number]> = a.widths.map((w) => [w, countNGrams(a, tokens.length, w)]);
     if (a.preserveShort && tokens.length > 0 && plan.every(([, n]) => n === 0)) {
-      if (a.padWidth < 0) throw invalidArgument(`Pad width should be >= 0 when preserve_short_sequences is True and ngram_widths are not provided, got ${a.padWidth}`);
+      if (a.padWidth < 0)
+        throw invalidArgument(
+          `Pad width should be >= 0 when preserve_short_sequences is True and ngram_widths are not provided, got ${a.padWidth}`,
+        );
       plan.push([tokens.length + 2 * a.padWidth, 1]);
     }
     rows.push(plan);

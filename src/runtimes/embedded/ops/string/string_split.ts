@@ -76,4 +76,5 @@ function stringSplitV2(input: tf.Tensor, sepT: tf.Tensor, maxsplit: number): tf.
   return [tf.tensor2d(indices, [total, 2], 'int32'), stringTensor(values, [total]), tf.tensor1d([rows.length, longest], 'int32')];
 }
 
-export const stringSplitV2Op: tfconv.OpExecutor = (node) => stringSplitV2(node.inputs[0], node.inputs[1], Number(node.attrs.maxsplit ?? -1));
+export const stringSplitV2Op: tfconv.OpExecutor = (node) =>
+  stringSplitV2(node.inputs[0], node.inputs[1], Number(node.attrs.maxsplit ?? -1));

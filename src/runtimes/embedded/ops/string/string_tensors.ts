@@ -46,7 +46,8 @@ export function escapeBytes(b: Uint8Array): string {
 }
 
 /** An integer tensor's elements (TF.js holds int64 as int32). */
-export const intElements = (t: tf.Tensor): Int32Array => (t.dtype === 'int32' ? (t.dataSync() as Int32Array) : Int32Array.from(t.dataSync()));
+export const intElements = (t: tf.Tensor): Int32Array =>
+  t.dtype === 'int32' ? (t.dataSync() as Int32Array) : Int32Array.from(t.dataSync());
 
 /**
  * The most bytes one string op may produce for one request (its output's bytes plus 16 per
@@ -59,7 +60,10 @@ export const STRING_OUTPUT_LIMIT_BYTES = 256 * 1024 * 1024;
 export function checkOutputBytes(op: string, bytes: number, elements = 0): void {
   const total = bytes + 16 * elements;
   if (total > STRING_OUTPUT_LIMIT_BYTES) {
-    throw new ServingError(Code.RESOURCE_EXHAUSTED, `${op}: the output would take ${total} bytes, more than the embedded runtime's limit of ${STRING_OUTPUT_LIMIT_BYTES} bytes for one string op`);
+    throw new ServingError(
+      Code.RESOURCE_EXHAUSTED,
+      `${op}: the output would take ${total} bytes, more than the embedded runtime's limit of ${STRING_OUTPUT_LIMIT_BYTES} bytes for one string op`,
+    );
   }
 }
 

@@ -67,7 +67,11 @@ interface Element {
 function substr(e: Element, unitUtf8: boolean): Uint8Array {
   const range = unitUtf8 ? utf8Range(e.s, e.pos, e.len) : byteRange(e.s, e.pos, e.len);
   if (!range) {
-    throw invalidArgument(unitUtf8 ? `pos ${e.pos} out of range for string at index ${e.at}` : `pos ${e.pos} out of range for string b'${utf8.decode(e.s)}' at index ${e.at}`);
+    throw invalidArgument(
+      unitUtf8
+        ? `pos ${e.pos} out of range for string at index ${e.at}`
+        : `pos ${e.pos} out of range for string b'${utf8.decode(e.s)}' at index ${e.at}`,
+    );
   }
   return e.s.slice(range[0], range[1]);
 }
@@ -100,8 +104,10 @@ function broadcastIndex(shape: readonly number[], coords: readonly number[]): nu
 export const substrOp: tfconv.OpExecutor = (node) => {
   const [input, posT, lenT] = node.inputs as tf.Tensor[];
   const unitUtf8 = new TextDecoder().decode(bytesAttr(node, 'unit')) === 'UTF8_CHAR';
-  if (!sameShape(posT.shape, lenT.shape)) throw invalidArgument(`pos and len should have the same shape, got: ${shapeString(posT.shape)} vs. ${shapeString(lenT.shape)}`);
-  if (posT.size === 0) throw invalidArgument(`received empty tensor pos_tensor: Tensor<type: ${posT.dtype} shape: ${shapeString(posT.shape)} values: >`);
+  if (!sameShape(posT.shape, lenT.shape))
+    throw invalidArgument(`pos and len should have the same shape, got: ${shapeString(posT.shape)} vs. ${shapeString(lenT.shape)}`);
+  if (posT.size === 0)
+    throw invalidArgument(`received empty tensor pos_tensor: Tensor<type: ${posT.dtype} shape: ${shapeString(posT.shape)} values: >`);
   const strings = stringElements(input, 'input');
   const pos = intElements(posT);
   const len = intElements(lenT);

@@ -52,7 +52,8 @@ function utf16Decoder(bigEndian: boolean): DecodeStep {
     if (at + 2 > s.length) return [REPLACEMENT, s.length - at, true];
     const u = unit(s, at);
     if (isHighSurrogate(u)) {
-      if (at + 4 <= s.length && isLowSurrogate(unit(s, at + 2))) return [0x10000 + ((u - 0xd800) << 10) + (unit(s, at + 2) - 0xdc00), 4, false];
+      if (at + 4 <= s.length && isLowSurrogate(unit(s, at + 2)))
+        return [0x10000 + ((u - 0xd800) << 10) + (unit(s, at + 2) - 0xdc00), 4, false];
       return [REPLACEMENT, 2, true];
     }
     return isLowSurrogate(u) ? [REPLACEMENT, 2, true] : [u, 2, false];
@@ -62,7 +63,9 @@ function utf16Decoder(bigEndian: boolean): DecodeStep {
 function utf32Decoder(bigEndian: boolean): DecodeStep {
   return (s, at) => {
     if (at + 4 > s.length) return [REPLACEMENT, s.length - at, true];
-    const v = bigEndian ? ((s[at] << 24) | (s[at + 1] << 16) | (s[at + 2] << 8) | s[at + 3]) >>> 0 : ((s[at + 3] << 24) | (s[at + 2] << 16) | (s[at + 1] << 8) | s[at]) >>> 0;
+    const v = bigEndian
+      ? ((s[at] << 24) | (s[at + 1] << 16) | (s[at + 2] << 8) | s[at + 3]) >>> 0
+      : ((s[at + 3] << 24) | (s[at + 2] << 16) | (s[at + 1] << 8) | s[at]) >>> 0;
     return v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff) ? [REPLACEMENT, 4, true] : [v, 4, false];
   };
 }
@@ -88,7 +91,9 @@ const ascii: DecodeStep = (s, at) => (s[at] < 0x80 ? [s[at], 1, false] : [REPLAC
 
 /** How one string is read: the step, and the bytes of a byte-order mark it starts with. */
 export type StringDecoder = (s: Uint8Array) => { step: DecodeStep; skip: number };
-const plain = (step: DecodeStep): StringDecoder => () => ({ step, skip: 0 });
+const plain =
+  (step: DecodeStep): StringDecoder =>
+  () => ({ step, skip: 0 });
 
 /** ICU matches converter names ignoring case and every character but letters and digits. */
 const canonicalName = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');

@@ -28,7 +28,8 @@ function errorOptions(op: string, node: tfconv.GraphNode): ErrorOptions {
   const a = node.attrs as { replacement_char?: number; replace_control_characters?: boolean };
   const policy = text(bytesAttr(node, 'errors', new TextEncoder().encode('replace')));
   const subst = Number(a.replacement_char ?? 0xfffd);
-  if (!['strict', 'replace', 'ignore'].includes(policy)) throw invalidArgument(`${op}: errors policy must be one of 'strict', 'replace', or 'ignore'`);
+  if (!['strict', 'replace', 'ignore'].includes(policy))
+    throw invalidArgument(`${op}: errors policy must be one of 'strict', 'replace', or 'ignore'`);
   if (!(subst >= 0 && subst <= 0x10ffff)) throw invalidArgument(`${op}: replacement_char out of unicode codepoint range`);
   return {
     subst,
@@ -41,7 +42,8 @@ function errorOptions(op: string, node: tfconv.GraphNode): ErrorOptions {
 /** TF's GetErrorOptions checks (kernel construction), or null. */
 function errorOptionsProblem(node: NodeDef): string | null {
   const policy = node.attr?.errors?.s;
-  if (policy && !['strict', 'replace', 'ignore'].includes(text(policy))) return "errors policy must be one of 'strict', 'replace', or 'ignore'";
+  if (policy && !['strict', 'replace', 'ignore'].includes(text(policy)))
+    return "errors policy must be one of 'strict', 'replace', or 'ignore'";
   const subst = Number(node.attr?.replacement_char?.i ?? 0xfffd);
   if (!(subst >= 0 && subst <= 0x10ffff)) return 'replacement_char out of unicode codepoint range';
   return null;
@@ -53,7 +55,8 @@ function inputEncodingProblem(node: NodeDef): string | null {
   return encodingRefusal(encoding);
 }
 
-const encodingRefusal = (encoding: string) => `input_encoding '${encoding}': the embedded runtime decodes ${DECODABLE_ENCODINGS} (TF takes any encoding ICU converts)`;
+const encodingRefusal = (encoding: string) =>
+  `input_encoding '${encoding}': the embedded runtime decodes ${DECODABLE_ENCODINGS} (TF takes any encoding ICU converts)`;
 const isOutputEncoding = (encoding: string): encoding is OutputEncoding => (OUTPUT_ENCODINGS as readonly string[]).includes(encoding);
 const outputEncodingRefusal = (encoding: string) => `Invalid encoding "${encoding}": Should be one of: ${OUTPUT_ENCODINGS.join(', ')}`;
 
@@ -66,7 +69,8 @@ const firstProblem = (...problems: Array<string | null>) => problems.find((p) =>
 
 export const unicodeDecodeNodeProblem = (node: NodeDef) => firstProblem(errorOptionsProblem(node), inputEncodingProblem(node));
 export const unicodeEncodeNodeProblem = (node: NodeDef) => firstProblem(outputEncodingProblem(node), errorOptionsProblem(node));
-export const unicodeTranscodeNodeProblem = (node: NodeDef) => firstProblem(errorOptionsProblem(node), outputEncodingProblem(node), inputEncodingProblem(node));
+export const unicodeTranscodeNodeProblem = (node: NodeDef) =>
+  firstProblem(errorOptionsProblem(node), outputEncodingProblem(node), inputEncodingProblem(node));
 
 /**
  * Each code point of `s` after TF's error handling, with the byte it starts at (a byte-order
@@ -131,7 +135,8 @@ function validateSplits(splits: Int32Array, values: number): void {
   const all = () => Array.from(splits).join(' ');
   for (let i = 1; i < splits.length; i++) {
     if (splits[i - 1] > splits[i]) throw invalidArgument(`Values in input_splits must be equal or in ascending order, got \`${all()}\``);
-    if (splits[i] > values) throw invalidArgument(`Values in input_splits must be less than or equal to input_tensor length, got \`${all()}\``);
+    if (splits[i] > values)
+      throw invalidArgument(`Values in input_splits must be less than or equal to input_tensor length, got \`${all()}\``);
   }
 }
 
@@ -175,7 +180,7 @@ export const unicodeTranscodeOp: tfconv.OpExecutor = (node) => {
   const out = stringElements(input, 'input').map((s) => {
     const units = new CodeUnits();
     const { step, skip } = decode(s);
-    for (let at = skip; at < s.length; ) {
+    for (let at = skip; at < s.length;) {
       const [cp, length, error] = step(s, at);
       at += length;
       if (error || (options.replaceControl && cp <= 0x1f)) {

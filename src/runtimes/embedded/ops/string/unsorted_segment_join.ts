@@ -14,17 +14,23 @@ export const unsortedSegmentJoinOp: tfconv.OpExecutor = (node) => {
   const numSegments = intElements(numT)[0];
   const idShape = idsT.shape;
   if (idShape.length === 0) throw invalidArgument('Segment_id cannot have rank 0');
-  if (idShape.length > input.rank) throw new ServingError(Code.OUT_OF_RANGE, `Invalid segment_id rank ${idShape.length} for input with ${input.rank} dimension(s)`);
+  if (idShape.length > input.rank)
+    throw new ServingError(Code.OUT_OF_RANGE, `Invalid segment_id rank ${idShape.length} for input with ${input.rank} dimension(s)`);
   idShape.forEach((d, i) => {
     if (d !== input.shape[i]) throw invalidArgument(`Segment dimension is ${d} while input dimension is ${input.rank} in rank ${i}`);
   });
   const ids = intElements(idsT);
-  if (ids.some((id) => id < 0 || id >= numSegments)) throw invalidArgument('segment_ids are not allowed to exceed num_segments or to have negative values.');
+  if (ids.some((id) => id < 0 || id >= numSegments))
+    throw invalidArgument('segment_ids are not allowed to exceed num_segments or to have negative values.');
   if (numSegments < 0) throw invalidArgument(`Dimension -${-numSegments} must be >= 0`);
   const inner = input.shape.slice(idShape.length);
   const stride = inner.reduce((a, b) => a * b, 1);
   const strings = stringElements(input, 'inputs');
-  checkOutputBytes('UnsortedSegmentJoin', strings.reduce((n, s) => n + s.length + separator.length, 0), numSegments * stride);
+  checkOutputBytes(
+    'UnsortedSegmentJoin',
+    strings.reduce((n, s) => n + s.length + separator.length, 0),
+    numSegments * stride,
+  );
   const parts: Uint8Array[][] = Array.from({ length: numSegments * stride }, () => []);
   const lengths = new Array<number>(numSegments * stride).fill(0);
   for (let i = 0; i < ids.length; i++) {

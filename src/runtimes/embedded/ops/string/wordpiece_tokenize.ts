@@ -60,7 +60,8 @@ const concat = (a: Uint8Array, b: Uint8Array) => {
   out.set(b, a.length);
   return out;
 };
-const piece = (o: Options, word: Uint8Array, start: number, end: number) => (start > 0 ? concat(o.suffix, word.subarray(start, end)) : word.subarray(start, end));
+const piece = (o: Options, word: Uint8Array, start: number, end: number) =>
+  start > 0 ? concat(o.suffix, word.subarray(start, end)) : word.subarray(start, end);
 
 /**
  * The byte ends of the code points from `start` on (at most maxCharsPerToken of them when
@@ -71,7 +72,7 @@ function codePointEnds(o: Options, word: Uint8Array, start: number): number[] {
   const { step } = utf8(word);
   const ends: number[] = [];
   const suffix = start > 0 ? o.suffix.length : 0;
-  for (let i = start; i < word.length; ) {
+  for (let i = start; i < word.length;) {
     i += step(word, i)[1];
     ends.push(i);
     if (o.maxCharsPerToken > 0 && ends.length === o.maxCharsPerToken) break;
@@ -90,7 +91,7 @@ function tokenizeWord(o: Options, word: Uint8Array, out: Pieces): number {
   };
   if (word.length > o.maxBytesPerWord) return whole(o.useUnknownToken ? o.unknownToken.length : word.length);
   const found: Pieces = { values: [], starts: [], ends: [] };
-  for (let start = 0; start < word.length; ) {
+  for (let start = 0; start < word.length;) {
     const ends = codePointEnds(o, word, start);
     let end = -1;
     let unknownCharacter = false;
@@ -105,7 +106,9 @@ function tokenizeWord(o: Options, word: Uint8Array, out: Pieces): number {
       }
     }
     if (end < 0) return whole(word.length);
-    found.values.push(unknownCharacter && o.useUnknownToken ? (start > 0 ? concat(o.suffix, o.unknownToken) : o.unknownToken) : piece(o, word, start, end));
+    found.values.push(
+      unknownCharacter && o.useUnknownToken ? (start > 0 ? concat(o.suffix, o.unknownToken) : o.unknownToken) : piece(o, word, start, end),
+    );
     found.starts.push(start);
     found.ends.push(end);
     start = end;
@@ -133,7 +136,11 @@ export const wordpieceTokenizeWithOffsetsOp: tfconv.OpExecutor = (node) => {
   const splits = decoder.decode(bytesAttr(node, 'output_row_partition_type', new TextEncoder().encode('row_lengths'))) === 'row_splits';
   // Every piece is at most its word's bytes plus the suffix, or the unknown token plus the suffix.
   const perPiece = o.suffix.length + o.unknownToken.length;
-  checkOutputBytes(OP, words.reduce((n, w) => n + w.length * (1 + perPiece), 0), words.reduce((n, w) => n + w.length, 0));
+  checkOutputBytes(
+    OP,
+    words.reduce((n, w) => n + w.length * (1 + perPiece), 0),
+    words.reduce((n, w) => n + w.length, 0),
+  );
   const out: Pieces = { values: [], starts: [], ends: [] };
   const partition: number[] = splits ? [0] : [];
   for (const word of words) {
