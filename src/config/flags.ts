@@ -424,7 +424,7 @@ export const FLAGS = {
   num_executors: own(
     'int32',
     cpus,
-    'Executor threads per loaded model version (default: one per core, as num_batch_threads; on ONNX Runtime a lone request runs on one more thread whose sessions use every core, unless thread counts are set); versions up to --shared_executors_max_mb share one such set.',
+    'Executor threads per loaded model version (default: one per core, as num_batch_threads; on ONNX Runtime a lone request on a version larger than --shared_executors_max_mb runs on one more thread whose sessions use every core, unless thread counts are set); versions up to --shared_executors_max_mb share one such set.',
   ),
   shared_executors_max_mb: own(
     'int64',

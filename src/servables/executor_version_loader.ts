@@ -101,7 +101,9 @@ export class ExecutorVersionLoader implements VersionLoader<ExecutorServableVers
         runtime: this.options.runtime,
         engine: this.options.engine,
         workerFile: this.options.workerFile,
-        wide: true,
+        // Small versions gain nothing from intra-op threads, and each wide session would start
+        // an ONNX Runtime thread pool of its own: 30 shared versions made 46 threads.
+        wide: false,
       });
       this.shared.onThreadError = (e) => this.options.onThreadDeath?.('(shared executor threads)', 0, e);
     }
@@ -130,7 +132,7 @@ export class ExecutorVersionLoader implements VersionLoader<ExecutorServableVers
         ...load,
         runtime: this.options.runtime,
         threads: this.options.threadsPerVersion,
-        wide: true,
+        wide: !small,
         host: small ? this.sharedHost() : undefined,
         maxQueued: this.options.maxQueued,
         workerFile: this.options.workerFile,

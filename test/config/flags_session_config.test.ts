@@ -72,6 +72,8 @@ describe('what the engines are given', () => {
       graphOptimizationLevel: 'all',
       enableCpuMemArena: false,
       logSeverityLevel: 4,
+      // More than one thread: ONNX Runtime's pools do not spin (they burn shared cores: ort_session_options.ts).
+      extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
     });
     assert.deepEqual(ortSessionOptions('cpu'), {
       executionProviders: ['cpu'],

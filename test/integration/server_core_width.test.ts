@@ -22,6 +22,8 @@ describe(
         '--model_name=hp2',
         '--runtime=onnx',
         '--num_executors=1',
+        // Executor threads of its own: versions sharing the small ones' threads have no wide thread.
+        '--shared_executors_max_mb=0',
         `--monitoring_config_file=${path.join(FIXTURES, 'configs', 'monitoring_config.txt')}`,
         ...flags,
       ]);
