@@ -46,9 +46,12 @@ export async function startServer(
   const port = await freePort();
   // gRPC stays off unless the test gives its own --port.
   const grpcOff = args.some((a) => a.startsWith('--port=')) ? [] : ['--port=0'];
+  // One executor thread unless the test asks for more: the default (one per core) made every
+  // test server load each model on every core, and two test files run at once on CI's cores.
+  const oneExecutor = args.some((a) => a.startsWith('--num_executors')) ? [] : ['--num_executors=1'];
   const proc = spawn(
     process.execPath,
-    [opts.bin ?? TFGATE_BIN, ...args, `--rest_api_port=${port}`, '--rest_api_host=127.0.0.1', ...grpcOff],
+    [opts.bin ?? TFGATE_BIN, ...args, `--rest_api_port=${port}`, '--rest_api_host=127.0.0.1', ...grpcOff, ...oneExecutor],
     {
       cwd: opts.cwd ?? REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
