@@ -6,8 +6,8 @@
 //     server's event-loop and whole-process CPU per request;
 //   - one request at a time on one connection, back to back and after 200 ms idle
 //     (target: tfgate's median ≤ the floor's + 0.2 ms).
-// `--other-bin` adds a second build (e.g. a checkout of main) to the same rounds, to tell a
-// change's effect from the machine's noise. Extra tfgate flags after `--tfgate`.
+// `--other-bin` adds other builds (e.g. a checkout of main; several, comma-separated, to bisect)
+// to the same rounds, to tell a change's effect from the machine's noise. Extra tfgate flags after `--tfgate`.
 //   npm run bench:floor [-- --rounds 3 --seconds 5 --requests 1000 --idle-requests 60 --other-bin ../main/bin/tfgate --tfgate --enable_batching]
 import os from 'node:os';
 import path from 'node:path';
@@ -36,7 +36,9 @@ const CONNECTIONS = 32;
 const IDLE_MS = 200;
 const MODEL_BASE = stringArg('model-base', path.join(REPO, 'model_repository', 'half_plus_two'));
 const TFGATE_FLAGS = process.argv.includes('--tfgate') ? process.argv.slice(process.argv.indexOf('--tfgate') + 1) : [];
-const OTHER_BIN = stringArg('other-bin', '');
+const OTHER_BINS = stringArg('other-bin', '')
+  .split(',')
+  .filter((b) => b.length > 0);
 const BODY = JSON.stringify({ instances: [1.0, 2.0, 5.0] });
 
 interface Cell {
@@ -74,9 +76,10 @@ async function measure(server: RunningServer, url: string, cell: Cell): Promise<
 async function main() {
   if (!hasWrk()) throw new Error('wrk is not installed (Debian: apt-get install wrk)');
   const tfgate = await startTfgate('half_plus_two', MODEL_BASE, TFGATE_FLAGS);
-  const other = OTHER_BIN ? await startTfgate('half_plus_two', MODEL_BASE, TFGATE_FLAGS, path.resolve(OTHER_BIN)) : undefined;
+  const others: RunningServer[] = [];
+  for (const bin of OTHER_BINS) others.push(await startTfgate('half_plus_two', MODEL_BASE, TFGATE_FLAGS, path.resolve(bin)));
   const floor = await startNodeProcess([path.join(REPO, 'dist', 'bench', 'load', 'hop_echo_server.js')], /listening (\d+)/);
-  const builds = other ? [tfgate, other] : [tfgate];
+  const builds = [tfgate, ...others];
   const servers = [...builds, floor];
   try {
     for (const b of builds) await waitModelAvailable(b.port, 'half_plus_two');
@@ -106,7 +109,7 @@ async function main() {
     console.log(`floor = bare Hono route handing each body to a worker thread and back; medians of rounds`);
     const names = new Map<RunningServer, string>([
       [tfgate, `tfgate ${path.relative(process.cwd(), TFGATE_BIN) || TFGATE_BIN}`],
-      ...(other ? [[other, `tfgate ${OTHER_BIN}`] as [RunningServer, string]] : []),
+      ...others.map((o, i): [RunningServer, string] => [o, `tfgate ${OTHER_BINS[i]}`]),
       [floor, 'floor'],
     ]);
     for (const [s, name] of names) {
