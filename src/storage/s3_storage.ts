@@ -21,7 +21,7 @@ import path from 'node:path';
 import type { AgentOptions } from 'node:https';
 import { rootCertificates } from 'node:tls';
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, paginateListObjectsV2, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import type { FolderListing, Storage, StoredObject } from './storage.js';
 import { credentialHint, notFoundError, StorageError } from './storage_error.js';
 
@@ -91,14 +91,20 @@ function s3Error(e: unknown, location: string): StorageError {
   return new StorageError(message, code, location);
 }
 
+/** The SDK, loaded when an s3:// path first needs it: imported with tfgate, it cost every start ~0.3 s of CPU. */
+const loadSdk = () => import('@aws-sdk/client-s3');
+
 export function s3Storage(settings: S3Settings): Storage {
-  const client = new S3Client(s3ClientConfig(settings));
+  const config = s3ClientConfig(settings);
+  let connected: Promise<{ sdk: Awaited<ReturnType<typeof loadSdk>>; client: S3Client }> | undefined;
+  const connect = () => (connected ??= loadSdk().then((sdk) => ({ sdk, client: new sdk.S3Client(config) })));
 
   async function* pages(location: string, delimiter: string | undefined) {
     const { bucket, key } = parseS3(location);
     const prefix = key ? `${key}/` : '';
     try {
-      for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: prefix, Delimiter: delimiter }))
+      const { sdk, client } = await connect();
+      for await (const page of sdk.paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: prefix, Delimiter: delimiter }))
         yield { page, prefix };
     } catch (e) {
       throw s3Error(e, location);
@@ -143,7 +149,8 @@ export function s3Storage(settings: S3Settings): Storage {
     async open(file: string): Promise<Readable> {
       const { bucket, key } = parseS3(file);
       try {
-        const r = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        const { sdk, client } = await connect();
+        const r = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key }));
         return r.Body as Readable;
       } catch (e) {
         throw s3Error(e, file);
