@@ -50,7 +50,16 @@ describe('four parallel 20 MB REST bodies (real process)', () => {
 
   before(async () => {
     server = await startServer(
-      [`--model_base_path=${HP2}`, '--model_name=default', '--num_executors=1', `--max_inflight_request_bytes=${BUDGET}`],
+      // A deadline far beyond the default 30 s: on a loaded machine (load 15) bodies admitted one
+      // after another as each parse ended waited over 30 s for the one executor, and were answered
+      // 504 — the deadline doing its job, not what this test is about.
+      [
+        `--model_base_path=${HP2}`,
+        '--model_name=default',
+        '--num_executors=1',
+        `--max_inflight_request_bytes=${BUDGET}`,
+        '--rest_api_timeout_in_ms=600000',
+      ],
       { readyPath: '/v1/models/default' },
     );
     await waitAvailable(server, ['default']);
