@@ -17,6 +17,11 @@ const JSON_HEADERS = { 'Content-Type': 'application/json' };
  * for a 20 MB body of one-value rows would hold 60 MB more of the budget than it needs.
  */
 const ONE_PASS_MAX_BYTES = 4 * 2 ** 20;
+/**
+ * And bodies below this: their second pass costs no more than the version look-up one pass
+ * needs (a 62-byte body: 7.4 µs parsed in two passes, 7.7 in one; 385 bytes: 11.8 against 9.9).
+ */
+const ONE_PASS_MIN_BYTES = 256;
 const signatureNotFound = (name: string) => invalidArgument(MSG.restSignatureNotFound(name));
 
 /** `bodyParser`: where large bodies are parsed (none: all on the event loop, yielding). */
@@ -31,7 +36,8 @@ export function predictRoute(
     // reads the tensors in one pass when the body names its signature certainly and the
     // version serves it (predict() still looks the model up, with TF Serving's errors).
     parse: (body, { spec, limits, claim }) => {
-      const served = body.byteLength <= ONE_PASS_MAX_BYTES ? prediction.servedSignatures(spec) : undefined;
+      const onePass = body.byteLength >= ONE_PASS_MIN_BYTES && body.byteLength <= ONE_PASS_MAX_BYTES;
+      const served = onePass ? prediction.servedSignatures(spec) : undefined;
       return bodyParser?.takes(body.byteLength)
         ? bodyParser.parsePredict(body, limits, claim, served)
         : parsePredictBody(body, limits, (n) => claim.add(n), true, served);
