@@ -44,7 +44,9 @@ const unstableNormalization = rangeSet(UNSTABLE_NORMALIZATION);
 const unstableCaseFold = rangeSet(UNSTABLE_CASE_FOLD);
 const ignorable = rangeSet(DEFAULT_IGNORABLE);
 let caseFolding: Map<number, string> | undefined;
+// Each code point's mapping, remembered; bounded, since a request chooses which code points come.
 const nfkcCasefoldMemo = new Map<number, string>();
+const MEMO_LIMIT = 1 << 16;
 
 function foldOf(cp: number): string | undefined {
   caseFolding ??= new Map(
@@ -71,6 +73,7 @@ function nfkcCasefoldOf(cp: number): string {
     s = t;
   }
   done = s.normalize('NFC');
+  if (nfkcCasefoldMemo.size >= MEMO_LIMIT) nfkcCasefoldMemo.clear();
   nfkcCasefoldMemo.set(cp, done);
   return done;
 }
