@@ -30,6 +30,7 @@ import {
   unicodeTranscodeOp,
 } from './unicode_ops.js';
 import { decodeBase64Op, encodeBase64Op } from './base64.js';
+import { caseFoldUTF8Op, normalizeUTF8Op, unicodeNormalizeNodeProblem } from './unicode_normalize.js';
 
 export const STRING_OPS: TfjsOpTable = {
   StringToHashBucketFast: { execute: stringHashExecutor('StringToHashBucketFast'), check: stringHashNodeProblem },
@@ -61,4 +62,6 @@ export const STRING_OPS: TfjsOpTable = {
   UnicodeTranscode: { execute: unicodeTranscodeOp, check: unicodeTranscodeNodeProblem },
   EncodeBase64: { execute: encodeBase64Op },
   DecodeBase64: { execute: decodeBase64Op },
+  NormalizeUTF8: { execute: normalizeUTF8Op, check: unicodeNormalizeNodeProblem },
+  CaseFoldUTF8: { execute: caseFoldUTF8Op, check: unicodeNormalizeNodeProblem },
 };
