@@ -30,6 +30,8 @@ import {
   unicodeTranscodeOp,
 } from './unicode_ops.js';
 import { decodeBase64Op, encodeBase64Op } from './base64.js';
+import { fastWordpieceDetokenizeOp, fastWordpieceNodeProblem, fastWordpieceTokenizeWithOffsetsOp } from './fast_wordpiece_ops.js';
+import { fastBertNormalizeNodeProblem, fastBertNormalizeOp } from './fast_bert_normalize.js';
 
 export const STRING_OPS: TfjsOpTable = {
   StringToHashBucketFast: { execute: stringHashExecutor('StringToHashBucketFast'), check: stringHashNodeProblem },
@@ -61,4 +63,7 @@ export const STRING_OPS: TfjsOpTable = {
   UnicodeTranscode: { execute: unicodeTranscodeOp, check: unicodeTranscodeNodeProblem },
   EncodeBase64: { execute: encodeBase64Op },
   DecodeBase64: { execute: decodeBase64Op },
+  FastWordpieceTokenizeWithOffsets: { execute: fastWordpieceTokenizeWithOffsetsOp, check: fastWordpieceNodeProblem },
+  'TFText>FastWordpieceDetokenize': { execute: fastWordpieceDetokenizeOp, check: fastWordpieceNodeProblem },
+  FastBertNormalize: { execute: fastBertNormalizeOp, check: fastBertNormalizeNodeProblem },
 };
