@@ -17,7 +17,7 @@ import { tempDir } from '../helpers/temp.js';
 import { writeSavedModel } from '../../test_util/savedmodel/saved_model_writer.js';
 import { opDefFromRegistration } from '../../test_util/savedmodel/writer/op_registration.js';
 import { UNICODE_REGISTRATIONS, WHITESPACE_CONFIG } from '../runtimes/ops/cases/string_unicode.js';
-import { WORDPIECE_REGISTRATIONS } from '../runtimes/ops/cases/string_wordpiece.js';
+import { ENGLISH_VOCAB, WORDPIECE_REGISTRATIONS } from '../runtimes/ops/cases/string_wordpiece.js';
 import { INIT_OP_SIGNATURE_KEY } from '../../src/savedmodel/signature_spec.js';
 
 const TEXT = ['AbCdEfG', 'HiJkLmN'];
@@ -31,29 +31,7 @@ const BYTE_STARTS = [0, 1, 3, 5, 6, 7, 8, 9, 10, 0];
 /** The rows' lengths in characters (string_length_op_test.py testUnit's unit). */
 const LENGTHS = [9, 1];
 /** wordpiece_tokenizer_test.py@17c38bf0 (tensorflow/text): _ENGLISH_VOCAB, and "Basic case w/ int id lookup". */
-const VOCAB = [
-  'don',
-  "##'",
-  '##t',
-  'tread',
-  '##ness',
-  'hel',
-  '##lo',
-  'there',
-  'my',
-  'na',
-  '##me',
-  'is',
-  'ter',
-  '##ry',
-  'what',
-  '##cha',
-  '##ma',
-  '##call',
-  '##it?',
-  'you',
-  'said',
-];
+const VOCAB = ENGLISH_VOCAB;
 const SENTENCE = "don't tread cantfindme treadcantfindme";
 const PIECE_IDS = [0, 1, 2, 3, 21, 21];
 const PIECES_PER_WORD = [0, 3, 4, 5, 6];

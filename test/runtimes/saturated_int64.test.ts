@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { TfjsServable } from '../../src/runtimes/embedded/tfjs_servable.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { Code, ServingError } from '../../src/errors/status.js';
-import { attr, i64, node, writeTinyModel, type GraphBuilder, type Tensor } from '../helpers/tiny_graphs.js';
+import { attr, i32, i64, node, writeTinyModel, type GraphBuilder, type Tensor } from '../helpers/tiny_graphs.js';
 import { EMBEDDED_BACKENDS, runOnBothBackends } from '../helpers/both_backends.js';
 import { example, parseExample, serialized } from '../helpers/sparse_examples.js';
 import { REPO_ROOT } from '../helpers/paths.js';
@@ -31,8 +31,11 @@ const int64 = (g: GraphBuilder, name: string, v: number) => g.constant(name, i64
 const binary = (g: GraphBuilder, op: string, name: string, a: Tensor, b: Tensor, dtype: 'bool' | 'int64') =>
   node(g, op, name, [a, b], { T: attr.type('int64') }, dtype);
 
-/** Estimator's categorical_column_with_identity(num_buckets 2000, default_value 0) on sparse `tract`; `unread`, parsed and never read. */
-const identityColumnModel = () =>
+/**
+ * Estimator's categorical_column_with_identity(num_buckets 2000, default_value 0) on sparse `tract`; `unread`, parsed and never read.
+ * `castBound`: the bound as a graph that casts an int32 num_buckets to int64 writes it, Cast(Const).
+ */
+const identityColumnModel = (castBound = false) =>
   writeTinyModel((g) => {
     const p = parseExample(
       g,
@@ -49,7 +52,23 @@ const identityColumnModel = () =>
       'out_of_range',
       [
         binary(g, 'Less', 'below', values, int64(g, 'zero', 0), 'bool'),
-        binary(g, 'GreaterEqual', 'above', values, int64(g, 'buckets', 2000), 'bool'),
+        binary(
+          g,
+          'GreaterEqual',
+          'above',
+          values,
+          castBound
+            ? node(
+                g,
+                'Cast',
+                'buckets',
+                [g.constant('buckets_i32', i32([], [2000]))],
+                { SrcT: attr.type('int32'), DstT: attr.type('int64') },
+                'int64',
+              )
+            : int64(g, 'buckets', 2000),
+          'bool',
+        ),
       ],
       {},
       'bool',
@@ -89,17 +108,19 @@ const tellingModel = (read: (g: GraphBuilder, v: Tensor) => Tensor) =>
   });
 
 describe('int64 tf.Example values beyond int32 on the embedded runtime', () => {
-  it("a categorical identity column's range guard answers TF's default for them, and exact ids inside; a feature nobody reads is no refusal", async () => {
-    const r = await runOnBothBackends(await identityColumnModel(), {
-      examples: serialized(
-        example({ tract: { int64: [TRACT, 1234] }, unread: { int64: [TRACT] }, x: { float: [1] } }),
-        example({ tract: { int64: [-TRACT, 1999, 2000, -1] }, unread: { int64: [-TRACT, 2 ** 40] } }),
-      ),
+  for (const castBound of [false, true]) {
+    it(`a categorical identity column's range guard${castBound ? ' (its bound a Cast of a constant)' : ''} answers TF's default for them, and exact ids inside; a feature nobody reads is no refusal`, async () => {
+      const r = await runOnBothBackends(await identityColumnModel(castBound), {
+        examples: serialized(
+          example({ tract: { int64: [TRACT, 1234] }, unread: { int64: [TRACT] }, x: { float: [1] } }),
+          example({ tract: { int64: [-TRACT, 1999, 2000, -1] }, unread: { int64: [-TRACT, 2 ** 40] } }),
+        ),
+      });
+      // TF: where(v < 0 | v >= 2000, 0, v).
+      assert.deepEqual(nums(r.ids), [0, 1234, 0, 1999, 0, 0]);
+      assert.deepEqual(nums(r.x), [1, 0]);
     });
-    // TF: where(v < 0 | v >= 2000, 0, v).
-    assert.deepEqual(nums(r.ids), [0, 1234, 0, 1999, 0, 0]);
-    assert.deepEqual(nums(r.x), [1, 0]);
-  });
+  }
 
   for (const [what, read] of Object.entries(telling)) {
     it(`refuses them naming the feature where the graph reads them otherwise: ${what}`, async () => {

@@ -383,7 +383,7 @@ const REGISTRY: Readonly<Record<string, string>> = {
 };
 
 /** TF's DataTypeString of every DataType: what tells a fixed arg type from a type attr's name. */
-const DATA_TYPE_NAMES: ReadonlySet<string> = new Set([
+export const DATA_TYPE_NAMES: ReadonlySet<string> = new Set([
   'float',
   'double',
   'int32',

@@ -14,6 +14,7 @@
 //         attr) | `name: Ref(…)`
 //   attr: `name: int|float|bool|string|type|shape|tensor|func|list(…)` or a set
 //         (`{float, int32}`, `{'BYTE', 'UTF8_CHAR'}`, `numbertype` …), then `>= min`, then `= default`.
+import { DATA_TYPE_NAMES } from '../../../src/savedmodel/graph/op_registry.js';
 import type { ArgDefInit, AttrDefInit, OpDefInit } from './op_defs.js';
 
 /** TF's named type sets (op_def_builder.cc, types.h), in TF's order. */
@@ -43,31 +44,6 @@ const TYPE_SETS: Record<string, string[]> = {
   quantizedtype: ['qint8', 'quint8', 'qint32', 'qint16', 'quint16'],
 };
 
-const DTYPES = new Set([
-  'float',
-  'double',
-  'int32',
-  'uint8',
-  'int16',
-  'int8',
-  'string',
-  'complex64',
-  'int64',
-  'bool',
-  'qint8',
-  'quint8',
-  'qint32',
-  'bfloat16',
-  'qint16',
-  'quint16',
-  'uint16',
-  'complex128',
-  'half',
-  'resource',
-  'variant',
-  'uint32',
-  'uint64',
-]);
 const SCALAR_ATTR_TYPES = new Set(['int', 'float', 'bool', 'string', 'type', 'shape', 'tensor', 'func']);
 
 /** Names DataTypeFromString also accepts (types.cc): spectral_ops.cc writes `{float32, float64}`. */
@@ -87,7 +63,7 @@ function typeSet(op: string, expr: string): string[] {
         .split(',')
         .map((s) => s.trim())
     : [expr];
-  return items.flatMap((t) => TYPE_SETS[t] ?? (DTYPES.has(TYPE_ALIASES[t] ?? t) ? [t] : fail(op, `type ${t}`))).map(dt);
+  return items.flatMap((t) => TYPE_SETS[t] ?? (DATA_TYPE_NAMES.has(TYPE_ALIASES[t] ?? t) ? [t] : fail(op, `type ${t}`))).map(dt);
 }
 
 function unquote(op: string, s: string): string {
@@ -204,7 +180,7 @@ export function opDefFromRegistration(text: string): OpDefInit {
       // op_def_builder: a length attr without `>= n` gets minimum 1.
       if (!n.hasMinimum) Object.assign(n, { hasMinimum: true, minimum: 1 });
     }
-    if (DTYPES.has(typeName)) return { ...arg, type: dt(typeName) };
+    if (DATA_TYPE_NAMES.has(typeName)) return { ...arg, type: dt(typeName) };
     const attr = byName.get(typeName) ?? fail(op, `arg ${arg.name}: no attr ${typeName}`);
     return attr.type === 'list(type)' ? { ...arg, typeListAttr: typeName } : { ...arg, typeAttr: typeName };
   };

@@ -100,10 +100,18 @@ class SaturationCheck {
     }
   }
 
-  /** An integer constant's values, if every one lies strictly inside int32 (so no saturated value equals one). */
+  /**
+   * An integer constant's values, if every one lies strictly inside int32 (so no saturated value
+   * equals one). A Cast of an integer constant counts: between integer types a value inside
+   * int32 casts to itself.
+   */
   private innerConstant(ref: string): boolean {
-    const [name, index] = parseTensorName(this.source(ref));
-    const node = this.byName.get(name);
+    let [name, index] = parseTensorName(this.source(ref));
+    let node = this.byName.get(name);
+    if (node?.op === 'Cast' && index === 0) {
+      [name, index] = parseTensorName(this.source(dataInputs(node)[0]));
+      node = this.byName.get(name);
+    }
     if (node?.op !== 'Const' || index !== 0) return false;
     const t = hostTensorFromProto(node.attr?.value?.tensor ?? {}, `constant ${node.name}`);
     if (t.dtype !== 'int64' && t.dtype !== 'int32') return false;

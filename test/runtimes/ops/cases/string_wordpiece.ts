@@ -11,7 +11,8 @@ import { i64, str, type OpCase } from '../op_case.js';
 const TEST = 'tensorflow/text tensorflow_text/python/ops/wordpiece_tokenizer_test.py@17c38bf0 testWordPieceOpAndVerifyOffsets';
 const OP = 'WordpieceTokenizeWithOffsets';
 
-const ENGLISH_VOCAB = [
+/** _ENGLISH_VOCAB of the test named above (the server's string-ops test serves it too). */
+export const ENGLISH_VOCAB: readonly string[] = [
   'don',
   "##'",
   '##t',
@@ -37,7 +38,7 @@ const ENGLISH_VOCAB = [
 const RUSSIAN_VOCAB = ['к', '##уп', '##иха'];
 
 interface Options {
-  vocab: string[];
+  vocab: readonly string[];
   unknownToken?: string | null;
   maxBytesPerWord?: number;
   maxCharsPerToken?: number;
