@@ -18,6 +18,13 @@ import { writeSavedModel } from '../../test_util/savedmodel/saved_model_writer.j
 import { opDefFromRegistration } from '../../test_util/savedmodel/writer/op_registration.js';
 import { UNICODE_REGISTRATIONS, WHITESPACE_CONFIG } from '../runtimes/ops/cases/string_unicode.js';
 import { ENGLISH_VOCAB, WORDPIECE_REGISTRATIONS } from '../runtimes/ops/cases/string_wordpiece.js';
+import {
+  FAST_BERT_IDS,
+  FAST_BERT_NORMALIZED,
+  FAST_BERT_TEXT,
+  FAST_WORDPIECE_CASES,
+  fastBertTokenizerSignature,
+} from '../runtimes/ops/cases/string_fast_wordpiece.js';
 import { INIT_OP_SIGNATURE_KEY } from '../../src/savedmodel/signature_spec.js';
 
 const TEXT = ['AbCdEfG', 'HiJkLmN'];
@@ -132,6 +139,7 @@ async function writeModel(): Promise<string> {
   });
   const length = new Tensor(g.addNode('StringLength', 'StringLength', [utf8], { unit: attr.s('UTF8_CHAR') }), 0, 'int32', [-1]);
   const bert = bertTokenizer(g);
+  const fastText = g.placeholder('fast_text', 'string', [-1]);
   const dir = path.join(tempDir('tfgate-string-ops-'), 'strings', '1');
   await writeSavedModel(
     dir,
@@ -148,13 +156,14 @@ async function writeModel(): Promise<string> {
         },
       },
       bert: { inputs: bert.inputs, outputs: bert.outputs },
+      fast_bert: { inputs: { text: fastText }, outputs: fastBertTokenizerSignature(g, fastText) },
       [INIT_OP_SIGNATURE_KEY]: {
         methodName: '',
         inputs: {},
         outputs: { [INIT_OP_SIGNATURE_KEY]: { name: bert.initOp, dtype: 'DT_INVALID', shape: null } },
       },
     },
-    { opDefs: [...UNICODE_REGISTRATIONS, ...WORDPIECE_REGISTRATIONS].map(opDefFromRegistration) },
+    { opDefs: [...UNICODE_REGISTRATIONS, ...WORDPIECE_REGISTRATIONS, ...FAST_WORDPIECE_CASES.registrations!].map(opDefFromRegistration) },
   );
   return path.dirname(dir);
 }
@@ -224,6 +233,23 @@ describe('string ops served end to end (real process)', () => {
     const out = res.json.outputs as Record<string, unknown>;
     assert.deepEqual(out.ids, PIECE_IDS);
     assert.deepEqual(out.word_splits, PIECES_PER_WORD);
+  });
+
+  it("TF Text's FastBertTokenizer (FastBertNormalize, FastWordpieceTokenizeWithOffsets, RaggedTensorToTensor) answers TF Text's stated ids", async () => {
+    const res = await postJson(server.url('/v1/models/strings:predict'), { signature_name: 'fast_bert', inputs: { text: FAST_BERT_TEXT } });
+    assert.equal(res.status, 200, res.text);
+    const out = res.json.outputs as Record<string, unknown>;
+    assert.deepEqual(out.normalized, FAST_BERT_NORMALIZED);
+    assert.deepEqual(out.input_word_ids, FAST_BERT_IDS);
+    const grpc = await call(clients.prediction, 'Predict', {
+      model_spec: { name: 'strings', signature_name: 'fast_bert' },
+      inputs: { text: stringProto(FAST_BERT_TEXT) },
+    });
+    assert.deepEqual(
+      grpc.outputs.input_word_ids.tensor_shape.dim.map((d: { size: string | number }) => Number(d.size)),
+      [2, 9],
+    );
+    assert.deepEqual(integers(grpc.outputs.input_word_ids), FAST_BERT_IDS.flat());
   });
 
   it('text RE2 here cannot match byte-exactly (not UTF-8) is refused by name, and the server keeps serving', async () => {

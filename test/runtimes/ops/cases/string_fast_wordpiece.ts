@@ -10,10 +10,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Code } from '../../../../src/errors/status.js';
 import type { HostTensor } from '../../../../src/tensor/host_tensor.js';
-import { attr } from '../../../../test_util/savedmodel/writer/graph_builder.js';
+import { attr, Tensor, type GraphBuilder } from '../../../../test_util/savedmodel/writer/graph_builder.js';
 import { buildFastWordpieceModel, type FastWordpieceOptions } from '../../../../test_util/text/fast_wordpiece_model_builder.js';
 import { REPO_ROOT } from '../../../helpers/paths.js';
 import { failsAtRun, i32, i64, konst, str, type OpCase, type OpFamilyCases } from '../op_case.js';
+import { ENGLISH_VOCAB } from './string_wordpiece.js';
 
 const TEXT = 'tensorflow/text tensorflow_text';
 const WP_TEST = `${TEXT}/core/kernels/fast_wordpiece_tokenizer_test.cc@17c38bf0`;
@@ -103,30 +104,8 @@ const PUNCTUATION_ROW: Row = {
   starts: [0, 3, 4, 7, 10],
   ends: [3, 4, 7, 10, 13],
 };
-const BERT_VOCAB = [
-  '<unk>',
-  'don',
-  "##'",
-  '##t',
-  'tread',
-  '##ness',
-  'hel',
-  '##lo',
-  'there',
-  'my',
-  'na',
-  '##me',
-  'is',
-  'ter',
-  '##ry',
-  'what',
-  '##cha',
-  '##ma',
-  '##call',
-  '##it?',
-  'you',
-  'said',
-];
+/** fast_wordpiece_tokenizer_test.cc's vocabulary of Test 27–30: <unk> then wordpiece_tokenizer_test.py's _ENGLISH_VOCAB. */
+const BERT_VOCAB = ['<unk>', ...ENGLISH_VOCAB];
 const BERT_ROWS: Row[] = [
   {
     input: 'hello there my name is terry',
@@ -348,3 +327,49 @@ export const FAST_WORDPIECE_CASES: OpFamilyCases = {
   },
   cases: [...TOKENIZE_CASES, ...DETOKENIZE_CASES, ...NORMALIZE_CASES],
 };
+
+/**
+ * text.FastBertTokenizer(vocab, lower_case_nfd_strip_accents=True).tokenize(text).to_tensor()
+ * as an export writes it (the server's string-ops test serves it): FastBertNormalize (TF Text's
+ * lower-casing model file), FastWordpieceTokenizeWithOffsets end to end, the ragged ids padded
+ * with 0 by RaggedTensorToTensor, as a BERT preprocessor feeds its encoder.
+ */
+export function fastBertTokenizerSignature(g: GraphBuilder, text: Tensor) {
+  const normalizer = g.constant('fast_bert_normalizer_model', u8(modelFile('fast_bert_normalizer_model_lower_case_nfd_strip_accents.fb')));
+  const normalized = new Tensor(
+    g.addNode('FastBertNormalize', 'FastBertNormalize', [text, normalizer], { get_offsets: attr.b(false) }),
+    0,
+    'string',
+    [-1],
+  );
+  // An export's model holds a trie key for every punctuation character; the text's are the only
+  // ones its walk can reach (the builder's `punctuation`), and keep the SavedModel small.
+  const wpModel = g.constant('wp_model', u8(textModel({ vocab: BERT_VOCAB, unkToken: '<unk>' }, FAST_BERT_TEXT.join(''))));
+  const tokenize = g.addNode('FastWordpieceTokenizeWithOffsets', 'FastWordpieceTokenizeWithOffsets', [normalized, wpModel]);
+  const rowSplits = new Tensor(tokenize, 2, 'int64', [-1]);
+  const padded = g.addNode(
+    'RaggedTensorToTensor',
+    'RaggedTensorToTensor',
+    [g.constant('shape', i64([], [-1])), new Tensor(tokenize, 1, 'int64', [-1]), g.constant('default_value', i64([], [0])), rowSplits],
+    {
+      T: attr.type('int64'),
+      Tindex: attr.type('int64'),
+      Tshape: attr.type('int64'),
+      num_row_partition_tensors: attr.i(1),
+      row_partition_types: attr.strings(['ROW_SPLITS']),
+    },
+  );
+  return {
+    input_word_ids: new Tensor(padded, 0, 'int64', [-1, -1]),
+    normalized: g.identity('normalized', normalized),
+  };
+}
+
+/** Upper case lowered (fast_bert_normalizer_test.cc Test 6: "Test #1." → "test #1."), then Test 27's and 28's inputs. */
+export const FAST_BERT_TEXT = ['Hello there my NAME is Terry', 'WhatChamacallit? you SAID'];
+export const FAST_BERT_NORMALIZED = BERT_ROWS.map((r) => r.input);
+/** Test 27's and 28's ids (fast_wordpiece_tokenizer_test.cc@17c38bf0:1675,1694), padded with 0 to the longer row. */
+export const FAST_BERT_IDS = [
+  [6, 7, 8, 9, 10, 11, 12, 13, 14],
+  [0, 0, 20, 21, 0, 0, 0, 0, 0],
+];

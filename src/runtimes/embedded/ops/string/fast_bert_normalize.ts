@@ -124,7 +124,13 @@ export const fastBertNormalizeOp: tfconv.OpExecutor = (node) => {
   const charge = (added: number) => checkOutputBytes(OP, (bytes += added * perByte), texts.length);
   charge(0);
   for (const text of texts) {
-    normalized.push(normalizeText(model, text, offsets, charge));
+    try {
+      normalized.push(normalizeText(model, text, offsets, charge));
+    } catch (e) {
+      if (e instanceof ModelFormatError)
+        throw invalidArgument(`${OP}: fast_bert_normalizer_model is not a FastBertNormalizerModel flatbuffer: ${e.message}`);
+      throw e;
+    }
     rowSplits.push(offsets ? offsets.length : 0);
   }
   return [

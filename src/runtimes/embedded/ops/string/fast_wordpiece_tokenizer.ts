@@ -69,12 +69,16 @@ const concat = (a: Uint8Array, b: Uint8Array) => {
   return out;
 };
 
+const MAX_FOLLOWS_PER_BYTE = 4096;
+
 export class FastWordpieceTokenizer {
   private readonly trie: DartsTrie;
   /** Tokens in the output before the current word: a word that cannot be split is rolled back to here. */
   private originalNumTokens = 0;
   /** Where in the current word the next token starts. */
   private curOffsetInWord = 0;
+  /** Failure links followed since the last input byte was matched: a model's links could cycle. */
+  private follows = 0;
 
   constructor(
     private readonly m: FastWordpieceModel,
@@ -100,6 +104,7 @@ export class FastWordpieceTokenizer {
     let node = ROOT;
     for (const ch of word) {
       let child: number;
+      this.follows = 0;
       while ((child = this.trie.step(node, ch)) < 0) {
         const link = this.followFailureLinkAndCollectTokens(word, wordOffset, node);
         if (link < 0) {
@@ -138,6 +143,7 @@ export class FastWordpieceTokenizer {
         [curChar, nextPos] = next(text, curPos);
         if (wordLength + nextPos - curPos > this.m.maxBytesPerToken) break;
         let child: number;
+        this.follows = 0;
         while ((child = this.trie.steps(node, text, curPos, nextPos)) < 0) {
           const link = this.followFailureLinkAndCollectTokens(rest, wordOffset, node);
           if (link < 0) break match;
@@ -183,6 +189,9 @@ export class FastWordpieceTokenizer {
 
   /** Pops the node's tokens and returns its failure link, or -1 when it has none. */
   private followFailureLinkAndCollectTokens(word: Uint8Array, wordOffset: number, node: number): number {
+    // Each link of a well-formed model leads to a shorter string than its node's (at most a
+    // vocabulary token, 256 bytes, and the suffix indicator): far fewer in a row than this.
+    if (++this.follows > MAX_FOLLOWS_PER_BYTE) throw new ModelFormatError(`the failure links of trie node ${node} form a cycle`);
     const link = this.failureLink(node);
     const data = this.trie.value(node);
     if (data >= 0) {
@@ -230,6 +239,7 @@ export class FastWordpieceTokenizer {
       return;
     }
     let node = start;
+    this.follows = 0;
     while (node !== this.m.trieSuffixRoot && node !== this.m.triePunctFailureLinkNode) {
       const link = this.followFailureLinkAndCollectTokens(word, wordOffset, node);
       if (link < 0) {
