@@ -10,6 +10,8 @@ import { ServingError } from '../errors/status.js';
 import type { MemoryClaim } from '../services/memory_budget.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { markRequestOwned } from '../tensor/request_owned.js';
+import { ownValue } from '../util/own_property.js';
+import { DEFAULT_SIGNATURE_KEY } from '../services/prediction_service.js';
 import type { ParsedPredictRequest } from './json_tensor.js';
 import type { PredictBody } from './predict_body.js';
 import {
@@ -72,8 +74,17 @@ export class BodyParserPool {
     return this.size > 0 && bytes >= this.minBytes;
   }
 
-  /** parsePredictBody on a thread; `body` is moved there when it owns its whole buffer (else copied). */
-  async parsePredict(body: Uint8Array, limits: ParserLimits, claim: MemoryClaim): Promise<PredictBody> {
+  /**
+   * parsePredictBody on a thread; `body` is moved there when it owns its whole buffer (else
+   * copied). `served`: the signatures the body may be read against in one pass (a copy goes
+   * with the body; tensors() for one of these very objects then takes what was read).
+   */
+  async parsePredict(
+    body: Uint8Array,
+    limits: ParserLimits,
+    claim: MemoryClaim,
+    served?: Readonly<Record<string, SignatureSpec>>,
+  ): Promise<PredictBody> {
     const thread = this.pick();
     const job = this.nextJob++;
     const state: Job = { claim, thread };
@@ -88,7 +99,7 @@ export class BodyParserPool {
     const bytes = whole ? body : body.slice();
     let parsed: FromParser;
     try {
-      parsed = await this.step(state, { kind: 'parse', job, body: bytes, limits }, [bytes.buffer as ArrayBuffer]);
+      parsed = await this.step(state, { kind: 'parse', job, body: bytes, limits, served }, [bytes.buffer as ArrayBuffer]);
     } catch (e) {
       done();
       throw e;
@@ -99,7 +110,10 @@ export class BodyParserPool {
       tensors: async (signature: SignatureSpec): Promise<ParsedPredictRequest> => {
         used = true;
         try {
-          const r = await this.step(state, { kind: 'tensors', job, signature });
+          const signatureName = parsed.kind === 'parsed' ? parsed.signatureName : undefined;
+          // The signature the thread read ahead for: not sent again (its copy there is the one it compares).
+          const ahead = served !== undefined && signature === ownValue(served, signatureName || DEFAULT_SIGNATURE_KEY);
+          const r = await this.step(state, ahead ? { kind: 'tensors', job } : { kind: 'tensors', job, signature });
           if (r.kind !== 'tensors') throw new Error(`body parser thread answered ${r.kind} to tensors`);
           // Each came over as its own buffer, the request's alone: moved again to the executor.
           for (const t of Object.values(r.inputs)) markRequestOwned(t);

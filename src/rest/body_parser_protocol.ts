@@ -21,8 +21,9 @@ export interface ParserLimits {
 
 /** Main → thread. `body` is moved (transferred), not copied. */
 export type ToParser =
-  | { kind: 'parse'; job: number; body: Uint8Array; limits: ParserLimits }
-  | { kind: 'tensors'; job: number; signature: SignatureSpec }
+  | { kind: 'parse'; job: number; body: Uint8Array; limits: ParserLimits; served?: Readonly<Record<string, SignatureSpec>> }
+  /** No signature: the one of `served` the body named (read in one pass when it could be). */
+  | { kind: 'tensors'; job: number; signature?: SignatureSpec }
   | { kind: 'drop'; job: number };
 
 export interface ParserFailure {

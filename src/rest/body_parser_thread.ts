@@ -6,6 +6,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ServingError } from '../errors/status.js';
 import { takeTransferList } from '../tensor/request_owned.js';
 import { parsePredictBody, type PredictBody } from './predict_body.js';
+import type { SignatureSpec } from '../savedmodel/signature_spec.js';
+import { ownValue } from '../util/own_property.js';
+import { DEFAULT_SIGNATURE_KEY } from '../services/prediction_service.js';
 import {
   CHARGE_GRANTED,
   CHARGE_PENDING,
@@ -17,8 +20,8 @@ import {
 
 const port = parentPort!;
 const cell = new Int32Array((workerData as ParserThreadData).chargeCell);
-/** Parsed bodies waiting for their signature, by job. */
-const waiting = new Map<number, PredictBody>();
+/** Parsed bodies waiting for their signature, by job, with the signatures they may have been read against. */
+const waiting = new Map<number, { body: PredictBody; served?: Readonly<Record<string, SignatureSpec>> }>();
 
 const post = (m: FromParser, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
@@ -49,15 +52,17 @@ async function handle(m: ToParser): Promise<void> {
   }
   try {
     if (m.kind === 'parse') {
-      const body = await parsePredictBody(m.body, m.limits, charger(m.job), false);
-      waiting.set(m.job, body);
+      const body = await parsePredictBody(m.body, m.limits, charger(m.job), false, m.served);
+      waiting.set(m.job, { body, served: m.served });
       post({ kind: 'parsed', job: m.job, signatureName: body.signatureName });
       return;
     }
-    const body = waiting.get(m.job);
+    const job = waiting.get(m.job);
     waiting.delete(m.job);
-    if (!body) return;
-    const parsed = await body.tensors(m.signature);
+    if (!job) return;
+    const signature = m.signature ?? (job.served && ownValue(job.served, job.body.signatureName || DEFAULT_SIGNATURE_KEY));
+    if (!signature) throw new Error('tensors asked for without a signature');
+    const parsed = await job.body.tensors(signature);
     post({ kind: 'tensors', job: m.job, format: parsed.format, inputs: parsed.inputs }, takeTransferList(Object.values(parsed.inputs)));
   } catch (e) {
     waiting.delete(m.job);

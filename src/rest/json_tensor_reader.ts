@@ -460,10 +460,13 @@ class Walk {
    * Room for one more number in t's storage: one pass grows it (charged first); filling a
    * plan never needs to (its storage has the planned size: a longer list is declined).
    */
-  private grow(t: TensorState): Float32Array | Float64Array {
+  private grow(t: TensorState, n: number, at: number): Float32Array | Float64Array {
     if (this.direct === undefined) decline();
     const old = t.values as Float32Array | Float64Array;
-    const capacity = Math.max(FIRST_CAPACITY, old.length * 2);
+    // No more than the rest of the body can hold (a number and a separator from byte `at` on):
+    // a small body's tensor is allocated once, at about its size.
+    // `n`: the numbers already stored (at least one more fits either way).
+    const capacity = Math.min(Math.max(FIRST_CAPACITY, old.length * 2), n + 1 + ((this.b.length - at) >> 1));
     this.direct.charge(decodedTensorBytes(t.target!.dtype, capacity));
     const grown = new (old.constructor as Float32ArrayConstructor | Float64ArrayConstructor)(capacity);
     grown.set(old);
@@ -809,7 +812,7 @@ class Walk {
     for (;;) {
       if (k === limit) decline();
       if (fill !== undefined) {
-        if (n === fill.length) fill = this.grow(t);
+        if (n === fill.length) fill = this.grow(t, n, i);
         // Inline, the common form: -?(0|[1-9][0-9]*)(.[0-9]+)? of at most 19 significant
         // digits, gathered as float() gathers them (w1: the first 15, w2: up to 4 more) and
         // converted by nearestDouble. Anything else (an exponent, more digits, NaN, a
@@ -899,7 +902,7 @@ class Walk {
     switch (t.kind) {
       case FLOAT: {
         let out = t.values as Float32Array | Float64Array;
-        if (t.n === out.length) out = this.grow(t);
+        if (t.n === out.length) out = this.grow(t, t.n, i);
         this.float(out, t.n++);
         return;
       }

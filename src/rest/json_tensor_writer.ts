@@ -43,14 +43,14 @@ const RESPONSE_SLICE_ROWS = 32 * 1024;
 
 /**
  * predictResponseJson, giving the event loop back every RESPONSE_SLICE_ROWS rows of a row-format
- * response (a response of millions of rows takes seconds to write). Columnar responses are
- * written at once.
+ * response (a response of millions of rows takes seconds to write), as UTF-8 bytes past one
+ * chunk of rows. Columnar responses are written at once.
  */
 export async function predictResponseJsonYielding(
   outputs: Record<string, HostTensor>,
   format: JsonFormat,
   options: { layout?: JsonLayout } = {},
-): Promise<string> {
+): Promise<string | Buffer> {
   const names = Object.keys(outputs).sort();
   if (format !== 'row' || names.length === 0) return predictResponseJson(outputs, format, options);
   const rows = new RowWriter(outputs, names, format, (options.layout ?? 'tfserving') === 'tfserving');
@@ -58,7 +58,8 @@ export async function predictResponseJsonYielding(
     rows.next(i);
     if ((i + 1) % RESPONSE_SLICE_ROWS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  return rows.text();
+  // A response of one chunk is written as it is; a larger one as bytes (RowWriter.bytes).
+  return rows.batch > ROWS_PER_CHUNK ? rows.bytes() : rows.text();
 }
 
 const ROWS_PER_CHUNK = 4096;
@@ -108,6 +109,28 @@ class RowWriter {
       this.chunks.push(this.items.join(this.separator));
       this.items = [];
     }
+  }
+
+  /**
+   * The response as UTF-8 bytes, each chunk let go once copied: a large response is held once
+   * more at most (its chunks, then its bytes), where text() joins them into one string that
+   * the socket write then flattens and encodes again (5 Mi rows: 35 MB each time).
+   */
+  bytes(): Buffer {
+    const head = this.pretty ? '{\n    "predictions": [' : '{"predictions": [';
+    const tail = this.pretty ? '\n    ]\n}' : ']}';
+    const separator = this.separator;
+    let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + Buffer.byteLength(separator) * (this.chunks.length - 1);
+    for (const chunk of this.chunks) size += Buffer.byteLength(chunk);
+    const out = Buffer.allocUnsafe(size);
+    let at = out.write(head, 0);
+    for (let k = 0; k < this.chunks.length; k++) {
+      if (k > 0) at += out.write(separator, at);
+      at += out.write(this.chunks[k], at);
+      this.chunks[k] = '';
+    }
+    out.write(tail, at);
+    return out;
   }
 
   text(): string {

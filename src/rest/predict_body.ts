@@ -10,6 +10,8 @@ import { chargeJsonParse } from './json_footprint.js';
 import { parsePredictRequest, type ChargeMemory, type ParsedPredictRequest } from './json_tensor.js';
 import type { ParserLimits } from './body_parser_protocol.js';
 import { readPredictBody } from './predict_body_reader.js';
+import { ownValue } from '../util/own_property.js';
+import { DEFAULT_SIGNATURE_KEY } from '../services/prediction_service.js';
 
 // The body members :predict reads (json_tensor.cc): nesting elsewhere is only checked as
 // JSON, as TF Serving's iterative parser does.
@@ -18,8 +20,8 @@ const PREDICT_MEMBERS: ReadonlySet<string> = new Set(['signature_name', 'instanc
 export interface PredictBody {
   /** The body's signature_name when it is a string (a wrong type is refused by tensors()). */
   signatureName?: string;
-  /** The tensors for the resolved signature; called at most once (the JSON is let go). */
-  tensors(signature: SignatureSpec): Promise<ParsedPredictRequest>;
+  /** The tensors for the resolved signature (at once when they are read here); called at most once (the JSON is let go). */
+  tensors(signature: SignatureSpec): ParsedPredictRequest | Promise<ParsedPredictRequest>;
   /** Lets go of the parse when tensors() will not be called (the request failed first). */
   drop?(): void;
 }
@@ -33,7 +35,8 @@ function signatureNameOf(doc: JsonValue | undefined): string | undefined {
 }
 
 /**
- * The body's JSON parsed, its tensors built on request: a pure function of the bytes, the
+ * The body's JSON parsed, its tensors built on request (`served`: the signatures the request's
+ * version serves now, see PredictionService.servedSignatures): a pure function of the bytes, the
  * limits and `charge` (told of memory before it is taken), so it runs alike on the event loop
  * (`yielding` to other clients) and on a parser thread (in one go).
  */
@@ -42,10 +45,17 @@ export async function parsePredictBody(
   limits: ParserLimits,
   charge: ChargeMemory,
   yielding = true,
+  served?: Readonly<Record<string, SignatureSpec>>,
 ): Promise<PredictBody> {
-  // Dense lists of plain values are read straight into their tensors, no JSON tree built.
-  const read = readPredictBody(bytes, { maxDepth: limits.jsonMaxDepth, maxElements: limits.jsonMaxElements, rootMembers: PREDICT_MEMBERS });
-  if (read) return { signatureName: read.signatureName, tensors: async (signature) => read.tensors(signature, charge) };
+  // Dense lists of plain values are read straight into their tensors, no JSON tree built: in
+  // one pass when the body names its signature certainly and `served` has it.
+  const lookahead = served && { signature: (name: string | undefined) => ownValue(served, name || DEFAULT_SIGNATURE_KEY), charge };
+  const read = readPredictBody(
+    bytes,
+    { maxDepth: limits.jsonMaxDepth, maxElements: limits.jsonMaxElements, rootMembers: PREDICT_MEMBERS },
+    lookahead,
+  );
+  if (read) return { signatureName: read.signatureName, tensors: (signature) => read.tensors(signature, charge) };
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   charge(text.length);
   const jsonLimits: JsonLimits = {
@@ -60,7 +70,7 @@ export async function parsePredictBody(
   let doc: JsonValue | undefined = yielding ? await parseJsonBodyYielding(text, jsonLimits) : parseJsonBody(text, jsonLimits);
   return {
     signatureName: signatureNameOf(doc),
-    tensors: async (signature) => {
+    tensors: (signature) => {
       const parsed = parsePredictRequest(doc, signature, charge);
       doc = undefined;
       return parsed;

@@ -124,7 +124,12 @@ export async function serveInference<Request, Result extends { stats: RunStats }
     result.stats.serialiseMs = performance.now() - answeredAt;
     deps.metrics.recordRuntimeLatency(spec.name, route.runtimeApi, result.stats.inferMs);
     record('OK');
-    return c.body(answer.body as string, 200, { ...answer.headers, 'Server-Timing': serverTiming(result.stats) });
+    // A Response with plain headers: @hono/node-server writes them as they are, where c.body()
+    // with two or more builds a Headers object (set, sort, iterate) for every answer.
+    return new Response(answer.body as string, {
+      status: 200,
+      headers: { ...answer.headers, 'Server-Timing': serverTiming(result.stats) },
+    });
   } catch (e) {
     record(Code[toStatusData(e).code]);
     throw e;

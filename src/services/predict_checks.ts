@@ -68,12 +68,13 @@ export function checkInputDtypes(signature: SignatureSpec, inputs: Record<string
  * value (a gRPC TensorProto declares its dtype, whatever it holds).
  */
 export function checkFedDtypes(signature: SignatureSpec, fed: Iterable<readonly [string, DType]>): void {
-  const feeds = sorted(Object.values(signature.inputs).map((s) => s.name));
   for (const [alias, dtype] of fed) {
     const spec = ownValue(signature.inputs, alias);
     const wanted = spec && (spec.feedDtype ?? spec.dtype);
     // A dtype tfgate cannot hold (DT_RESOURCE …) is left for the runtime to refuse.
     if (!wanted || !dtypeFromTf(wanted) || dtypeFromTf(wanted) === dtype) continue;
+    // The feed names sorted only for the refusal's arg index (every request comes through here).
+    const feeds = sorted(Object.values(signature.inputs).map((s) => s.name));
     throw invalidArgument(MSG.argDtypeMismatch(feeds.indexOf(spec.name), tfDataTypeString(wanted), tfDataTypeString(dtypeToTf(dtype))));
   }
 }

@@ -49,6 +49,9 @@ export interface PredictResult {
   stats: RunStats;
 }
 
+/** servedSignatures' answer, once per version (a description does not change while it is loaded). */
+const servedByDescription = new WeakMap<object, Record<string, SignatureSpec>>();
+
 const predictSignatureNotFound = (name: string) => failedPrecondition(MSG.predictSignatureNotFound(name));
 
 export class PredictionService {
@@ -88,6 +91,35 @@ export class PredictionService {
     const handle = this.versions.acquire(spec);
     try {
       return handle.servable.description.signatures;
+    } finally {
+      handle.release();
+    }
+  }
+
+  /**
+   * The signatures a request for `spec` may be read against before predict() looks the model
+   * up (with TF Serving's errors, in its order): those the version resolved now serves (none
+   * refused), or undefined when there is no such version. A REST body that names its signature
+   * certainly is then read in one pass; predict() hands its fill the same objects as long as
+   * the version is the same one.
+   */
+  servedSignatures(spec: ModelSpec): Readonly<Record<string, SignatureSpec>> | undefined {
+    let handle: ServableHandle<ServableVersion>;
+    try {
+      handle = this.versions.acquire(spec);
+    } catch {
+      return undefined;
+    }
+    try {
+      const description = handle.servable.description;
+      let served = servedByDescription.get(description);
+      if (!served) {
+        served = Object.create(null) as Record<string, SignatureSpec>;
+        for (const [name, signature] of Object.entries(description.signatures))
+          if (!ownValue(description.refusals ?? {}, name)) served[name] = signature;
+        servedByDescription.set(description, served);
+      }
+      return served;
     } finally {
       handle.release();
     }

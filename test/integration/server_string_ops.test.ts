@@ -6,7 +6,9 @@
 // default runtime serves it on the embedded runtime (ONNX Runtime takes no string tensors),
 // RE2 running in the server's worker. A second signature is BERT's preprocessing as TF Text's
 // BertTokenizer exports it: whitespace tokens, WordPiece over a vocabulary table the init op
-// fills, and the ids of a StaticVocabularyTable (the table, or the OOV bucket).
+// fills, and the ids of a StaticVocabularyTable (the table, or the OOV bucket). A third is the
+// uncased BasicTokenizer's text pipeline (TF Text's bert_tokenizer.py): CaseFoldUTF8, NFD,
+// combining marks dropped, controls to spaces, then RegexSplitWithOffsets on BERT's delimiters.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -25,6 +27,8 @@ import {
   FAST_WORDPIECE_CASES,
   fastBertTokenizerSignature,
 } from '../runtimes/ops/cases/string_fast_wordpiece.js';
+import { NORMALIZE_REGISTRATIONS } from '../runtimes/ops/cases/string_normalize.js';
+import { REGEX_REGISTRATIONS } from '../runtimes/ops/cases/string_regex.js';
 import { INIT_OP_SIGNATURE_KEY } from '../../src/savedmodel/signature_spec.js';
 
 const TEXT = ['AbCdEfG', 'HiJkLmN'];
@@ -108,6 +112,47 @@ function bertTokenizer(g: GraphBuilder) {
   };
 }
 
+/** bert_tokenizer_test.py@17c38bf0 (tensorflow/text) test_basic_tokenize, lower_case=True. */
+const UNCASED_TEXT = ['UNwant\u00e9d,running', 'A\u00f1ade la informaci\u00f3n del formulario y tus preguntas'];
+const UNCASED_TOKENS = ['unwanted', ',', 'running', 'anade', 'la', 'informacion', 'del', 'formulario', 'y', 'tus', 'preguntas'];
+const UNCASED_ROW_SPLITS = [0, 3, 11];
+/** bert_tokenizer.py@17c38bf0 _DELIM_REGEX (whitespace, ASCII and Unicode punctuation, CJK ideographs), which regex_split_ops.py wraps in "(…)". */
+const PUNCTUATION = '[!-/]|[:-@]|[\\[-`]|[{-~]|[\\p{P}]';
+const CJK = [
+  ['4E00', '9FFF'],
+  ['3400', '4DBF'],
+  ['20000', '2A6DF'],
+  ['2A700', '2B73F'],
+  ['2B740', '2B81F'],
+  ['2B820', '2CEAF'],
+  ['F900', 'FAFF'],
+  ['2F800', '2FA1F'],
+]
+  .map(([from, to]) => `[\\x{${from}}-\\x{${to}}]`)
+  .join('|');
+
+/** BasicTokenizer(lower_case=True).tokenize: case_fold_utf8, normalize_utf8 NFD, \p{Mn} dropped, \p{Cc}|\p{Cf} to spaces, regex split. */
+function bertUncasedBasicTokenizer(g: GraphBuilder) {
+  const text = g.placeholder('uncased_text', 'string', [-1]);
+  const one = (op: string, name: string, input: Tensor, attrs: Parameters<GraphBuilder['addNode']>[3] = {}) =>
+    new Tensor(g.addNode(op, name, [input], attrs), 0, 'string', [-1]);
+  const replace = (name: string, input: Tensor, pattern: string, rewrite: string) =>
+    one('StaticRegexReplace', name, input, { pattern: attr.s(pattern), rewrite: attr.s(rewrite), replace_global: attr.b(true) });
+  const folded = one('CaseFoldUTF8', 'CaseFoldUTF8', text);
+  const nfd = one('NormalizeUTF8', 'NormalizeUTF8', folded, { normalization_form: attr.s('NFD') });
+  const clean = replace('StaticRegexReplace_1', replace('StaticRegexReplace_mn', nfd, '\\p{Mn}', ''), '\\p{Cc}|\\p{Cf}', ' ');
+  const pattern = (name: string, p: string) => g.constant(name, { dtype: 'string', shape: [], values: [enc.encode(p)] });
+  const split = g.addNode('RegexSplitWithOffsets', 'BertBasicTokenizer', [
+    clean,
+    pattern('delim_regex_pattern', `(\\s+|${PUNCTUATION}|${CJK})`),
+    pattern('keep_delim_regex_pattern', `(${PUNCTUATION}|${CJK})`),
+  ]);
+  return {
+    inputs: { uncased_text: text },
+    outputs: { tokens: new Tensor(split, 0, 'string', [-1]), row_splits: new Tensor(split, 3, 'int64', [-1]) },
+  };
+}
+
 async function writeModel(): Promise<string> {
   const g = new GraphBuilder();
   const text = g.placeholder('text', 'string', [-1]);
@@ -140,6 +185,7 @@ async function writeModel(): Promise<string> {
   const length = new Tensor(g.addNode('StringLength', 'StringLength', [utf8], { unit: attr.s('UTF8_CHAR') }), 0, 'int32', [-1]);
   const bert = bertTokenizer(g);
   const fastText = g.placeholder('fast_text', 'string', [-1]);
+  const uncased = bertUncasedBasicTokenizer(g);
   const dir = path.join(tempDir('tfgate-string-ops-'), 'strings', '1');
   await writeSavedModel(
     dir,
@@ -157,13 +203,22 @@ async function writeModel(): Promise<string> {
       },
       bert: { inputs: bert.inputs, outputs: bert.outputs },
       fast_bert: { inputs: { text: fastText }, outputs: fastBertTokenizerSignature(g, fastText) },
+      bert_uncased: uncased,
       [INIT_OP_SIGNATURE_KEY]: {
         methodName: '',
         inputs: {},
         outputs: { [INIT_OP_SIGNATURE_KEY]: { name: bert.initOp, dtype: 'DT_INVALID', shape: null } },
       },
     },
-    { opDefs: [...UNICODE_REGISTRATIONS, ...WORDPIECE_REGISTRATIONS, ...FAST_WORDPIECE_CASES.registrations!].map(opDefFromRegistration) },
+    {
+      opDefs: [
+        ...UNICODE_REGISTRATIONS,
+        ...WORDPIECE_REGISTRATIONS,
+        ...NORMALIZE_REGISTRATIONS,
+        ...REGEX_REGISTRATIONS,
+        ...FAST_WORDPIECE_CASES.registrations!,
+      ].map(opDefFromRegistration),
+    },
   );
   return path.dirname(dir);
 }
@@ -250,6 +305,23 @@ describe('string ops served end to end (real process)', () => {
       [2, 9],
     );
     assert.deepEqual(integers(grpc.outputs.input_word_ids), FAST_BERT_IDS.flat());
+  });
+
+  it("BERT's uncased basic tokenizer (CaseFoldUTF8, NFD, accents dropped, split) answers TF Text's stated tokens; a code point of another Unicode is refused by name", async () => {
+    const res = await postJson(server.url('/v1/models/strings:predict'), {
+      signature_name: 'bert_uncased',
+      inputs: { uncased_text: UNCASED_TEXT },
+    });
+    assert.equal(res.status, 200, res.text);
+    const out = res.json.outputs as Record<string, unknown>;
+    assert.deepEqual(out.tokens, UNCASED_TOKENS);
+    assert.deepEqual(out.row_splits, UNCASED_ROW_SPLITS);
+    const refused = await postJson(server.url('/v1/models/strings:predict'), {
+      signature_name: 'bert_uncased',
+      inputs: { uncased_text: ['\ua7c0'] },
+    });
+    assert.equal(refused.status, 501, refused.text);
+    assert.match(refused.json.error, /CaseFoldUTF8: the input holds U\+A7C0/);
   });
 
   it('text RE2 here cannot match byte-exactly (not UTF-8) is refused by name, and the server keeps serving', async () => {

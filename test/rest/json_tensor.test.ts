@@ -4,7 +4,7 @@
 // layout of RapidJSON's PrettyWriter, and the half_plus_two examples of PROVENANCE.md.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { predictResponseJson, tensorJson } from '../../src/rest/json_tensor_writer.js';
+import { predictResponseJson, predictResponseJsonYielding, tensorJson } from '../../src/rest/json_tensor_writer.js';
 import { formatFloat32, formatFloat64 } from '../../src/rest/float_format.js';
 import { debugJson, rapidjsonDouble } from '../../src/rest/rapidjson_writer.js';
 import { base64Unescape } from '../../src/rest/base64.js';
@@ -829,5 +829,25 @@ describe('half_plus_two at the codec level (PROVENANCE.md examples)', async () =
       Code.INVALID_ARGUMENT,
       "Failed to process element: 0 of 'instances' list. Error: INVALID_ARGUMENT: JSON Value: 2.0 Type: Number is not of expected type: string",
     );
+  });
+});
+
+describe('predictResponseJsonYielding: a large row response as UTF-8 bytes', () => {
+  it('past one chunk of rows, the bytes of the text predictResponseJson writes (pretty and compact, one output and several)', async () => {
+    const rows = 10_000;
+    const y: HostTensor = { dtype: 'float32', shape: [rows, 1], values: Float32Array.from({ length: rows }, (_, i) => i / 3) };
+    const s: HostTensor = {
+      dtype: 'string',
+      shape: [rows],
+      values: Array.from({ length: rows }, (_, i) => new TextEncoder().encode(`é${i}`)),
+    };
+    for (const outputs of [{ y }, { y, s }] as Array<Record<string, HostTensor>>)
+      for (const layout of ['tfserving', 'compact'] as const) {
+        const got = await predictResponseJsonYielding(outputs, 'row', { layout });
+        assert.ok(got instanceof Uint8Array, 'bytes');
+        assert.equal(Buffer.from(got).toString('utf8'), predictResponseJson(outputs, 'row', { layout }));
+      }
+    const small = await predictResponseJsonYielding({ y: { dtype: 'float32', shape: [2], values: new Float32Array([1, 2]) } }, 'row');
+    assert.equal(small, predictResponseJson({ y: { dtype: 'float32', shape: [2], values: new Float32Array([1, 2]) } }, 'row'));
   });
 });

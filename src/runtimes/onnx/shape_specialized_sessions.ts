@@ -26,6 +26,8 @@ function specializedShape(declared: number[] | null, actual: number[]): number[]
 
 export class ShapeSpecializedSessions {
   private readonly specialized = new Map<string, Promise<OnnxSession>>();
+  /** The key used last (already the most recent in `specialized`). */
+  private lastKey?: string;
 
   constructor(
     private readonly declared: ReadonlyMap<string, FeedSpec>,
@@ -41,18 +43,26 @@ export class ShapeSpecializedSessions {
       if (t && !fits(spec.shape, t.shape)) fitsAll = false;
     }
     if (fitsAll) return this.main;
+    // The key from the shapes alone: a request of a shape seen before builds no specs.
+    let key = '';
+    for (const [name, spec] of this.declared) {
+      const t = feeds.get(name);
+      key += `${name}\u0000${t ? specializedShape(spec.shape, t.shape).join(',') : String(spec.shape)}\u0000`;
+    }
+    let session = this.specialized.get(key);
+    if (session) {
+      // Most recently used last.
+      if (key !== this.lastKey) {
+        this.specialized.delete(key);
+        this.specialized.set(key, session);
+        this.lastKey = key;
+      }
+      return session;
+    }
     const specs = new Map<string, FeedSpec>();
     for (const [name, spec] of this.declared) {
       const t = feeds.get(name);
       specs.set(name, { dtype: spec.dtype, shape: t ? specializedShape(spec.shape, t.shape) : spec.shape });
-    }
-    const key = JSON.stringify([...specs].map(([n, s]) => [n, s.shape]));
-    let session = this.specialized.get(key);
-    if (session) {
-      // Most recently used last.
-      this.specialized.delete(key);
-      this.specialized.set(key, session);
-      return session;
     }
     session = this.build(specs).catch((e: unknown) => {
       this.specialized.delete(key);
@@ -65,6 +75,7 @@ export class ShapeSpecializedSessions {
       throw e;
     });
     this.specialized.set(key, session);
+    this.lastKey = key;
     if (this.specialized.size > MAX_SPECIALIZED) {
       const [oldestKey, oldest] = this.specialized.entries().next().value as [string, Promise<OnnxSession>];
       this.specialized.delete(oldestKey);

@@ -12,6 +12,7 @@ import { UNICODE_CASES, UNICODE_REGISTRATIONS } from './string_unicode.js';
 import { JOIN_MORE_CASES, JOIN_MORE_REGISTRATIONS } from './string_join.js';
 import { WORDPIECE_CASES, WORDPIECE_REGISTRATIONS } from './string_wordpiece.js';
 import { STRING_FORMAT_CASES, STRING_FORMAT_REGISTRATIONS } from './string_format.js';
+import { NORMALIZE_CASES_ALL, NORMALIZE_REGISTRATIONS } from './string_normalize.js';
 
 const KERNEL_TESTS = 'tensorflow/python/kernel_tests/strings_ops';
 const HASH_TEST = `${KERNEL_TESTS}/string_to_hash_bucket_op_test.py@3a2c6ae8`;
@@ -642,6 +643,7 @@ export const STRING_CASES: OpFamilyCases = {
     ...JOIN_MORE_REGISTRATIONS,
     ...WORDPIECE_REGISTRATIONS,
     ...STRING_FORMAT_REGISTRATIONS,
+    ...NORMALIZE_REGISTRATIONS,
     `REGISTER_OP("EncodeBase64")
     .Input("input: string")
     .Output("output: string")
@@ -672,6 +674,7 @@ export const STRING_CASES: OpFamilyCases = {
     },
   },
   cases: [
+    ...NORMALIZE_CASES_ALL,
     ...HASH_CASES,
     ...CASE_CASES,
     ...AS_STRING_CASES,

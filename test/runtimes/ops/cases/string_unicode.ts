@@ -592,34 +592,6 @@ const LENGTH_CASES: OpCase[] = [
   },
 ];
 
-// TensorFlow Text's normalizers (TF Serving links TF Text in): ICU's full case folding and
-// normalization forms, which tfgate does not compute, so the embedded runtime refuses them at
-// load naming the op.
-const TF_TEXT_NORMALIZE_TEST = 'tensorflow/text tensorflow_text/python/ops/normalize_ops_test.py@17c38bf0';
-const notComputed = (op: string) => {
-  const why = new RegExp(`TF\\.js does not support[^)]*\\b${op}\\b`);
-  return { cpu: { refuse: why }, wasm: { refuse: why } };
-};
-const TF_TEXT_CASES: OpCase[] = [
-  {
-    name: 'CaseFoldUTF8 (TF Text) is refused at load, named',
-    source: `${TF_TEXT_NORMALIZE_TEST} test_lowercase_one_string`,
-    op: 'CaseFoldUTF8',
-    inputs: [str([1], [' TExt to loWERcase! '])],
-    want: { output: str([1], [' text to lowercase! ']) },
-    engines: notComputed('CaseFoldUTF8'),
-  },
-  {
-    name: 'NormalizeUTF8 (TF Text) is refused at load, named',
-    source: `${TF_TEXT_NORMALIZE_TEST} test_normalize_nfkc`,
-    op: 'NormalizeUTF8',
-    attrs: { normalization_form: attr.s('NFKC') },
-    inputs: [str([1], ['\ufb01'])],
-    want: { output: str([1], ['fi']) },
-    engines: notComputed('NormalizeUTF8'),
-  },
-];
-
 // TF Text's WhitespaceTokenizer feeds its op a bit array of ICU's White_Space code points
 // (whitespace_tokenizer_config_builder.cc: one bit per code point up to the largest, U+3000).
 const WHITE_SPACE = [
@@ -744,7 +716,6 @@ export const UNICODE_CASES: readonly OpCase[] = [
   ...TRANSCODE_CASES,
   ...SUBSTR_CASES,
   ...LENGTH_CASES,
-  ...TF_TEXT_CASES,
   ...WHITESPACE_CASES,
 ];
 
@@ -757,14 +728,6 @@ export const UNICODE_REGISTRATIONS: readonly string[] = [
     .Output("output_row_splits: int64")
     .Output("output_start_offsets: int32")
     .Output("output_end_offsets: int32")`,
-  // tensorflow/text tensorflow_text/core/ops/normalize_ops.cc
-  `REGISTER_OP("CaseFoldUTF8")
-    .Input("input: string")
-    .Output("output: string")`,
-  `REGISTER_OP("NormalizeUTF8")
-    .Input("input: string")
-    .Attr("normalization_form: string")
-    .Output("output: string")`,
   `REGISTER_OP("StringLength")
     .Input("input: string")
     .Output("output: int32")

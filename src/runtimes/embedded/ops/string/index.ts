@@ -32,6 +32,7 @@ import {
 import { decodeBase64Op, encodeBase64Op } from './base64.js';
 import { fastWordpieceDetokenizeOp, fastWordpieceNodeProblem, fastWordpieceTokenizeWithOffsetsOp } from './fast_wordpiece_ops.js';
 import { fastBertNormalizeNodeProblem, fastBertNormalizeOp } from './fast_bert_normalize.js';
+import { caseFoldUTF8Op, normalizeUTF8Op, unicodeNormalizeNodeProblem } from './unicode_normalize.js';
 
 export const STRING_OPS: TfjsOpTable = {
   StringToHashBucketFast: { execute: stringHashExecutor('StringToHashBucketFast'), check: stringHashNodeProblem },
@@ -66,4 +67,6 @@ export const STRING_OPS: TfjsOpTable = {
   FastWordpieceTokenizeWithOffsets: { execute: fastWordpieceTokenizeWithOffsetsOp, check: fastWordpieceNodeProblem },
   'TFText>FastWordpieceDetokenize': { execute: fastWordpieceDetokenizeOp, check: fastWordpieceNodeProblem },
   FastBertNormalize: { execute: fastBertNormalizeOp, check: fastBertNormalizeNodeProblem },
+  NormalizeUTF8: { execute: normalizeUTF8Op, check: unicodeNormalizeNodeProblem },
+  CaseFoldUTF8: { execute: caseFoldUTF8Op, check: unicodeNormalizeNodeProblem },
 };
