@@ -13,6 +13,8 @@ import { readFastWordpieceModel } from '../../../src/runtimes/embedded/ops/strin
 import {
   FastWordpieceTokenizer,
   detokenizeToTokens,
+  fastWordpieceUnicodeProblem,
+  isPunctuationOrChineseChar,
   type TokenizerOutput,
 } from '../../../src/runtimes/embedded/ops/string/fast_wordpiece_tokenizer.js';
 import { buildFastWordpieceModel } from '../../../test_util/text/fast_wordpiece_model_builder.js';
@@ -88,5 +90,22 @@ describe("FastWordpieceTokenizer on TF Text's specs", () => {
         assert.equal(words.map(latin1).join(' '), latin1(bytes(spec.expected_detokenized_text!)));
       });
     }
+  });
+});
+
+// TF Text (ICU 77.1) answers punctuation from Unicode 16.0. UCD 16.0's DerivedGeneralCategory: U+10ED0
+// unassigned (Cn), U+1B7F Po; 17.0 makes U+10ED0 Po and changes no White_Space.
+describe("the pre-tokenizer's punctuation is Unicode 16.0's, as TF Text's ICU", () => {
+  it('U+10ED0 (punctuation only from Unicode 17.0) does not split a word; U+1B7F does', () => {
+    assert.equal(isPunctuationOrChineseChar(0x10ed0), false);
+    assert.equal(isPunctuationOrChineseChar(0x1b7f), true);
+  });
+  it('a Node whose Unicode is neither 16.0 nor 17.0 refuses the op at load, naming it', () => {
+    assert.equal(fastWordpieceUnicodeProblem('FastWordpieceTokenizeWithOffsets', '16.0'), null);
+    assert.equal(fastWordpieceUnicodeProblem('FastWordpieceTokenizeWithOffsets', '17.0'), null);
+    assert.match(
+      fastWordpieceUnicodeProblem('FastWordpieceTokenizeWithOffsets', '15.1') ?? '',
+      /^FastWordpieceTokenizeWithOffsets .*Unicode \(15\.1\)/,
+    );
   });
 });

