@@ -20,6 +20,13 @@ import { writeSavedModel } from '../../test_util/savedmodel/saved_model_writer.j
 import { opDefFromRegistration } from '../../test_util/savedmodel/writer/op_registration.js';
 import { UNICODE_REGISTRATIONS, WHITESPACE_CONFIG } from '../runtimes/ops/cases/string_unicode.js';
 import { ENGLISH_VOCAB, WORDPIECE_REGISTRATIONS } from '../runtimes/ops/cases/string_wordpiece.js';
+import {
+  FAST_BERT_IDS,
+  FAST_BERT_NORMALIZED,
+  FAST_BERT_TEXT,
+  FAST_WORDPIECE_CASES,
+  fastBertTokenizerSignature,
+} from '../runtimes/ops/cases/string_fast_wordpiece.js';
 import { NORMALIZE_REGISTRATIONS } from '../runtimes/ops/cases/string_normalize.js';
 import { REGEX_REGISTRATIONS } from '../runtimes/ops/cases/string_regex.js';
 import { INIT_OP_SIGNATURE_KEY } from '../../src/savedmodel/signature_spec.js';
@@ -177,6 +184,7 @@ async function writeModel(): Promise<string> {
   });
   const length = new Tensor(g.addNode('StringLength', 'StringLength', [utf8], { unit: attr.s('UTF8_CHAR') }), 0, 'int32', [-1]);
   const bert = bertTokenizer(g);
+  const fastText = g.placeholder('fast_text', 'string', [-1]);
   const uncased = bertUncasedBasicTokenizer(g);
   const dir = path.join(tempDir('tfgate-string-ops-'), 'strings', '1');
   await writeSavedModel(
@@ -194,6 +202,7 @@ async function writeModel(): Promise<string> {
         },
       },
       bert: { inputs: bert.inputs, outputs: bert.outputs },
+      fast_bert: { inputs: { text: fastText }, outputs: fastBertTokenizerSignature(g, fastText) },
       bert_uncased: uncased,
       [INIT_OP_SIGNATURE_KEY]: {
         methodName: '',
@@ -202,9 +211,13 @@ async function writeModel(): Promise<string> {
       },
     },
     {
-      opDefs: [...UNICODE_REGISTRATIONS, ...WORDPIECE_REGISTRATIONS, ...NORMALIZE_REGISTRATIONS, ...REGEX_REGISTRATIONS].map(
-        opDefFromRegistration,
-      ),
+      opDefs: [
+        ...UNICODE_REGISTRATIONS,
+        ...WORDPIECE_REGISTRATIONS,
+        ...NORMALIZE_REGISTRATIONS,
+        ...REGEX_REGISTRATIONS,
+        ...FAST_WORDPIECE_CASES.registrations!,
+      ].map(opDefFromRegistration),
     },
   );
   return path.dirname(dir);
@@ -275,6 +288,23 @@ describe('string ops served end to end (real process)', () => {
     const out = res.json.outputs as Record<string, unknown>;
     assert.deepEqual(out.ids, PIECE_IDS);
     assert.deepEqual(out.word_splits, PIECES_PER_WORD);
+  });
+
+  it("TF Text's FastBertTokenizer (FastBertNormalize, FastWordpieceTokenizeWithOffsets, RaggedTensorToTensor) answers TF Text's stated ids", async () => {
+    const res = await postJson(server.url('/v1/models/strings:predict'), { signature_name: 'fast_bert', inputs: { text: FAST_BERT_TEXT } });
+    assert.equal(res.status, 200, res.text);
+    const out = res.json.outputs as Record<string, unknown>;
+    assert.deepEqual(out.normalized, FAST_BERT_NORMALIZED);
+    assert.deepEqual(out.input_word_ids, FAST_BERT_IDS);
+    const grpc = await call(clients.prediction, 'Predict', {
+      model_spec: { name: 'strings', signature_name: 'fast_bert' },
+      inputs: { text: stringProto(FAST_BERT_TEXT) },
+    });
+    assert.deepEqual(
+      grpc.outputs.input_word_ids.tensor_shape.dim.map((d: { size: string | number }) => Number(d.size)),
+      [2, 9],
+    );
+    assert.deepEqual(integers(grpc.outputs.input_word_ids), FAST_BERT_IDS.flat());
   });
 
   it("BERT's uncased basic tokenizer (CaseFoldUTF8, NFD, accents dropped, split) answers TF Text's stated tokens; a code point of another Unicode is refused by name", async () => {

@@ -9,6 +9,7 @@ import { NN_CASES } from './nn.js';
 import { SPARSE_CASES } from './sparse.js';
 import { SPECTRAL_CASES } from './spectral.js';
 import { STRING_CASES } from './string.js';
+import { FAST_WORDPIECE_CASES } from './string_fast_wordpiece.js';
 
 export const OP_CASES: readonly OpFamilyCases[] = [
   AUDIO_CASES,
@@ -20,6 +21,7 @@ export const OP_CASES: readonly OpFamilyCases[] = [
   SPARSE_CASES,
   SPECTRAL_CASES,
   STRING_CASES,
+  FAST_WORDPIECE_CASES,
 ];
 
 /**

@@ -30,6 +30,8 @@ import {
   unicodeTranscodeOp,
 } from './unicode_ops.js';
 import { decodeBase64Op, encodeBase64Op } from './base64.js';
+import { fastWordpieceDetokenizeOp, fastWordpieceNodeProblem, fastWordpieceTokenizeWithOffsetsOp } from './fast_wordpiece_ops.js';
+import { fastBertNormalizeNodeProblem, fastBertNormalizeOp } from './fast_bert_normalize.js';
 import { caseFoldUTF8Op, normalizeUTF8Op, unicodeNormalizeNodeProblem } from './unicode_normalize.js';
 
 export const STRING_OPS: TfjsOpTable = {
@@ -62,6 +64,9 @@ export const STRING_OPS: TfjsOpTable = {
   UnicodeTranscode: { execute: unicodeTranscodeOp, check: unicodeTranscodeNodeProblem },
   EncodeBase64: { execute: encodeBase64Op },
   DecodeBase64: { execute: decodeBase64Op },
+  FastWordpieceTokenizeWithOffsets: { execute: fastWordpieceTokenizeWithOffsetsOp, check: fastWordpieceNodeProblem },
+  'TFText>FastWordpieceDetokenize': { execute: fastWordpieceDetokenizeOp, check: fastWordpieceNodeProblem },
+  FastBertNormalize: { execute: fastBertNormalizeOp, check: fastBertNormalizeNodeProblem },
   NormalizeUTF8: { execute: normalizeUTF8Op, check: unicodeNormalizeNodeProblem },
   CaseFoldUTF8: { execute: caseFoldUTF8Op, check: unicodeNormalizeNodeProblem },
 };
