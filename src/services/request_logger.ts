@@ -45,6 +45,8 @@ export class ServerRequestLogger implements RequestLogSampler {
   private models = new Map<string, ModelLogger>();
   /** By logging_config, serialized: one collector per distinct config. */
   private collectors = new Map<string, FileLogCollector>();
+  /** Collectors an update retired, still writing their queues: close() waits for them too. */
+  private readonly retiring = new Set<Promise<void>>();
   private readonly random: () => number;
 
   constructor(private readonly options: RequestLoggerOptions) {
@@ -72,7 +74,11 @@ export class ServerRequestLogger implements RequestLogSampler {
         metadata: { samplingRate: config.sampling_config.sampling_rate, savedModelTags: this.options.tags },
       });
     }
-    for (const [key, old] of this.collectors) if (!collectors.has(key)) void old.close();
+    for (const [key, old] of this.collectors) {
+      if (collectors.has(key)) continue;
+      const closing = old.close().finally(() => this.retiring.delete(closing));
+      this.retiring.add(closing);
+    }
     this.collectors = collectors;
     this.models = byModel;
   }
@@ -104,6 +110,6 @@ export class ServerRequestLogger implements RequestLogSampler {
     const all = [...this.collectors.values()];
     this.collectors.clear();
     this.models.clear();
-    await Promise.all(all.map((c) => c.close()));
+    await Promise.all([...all.map((c) => c.close()), ...this.retiring]);
   }
 }

@@ -18,6 +18,7 @@ import { REPO_ROOT } from './paths.js';
 const SLOWEST_FIRST = [
   'test/runtimes/corpus.test.ts',
   'test/runtimes/contract/contract_cpu.test.ts',
+  'test/runtimes/contract/contract_executor.test.ts',
   'test/cli/cli.test.ts',
   'test/integration/server_fs_reliability.test.ts',
   'test/integration/server_shutdown.test.ts',

@@ -371,6 +371,27 @@ describe('server request logger', () => {
     assert.equal(told.written.length, 4);
   });
 
+  it("close() waits for a logger a reload retired until its queue is written (its file's reader blocked until close is called)", async () => {
+    const prefix = path.join(tempDir(), 'retired');
+    const fifo = `${stemOf(prefix)}.00000.tfrecord`;
+    execFileSync('mkfifo', [fifo]);
+    const told = recorder();
+    const logger = new ServerRequestLogger({ tags: [], limits: { maxFileBytes: 1 << 20, maxQueuedBytes: 1 << 20 }, reports: told.reports });
+    logger.update([modelConfig('r', prefix, 1)]);
+    logger.sample('r')!.log(predictCall('r'));
+    logger.update([]);
+    let closed = false;
+    const closing = logger.close().then(() => (closed = true));
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(closed, false, "close() resolved before the retired logger's record was written");
+    const [bytes] = await Promise.all([readFifo(fifo), closing]);
+    assert.deepEqual(
+      readTfRecords(bytes, fifo).map(() => 'record'),
+      ['record'],
+    );
+    assert.equal(told.written.length, 1);
+  });
+
   it('a full queue: the call is not even captured, and the drop is counted', async () => {
     const prefix = path.join(tempDir(), 'req');
     const fifo = `${stemOf(prefix)}.00000.tfrecord`;
