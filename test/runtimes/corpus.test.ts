@@ -34,6 +34,7 @@ import { toStatusData } from '../../src/errors/status.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import type { DType } from '../../src/tensor/dtype.js';
 import { MODELS, REPO_ROOT } from '../helpers/paths.js';
+import { adultFeatures } from '../helpers/adult_census.js';
 
 export const CORPUS_DIR = path.join(REPO_ROOT, 'test', 'corpus');
 export const CORPUS_MODELS = path.join(CORPUS_DIR, 'models');
@@ -144,34 +145,6 @@ const PENGUIN_EXAMPLES: HostTensor = {
 };
 
 /** Census rows as the TF-DF Adult model reads them: 14 columns, int64 or string (a missing string is ""). */
-function adultRows(rows: Array<Array<number | string>>): Record<string, HostTensor> {
-  const columns = [
-    'age',
-    'workclass',
-    'fnlwgt',
-    'education',
-    'education_num',
-    'marital_status',
-    'occupation',
-    'relationship',
-    'race',
-    'sex',
-    'capital_gain',
-    'capital_loss',
-    'hours_per_week',
-    'native_country',
-  ];
-  return Object.fromEntries(
-    columns.map((name, j) => {
-      const column = rows.map((r) => r[j]);
-      const tensor: HostTensor =
-        typeof column[0] === 'number'
-          ? { dtype: 'int64', shape: [column.length], values: BigInt64Array.from(column, (v) => BigInt(v)) }
-          : strings(column.map(String));
-      return [name, tensor];
-    }),
-  );
-}
 
 const taxiInputs = (_signature: string, spec: SignatureSpec) => {
   const keys = Object.keys(spec.inputs);
@@ -318,7 +291,7 @@ export const CORPUS: Record<string, CorpusEntry> = {
       serving_default: { stated: ['cpu', 'wasm'] },
     },
     inputs: () =>
-      adultRows([
+      adultFeatures([
         [25, 'Private', 226802, '11th', 7, 'Never-married', 'Machine-op-inspct', 'Own-child', 'Black', 'Male', 0, 0, 40, 'United-States'],
         [28, 'Local-gov', 336951, 'Assoc-acdm', 12, 'Married-civ-spouse', 'Protective-serv', 'Husband', 'White', 'Male', 0, 0, 40, ''],
       ]),

@@ -15,7 +15,6 @@ import { YggdrasilForest, type ForestInputs } from '../../src/runtimes/embedded/
 import { NoFastEngine, yggdrasilUsage } from '../../src/runtimes/embedded/ops/decision_forests/yggdrasil_wasm.js';
 import { EmbeddedRuntime } from '../../src/runtimes/embedded/embedded_runtime.js';
 import { toStatusData } from '../../src/errors/status.js';
-import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { verifySignatures } from '../../src/runtimes/verify/verify_signatures.js';
 import { hostTensorToProto } from '../../src/savedmodel/tensor_proto.js';
 import { writeTfRecords } from '../../src/savedmodel/tfrecord.js';
@@ -23,6 +22,7 @@ import { WARMUP_FILE } from '../../src/savedmodel/warmup_requests.js';
 import { protoType } from '../../src/proto/index.js';
 import { toyGradientBoostedTrees, toyRandomForest } from '../helpers/yggdrasil_models.js';
 import { REPO_ROOT } from '../helpers/paths.js';
+import { adultFeatures } from '../helpers/adult_census.js';
 import { tempDir } from '../helpers/temp.js';
 
 const ADULT_RF = path.join(REPO_ROOT, 'test', 'corpus', 'models', 'tfdf_adult_rf', '1');
@@ -205,23 +205,6 @@ describe('SimpleMLInferenceOp on the toy models of TF-DF’s kernel tests', () =
 
 // ---- the real model --------------------------------------------------------------------------
 
-const utf8 = (s: string) => new TextEncoder().encode(s);
-const ADULT_COLUMNS = [
-  'age',
-  'workclass',
-  'fnlwgt',
-  'education',
-  'education_num',
-  'marital_status',
-  'occupation',
-  'relationship',
-  'race',
-  'sex',
-  'capital_gain',
-  'capital_loss',
-  'hours_per_week',
-  'native_country',
-];
 /**
  * The first three rows of Yggdrasil's adult_test.csv; the second has no native_country, which
  * TF-DF feeds as "" (pd_dataframe_to_tf_dataset fills missing strings with "").
@@ -249,26 +232,13 @@ const ADULT_ROWS: Array<Array<number | string>> = [
 /** keras_test.py test_golden_model_gbt (assertNear 1e-5). */
 const ADULT_STATED = [0.13323984, 0.47678572, 0.81846154];
 
-function adultInputs(): Record<string, HostTensor> {
-  return Object.fromEntries(
-    ADULT_COLUMNS.map((name, j) => {
-      const column = ADULT_ROWS.map((r) => r[j]);
-      const tensor: HostTensor =
-        typeof column[0] === 'number'
-          ? { dtype: 'int64', shape: [column.length], values: BigInt64Array.from(column, (v) => BigInt(v)) }
-          : { dtype: 'string', shape: [column.length], values: column.map((v) => utf8(String(v))) };
-      return [name, tensor];
-    }),
-  );
-}
-
 describe('the TF-DF Adult random forest (corpus tfdf_adult_rf) on the embedded runtime', () => {
   const runtime = new EmbeddedRuntime('wasm');
 
   it('answers the three rows keras_test.py states, the one with a missing value included', async () => {
     const servable = await runtime.load(ADULT_RF, { tags: ['serve'] });
     try {
-      const out = await servable.run('serving_default', adultInputs());
+      const out = await servable.run('serving_default', adultFeatures(ADULT_ROWS));
       assert.deepEqual(out.output_1.shape, [3, 1]);
       [...(out.output_1.values as Float32Array)].forEach((v, i) =>
         assert.ok(Math.abs(v - ADULT_STATED[i]) <= 1e-5, `row ${i}: ${v}, stated ${ADULT_STATED[i]}`),
@@ -289,7 +259,7 @@ describe('the TF-DF Adult random forest (corpus tfdf_adult_rf) on the embedded r
     for (let cycle = 0; cycle < 4; cycle++) {
       const servable = await runtime.load(ADULT_RF, { tags: ['serve'] });
       assert.equal((await yggdrasilUsage()).liveModels, before + 1, `cycle ${cycle}: one model loaded`);
-      await servable.run('serving_default', adultInputs());
+      await servable.run('serving_default', adultFeatures(ADULT_ROWS));
       servable.dispose();
       const usage = await yggdrasilUsage();
       assert.equal(usage.liveModels, before, `cycle ${cycle}: the model is released`);
@@ -306,7 +276,7 @@ describe('the TF-DF Adult random forest (corpus tfdf_adult_rf) on the embedded r
     fs.cpSync(ADULT_RF, dir, { recursive: true });
     fs.mkdirSync(path.join(dir, 'assets.extra'));
     const PredictionLog = protoType('tensorflow.serving.PredictionLog');
-    const inputs = Object.fromEntries(Object.entries(adultInputs()).map(([k, t]) => [k, hostTensorToProto(t)]));
+    const inputs = Object.fromEntries(Object.entries(adultFeatures(ADULT_ROWS)).map(([k, t]) => [k, hostTensorToProto(t)]));
     const record = PredictionLog.encode(
       PredictionLog.fromObject({ predictLog: { request: { modelSpec: { name: 'adult' }, inputs } } }),
     ).finish();
