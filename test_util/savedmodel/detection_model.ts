@@ -13,6 +13,7 @@
 //   `detection_scores`, `detection_classes`, `valid_detections`.
 import { attr, GraphBuilder, Tensor } from './writer/graph_builder.js';
 import { opDefFromRegistration } from './writer/op_registration.js';
+import { tf1MapFnLength } from './writer/tf1_map_fn.js';
 import { writeSavedModel } from './saved_model_writer.js';
 import { Tf2GraphBuilder } from './writer/tf2_graph_builder.js';
 import { emit, type Value } from './writer/function_library.js';
@@ -92,31 +93,7 @@ export async function writeDetectionModel(dir: string): Promise<void> {
   // Per image: map_fn over the batch with TensorArrays, as TF1 writes it.
   const boxes = g.placeholder('boxes', 'float32', [-1, 6, 4]);
   const scores = g.placeholder('scores', 'float32', [-1, 6]);
-  const shape = out(node('Shape', 'map/Shape', [boxes], { T: T('float32'), out_type: T('int32') }), 0, 'int32', [3]);
-  const n = out(
-    node(
-      'StridedSlice',
-      'map/strided_slice',
-      [
-        shape,
-        g.constant('map/strided_slice/stack', i32([0])),
-        g.constant('map/strided_slice/stack_1', i32([1])),
-        g.constant('map/strided_slice/stack_2', i32([1])),
-      ],
-      {
-        T: T('int32'),
-        Index: T('int32'),
-        begin_mask: attr.i(0),
-        end_mask: attr.i(0),
-        ellipsis_mask: attr.i(0),
-        new_axis_mask: attr.i(0),
-        shrink_axis_mask: attr.i(1),
-      },
-    ),
-    0,
-    'int32',
-    [],
-  );
+  const n = tf1MapFnLength(g, boxes, 3);
   const zero = g.constant('map/Const', i32([0], []));
   const one = g.constant('map/Const_1', i32([1], []));
   const tensorArray = (name: string, dtype: string, elementShape: number[]) =>

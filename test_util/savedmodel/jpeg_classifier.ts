@@ -15,6 +15,7 @@ import path from 'node:path';
 import { protoType } from '../../src/proto/index.js';
 import { attr, GraphBuilder, Tensor, validateGraph } from './writer/graph_builder.js';
 import { opDefFromRegistration } from './writer/op_registration.js';
+import { tf1MapFnLength } from './writer/tf1_map_fn.js';
 import { OP_DEFS, type OpDefInit } from './writer/op_defs.js';
 
 const REGISTRATIONS = [
@@ -56,31 +57,7 @@ function buildPreprocessing(defs: Map<string, OpDefInit>): { g: GraphBuilder; in
     control?: string[],
   ) => g.addNode(op, name, inputs, attrs, control ? { control } : {});
   const input = g.placeholder('image_bytes', 'string', [-1]);
-  const shape = new Tensor(node('Shape', 'map/Shape', [input], { T: T('string'), out_type: T('int32') }), 0, 'int32', [1]);
-  const n = new Tensor(
-    node(
-      'StridedSlice',
-      'map/strided_slice',
-      [
-        shape,
-        g.constant('map/strided_slice/stack', i32([0])),
-        g.constant('map/strided_slice/stack_1', i32([1])),
-        g.constant('map/strided_slice/stack_2', i32([1])),
-      ],
-      {
-        T: T('int32'),
-        Index: T('int32'),
-        begin_mask: attr.i(0),
-        end_mask: attr.i(0),
-        ellipsis_mask: attr.i(0),
-        new_axis_mask: attr.i(0),
-        shrink_axis_mask: attr.i(1),
-      },
-    ),
-    0,
-    'int32',
-    [],
-  );
+  const n = tf1MapFnLength(g, input, 1);
   const zero = g.constant('map/Const', i32([0], []));
   const one = g.constant('map/Const_1', i32([1], []));
   const taIn = node('TensorArrayV3', 'map/TensorArray', [n], {
