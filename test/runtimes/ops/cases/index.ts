@@ -10,6 +10,7 @@ import { SPARSE_CASES } from './sparse.js';
 import { SPECTRAL_CASES } from './spectral.js';
 import { STRING_CASES } from './string.js';
 import { FAST_WORDPIECE_CASES } from './string_fast_wordpiece.js';
+import { UNICODE_SCRIPT_CASES } from './string_unicode_script.js';
 
 export const OP_CASES: readonly OpFamilyCases[] = [
   AUDIO_CASES,
@@ -22,6 +23,7 @@ export const OP_CASES: readonly OpFamilyCases[] = [
   SPECTRAL_CASES,
   STRING_CASES,
   FAST_WORDPIECE_CASES,
+  UNICODE_SCRIPT_CASES,
 ];
 
 /**
