@@ -9,6 +9,8 @@
 // fills, and the ids of a StaticVocabularyTable (the table, or the OOV bucket). A third is the
 // uncased BasicTokenizer's text pipeline (TF Text's bert_tokenizer.py): CaseFoldUTF8, NFD,
 // combining marks dropped, controls to spaces, then RegexSplitWithOffsets on BERT's delimiters.
+// A fourth is TF Text's UnicodeScriptTokenizer().tokenize_with_offsets as its Python builds it:
+// UnicodeDecodeWithOffsets, UnicodeScriptTokenizeWithOffsets, the tokens encoded by UnicodeEncode.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -29,6 +31,7 @@ import {
 } from '../runtimes/ops/cases/string_fast_wordpiece.js';
 import { NORMALIZE_REGISTRATIONS } from '../runtimes/ops/cases/string_normalize.js';
 import { REGEX_REGISTRATIONS } from '../runtimes/ops/cases/string_regex.js';
+import { UNICODE_SCRIPT_REGISTRATIONS } from '../runtimes/ops/cases/string_unicode_script.js';
 import { INIT_OP_SIGNATURE_KEY } from '../../src/savedmodel/signature_spec.js';
 
 const TEXT = ['AbCdEfG', 'HiJkLmN'];
@@ -153,6 +156,47 @@ function bertUncasedBasicTokenizer(g: GraphBuilder) {
   };
 }
 
+/** unicode_script_tokenizer_test.py@17c38bf0 (tensorflow/text) testInternationalization, and the docstring's 累計7239人 (unicode_script_tokenizer.py:125). */
+const SCRIPT_TEXT = ["J'adore la灯", '¡Escríbeme!', '累計7239人'];
+const SCRIPT_TOKENS = ['J', "'", 'adore', 'la', '灯', '¡', 'Escríbeme', '!', '累計', '7239', '人'];
+const SCRIPT_TOKEN_SPLITS = [0, 5, 8, 11];
+/** The stated byte offsets [[0, 1, 2, 8, 10], [0, 2, 12], [0, 6, 10]] and ends, in code points (what the op answers before the wrapper maps them to bytes). */
+const SCRIPT_STARTS = [0, 1, 2, 8, 10, 0, 1, 10, 0, 2, 6];
+const SCRIPT_LIMITS = [1, 2, 7, 10, 11, 1, 10, 11, 2, 6, 7];
+
+/** UnicodeScriptTokenizer()._tokenize_with_offsets_encode_decode_wrapper: decode, tokenize the code points, encode the tokens. */
+function unicodeScriptTokenizer(g: GraphBuilder) {
+  const text = g.placeholder('script_text', 'string', [-1]);
+  const decode = g.addNode('UnicodeDecodeWithOffsets', 'UnicodeScriptTokenize/UnicodeDecodeWithOffsets', [text], {
+    input_encoding: attr.s('UTF-8'),
+    errors: attr.s('replace'),
+    replacement_char: attr.i(0xfffd),
+    replace_control_characters: attr.b(false),
+    Tsplits: attr.type('int64'),
+  });
+  const tokenize = g.addNode(
+    'UnicodeScriptTokenizeWithOffsets',
+    'UnicodeScriptTokenize/UnicodeScriptTokenizeWithOffsets',
+    [new Tensor(decode, 1, 'int32', [-1]), new Tensor(decode, 0, 'int64', [-1])],
+    { Tsplits: attr.type('int64'), keep_whitespace: attr.b(false) },
+  );
+  const encode = g.addNode(
+    'UnicodeEncode',
+    'UnicodeScriptTokenize/UnicodeEncode',
+    [new Tensor(tokenize, 0, 'int32', [-1]), new Tensor(tokenize, 1, 'int64', [-1])],
+    { output_encoding: attr.s('UTF-8'), errors: attr.s('replace'), replacement_char: attr.i(0xfffd), Tsplits: attr.type('int64') },
+  );
+  return {
+    inputs: { script_text: text },
+    outputs: {
+      tokens: new Tensor(encode, 0, 'string', [-1]),
+      token_splits: new Tensor(tokenize, 4, 'int64', [-1]),
+      starts: new Tensor(tokenize, 2, 'int64', [-1]),
+      limits: new Tensor(tokenize, 3, 'int64', [-1]),
+    },
+  };
+}
+
 async function writeModel(): Promise<string> {
   const g = new GraphBuilder();
   const text = g.placeholder('text', 'string', [-1]);
@@ -186,6 +230,7 @@ async function writeModel(): Promise<string> {
   const bert = bertTokenizer(g);
   const fastText = g.placeholder('fast_text', 'string', [-1]);
   const uncased = bertUncasedBasicTokenizer(g);
+  const scripts = unicodeScriptTokenizer(g);
   const dir = path.join(tempDir('tfgate-string-ops-'), 'strings', '1');
   await writeSavedModel(
     dir,
@@ -204,6 +249,7 @@ async function writeModel(): Promise<string> {
       bert: { inputs: bert.inputs, outputs: bert.outputs },
       fast_bert: { inputs: { text: fastText }, outputs: fastBertTokenizerSignature(g, fastText) },
       bert_uncased: uncased,
+      script_tokens: scripts,
       [INIT_OP_SIGNATURE_KEY]: {
         methodName: '',
         inputs: {},
@@ -217,6 +263,7 @@ async function writeModel(): Promise<string> {
         ...NORMALIZE_REGISTRATIONS,
         ...REGEX_REGISTRATIONS,
         ...FAST_WORDPIECE_CASES.registrations!,
+        ...UNICODE_SCRIPT_REGISTRATIONS,
       ].map(opDefFromRegistration),
     },
   );
@@ -322,6 +369,34 @@ describe('string ops served end to end (real process)', () => {
     });
     assert.equal(refused.status, 501, refused.text);
     assert.match(refused.json.error, /CaseFoldUTF8: the input holds U\+A7C0/);
+  });
+
+  it("TF Text's UnicodeScriptTokenizer (UnicodeDecodeWithOffsets, UnicodeScriptTokenizeWithOffsets, UnicodeEncode) answers TF Text's stated tokens; a code point whose script differs between Unicode versions is refused by name", async () => {
+    const res = await postJson(server.url('/v1/models/strings:predict'), {
+      signature_name: 'script_tokens',
+      inputs: { script_text: SCRIPT_TEXT },
+    });
+    assert.equal(res.status, 200, res.text);
+    const out = res.json.outputs as Record<string, unknown>;
+    assert.deepEqual(out.tokens, SCRIPT_TOKENS);
+    assert.deepEqual(out.token_splits, SCRIPT_TOKEN_SPLITS);
+    assert.deepEqual(out.starts, SCRIPT_STARTS);
+    assert.deepEqual(out.limits, SCRIPT_LIMITS);
+    const grpc = await call(clients.prediction, 'Predict', {
+      model_spec: { name: 'strings', signature_name: 'script_tokens' },
+      inputs: { script_text: stringProto(SCRIPT_TEXT) },
+    });
+    assert.deepEqual(
+      grpc.outputs.tokens.string_val.map((b: Uint8Array) => dec.decode(b)),
+      SCRIPT_TOKENS,
+    );
+    assert.deepEqual(integers(grpc.outputs.token_splits), SCRIPT_TOKEN_SPLITS);
+    const refused = await postJson(server.url('/v1/models/strings:predict'), {
+      signature_name: 'script_tokens',
+      inputs: { script_text: ['a\u{1fae8}'] },
+    });
+    assert.equal(refused.status, 501, refused.text);
+    assert.match(refused.json.error, /UnicodeScriptTokenizeWithOffsets: the input holds U\+1FAE8/);
   });
 
   it('text RE2 here cannot match byte-exactly (not UTF-8) is refused by name, and the server keeps serving', async () => {
