@@ -52,6 +52,8 @@ const WHITE_SPACE_POINTS: ReadonlySet<number> = new Set(
   }),
 );
 
+let lastRun = 0;
+
 /** The index of the table's run holding `cp` (0 <= cp <= 0x10FFFF). */
 function runOf(starts: Int32Array, cp: number): number {
   let lo = 0;
@@ -68,7 +70,9 @@ function runOf(starts: Int32Array, cp: number): number {
 function scriptOf(cp: number): number {
   if (cp < 0 || cp > 0x10ffff) return INVALID_CODE;
   const { starts, scripts } = scriptRuns();
-  const script = scripts[runOf(starts, cp)];
+  // Text stays in one run for a while: try the last one before searching.
+  if (!(starts[lastRun] <= cp && (lastRun + 1 === starts.length || cp < starts[lastRun + 1]))) lastRun = runOf(starts, cp);
+  const script = scripts[lastRun];
   if (script === DIFFERS) {
     const u = `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
     throw unimplemented(
