@@ -4,7 +4,7 @@
 // changes (uscript_getScript: Common and Inherited are scripts like any other, so '!' and a
 // combining mark split from a Latin word), or with keep_whitespace where White_Space starts or
 // stops. Without keep_whitespace, white space is left out of the tokens: it neither starts a
-// token nor ends one whose script it shares ('. .' is one token '..', its limit the last '.'),
+// token nor ends one whose script it shares ('. .' is one token '..' whose limit is after the second '.'),
 // and a token's limit leaves out the white space it ends with. Offsets are code point indices
 // from the string's first code point; a value outside 0…U+10FFFF has no script (ICU's failure,
 // USCRIPT_INVALID_CODE) and is not white space.
