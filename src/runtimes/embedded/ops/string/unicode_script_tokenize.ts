@@ -14,7 +14,7 @@
 // fails the request with UNIMPLEMENTED naming the op and the code point, never another answer.
 //
 // Each output is at most as long as the input, so the request's size bounds it.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument, unimplemented } from '../../../../errors/status.js';
 import { intElements } from './string_tensors.js';
