@@ -33,6 +33,7 @@ import { decodeBase64Op, encodeBase64Op } from './base64.js';
 import { fastWordpieceDetokenizeOp, fastWordpieceNodeProblem, fastWordpieceTokenizeWithOffsetsOp } from './fast_wordpiece_ops.js';
 import { fastBertNormalizeNodeProblem, fastBertNormalizeOp } from './fast_bert_normalize.js';
 import { caseFoldUTF8Op, normalizeUTF8Op, unicodeNormalizeNodeProblem } from './unicode_normalize.js';
+import { findSourceOffsetsOp, normalizeUTF8WithOffsetsMapOp } from './normalize_offsets.js';
 
 export const STRING_OPS: TfjsOpTable = {
   StringToHashBucketFast: { execute: stringHashExecutor('StringToHashBucketFast'), check: stringHashNodeProblem },
@@ -69,4 +70,6 @@ export const STRING_OPS: TfjsOpTable = {
   FastBertNormalize: { execute: fastBertNormalizeOp, check: fastBertNormalizeNodeProblem },
   NormalizeUTF8: { execute: normalizeUTF8Op, check: unicodeNormalizeNodeProblem },
   CaseFoldUTF8: { execute: caseFoldUTF8Op, check: unicodeNormalizeNodeProblem },
+  NormalizeUTF8WithOffsetsMap: { execute: normalizeUTF8WithOffsetsMapOp, check: unicodeNormalizeNodeProblem },
+  FindSourceOffsets: { execute: findSourceOffsetsOp },
 };

@@ -1,0 +1,274 @@
+// The edits ICU's Normalizer2::normalizeUTF8 records (icu::Edits, normalizer2impl.cpp's
+// composeUTF8 for NFC/NFKC and decomposeUTF8 for NFD/NFKD), as NormalizeUTF8WithOffsetsMap
+// keeps them for FindSourceOffsets, and Edits::Iterator::sourceIndexFromDestinationIndex over
+// them.
+//
+// How ICU records: it copies text that needs no change and records it as unchanged; where a
+// change is needed it records one replacement per stretch it normalized at once. Which stretch
+// is one replacement follows ICU's own data (composition boundaries, its fast paths), and
+// FindSourceOffsets maps an offset inside a replacement to the replacement's end. tfgate does
+// not hold ICU's data; it reproduces the records where they follow from the Unicode properties
+// alone, and keeps the rest as "unknown" stretches whose ends are known:
+// - A code point that is its own normalization, has combining class 0 and (composing forms)
+//   combines with nothing before it starts a stretch no record crosses: ICU's fast path copies
+//   it and every slow-path stretch stops before it (norm16HasCompBoundaryBefore, or a
+//   decomposition boundary) and reaches back at most to it. So the text is cut into zones, each
+//   such a code point (or the string's start) and what follows up to the next one.
+// - A zone whose normalization is itself is one unchanged record: ICU records a change only
+//   where its quick check fails, and the quick check is what decides the text is normalized.
+// - A zone of starters that each map (compatibility or canonical), each mapping starting with a
+//   class-0 code point that combines with nothing before it: one replacement per code point
+//   (the mapping fast path of composeUTF8, or a slow-path stretch ending at the next boundary;
+//   decomposeUTF8 decomposes each alone for the same reason).
+// - A zone of a starter and combining marks: composing, one replacement from the starter when
+//   it combines forward (the slow path backs up to it), else from the first mark; decomposing,
+//   one replacement of the marks when none has combining class 1 (classes 0 and 1 end ICU's
+//   stretch).
+// Anything else (Hangul jamo, mixes of the above) is one unknown zone: FindSourceOffsets refuses
+// an offset strictly inside it, naming the op, and answers those at its ends and elsewhere.
+import { Code, ServingError } from '../../../../errors/status.js';
+import { COMBINES_BACK, COMBINES_FORWARD } from './unicode_tables.js';
+import { normalizeBytes, normalizeForm, rangeSet, sequenceLength, type Form } from './unicode_normalize.js';
+
+/** One edit record: source and destination lengths in bytes. */
+export interface EditSpan {
+  kind: 'unchanged' | 'change' | 'unknown';
+  src: number;
+  dst: number;
+}
+
+const combinesForward = rangeSet(COMBINES_FORWARD);
+const combinesBack = rangeSet(COMBINES_BACK);
+
+// Combining classes from Node's normalizer (the same as ICU's for every code point the op does
+// not refuse): U+0345 has the highest class in use (240) and U+0334 the lowest above 0 (1), so
+// a mark of any other class moves before U+0345 and U+0334 moves before a mark of class 240.
+const cccMemo = new Map<number, number>();
+/** 0 (class 0), 1 (class 1) or 2 (a higher class), of a code point that does not decompose canonically. */
+function cccKind(cp: number): number {
+  let kind = cccMemo.get(cp);
+  if (kind !== undefined) return kind;
+  const c = String.fromCodePoint(cp);
+  const movesBefore240 = `\u0345${c}`.normalize('NFD') !== `\u0345${c}`;
+  const lets1Before = `${c}\u0334`.normalize('NFD') !== `${c}\u0334`;
+  const movesBefore1 = `\u0334${c}`.normalize('NFD') !== `\u0334${c}`;
+  kind = !movesBefore240 && !lets1Before ? 0 : !lets1Before && !movesBefore1 ? 1 : 2;
+  if (cccMemo.size >= 1 << 16) cccMemo.clear();
+  cccMemo.set(cp, kind);
+  return kind;
+}
+
+const firstCodePoint = (s: string) => s.codePointAt(0)!;
+
+interface Unit {
+  start: number;
+  end: number;
+  /** The code point; -1 for a byte that is not UTF-8 (ICU: inert, copied). */
+  cp: number;
+}
+
+function unitsOf(s: Uint8Array): Unit[] {
+  const units: Unit[] = [];
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  for (let i = 0; i < s.length;) {
+    const n = sequenceLength(s, i);
+    if (n === 0) {
+      units.push({ start: i, end: i + 1, cp: -1 });
+      i++;
+    } else {
+      units.push({ start: i, end: i + n, cp: firstCodePoint(decoder.decode(s.subarray(i, i + n))) });
+      i += n;
+    }
+  }
+  return units;
+}
+
+const utf8Length = (text: string) => Buffer.byteLength(text, 'utf8');
+const isJamo = (cp: number) => (cp >= 0x1100 && cp <= 0x11ff) || (cp >= 0xa960 && cp <= 0xa97f) || (cp >= 0xd7b0 && cp <= 0xd7ff);
+
+class Normalization {
+  readonly composing: boolean;
+  readonly decomposed: Form;
+
+  constructor(
+    readonly op: string,
+    readonly form: Form,
+  ) {
+    this.composing = form === 'NFC' || form === 'NFKC';
+    this.decomposed = form === 'NFC' || form === 'NFD' ? 'NFD' : 'NFKD';
+  }
+
+  normalize(text: string): string {
+    return normalizeForm(this.op, text, this.form);
+  }
+
+  /** Starts a zone: ICU copies it and no record crosses its start. */
+  isZoneStart(u: Unit): boolean {
+    if (u.cp < 0) return true;
+    const c = String.fromCodePoint(u.cp);
+    if (this.composing) return this.normalize(c) === c && !combinesBack(u.cp) && this.leadsWithStarter(u.cp);
+    return c.normalize(this.decomposed) === c && cccKind(u.cp) === 0;
+  }
+
+  /** Its (compatibility) decomposition starts with a class-0 code point that combines with nothing before it. */
+  leadsWithStarter(cp: number): boolean {
+    const first = firstCodePoint(String.fromCodePoint(cp).normalize(this.decomposed));
+    return cccKind(first) === 0 && !combinesBack(first);
+  }
+
+  /** A starter that maps to something else, its mapping led by a starter: replaced alone. */
+  isMappedStarter(u: Unit): boolean {
+    if (u.cp < 0 || isJamo(u.cp) || combinesBack(u.cp) || !this.leadsWithStarter(u.cp)) return false;
+    const c = String.fromCodePoint(u.cp);
+    return c.normalize(this.decomposed) !== c;
+  }
+
+  /** A combining mark: no starter leads its decomposition (class 1 excluded when decomposing). */
+  isMark(u: Unit): boolean {
+    if (u.cp < 0 || isJamo(u.cp)) return false;
+    const d = String.fromCodePoint(u.cp).normalize(this.decomposed);
+    const first = firstCodePoint(d);
+    if (cccKind(first) === 0) return false;
+    if (this.composing) return true;
+    for (const ch of d) if (cccKind(firstCodePoint(ch)) !== 2) return false;
+    return true;
+  }
+}
+
+function textOf(s: Uint8Array, from: number, to: number): string {
+  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(s.subarray(from, to));
+}
+
+/** The records of one zone: `units[0]` starts it when `headed`. */
+function zoneSpans(n: Normalization, s: Uint8Array, units: Unit[], headed: boolean, normalized: Uint8Array): EditSpan[] {
+  const start = units[0].start;
+  const end = units[units.length - 1].end;
+  const whole = end - start;
+  const same = normalized.length === whole && normalized.every((b, i) => b === s[start + i]);
+  if (same) return [{ kind: 'unchanged', src: whole, dst: whole }];
+  const unknown: EditSpan[] = [{ kind: 'unknown', src: whole, dst: normalized.length }];
+  const tail = headed ? units.slice(1) : units;
+  const head: EditSpan[] = headed ? [{ kind: 'unchanged', src: units[0].end - start, dst: units[0].end - start }] : [];
+
+  let spans: EditSpan[] | null = null;
+  if (tail.every((u) => n.isMappedStarter(u))) {
+    spans = [
+      ...head,
+      ...tail.map((u): EditSpan => ({ kind: 'change', src: u.end - u.start, dst: utf8Length(n.normalize(textOf(s, u.start, u.end))) })),
+    ];
+  } else if (tail.every((u) => n.isMark(u))) {
+    const marks = textOf(s, tail[0].start, end);
+    const marksOut = utf8Length(n.normalize(marks));
+    const headCp = headed ? units[0].cp : -1;
+    const headDecomposes = headCp >= 0 && String.fromCodePoint(headCp).normalize(n.decomposed) !== String.fromCodePoint(headCp);
+    if (!headed) {
+      spans = [{ kind: 'change', src: whole, dst: marksOut }];
+    } else if (headDecomposes) {
+      spans = null;
+    } else if (n.composing && headCp >= 0 && combinesForward(headCp)) {
+      spans = [{ kind: 'change', src: whole, dst: normalized.length }];
+    } else {
+      spans = [...head, { kind: 'change', src: end - tail[0].start, dst: marksOut }];
+    }
+  }
+  if (!spans) return unknown;
+  // The records must add up to the zone's normalization, else they are not ICU's.
+  const dst = spans.reduce((t, sp) => t + sp.dst, 0);
+  if (dst !== normalized.length) return unknown;
+  return spans;
+}
+
+/** NormalizeUTF8 of one string, with the edit records ICU makes of it (unknown where tfgate cannot tell). */
+export function normalizeWithEdits(op: string, s: Uint8Array, form: Form): { output: Uint8Array; spans: EditSpan[] } {
+  const n = new Normalization(op, form);
+  const normalizeZone = (from: number, to: number) => normalizeBytes(s.subarray(from, to), (text) => n.normalize(text));
+  const output = normalizeZone(0, s.length);
+  const units = unitsOf(s);
+  const spans: EditSpan[] = [];
+  const parts: Uint8Array[] = [];
+  let zone: Unit[] = [];
+  let headed = false;
+  const flush = () => {
+    if (!zone.length) return;
+    const out = normalizeZone(zone[0].start, zone[zone.length - 1].end);
+    parts.push(out);
+    spans.push(...zoneSpans(n, s, zone, headed, out));
+  };
+  for (const u of units) {
+    if (n.isZoneStart(u)) {
+      flush();
+      zone = [u];
+      headed = true;
+    } else {
+      zone.push(u);
+    }
+  }
+  flush();
+  // Zones are cut where normalization cannot reach across; if their outputs do not make the
+  // string's, that did not hold: nothing is known inside.
+  const joined = Buffer.concat(parts);
+  if (!joined.equals(output))
+    return { output, spans: s.length || output.length ? [{ kind: 'unknown', src: s.length, dst: output.length }] : [] };
+  return { output, spans: mergeUnchanged(spans) };
+}
+
+function mergeUnchanged(spans: EditSpan[]): EditSpan[] {
+  const out: EditSpan[] = [];
+  for (const sp of spans) {
+    const last = out[out.length - 1];
+    if (last && last.kind === 'unchanged' && sp.kind === 'unchanged') {
+      last.src += sp.src;
+      last.dst += sp.dst;
+    } else {
+      out.push({ ...sp });
+    }
+  }
+  return out;
+}
+
+const KIND_CODES = { unchanged: 0, change: 1, unknown: 2 } as const;
+const KINDS = ['unchanged', 'change', 'unknown'] as const;
+
+/** The records as one variant element's bytes: (kind, source length, destination length) as int32s. */
+export function encodeEdits(spans: readonly EditSpan[]): Uint8Array {
+  const words = new Int32Array(spans.length * 3);
+  spans.forEach((sp, i) => words.set([KIND_CODES[sp.kind], sp.src, sp.dst], i * 3));
+  return new Uint8Array(words.buffer);
+}
+
+export function decodeEdits(bytes: Uint8Array): EditSpan[] | null {
+  if (bytes.length % 12 !== 0) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const spans: EditSpan[] = [];
+  for (let i = 0; i < bytes.length; i += 12) {
+    const kind = KINDS[view.getInt32(i, true)];
+    if (!kind) return null;
+    spans.push({ kind, src: view.getInt32(i + 4, true), dst: view.getInt32(i + 8, true) });
+  }
+  return spans;
+}
+
+/**
+ * Edits::Iterator::sourceIndexFromDestinationIndex: before the string 0; at or past its end the
+ * source length; at a record's start the record's source start; inside an unchanged record the
+ * same distance in; inside a replacement its source end. (The result does not depend on the
+ * iterator's earlier searches: no record of these normalizations is empty on the destination side.)
+ */
+export function sourceIndexFromDestinationIndex(op: string, spans: readonly EditSpan[], i: number, row: number): number {
+  if (i < 0) return 0;
+  let src = 0;
+  let dst = 0;
+  for (const sp of spans) {
+    if (i < dst + sp.dst) {
+      if (i === dst || sp.kind === 'unchanged') return src + (i - dst);
+      if (sp.kind === 'change') return src + sp.src;
+      throw new ServingError(
+        Code.UNIMPLEMENTED,
+        `${op}: offset ${i} of row ${row} falls inside bytes ${dst}..${dst + sp.dst} of the normalized string (from source bytes ${src}..${src + sp.src}), where tfgate cannot tell how ICU recorded the normalization's edits; it does not answer`,
+      );
+    }
+    src += sp.src;
+    dst += sp.dst;
+  }
+  return src;
+}
