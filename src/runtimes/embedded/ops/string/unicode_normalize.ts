@@ -168,7 +168,7 @@ function caseFold(op: string, text: string): string {
 }
 
 /** Maps each string; the output's size is checked as it grows (one string grows at most 11-fold: U+FDFA). */
-export function outputTensor(op: string, node: tfconv.GraphNode, map: (s: Uint8Array) => Uint8Array): tf.Tensor[] {
+function outputTensor(op: string, node: tfconv.GraphNode, map: (s: Uint8Array) => Uint8Array): tf.Tensor[] {
   const x = node.inputs[0];
   let bytes = 0;
   const out = stringElements(x, 'input').map((s, i) => {
