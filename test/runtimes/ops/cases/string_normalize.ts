@@ -339,6 +339,15 @@ const OFFSETS_CASES: OpCase[] = [
     'NFKC ligatures: each ﬁ/ﬂ is one replacement (3 bytes to 2)',
     `${ICU}: composeUTF8's fast path for a mapping between composition boundaries; UnicodeData.txt FB01 <compat> 0066 0069`,
   ),
+  sourceOffsets(
+    'NFC',
+    ['\u1100\u1161\u11a8x\u1100\u1161 \uac00\u11a8'],
+    [0, 1, 3, 4, 5, 7, 8, 9, 11],
+    [0, 9],
+    [0, 9, 9, 10, 16, 16, 17, 23, 23],
+    'NFC composes conjoining jamo: L V T, L V and LV T are each one replacement (9 or 6 bytes to one syllable)',
+    `${ICU}: composeUTF8's Hangul path (a Jamo V after an L takes a following T; a T after an LV syllable); Unicode 3.12 Hangul composition`,
+  ),
   {
     ...sourceOffsets(
       'NFKC',

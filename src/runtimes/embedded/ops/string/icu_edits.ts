@@ -24,7 +24,8 @@
 //   it combines forward (the slow path backs up to it), else from the first mark; decomposing,
 //   one replacement of the marks when none has combining class 1 (classes 0 and 1 end ICU's
 //   stretch).
-// Anything else (Hangul jamo, mixes of the above) is one unknown zone: FindSourceOffsets refuses
+// - Conjoining jamo L V (T), or a syllable LV and a T: one replacement (composeUTF8's Hangul path).
+// Anything else (other jamo sequences, mixes of the above) is one unknown zone: FindSourceOffsets refuses
 // an offset strictly inside it, naming the op, and answers those at its ends and elsewhere.
 import { Code, ServingError } from '../../../../errors/status.js';
 import { COMBINES_BACK, COMBINES_FORWARD } from './unicode_tables.js';
@@ -67,18 +68,20 @@ interface Unit {
   cp: number;
 }
 
+/** The code point of the well-formed sequence of `n` bytes at `i`. */
+function codePointAt(s: Uint8Array, i: number, n: number): number {
+  if (n === 1) return s[i];
+  let cp = s[i] & (0xff >> (n + 1));
+  for (let k = 1; k < n; k++) cp = (cp << 6) | (s[i + k] & 0x3f);
+  return cp;
+}
+
 function unitsOf(s: Uint8Array): Unit[] {
   const units: Unit[] = [];
-  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   for (let i = 0; i < s.length;) {
     const n = sequenceLength(s, i);
-    if (n === 0) {
-      units.push({ start: i, end: i + 1, cp: -1 });
-      i++;
-    } else {
-      units.push({ start: i, end: i + n, cp: firstCodePoint(decoder.decode(s.subarray(i, i + n))) });
-      i += n;
-    }
+    units.push({ start: i, end: i + Math.max(n, 1), cp: n === 0 ? -1 : codePointAt(s, i, n) });
+    i += Math.max(n, 1);
   }
   return units;
 }
@@ -86,9 +89,16 @@ function unitsOf(s: Uint8Array): Unit[] {
 const utf8Length = (text: string) => Buffer.byteLength(text, 'utf8');
 const isJamo = (cp: number) => (cp >= 0x1100 && cp <= 0x11ff) || (cp >= 0xa960 && cp <= 0xa97f) || (cp >= 0xd7b0 && cp <= 0xd7ff);
 
+const ZONE_START = 1;
+const MAPPED_STARTER = 2;
+const MARK = 4;
+/** Each form's classes of the code points seen, remembered; bounded, since a request chooses which code points come. */
+const classMemo = new Map<Form, Map<number, number>>();
+
 class Normalization {
   readonly composing: boolean;
   readonly decomposed: Form;
+  private readonly memo: Map<number, number>;
 
   constructor(
     readonly op: string,
@@ -96,48 +106,73 @@ class Normalization {
   ) {
     this.composing = form === 'NFC' || form === 'NFKC';
     this.decomposed = form === 'NFC' || form === 'NFD' ? 'NFD' : 'NFKD';
+    let memo = classMemo.get(form);
+    if (!memo) classMemo.set(form, (memo = new Map()));
+    this.memo = memo;
   }
 
   normalize(text: string): string {
     return normalizeForm(this.op, text, this.form);
   }
 
+  private classOf(cp: number): number {
+    // ASCII: its own normalization, class 0, combining with nothing before it.
+    if (cp < 0 || cp < 0x80) return ZONE_START;
+    let bits = this.memo.get(cp);
+    if (bits === undefined) {
+      bits = (this.isZoneStart(cp) ? ZONE_START : 0) | (this.isMappedStarter(cp) ? MAPPED_STARTER : 0) | (this.isMark(cp) ? MARK : 0);
+      if (this.memo.size >= 1 << 16) this.memo.clear();
+      this.memo.set(cp, bits);
+    }
+    return bits;
+  }
+
+  startsZone = (u: Unit): boolean => (this.classOf(u.cp) & ZONE_START) !== 0;
+  mappedStarter = (u: Unit): boolean => (this.classOf(u.cp) & MAPPED_STARTER) !== 0;
+  mark = (u: Unit): boolean => (this.classOf(u.cp) & MARK) !== 0;
+
   /** Starts a zone: ICU copies it and no record crosses its start. */
-  isZoneStart(u: Unit): boolean {
-    if (u.cp < 0) return true;
-    const c = String.fromCodePoint(u.cp);
-    if (this.composing) return this.normalize(c) === c && !combinesBack(u.cp) && this.leadsWithStarter(u.cp);
-    return c.normalize(this.decomposed) === c && cccKind(u.cp) === 0;
+  private isZoneStart(cp: number): boolean {
+    const c = String.fromCodePoint(cp);
+    if (this.composing) return this.normalize(c) === c && !combinesBack(cp) && this.leadsWithStarter(cp);
+    return c.normalize(this.decomposed) === c && cccKind(cp) === 0;
   }
 
   /** Its (compatibility) decomposition starts with a class-0 code point that combines with nothing before it. */
-  leadsWithStarter(cp: number): boolean {
+  private leadsWithStarter(cp: number): boolean {
     const first = firstCodePoint(String.fromCodePoint(cp).normalize(this.decomposed));
     return cccKind(first) === 0 && !combinesBack(first);
   }
 
   /** A starter that maps to something else, its mapping led by a starter: replaced alone. */
-  isMappedStarter(u: Unit): boolean {
-    if (u.cp < 0 || isJamo(u.cp) || combinesBack(u.cp) || !this.leadsWithStarter(u.cp)) return false;
-    const c = String.fromCodePoint(u.cp);
+  private isMappedStarter(cp: number): boolean {
+    if (isJamo(cp) || combinesBack(cp) || !this.leadsWithStarter(cp)) return false;
+    const c = String.fromCodePoint(cp);
     return c.normalize(this.decomposed) !== c;
   }
 
   /** A combining mark: no starter leads its decomposition (class 1 excluded when decomposing). */
-  isMark(u: Unit): boolean {
-    if (u.cp < 0 || isJamo(u.cp)) return false;
-    const d = String.fromCodePoint(u.cp).normalize(this.decomposed);
-    const first = firstCodePoint(d);
-    if (cccKind(first) === 0) return false;
+  private isMark(cp: number): boolean {
+    if (isJamo(cp)) return false;
+    const d = String.fromCodePoint(cp).normalize(this.decomposed);
+    if (cccKind(firstCodePoint(d)) === 0) return false;
     if (this.composing) return true;
     for (const ch of d) if (cccKind(firstCodePoint(ch)) !== 2) return false;
     return true;
   }
 }
 
-function textOf(s: Uint8Array, from: number, to: number): string {
-  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(s.subarray(from, to));
-}
+// A leading U+FEFF is text here, not a byte-order mark to drop.
+const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+const textOf = (s: Uint8Array, from: number, to: number): string => utf8Decoder.decode(s.subarray(from, to));
+
+const isJamoL = (cp: number) => cp >= 0x1100 && cp <= 0x1112;
+const isJamoV = (cp: number) => cp >= 0x1161 && cp <= 0x1175;
+const isJamoT = (cp: number) => cp >= 0x11a8 && cp <= 0x11c2;
+const isHangulLV = (cp: number) => cp >= 0xac00 && cp <= 0xd7a3 && (cp - 0xac00) % 28 === 0;
+/** A Hangul syllable spelled as conjoining jamo: L V, L V T, or LV T. */
+const composesHangul = ([a, b, c, ...rest]: number[]) =>
+  rest.length === 0 && ((isJamoL(a) && isJamoV(b) && (c === undefined || isJamoT(c))) || (isHangulLV(a) && isJamoT(b) && c === undefined));
 
 /** The records of one zone: `units[0]` starts it when `headed`. */
 function zoneSpans(n: Normalization, s: Uint8Array, units: Unit[], headed: boolean, normalized: Uint8Array): EditSpan[] {
@@ -151,12 +186,15 @@ function zoneSpans(n: Normalization, s: Uint8Array, units: Unit[], headed: boole
   const head: EditSpan[] = headed ? [{ kind: 'unchanged', src: units[0].end - start, dst: units[0].end - start }] : [];
 
   let spans: EditSpan[] | null = null;
-  if (tail.every((u) => n.isMappedStarter(u))) {
+  if (n.composing && headed && composesHangul(units.map((u) => u.cp))) {
+    // composeUTF8's Hangul path: L V (T) or LV T, followed by a boundary, is one replacement.
+    spans = [{ kind: 'change', src: whole, dst: normalized.length }];
+  } else if (tail.every(n.mappedStarter)) {
     spans = [
       ...head,
       ...tail.map((u): EditSpan => ({ kind: 'change', src: u.end - u.start, dst: utf8Length(n.normalize(textOf(s, u.start, u.end))) })),
     ];
-  } else if (tail.every((u) => n.isMark(u))) {
+  } else if (tail.every(n.mark)) {
     const marks = textOf(s, tail[0].start, end);
     const marksOut = utf8Length(n.normalize(marks));
     const headCp = headed ? units[0].cp : -1;
@@ -190,12 +228,20 @@ export function normalizeWithEdits(op: string, s: Uint8Array, form: Form): { out
   let headed = false;
   const flush = () => {
     if (!zone.length) return;
-    const out = normalizeZone(zone[0].start, zone[zone.length - 1].end);
+    const from = zone[0].start;
+    const to = zone[zone.length - 1].end;
+    if (headed && zone.length === 1) {
+      // A zone start alone is its own normalization.
+      parts.push(s.subarray(from, to));
+      spans.push({ kind: 'unchanged', src: to - from, dst: to - from });
+      return;
+    }
+    const out = normalizeZone(from, to);
     parts.push(out);
     spans.push(...zoneSpans(n, s, zone, headed, out));
   };
   for (const u of units) {
-    if (n.isZoneStart(u)) {
+    if (n.startsZone(u)) {
       flush();
       zone = [u];
       headed = true;
