@@ -348,6 +348,24 @@ const OFFSETS_CASES: OpCase[] = [
     'NFC composes conjoining jamo: L V T, L V and LV T are each one replacement (9 or 6 bytes to one syllable)',
     `${ICU}: composeUTF8's Hangul path (a Jamo V after an L takes a following T; a T after an LV syllable); Unicode 3.12 Hangul composition`,
   ),
+  sourceOffsets(
+    'NFKC',
+    ['x\uff76\uff9e\uff8a\uff9fy'],
+    [0, 1, 2, 4, 5, 7, 8],
+    [0, 7],
+    [0, 1, 7, 7, 13, 13, 14],
+    'NFKC of half-width katakana with voiced marks (ｶﾞﾊﾟ → ガパ): each letter with its mark is one replacement',
+    `${ICU}: the letter's mapping (U+30AB, U+30CF) combines forward, so no composition boundary follows it and the slow path takes its mark; UnicodeData.txt FF76 <narrow> 30AB, FF9E <narrow> 3099, 30AC = 30AB 3099`,
+  ),
+  sourceOffsets(
+    'NFKD',
+    ['x\uff76\uff9e'],
+    [0, 1, 2, 4, 5, 7],
+    [0, 6],
+    [0, 1, 4, 4, 7, 7],
+    'NFKD of ｶﾞ: the letter (ending with a starter) is one replacement, its mark another',
+    `${ICU}: decomposeUTF8 stops after a decomposition whose last class is 0`,
+  ),
   {
     ...sourceOffsets(
       'NFKC',

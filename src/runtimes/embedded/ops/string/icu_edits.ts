@@ -24,6 +24,10 @@
 //   it combines forward (the slow path backs up to it), else from the first mark; decomposing,
 //   one replacement of the marks when none has combining class 1 (classes 0 and 1 end ICU's
 //   stretch).
+// - A mapped starter with marks on it (ｶﾞ): composing, one replacement when its mapping ends with
+//   a starter that combines forward (no composition boundary after it); decomposing, the starter
+//   alone then the marks when its decomposition ends with a starter, or both as one when it ends
+//   with a mark. A zone may hold several such groups after its head and the head's marks.
 // - Conjoining jamo L V (T), or a syllable LV and a T: one replacement (composeUTF8's Hangul path).
 // Anything else (other jamo sequences, mixes of the above) is one unknown zone: FindSourceOffsets refuses
 // an offset strictly inside it, naming the op, and answers those at its ends and elsewhere.
@@ -182,37 +186,73 @@ function zoneSpans(n: Normalization, s: Uint8Array, units: Unit[], headed: boole
   const same = normalized.length === whole && normalized.every((b, i) => b === s[start + i]);
   if (same) return [{ kind: 'unchanged', src: whole, dst: whole }];
   const unknown: EditSpan[] = [{ kind: 'unknown', src: whole, dst: normalized.length }];
-  const tail = headed ? units.slice(1) : units;
-  const head: EditSpan[] = headed ? [{ kind: 'unchanged', src: units[0].end - start, dst: units[0].end - start }] : [];
-
-  let spans: EditSpan[] | null = null;
   if (n.composing && headed && composesHangul(units.map((u) => u.cp))) {
     // composeUTF8's Hangul path: L V (T) or LV T, followed by a boundary, is one replacement.
-    spans = [{ kind: 'change', src: whole, dst: normalized.length }];
-  } else if (tail.every(n.mappedStarter)) {
-    spans = [
-      ...head,
-      ...tail.map((u): EditSpan => ({ kind: 'change', src: u.end - u.start, dst: utf8Length(n.normalize(textOf(s, u.start, u.end))) })),
-    ];
-  } else if (tail.every(n.mark)) {
-    const marks = textOf(s, tail[0].start, end);
-    const marksOut = utf8Length(n.normalize(marks));
-    const headCp = headed ? units[0].cp : -1;
-    const headDecomposes = headCp >= 0 && String.fromCodePoint(headCp).normalize(n.decomposed) !== String.fromCodePoint(headCp);
-    if (!headed) {
-      spans = [{ kind: 'change', src: whole, dst: marksOut }];
-    } else if (headDecomposes) {
-      spans = null;
-    } else if (n.composing && headCp >= 0 && combinesForward(headCp)) {
-      spans = [{ kind: 'change', src: whole, dst: normalized.length }];
+    return [{ kind: 'change', src: whole, dst: normalized.length }];
+  }
+  const spans = groupSpans(n, s, units, headed);
+  // The records must add up to the zone's normalization, else they are not ICU's.
+  if (!spans || spans.reduce((t, sp) => t + sp.dst, 0) !== normalized.length) return unknown;
+  return spans;
+}
+
+/**
+ * The records of a zone read as its head, marks on it, then mapped starters each with the marks
+ * on it (ｶﾞﾊﾟ); null when the zone is not of that shape or a stretch cannot be told.
+ */
+function groupSpans(n: Normalization, s: Uint8Array, units: Unit[], headed: boolean): EditSpan[] | null {
+  /** What a stretch ICU normalizes at once records: unchanged when its normalization is itself. */
+  const stretch = (from: number, to: number): EditSpan => {
+    const text = textOf(s, from, to);
+    const out = n.normalize(text);
+    return out === text ? { kind: 'unchanged', src: to - from, dst: to - from } : { kind: 'change', src: to - from, dst: utf8Length(out) };
+  };
+  const tail = headed ? units.slice(1) : units;
+  const spans: EditSpan[] = [];
+  let i = 0;
+  while (i < tail.length && n.mark(tail[i])) i++;
+  const head = units[0];
+  if (!headed) {
+    if (i > 0) spans.push(stretch(tail[0].start, tail[i - 1].end));
+  } else if (i === 0) {
+    spans.push(stretch(head.start, head.end));
+  } else {
+    const headDecomposes = head.cp >= 0 && String.fromCodePoint(head.cp).normalize(n.decomposed) !== String.fromCodePoint(head.cp);
+    if (n.composing && headDecomposes) return null;
+    if (n.composing && head.cp >= 0 && combinesForward(head.cp)) {
+      // No composition boundary after the head: the slow path backs up to it.
+      spans.push(stretch(head.start, tail[i - 1].end));
     } else {
-      spans = [...head, { kind: 'change', src: end - tail[0].start, dst: marksOut }];
+      spans.push(stretch(head.start, head.end), stretch(tail[0].start, tail[i - 1].end));
     }
   }
-  if (!spans) return unknown;
-  // The records must add up to the zone's normalization, else they are not ICU's.
-  const dst = spans.reduce((t, sp) => t + sp.dst, 0);
-  if (dst !== normalized.length) return unknown;
+  while (i < tail.length) {
+    const t = tail[i];
+    if (!n.mappedStarter(t)) return null;
+    let k = i + 1;
+    while (k < tail.length && n.mark(tail[k])) k++;
+    const groupEnd = tail[k - 1].end;
+    if (k === i + 1) {
+      spans.push(stretch(t.start, t.end));
+    } else {
+      const lastMapped = [...String.fromCodePoint(t.cp).normalize(n.decomposed)].pop()!.codePointAt(0)!;
+      if (n.composing) {
+        // Its mapping ends with a starter that combines forward: no composition boundary after
+        // it, so composeUTF8 normalizes it with its marks in one stretch up to the next boundary.
+        if (cccKind(lastMapped) !== 0 || !combinesForward(lastMapped) || combinesBack(lastMapped) || isJamo(lastMapped)) return null;
+        spans.push(stretch(t.start, groupEnd));
+      } else if (cccKind(lastMapped) === 0) {
+        // decomposeUTF8 decomposes it alone, then its marks from the boundary after it.
+        spans.push(stretch(t.start, t.end), stretch(tail[i + 1].start, groupEnd));
+      } else if (cccKind(lastMapped) === 2) {
+        // Its decomposition ends with a mark of class > 1: decomposeUTF8 goes on through the marks.
+        spans.push(stretch(t.start, groupEnd));
+      } else {
+        return null;
+      }
+    }
+    i = k;
+  }
   return spans;
 }
 
