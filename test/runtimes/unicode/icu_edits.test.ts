@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../../helpers/paths.js';
 import { tempDir } from '../../helpers/temp.js';
-import { normalizeWithEdits, sourceIndexFromDestinationIndex, type EditSpan } from '../../../src/runtimes/embedded/ops/string/icu_edits.js';
+import { normalizeWithEdits, OffsetsMap, type EditSpan } from '../../../src/runtimes/embedded/ops/string/icu_edits.js';
 import type { Form } from '../../../src/runtimes/embedded/ops/string/unicode_normalize.js';
 
 const PROBE_SOURCE = path.join(REPO_ROOT, 'test_util', 'unicode', 'icu_edits_probe.cc');
@@ -74,21 +74,17 @@ test(
       const mine = normalizeWithEdits('NormalizeUTF8WithOffsetsMap', new Uint8Array(c.bytes), c.form);
       const what = `${c.form} of ${c.bytes.toString('hex')}`;
       assert.equal(Buffer.from(mine.output).toString('hex') || '-', outHex, `${what}: the output`);
-      const icu = icuSpans(spansText);
+      const icu = OffsetsMap.fromSpans(icuSpans(spansText));
       for (let offset = -1; offset <= mine.output.length + 1; offset++) {
         let got: number;
         try {
-          got = sourceIndexFromDestinationIndex('FindSourceOffsets', mine.spans, offset, 0);
+          got = mine.edits.sourceIndex('FindSourceOffsets', offset, 0);
         } catch {
           refused++;
           continue;
         }
         answered++;
-        assert.equal(
-          got,
-          sourceIndexFromDestinationIndex('FindSourceOffsets', icu, offset, 0),
-          `${what}: offset ${offset} (ICU ${spansText})`,
-        );
+        assert.equal(got, icu.sourceIndex('FindSourceOffsets', offset, 0), `${what}: offset ${offset} (ICU ${spansText})`);
       }
     }
     // Most offsets are answered; the rest are refused, never answered otherwise.

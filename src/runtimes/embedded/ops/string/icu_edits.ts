@@ -80,16 +80,6 @@ function codePointAt(s: Uint8Array, i: number, n: number): number {
   return cp;
 }
 
-function unitsOf(s: Uint8Array): Unit[] {
-  const units: Unit[] = [];
-  for (let i = 0; i < s.length;) {
-    const n = sequenceLength(s, i);
-    units.push({ start: i, end: i + Math.max(n, 1), cp: n === 0 ? -1 : codePointAt(s, i, n) });
-    i += Math.max(n, 1);
-  }
-  return units;
-}
-
 const utf8Length = (text: string) => Buffer.byteLength(text, 'utf8');
 const isJamo = (cp: number) => (cp >= 0x1100 && cp <= 0x11ff) || (cp >= 0xa960 && cp <= 0xa97f) || (cp >= 0xd7b0 && cp <= 0xd7ff);
 
@@ -98,11 +88,13 @@ const MAPPED_STARTER = 2;
 const MARK = 4;
 /** Each form's classes of the code points seen, remembered; bounded, since a request chooses which code points come. */
 const classMemo = new Map<Form, Map<number, number>>();
+const lengthMemo = new Map<Form, Map<number, number>>();
 
 class Normalization {
   readonly composing: boolean;
   readonly decomposed: Form;
   private readonly memo: Map<number, number>;
+  private readonly lengthMemo: Map<number, number>;
 
   constructor(
     readonly op: string,
@@ -113,6 +105,9 @@ class Normalization {
     let memo = classMemo.get(form);
     if (!memo) classMemo.set(form, (memo = new Map()));
     this.memo = memo;
+    let lengths = lengthMemo.get(form);
+    if (!lengths) lengthMemo.set(form, (lengths = new Map()));
+    this.lengthMemo = lengths;
   }
 
   normalize(text: string): string {
@@ -129,6 +124,17 @@ class Normalization {
       this.memo.set(cp, bits);
     }
     return bits;
+  }
+
+  /** The UTF-8 length of a mapped starter's normalization, remembered. */
+  mappedLength(cp: number): number {
+    let length = this.lengthMemo.get(cp);
+    if (length === undefined) {
+      length = utf8Length(this.normalize(String.fromCodePoint(cp)));
+      if (this.lengthMemo.size >= 1 << 16) this.lengthMemo.clear();
+      this.lengthMemo.set(cp, length);
+    }
+    return length;
   }
 
   startsZone = (u: Unit): boolean => (this.classOf(u.cp) & ZONE_START) !== 0;
@@ -233,7 +239,7 @@ function groupSpans(n: Normalization, s: Uint8Array, units: Unit[], headed: bool
     while (k < tail.length && n.mark(tail[k])) k++;
     const groupEnd = tail[k - 1].end;
     if (k === i + 1) {
-      spans.push(stretch(t.start, t.end));
+      spans.push({ kind: 'change', src: t.end - t.start, dst: n.mappedLength(t.cp) });
     } else {
       const lastMapped = [...String.fromCodePoint(t.cp).normalize(n.decomposed)].pop()!.codePointAt(0)!;
       if (n.composing) {
@@ -256,31 +262,87 @@ function groupSpans(n: Normalization, s: Uint8Array, units: Unit[], headed: bool
   return spans;
 }
 
+const KIND_CODES = { unchanged: 0, change: 1, unknown: 2 } as const;
+
+/**
+ * The records as int32 triples (kind, source length, destination length), adjacent unchanged
+ * ones merged as ICU's iterator merges them: a string of many replacements (full-width text) is
+ * 12 bytes a record, not an object.
+ */
+class EditsWriter {
+  private words = new Int32Array(48);
+  private length = 0;
+
+  push(sp: EditSpan): void {
+    const kind = KIND_CODES[sp.kind];
+    if (kind === 0 && this.length && this.words[this.length - 3] === 0) {
+      this.words[this.length - 2] += sp.src;
+      this.words[this.length - 1] += sp.dst;
+      return;
+    }
+    if (this.length + 3 > this.words.length) {
+      const grown = new Int32Array(this.words.length * 2);
+      grown.set(this.words);
+      this.words = grown;
+    }
+    this.words.set([kind, sp.src, sp.dst], this.length);
+    this.length += 3;
+  }
+
+  finish(): Int32Array {
+    return this.words.slice(0, this.length);
+  }
+}
+
 /** NormalizeUTF8 of one string, with the edit records ICU makes of it (unknown where tfgate cannot tell). */
-export function normalizeWithEdits(op: string, s: Uint8Array, form: Form): { output: Uint8Array; spans: EditSpan[] } {
+export function normalizeWithEdits(op: string, s: Uint8Array, form: Form): { output: Uint8Array; edits: OffsetsMap } {
   const n = new Normalization(op, form);
   const normalizeZone = (from: number, to: number) => normalizeBytes(s.subarray(from, to), (text) => n.normalize(text));
   const output = normalizeZone(0, s.length);
-  const units = unitsOf(s);
-  const spans: EditSpan[] = [];
-  const parts: Uint8Array[] = [];
+  const writer = new EditsWriter();
+  // Zones are cut where normalization cannot reach across; if their outputs do not make the
+  // string's, that did not hold, and nothing is known inside.
+  let dst = 0;
+  let consistent = true;
+  const follows = (bytes: Uint8Array) => {
+    if (dst + bytes.length > output.length) return false;
+    for (let k = 0; k < bytes.length; k++) if (output[dst + k] !== bytes[k]) return false;
+    return true;
+  };
   let zone: Unit[] = [];
   let headed = false;
   const flush = () => {
-    if (!zone.length) return;
+    if (!zone.length || !consistent) return;
     const from = zone[0].start;
     const to = zone[zone.length - 1].end;
-    if (headed && zone.length === 1) {
-      // A zone start alone is its own normalization.
-      parts.push(s.subarray(from, to));
-      spans.push({ kind: 'unchanged', src: to - from, dst: to - from });
+    // A zone start alone is its own normalization.
+    const out = headed && zone.length === 1 ? s.subarray(from, to) : normalizeZone(from, to);
+    if (!follows(out)) {
+      consistent = false;
       return;
     }
-    const out = normalizeZone(from, to);
-    parts.push(out);
-    spans.push(...zoneSpans(n, s, zone, headed, out));
+    if (headed && zone.length === 1) writer.push({ kind: 'unchanged', src: to - from, dst: to - from });
+    else for (const sp of zoneSpans(n, s, zone, headed, out)) writer.push(sp);
+    dst += out.length;
   };
-  for (const u of units) {
+  for (let i = 0; i < s.length;) {
+    if (s[i] < 0x80 && s[i + 1] < 0x80) {
+      // A run of ASCII: each a zone start alone, but the last, which marks may follow.
+      flush();
+      let j = i + 1;
+      while (j + 1 < s.length && s[j + 1] < 0x80) j++;
+      zone = [];
+      if (consistent && follows(s.subarray(i, j))) {
+        writer.push({ kind: 'unchanged', src: j - i, dst: j - i });
+        dst += j - i;
+      } else {
+        consistent = false;
+      }
+      i = j;
+    }
+    const length = sequenceLength(s, i);
+    const u: Unit = { start: i, end: i + Math.max(length, 1), cp: length === 0 ? -1 : codePointAt(s, i, length) };
+    i = u.end;
     if (n.startsZone(u)) {
       flush();
       zone = [u];
@@ -290,71 +352,86 @@ export function normalizeWithEdits(op: string, s: Uint8Array, form: Form): { out
     }
   }
   flush();
-  // Zones are cut where normalization cannot reach across; if their outputs do not make the
-  // string's, that did not hold: nothing is known inside.
-  const joined = Buffer.concat(parts);
-  if (!joined.equals(output))
-    return { output, spans: s.length || output.length ? [{ kind: 'unknown', src: s.length, dst: output.length }] : [] };
-  return { output, spans: mergeUnchanged(spans) };
-}
-
-function mergeUnchanged(spans: EditSpan[]): EditSpan[] {
-  const out: EditSpan[] = [];
-  for (const sp of spans) {
-    const last = out[out.length - 1];
-    if (last && last.kind === 'unchanged' && sp.kind === 'unchanged') {
-      last.src += sp.src;
-      last.dst += sp.dst;
-    } else {
-      out.push({ ...sp });
-    }
+  if (!consistent || dst !== output.length) {
+    const whole = new EditsWriter();
+    if (s.length || output.length) whole.push({ kind: 'unknown', src: s.length, dst: output.length });
+    return { output, edits: new OffsetsMap(whole.finish()) };
   }
-  return out;
-}
-
-const KIND_CODES = { unchanged: 0, change: 1, unknown: 2 } as const;
-const KINDS = ['unchanged', 'change', 'unknown'] as const;
-
-/** The records as one variant element's bytes: (kind, source length, destination length) as int32s. */
-export function encodeEdits(spans: readonly EditSpan[]): Uint8Array {
-  const words = new Int32Array(spans.length * 3);
-  spans.forEach((sp, i) => words.set([KIND_CODES[sp.kind], sp.src, sp.dst], i * 3));
-  return new Uint8Array(words.buffer);
-}
-
-export function decodeEdits(bytes: Uint8Array): EditSpan[] | null {
-  if (bytes.length % 12 !== 0) return null;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const spans: EditSpan[] = [];
-  for (let i = 0; i < bytes.length; i += 12) {
-    const kind = KINDS[view.getInt32(i, true)];
-    if (!kind) return null;
-    spans.push({ kind, src: view.getInt32(i + 4, true), dst: view.getInt32(i + 8, true) });
-  }
-  return spans;
+  return { output, edits: new OffsetsMap(writer.finish()) };
 }
 
 /**
- * Edits::Iterator::sourceIndexFromDestinationIndex: before the string 0; at or past its end the
- * source length; at a record's start the record's source start; inside an unchanged record the
- * same distance in; inside a replacement its source end. (The result does not depend on the
- * iterator's earlier searches: no record of these normalizations is empty on the destination side.)
+ * One string's edit records, as FindSourceOffsets reads them: Edits::Iterator::
+ * sourceIndexFromDestinationIndex by binary search over the records' starts.
  */
-export function sourceIndexFromDestinationIndex(op: string, spans: readonly EditSpan[], i: number, row: number): number {
-  if (i < 0) return 0;
-  let src = 0;
-  let dst = 0;
-  for (const sp of spans) {
-    if (i < dst + sp.dst) {
-      if (i === dst || sp.kind === 'unchanged') return src + (i - dst);
-      if (sp.kind === 'change') return src + sp.src;
-      throw new ServingError(
-        Code.UNIMPLEMENTED,
-        `${op}: offset ${i} of row ${row} falls inside bytes ${dst}..${dst + sp.dst} of the normalized string (from source bytes ${src}..${src + sp.src}), where tfgate cannot tell how ICU recorded the normalization's edits; it does not answer`,
-      );
+export class OffsetsMap {
+  private readonly dstStarts: Int32Array;
+  private readonly srcStarts: Int32Array;
+  private readonly totalSrc: number;
+  private readonly totalDst: number;
+
+  /** `words`: (kind, source length, destination length) triples. */
+  constructor(readonly words: Int32Array) {
+    const count = words.length / 3;
+    this.dstStarts = new Int32Array(count);
+    this.srcStarts = new Int32Array(count);
+    let src = 0;
+    let dst = 0;
+    for (let k = 0; k < count; k++) {
+      this.srcStarts[k] = src;
+      this.dstStarts[k] = dst;
+      src += words[3 * k + 1];
+      dst += words[3 * k + 2];
     }
-    src += sp.src;
-    dst += sp.dst;
+    this.totalSrc = src;
+    this.totalDst = dst;
   }
-  return src;
+
+  static fromSpans(spans: readonly EditSpan[]): OffsetsMap {
+    const writer = new EditsWriter();
+    for (const sp of spans) writer.push(sp);
+    return new OffsetsMap(writer.finish());
+  }
+
+  /** The records as one variant element's bytes. */
+  encode(): Uint8Array {
+    return new Uint8Array(this.words.buffer.slice(this.words.byteOffset, this.words.byteOffset + this.words.byteLength));
+  }
+
+  /** The records of a variant element; null when the bytes are not an offsets map's. */
+  static decode(bytes: Uint8Array): OffsetsMap | null {
+    if (bytes.length % 12 !== 0) return null;
+    const words = new Int32Array(bytes.length / 4);
+    new Uint8Array(words.buffer).set(bytes);
+    for (let k = 0; k < words.length; k += 3) if (words[k] < 0 || words[k] > 2 || words[k + 1] < 0 || words[k + 2] < 0) return null;
+    return new OffsetsMap(words);
+  }
+
+  /**
+   * Before the string 0; at or past its end the source length; at a record's start the record's
+   * source start; inside an unchanged record the same distance in; inside a replacement its
+   * source end. (The answer does not depend on the iterator's earlier searches: no record of
+   * these normalizations is empty on the destination side.)
+   */
+  sourceIndex(op: string, i: number, row: number): number {
+    if (i < 0) return 0;
+    if (i >= this.totalDst) return this.totalSrc;
+    // The last record starting at or before i.
+    let lo = 0;
+    let hi = this.dstStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.dstStarts[mid] <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    const dst = this.dstStarts[lo];
+    const src = this.srcStarts[lo];
+    const kind = this.words[3 * lo];
+    if (i === dst || kind === KIND_CODES.unchanged) return src + (i - dst);
+    if (kind === KIND_CODES.change) return src + this.words[3 * lo + 1];
+    throw new ServingError(
+      Code.UNIMPLEMENTED,
+      `${op}: offset ${i} of row ${row} falls inside bytes ${dst}..${dst + this.words[3 * lo + 2]} of the normalized string (from source bytes ${src}..${src + this.words[3 * lo + 1]}), where tfgate cannot tell how ICU recorded the normalization's edits; it does not answer`,
+    );
+  }
 }

@@ -10,7 +10,7 @@ import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import { bytesAttr, checkOutputBytes, intElements, stringElements, stringTensor } from './string_tensors.js';
 import { FORMS, type Form } from './unicode_normalize.js';
-import { decodeEdits, encodeEdits, normalizeWithEdits, sourceIndexFromDestinationIndex } from './icu_edits.js';
+import { normalizeWithEdits, OffsetsMap } from './icu_edits.js';
 import * as tf from '@tensorflow/tfjs-core';
 
 const OP = 'NormalizeUTF8WithOffsetsMap';
@@ -24,8 +24,8 @@ export const normalizeUTF8WithOffsetsMapOp: tfconv.OpExecutor = (node) => {
   const maps: Uint8Array[] = [];
   let bytes = 0;
   for (const [i, s] of stringElements(x, 'input').entries()) {
-    const { output, spans } = normalizeWithEdits(OP, s, form as Form);
-    const map = encodeEdits(spans);
+    const { output, edits } = normalizeWithEdits(OP, s, form as Form);
+    const map = edits.encode();
     bytes += output.length + map.length;
     checkOutputBytes(OP, bytes, i + 1);
     outputs.push(output);
@@ -50,15 +50,15 @@ export const findSourceOffsetsOp: tfconv.OpExecutor = (node) => {
     // TF Text's kernel: a row without offsets takes no offsets map (the next row takes it).
     if (begin === end) continue;
     if (idxEdits >= maps.length) throw invalidArgument(DIMENSION_MISMATCH);
-    const spans = decodeEdits(maps[idxEdits++]);
-    if (!spans) throw invalidArgument('FindSourceOffsets: offsets_map does not hold the offsets maps of NormalizeUTF8WithOffsetsMap');
+    const edits = OffsetsMap.decode(maps[idxEdits++]);
+    if (!edits) throw invalidArgument('FindSourceOffsets: offsets_map does not hold the offsets maps of NormalizeUTF8WithOffsetsMap');
     // TF Text reads and writes past its tensors for splits that do not partition the offsets.
     if (begin < 0 || end > offsets.length || (end > begin && idxOut + (end - begin) > out.length)) {
       throw invalidArgument(
         `FindSourceOffsets: input_offsets_splits [${begin}, ${end}) is not a row of the ${offsets.length} input offsets`,
       );
     }
-    for (let j = begin; j < end; j++) out[idxOut++] = sourceIndexFromDestinationIndex('FindSourceOffsets', spans, offsets[j], i);
+    for (let j = begin; j < end; j++) out[idxOut++] = edits.sourceIndex('FindSourceOffsets', offsets[j], i);
   }
   if (idxEdits !== maps.length) throw invalidArgument(DIMENSION_MISMATCH);
   return [tf.tensor1d(out, 'int32')];
