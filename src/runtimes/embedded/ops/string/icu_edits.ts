@@ -32,7 +32,7 @@
 // Anything else (other jamo sequences, mixes of the above) is one unknown zone: FindSourceOffsets refuses
 // an offset strictly inside it, naming the op, and answers those at its ends and elsewhere.
 import { Code, ServingError } from '../../../../errors/status.js';
-import { COMBINES_BACK, COMBINES_FORWARD } from './unicode_tables.js';
+import { COMBINES_BACK, COMBINES_FORWARD, COMPOSITIONS } from './unicode_tables.js';
 import { normalizeBytes, normalizeForm, rangeSet, sequenceLength, type Form } from './unicode_normalize.js';
 
 /** One edit record: source and destination lengths in bytes. */
@@ -82,6 +82,128 @@ function codePointAt(s: Uint8Array, i: number, n: number): number {
 
 const utf8Length = (text: string) => Buffer.byteLength(text, 'utf8');
 const isJamo = (cp: number) => (cp >= 0x1100 && cp <= 0x11ff) || (cp >= 0xa960 && cp <= 0xa97f) || (cp >= 0xd7b0 && cp <= 0xd7ff);
+
+let compositionMap: Map<number, Map<number, number>> | undefined;
+/** The code points `cp` composes with (second of a pair) and the composites, Hangul's aside. */
+function compositionsOf(cp: number): Map<number, number> | undefined {
+  if (!compositionMap) {
+    compositionMap = new Map();
+    for (const entry of COMPOSITIONS.split(' ')) {
+      const [pair, composite] = entry.split(':');
+      const [first, second] = pair.split('.').map((h) => parseInt(h, 16));
+      let list = compositionMap.get(first);
+      if (!list) compositionMap.set(first, (list = new Map()));
+      list.set(second, parseInt(composite, 16));
+    }
+  }
+  return compositionMap.get(cp);
+}
+
+/** Whether mark `a`'s combining class is below mark `b`'s (Node's canonical ordering decides). */
+const classBelow = (a: number, b: number): boolean => {
+  const ab = String.fromCodePoint(a, b);
+  return ab.normalize('NFD') === ab && String.fromCodePoint(b, a).normalize('NFD') !== String.fromCodePoint(b, a);
+};
+
+/** A combining class as gennorm2 compares them: 0, a mark (its code point), or 256 (above all). */
+type ClassOf = 0 | number;
+const ABOVE_ALL = -1;
+
+/** Norms::combinesWithCCBetween: the starter composes with a mark whose class is strictly between. */
+function combinesBetween(compositions: Map<number, number> | undefined, low: ClassOf, high: ClassOf): boolean {
+  if (!compositions) return false;
+  for (const trail of compositions.keys()) {
+    if (cccKind(trail) === 0) continue;
+    if ((low === 0 || classBelow(low, trail)) && (high === ABOVE_ALL || classBelow(trail, high))) return true;
+  }
+  return false;
+}
+
+/**
+ * gennorm2's mappingHasCompBoundaryAfter (n2builder.cpp) over a full decomposition `mapping`:
+ * whether ICU records a composition boundary after a character that maps to it. A round-trip
+ * (canonical) mapping, or a one-way one (compatibility, or a singleton).
+ */
+function mappingHasCompBoundaryAfter(mapping: number[], oneWay: boolean): boolean {
+  const isStarter = (cp: number) => cccKind(cp) === 0;
+  let lastStarterIndex = -1;
+  for (let k = mapping.length - 1; k >= 0; k--) if (isStarter(mapping[k])) ((lastStarterIndex = k), (k = -1));
+  if (lastStarterIndex < 0) return false;
+  const lastIndex = mapping.length - 1;
+  if (oneWay && lastStarterIndex < lastIndex && cccKind(mapping[lastIndex]) !== 1) return false;
+  let starter = mapping[lastStarterIndex];
+  if (lastStarterIndex === 0 && combinesBack(starter)) return false;
+  if (isJamoL(starter) || (isJamoV(starter) && lastStarterIndex > 0 && isJamoL(mapping[lastStarterIndex - 1])))
+    return lastStarterIndex !== lastIndex;
+  let i = lastStarterIndex;
+  while (i > 0 && isStarter(mapping[i - 1]) && !isJamo(mapping[i - 1])) starter = mapping[--i];
+  let compositions = compositionsOf(starter);
+  if (i === lastStarterIndex && !compositions) return true;
+  let prev: ClassOf = 0;
+  while (++i < mapping.length) {
+    const c = mapping[i];
+    const mark = !isStarter(c);
+    if (i > lastStarterIndex && mark && combinesBetween(compositions, prev, c)) return false;
+    const composite = compositions?.get(c);
+    if (composite !== undefined && (prev === 0 || (mark && classBelow(prev, c))) && combinesBack(c)) {
+      compositions = compositionsOf(composite);
+      if (i >= lastStarterIndex && !compositions) return true;
+    } else if (!mark) {
+      compositions = compositionsOf(c);
+      if (i === lastStarterIndex && !compositions) return true;
+      prev = 0;
+    } else {
+      prev = c;
+    }
+  }
+  if (prev === 0) return false;
+  return !combinesBetween(compositions, prev, ABOVE_ALL);
+}
+
+/** gennorm2's mappingRecomposes: something in the mapping composes (so ICU's mapping fast path is not taken). */
+function mappingRecomposes(mapping: number[]): boolean {
+  let compositions: Map<number, number> | undefined;
+  let starterSeen = false;
+  let prev: ClassOf = 0;
+  for (let i = 0; i < mapping.length; i++) {
+    const c = mapping[i];
+    const mark = cccKind(c) !== 0;
+    if (starterSeen && compositions && (prev === 0 || (mark && classBelow(prev, c))) && combinesBack(c) && compositions.has(c)) return true;
+    if (!mark) {
+      if (isJamoL(c)) {
+        if (i + 1 < mapping.length && isJamoV(mapping[i + 1])) return true;
+        compositions = undefined;
+      } else {
+        compositions = compositionsOf(c);
+      }
+      starterSeen = true;
+    }
+    prev = mark ? c : 0;
+  }
+  return false;
+}
+
+/**
+ * Whether ICU's data has a composition boundary after `cp` (its HAS_COMP_BOUNDARY_AFTER bit);
+ * null when tfgate cannot tell whether ICU holds its mapping as a round trip or one-way (a
+ * canonical decomposition whose parts have compatibility mappings, under NFKC).
+ */
+function hasCompBoundaryAfter(cp: number, decomposed: Form): boolean | null {
+  if (cp < 0) return true;
+  if (cp >= 0xac00 && cp <= 0xd7a3) return !isHangulLV(cp);
+  if (compositionsOf(cp) || combinesForward(cp)) return false;
+  const c = String.fromCodePoint(cp);
+  const full = c.normalize(decomposed);
+  if (full === c) return cccKind(cp) === 0 && !combinesBack(cp);
+  const canonical = c.normalize('NFD');
+  if (canonical !== c && canonical !== full) return null;
+  // A canonical decomposition is a round trip unless the character is excluded from composition.
+  const oneWay = canonical === c || c.normalize('NFC') !== c;
+  return mappingHasCompBoundaryAfter(
+    [...full].map((ch) => ch.codePointAt(0)!),
+    oneWay,
+  );
+}
 
 const ZONE_START = 1;
 const MAPPED_STARTER = 2;
@@ -223,9 +345,9 @@ function groupSpans(n: Normalization, s: Uint8Array, units: Unit[], headed: bool
   } else if (i === 0) {
     spans.push(stretch(head.start, head.end));
   } else {
-    const headDecomposes = head.cp >= 0 && String.fromCodePoint(head.cp).normalize(n.decomposed) !== String.fromCodePoint(head.cp);
-    if (n.composing && headDecomposes) return null;
-    if (n.composing && head.cp >= 0 && combinesForward(head.cp)) {
+    const boundaryAfterHead = n.composing ? hasCompBoundaryAfter(head.cp, n.decomposed) : true;
+    if (boundaryAfterHead === null) return null;
+    if (!boundaryAfterHead) {
       // No composition boundary after the head: the slow path backs up to it.
       spans.push(stretch(head.start, tail[i - 1].end));
     } else {
@@ -243,10 +365,14 @@ function groupSpans(n: Normalization, s: Uint8Array, units: Unit[], headed: bool
     } else {
       const lastMapped = [...String.fromCodePoint(t.cp).normalize(n.decomposed)].pop()!.codePointAt(0)!;
       if (n.composing) {
-        // Its mapping ends with a starter that combines forward: no composition boundary after
-        // it, so composeUTF8 normalizes it with its marks in one stretch up to the next boundary.
-        if (cccKind(lastMapped) !== 0 || !combinesForward(lastMapped) || combinesBack(lastMapped) || isJamo(lastMapped)) return null;
-        spans.push(stretch(t.start, groupEnd));
+        // No composition boundary after it, or a mapping that recomposes (ICU's mapping fast
+        // path not taken): composeUTF8 normalizes it with its marks in one stretch; else the
+        // fast path replaces it alone and the marks follow from the boundary after it.
+        const mapping = [...String.fromCodePoint(t.cp).normalize(n.decomposed)].map((ch) => ch.codePointAt(0)!);
+        const boundaryAfter = hasCompBoundaryAfter(t.cp, n.decomposed);
+        if (boundaryAfter === null) return null;
+        if (!boundaryAfter || mappingRecomposes(mapping)) spans.push(stretch(t.start, groupEnd));
+        else spans.push({ kind: 'change', src: t.end - t.start, dst: n.mappedLength(t.cp) }, stretch(tail[i + 1].start, groupEnd));
       } else if (cccKind(lastMapped) === 0) {
         // decomposeUTF8 decomposes it alone, then its marks from the boundary after it.
         spans.push(stretch(t.start, t.end), stretch(tail[i + 1].start, groupEnd));
