@@ -366,6 +366,15 @@ const OFFSETS_CASES: OpCase[] = [
     'NFKD of ｶﾞ: the letter (ending with a starter) is one replacement, its mark another',
     `${ICU}: decomposeUTF8 stops after a decomposition whose last class is 0`,
   ),
+  sourceOffsets(
+    'NFC',
+    ['Vi\u00ea\u0323t'],
+    [0, 1, 2, 3, 4, 5, 6],
+    [0, 7],
+    [0, 1, 2, 6, 6, 6, 7],
+    'NFC of ê + U+0323 (Vietnamese ệ typed as ê and a dot below): one replacement from the ê, which has no composition boundary after it',
+    `${ICU}: gennorm2 (n2builder.cpp mappingHasCompBoundaryAfter) leaves no boundary after ê: e combines with marks below U+0302's class (U+0323 → ẹ); UnicodeData.txt 1EC7 = 1EB9 0302`,
+  ),
   {
     ...sourceOffsets(
       'NFKC',
