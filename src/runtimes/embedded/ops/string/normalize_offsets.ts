@@ -11,7 +11,7 @@ import { invalidArgument } from '../../../../errors/status.js';
 import { bytesAttr, checkOutputBytes, intElements, stringElements, stringTensor } from './string_tensors.js';
 import { FORMS, type Form } from './unicode_normalize.js';
 import { normalizeWithEdits, OffsetsMap } from './icu_edits.js';
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 
 const OP = 'NormalizeUTF8WithOffsetsMap';
 
