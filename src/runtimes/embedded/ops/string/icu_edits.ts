@@ -20,17 +20,22 @@
 //   class-0 code point that combines with nothing before it: one replacement per code point
 //   (the mapping fast path of composeUTF8, or a slow-path stretch ending at the next boundary;
 //   decomposeUTF8 decomposes each alone for the same reason).
-// - A zone of a starter and combining marks: composing, one replacement from the starter when
-//   it combines forward (the slow path backs up to it), else from the first mark; decomposing,
-//   one replacement of the marks when none has combining class 1 (classes 0 and 1 end ICU's
-//   stretch).
-// - A mapped starter with marks on it (ｶﾞ): composing, one replacement when its mapping ends with
-//   a starter that combines forward (no composition boundary after it); decomposing, the starter
-//   alone then the marks when its decomposition ends with a starter, or both as one when it ends
-//   with a mark. A zone may hold several such groups after its head and the head's marks.
+// - A zone's head and combining marks on it: composing, one replacement from the head when ICU
+//   has no composition boundary after it (the slow path backs up to it), else from the first
+//   mark; decomposing, one replacement of the marks when none has combining class 1 (classes 0
+//   and 1 end ICU's stretch).
+// - A mapped starter with marks on it (ｶﾞ): composing, one replacement of both when ICU has no
+//   composition boundary after it or its mapping recomposes (no mapping fast path), else the
+//   starter alone and the marks; decomposing, the starter alone then the marks when its
+//   decomposition ends with a starter, or both as one when it ends with a mark. A zone may hold
+//   several such groups after its head and the head's marks.
 // - Conjoining jamo L V (T), or a syllable LV and a T: one replacement (composeUTF8's Hangul path).
-// Anything else (other jamo sequences, mixes of the above) is one unknown zone: FindSourceOffsets refuses
-// an offset strictly inside it, naming the op, and answers those at its ends and elsewhere.
+// ICU's composition-boundary-after bit is computed as its data builder computes it (gennorm2's
+// mappingHasCompBoundaryAfter), from the canonical compositions and Node's canonical ordering.
+// Anything else (other jamo sequences, a canonical mapping whose parts map by compatibility
+// under NFKC, …) is one unknown zone: FindSourceOffsets refuses an offset strictly inside it,
+// naming the op, and answers those at its ends and elsewhere. icu_edits.test.ts compares the
+// answers with ICU's own records.
 import { Code, ServingError } from '../../../../errors/status.js';
 import { COMBINES_BACK, COMBINES_FORWARD, COMPOSITIONS } from './unicode_tables.js';
 import { normalizeBytes, normalizeForm, rangeSet, sequenceLength, type Form } from './unicode_normalize.js';
