@@ -32,8 +32,8 @@
 // - Conjoining jamo L V (T), or a syllable LV and a T: one replacement (composeUTF8's Hangul path).
 // ICU's composition-boundary-after bit is computed as its data builder computes it (gennorm2's
 // mappingHasCompBoundaryAfter), from the canonical compositions and Node's canonical ordering.
-// Anything else (other jamo sequences, a canonical mapping whose parts map by compatibility
-// under NFKC, …) is one unknown zone: FindSourceOffsets refuses an offset strictly inside it,
+// Anything else (jamo V or T without an L, marks after a starter that composes backward, …) is
+// one unknown zone: FindSourceOffsets refuses an offset strictly inside it,
 // naming the op, and answers those at its ends and elsewhere. icu_edits.test.ts compares the
 // answers with ICU's own records.
 import { Code, ServingError } from '../../../../errors/status.js';
@@ -189,25 +189,20 @@ function mappingRecomposes(mapping: number[]): boolean {
 }
 
 /**
- * Whether ICU's data has a composition boundary after `cp` (its HAS_COMP_BOUNDARY_AFTER bit);
- * null when tfgate cannot tell whether ICU holds its mapping as a round trip or one-way (a
- * canonical decomposition whose parts have compatibility mappings, under NFKC).
+ * Whether ICU's data for the composing form `composed` has a composition boundary after `cp`
+ * (its HAS_COMP_BOUNDARY_AFTER bit). A character the form changes is held with a one-way
+ * mapping (a round-trip one would make it pass the quick check unchanged); one it keeps, with
+ * a round trip.
  */
-function hasCompBoundaryAfter(cp: number, decomposed: Form): boolean | null {
+function hasCompBoundaryAfter(cp: number, composed: Form, decomposed: Form): boolean {
   if (cp < 0) return true;
   if (cp >= 0xac00 && cp <= 0xd7a3) return !isHangulLV(cp);
   if (compositionsOf(cp) || combinesForward(cp)) return false;
   const c = String.fromCodePoint(cp);
   const full = c.normalize(decomposed);
   if (full === c) return cccKind(cp) === 0 && !combinesBack(cp);
-  const canonical = c.normalize('NFD');
-  if (canonical !== c && canonical !== full) return null;
-  // A canonical decomposition is a round trip unless the character is excluded from composition.
-  const oneWay = canonical === c || c.normalize('NFC') !== c;
-  return mappingHasCompBoundaryAfter(
-    [...full].map((ch) => ch.codePointAt(0)!),
-    oneWay,
-  );
+  const mapping = [...full].map((ch) => ch.codePointAt(0)!);
+  return mappingHasCompBoundaryAfter(mapping, c.normalize(composed) !== c);
 }
 
 const ZONE_START = 1;
@@ -350,9 +345,7 @@ function groupSpans(n: Normalization, s: Uint8Array, units: Unit[], headed: bool
   } else if (i === 0) {
     spans.push(stretch(head.start, head.end));
   } else {
-    const boundaryAfterHead = n.composing ? hasCompBoundaryAfter(head.cp, n.decomposed) : true;
-    if (boundaryAfterHead === null) return null;
-    if (!boundaryAfterHead) {
+    if (n.composing && !hasCompBoundaryAfter(head.cp, n.form, n.decomposed)) {
       // No composition boundary after the head: the slow path backs up to it.
       spans.push(stretch(head.start, tail[i - 1].end));
     } else {
@@ -374,9 +367,7 @@ function groupSpans(n: Normalization, s: Uint8Array, units: Unit[], headed: bool
         // path not taken): composeUTF8 normalizes it with its marks in one stretch; else the
         // fast path replaces it alone and the marks follow from the boundary after it.
         const mapping = [...String.fromCodePoint(t.cp).normalize(n.decomposed)].map((ch) => ch.codePointAt(0)!);
-        const boundaryAfter = hasCompBoundaryAfter(t.cp, n.decomposed);
-        if (boundaryAfter === null) return null;
-        if (!boundaryAfter || mappingRecomposes(mapping)) spans.push(stretch(t.start, groupEnd));
+        if (!hasCompBoundaryAfter(t.cp, n.form, n.decomposed) || mappingRecomposes(mapping)) spans.push(stretch(t.start, groupEnd));
         else spans.push({ kind: 'change', src: t.end - t.start, dst: n.mappedLength(t.cp) }, stretch(tail[i + 1].start, groupEnd));
       } else if (cccKind(lastMapped) === 0) {
         // decomposeUTF8 decomposes it alone, then its marks from the boundary after it.
