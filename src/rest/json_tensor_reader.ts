@@ -379,7 +379,7 @@ interface DirectSpec {
 
 /** Exact powers of ten as doubles, 10^0 … 10^22 (Clinger's fast path). */
 const POW10 = new Float64Array(23).map((_, k) => 10 ** k);
-/** 2^53: a digit total at most this was accumulated exactly. */
+/** 2^53: digits gathered to a total below it were gathered exactly. */
 const EXACT_INTEGER = 9007199254740992;
 /**
  * The longest number readFloat32 reads, in digits and point: at most 24 digits (their rounding
@@ -397,14 +397,14 @@ const BRACKET_HIGH = 1 + 2 ** -47;
  * exact conversion; returns the index after the number, or -1 (nothing stored: float() reads
  * it). Its digits are gathered as one double w, the decimal being w · 10^p (p = minus the
  * fraction digits):
- * * w ≤ 2^53 and p ≥ -22 (Clinger): w and 10^-p are exact, one division is the correctly
- *   rounded double.
- * * w past 2^53 (16 to 24 digits) and p ≥ -22: w / 10^-p is within 2^-48 of the decimal (each
- *   inexact digit step and the division lose at most 2^-53 each), so when every double
- *   within 2^-47 of it rounds to the same float32 (rounding is monotonic: both ends of that
- *   bracket do), that is the float32 of the correctly rounded double too. It is not when the
- *   decimal lies that close to a halfway point between two floats32 (about one number in
- *   2^22): then -1.
+ * * w below 2^53 (so every step was exact) and p ≥ -22 (Clinger): w and 10^-p are exact, one
+ *   division is the correctly rounded double.
+ * * w from 2^53 on (16 to 24 digits) and p ≥ -22: w / 10^-p is within 2^-48 of the decimal
+ *   (at most 9 digit steps past 2^53 lose at most 2^-52 each, the division 2^-53), so when
+ *   every double within 2^-47 of it rounds to the same float32 (rounding is monotonic: both
+ *   ends of that bracket do), that is the float32 of the correctly rounded double too. It is
+ *   not when the decimal lies that close to a halfway point between two floats32 (about one
+ *   number in 2^22): then -1.
  * Anything else (an exponent, NaN, Infinity, more digits, anything malformed): -1. Kept
  * under V8's inlining size, so that the loops calling it store each number with no call.
  */
@@ -414,19 +414,10 @@ function readFloat32(b: Uint8Array, i: number, out: Float32Array, n: number): nu
   if (negative) c = b[++i];
   const first = i;
   let dot = -1;
-  // Digits go into `lo` as int32 arithmetic (short dependency chains), folded into the double
-  // `w` every 9 (still below 2^31).
   let w = 0;
-  let lo = 0;
-  let m = 0;
   for (;;) {
-    if (c >= ZERO && c <= NINE) {
-      lo = (lo * 10 + (c - ZERO)) | 0;
-      if (++m === 9) {
-        w = w * 1e9 + lo;
-        lo = m = 0;
-      }
-    } else if (c === DOT && dot < 0) dot = i;
+    if (c >= ZERO && c <= NINE) w = w * 10 + (c - ZERO);
+    else if (c === DOT && dot < 0) dot = i;
     else break;
     c = b[++i];
   }
@@ -435,9 +426,8 @@ function readFloat32(b: Uint8Array, i: number, out: Float32Array, n: number): nu
   if (b[first] === ZERO && (dot < 0 ? i : dot) !== first + 1) return -1;
   const fraction = dot < 0 ? 0 : i - dot - 1;
   if (c === 0x65 || c === 0x45 || i - first > MAX_FAST_CHARS) return -1;
-  w = w * POW10[m] + lo;
   let v = w / POW10[fraction];
-  if (w > EXACT_INTEGER) {
+  if (w >= EXACT_INTEGER) {
     const f = Math.fround(v);
     if (Math.fround(v * BRACKET_LOW) !== f || Math.fround(v * BRACKET_HIGH) !== f) return -1;
     v = f;
