@@ -532,6 +532,17 @@ describe('tensor reader: the float32 fast path (digits gathered as integers, the
       for (const body of valid) parseBothWays(body, sig({ x: 'DT_FLOAT' }), LIMITS);
     });
     assert.equal(counted.onePass, valid.length);
+    // Two passes (an int32 input beside it): named instances and columnar inputs of images.
+    const twoPass = outcomes(() => {
+      for (let k = 0; k < 20; k++) {
+        const shape = [2 + Math.floor(next() * 3), 2 + Math.floor(next() * 3), 1 + Math.floor(next() * 3)];
+        const image = () => nested(shape, () => floatText(next, 3 + Math.floor(next() * 15)), next);
+        const s = sig({ x: 'DT_FLOAT', k: 'DT_INT32' });
+        parseBothWays(`{"instances": [{"x": ${image()}, "k": 1}, {"k": 2, "x": ${image()}}]}`, s, LIMITS);
+        parseBothWays(`{"inputs": {"k": [3], "x": [${image()}, ${image()}]}}`, s, LIMITS);
+      }
+    });
+    assert.deepEqual(twoPass, { read: 40, declinedPlan: 0, declinedBind: 0, declinedFill: 0, onePass: 0 });
     // Each valid body broken in one of its later inner lists (after the first row has set the shape).
     const breaks: Array<(inner: string) => string> = [
       (inner) => inner.replace(/[^,\s[\]]+\s*\]$/, ']'), // one number short (or empty)
