@@ -533,13 +533,14 @@ class Walk {
     if (this.direct === undefined) decline();
     const old = t.values as Float32Array | Float64Array;
     // First FIRST_CAPACITY; then as many more as the rest of the body holds at the bytes per
-    // number seen so far, and a sixteenth (a dense body grows once, not log n times), at least
-    // half as much again. No more than the rest of the body can hold (a number and a separator
-    // from byte `at` on): a small body's tensor is allocated once, at about its size.
-    // `n`: the numbers already stored (at least one more fits either way).
+    // number seen so far, and a sixteenth (a dense body grows once or twice, not log n times:
+    // what is charged stays charged), at least half as much again, at most 16 times as much
+    // (the rest may hold other things). No more than the rest of the body can hold (a number
+    // and a separator from byte `at` on): a small body's tensor is allocated once, at about
+    // its size. `n`: the numbers already stored (at least one more fits either way).
     const rest = this.b.length - at;
     if (n === 0) t.from = at;
-    const estimate = n === 0 ? FIRST_CAPACITY : n + Math.ceil(((rest * n) / Math.max(1, at - t.from)) * 1.0625);
+    const estimate = n === 0 ? FIRST_CAPACITY : Math.min(16 * old.length, n + Math.ceil(((rest * n) / Math.max(1, at - t.from)) * 1.0625));
     const capacity = Math.min(Math.max(estimate, old.length + (old.length >> 1), n + 1), n + 1 + (rest >> 1));
     this.direct.charge(decodedTensorBytes(t.target!.dtype, capacity));
     const grown = new (old.constructor as Float32ArrayConstructor | Float64ArrayConstructor)(capacity);

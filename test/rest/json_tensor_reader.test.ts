@@ -614,6 +614,24 @@ describe('readPredictBody: the entry the :predict handler calls', () => {
     assert.throws(() => readPredictBody(body, LIMITS, { signature: () => s, charge: full }), /full/);
   });
 
+  it('one pass charges a growing tensor about twice its size, not its whole doubling sequence', () => {
+    const numbers = (n: number) => Array.from({ length: n }, (_, k) => String((k % 97) / 8)).join(', ');
+    for (const [text, s, elements] of [
+      [`{"inputs": {"a": [${numbers(3000)}], "b": [${numbers(100_000)}]}}`, sig({ a: 'DT_FLOAT', b: 'DT_FLOAT' }), 103_000],
+      [`{"instances": [[${numbers(50_000)}], [${numbers(50_000)}]]}`, sig({ x: 'DT_FLOAT' }), 100_000],
+    ] as const) {
+      let charged = 0;
+      const read = readPredictBody(new TextEncoder().encode(text), LIMITS, { signature: () => s, charge: (bytes) => (charged += bytes) })!;
+      const inputs = read.tensors(s).inputs;
+      assert.equal(
+        Object.values(inputs).reduce((sum, t) => sum + (t.values as Float32Array).length, 0),
+        elements,
+      );
+      // Doubling from 1024 up and the exact copy: 3.6 times.
+      assert.ok(charged <= 2.5 * 4 * elements, `${charged / (4 * elements)} times the tensors' bytes charged`);
+    }
+  });
+
   it("answers what the reader does not take with the general path's error, verbatim; leaves what is no JSON to the caller", () => {
     const lookahead = { signature: () => sig({ x: 'DT_INT32' }), charge: () => {} };
     const read = readPredictBody(new TextEncoder().encode('{"instances": [[1.5, 2]]}'), LIMITS, lookahead)!;
