@@ -819,11 +819,11 @@ class Walk {
     for (;;) {
       // ---- a value at `level` ----
       if (b[i] === LBRACKET) {
-        if (level > base && level + 1 === t.rank && counts[level - 1] === 0 && dims[level] >= 0 && t.values instanceof Float32Array) {
-          // The first of a list of inner lists whose length is known (an image's rows of
-          // pixels): the whole list read at once, then closed as a value of its parent.
+        if (level > base && level + 1 === t.rank && dims[level] >= 0 && t.values instanceof Float32Array) {
+          // An inner list whose length is known (a row of pixels, a one-value row): it and
+          // the rest of its list read at once, then that list closed as a value of its parent.
           const l = level - 1;
-          const k = this.float32Rows(t, i, dims[l] >= 0 ? dims[l] : Number.MAX_SAFE_INTEGER, dims[level]);
+          const k = counts[l] + this.float32Rows(t, i, dims[l] >= 0 ? dims[l] - counts[l] : Number.MAX_SAFE_INTEGER, dims[level]);
           if (dims[l] < 0) dims[l] = k;
           else if (k !== dims[l]) decline();
           counts[l] = k;
@@ -1015,9 +1015,9 @@ class Walk {
   }
 
   /**
-   * A list of lists of exactly `width` numbers each (the inner dimension already known: the
-   * innermost rows of an image batch, [[r, g, b], …] or [[x], …]), from the first inner list
-   * at i to the outer list's closing bracket (this.i ends after it), at most `limit` of them,
+   * Lists of exactly `width` numbers each (the inner dimension already known: the innermost
+   * rows of an image batch, [[r, g, b], …] or [[x], …]), from the inner list at i to the
+   * closing bracket of the list holding them (this.i ends after it), at most `limit` of them,
    * into a float32 tensor; returns how many inner lists. Counts elements as tensorValue
    * would; declines on anything else (a general walk would decline it too).
    */

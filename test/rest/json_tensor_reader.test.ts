@@ -523,9 +523,13 @@ describe('tensor reader: the float32 fast path (digits gathered as integers, the
   it('reads lists of short inner lists (image rows) as the general path does, and declines what is ragged or not numbers', () => {
     const next = random(77);
     const valid: string[] = [];
-    for (let k = 0; k < 60; k++) {
+    for (let k = 0; k < 90; k++) {
       const width = 1 + Math.floor(next() * 4);
-      const shape = [1 + Math.floor(next() * 3), 2 + Math.floor(next() * 3), 2 + Math.floor(next() * 3), width];
+      // Images, and rows of one to four values.
+      const shape =
+        k % 3 === 0
+          ? [2 + Math.floor(next() * 6), width]
+          : [1 + Math.floor(next() * 3), 2 + Math.floor(next() * 3), 2 + Math.floor(next() * 3), width];
       valid.push(`{"instances": ${nested(shape, () => floatText(next, 3 + Math.floor(next() * 15)), next)}}`);
     }
     const counted = outcomes(() => {
