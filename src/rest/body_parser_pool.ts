@@ -4,7 +4,8 @@
 // text and status. The event loop meanwhile only accepts, admits, reads and writes bytes, so
 // a status probe is answered while a 20 MB body is parsed. Every byte the thread allocates is
 // charged to the request's claim first (body_parser_protocol.ts), and the claim is released
-// by the request's envelope only once the request is answered.
+// by the request's envelope only once the request is answered. An answer of at least
+// `minValues` output values is written there too, as JSON bytes moved back to be sent.
 import { Worker } from 'node:worker_threads';
 import { ServingError } from '../errors/status.js';
 import type { MemoryClaim } from '../services/memory_budget.js';
@@ -12,7 +13,8 @@ import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { markRequestOwned } from '../tensor/request_owned.js';
 import { ownValue } from '../util/own_property.js';
 import { DEFAULT_SIGNATURE_KEY } from '../services/prediction_service.js';
-import type { ParsedPredictRequest } from './json_tensor.js';
+import type { JsonFormat, ParsedPredictRequest } from './json_tensor.js';
+import type { HostTensor } from '../tensor/host_tensor.js';
 import type { PredictBody } from './predict_body.js';
 import {
   CHARGE_GRANTED,
@@ -34,8 +36,17 @@ const THREAD_FILE = new URL('./body_parser_thread.js', import.meta.url);
  */
 const DEFAULT_MIN_BYTES = 256 * 1024;
 
+/**
+ * Answers of this many output values or more are written on a thread: the event loop only
+ * copies them out (a memcpy) and sends the bytes. Measured on a busy 2-core machine (load 8,
+ * float rows of one value, median of 15): 4 096 values took 16 ms to write on the loop and 21
+ * through the thread, 16 384 values 74 ms either way; 1 024 values 2.4 against 9.7.
+ */
+const DEFAULT_MIN_VALUES = 8 * 1024;
+
 interface Job {
-  claim: MemoryClaim;
+  /** What the thread's charges are added to (none: the job allocates nothing it charges). */
+  claim?: MemoryClaim;
   thread: ParserThread;
   /** The step under way: its settlement. */
   pending?: { resolve(v: FromParser): void; reject(e: unknown): void };
@@ -67,6 +78,8 @@ export class BodyParserPool {
     private readonly size: number,
     /** Bodies at least this large are parsed on a thread. */
     private readonly minBytes = DEFAULT_MIN_BYTES,
+    /** Answers of at least this many output values are written on a thread. */
+    private readonly minValues = DEFAULT_MIN_VALUES,
   ) {}
 
   /** Whether a body of `bytes` is parsed here. */
@@ -131,6 +144,38 @@ export class BodyParserPool {
     };
   }
 
+  /** Whether an answer of `values` output values is written here. */
+  writes(values: number): boolean {
+    return this.size > 0 && values >= this.minValues;
+  }
+
+  /**
+   * predictResponseBytes on a thread. The outputs are copied to it (the request log may
+   * still read them here); the bytes come back moved.
+   */
+  async formatPredict(outputs: Record<string, HostTensor>, format: JsonFormat): Promise<Uint8Array> {
+    const thread = this.pick();
+    const job = this.nextJob++;
+    const state: Job = { thread };
+    this.jobs.set(job, state);
+    thread.jobs++;
+    const copies: Record<string, HostTensor> = {};
+    const transfer: ArrayBuffer[] = [];
+    for (const [name, t] of Object.entries(outputs)) {
+      // A reply's outputs are views into the one buffer of its message: each copied alone.
+      const values = Array.isArray(t.values) ? t.values : t.values.slice();
+      if (!Array.isArray(values)) transfer.push(values.buffer as ArrayBuffer);
+      copies[name] = { ...t, values };
+    }
+    try {
+      const r = await this.step(state, { kind: 'format', job, outputs: copies, format }, transfer);
+      if (r.kind !== 'formatted') throw new Error(`body parser thread answered ${r.kind} to format`);
+      return r.body;
+    } finally {
+      if (this.jobs.delete(job)) thread.jobs--;
+    }
+  }
+
   /** Ends the threads (server shutdown). */
   close(): void {
     for (const t of this.threads.splice(0)) void t.worker.terminate();
@@ -180,7 +225,7 @@ export class BodyParserPool {
     if (m.kind === 'charge') {
       // Answered at once: the thread waits on the cell.
       let answer = CHARGE_REFUSED;
-      if (job) {
+      if (job?.claim) {
         try {
           job.claim.add(m.bytes);
           answer = CHARGE_GRANTED;

@@ -1,11 +1,13 @@
-// A body-parser thread: parses large :predict bodies off the event loop (body_parser_protocol.ts
-// has the messages, body_parser_pool.ts the main thread's side). The parse is the same code
-// the main thread runs for a small body (predict_body.ts), so the answers, error texts and
-// byte offsets are the same.
+// A body-parser thread: parses large :predict bodies and writes large answers off the event
+// loop (body_parser_protocol.ts has the messages, body_parser_pool.ts the main thread's side).
+// The parse and the writer are the same code the main thread runs for a small body
+// (predict_body.ts, json_tensor_writer.ts), so the answers, error texts and byte offsets are
+// the same.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ServingError } from '../errors/status.js';
 import { takeTransferList } from '../tensor/request_owned.js';
 import { parsePredictBody, type PredictBody } from './predict_body.js';
+import { predictResponseBytes } from './json_tensor_writer.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { ownValue } from '../util/own_property.js';
 import { DEFAULT_SIGNATURE_KEY } from '../services/prediction_service.js';
@@ -51,6 +53,11 @@ async function handle(m: ToParser): Promise<void> {
     return;
   }
   try {
+    if (m.kind === 'format') {
+      const body = predictResponseBytes(m.outputs, m.format);
+      post({ kind: 'formatted', job: m.job, body }, [body.buffer as ArrayBuffer]);
+      return;
+    }
     if (m.kind === 'parse') {
       const body = await parsePredictBody(m.body, m.limits, charger(m.job), false, m.served);
       waiting.set(m.job, { body, served: m.served });

@@ -53,7 +53,7 @@ export async function predictResponseJsonYielding(
 ): Promise<string | Buffer> {
   const names = Object.keys(outputs).sort();
   if (format !== 'row' || names.length === 0) return predictResponseJson(outputs, format, options);
-  const rows = new RowWriter(outputs, names, format, (options.layout ?? 'tfserving') === 'tfserving');
+  const rows = new RowWriter(outputs, names, format, (options.layout ?? 'tfserving') === 'tfserving', true);
   for (let i = 0; i < rows.batch; i++) {
     rows.next(i);
     if ((i + 1) % RESPONSE_SLICE_ROWS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -64,6 +64,29 @@ export async function predictResponseJsonYielding(
 
 const ROWS_PER_CHUNK = 4096;
 
+/**
+ * predictResponseJson as UTF-8 bytes in a buffer of their own (a body-parser thread writes a
+ * large response so, and moves it to the event loop): a large row-format response through
+ * RowWriter.bytes, never held as one string.
+ */
+export function predictResponseBytes(outputs: Record<string, HostTensor>, format: JsonFormat): Uint8Array {
+  const names = Object.keys(outputs).sort();
+  if (format === 'row' && names.length > 0) {
+    const rows = new RowWriter(outputs, names, format, true, true);
+    for (let i = 0; i < rows.batch; i++) rows.next(i);
+    if (rows.batch > ROWS_PER_CHUNK) return rows.bytes();
+    return ownBytes(rows.text());
+  }
+  return ownBytes(predictResponseJson(outputs, format));
+}
+
+/** `text` as UTF-8 in an ArrayBuffer of its own (Buffer.from may share Node's pool). */
+function ownBytes(text: string): Uint8Array {
+  const out = new Uint8Array(Buffer.byteLength(text));
+  Buffer.from(out.buffer, 0, out.byteLength).write(text);
+  return out;
+}
+
 /** The row-format {"predictions": …}, one batch item at a time. */
 class RowWriter {
   readonly batch: number;
@@ -73,12 +96,21 @@ class RowWriter {
   private items: string[] = [];
   /** Joined runs of rows: joining millions of row strings at the end took seconds at once. */
   private readonly chunks: string[] = [];
+  /**
+   * Or, for bytes(), each run of rows as UTF-8 as soon as it is joined: its strings die young
+   * (a scavenge takes them), where 5 Mi rows kept as strings grew the heap by ~100 MB.
+   */
+  private readonly encoded: Buffer[] = [];
+  /** Whether runs are encoded as they are joined (bytes() is then the only answer). */
+  private readonly encode: boolean;
 
   constructor(
     outputs: Record<string, HostTensor>,
     names: string[],
     format: JsonFormat,
     private readonly pretty: boolean,
+    /** Whether the answer of a response past one run is bytes(). */
+    bytesPastOneRun = false,
   ) {
     if (format !== 'row') throw invalidArgument(MSG.INVALID_REQUEST_FORMAT);
     let batch = -1;
@@ -89,6 +121,7 @@ class RowWriter {
       batch = shape[0];
     }
     this.batch = batch;
+    this.encode = bytesPastOneRun && batch > ROWS_PER_CHUNK;
     this.writers = names.map((n) => new TensorWriter(n, outputs[n], pretty));
     this.keys = names.map(rapidjsonString);
   }
@@ -106,34 +139,39 @@ class RowWriter {
       this.items.push(pretty ? `\n        {\n            ${members.join(',\n            ')}\n        }` : `{${members.join(', ')}}`);
     }
     if (this.items.length === ROWS_PER_CHUNK || i === this.batch - 1) {
-      this.chunks.push(this.items.join(this.separator));
+      const run = this.items.join(this.separator);
+      if (this.encode) this.encoded.push(Buffer.from(run));
+      else this.chunks.push(run);
       this.items = [];
     }
   }
 
   /**
-   * The response as UTF-8 bytes, each chunk let go once copied: a large response is held once
-   * more at most (its chunks, then its bytes), where text() joins them into one string that
-   * the socket write then flattens and encodes again (5 Mi rows: 35 MB each time).
+   * The response as UTF-8 bytes (in a buffer of its own), each run let go once copied: a large
+   * response is held once more at most (its runs, then its bytes), where text() joins them into
+   * one string that the socket write then flattens and encodes again (5 Mi rows: 35 MB each time).
    */
   bytes(): Buffer {
+    if (!this.encode) throw new Error('RowWriter.bytes() of a writer that keeps text');
     const head = this.pretty ? '{\n    "predictions": [' : '{"predictions": [';
     const tail = this.pretty ? '\n    ]\n}' : ']}';
-    const separator = this.separator;
-    let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + Buffer.byteLength(separator) * (this.chunks.length - 1);
-    for (const chunk of this.chunks) size += Buffer.byteLength(chunk);
-    const out = Buffer.allocUnsafe(size);
+    const separator = Buffer.from(this.separator);
+    const runs = this.encoded;
+    let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + separator.length * (runs.length - 1);
+    for (const run of runs) size += run.length;
+    const out = Buffer.allocUnsafeSlow(size);
     let at = out.write(head, 0);
-    for (let k = 0; k < this.chunks.length; k++) {
-      if (k > 0) at += out.write(separator, at);
-      at += out.write(this.chunks[k], at);
-      this.chunks[k] = '';
+    for (let k = 0; k < runs.length; k++) {
+      if (k > 0) at += separator.copy(out, at);
+      at += runs[k].copy(out, at);
     }
+    runs.length = 0;
     out.write(tail, at);
     return out;
   }
 
   text(): string {
+    if (this.encode) throw new Error('RowWriter.text() of a writer that encodes');
     const body = this.chunks.join(this.separator);
     if (!this.pretty) return `{"predictions": [${body}]}`;
     return this.batch === 0 ? '{\n    "predictions": []\n}' : `{\n    "predictions": [${body}\n    ]\n}`;

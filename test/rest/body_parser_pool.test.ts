@@ -112,3 +112,69 @@ describe('a :predict body parsed on a parser thread answers as on the event loop
     claim.release();
   });
 });
+
+describe('a large :predict answer written on a parser thread', () => {
+  /** A pool whose every answer is written on its thread, counting them. */
+  function writingPool() {
+    const p = new BodyParserPool(1, Number.POSITIVE_INFINITY, 0);
+    let written = 0;
+    const format = p.formatPredict.bind(p);
+    p.formatPredict = (outputs, f) => {
+      written++;
+      return format(outputs, f);
+    };
+    return { pool: p, written: () => written };
+  }
+
+  it('is the bytes the event loop writes (row and columnar, one output and several, past one run of rows), the outputs left readable', async () => {
+    const { pool: writer, written } = writingPool();
+    after(() => writer.close());
+    const rows = 5000;
+    const x = Float32Array.from({ length: rows }, (_, i) => i / 7);
+    const kept: HostTensor[] = [];
+    const models: Record<string, FakeModel> = {
+      hp2: {
+        run: async (_s, inputs) => {
+          const y = { ...inputs.x, values: (inputs.x.values as Float32Array).map((v) => v * 0.5 + 2) };
+          kept.push(y);
+          return { y };
+        },
+      },
+      two: {
+        run: async (_s, inputs) => ({
+          a: inputs.x,
+          b: {
+            dtype: 'string',
+            shape: [inputs.x.shape[0]],
+            values: Array.from({ length: inputs.x.shape[0] }, (_, i) => new TextEncoder().encode(`é${i}`)),
+          },
+        }),
+      },
+      uneven: {
+        run: async () => ({
+          a: { dtype: 'float32', shape: [2], values: new Float32Array(2) },
+          b: { dtype: 'float32', shape: [3], values: new Float32Array(3) },
+        }),
+      },
+    };
+    const rowBody = `{"instances": [${Array.from(x, (v) => `[${v}]`).join(', ')}]}`;
+    const columnarBody = `{"inputs": {"x": [${Array.from(x, (v) => `[${v}]`).join(', ')}]}}`;
+    const limits = { ...LIMITS, maxBodyBytes: 1 << 24, jsonMaxElements: 1 << 20 };
+    const here = app(undefined, { models, limits });
+    const threaded = app(writer, { models, limits });
+    for (const [path, body] of [
+      ['/v1/models/hp2:predict', rowBody],
+      ['/v1/models/hp2:predict', columnarBody],
+      ['/v1/models/two:predict', rowBody],
+      ['/v1/models/two:predict', columnarBody],
+      ['/v1/models/uneven:predict', rowBody],
+    ]) {
+      const expected = await here(path, body);
+      const got = await threaded(path, body);
+      assert.deepEqual(got, expected, `${path} ${body.slice(0, 12)}`);
+    }
+    assert.equal(written(), 5, 'every answer written on the thread');
+    // The outputs were copied to the thread: the request log may still read them here.
+    for (const y of kept) assert.equal((y.values as Float32Array).length, rows);
+  });
+});
