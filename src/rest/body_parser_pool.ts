@@ -14,7 +14,7 @@ import { markRequestOwned } from '../tensor/request_owned.js';
 import { ownValue } from '../util/own_property.js';
 import { DEFAULT_SIGNATURE_KEY } from '../services/prediction_service.js';
 import type { JsonFormat, ParsedPredictRequest } from './json_tensor.js';
-import type { HostTensor } from '../tensor/host_tensor.js';
+import type { HostTensor, TensorValues } from '../tensor/host_tensor.js';
 import type { PredictBody } from './predict_body.js';
 import {
   CHARGE_GRANTED,
@@ -66,6 +66,27 @@ function errorOf(f: ParserFailure): unknown {
   if (f.status) return new ServingError(f.status.code, f.status.message, f.status.hints);
   // A fault of tfgate's own: the error toStatusData logs with an id (its text never reaches the client).
   return new Error(`body parser thread: ${f.fault}`);
+}
+
+type NumericValues = Exclude<TensorValues, Uint8Array[]>;
+
+/** Bytes copied per event-loop turn by copyYielding. */
+const COPY_SLICE_BYTES = 1 << 20;
+
+/**
+ * `values` copied into a buffer of their own, a slice per event-loop turn: at once, 20 MB took
+ * the loop 70–150 ms on a busy 2-core machine (page faults and a memory bus shared), long
+ * enough to keep a status probe waiting. The buffer is not zeroed first (every byte is written).
+ */
+async function copyYielding(values: NumericValues): Promise<NumericValues> {
+  const Kind = values.constructor as new (buffer: ArrayBuffer, byteOffset: number, length: number) => NumericValues;
+  const copy = new Kind(Buffer.allocUnsafeSlow(values.byteLength).buffer, 0, values.length);
+  const step = COPY_SLICE_BYTES / values.BYTES_PER_ELEMENT;
+  for (let at = 0; at < values.length; at += step) {
+    if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    (copy as Float32Array).set((values as Float32Array).subarray(at, at + step), at);
+  }
+  return copy;
 }
 
 export class BodyParserPool {
@@ -154,19 +175,19 @@ export class BodyParserPool {
    * still read them here); the bytes come back moved.
    */
   async formatPredict(outputs: Record<string, HostTensor>, format: JsonFormat): Promise<Uint8Array> {
+    const copies: Record<string, HostTensor> = {};
+    const transfer: ArrayBuffer[] = [];
+    for (const [name, t] of Object.entries(outputs)) {
+      // A reply's outputs are views into the one buffer of its message: each copied alone.
+      const values = Array.isArray(t.values) ? t.values : await copyYielding(t.values);
+      if (!Array.isArray(values)) transfer.push(values.buffer as ArrayBuffer);
+      copies[name] = { ...t, values };
+    }
     const thread = this.pick();
     const job = this.nextJob++;
     const state: Job = { thread };
     this.jobs.set(job, state);
     thread.jobs++;
-    const copies: Record<string, HostTensor> = {};
-    const transfer: ArrayBuffer[] = [];
-    for (const [name, t] of Object.entries(outputs)) {
-      // A reply's outputs are views into the one buffer of its message: each copied alone.
-      const values = Array.isArray(t.values) ? t.values : t.values.slice();
-      if (!Array.isArray(values)) transfer.push(values.buffer as ArrayBuffer);
-      copies[name] = { ...t, values };
-    }
     try {
       const r = await this.step(state, { kind: 'format', job, outputs: copies, format }, transfer);
       if (r.kind !== 'formatted') throw new Error(`body parser thread answered ${r.kind} to format`);

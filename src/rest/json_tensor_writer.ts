@@ -9,6 +9,7 @@ import type { HostTensor } from '../tensor/host_tensor.js';
 import type { JsonFormat, JsonLayout } from './json_tensor.js';
 import { formatFloat32, formatFloat64 } from './float_format.js';
 import { indent, rapidjsonString } from './rapidjson_writer.js';
+import { releaseBuffer } from '../util/release_buffer.js';
 
 const BYTES_SUFFIX = '_bytes';
 
@@ -80,11 +81,11 @@ export function predictResponseBytes(outputs: Record<string, HostTensor>, format
   return ownBytes(predictResponseJson(outputs, format));
 }
 
-/** `text` as UTF-8 in an ArrayBuffer of its own (Buffer.from may share Node's pool). */
+/** `text` as UTF-8 in an ArrayBuffer of its own (Buffer.from may share Node's pool), not zeroed first. */
 function ownBytes(text: string): Uint8Array {
-  const out = new Uint8Array(Buffer.byteLength(text));
-  Buffer.from(out.buffer, 0, out.byteLength).write(text);
-  return out;
+  const out = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  out.write(text);
+  return new Uint8Array(out.buffer, 0, out.byteLength);
 }
 
 /** The row-format {"predictions": …}, one batch item at a time. */
@@ -97,10 +98,12 @@ class RowWriter {
   /** Joined runs of rows: joining millions of row strings at the end took seconds at once. */
   private readonly chunks: string[] = [];
   /**
-   * Or, for bytes(), each run of rows as UTF-8 as soon as it is joined: its strings die young
-   * (a scavenge takes them), where 5 Mi rows kept as strings grew the heap by ~100 MB.
+   * Or, for bytes(), the answer as UTF-8, each run written into it as soon as it is joined: its
+   * strings die young (a scavenge takes them), where 5 Mi rows kept as strings grew the heap by
+   * ~100 MB, and no run is held twice. Sized from the first run's bytes per row, grown if short.
    */
-  private readonly encoded: Buffer[] = [];
+  private out?: Buffer;
+  private at = 0;
   /** Whether runs are encoded as they are joined (bytes() is then the only answer). */
   private readonly encode: boolean;
 
@@ -140,34 +143,53 @@ class RowWriter {
     }
     if (this.items.length === ROWS_PER_CHUNK || i === this.batch - 1) {
       const run = this.items.join(this.separator);
-      if (this.encode) this.encoded.push(Buffer.from(run));
+      if (this.encode) this.encodeRun(run, i + 1);
       else this.chunks.push(run);
       this.items = [];
     }
   }
 
+  private get head(): string {
+    return this.pretty ? '{\n    "predictions": [' : '{"predictions": [';
+  }
+
+  private get tail(): string {
+    return this.pretty ? '\n    ]\n}' : ']}';
+  }
+
+  /** Writes a run ending at row `rows` (the head before the first, the separator before the others). */
+  private encodeRun(run: string, rows: number): void {
+    const text = this.out ? this.separator + run : this.head + run;
+    const bytes = Buffer.byteLength(text);
+    if (!this.out) {
+      // The first run's bytes per row for every row, and a little more: one buffer in the common case.
+      const estimate = Math.ceil((bytes / rows) * this.batch * 1.02) + Buffer.byteLength(this.tail);
+      this.out = Buffer.allocUnsafeSlow(Math.max(estimate, bytes));
+    } else this.reserve(bytes);
+    this.at += this.out.write(text, this.at);
+  }
+
+  /** Room for `bytes` more, the buffer grown (copied, the old one let go) when short. */
+  private reserve(bytes: number): void {
+    const out = this.out!;
+    if (this.at + bytes <= out.length) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.at + bytes, Math.ceil(out.length * 1.25)));
+    out.copy(grown, 0, 0, this.at);
+    releaseBuffer(out.buffer);
+    this.out = grown;
+  }
+
   /**
-   * The response as UTF-8 bytes (in a buffer of its own), each run let go once copied: a large
-   * response is held once more at most (its runs, then its bytes), where text() joins them into
-   * one string that the socket write then flattens and encodes again (5 Mi rows: 35 MB each time).
+   * The response as UTF-8 bytes (a view from the start of a buffer of its own, which may run
+   * past them): a large response is held once, where text() joins its runs into one string that
+   * the socket write then flattens and encodes again (5 Mi rows: 35 MB each time).
    */
   bytes(): Buffer {
-    if (!this.encode) throw new Error('RowWriter.bytes() of a writer that keeps text');
-    const head = this.pretty ? '{\n    "predictions": [' : '{"predictions": [';
-    const tail = this.pretty ? '\n    ]\n}' : ']}';
-    const separator = Buffer.from(this.separator);
-    const runs = this.encoded;
-    let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + separator.length * (runs.length - 1);
-    for (const run of runs) size += run.length;
-    const out = Buffer.allocUnsafeSlow(size);
-    let at = out.write(head, 0);
-    for (let k = 0; k < runs.length; k++) {
-      if (k > 0) at += separator.copy(out, at);
-      at += runs[k].copy(out, at);
-    }
-    runs.length = 0;
-    out.write(tail, at);
-    return out;
+    if (!this.encode || !this.out) throw new Error('RowWriter.bytes() of a writer that keeps text');
+    const tail = Buffer.byteLength(this.tail);
+    this.reserve(tail);
+    this.at += this.out!.write(this.tail, this.at);
+    return this.out!.subarray(0, this.at);
   }
 
   text(): string {

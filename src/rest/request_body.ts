@@ -68,12 +68,13 @@ async function readBytes(c: Context, max: number, claim?: MemoryClaim): Promise<
  */
 function readIncoming(incoming: IncomingMessage, declared: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    let body = new Uint8Array(declared);
+    // Not zeroed first: only the bytes received are ever read.
+    let body: Uint8Array = Buffer.allocUnsafeSlow(declared);
     let size = 0;
     incoming.on('data', (chunk: Buffer) => {
       // Node's HTTP parser gives no more than Content-Length; grown all the same if it did.
       if (size + chunk.length > body.length) {
-        const grown = new Uint8Array(Math.max(size + chunk.length, 2 * body.length));
+        const grown = Buffer.allocUnsafeSlow(Math.max(size + chunk.length, 2 * body.length));
         grown.set(body.subarray(0, size));
         body = grown;
       }
