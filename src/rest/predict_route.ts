@@ -66,6 +66,9 @@ export function predictRoute(
         body.drop?.();
       }
     },
-    format: async (result) => ({ body: await writeAnswer(result.outputs, result.format, bodyParser), headers: JSON_HEADERS }),
+    format: async (result) => {
+      const body = await writeAnswer(result.outputs, result.format, bodyParser);
+      return { body, headers: JSON_HEADERS, ownsBuffer: typeof body !== 'string' };
+    },
   };
 }
