@@ -90,10 +90,18 @@ module.exports = {
     },
     {
       name: 'tfjs-patches-stand-alone',
-      comment: 'runtimes/tfjs_patches/ fixes the TF.js packages themselves; it knows no tfgate engine (a hook such as the TensorList closer is passed in).',
+      comment: 'runtimes/tfjs_patches/ fixes the TF.js packages themselves (loaded through runtimes/tfjs_packages/); it knows no tfgate engine (a hook such as the TensorList closer is passed in).',
       severity: 'error',
       from: { path: '^src/runtimes/tfjs_patches/' },
-      to: { path: '^src/runtimes/(?!tfjs_patches/)' },
+      to: { path: '^src/runtimes/(?!tfjs_patches/|tfjs_packages/)' },
+    },
+    {
+      name: 'tfjs-packages-required',
+      comment:
+        "TF.js's CommonJS bundles are loaded through runtimes/tfjs_packages/ (require): imported from an ES module, Node scans each bundle for its export names first, 0.5 s of CPU per thread for tfjs-core alone (type-only imports cost nothing and stay).",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/runtimes/tfjs_packages/' },
+      to: { path: '@tensorflow/tfjs-(core|converter|backend-cpu|backend-wasm)', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'no-circular',

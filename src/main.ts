@@ -2,7 +2,6 @@
 import { readFileSync } from 'node:fs';
 import { FlagError, helpText, parseFlags, resolveServerOptions, type ServerOptions } from './config/flags.js';
 import { ConfigError } from './config/text_format.js';
-import { runCommand, showCommand, RUN_USAGE, SHOW_USAGE } from './cli/saved_model_cli.js';
 import { UsageError } from './cli/cli_args.js';
 import { ModelServer } from './server/model_server.js';
 import { createLog } from './server/logger.js';
@@ -32,12 +31,18 @@ const UNLOAD_GRACE_SECONDS = 10;
 /** Once unloaded, how long the exit may take before the watchdog ends the process. */
 const EXIT_GRACE_MS = 2000;
 
-async function subcommand(run: () => Promise<void>, usage: string): Promise<void> {
+type SavedModelCli = typeof import('./cli/saved_model_cli.js');
+
+// The `show`/`run` commands load the engines in this process; the server never does (its engines
+// run in executor threads), so the CLI is imported only when asked for: a server start then loads
+// 152 modules instead of 354, and none of TF.js's large CommonJS bundles.
+async function subcommand(command: 'show' | 'run', args: string[], out: (s: string) => void): Promise<void> {
+  const cli: SavedModelCli = await import('./cli/saved_model_cli.js');
   try {
-    await run();
+    await (command === 'show' ? cli.showCommand(args, out) : cli.runCommand(args, out));
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`${e.message}\n${usage}\n`);
+      process.stderr.write(`${e.message}\n${command === 'show' ? cli.SHOW_USAGE : cli.RUN_USAGE}\n`);
       process.exit(2);
     }
     process.stderr.write(`${(e as Error).message}\n`);
@@ -48,8 +53,7 @@ async function subcommand(run: () => Promise<void>, usage: string): Promise<void
 /** What tests substitute (ModelServer's seams); the binary gives none. */
 export async function main(argv: string[], seams: { executorWorkerFile?: string } = {}): Promise<void> {
   const out = (s: string) => process.stdout.write(s);
-  if (argv[0] === 'show') return subcommand(() => showCommand(argv.slice(1), out), SHOW_USAGE);
-  if (argv[0] === 'run') return subcommand(() => runCommand(argv.slice(1), out), RUN_USAGE);
+  if (argv[0] === 'show' || argv[0] === 'run') return subcommand(argv[0], argv.slice(1), out);
 
   let server: ModelServer;
   let options: ServerOptions;

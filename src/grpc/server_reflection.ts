@@ -13,7 +13,14 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ReflectionService } from '@grpc/reflection';
-import type { Server } from '@grpc/grpc-js';
+import type {
+  handleBidiStreamingCall,
+  MethodDefinition,
+  Server,
+  ServerDuplexStream,
+  ServiceDefinition,
+  UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import descriptor, { type IDescriptorProto, type IFileDescriptorProto } from 'protobufjs/ext/descriptor/index.js';
 import { loadProtoFiles, SERVICE_FILES } from '../proto/index.js';
@@ -87,12 +94,51 @@ function fileDescriptorProtos(root: protobuf.Root): Buffer[] {
   return set.file.map((f) => Buffer.from(descriptor.FileDescriptorProto.encode(f as protobuf.Message).finish()));
 }
 
-/** Adds ServerReflection (v1 and v1alpha) to `server`, listing `services` and itself. */
-export function addServerReflection(server: Pick<Server, 'addService'>, services: readonly string[]): void {
+/** The reflection services as @grpc/reflection builds them: per method path, its definition and handler. */
+type BuiltReflection = Map<string, { method: MethodDefinition<unknown, unknown>; handler: handleBidiStreamingCall<unknown, unknown> }>;
+
+function buildReflection(services: readonly string[]): BuiltReflection {
   const root = loadProtoFiles([...SERVICE_FILES, ...reflectionProtoFiles()], { keepCase: true });
   // @grpc/reflection reads only `fileDescriptorProtos` of a proto-loader package definition.
   const definition = { descriptors: { fileDescriptorProtos: fileDescriptorProtos(root) } } as unknown as ConstructorParameters<
     typeof ReflectionService
   >[0];
-  new ReflectionService(definition, { services: [...services, ...REFLECTION_SERVICES] }).addToServer(server);
+  const built: BuiltReflection = new Map();
+  const capture = {
+    addService(service: ServiceDefinition, impl: UntypedServiceImplementation) {
+      for (const [name, method] of Object.entries(service)) {
+        built.set(method.path, { method, handler: impl[name] as handleBidiStreamingCall<unknown, unknown> });
+      }
+    },
+  };
+  new ReflectionService(definition, { services: [...services, ...REFLECTION_SERVICES] }).addToServer(capture as unknown as Server);
+  return built;
+}
+
+/**
+ * Adds ServerReflection (v1 and v1alpha) to `server`, listing `services` and itself. The
+ * descriptors are built at the first reflection call, not at start: building them took 0.4–1 s
+ * of the event loop on this project's 2-core machine, at every start of every server, for a
+ * service only tools such as grpcurl call. Until then the methods are registered with codecs
+ * and handlers that build it when first used.
+ */
+export function addServerReflection(server: Pick<Server, 'addService'>, services: readonly string[]): void {
+  let built: BuiltReflection | undefined;
+  const real = (path: string) => (built ??= buildReflection(services)).get(path)!;
+  for (const name of REFLECTION_SERVICES) {
+    const path = `/${name}/ServerReflectionInfo`;
+    const method: MethodDefinition<unknown, unknown> = {
+      path,
+      requestStream: true,
+      responseStream: true,
+      requestSerialize: (value) => real(path).method.requestSerialize(value),
+      requestDeserialize: (bytes) => real(path).method.requestDeserialize(bytes),
+      responseSerialize: (value) => real(path).method.responseSerialize(value),
+      responseDeserialize: (bytes) => real(path).method.responseDeserialize(bytes),
+    };
+    server.addService(
+      { ServerReflectionInfo: method },
+      { ServerReflectionInfo: (call: ServerDuplexStream<unknown, unknown>) => real(path).handler(call) },
+    );
+  }
 }

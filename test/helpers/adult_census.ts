@@ -2,7 +2,7 @@
 // column, numbers as int64, the rest as strings.
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 
-export const ADULT_COLUMNS = [
+const ADULT_COLUMNS = [
   'age',
   'workclass',
   'fnlwgt',

@@ -93,7 +93,7 @@ function readerOutcome(
 }
 
 /** Same format, same inputs, each the same dtype, shape and bytes (NaN payloads and -0 included). */
-export function assertSameRequest(got: ParsedPredictRequest, want: ParsedPredictRequest, body: string): void {
+function assertSameRequest(got: ParsedPredictRequest, want: ParsedPredictRequest, body: string): void {
   const what = body.length > 200 ? `${body.slice(0, 200)}…` : body;
   assert.equal(got.format, want.format, what);
   assert.deepEqual(Object.keys(got.inputs).sort(), Object.keys(want.inputs).sort(), what);

@@ -9,13 +9,13 @@
 
 type ValueType = 'scalar' | 'string' | 'vector' | 'matrix';
 
-export interface Matcher {
+interface Matcher {
   label: string;
   op: '=' | '!=' | '=~' | '!~';
   value: string;
 }
 
-export interface Selector {
+interface Selector {
   /** The metric name, when the selector has one. */
   name?: string;
   matchers: Matcher[];

@@ -10,7 +10,7 @@ import { REPO_ROOT } from './paths.js';
 import { tempDir } from './temp.js';
 
 const run = promisify(execFile);
-export const PYTHON = '/usr/bin/python3';
+const PYTHON = '/usr/bin/python3';
 const PROTOS = path.join(REPO_ROOT, 'src', 'proto');
 const GENERATED = [
   'tensorflow_serving/apis/predict.proto',

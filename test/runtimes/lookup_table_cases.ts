@@ -28,7 +28,7 @@ export const strings = (shape: number[], values: string[]): HostTensor => ({
   values: values.map((v) => enc.encode(v)),
 });
 
-export function hashTable(g: GraphBuilder, keyDtype: DType, valueDtype: DType, name = 'hash_table'): Tensor {
+function hashTable(g: GraphBuilder, keyDtype: DType, valueDtype: DType, name = 'hash_table'): Tensor {
   return node(g, 'HashTableV2', name, [], {
     container: attr.s(''),
     shared_name: attr.s(`${name}_0c4b1d`),
@@ -97,7 +97,7 @@ const kvTypes = (keys: string, values: string) => ({ Tin: { type: keys }, Tout: 
  * StatefulPartitionedCall of `__inference__initializer_*`, which reads the variable and runs
  * InitializeTableFromTextFileV2 on the captured table; the serving function looks up inside.
  */
-export async function writeTf2TextFileTableModel(vocabulary: string): Promise<string> {
+async function writeTf2TextFileTableModel(vocabulary: string): Promise<string> {
   const g = new Tf2GraphBuilder();
   const table = emit(g.top, 'HashTableV2', 'hash_table', [], {
     container: { s: new Uint8Array(0) },
@@ -179,7 +179,7 @@ export async function writeTf2TextFileTableModel(vocabulary: string): Promise<st
  * (`…/.ATTRIBUTES/table-keys`, `table-values`, by LookupTableImportV2 in the restore
  * function); the serving function looks up with the OOV index as default and reads the size.
  */
-export async function writeCheckpointedTableModel(): Promise<string> {
+async function writeCheckpointedTableModel(): Promise<string> {
   const g = new Tf2GraphBuilder();
   const table = g.checkpointedTable(
     'string_lookup_table',

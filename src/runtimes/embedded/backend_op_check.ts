@@ -4,7 +4,7 @@
 // maps to tf.einsum, which has no WASM kernel, and failed only at predict — nor which ops and
 // attributes the converter ignores. A node refused here fails its signature at load, naming
 // the op, the node and why; it never becomes a version that is AVAILABLE and then answers 500.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../tfjs_packages/tfjs_core.cjs';
 import { Code, ServingError } from '../../errors/status.js';
 import { attrString, type NodeDef } from '../../savedmodel/graph/types.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';

@@ -6,7 +6,7 @@
 // form not handled here) is not compiled: the GraphModel runs it, so coverage is unchanged.
 // Each kernel calls the same TF.js op the converter maps that TF op to, with the same
 // arguments, so both paths compute the same values.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../tfjs_packages/tfjs_core.cjs';
 import type { NodeDef, AttrValue } from '../../savedmodel/graph/types.js';
 import { attrString } from '../../savedmodel/graph/types.js';
 import { parseTensorName } from '../../savedmodel/graph/graph_flattener.js';

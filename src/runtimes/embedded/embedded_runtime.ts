@@ -4,7 +4,7 @@
 // TF.js kernel has) is refused by name while the others serve.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { loadGraphModelSync } from '@tensorflow/tfjs-converter';
+import tfjsConverter from '../tfjs_packages/tfjs_converter.cjs';
 import { ServingError, toStatusData } from '../../errors/status.js';
 import { prepareSignatureGraph } from '../../savedmodel/graph/prepare_signature_graph.js';
 import { resolveTables, type LookupTables } from '../../savedmodel/graph/lookup_tables/resolve_lookup_tables.js';
@@ -103,7 +103,7 @@ export class EmbeddedRuntime implements Runtime, SignatureEngine<EmbeddedVersion
     checkFunctionsCanRun(mapped, backend, key);
     const prepared = rewriteFunctionsForTfjs(rewriteForTfjs(mapped));
     const sizes = sizeGraph(mapped.nodes, Object.fromEntries(Object.entries(mapped.inputs).map(([k, v]) => [k, v.placeholder])));
-    const model = loadGraphModelSync(toModelArtifacts(prepared));
+    const model = tfjsConverter.loadGraphModelSync(toModelArtifacts(prepared));
     const outputs = [...new Set(Object.values(prepared.outputs))];
     const computed = prepared.nodes.filter((n) => n.op !== 'Const' && n.op !== 'Placeholder');
     const graph: SignatureGraph = {

@@ -4,7 +4,7 @@
 import { readVersionFile, versionInventory } from '../../savedmodel/version_files.js';
 import path from 'node:path';
 import type * as tf from '@tensorflow/tfjs-core';
-import { loadGraphModelSync } from '@tensorflow/tfjs-converter';
+import tfjsConverter from '../tfjs_packages/tfjs_converter.cjs';
 import { dataLoss, invalidArgument } from '../../errors/status.js';
 import { signatureSpec } from '../../savedmodel/signature_spec.js';
 import type { SignatureDefObject } from '../../savedmodel/saved_model_reader.js';
@@ -84,7 +84,7 @@ export async function loadTfjsGraphModelDir(dir: string, backend: string): Promi
   const data = Buffer.concat(buffers);
   let model;
   try {
-    model = loadGraphModelSync({
+    model = tfjsConverter.loadGraphModelSync({
       modelTopology: json.modelTopology,
       weightSpecs,
       weightData: data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength),

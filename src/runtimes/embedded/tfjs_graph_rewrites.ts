@@ -8,7 +8,7 @@
 // Nodes nothing reads any more (a folded filter's float weights) are then dropped.
 // * Parsing nodes are told which int64 features may reach TF.js saturated to int32
 //   (shared/parse_example/saturated_int64.ts).
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../tfjs_packages/tfjs_core.cjs';
 import type { PreparedGraph } from '../../savedmodel/graph/prepare_signature_graph.js';
 import { parseTensorName } from '../../savedmodel/graph/graph_flattener.js';
 import { attrString, type NodeDef } from '../../savedmodel/graph/types.js';

@@ -1,6 +1,6 @@
 // A loaded model version executed by tfjs-converter's GraphModel: one GraphModel per
 // servable signature (each signature's graph is cut and frozen for its own feeds).
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../tfjs_packages/tfjs_core.cjs';
 import type { GraphModel } from '@tensorflow/tfjs-converter';
 import { ServingError, invalidArgument, isJsFault } from '../../errors/status.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';

@@ -4,8 +4,9 @@
 // with the placeholders and constants they read, run on tfjs-converter (tfgate's parsing ops,
 // TF's messages), and each parsed tensor the rest of the graph reads becomes an input of the
 // ONNX graph. Everything after the cut is converted as usual.
-import * as tf from '@tensorflow/tfjs-core';
-import { loadGraphModelSync, type GraphModel } from '@tensorflow/tfjs-converter';
+import tf from '../tfjs_packages/tfjs_core.cjs';
+import tfjsConverter from '../tfjs_packages/tfjs_converter.cjs';
+import type { GraphModel } from '@tensorflow/tfjs-converter';
 import { parseTensorName } from '../../savedmodel/graph/graph_flattener.js';
 import type { NodeDef } from '../../savedmodel/graph/types.js';
 import { hostTensorFromProto, shapeFromProto } from '../../savedmodel/tensor_proto.js';
@@ -148,7 +149,7 @@ export class HostStep {
   async run(feeds: ReadonlyMap<string, HostTensor>): Promise<Map<string, HostTensor>> {
     if (this.nodes.every((n) => HOST_OPS.has(n.op))) return this.runOnHost(feeds);
     registerTfjsOps(EXAMPLE_OPS);
-    this.model ??= loadGraphModelSync(
+    this.model ??= tfjsConverter.loadGraphModelSync(
       toModelArtifacts({
         signature: { key: '', methodName: '', inputs: {}, outputs: {}, defaults: {} },
         nodes: this.nodes,

@@ -1,7 +1,7 @@
 // HostTensor ↔ tf.Tensor. TF.js holds float32, int32, bool and string only, so wider or
 // narrower types are converted on the way in and restored to the signature's dtype on the
 // way out (int64 values outside int32 are refused rather than silently wrapped).
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../tfjs_packages/tfjs_core.cjs';
 import { invalidArgument } from '../../errors/status.js';
 import { dtypeFromTf, type DType } from '../../tensor/dtype.js';
 import type { HostTensor, TensorValues } from '../../tensor/host_tensor.js';

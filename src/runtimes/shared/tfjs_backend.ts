@@ -1,9 +1,9 @@
 // Chooses the TF.js backend for this thread: WASM (fast, no native code) unless it cannot
 // start, then the pure-JS CPU backend. Each executor thread makes this choice once. The
 // embedded runtime runs its graphs there; ONNX Runtime its ParseExample step.
-import * as tf from '@tensorflow/tfjs-core';
-import '@tensorflow/tfjs-backend-cpu';
-import '@tensorflow/tfjs-backend-wasm';
+import tf from '../tfjs_packages/tfjs_core.cjs';
+import '../tfjs_packages/tfjs_backend_cpu.cjs';
+import '../tfjs_packages/tfjs_backend_wasm.cjs';
 import { patchWasmBackend } from '../tfjs_patches/index.js';
 
 // Kernels of tfjs-backend-wasm that give wrong numbers, replaced before any use, and the ones

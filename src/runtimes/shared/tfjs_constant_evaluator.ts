@@ -2,8 +2,8 @@
 // once at load, on TF.js: the subgraph is loaded as a GraphModel, as a signature's graph is,
 // and executed with no feeds. TF.js holds 32-bit integers, so an int64 constant beyond them is
 // refused here rather than clamped, and int64 results come back from exact int32 values.
-import * as tf from '@tensorflow/tfjs-core';
-import { loadGraphModelSync } from '@tensorflow/tfjs-converter';
+import tf from '../tfjs_packages/tfjs_core.cjs';
+import tfjsConverter from '../tfjs_packages/tfjs_converter.cjs';
 import { unimplemented } from '../../errors/status.js';
 import type { ConstantGraph } from '../../savedmodel/graph/constant_subgraph.js';
 import type { PreparedGraph } from '../../savedmodel/graph/prepare_signature_graph.js';
@@ -54,7 +54,7 @@ export async function evaluateOnTfjs(graph: ConstantGraph): Promise<HostTensor[]
   };
   let model;
   try {
-    model = loadGraphModelSync(toModelArtifacts(prepared));
+    model = tfjsConverter.loadGraphModelSync(toModelArtifacts(prepared));
   } catch (e) {
     throw unimplemented((e as Error).message);
   }

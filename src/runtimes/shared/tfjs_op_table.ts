@@ -2,7 +2,7 @@
 // load-time check that refuses, naming the op and node, what the kernel cannot compute. Op
 // families export tables of them (`{ TfOp: { execute, check } }`, embedded/ops/<family>/);
 // an engine registers the tables it runs, and asks the same tables at load which ops it has.
-import * as tfconv from '@tensorflow/tfjs-converter';
+import tfconv from '../tfjs_packages/tfjs_converter.cjs';
 import type { NodeDef } from '../../savedmodel/graph/types.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 

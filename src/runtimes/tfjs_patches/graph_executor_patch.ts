@@ -39,7 +39,7 @@
 //    keep calling their functions past loopTimeBound fails instead, with
 //    DEADLINE_EXCEEDED naming the bound: its loop is cut at the next call of a cond or body
 //    (the loop runs on microtasks, so no timer could interrupt it).
-import { loadGraphModelSync } from '@tensorflow/tfjs-converter';
+import tfjsConverter from '../tfjs_packages/tfjs_converter.cjs';
 import { Code, ServingError } from '../../errors/status.js';
 import type { Tensor } from '@tensorflow/tfjs-core';
 
@@ -110,7 +110,7 @@ function disposeAfterFailure(tensors: Iterable<Tensor | undefined>, keepIds: Set
 }
 
 function graphExecutorPrototype(): GraphExecutor & { [PATCHED]?: boolean } {
-  const empty = loadGraphModelSync({
+  const empty = tfjsConverter.loadGraphModelSync({
     modelTopology: { node: [], versions: { producer: 1 } },
     weightSpecs: [],
     weightData: new ArrayBuffer(0),

@@ -13,8 +13,8 @@
 // (embedded/ops/spectral/) make and read complex tensors only through tf.complex and
 // readSync, so they run the same on both backends; any other op that would read a complex64
 // tensor on WASM is refused at load (embedded/backend_op_check.ts).
-import * as tf from '@tensorflow/tfjs-core';
-import { BackendWasm } from '@tensorflow/tfjs-backend-wasm';
+import tf from '../tfjs_packages/tfjs_core.cjs';
+import tfjsWasm from '../tfjs_packages/tfjs_backend_wasm.cjs';
 import { patchWasmKernel } from './wasm_kernel_patch.js';
 
 interface WasmTensorData {
@@ -34,8 +34,8 @@ let patched = false;
 export function supportWasmComplex(): void {
   if (patched) return;
   patched = true;
-  const proto = BackendWasm.prototype as unknown as {
-    readSync(this: BackendWasm, dataId: object, start?: number, end?: number): tf.backend_util.BackendValues;
+  const proto = tfjsWasm.BackendWasm.prototype as unknown as {
+    readSync(this: tfjsWasm.BackendWasm, dataId: object, start?: number, end?: number): tf.backend_util.BackendValues;
   };
   const readSync = proto.readSync;
   proto.readSync = function (dataId, start, end) {

@@ -11,7 +11,7 @@
 //
 // Left out on purpose: the gradient kernels only training graphs use. (Complex tensors and
 // FFTs: wasm_complex.ts and tfgate's spectral ops.)
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../tfjs_packages/tfjs_core.cjs';
 import { runOnCpu } from './wasm_kernel_patch.js';
 
 const WASM_KERNELS_FROM_CPU = [

@@ -3,7 +3,7 @@
 // which binds the WASM entry point, is kept). Done at module load, before any model runs, so
 // it works under `npm ci --omit=dev` and covers every caller: tfjs-converter's GraphModel,
 // tfgate's CompiledGraph, any tf.* op.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../tfjs_packages/tfjs_core.cjs';
 
 type KernelArgs = Parameters<tf.KernelFunc>[0];
 

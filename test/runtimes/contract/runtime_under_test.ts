@@ -14,7 +14,7 @@ import { ExecutorPool } from '../../../src/executors/executor_pool.js';
 import type { ResolvedRuntime } from '../../../src/runtimes/runtime_selection.js';
 
 /** Cases (by name, or 'every case') this runtime does not run, and why. */
-export interface Skip {
+interface Skip {
   reason: string;
   tests: readonly string[] | 'every case';
 }

@@ -37,7 +37,7 @@ export const f32 = (shape: number[], values: ArrayLike<number>): HostTensor => (
 export const i32 = (shape: number[], values: ArrayLike<number>): HostTensor => ({ dtype: 'int32', shape, values: Int32Array.from(values) });
 
 /** Deterministic values in (-scale, scale). */
-export function seeded(n: number, seed: number, scale = 2): number[] {
+function seeded(n: number, seed: number, scale = 2): number[] {
   return Array.from({ length: n }, (_, i) => Math.sin(i * 12.9898 + seed * 78.233) * scale);
 }
 
@@ -82,7 +82,7 @@ export class GraphCase {
 let backendReady: Promise<string> | undefined;
 
 /** Runs `fetch` on TF.js (CPU backend). */
-export async function runTfjs(g: GraphCase, feeds: Record<string, HostTensor>, fetch: string[]): Promise<HostTensor[]> {
+async function runTfjs(g: GraphCase, feeds: Record<string, HostTensor>, fetch: string[]): Promise<HostTensor[]> {
   backendReady ??= initBackend('cpu');
   await backendReady;
   // The embedded runtime's own ops (FakeQuant, Einsum, ParseExample …), as its graphs run them.

@@ -10,7 +10,7 @@ import type { DType } from '../../../src/tensor/dtype.js';
 import type { HostTensor } from '../../../src/tensor/host_tensor.js';
 import type { AttrValueInit, GraphBuilder, Tensor } from '../../../test_util/savedmodel/writer/graph_builder.js';
 
-export const ENGINES = ['onnx', 'wasm', 'cpu'] as const;
+const ENGINES = ['onnx', 'wasm', 'cpu'] as const;
 export type Engine = (typeof ENGINES)[number];
 
 /** How an engine takes a case other than by answering TF's values. */

@@ -14,7 +14,7 @@
 // runs it as it is, so int64 features keep all 64 bits into ONNX Runtime; the TF.js executors
 // below narrow int64 to TF.js's int32 and refuse, naming the feature, a value beyond it — unless
 // the graph cannot tell it from its saturation to int32 (saturated_int64.ts).
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { Code, ServingError, invalidArgument, unimplemented } from '../../../errors/status.js';
 import type { DType } from '../../../tensor/dtype.js';

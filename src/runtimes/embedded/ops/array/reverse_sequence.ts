@@ -3,7 +3,7 @@
 // (tf.reverse_sequence's documented example: seq_lengths [7, 2, 3, 5] over rows of 8 turn
 // [1, 2, 3, 4, 5, 0, 0, 0] into [0, 0, 5, 4, 3, 2, 1, 0]). Computed as one gather with
 // per-batch indices; checks and messages are TF's (core/kernels/reverse_sequence_op.cc).
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';

@@ -4,7 +4,7 @@
 // padded to fft_length = the next power of two ≥ window_size, and each bin is re² + im² (or
 // its float square root unless magnitude_squared). As in TF the window, the transform and
 // re² + im² are computed in double, then rounded to float.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';

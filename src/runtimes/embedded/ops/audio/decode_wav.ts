@@ -3,7 +3,7 @@
 // crops or pads with zeros; desired_channels drops channels past it or repeats the last one
 // (-1 for either: as the file has). The speech-commands graphs decode their `wav_data` input
 // with it (desired_channels 1, desired_samples the clip length).
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';

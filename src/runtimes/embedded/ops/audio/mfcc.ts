@@ -6,7 +6,7 @@
 // results rounded to float. Where TF's filterbank logs "Input too short" and leaves its output
 // empty (a spectrogram with too few bins for the upper limit), the coefficients are zeros, as
 // TF's are.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';

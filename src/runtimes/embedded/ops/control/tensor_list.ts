@@ -14,7 +14,7 @@
 // executor may free the item it computed whenever it likes, and a weight or an input put in
 // a list is never marked as kept. Lists are updated in place, as tfjs-converter's are: graphs
 // written by TF's list users (TensorArray, while_v2) never read a list after updating it.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 
 /** -1 for an unknown dimension; null for an unknown rank. */
 export type PartialShape = number[] | null;

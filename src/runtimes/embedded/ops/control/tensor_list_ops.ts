@@ -4,7 +4,7 @@
 // TF's wording. A custom op reaches the lists through the execution context that
 // tfjs-converter hands it with the node (NodeValueImpl.context, shared by a While's body and
 // the graph calling it).
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type { OpExecutor } from '@tensorflow/tfjs-converter';
 import { partialShapeOf, isFullyDefined, mergeShapes, TensorList, TensorListError, type PartialShape } from './tensor_list.js';
 

@@ -8,7 +8,7 @@
 // log probability is minus the sum of the maxima, accumulated in float. CTCBeamSearchDecoder
 // runs TF's beam search (ctc_beam_search.ts). Checks and messages are TF's, in TF's order;
 // TF's FailedPrecondition ones keep that code.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { failedPrecondition, invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';

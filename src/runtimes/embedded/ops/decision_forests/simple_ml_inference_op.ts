@@ -1,7 +1,7 @@
 // TFGATE_FOREST_INFERENCE_OP for TF.js: TF-DF's SimpleMLInferenceOp(WithHandle) on the model
 // loaded under the node's model_key (forest_rewrite.ts names it, load_forests.ts loads it).
 // Runs synchronously on the executor thread: Yggdrasil's WASM engine is plain calls.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { internal, invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';

@@ -7,7 +7,7 @@
 // become the output, boxes clipped to [0, 1] when clip_boxes, padded with zeros. Both the
 // per-class queue and the final sort compare scores alone, so equal scores come out in the
 // order libstdc++'s heap and introsort leave them (libstdcxx_algorithms.ts).
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import { PriorityQueue, stdSort } from '../libstdcxx_algorithms.js';

@@ -5,7 +5,7 @@
 // centre, computed in double as TF's 0.5 literal makes it); outside [0, h−1] the pixel is
 // extrapolation_value; bilinear interpolation lerps the four neighbours in float, nearest
 // takes roundf's neighbour. Any image dtype is read as float; the output is float.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { Code, ServingError, invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';

@@ -5,7 +5,7 @@
 // DecodeImage) and TF's messages. Output shapes: [h, w, c]; DecodeGif [frames, h, w, c];
 // DecodeImage 4-D for GIF unless expand_animations is false. WebP and JPEG XL, which TF
 // decodes too, are refused by name.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';

@@ -3,7 +3,7 @@
 // uint16 from 8-bit data = value × 256, float = value × (1/255) from 8 bits or × (1/65535)
 // from 16 bits, in float32 arithmetic) and its 3-D or 4-D shape. TF.js holds uint8 and uint16
 // as int32; the signature's declared dtype restores them on the way out.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import { Code, ServingError } from '../../../../errors/status.js';
 
 export interface DecodedImage {

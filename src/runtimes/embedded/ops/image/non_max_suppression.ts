@@ -8,7 +8,7 @@
 // the queue with its new score. T is float or
 // half (scores, thresholds and weights then round to half as Eigen::half does). The messages
 // are TF's, checked in TF's order.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import { PriorityQueue } from '../libstdcxx_algorithms.js';

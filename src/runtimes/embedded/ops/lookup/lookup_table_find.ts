@@ -3,7 +3,7 @@
 // [numKeys]), the result has the keys' shape plus the value shape, as TF's HashTable::Find:
 // a scalar key gives a scalar. The key → row index is built once per table constant (the
 // model's weight tensor, the same object on every call), not per request.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 

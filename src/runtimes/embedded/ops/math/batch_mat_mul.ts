@@ -5,7 +5,7 @@
 // a[i,0] with b[j] for every (i, j) but does not. TF broadcasts batch dimensions numpy-style
 // (BatchMatMulV2). Such operands are broadcast to the common batch shape first; the others go
 // to tf.matMul unchanged.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 

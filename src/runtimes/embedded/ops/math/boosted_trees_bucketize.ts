@@ -4,7 +4,7 @@
 // clamped to the last boundary; no boundaries gives bucket 0 (core/kernels/boosted_trees/
 // quantile_ops.cc, BoostedTreesBucketizeOp). Unlike Bucketize, a value equal to a boundary
 // falls in that boundary's bucket, and nothing lands past the last one.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 

@@ -6,7 +6,7 @@
 // TF compares `input < boundary` in C++: an integer input is converted to float first
 // (Math.fround here). A float64 input reaches TF.js already rounded to float32, so a double
 // within float32 rounding of a boundary can land one bucket off; all else is exact.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';
 

@@ -2,7 +2,7 @@
 // which fails with "Integer division by zero"); tfjs-converter maps Div to tf.div, which
 // floors int32 operands: Div(-7, 2) is -3 in TensorFlow and -4 in TF.js. Floating-point Div
 // is tf.div as before.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 

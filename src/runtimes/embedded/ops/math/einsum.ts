@@ -11,7 +11,7 @@
 // Not supported (refused at load, naming the equation): a label repeated within one
 // subscript (diagonals such as `ii->i`, or `i->ii`), more than two operands (TF's op takes at
 // most two too), and more than 26 distinct labels.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import { attrString, type NodeDef } from '../../../../savedmodel/graph/types.js';

@@ -7,7 +7,7 @@
 //             higher-rank values picks rows (its length = their first dim); otherwise the
 //             three have one shape. `then` and `else` always have the same shape.
 // Numbers still run tf.where (on the backend's kernels); strings are picked here, as bytes.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import { stringElements, stringTensor } from '../string/string_tensors.js';

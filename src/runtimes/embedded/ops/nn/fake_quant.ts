@@ -3,7 +3,7 @@
 // FakeQuantWithMinMaxVars to Identity ("This op is currently ignored") and knows neither of
 // the others, so a quantisation-aware-trained model would silently run unquantised. The
 // arithmetic (TF's nudging, with a worked example) is in shared/fake_quant.ts.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';

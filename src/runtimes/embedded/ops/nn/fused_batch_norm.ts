@@ -16,7 +16,7 @@
 // mixed with the inputs as (1 - f)·old + f·new when exponential_avg_factor f ≠ 1; otherwise
 // the given estimates. Outputs 3 and 4 are the batch mean and (biased) variance, output 5 an
 // empty reserve space.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import { attrString, type NodeDef } from '../../../../savedmodel/graph/types.js';

@@ -5,7 +5,7 @@
 // libstdcxx_algorithms.ts), as topk_op_test.py's testTop3Unsorted states it. NaN follows
 // TF's current kernel (topk_op_test.py testTopKNanEdgeCases): +NaN above +inf, −NaN below
 // −inf; TF releases before it ordered NaN differently on each of its three paths.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import { makeHeap, popHeap, pushHeap, type Less } from '../libstdcxx_algorithms.js';

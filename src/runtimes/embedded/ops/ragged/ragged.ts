@@ -5,7 +5,7 @@
 // RaggedTensorToTensor to pad its token ids. Registered here with TF's input and output
 // layout (core/ops/ragged_*_ops.cc); the row partition types are read as written in the graph
 // (the converter lower-cases string attributes, and TF.js's kernel wants "ROW_SPLITS").
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 
 /** A list(string) attribute as written in the graph (base64 in the GraphModel's JSON form). */

@@ -4,7 +4,7 @@
 // output fits only while every bucket does — num_buckets in [1, 2^31], known at load (an
 // attribute of SparseCross, a Const input of SparseCrossHashed); otherwise the node is refused
 // at load. The hash key and salt must be read exactly at load too.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';
 import type { HostTensor } from '../../../../tensor/host_tensor.js';

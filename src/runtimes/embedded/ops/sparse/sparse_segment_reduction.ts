@@ -6,7 +6,7 @@
 // float(1 / n) (Mean) or float(1 / sqrt(n)) (SqrtN), longer segments summed in groups of 8 and
 // divided by n or sqrt(n) — TF.js's SparseSegmentMean divides every sum, which differs in the last
 // bit, and names segment ids `segmentIds` in its message; messages here are TF's.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';

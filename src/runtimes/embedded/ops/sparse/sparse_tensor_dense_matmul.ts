@@ -3,7 +3,7 @@
 // op the transpose when adjoint_a / adjoint_b (real types: adjoint is transpose). As TF's CPU
 // functor (core/kernels/sparse_tensor_dense_matmul_op.cc), every non-zero adds value · row k of
 // op(B) to row m of the output, in the order of the indices, in float32; messages are TF's.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 

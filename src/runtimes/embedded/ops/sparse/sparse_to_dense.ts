@@ -3,7 +3,7 @@
 // of one dimension's bounds lands in another row: here, as in TF (core/kernels/
 // sparse_to_dense_op.cc, SparseTensor::IndicesValid in util/sparse/sparse_tensor.cc), indices
 // are checked in order (validate_indices, the default) and always against the bounds.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 

@@ -3,7 +3,7 @@
 // Real, Imag, and ComplexAbs (tf.abs of a complex tensor: |z| = hypot(re, im) in float).
 // tfgate computes them for both backends over complex_tensors.ts, so that the WASM backend,
 // which has no complex kernels, runs them too.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';

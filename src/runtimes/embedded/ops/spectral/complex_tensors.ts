@@ -4,7 +4,7 @@
 // interleaved pairs in its heap (8 bytes an element) but could neither make nor read one —
 // tfgate's patch (tfjs_patches/wasm_complex.ts) gives it the Complex kernel and the read. So
 // on both backends a complex tensor is made with tf.complex and read as interleaved pairs.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import { invalidArgument } from '../../../../errors/status.js';
 
 /** The real and imaginary parts of a complex64 tensor. */

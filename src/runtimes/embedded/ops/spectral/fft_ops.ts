@@ -11,7 +11,7 @@
 //     ignored, as a c2r transform does; the result is scaled by 1/∏fft_length.
 //   - IFFT scales by 1/∏n; FFT does not scale.
 // Computed in double (dft.ts) and rounded once to float32.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';

@@ -6,7 +6,7 @@
 // the answer does not depend on this machine's Unicode tables. With get_offsets, each output
 // byte maps to the input byte it came from (a changed code point: its first byte), plus one
 // entry for the end.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';

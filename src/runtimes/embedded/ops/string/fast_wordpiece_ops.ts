@@ -4,7 +4,7 @@
 // uint8 FlatBuffer the export stores as a constant: read once per tensor
 // (fast_wordpiece_model.ts), and at load when a Const gives it, so that a model TF Text's kernel
 // would misread refuses the signature instead of failing every request.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument, internal } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';

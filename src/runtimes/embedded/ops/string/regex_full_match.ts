@@ -1,7 +1,7 @@
 // TensorFlow's RegexFullMatch and StaticRegexFullMatch (tf.strings.regex_full_match;
 // core/kernels/regex_full_match_op.cc): whether RE2 matches each whole string (RE2::FullMatch).
 // The pattern is RE2's (re2.ts); a string that is not UTF-8 is refused there.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import type { Re2 } from './re2.js';
 import { Re2Text } from './re2.js';

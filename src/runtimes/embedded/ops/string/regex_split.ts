@@ -7,7 +7,7 @@
 // token is group 1 (the Python wrapper writes "(pattern)"), and the keep pattern applies when it
 // is non-empty. Where TF Text's kernel would not finish (an empty delimiter match consumes
 // nothing, so FindAndConsume finds it again forever) the request fails naming the op.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { unimplemented } from '../../../../errors/status.js';
 import { Re2Text } from './re2.js';

@@ -6,7 +6,7 @@
 // (a float as "%.6g", or "%.9g" when six digits do not read back to the same float), strings in
 // double quotes with absl's Utf8SafeCEscape. The template's pieces are appended as C strings, so
 // each ends at its first NUL byte, as TF's kernel leaves them.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';
 import { tfDataTypeString } from '../../../../tensor/dtype.js';

@@ -5,7 +5,7 @@
 // (FarmHash), Strong with SipHash-2-4 keyed by the `key` attribute, the legacy op with TF's
 // own Hash64 (shared/hash/hash64.ts). The int64 output is held as TF.js
 // int32, which every bucket fits while num_buckets <= 2^31 (checked at load).
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';
 import { fingerprint64 } from '../../../shared/hash/farmhash_fingerprint64.js';

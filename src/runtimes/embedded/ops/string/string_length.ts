@@ -1,7 +1,7 @@
 // TensorFlow's StringLength (tf.strings.length; core/kernels/string_length_op.cc): each
 // string's length in bytes (unit BYTE) or in UTF-8 characters (UTF8_CHAR: the bytes that are
 // not continuation bytes 10xxxxxx, TF's UTF8StrLen, whether the string is valid UTF-8 or not).
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { bytesAttr, stringElements } from './string_tensors.js';
 

@@ -4,7 +4,7 @@
 // right_pad, pad_width of them on each side (-1: width - 1; never more than width - 1). With
 // preserve_short_sequences, a non-empty row too short for any n-gram gives one n-gram of the
 // whole (padded) row. The output is ragged too: ngrams + ngrams_splits (the splits' shape).
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import { bytesAttr, checkOutputBytes, intElements, stringElements, stringTensor } from './string_tensors.js';

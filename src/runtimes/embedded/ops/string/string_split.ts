@@ -5,7 +5,7 @@
 // stops after that many splits, the rest (whitespace-trimmed on the left in the whitespace
 // mode) becoming the last token; maxsplit = 0 keeps the whole string. The result is a
 // SparseTensor: indices [N, 2] (row, position), values [N], dense shape [rows, longest row].
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import { stringElements, stringTensor } from './string_tensors.js';

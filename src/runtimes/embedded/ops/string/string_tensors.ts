@@ -3,7 +3,7 @@
 // tfjs-converter's own attribute parsing lowercases strings (parseStringParam), so a custom
 // op that needs an attribute's exact bytes (a separator, a fill character) reads the raw
 // AttrValue instead.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { Code, ServingError, invalidArgument } from '../../../../errors/status.js';
 import type { AttrValue, NodeDef } from '../../../../savedmodel/graph/types.js';

@@ -4,7 +4,7 @@
 // [strings + 1] over char_values, and each character's first byte (char_to_byte_starts).
 // errors: 'replace' puts replacement_char where the input is ill-formed, 'ignore' drops it,
 // 'strict' fails the request; replace_control_characters treats U+0000..U+001F as ill-formed.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument, unimplemented } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';

@@ -7,7 +7,7 @@
 // maximal subpart); runs of non-whitespace are tokens, with byte offsets. As TF Text's kernel,
 // a token ends one byte before the end of the whitespace character that closes it, so a token
 // before a multi-byte space (U+3000) keeps that character's first bytes.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
 import { shapeString, stringElements, stringTensor } from './string_tensors.js';

@@ -8,7 +8,7 @@
 // step); pieces after the first carry suffix_indicator. A word with no match becomes
 // unknown_token (or stays whole), a word longer than max_bytes_per_word too — with, as TF Text's
 // kernel, an end offset of unknown_token's length in that case.
-import * as tf from '@tensorflow/tfjs-core';
+import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { bytesAttr, checkOutputBytes, intElements, stringElements, stringTensor } from './string_tensors.js';
 import { decoderFor } from './unicode_codec.js';
