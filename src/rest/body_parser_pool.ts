@@ -171,16 +171,20 @@ export class BodyParserPool {
   }
 
   /**
-   * predictResponseBytes on a thread. The outputs are copied to it (the request log may
-   * still read them here); the bytes come back moved.
+   * predictResponseBytes on a thread; the bytes come back moved. The outputs go to it moved when
+   * `movable` (nothing reads them here afterwards) and each owns its whole buffer (a reply alone
+   * in its message), else copied: the request log may still read them, and a view would take its
+   * message's other replies along.
    */
-  async formatPredict(outputs: Record<string, HostTensor>, format: JsonFormat): Promise<Uint8Array> {
+  async formatPredict(outputs: Record<string, HostTensor>, format: JsonFormat, movable = false): Promise<Uint8Array> {
     const copies: Record<string, HostTensor> = {};
     const transfer: ArrayBuffer[] = [];
     for (const [name, t] of Object.entries(outputs)) {
-      // A reply's outputs are views into the one buffer of its message: each copied alone.
-      const values = Array.isArray(t.values) ? t.values : await copyYielding(t.values);
-      if (!Array.isArray(values)) transfer.push(values.buffer as ArrayBuffer);
+      const v = t.values;
+      const whole = !Array.isArray(v) && v.buffer instanceof ArrayBuffer && v.byteOffset === 0 && v.byteLength === v.buffer.byteLength;
+      const values = Array.isArray(v) || (movable && whole) ? v : await copyYielding(v);
+      // Two outputs may be one tensor: its buffer is listed once.
+      if (!Array.isArray(values) && !transfer.includes(values.buffer as ArrayBuffer)) transfer.push(values.buffer as ArrayBuffer);
       copies[name] = { ...t, values };
     }
     const thread = this.pick();

@@ -10,15 +10,19 @@ import type { JsonFormat } from './json_tensor.js';
 import { predictResponseJsonYielding } from './json_tensor_writer.js';
 import type { BodyParserPool } from './body_parser_pool.js';
 
-/** `bodyParser`: where large answers are written (none: all here). As bytes, in a buffer of their own. */
+/**
+ * `bodyParser`: where large answers are written (none: all here). As bytes, in a buffer of their
+ * own. `movable`: nothing reads the outputs after this (see BodyParserPool.formatPredict).
+ */
 export function writeAnswer(
   outputs: Record<string, HostTensor>,
   format: JsonFormat,
   bodyParser?: BodyParserPool,
+  movable = false,
 ): Promise<string | Uint8Array> {
   let values = 0;
   for (const t of Object.values(outputs)) values += t.values.length;
-  return bodyParser?.writes(values) ? bodyParser.formatPredict(outputs, format) : predictResponseJsonYielding(outputs, format);
+  return bodyParser?.writes(values) ? bodyParser.formatPredict(outputs, format, movable) : predictResponseJsonYielding(outputs, format);
 }
 
 /**

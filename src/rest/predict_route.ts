@@ -67,7 +67,7 @@ export function predictRoute(
       }
     },
     format: async (result) => {
-      const body = await writeAnswer(result.outputs, result.format, bodyParser);
+      const body = await writeAnswer(result.outputs, result.format, bodyParser, !result.logged);
       return { body, headers: JSON_HEADERS, ownsBuffer: typeof body !== 'string' };
     },
   };

@@ -11,6 +11,7 @@ import { Metrics } from '../../src/monitoring/metrics.js';
 import { MemoryBudget, MemoryClaim } from '../../src/services/memory_budget.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { halfPlusTwoSignatures, FakeVersions, type FakeModel } from '../helpers/fake_versions.js';
+import { predictResponseJson } from '../../src/rest/json_tensor_writer.js';
 
 const LIMITS = { maxBodyBytes: 1 << 20, jsonMaxDepth: 8, jsonMaxElements: 10_000 };
 const pool = new BodyParserPool(1, 0);
@@ -119,19 +120,20 @@ describe('a large :predict answer written on a parser thread', () => {
     const p = new BodyParserPool(1, Number.POSITIVE_INFINITY, 0);
     let written = 0;
     const format = p.formatPredict.bind(p);
-    p.formatPredict = (outputs, f) => {
+    p.formatPredict = (outputs, f, movable) => {
       written++;
-      return format(outputs, f);
+      return format(outputs, f, movable);
     };
     return { pool: p, written: () => written };
   }
 
-  it('is the bytes the event loop writes (row and columnar, one output and several, past one run of rows), the outputs left readable', async () => {
+  it('is the bytes the event loop writes (row and columnar, one output and several, past one run of rows), the outputs moved unless the request log keeps them', async () => {
     const { pool: writer, written } = writingPool();
     after(() => writer.close());
     const rows = 5000;
     const x = Float32Array.from({ length: rows }, (_, i) => i / 7);
     const kept: HostTensor[] = [];
+    const movedOnThread: HostTensor[] = [];
     const models: Record<string, FakeModel> = {
       hp2: {
         run: async (_s, inputs) => {
@@ -170,11 +172,32 @@ describe('a large :predict answer written on a parser thread', () => {
       ['/v1/models/uneven:predict', rowBody],
     ]) {
       const expected = await here(path, body);
+      kept.length = 0;
       const got = await threaded(path, body);
       assert.deepEqual(got, expected, `${path} ${body.slice(0, 12)}`);
+      movedOnThread.push(...kept);
     }
     assert.equal(written(), 5, 'every answer written on the thread');
-    // The outputs were copied to the thread: the request log may still read them here.
-    for (const y of kept) assert.equal((y.values as Float32Array).length, rows);
+    // Nothing read the outputs afterwards: each went to the thread moved, not copied.
+    assert.equal(movedOnThread.length, 2);
+    for (const y of movedOnThread) assert.equal((y.values as Float32Array).length, 0, 'moved');
+
+    // The request log keeps a logged call's outputs to write later: copied, left readable here.
+    kept.length = 0;
+    const logging = new PredictionService(new FakeVersions(models), { sample: () => ({ log: () => {} }) });
+    const logged = await app(writer, { models, limits, prediction: logging })('/v1/models/hp2:predict', rowBody);
+    assert.equal(kept.length, 1);
+    assert.deepEqual(logged, await here('/v1/models/hp2:predict', rowBody));
+    assert.equal((kept[0].values as Float32Array).length, rows, 'left readable');
+  });
+
+  it('copies a view into a larger buffer even when nothing reads it afterwards (its neighbours stay)', async () => {
+    const { pool: writer } = writingPool();
+    after(() => writer.close());
+    const message = new Float32Array(20_000).fill(1.5);
+    const y: HostTensor = { dtype: 'float32', shape: [10_000], values: message.subarray(0, 10_000) };
+    const bytes = await writer.formatPredict({ y }, 'row', true);
+    assert.equal(Buffer.from(bytes).toString('utf8'), predictResponseJson({ y }, 'row'));
+    assert.equal(message.length, 20_000, 'not moved');
   });
 });
