@@ -6,10 +6,10 @@
 // request that does not fit is answered 503 at once, for the whole of what it needed. Each body
 // is read into one buffer (20 MiB, from Content-Length), read straight into its tensor on a
 // parser thread (20 MiB) and freed there, run (hp2's peak and outputs, run_memory.ts), and its
-// answer (5 Mi rows, 30 MB) written on that thread as bytes; the threads give back what they
-// are done with at once rather than at their next GC. Measured growth: 370–430 MB at load
-// 9–12 (it was 470–590 MB with the answer written on the event loop, 1–2 GB with the body parsed
-// as a JSON tree); the bound leaves twice that for a loaded CI machine.
+// answer (5 Mi rows, 30 MB) written on that thread as bytes and freed once sent; the threads
+// give back what they are done with at once rather than at their next GC. Measured growth:
+// 290–390 MB at load 10–12 (it was 470–590 MB with the answer written on the event loop, 1–2 GB
+// with the body parsed as a JSON tree); the bound leaves over twice that for a loaded CI machine.
 // Parsing and writing happen off the event loop, so a status probe sent meanwhile is answered
 // (its latency is printed, not asserted: bench figures, not test bounds, judge speed).
 import { describe, it, before, after } from 'node:test';
