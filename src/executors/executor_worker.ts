@@ -35,7 +35,7 @@ const data = workerData as ExecutorThreadData;
 let runtime: Promise<Runtime> | undefined;
 
 /**
- * A full garbage collection of this thread's heap, run after an unload: what the version held
+ * A full garbage collection of this thread's heap, run after an unload (and a large run): what the version held
  * (graphs, weights in ArrayBuffers, session wrappers) goes back now, for the next load on this
  * thread to reuse, instead of whenever V8 next gets round to it. V8 keeps gc() behind a flag;
  * a context made after the flag is set has it.
@@ -205,6 +205,20 @@ async function control(task: ControlTask): Promise<ExecutorReply> {
   }
 }
 
+/**
+ * A run whose tensors reach this size is followed by a full collection: what it left (the
+ * inputs moved in, the engine's outputs once packed) goes back now. Left to V8, a thread that
+ * allocates little on its heap keeps such buffers until its external memory has grown by about
+ * 64 MB: four 20 MB requests in a row held 80 MB of dead tensors here.
+ */
+const LARGE_RUN_BYTES = 16 * 2 ** 20;
+
+function packedInputBytes(m: RunLineRequest): number {
+  let n = m.runs.bytes.byteLength;
+  for (const t of m.runs.whole) if (!Array.isArray(t.values)) n += t.values.byteLength;
+  return n;
+}
+
 /** Runs a message's requests one after another; the answer and the buffers it moves. */
 async function runMany(m: RunLineRequest): Promise<[ExecutorReply, ArrayBuffer[]]> {
   try {
@@ -222,7 +236,13 @@ async function runMany(m: RunLineRequest): Promise<[ExecutorReply, ArrayBuffer[]
 function serveRunLine(port: MessagePort): void {
   let previous: Promise<unknown> = Promise.resolve();
   port.on('message', (m: RunLineRequest) => {
-    previous = previous.then(async () => port.postMessage(...(await runMany(m))));
+    previous = previous.then(async () => {
+      const [reply, transfer] = await runMany(m);
+      const moved = transfer.reduce((n, b) => n + b.byteLength, 0);
+      port.postMessage(reply, transfer);
+      // On the next turn: this message (its inputs) is let go of first.
+      if (moved + packedInputBytes(m) >= LARGE_RUN_BYTES) setImmediate(collectGarbage);
+    });
   });
 }
 

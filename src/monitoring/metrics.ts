@@ -303,8 +303,16 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor() {
-    // Node's own: event-loop lag, heap, GC, CPU (nodejs_eventloop_lag_seconds …).
+  private collectingNodeMetrics = false;
+
+  /**
+   * Node's own metrics: event-loop lag, heap, GC, CPU (nodejs_eventloop_lag_seconds …). Only
+   * where they are exported: their event-loop delay monitor wakes the main thread every 10 ms,
+   * which made an idle server spend 1 % of a core (100 ms of CPU per 10 s against 10 without).
+   */
+  collectNodeMetrics(): void {
+    if (this.collectingNodeMetrics) return;
+    this.collectingNodeMetrics = true;
     collectDefaultMetrics({ register: this.registry });
   }
 

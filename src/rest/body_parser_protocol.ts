@@ -2,7 +2,8 @@
 // body_parser_thread.ts). A :predict body is one job in two steps, as the request is read on
 // the main thread: `parse` (the JSON; its signature_name says which signature to fill), then,
 // once PredictionService has resolved the version, `tensors` against that signature, or
-// `drop` when the request ends before that. Failures cross as data (class identity does not
+// `drop` when the request ends before that. A large :predict answer is written here too, as
+// bytes (`format`, a job of its own), so the event loop only sends them. Failures cross as data (class identity does not
 // survive postMessage): a ServingError's code, message and hints, or a fault's text.
 //
 // Memory is charged to the request's claim on the main thread before the thread allocates:
@@ -24,7 +25,9 @@ export type ToParser =
   | { kind: 'parse'; job: number; body: Uint8Array; limits: ParserLimits; served?: Readonly<Record<string, SignatureSpec>> }
   /** No signature: the one of `served` the body named (read in one pass when it could be). */
   | { kind: 'tensors'; job: number; signature?: SignatureSpec }
-  | { kind: 'drop'; job: number };
+  | { kind: 'drop'; job: number }
+  /** A :predict answer to write as JSON bytes (a job of its own); the outputs' buffers are moved. */
+  | { kind: 'format'; job: number; outputs: Record<string, HostTensor>; format: JsonFormat };
 
 export interface ParserFailure {
   /** A ServingError: what the client is told (code, text, status hints). */
@@ -38,6 +41,8 @@ export type FromParser =
   | { kind: 'charge'; job: number; bytes: number }
   | { kind: 'parsed'; job: number; signatureName?: string }
   | { kind: 'tensors'; job: number; format: JsonFormat; inputs: Record<string, HostTensor> }
+  /** The answer's JSON as UTF-8, moved. */
+  | { kind: 'formatted'; job: number; body: Uint8Array }
   | { kind: 'failed'; job: number; failure: ParserFailure };
 
 /** The shared cell's values (Int32Array of one element per thread). */

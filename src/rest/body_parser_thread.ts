@@ -1,11 +1,14 @@
-// A body-parser thread: parses large :predict bodies off the event loop (body_parser_protocol.ts
-// has the messages, body_parser_pool.ts the main thread's side). The parse is the same code
-// the main thread runs for a small body (predict_body.ts), so the answers, error texts and
-// byte offsets are the same.
+// A body-parser thread: parses large :predict bodies and writes large answers off the event
+// loop (body_parser_protocol.ts has the messages, body_parser_pool.ts the main thread's side).
+// The parse and the writer are the same code the main thread runs for a small body
+// (predict_body.ts, json_tensor_writer.ts), so the answers, error texts and byte offsets are
+// the same.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ServingError } from '../errors/status.js';
 import { takeTransferList } from '../tensor/request_owned.js';
 import { parsePredictBody, type PredictBody } from './predict_body.js';
+import { predictResponseBytes } from './json_tensor_writer.js';
+import { releaseBuffer } from '../util/release_buffer.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { ownValue } from '../util/own_property.js';
 import { DEFAULT_SIGNATURE_KEY } from '../services/prediction_service.js';
@@ -21,7 +24,7 @@ import {
 const port = parentPort!;
 const cell = new Int32Array((workerData as ParserThreadData).chargeCell);
 /** Parsed bodies waiting for their signature, by job, with the signatures they may have been read against. */
-const waiting = new Map<number, { body: PredictBody; served?: Readonly<Record<string, SignatureSpec>> }>();
+const waiting = new Map<number, { bytes: Uint8Array; body: PredictBody; served?: Readonly<Record<string, SignatureSpec>> }>();
 
 const post = (m: FromParser, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
@@ -46,27 +49,41 @@ function failure(e: unknown): ParserFailure {
 }
 
 async function handle(m: ToParser): Promise<void> {
+  // The body and the outputs were moved here, the job's alone: freed as soon as they are used
+  // (once what was built from them is posted: strings are copied into the message).
+  let used: Array<ArrayBufferLike> = [];
   if (m.kind === 'drop') {
+    used.push(waiting.get(m.job)?.bytes.buffer ?? new ArrayBuffer(0));
     waiting.delete(m.job);
-    return;
   }
   try {
-    if (m.kind === 'parse') {
+    if (m.kind === 'format') {
+      used = Object.values(m.outputs).flatMap((t) => (Array.isArray(t.values) ? [] : [t.values.buffer]));
+      const body = predictResponseBytes(m.outputs, m.format);
+      post({ kind: 'formatted', job: m.job, body }, [body.buffer as ArrayBuffer]);
+    } else if (m.kind === 'parse') {
+      used.push(m.body.buffer);
       const body = await parsePredictBody(m.body, m.limits, charger(m.job), false, m.served);
-      waiting.set(m.job, { body, served: m.served });
+      waiting.set(m.job, { bytes: m.body, body, served: m.served });
+      used = [];
       post({ kind: 'parsed', job: m.job, signatureName: body.signatureName });
-      return;
+    } else if (m.kind === 'tensors') {
+      const job = waiting.get(m.job);
+      waiting.delete(m.job);
+      if (!job) return;
+      used.push(job.bytes.buffer);
+      const signature = m.signature ?? (job.served && ownValue(job.served, job.body.signatureName || DEFAULT_SIGNATURE_KEY));
+      if (!signature) throw new Error('tensors asked for without a signature');
+      const parsed = await job.body.tensors(signature);
+      post({ kind: 'tensors', job: m.job, format: parsed.format, inputs: parsed.inputs }, takeTransferList(Object.values(parsed.inputs)));
     }
-    const job = waiting.get(m.job);
-    waiting.delete(m.job);
-    if (!job) return;
-    const signature = m.signature ?? (job.served && ownValue(job.served, job.body.signatureName || DEFAULT_SIGNATURE_KEY));
-    if (!signature) throw new Error('tensors asked for without a signature');
-    const parsed = await job.body.tensors(signature);
-    post({ kind: 'tensors', job: m.job, format: parsed.format, inputs: parsed.inputs }, takeTransferList(Object.values(parsed.inputs)));
   } catch (e) {
+    const job = waiting.get(m.job);
+    if (job) used.push(job.bytes.buffer);
     waiting.delete(m.job);
     post({ kind: 'failed', job: m.job, failure: failure(e) });
+  } finally {
+    for (const b of used) releaseBuffer(b);
   }
 }
 

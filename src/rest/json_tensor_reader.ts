@@ -21,6 +21,12 @@
 // What the reader holds is its tensors plus a constant (json_footprint.ts, tensorReadBytes),
 // charged between the passes.
 //
+// A float32 tensor's numbers take a faster road (readFloat32): the digits gathered as one
+// double and scaled once (Clinger's exact case, or, past 2^53, checked to give the same
+// float32 as the correctly rounded double would), and lists of short inner lists of a known
+// width (an image's rows of pixels) read in one loop (float32Rows); whatever that road is not
+// sure of goes the exact way above.
+//
 //   {"signature_name": "s", "instances": [[0.5, 1], [2, 3e-1]]}   plan: signature s, row format,
 //                                                                  one plain tensor [2, 2] of numbers
 //   {"inputs": {"ids": [[1, 2]], "mask": [[true, false]]}}        plan: columnar, ids [1, 2], mask [1, 2]
@@ -132,6 +138,8 @@ interface TensorState {
   stringBytes: number;
   /** Row format with named inputs: the instance that last gave this input (a repeat is declined). */
   instance: number;
+  /** One pass: the byte where its first number was stored (to estimate how many follow). */
+  from: number;
   // ---- filling ----
   kind: number;
   values: TensorValues | undefined;
@@ -151,6 +159,7 @@ function newState(key: string | undefined): TensorState {
     leaves: 0,
     stringBytes: 0,
     instance: -1,
+    from: 0,
     kind: COUNT,
     values: undefined,
     words: undefined,
@@ -374,6 +383,66 @@ interface DirectSpec {
   plainTarget: string | undefined;
 }
 
+/** Exact powers of ten as doubles, 10^0 … 10^22 (Clinger's fast path). */
+const POW10 = new Float64Array(23).map((_, k) => 10 ** k);
+/** 2^53: digits gathered to a total below it were gathered exactly. */
+const EXACT_INTEGER = 9007199254740992;
+/**
+ * The longest number readFloat32 reads, in digits and point: at most 24 digits (their rounding
+ * error stays far inside the bracket below) and at most 22 fraction digits (10^22 is exact).
+ */
+const MAX_FAST_CHARS = 24;
+/** The bracket around an inexact double within which its float32 must not change: ±2^-47. */
+const BRACKET_LOW = 1 - 2 ** -47;
+const BRACKET_HIGH = 1 + 2 ** -47;
+
+/**
+ * The number at b[i] stored as out[n], as the general path stores it in a float32 tensor (the
+ * correctly rounded double, then rounded to float32: RapidJSON's double cast to float), when
+ * it is of the common form -?(0|[1-9][0-9]*)(.[0-9]+)? and the result is certain without the
+ * exact conversion; returns the index after the number, or -1 (nothing stored: float() reads
+ * it). Its digits are gathered as one double w, the decimal being w · 10^p (p = minus the
+ * fraction digits):
+ * * w below 2^53 (so every step was exact) and p ≥ -22 (Clinger): w and 10^-p are exact, one
+ *   division is the correctly rounded double.
+ * * w from 2^53 on (16 to 24 digits) and p ≥ -22: w / 10^-p is within 2^-48 of the decimal
+ *   (at most 9 digit steps past 2^53 lose at most 2^-52 each, the division 2^-53), so when
+ *   every double within 2^-47 of it rounds to the same float32 (rounding is monotonic: both
+ *   ends of that bracket do), that is the float32 of the correctly rounded double too. It is
+ *   not when the decimal lies that close to a halfway point between two floats32 (about one
+ *   number in 2^22): then -1.
+ * Anything else (an exponent, NaN, Infinity, more digits, anything malformed): -1. Kept
+ * under V8's inlining size, so that the loops calling it store each number with no call.
+ */
+function readFloat32(b: Uint8Array, i: number, out: Float32Array, n: number): number {
+  let c = b[i];
+  const negative = c === MINUS;
+  if (negative) c = b[++i];
+  const first = i;
+  let dot = -1;
+  let w = 0;
+  for (;;) {
+    if (c >= ZERO && c <= NINE) w = w * 10 + (c - ZERO);
+    else if (c === DOT && dot < 0) dot = i;
+    else break;
+    c = b[++i];
+  }
+  // Grammar: digits before and after the point, no leading zero; and no exponent.
+  if (i === first || dot === first || dot === i - 1) return -1;
+  if (b[first] === ZERO && (dot < 0 ? i : dot) !== first + 1) return -1;
+  const fraction = dot < 0 ? 0 : i - dot - 1;
+  if (c === 0x65 || c === 0x45 || i - first > MAX_FAST_CHARS) return -1;
+  let v = w / POW10[fraction];
+  if (w >= EXACT_INTEGER) {
+    const f = Math.fround(v);
+    if (Math.fround(v * BRACKET_LOW) !== f || Math.fround(v * BRACKET_HIGH) !== f) return -1;
+    v = f;
+  }
+  // An integer literal "-0" is RapidJSON's Int 0; "-0.0" is -0.
+  out[n] = negative && (w !== 0 || fraction !== 0) ? -v : v;
+  return i;
+}
+
 /** A growing tensor's first capacity, in elements. */
 const FIRST_CAPACITY = 1024;
 
@@ -463,10 +532,16 @@ class Walk {
   private grow(t: TensorState, n: number, at: number): Float32Array | Float64Array {
     if (this.direct === undefined) decline();
     const old = t.values as Float32Array | Float64Array;
-    // No more than the rest of the body can hold (a number and a separator from byte `at` on):
-    // a small body's tensor is allocated once, at about its size.
-    // `n`: the numbers already stored (at least one more fits either way).
-    const capacity = Math.min(Math.max(FIRST_CAPACITY, old.length * 2), n + 1 + ((this.b.length - at) >> 1));
+    // First FIRST_CAPACITY; then as many more as the rest of the body holds at the bytes per
+    // number seen so far, and a sixteenth (a dense body grows once or twice, not log n times:
+    // what is charged stays charged), at least half as much again, at most 16 times as much
+    // (the rest may hold other things). No more than the rest of the body can hold (a number
+    // and a separator from byte `at` on): a small body's tensor is allocated once, at about
+    // its size. `n`: the numbers already stored (at least one more fits either way).
+    const rest = this.b.length - at;
+    if (n === 0) t.from = at;
+    const estimate = n === 0 ? FIRST_CAPACITY : Math.min(16 * old.length, n + Math.ceil(((rest * n) / Math.max(1, at - t.from)) * 1.0625));
+    const capacity = Math.min(Math.max(estimate, old.length + (old.length >> 1), n + 1), n + 1 + (rest >> 1));
     this.direct.charge(decodedTensorBytes(t.target!.dtype, capacity));
     const grown = new (old.constructor as Float32ArrayConstructor | Float64ArrayConstructor)(capacity);
     grown.set(old);
@@ -744,31 +819,44 @@ class Walk {
     for (;;) {
       // ---- a value at `level` ----
       if (b[i] === LBRACKET) {
-        if ((t.rank >= 0 && level >= t.rank) || outside + level - base + 1 > this.maxDepth) decline();
-        i = this.ws(i + 1);
-        if (b[i] === RBRACKET) decline();
-        while (dims.length <= level) dims.push(-1);
-        counts[level] = 0;
-        level++;
-        continue;
-      }
-      if (t.rank < 0) t.rank = level;
-      else if (level !== t.rank) decline();
-      if (level > base && counts[level - 1] === 0 && (t.kind === FLOAT || t.kind === COUNT) && NUMBER_START[b[i]] === 1) {
-        // A list of numbers (most of a float body): read whole, then closed as a value of its parent.
-        const l = level - 1;
-        const k = this.numberRow(t, i, dims[l] >= 0 ? dims[l] : Number.MAX_SAFE_INTEGER);
-        this.elements += k;
-        if (this.elements >= this.maxElements) decline();
-        if (dims[l] < 0) dims[l] = k;
-        else if (k !== dims[l]) decline();
-        counts[l] = k;
-        i = this.i;
-        level = l;
+        if (level > base && level + 1 === t.rank && dims[level] >= 0 && t.values instanceof Float32Array) {
+          // An inner list whose length is known (a row of pixels, a one-value row): it and
+          // the rest of its list read at once, then that list closed as a value of its parent.
+          const l = level - 1;
+          const k = counts[l] + this.float32Rows(t, i, dims[l] >= 0 ? dims[l] - counts[l] : Number.MAX_SAFE_INTEGER, dims[level]);
+          if (dims[l] < 0) dims[l] = k;
+          else if (k !== dims[l]) decline();
+          counts[l] = k;
+          i = this.i;
+          level = l;
+        } else {
+          if ((t.rank >= 0 && level >= t.rank) || outside + level - base + 1 > this.maxDepth) decline();
+          i = this.ws(i + 1);
+          if (b[i] === RBRACKET) decline();
+          while (dims.length <= level) dims.push(-1);
+          counts[level] = 0;
+          level++;
+          continue;
+        }
       } else {
-        this.i = i;
-        this.leaf(t, outside + level - base);
-        i = this.i;
+        if (t.rank < 0) t.rank = level;
+        else if (level !== t.rank) decline();
+        if (level > base && counts[level - 1] === 0 && (t.kind === FLOAT || t.kind === COUNT) && NUMBER_START[b[i]] === 1) {
+          // A list of numbers (most of a float body): read whole, then closed as a value of its parent.
+          const l = level - 1;
+          const k = this.numberRow(t, i, dims[l] >= 0 ? dims[l] : Number.MAX_SAFE_INTEGER);
+          this.elements += k;
+          if (this.elements >= this.maxElements) decline();
+          if (dims[l] < 0) dims[l] = k;
+          else if (k !== dims[l]) decline();
+          counts[l] = k;
+          i = this.i;
+          level = l;
+        } else {
+          this.i = i;
+          this.leaf(t, outside + level - base);
+          i = this.i;
+        }
       }
       // ---- after a value: the next item, or close lists ----
       for (;;) {
@@ -804,6 +892,7 @@ class Walk {
    * in the list is declined (for a numeric input the general path refuses it too).
    */
   private numberRow(t: TensorState, i: number, limit: number): number {
+    if (t.values instanceof Float32Array) return this.float32Row(t, i, limit);
     const b = this.b;
     let k = 0;
     let fill = t.kind === FLOAT ? (t.values as Float32Array | Float64Array) : undefined;
@@ -880,10 +969,10 @@ class Walk {
       }
       k++;
       let c = b[i];
-      while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = b[++i];
+      while (c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) c = b[++i];
       if (c === COMMA) {
         c = b[++i];
-        while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = b[++i];
+        while (c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) c = b[++i];
         continue;
       }
       if (c !== RBRACKET) decline();
@@ -891,6 +980,88 @@ class Walk {
       t.n = n;
       t.leaves |= LEAF_NUMBER;
       return k;
+    }
+  }
+
+  /** numberRow for a float32 tensor: each number by readFloat32, or float() when it is unsure. */
+  private float32Row(t: TensorState, i: number, limit: number): number {
+    const b = this.b;
+    let fill = t.values as Float32Array;
+    let n = t.n;
+    const first = n;
+    for (;;) {
+      if (n - first === limit) decline();
+      if (n === fill.length) fill = this.grow(t, n, i) as Float32Array;
+      const j = readFloat32(b, i, fill, n);
+      if (j < 0) {
+        this.i = i;
+        this.float(fill, n);
+        i = this.i;
+      } else i = j;
+      n++;
+      let c = b[i];
+      while (c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) c = b[++i];
+      if (c === COMMA) {
+        c = b[++i];
+        while (c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) c = b[++i];
+        continue;
+      }
+      if (c !== RBRACKET) decline();
+      this.i = i + 1;
+      t.n = n;
+      t.leaves |= LEAF_NUMBER;
+      return n - first;
+    }
+  }
+
+  /**
+   * Lists of exactly `width` numbers each (the inner dimension already known: the innermost
+   * rows of an image batch, [[r, g, b], …] or [[x], …]), from the inner list at i to the
+   * closing bracket of the list holding them (this.i ends after it), at most `limit` of them,
+   * into a float32 tensor; returns how many inner lists. Counts elements as tensorValue
+   * would; declines on anything else (a general walk would decline it too).
+   */
+  private float32Rows(t: TensorState, i: number, limit: number, width: number): number {
+    const b = this.b;
+    let fill = t.values as Float32Array;
+    let n = t.n;
+    let rows = 0;
+    for (;;) {
+      if (rows === limit || b[i] !== LBRACKET) decline();
+      let c = b[++i];
+      while (c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) c = b[++i];
+      for (let k = 1; ; k++) {
+        if (n === fill.length) fill = this.grow(t, n, i) as Float32Array;
+        const j = readFloat32(b, i, fill, n);
+        if (j < 0) {
+          this.i = i;
+          this.float(fill, n);
+          i = this.i;
+        } else i = j;
+        n++;
+        c = b[i];
+        while (c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) c = b[++i];
+        if (k === width) break;
+        if (c !== COMMA) decline();
+        c = b[++i];
+        while (c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) c = b[++i];
+      }
+      if (c !== RBRACKET) decline();
+      rows++;
+      // The inner list's numbers and the list itself, as items.
+      this.elements += width + 1;
+      if (this.elements >= this.maxElements) decline();
+      c = b[++i];
+      while (c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) c = b[++i];
+      if (c === COMMA) {
+        c = b[++i];
+        while (c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) c = b[++i];
+        continue;
+      }
+      if (c !== RBRACKET) decline();
+      this.i = i + 1;
+      t.n = n;
+      return rows;
     }
   }
 

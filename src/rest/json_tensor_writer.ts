@@ -9,6 +9,7 @@ import type { HostTensor } from '../tensor/host_tensor.js';
 import type { JsonFormat, JsonLayout } from './json_tensor.js';
 import { formatFloat32, formatFloat64 } from './float_format.js';
 import { indent, rapidjsonString } from './rapidjson_writer.js';
+import { releaseBuffer } from '../util/release_buffer.js';
 
 const BYTES_SUFFIX = '_bytes';
 
@@ -53,7 +54,7 @@ export async function predictResponseJsonYielding(
 ): Promise<string | Buffer> {
   const names = Object.keys(outputs).sort();
   if (format !== 'row' || names.length === 0) return predictResponseJson(outputs, format, options);
-  const rows = new RowWriter(outputs, names, format, (options.layout ?? 'tfserving') === 'tfserving');
+  const rows = new RowWriter(outputs, names, format, (options.layout ?? 'tfserving') === 'tfserving', true);
   for (let i = 0; i < rows.batch; i++) {
     rows.next(i);
     if ((i + 1) % RESPONSE_SLICE_ROWS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -64,6 +65,29 @@ export async function predictResponseJsonYielding(
 
 const ROWS_PER_CHUNK = 4096;
 
+/**
+ * predictResponseJson as UTF-8 bytes in a buffer of their own (a body-parser thread writes a
+ * large response so, and moves it to the event loop): a large row-format response through
+ * RowWriter.bytes, never held as one string.
+ */
+export function predictResponseBytes(outputs: Record<string, HostTensor>, format: JsonFormat): Uint8Array {
+  const names = Object.keys(outputs).sort();
+  if (format === 'row' && names.length > 0) {
+    const rows = new RowWriter(outputs, names, format, true, true);
+    for (let i = 0; i < rows.batch; i++) rows.next(i);
+    if (rows.batch > ROWS_PER_CHUNK) return rows.bytes();
+    return ownBytes(rows.text());
+  }
+  return ownBytes(predictResponseJson(outputs, format));
+}
+
+/** `text` as UTF-8 in an ArrayBuffer of its own (Buffer.from may share Node's pool), not zeroed first. */
+function ownBytes(text: string): Uint8Array {
+  const out = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  out.write(text);
+  return new Uint8Array(out.buffer, 0, out.byteLength);
+}
+
 /** The row-format {"predictions": …}, one batch item at a time. */
 class RowWriter {
   readonly batch: number;
@@ -73,12 +97,23 @@ class RowWriter {
   private items: string[] = [];
   /** Joined runs of rows: joining millions of row strings at the end took seconds at once. */
   private readonly chunks: string[] = [];
+  /**
+   * Or, for bytes(), the answer as UTF-8, each run written into it as soon as it is joined: its
+   * strings die young (a scavenge takes them), where 5 Mi rows kept as strings grew the heap by
+   * ~100 MB, and no run is held twice. Sized from the first run's bytes per row, grown if short.
+   */
+  private out?: Buffer;
+  private at = 0;
+  /** Whether runs are encoded as they are joined (bytes() is then the only answer). */
+  private readonly encode: boolean;
 
   constructor(
     outputs: Record<string, HostTensor>,
     names: string[],
     format: JsonFormat,
     private readonly pretty: boolean,
+    /** Whether the answer of a response past one run is bytes(). */
+    bytesPastOneRun = false,
   ) {
     if (format !== 'row') throw invalidArgument(MSG.INVALID_REQUEST_FORMAT);
     let batch = -1;
@@ -89,6 +124,7 @@ class RowWriter {
       batch = shape[0];
     }
     this.batch = batch;
+    this.encode = bytesPastOneRun && batch > ROWS_PER_CHUNK;
     this.writers = names.map((n) => new TensorWriter(n, outputs[n], pretty));
     this.keys = names.map(rapidjsonString);
   }
@@ -106,34 +142,58 @@ class RowWriter {
       this.items.push(pretty ? `\n        {\n            ${members.join(',\n            ')}\n        }` : `{${members.join(', ')}}`);
     }
     if (this.items.length === ROWS_PER_CHUNK || i === this.batch - 1) {
-      this.chunks.push(this.items.join(this.separator));
+      const run = this.items.join(this.separator);
+      if (this.encode) this.encodeRun(run, i + 1);
+      else this.chunks.push(run);
       this.items = [];
     }
   }
 
+  private get head(): string {
+    return this.pretty ? '{\n    "predictions": [' : '{"predictions": [';
+  }
+
+  private get tail(): string {
+    return this.pretty ? '\n    ]\n}' : ']}';
+  }
+
+  /** Writes a run ending at row `rows` (the head before the first, the separator before the others). */
+  private encodeRun(run: string, rows: number): void {
+    const text = this.out ? this.separator + run : this.head + run;
+    const bytes = Buffer.byteLength(text);
+    if (!this.out) {
+      // The first run's bytes per row for every row, and a little more: one buffer in the common case.
+      const estimate = Math.ceil((bytes / rows) * this.batch * 1.02) + Buffer.byteLength(this.tail);
+      this.out = Buffer.allocUnsafeSlow(Math.max(estimate, bytes));
+    } else this.reserve(bytes);
+    this.at += this.out.write(text, this.at);
+  }
+
+  /** Room for `bytes` more, the buffer grown (copied, the old one let go) when short. */
+  private reserve(bytes: number): void {
+    const out = this.out!;
+    if (this.at + bytes <= out.length) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.at + bytes, Math.ceil(out.length * 1.25)));
+    out.copy(grown, 0, 0, this.at);
+    releaseBuffer(out.buffer);
+    this.out = grown;
+  }
+
   /**
-   * The response as UTF-8 bytes, each chunk let go once copied: a large response is held once
-   * more at most (its chunks, then its bytes), where text() joins them into one string that
+   * The response as UTF-8 bytes (a view from the start of a buffer of its own, which may run
+   * past them): a large response is held once, where text() joins its runs into one string that
    * the socket write then flattens and encodes again (5 Mi rows: 35 MB each time).
    */
   bytes(): Buffer {
-    const head = this.pretty ? '{\n    "predictions": [' : '{"predictions": [';
-    const tail = this.pretty ? '\n    ]\n}' : ']}';
-    const separator = this.separator;
-    let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + Buffer.byteLength(separator) * (this.chunks.length - 1);
-    for (const chunk of this.chunks) size += Buffer.byteLength(chunk);
-    const out = Buffer.allocUnsafe(size);
-    let at = out.write(head, 0);
-    for (let k = 0; k < this.chunks.length; k++) {
-      if (k > 0) at += out.write(separator, at);
-      at += out.write(this.chunks[k], at);
-      this.chunks[k] = '';
-    }
-    out.write(tail, at);
-    return out;
+    if (!this.encode || !this.out) throw new Error('RowWriter.bytes() of a writer that keeps text');
+    const tail = Buffer.byteLength(this.tail);
+    this.reserve(tail);
+    this.at += this.out!.write(this.tail, this.at);
+    return this.out!.subarray(0, this.at);
   }
 
   text(): string {
+    if (this.encode) throw new Error('RowWriter.text() of a writer that encodes');
     const body = this.chunks.join(this.separator);
     if (!this.pretty) return `{"predictions": [${body}]}`;
     return this.batch === 0 ? '{\n    "predictions": []\n}' : `{\n    "predictions": [${body}\n    ]\n}`;

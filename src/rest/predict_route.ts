@@ -6,7 +6,7 @@ import type { PredictionService, PredictResult } from '../services/prediction_se
 import type { InferenceRoute } from './request_envelope.js';
 import type { JsonFormat, ParsedPredictRequest } from './json_tensor.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
-import { predictResponseJsonYielding } from './json_tensor_writer.js';
+import { writeAnswer } from './predict_answer.js';
 import { parsePredictBody, type PredictBody } from './predict_body.js';
 import type { BodyParserPool } from './body_parser_pool.js';
 
@@ -66,6 +66,9 @@ export function predictRoute(
         body.drop?.();
       }
     },
-    format: async (result) => ({ body: await predictResponseJsonYielding(result.outputs, result.format), headers: JSON_HEADERS }),
+    format: async (result) => {
+      const body = await writeAnswer(result.outputs, result.format, bodyParser, !result.logged);
+      return { body, headers: JSON_HEADERS, ownsBuffer: typeof body !== 'string' };
+    },
   };
 }

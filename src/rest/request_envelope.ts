@@ -13,6 +13,7 @@ import type { Metrics } from '../monitoring/metrics.js';
 import { readRequestBodyBytes } from './request_body.js';
 import { withTimeout } from './request_timeout.js';
 import type { BodyParserPool } from './body_parser_pool.js';
+import { releaseWhenSent } from './predict_answer.js';
 
 /** What the envelope needs from the server: a subset of RestDeps and V2Deps. */
 export interface EnvelopeDeps {
@@ -47,6 +48,8 @@ interface InferenceCall {
 interface Answer {
   body: string | Uint8Array;
   headers: Record<string, string>;
+  /** The body's buffer is this answer's alone: freed once sent. */
+  ownsBuffer?: boolean;
 }
 
 /**
@@ -126,10 +129,12 @@ export async function serveInference<Request, Result extends { stats: RunStats }
     record('OK');
     // A Response with plain headers: @hono/node-server writes them as they are, where c.body()
     // with two or more builds a Headers object (set, sort, iterate) for every answer.
-    return new Response(answer.body as string, {
+    const response = new Response(answer.body as string, {
       status: 200,
       headers: { ...answer.headers, 'Server-Timing': serverTiming(result.stats) },
     });
+    if (answer.ownsBuffer && answer.body instanceof Uint8Array) releaseWhenSent(c, answer.body);
+    return response;
   } catch (e) {
     record(Code[toStatusData(e).code]);
     throw e;

@@ -270,6 +270,7 @@ export class ModelServer {
     const config = file ? parseMonitoringConfigText(await fs.readFile(file, 'utf8'), file) : list?.monitoring;
     if (!config?.prometheus_config.enable) return undefined;
     this.log(`Prometheus metrics at ${config.prometheus_config.path}`);
+    this.metrics.collectNodeMetrics();
     return config.prometheus_config.path;
   }
 

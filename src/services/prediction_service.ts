@@ -47,6 +47,8 @@ export interface PredictResult {
   signatureName: string;
   outputs: Record<string, HostTensor>;
   stats: RunStats;
+  /** The request log keeps the outputs (it writes them later): they must stay readable here. */
+  logged?: boolean;
 }
 
 /** servedSignatures' answer, once per version (a description does not change while it is loaded). */
@@ -162,7 +164,7 @@ export class PredictionService {
       const outputs = await version.run(name, inputs, outputFilter, { stats, deadline: call.deadline });
       if (logged)
         logged.log({ kind: 'predict', request: request!, name: spec.name, version: handle.version, signatureName: name, outputs });
-      return { version: handle.version, signatureName: name, outputs, stats };
+      return { version: handle.version, signatureName: name, outputs, stats, ...(logged && { logged: true }) };
     } finally {
       handle.release();
     }

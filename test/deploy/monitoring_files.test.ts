@@ -24,7 +24,10 @@ const TARGET_LABELS = new Set(['job', 'instance', 'namespace', 'pod']);
 /** Every series name tfgate's Prometheus page can hold, with the labels it carries. */
 function exportedSeries(): Map<string, Set<string>> {
   const series = new Map<string, Set<string>>();
-  for (const m of new Metrics().registry.getMetricsAsArray()) {
+  const metrics = new Metrics();
+  // The page as served: with monitoring enabled it carries Node's own metrics too.
+  metrics.collectNodeMetrics();
+  for (const m of metrics.registry.getMetricsAsArray()) {
     const { name, labelNames = [] } = m as unknown as { name: string; labelNames?: string[] };
     const labels = new Set(labelNames);
     if (m instanceof Histogram) {

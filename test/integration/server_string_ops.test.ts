@@ -11,6 +11,8 @@
 // combining marks dropped, controls to spaces, then RegexSplitWithOffsets on BERT's delimiters.
 // A fourth is TF Text's UnicodeScriptTokenizer().tokenize_with_offsets as its Python builds it:
 // UnicodeDecodeWithOffsets, UnicodeScriptTokenizeWithOffsets, the tokens encoded by UnicodeEncode.
+// A fifth maps offsets in NFKC-normalized text back to the source (normalize_utf8_with_offsets_map,
+// find_source_offsets on dense offsets); a sixth tries to return the offsets map, a DT_VARIANT.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -197,6 +199,82 @@ function unicodeScriptTokenizer(g: GraphBuilder) {
   };
 }
 
+/** normalize_ops_test.py@17c38bf0 (tensorflow/text) test_one_string and test_tensor_input. */
+const OFFSETS_TEXT = [
+  '\u682a\u5f0f\u4f1a\u793e\uff2b\uff21\uff24\uff2f\uff2b\uff21\uff37\uff21',
+  '\uff2b\uff21\uff24\uff2f\uff2b\uff21\uff37\uff21',
+];
+const OFFSETS_NORMALIZED = ['\u682a\u5f0f\u4f1a\u793eKADOKAWA', 'KADOKAWA'];
+const POST_NORM_OFFSETS = [
+  [0, 3, 13, 21],
+  [0, 1, 2, 8],
+];
+const PRE_NORM_OFFSETS = [
+  [0, 3, 15, 36],
+  [0, 3, 6, 24],
+];
+
+/**
+ * normalize_utf8_with_offsets_map(text, "NFKC") then find_source_offsets(offsets_map, offsets) for
+ * dense [rows, n] offsets: the wrapper's RaggedTensor.from_tensor (flat values, uniform row
+ * splits range(rows + 1) * n, int64), the map reshaped to [-1], and back to [rows, n].
+ */
+function sourceOffsetsSignature(g: GraphBuilder) {
+  const text = g.placeholder('offsets_text', 'string', [-1]);
+  const offsets = g.placeholder('post_norm_offsets', 'int64', [-1, -1]);
+  const norm = g.addNode('NormalizeUTF8WithOffsetsMap', 'NormalizeUTF8WithOffsetsMap', [text], { normalization_form: attr.s('NFKC') });
+  const i64c = (name: string, shape: number[], values: number[]) =>
+    g.constant(name, { dtype: 'int64', shape, values: BigInt64Array.from(values, (v) => BigInt(v)) });
+  const node = (
+    op: string,
+    name: string,
+    inputs: Array<Tensor | string>,
+    attrs: Parameters<GraphBuilder['addNode']>[3],
+    dtype: 'int64' | 'int32' = 'int64',
+  ) => new Tensor(g.addNode(op, name, inputs, attrs), 0, dtype, null);
+  const shape = node('Shape', 'FindSourceOffsets/Shape', [offsets], { T: attr.type('int64'), out_type: attr.type('int64') });
+  const dim = (k: number) =>
+    node(
+      'StridedSlice',
+      `FindSourceOffsets/strided_slice_${k}`,
+      [shape, i32c(g, `b${k}`, k), i32c(g, `e${k}`, k + 1), i32c(g, `s${k}`, 1)],
+      {
+        T: attr.type('int64'),
+        Index: attr.type('int32'),
+        shrink_axis_mask: attr.i(1),
+      },
+    );
+  const rows = dim(0);
+  const plus1 = node('AddV2', 'FindSourceOffsets/add', [rows, i64c('FindSourceOffsets/one', [], [1])], { T: attr.type('int64') });
+  const range = node(
+    'Range',
+    'FindSourceOffsets/range',
+    [i64c('FindSourceOffsets/zero', [], [0]), plus1, i64c('FindSourceOffsets/delta', [], [1])],
+    {
+      Tidx: attr.type('int64'),
+    },
+  );
+  const splits = node('Mul', 'FindSourceOffsets/row_splits', [range, dim(1)], { T: attr.type('int64') });
+  const minus1 = i64c('FindSourceOffsets/flat', [1], [-1]);
+  const values = node('Reshape', 'FindSourceOffsets/Reshape', [offsets, minus1], { T: attr.type('int64'), Tshape: attr.type('int64') });
+  const map = g.addNode('Reshape', 'FindSourceOffsets/Reshape_1', [`${norm}:1`, minus1], {
+    T: attr.type('DT_VARIANT'),
+    Tshape: attr.type('int64'),
+  });
+  const found = node('FindSourceOffsets', 'FindSourceOffsets/FindSourceOffsets', [map, values, splits], { Tsplits: attr.type('int64') });
+  const back = node('Reshape', 'FindSourceOffsets/Reshape_2', [found, shape], { T: attr.type('int64'), Tshape: attr.type('int64') });
+  return {
+    offsets: {
+      inputs: { offsets_text: text, post_norm_offsets: offsets },
+      outputs: { normalized: new Tensor(norm, 0, 'string', [-1]), pre_norm_offsets: back },
+    },
+    // The offsets map itself as an output: a DT_VARIANT, which no API returns.
+    offsets_map: { inputs: { offsets_text: text }, outputs: { offsets_map: { name: `${norm}:1`, dtype: 'DT_VARIANT', shape: null } } },
+  };
+}
+
+const i32c = (g: GraphBuilder, name: string, k: number) => g.constant(`FindSourceOffsets/${name}`, i32([1], [k]));
+
 async function writeModel(): Promise<string> {
   const g = new GraphBuilder();
   const text = g.placeholder('text', 'string', [-1]);
@@ -231,6 +309,7 @@ async function writeModel(): Promise<string> {
   const fastText = g.placeholder('fast_text', 'string', [-1]);
   const uncased = bertUncasedBasicTokenizer(g);
   const scripts = unicodeScriptTokenizer(g);
+  const offsets = sourceOffsetsSignature(g);
   const dir = path.join(tempDir('tfgate-string-ops-'), 'strings', '1');
   await writeSavedModel(
     dir,
@@ -250,6 +329,8 @@ async function writeModel(): Promise<string> {
       fast_bert: { inputs: { text: fastText }, outputs: fastBertTokenizerSignature(g, fastText) },
       bert_uncased: uncased,
       script_tokens: scripts,
+      offsets: offsets.offsets,
+      offsets_map: offsets.offsets_map,
       [INIT_OP_SIGNATURE_KEY]: {
         methodName: '',
         inputs: {},
@@ -397,6 +478,23 @@ describe('string ops served end to end (real process)', () => {
     });
     assert.equal(refused.status, 501, refused.text);
     assert.match(refused.json.error, /UnicodeScriptTokenizeWithOffsets: the input holds U\+1FAE8/);
+  });
+
+  it('NFKC offsets map back to the source (normalize_utf8_with_offsets_map, find_source_offsets) as TF Text states; the offsets map itself is not returned', async () => {
+    const res = await postJson(server.url('/v1/models/strings:predict'), {
+      signature_name: 'offsets',
+      inputs: { offsets_text: OFFSETS_TEXT, post_norm_offsets: POST_NORM_OFFSETS },
+    });
+    assert.equal(res.status, 200, res.text);
+    const out = res.json.outputs as Record<string, unknown>;
+    assert.deepEqual(out.normalized, OFFSETS_NORMALIZED);
+    assert.deepEqual(out.pre_norm_offsets, PRE_NORM_OFFSETS);
+    const variant = await postJson(server.url('/v1/models/strings:predict'), {
+      signature_name: 'offsets_map',
+      inputs: { offsets_text: OFFSETS_TEXT },
+    });
+    assert.equal(variant.status, 400, variant.text);
+    assert.match(variant.json.error, /^Failed to write JSON value for tensor type: variant/);
   });
 
   it('text RE2 here cannot match byte-exactly (not UTF-8) is refused by name, and the server keeps serving', async () => {

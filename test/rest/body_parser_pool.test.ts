@@ -11,6 +11,7 @@ import { Metrics } from '../../src/monitoring/metrics.js';
 import { MemoryBudget, MemoryClaim } from '../../src/services/memory_budget.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { halfPlusTwoSignatures, FakeVersions, type FakeModel } from '../helpers/fake_versions.js';
+import { predictResponseJson } from '../../src/rest/json_tensor_writer.js';
 
 const LIMITS = { maxBodyBytes: 1 << 20, jsonMaxDepth: 8, jsonMaxElements: 10_000 };
 const pool = new BodyParserPool(1, 0);
@@ -110,5 +111,93 @@ describe('a :predict body parsed on a parser thread answers as on the event loop
     );
     assert.ok(claim.bytes > 0);
     claim.release();
+  });
+});
+
+describe('a large :predict answer written on a parser thread', () => {
+  /** A pool whose every answer is written on its thread, counting them. */
+  function writingPool() {
+    const p = new BodyParserPool(1, Number.POSITIVE_INFINITY, 0);
+    let written = 0;
+    const format = p.formatPredict.bind(p);
+    p.formatPredict = (outputs, f, movable) => {
+      written++;
+      return format(outputs, f, movable);
+    };
+    return { pool: p, written: () => written };
+  }
+
+  it('is the bytes the event loop writes (row and columnar, one output and several, past one run of rows), the outputs moved unless the request log keeps them', async () => {
+    const { pool: writer, written } = writingPool();
+    after(() => writer.close());
+    const rows = 5000;
+    const x = Float32Array.from({ length: rows }, (_, i) => i / 7);
+    const kept: HostTensor[] = [];
+    const movedOnThread: HostTensor[] = [];
+    const models: Record<string, FakeModel> = {
+      hp2: {
+        run: async (_s, inputs) => {
+          const y = { ...inputs.x, values: (inputs.x.values as Float32Array).map((v) => v * 0.5 + 2) };
+          kept.push(y);
+          return { y };
+        },
+      },
+      two: {
+        run: async (_s, inputs) => ({
+          a: inputs.x,
+          b: {
+            dtype: 'string',
+            shape: [inputs.x.shape[0]],
+            values: Array.from({ length: inputs.x.shape[0] }, (_, i) => new TextEncoder().encode(`é${i}`)),
+          },
+        }),
+      },
+      uneven: {
+        run: async () => ({
+          a: { dtype: 'float32', shape: [2], values: new Float32Array(2) },
+          b: { dtype: 'float32', shape: [3], values: new Float32Array(3) },
+        }),
+      },
+    };
+    const rowBody = `{"instances": [${Array.from(x, (v) => `[${v}]`).join(', ')}]}`;
+    const columnarBody = `{"inputs": {"x": [${Array.from(x, (v) => `[${v}]`).join(', ')}]}}`;
+    const limits = { ...LIMITS, maxBodyBytes: 1 << 24, jsonMaxElements: 1 << 20 };
+    const here = app(undefined, { models, limits });
+    const threaded = app(writer, { models, limits });
+    for (const [path, body] of [
+      ['/v1/models/hp2:predict', rowBody],
+      ['/v1/models/hp2:predict', columnarBody],
+      ['/v1/models/two:predict', rowBody],
+      ['/v1/models/two:predict', columnarBody],
+      ['/v1/models/uneven:predict', rowBody],
+    ]) {
+      const expected = await here(path, body);
+      kept.length = 0;
+      const got = await threaded(path, body);
+      assert.deepEqual(got, expected, `${path} ${body.slice(0, 12)}`);
+      movedOnThread.push(...kept);
+    }
+    assert.equal(written(), 5, 'every answer written on the thread');
+    // Nothing read the outputs afterwards: each went to the thread moved, not copied.
+    assert.equal(movedOnThread.length, 2);
+    for (const y of movedOnThread) assert.equal((y.values as Float32Array).length, 0, 'moved');
+
+    // The request log keeps a logged call's outputs to write later: copied, left readable here.
+    kept.length = 0;
+    const logging = new PredictionService(new FakeVersions(models), { sample: () => ({ log: () => {} }) });
+    const logged = await app(writer, { models, limits, prediction: logging })('/v1/models/hp2:predict', rowBody);
+    assert.equal(kept.length, 1);
+    assert.deepEqual(logged, await here('/v1/models/hp2:predict', rowBody));
+    assert.equal((kept[0].values as Float32Array).length, rows, 'left readable');
+  });
+
+  it('copies a view into a larger buffer even when nothing reads it afterwards (its neighbours stay)', async () => {
+    const { pool: writer } = writingPool();
+    after(() => writer.close());
+    const message = new Float32Array(20_000).fill(1.5);
+    const y: HostTensor = { dtype: 'float32', shape: [10_000], values: message.subarray(0, 10_000) };
+    const bytes = await writer.formatPredict({ y }, 'row', true);
+    assert.equal(Buffer.from(bytes).toString('utf8'), predictResponseJson({ y }, 'row'));
+    assert.equal(message.length, 20_000, 'not moved');
   });
 });

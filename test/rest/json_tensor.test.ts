@@ -847,6 +847,14 @@ describe('predictResponseJsonYielding: a large row response as UTF-8 bytes', () 
         assert.ok(got instanceof Uint8Array, 'bytes');
         assert.equal(Buffer.from(got).toString('utf8'), predictResponseJson(outputs, 'row', { layout }));
       }
+    // Rows that grow longer past the first run (its bytes per row size the buffer): the same bytes.
+    const growing: HostTensor = {
+      dtype: 'float32',
+      shape: [rows],
+      values: Float32Array.from({ length: rows }, (_, i) => (i < 5000 ? 0 : 1 / i)),
+    };
+    const grown = await predictResponseJsonYielding({ growing }, 'row');
+    assert.equal(Buffer.from(grown as Uint8Array).toString('utf8'), predictResponseJson({ growing }, 'row'));
     const small = await predictResponseJsonYielding({ y: { dtype: 'float32', shape: [2], values: new Float32Array([1, 2]) } }, 'row');
     assert.equal(small, predictResponseJson({ y: { dtype: 'float32', shape: [2], values: new Float32Array([1, 2]) } }, 'row'));
   });

@@ -414,6 +414,179 @@ describe('tensor reader: generated bodies read as the general path reads them', 
   });
 });
 
+// ---- the float32 fast path ------------------------------------------------------------------
+
+/** The float32 just above f > 0 (f a float32). */
+function nextFloat32(f: number): number {
+  const bits = new Uint32Array(new Float32Array([f]).buffer);
+  bits[0]++;
+  return new Float32Array(bits.buffer)[0];
+}
+
+/** x (a double of finite binary fraction) as an exact decimal: an integer and its count of fraction digits. */
+function exactDecimal(x: number): { units: bigint; fraction: number } {
+  let fraction = 0;
+  let scaled = x;
+  while (!Number.isInteger(scaled)) {
+    scaled *= 2;
+    fraction++;
+  }
+  // x = scaled / 2^fraction = scaled · 5^fraction / 10^fraction (scaled exact: x has at most 53 bits)
+  return { units: BigInt(scaled) * 5n ** BigInt(fraction), fraction };
+}
+
+/** units / 10^fraction in fixed notation ("-0.000123"). */
+function fixed(units: bigint, fraction: number): string {
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString().padStart(fraction + 1, '0');
+  const text = fraction === 0 ? digits : `${digits.slice(0, digits.length - fraction)}.${digits.slice(digits.length - fraction)}`;
+  return negative ? `-${text}` : text;
+}
+
+/**
+ * Decimals within a hair of a halfway point h between two floats32, as clients print them (no
+ * exponent, at most 24 digits): h itself, and h ± 10^-k for the first k that makes the
+ * distance less than half a double's spacing at h, so that the double nearest to them is h and
+ * float32 rounds it to even, where rounding the decimal straight to float32 would not.
+ */
+function float32HalfwayTexts(next: () => number, count: number): string[] {
+  const texts: string[] = [];
+  while (texts.length < 3 * count) {
+    // A float32 in [2^3, 2^23): its halfway point has 1 to 21 fraction digits.
+    const k = 3 + Math.floor(next() * 20);
+    const f = Math.fround(2 ** k * (1 + next()));
+    const h = (f + nextFloat32(f)) / 2;
+    const { units, fraction } = exactDecimal(h);
+    let extra = fraction + 1;
+    while (10 ** -extra >= 2 ** (k - 53)) extra++;
+    const scaled = units * 10n ** BigInt(extra - fraction);
+    const sign = next() < 0.5 ? -1n : 1n;
+    if (extra > 22 || fixed(scaled, extra).replace('.', '').replace(/^0+/, '').length > 24) continue;
+    texts.push(fixed(sign * units, fraction), fixed(sign * (scaled + 1n), extra), fixed(sign * (scaled - 1n), extra));
+  }
+  return texts;
+}
+
+describe('tensor reader: the float32 fast path (digits gathered as integers, the double then float32)', () => {
+  it('reads decimals a hair from a float32 halfway point as the general path does: the double first, then float32', () => {
+    const texts = float32HalfwayTexts(random(21), 400);
+    // The point of these: the double of each is h, and float32(h) is h rounded to even.
+    for (let k = 0; k < 30; k += 3) {
+      const h = Number(texts[k]);
+      assert.equal(Number(texts[k + 1]), h);
+      assert.equal(Number(texts[k + 2]), h);
+    }
+    const counted = outcomes(() => {
+      for (let k = 0; k < texts.length; k += 60) {
+        parseBothWays(`{"instances": [${texts.slice(k, k + 60).join(', ')}]}`, sig({ x: 'DT_FLOAT' }), LIMITS);
+        parseBothWays(`{"instances": [[${texts.slice(k, k + 60).join('], [')}]]}`, sig({ x: 'DT_FLOAT' }), LIMITS);
+      }
+    });
+    assert.equal(counted.onePass, 2 * Math.ceil(texts.length / 60));
+  });
+
+  it("reads numbers at the fast path's edges as the general path does (15–25 digits, 21–23 fraction digits, -0, exponents)", () => {
+    const digits = '123456789012345678901234567';
+    const texts: string[] = [];
+    for (let n = 14; n <= 26; n++) {
+      texts.push(digits.slice(0, n), `-${digits.slice(0, n)}`, `9${'9'.repeat(n - 1)}`);
+      for (let fraction = n; fraction <= 24; fraction++) texts.push(`0.${'0'.repeat(fraction - n)}${digits.slice(0, n)}`);
+      texts.push(`${digits.slice(0, 3)}.${digits.slice(3, n)}`, `-${digits.slice(0, 1)}.${digits.slice(1, n)}`);
+    }
+    for (let fraction = 20; fraction <= 24; fraction++)
+      texts.push(`0.${'0'.repeat(fraction - 1)}7`, `-0.${'0'.repeat(fraction)}`, `1.${'0'.repeat(fraction - 1)}1`);
+    texts.push(
+      '0',
+      '-0',
+      '0.0',
+      '-0.0',
+      '-0e0',
+      '-0.0e0',
+      '5e-1',
+      '5E+1',
+      '1.5e22',
+      '1.5e23',
+      '3.4028235e38',
+      '3.4028236e38',
+      '340282356779733661637539',
+    );
+    texts.push('16777217.000000001', '16777216.999999999', '-16777219.000000001', '0.100000001490116119384765625');
+    for (const dtype of ['DT_FLOAT', 'DT_DOUBLE']) {
+      const counted = outcomes(() => {
+        for (const text of texts) parseBothWays(`{"instances": [[${text}, 1], [2, ${text}]]}`, sig({ x: dtype }), LIMITS);
+        parseBothWays(`{"instances": [${texts.join(', ')}]}`, sig({ x: dtype }), LIMITS);
+      });
+      assert.equal(counted.onePass, texts.length + 1, dtype);
+    }
+  });
+
+  it('reads lists of short inner lists (image rows) as the general path does, and declines what is ragged or not numbers', () => {
+    const next = random(77);
+    const valid: string[] = [];
+    for (let k = 0; k < 90; k++) {
+      const width = 1 + Math.floor(next() * 4);
+      // Images, and rows of one to four values.
+      const shape =
+        k % 3 === 0
+          ? [2 + Math.floor(next() * 6), width]
+          : [1 + Math.floor(next() * 3), 2 + Math.floor(next() * 3), 2 + Math.floor(next() * 3), width];
+      valid.push(`{"instances": ${nested(shape, () => floatText(next, 3 + Math.floor(next() * 15)), next)}}`);
+    }
+    const counted = outcomes(() => {
+      for (const body of valid) parseBothWays(body, sig({ x: 'DT_FLOAT' }), LIMITS);
+    });
+    assert.equal(counted.onePass, valid.length);
+    // Two passes (an int32 input beside it): named instances and columnar inputs of images.
+    const twoPass = outcomes(() => {
+      for (let k = 0; k < 20; k++) {
+        const shape = [2 + Math.floor(next() * 3), 2 + Math.floor(next() * 3), 1 + Math.floor(next() * 3)];
+        const image = () => nested(shape, () => floatText(next, 3 + Math.floor(next() * 15)), next);
+        const s = sig({ x: 'DT_FLOAT', k: 'DT_INT32' });
+        parseBothWays(`{"instances": [{"x": ${image()}, "k": 1}, {"k": 2, "x": ${image()}}]}`, s, LIMITS);
+        parseBothWays(`{"inputs": {"k": [3], "x": [${image()}, ${image()}]}}`, s, LIMITS);
+      }
+    });
+    assert.deepEqual(twoPass, { read: 40, declinedPlan: 0, declinedBind: 0, declinedFill: 0, onePass: 0 });
+    // Each valid body broken in one of its later inner lists (after the first row has set the shape).
+    const breaks: Array<(inner: string) => string> = [
+      (inner) => inner.replace(/[^,\s[\]]+\s*\]$/, ']'), // one number short (or empty)
+      (inner) => inner.replace(/\]$/, ', 1]'), // one number more
+      (inner) => inner.replace(/^\[/, '[[1], '), // a list inside
+      (inner) => inner.replace(/\]$/, ',]'),
+      (inner) => inner.replace(/^\[[^,\]]*/, '[true'),
+      (inner) => inner.replace(/^\[[^,\]]*/, '[null'),
+      (inner) => inner.replace(/^\[[^,\]]*/, '["1"'),
+      (inner) => inner.replace(/^\[[^,\]]*/, '[01'),
+      (inner) => inner.replace(/^\[[^,\]]*/, '[1.'),
+      (inner) => inner.replace(/^\[[^,\]]*/, '[-'),
+      (inner) => inner.replace(/^\[[^,\]]*/, '[NaN'),
+      (inner) => inner.replace(/^\[[^,\]]*/, '[1e400'),
+      (inner) => inner.replace(/^\[/, '').replace(/\]$/, ''), // numbers where a list belongs
+      () => '[]',
+    ];
+    for (const body of valid) {
+      const inner = [...body.matchAll(/\[[^[\]]*\]/g)];
+      // One number moved from the last inner list to the one before: the count is right, the shape ragged.
+      const [before, last] = inner.slice(-2);
+      const items = (m: RegExpMatchArray) =>
+        m[0]
+          .slice(1, -1)
+          .split(',')
+          .map((x) => x.trim());
+      const moved = `[${[...items(before), items(last)[0]].join(', ')}]${body.slice(before.index! + before[0].length, last.index)}[${items(last).slice(1).join(', ')}]`;
+      both(body.slice(0, before.index) + moved + body.slice(last.index! + last[0].length), sig({ x: 'DT_FLOAT' }));
+      const at = inner[inner.length - 1 - Math.floor(next() * Math.min(3, inner.length - 1))];
+      for (const breakIt of breaks) {
+        const broken = body.slice(0, at.index) + breakIt(at[0]) + body.slice(at.index! + at[0].length);
+        both(broken, sig({ x: 'DT_FLOAT' }));
+      }
+    }
+    // The element limit, around a body's own count (8 numbers + 4 inner lists + 2 rows + 1 + 1).
+    for (let maxElements = 12; maxElements <= 18; maxElements++)
+      both('{"instances": [[[1, 2], [3, 4]], [[5, 6], [7, 8]]]}', sig({ x: 'DT_FLOAT' }), { maxDepth: 64, maxElements });
+  });
+});
+
 describe('readPredictBody: the entry the :predict handler calls', () => {
   const body = new TextEncoder().encode('{"signature_name": "s", "instances": [[1.5, 2], [3, 4]]}');
   const full = () => {
@@ -443,6 +616,24 @@ describe('readPredictBody: the entry the :predict handler calls', () => {
     // Another signature by the time the tensors are asked for (the version changed): read anew for it.
     assert.deepEqual(Array.from(read.tensors(sig({ x: 'DT_DOUBLE' })).inputs.x.values as Float64Array), [1.5, 2, 3, 4]);
     assert.throws(() => readPredictBody(body, LIMITS, { signature: () => s, charge: full }), /full/);
+  });
+
+  it('one pass charges a growing tensor about twice its size, not its whole doubling sequence', () => {
+    const numbers = (n: number) => Array.from({ length: n }, (_, k) => String((k % 97) / 8)).join(', ');
+    for (const [text, s, elements] of [
+      [`{"inputs": {"a": [${numbers(3000)}], "b": [${numbers(100_000)}]}}`, sig({ a: 'DT_FLOAT', b: 'DT_FLOAT' }), 103_000],
+      [`{"instances": [[${numbers(50_000)}], [${numbers(50_000)}]]}`, sig({ x: 'DT_FLOAT' }), 100_000],
+    ] as const) {
+      let charged = 0;
+      const read = readPredictBody(new TextEncoder().encode(text), LIMITS, { signature: () => s, charge: (bytes) => (charged += bytes) })!;
+      const inputs = read.tensors(s).inputs;
+      assert.equal(
+        Object.values(inputs).reduce((sum, t) => sum + (t.values as Float32Array).length, 0),
+        elements,
+      );
+      // Doubling from 1024 up and the exact copy: 3.6 times.
+      assert.ok(charged <= 2.5 * 4 * elements, `${charged / (4 * elements)} times the tensors' bytes charged`);
+    }
   });
 
   it("answers what the reader does not take with the general path's error, verbatim; leaves what is no JSON to the caller", () => {

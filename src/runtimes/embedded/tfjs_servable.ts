@@ -64,6 +64,13 @@ export class TfjsServable implements Servable {
   async run(key: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {
     const graph = servableSignature(key, this.graphs, this.refused);
     const keys = checkAliases(Object.keys(graph.inputs), Object.keys(graph.outputs), inputs, outputKeys);
+    // A DT_VARIANT output (TF Text's offsets map) is a value of the graph's own: TF Serving's REST
+    // API cannot write it; tfgate returns it on no API.
+    const variant = keys.find((k) => graph.spec.outputs[k].dtype === 'DT_VARIANT');
+    if (variant)
+      throw invalidArgument(
+        `Failed to write JSON value for tensor type: variant (output '${variant}': tfgate returns no DT_VARIANT tensor)`,
+      );
 
     const owned = new Set<tf.Tensor>();
     try {

@@ -19,10 +19,10 @@ import type { NodeDef } from '../../../../savedmodel/graph/types.js';
 import { bytesAttr, checkOutputBytes, stringElements, stringTensor } from './string_tensors.js';
 import { CASE_FOLDING, DEFAULT_IGNORABLE, TABLES_UNICODE_VERSION, UNSTABLE_CASE_FOLD, UNSTABLE_NORMALIZATION } from './unicode_tables.js';
 
-type Form = 'NFC' | 'NFD' | 'NFKC' | 'NFKD';
-const FORMS: readonly string[] = ['NFC', 'NFD', 'NFKC', 'NFKD'];
+export type Form = 'NFC' | 'NFD' | 'NFKC' | 'NFKD';
+export const FORMS: readonly string[] = ['NFC', 'NFD', 'NFKC', 'NFKD'];
 
-function rangeSet(text: string): (cp: number) => boolean {
+export function rangeSet(text: string): (cp: number) => boolean {
   const bounds = text.split(' ').flatMap((r) => {
     const [a, b = a] = r.split('-');
     return [parseInt(a, 16), parseInt(b, 16)];
@@ -83,7 +83,7 @@ const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Length of the well-formed UTF-8 sequence at `i` (Unicode's Table 3-7), or 0 if ill-formed. */
-function sequenceLength(s: Uint8Array, i: number): number {
+export function sequenceLength(s: Uint8Array, i: number): number {
   const b = s[i];
   if (b < 0x80) return 1;
   const cont = (k: number, lo = 0x80, hi = 0xbf) => i + k < s.length && s[i + k] >= lo && s[i + k] <= hi;
@@ -108,7 +108,7 @@ function refuseCodePoint(op: string, cp: number, what: string): ServingError {
 }
 
 /** Applies `normalizeText` to each well-formed run of `s`, keeping ill-formed bytes as they are. */
-function normalizeBytes(s: Uint8Array, normalizeText: (text: string) => string): Uint8Array {
+export function normalizeBytes(s: Uint8Array, normalizeText: (text: string) => string): Uint8Array {
   const parts: Uint8Array[] = [];
   let start = 0;
   let i = 0;
@@ -151,7 +151,7 @@ export function unicodeNormalizeNodeProblem(node: NodeDef): string | null {
     : `${node.op} is computed with Node's ICU, whose Unicode (${nodeUnicode}) is not the one tfgate's tables were made for (${TABLES_UNICODE_VERSION})`;
 }
 
-function normalizeForm(op: string, text: string, form: Form): string {
+export function normalizeForm(op: string, text: string, form: Form): string {
   checkCodePoints(op, text, unstableNormalization, `${form} normalization`);
   return text.normalize(form);
 }
