@@ -11,6 +11,7 @@ import { SPECTRAL_CASES } from './spectral.js';
 import { STRING_CASES } from './string.js';
 import { FAST_WORDPIECE_CASES } from './string_fast_wordpiece.js';
 import { UNICODE_SCRIPT_CASES } from './string_unicode_script.js';
+import { WHITESPACE_TOKENIZE_CASES } from './string_whitespace_tokenize.js';
 
 export const OP_CASES: readonly OpFamilyCases[] = [
   AUDIO_CASES,
@@ -24,6 +25,7 @@ export const OP_CASES: readonly OpFamilyCases[] = [
   STRING_CASES,
   FAST_WORDPIECE_CASES,
   UNICODE_SCRIPT_CASES,
+  WHITESPACE_TOKENIZE_CASES,
 ];
 
 /**

@@ -21,7 +21,7 @@ const codePoints = (s: string) => Array.from(s, (ch) => ch.codePointAt(0)!);
 const codePointIndex = (s: string, byteOffset: number) =>
   Array.from(new TextDecoder().decode(enc.encode(s).subarray(0, byteOffset))).length;
 
-interface Row {
+export interface Row {
   text: string;
   tokens: string[];
   /** Byte offsets, as TF Text's tests state them. */
@@ -29,11 +29,11 @@ interface Row {
   ends: number[];
 }
 
-const rows = (texts: string[], tokens: string[][], starts: number[][], ends: number[][]): Row[] =>
+export const rows = (texts: string[], tokens: string[][], starts: number[][], ends: number[][]): Row[] =>
   texts.map((text, i) => ({ text, tokens: tokens[i], starts: starts[i], ends: ends[i] }));
 
-/** The op's case for strings whose tokens and byte offsets TF Text states. */
-function tokenize(name: string, source: string, input: Row[], keepWhitespace = false): OpCase {
+/** A tokenizer-over-code-points op's case for strings whose tokens and byte offsets TF Text states. */
+export function codePointTokensCase(op: string, name: string, source: string, input: Row[], attrs: OpCase['attrs'] = {}): OpCase {
   const splits = [0];
   for (const r of input) splits.push(splits[splits.length - 1] + codePoints(r.text).length);
   const tokens = input.flatMap((r) => r.tokens);
@@ -47,8 +47,8 @@ function tokenize(name: string, source: string, input: Row[], keepWhitespace = f
   return {
     name,
     source,
-    op: OP,
-    attrs: keepWhitespace ? { keep_whitespace: attr.b(true) } : {},
+    op,
+    attrs,
     inputs: [
       i32(
         [splits[splits.length - 1]],
@@ -65,6 +65,9 @@ function tokenize(name: string, source: string, input: Row[], keepWhitespace = f
     },
   };
 }
+
+const tokenize = (name: string, source: string, input: Row[], keepWhitespace = false) =>
+  codePointTokensCase(OP, name, source, input, keepWhitespace ? { keep_whitespace: attr.b(true) } : {});
 
 const FLUME = { text: 'I love Flume!', tokens: ['I', 'love', 'Flume', '!'], starts: [0, 2, 7, 12], ends: [1, 6, 12, 13] };
 const GOOD_DAY = { text: 'Good day', tokens: ['Good', 'day'], starts: [0, 5], ends: [4, 8] };

@@ -34,6 +34,7 @@ import { fastWordpieceDetokenizeOp, fastWordpieceNodeProblem, fastWordpieceToken
 import { fastBertNormalizeNodeProblem, fastBertNormalizeOp } from './fast_bert_normalize.js';
 import { caseFoldUTF8Op, normalizeUTF8Op, unicodeNormalizeNodeProblem } from './unicode_normalize.js';
 import { unicodeScriptTokenizeWithOffsetsOp } from './unicode_script_tokenize.js';
+import { whitespaceTokenizeWithOffsetsOp } from './whitespace_tokenize_code_points.js';
 import { findSourceOffsetsOp, normalizeUTF8WithOffsetsMapOp } from './normalize_offsets.js';
 
 export const STRING_OPS: TfjsOpTable = {
@@ -72,6 +73,7 @@ export const STRING_OPS: TfjsOpTable = {
   NormalizeUTF8: { execute: normalizeUTF8Op, check: unicodeNormalizeNodeProblem },
   CaseFoldUTF8: { execute: caseFoldUTF8Op, check: unicodeNormalizeNodeProblem },
   UnicodeScriptTokenizeWithOffsets: { execute: unicodeScriptTokenizeWithOffsetsOp },
+  WhitespaceTokenizeWithOffsets: { execute: whitespaceTokenizeWithOffsetsOp },
   NormalizeUTF8WithOffsetsMap: { execute: normalizeUTF8WithOffsetsMapOp, check: unicodeNormalizeNodeProblem },
   FindSourceOffsets: { execute: findSourceOffsetsOp },
 };

@@ -14,11 +14,11 @@
 // fails the request with UNIMPLEMENTED naming the op and the code point, never another answer.
 //
 // Each output is at most as long as the input, so the request's size bounds it.
-import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
-import { invalidArgument, unimplemented } from '../../../../errors/status.js';
+import { unimplemented } from '../../../../errors/status.js';
 import { intElements } from './string_tensors.js';
-import { SCRIPT_RUNS, WHITE_SPACE } from './unicode_script_table.js';
+import { SCRIPT_RUNS } from './unicode_script_table.js';
+import { checkCodePointSplits, emptyTokens, tokenOutputs, WHITE_SPACE_POINTS, type CodePointTokens } from './code_point_tokens.js';
 
 const OP = 'UnicodeScriptTokenizeWithOffsets';
 /** The table's index of a code point whose Script differs between the Unicode versions. */
@@ -44,13 +44,6 @@ function scriptRuns(): ScriptRuns {
   });
   return (runs = { starts, scripts });
 }
-
-const WHITE_SPACE_POINTS: ReadonlySet<number> = new Set(
-  WHITE_SPACE.split(' ').flatMap((r) => {
-    const [a, b = a] = r.split('-').map((h) => parseInt(h, 16));
-    return Array.from({ length: b - a + 1 }, (_, i) => a + i);
-  }),
-);
 
 let lastRun = 0;
 
@@ -82,17 +75,9 @@ function scriptOf(cp: number): number {
   return script;
 }
 
-interface Tokens {
-  values: number[];
-  innerSplits: number[];
-  starts: number[];
-  limits: number[];
-  outerSplits: number[];
-}
-
 /** The kernel's loop, over validated splits. */
-function tokenize(values: Int32Array, splits: Int32Array, keepWhitespace: boolean): Tokens {
-  const out: Tokens = { values: [], innerSplits: [], starts: [], limits: [], outerSplits: [] };
+function tokenize(values: Int32Array, splits: Int32Array, keepWhitespace: boolean): CodePointTokens {
+  const out = emptyTokens();
   for (let row = 0; row + 1 < splits.length; row++) {
     out.outerSplits.push(out.starts.length);
     const first = splits[row];
@@ -127,38 +112,12 @@ function tokenize(values: Int32Array, splits: Int32Array, keepWhitespace: boolea
   return out;
 }
 
-/**
- * TF Text reads the splits unchecked (an empty or out-of-range one is undefined behaviour there);
- * here each must lie within input_values, in order.
- */
-function checkSplits(splits: Int32Array, size: number): void {
-  if (splits.length === 0) throw invalidArgument(`${OP}: input_splits must have at least one element`);
-  for (let i = 0; i < splits.length; i++) {
-    const lower = i === 0 ? 0 : splits[i - 1];
-    if (splits[i] < lower || splits[i] > size) {
-      throw invalidArgument(
-        `${OP}: input_splits must be non-decreasing and within [0, ${size}] (input_values' size); input_splits[${i}] = ${splits[i]}`,
-      );
-    }
-  }
-}
-
-const vector = (v: number[]) => tf.tensor1d(Int32Array.from(v), 'int32');
-
 export const unicodeScriptTokenizeWithOffsetsOp: tfconv.OpExecutor = (node) => {
   const [valuesT, splitsT] = node.inputs;
   // The kernel reads both inputs flat (flat<int32>(), flat<Tsplits>()).
   const values = intElements(valuesT);
   const splits = intElements(splitsT);
-  checkSplits(splits, values.length);
+  checkCodePointSplits(OP, splits, values.length);
   const keepWhitespace = Boolean((node.attrs as { keep_whitespace?: boolean }).keep_whitespace);
-  const t = tokenize(values, splits, keepWhitespace);
-  // int64 outputs as TF.js holds them (int32); output_outer_splits keeps input_splits' shape.
-  return [
-    vector(t.values),
-    vector(t.innerSplits),
-    vector(t.starts),
-    vector(t.limits),
-    tf.tensor(Int32Array.from(t.outerSplits), [...splitsT.shape], 'int32'),
-  ];
+  return tokenOutputs(tokenize(values, splits, keepWhitespace), splitsT.shape);
 };
