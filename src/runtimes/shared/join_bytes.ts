@@ -13,3 +13,8 @@ export function joinBytes(parts: readonly Uint8Array[], separator: Uint8Array): 
   });
   return out;
 }
+
+const NO_SEPARATOR = new Uint8Array(0);
+
+/** Byte strings one after another. */
+export const concatBytes = (parts: readonly Uint8Array[]): Uint8Array => joinBytes(parts, NO_SEPARATOR);

@@ -640,66 +640,84 @@ function whitespaceTokenize(
     },
   };
 }
-const WHITESPACE_CASES: OpCase[] = [
-  whitespaceTokenize(
-    ['I love Flume!', 'Good day'],
-    [
+/** Strings, tokens and byte offsets TF Text's whitespace tokenizer test states (its test names): the older op over code points states the same. */
+export const WHITESPACE_TEST_ROWS: ReadonlyArray<{
+  test: string;
+  name: string;
+  texts: string[];
+  tokens: string[][];
+  starts: number[][];
+  ends: number[][];
+}> = [
+  {
+    test: 'testVector',
+    name: 'tokens and byte offsets of each string',
+    texts: ['I love Flume!', 'Good day'],
+    tokens: [
       ['I', 'love', 'Flume!'],
       ['Good', 'day'],
     ],
-    [
+    starts: [
       [0, 2, 7],
       [0, 5],
     ],
-    [
+    ends: [
       [1, 6, 13],
       [4, 8],
     ],
-    'tokens and byte offsets of each string',
-    'testVector',
-  ),
-  whitespaceTokenize(
-    ["J'adore la灯", '¡Escríbeme!'],
-    [["J'adore", 'la灯'], ['¡Escríbeme!']],
-    [[0, 8], [0]],
-    [[7, 13], [13]],
-    'UTF-8 text: offsets in bytes',
-    'testInternationalization',
-  ),
-  whitespaceTokenize(
-    [' Hook em! ', ' .Ok.   Go  '],
-    [
+  },
+  {
+    test: 'testInternationalization',
+    name: 'UTF-8 text: offsets in bytes',
+    texts: ["J'adore la灯", '¡Escríbeme!'],
+    tokens: [["J'adore", 'la灯'], ['¡Escríbeme!']],
+    starts: [[0, 8], [0]],
+    ends: [[7, 13], [13]],
+  },
+  {
+    test: 'testSpaceBoundaries',
+    name: 'spaces at both ends and in runs',
+    texts: [' Hook em! ', ' .Ok.   Go  '],
+    tokens: [
       ['Hook', 'em!'],
       ['.Ok.', 'Go'],
     ],
-    [
+    starts: [
       [1, 6],
       [1, 8],
     ],
-    [
+    ends: [
       [5, 9],
       [5, 10],
     ],
-    'spaces at both ends and in runs',
-    'testSpaceBoundaries',
-  ),
-  whitespaceTokenize([' ', '     ', ' \t\r\n'], [[], [], []], [[], [], []], [[], [], []], 'only whitespace: no tokens', 'testOnlySpaces'),
-  whitespaceTokenize(
-    ['things:\tcarpet\rdesk\nlamp\r\nlove'],
-    [['things:', 'carpet', 'desk', 'lamp', 'love']],
-    [[0, 8, 15, 20, 26]],
-    [[7, 14, 19, 24, 30]],
-    'tab, CR, LF, CRLF',
-    'testWhitespaceCharacters',
-  ),
-  whitespaceTokenize(
-    ['', 'I love Flume!', '', 'O hai', ''],
-    [[], ['I', 'love', 'Flume!'], [], ['O', 'hai'], []],
-    [[], [0, 2, 7], [], [0, 2], []],
-    [[], [1, 6, 13], [], [1, 5], []],
-    'empty strings',
-    'testEmptyString',
-  ),
+  },
+  {
+    test: 'testOnlySpaces',
+    name: 'only whitespace: no tokens',
+    texts: [' ', '     ', ' \t\r\n'],
+    tokens: [[], [], []],
+    starts: [[], [], []],
+    ends: [[], [], []],
+  },
+  {
+    test: 'testWhitespaceCharacters',
+    name: 'tab, CR, LF, CRLF',
+    texts: ['things:\tcarpet\rdesk\nlamp\r\nlove'],
+    tokens: [['things:', 'carpet', 'desk', 'lamp', 'love']],
+    starts: [[0, 8, 15, 20, 26]],
+    ends: [[7, 14, 19, 24, 30]],
+  },
+  {
+    test: 'testEmptyString',
+    name: 'empty strings',
+    texts: ['', 'I love Flume!', '', 'O hai', ''],
+    tokens: [[], ['I', 'love', 'Flume!'], [], ['O', 'hai'], []],
+    starts: [[], [0, 2, 7], [], [0, 2], []],
+    ends: [[], [1, 6, 13], [], [1, 5], []],
+  },
+];
+const WHITESPACE_CASES: OpCase[] = [
+  ...WHITESPACE_TEST_ROWS.map((r) => whitespaceTokenize(r.texts, r.tokens, r.starts, r.ends, r.name, r.test)),
   whitespaceTokenize(
     ['a\u3000b'],
     [[Uint8Array.of(0x61, 0xe3, 0x80), 'b']],

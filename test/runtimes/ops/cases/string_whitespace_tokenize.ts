@@ -6,6 +6,7 @@
 // in code points. Where the test states nothing: the Unicode Character Database (PropList.txt).
 import { failsAtRun, i32, i64, type OpCase, type OpFamilyCases } from '../op_case.js';
 import { codePointTokensCase, rows, type Row } from './string_unicode_script.js';
+import { WHITESPACE_TEST_ROWS } from './string_unicode.js';
 
 const TEXT = 'tensorflow/text tensorflow_text';
 const TEST = `${TEXT}/python/ops/whitespace_tokenizer_test.py@0759acaf`;
@@ -23,53 +24,10 @@ const ZHU = { text: 'I love Zhu!', tokens: ['I', 'love', 'Zhu!'], starts: [0, 2,
 const NIGHT = { text: 'Good night', tokens: ['Good', 'night'], starts: [0, 5], ends: [4, 10] };
 const A_SCRUB = { text: 'A scrub is', tokens: ['A', 'scrub', 'is'], starts: [0, 2, 8], ends: [1, 7, 10] };
 const A_GUY = { text: 'a guy', tokens: ['a', 'guy'], starts: [0, 2], ends: [1, 5] };
-const empty = (text: string): Row => ({ text, tokens: [], starts: [], ends: [] });
 
 const CASES: OpCase[] = [
-  tokenize('"I love Flume!", "Good day": punctuation stays in its token', `${TEST} testVector`, [FLUME, GOOD_DAY]),
+  ...WHITESPACE_TEST_ROWS.map((r) => tokenize(r.name, `${TEST} ${r.test}`, rows(r.texts, r.tokens, r.starts, r.ends))),
   tokenize("a [2,2,2] tensor's strings", `${TEST} test3DimMatrix`, [FLUME, GOOD_DAY, DONT, SCRUBS, ZHU, NIGHT, A_SCRUB, A_GUY]),
-  tokenize(
-    "J'adore la灯, ¡Escríbeme!: no script breaks, offsets in code points",
-    `${TEST} testInternationalization`,
-    rows(["J'adore la灯", '¡Escríbeme!'], [["J'adore", 'la灯'], ['¡Escríbeme!']], [[0, 8], [0]], [[7, 13], [13]]),
-  ),
-  tokenize(
-    "' Hook em! ', ' .Ok.   Go  ': leading and trailing white space left out",
-    `${TEST} testSpaceBoundaries`,
-    rows(
-      [' Hook em! ', ' .Ok.   Go  '],
-      [
-        ['Hook', 'em!'],
-        ['.Ok.', 'Go'],
-      ],
-      [
-        [1, 6],
-        [1, 8],
-      ],
-      [
-        [5, 9],
-        [5, 10],
-      ],
-    ),
-  ),
-  tokenize('strings of white space only give no tokens', `${TEST} testOnlySpaces`, [empty(' '), empty('     '), empty(' \t\r\n')]),
-  tokenize(
-    'tab, CR, LF and CR LF all split',
-    `${TEST} testWhitespaceCharacters`,
-    rows(
-      ['things:\tcarpet\rdesk\nlamp\r\nlove'],
-      [['things:', 'carpet', 'desk', 'lamp', 'love']],
-      [[0, 8, 15, 20, 26]],
-      [[7, 14, 19, 24, 30]],
-    ),
-  ),
-  tokenize('empty strings among others', `${TEST} testEmptyString`, [
-    empty(''),
-    FLUME,
-    empty(''),
-    { text: 'O hai', tokens: ['O', 'hai'], starts: [0, 2], ends: [1, 5] },
-    empty(''),
-  ]),
   tokenize('"Good day. . ." → Good, day., ., .', `${TEST} testEmptyDimensions`, [
     FLUME,
     { text: 'Good day. . .', tokens: ['Good', 'day.', '.', '.'], starts: [0, 5, 10, 12], ends: [4, 9, 11, 13] },

@@ -7,6 +7,7 @@
 import tf from '../../../tfjs_packages/tfjs_core.cjs';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { invalidArgument } from '../../../../errors/status.js';
+import { concatBytes } from '../../../shared/join_bytes.js';
 import { bytesAttr, checkOutputBytes, intElements, stringElements, stringTensor } from './string_tensors.js';
 
 const INT32_MAX = 2147483647;
@@ -50,16 +51,6 @@ function* ngramParts(a: NGramAttrs, tokens: Uint8Array[], count: number, width: 
   }
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 function validateSplits(splits: Int32Array, size: number): void {
   if (splits.length === 0) return;
   if (splits[0] !== 0) throw invalidArgument(`First split value must be 0, got ${splits[0]}`);
@@ -100,7 +91,7 @@ function ngrams(a: NGramAttrs, data: Uint8Array[], splits: Int32Array): { values
   const values: Uint8Array[] = [];
   rows.forEach((plan, i) => {
     const tokens = data.slice(splits[i], splits[i + 1]);
-    for (const [w, n] of plan) for (const parts of ngramParts(a, tokens, n, w)) values.push(concat(parts));
+    for (const [w, n] of plan) for (const parts of ngramParts(a, tokens, n, w)) values.push(concatBytes(parts));
   });
   return { values, splits: outSplits };
 }

@@ -16,6 +16,7 @@ import type * as tf from '@tensorflow/tfjs-core';
 import type * as tfconv from '@tensorflow/tfjs-converter';
 import { Code, ServingError, invalidArgument } from '../../../../errors/status.js';
 import type { NodeDef } from '../../../../savedmodel/graph/types.js';
+import { concatBytes } from '../../../shared/join_bytes.js';
 import { bytesAttr, checkOutputBytes, stringElements, stringTensor } from './string_tensors.js';
 import { CASE_FOLDING, DEFAULT_IGNORABLE, TABLES_UNICODE_VERSION, UNSTABLE_CASE_FOLD, UNSTABLE_NORMALIZATION } from './unicode_tables.js';
 
@@ -126,14 +127,7 @@ export function normalizeBytes(s: Uint8Array, normalizeText: (text: string) => s
     start = ++i;
   }
   flush(i);
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return parts.length === 1 ? parts[0] : concatBytes(parts);
 }
 
 function checkCodePoints(op: string, text: string, unstable: (cp: number) => boolean, what: string): void {
