@@ -1,15 +1,22 @@
-// REST :predict bodies of floats, parsed three ways in one run: the tensor reader
-// (src/rest/json_tensor_reader.ts, straight from the body's bytes into the Float32Array),
-// the general parser (src/rest/json_parse.ts + json_tensor.ts, a JSON tree then the tensor), and
-// JSON.parse of the already decoded text plus a loop filling a Float32Array (what a new user
-// would write; its UTF-8 decoding is not counted). Bodies of about 0.1, 1 and 10 MB, shaped as
-// batches of images ([n, 32, 32, 3]) and as flat vectors ([n, 512]), numbers printed with 3,
-// 9 or 17 significant digits (and a mix of 3 to 17). Prints MB/s of each, from the CPU time the process spent
+// REST :predict bodies of floats, parsed four ways in one run: the tensor reader
+// (src/rest/json_tensor_reader.ts, straight from the body's bytes into the Float32Array, its
+// float32 lists read by WebAssembly: json_float32_kernel.ts), the same reader with the
+// WebAssembly kernel turned off (its TypeScript road alone), the general parser
+// (src/rest/json_parse.ts + json_tensor.ts, a JSON tree then the tensor), and JSON.parse of the
+// already decoded text plus a loop filling a Float32Array (what a new user would write; its
+// UTF-8 decoding is not counted). Bodies of about 0.1, 1 and 10 MB, shaped as batches of images
+// ([n, 32, 32, 3]) and as flat vectors ([n, 512]), numbers printed with 3, 9 or 17 significant
+// digits (and a mix of 3 to 17). Prints MB/s of each, from the CPU time the process spent
 // (process.cpuUsage: on a shared machine that is the work done, not the time spent waiting
-// for a core), median of the rounds, the three taking turns; and the reader's speed-up over
+// for a core), median of the rounds, the four taking turns; and the reader's speed-up over
 // JSON.parse + fill, then whether every body meets "reader ≥ 3× JSON.parse + fill".
-//   npm run bench:json [-- --rounds 7] [-- --sizes 0.1,1,10]
+// Every way is warmed alike before its rounds (run until it has spent WARM_MS of CPU, at least
+// twice), and a round of a small body repeats the call until it has spent ROUND_MS (the time
+// of one call is the round's time divided by its calls), so that 0.1 MB bodies are not timed
+// on one half-millisecond call each.
+//   npm run bench:json [-- --rounds 7] [-- --sizes 0.1,1,10] [-- --only vectors]
 import { readPredictBody } from '../src/rest/predict_body_reader.js';
+import { useFloat32Kernel } from '../src/rest/json_tensor_reader.js';
 import { parseJsonBody } from '../src/rest/json_parse.js';
 import { parsePredictRequest } from '../src/rest/json_tensor.js';
 import type { SignatureSpec } from '../src/savedmodel/signature_spec.js';
@@ -17,6 +24,10 @@ import { numberArg, stringArg } from './load/args.js';
 
 const ROUNDS = numberArg('rounds', 7);
 const SIZES_MB = stringArg('sizes', '0.1,1,10').split(',').map(Number);
+/** Only the bodies whose description ("vectors [n,512], 17 digits, 0.1 MB") holds this text. */
+const ONLY = stringArg('only', '');
+const WARM_MS = 200;
+const ROUND_MS = 20;
 const TARGET = 3;
 const LIMITS = { maxDepth: 64, maxElements: 1 << 26 };
 const SIGNATURE: SignatureSpec = {
@@ -82,30 +93,54 @@ interface Case {
   bytes: Uint8Array;
 }
 
-function time(c: Case): { reader: number; general: number; native: number } {
-  // As the REST handler calls it: the signature looked up ahead, so a float body is read in one pass.
-  const reader = () => readPredictBody(c.bytes, LIMITS, LOOKAHEAD)!.tensors(SIGNATURE);
-  const general = () => parsePredictRequest(parseJsonBody(c.text, LIMITS), SIGNATURE);
-  const native = () => jsonParseAndFill(c.text);
-  // The reader's answer is the general parser's (test/rest/json_tensor_reader.test.ts); here it must at least read the body.
-  const check = reader().inputs.x.values as Float32Array;
-  if (check.length !== native().length) throw new Error(`${c.what}: the reader read ${check.length} values`);
-  const warm = Math.max(1, Math.min(5, Math.floor(2e6 / c.text.length)));
-  for (let i = 0; i < warm; i++) (reader(), general(), native());
-  const ms = { reader: [] as number[], general: [] as number[], native: [] as number[] };
-  for (let i = 0; i < ROUNDS; i++) {
-    for (const [name, f] of [
-      ['reader', reader],
-      ['general', general],
-      ['native', native],
-    ] as const) {
-      const t0 = process.cpuUsage();
-      f();
-      const t = process.cpuUsage(t0);
-      ms[name].push((t.user + t.system) / 1e3);
-    }
+/** CPU milliseconds of f(), once. */
+function cpuMs(f: () => unknown): number {
+  const t0 = process.cpuUsage();
+  f();
+  const t = process.cpuUsage(t0);
+  return (t.user + t.system) / 1e3;
+}
+
+/** CPU milliseconds of one call of f: calls repeated until they have spent ROUND_MS. */
+function roundMs(f: () => unknown): number {
+  let spent = 0;
+  let calls = 0;
+  while (spent < ROUND_MS) {
+    spent += cpuMs(f);
+    calls++;
   }
-  return { reader: median(ms.reader), general: median(ms.general), native: median(ms.native) };
+  return spent / calls;
+}
+
+const WAYS = ['reader', 'readerTs', 'general', 'native'] as const;
+type Way = (typeof WAYS)[number];
+
+function time(c: Case): Record<Way, number> {
+  // As the REST handler calls it: the signature looked up ahead, so a float body is read in one pass.
+  const read = () => readPredictBody(c.bytes, LIMITS, LOOKAHEAD)!.tensors(SIGNATURE);
+  const ways: Record<Way, () => unknown> = {
+    reader: read,
+    readerTs: () => {
+      useFloat32Kernel(false);
+      try {
+        return read();
+      } finally {
+        useFloat32Kernel(true);
+      }
+    },
+    general: () => parsePredictRequest(parseJsonBody(c.text, LIMITS), SIGNATURE),
+    native: () => jsonParseAndFill(c.text),
+  };
+  // The reader's answer is the general parser's (test/rest/json_tensor_reader.test.ts); here it must at least read the body.
+  const check = read().inputs.x.values as Float32Array;
+  if (check.length !== jsonParseAndFill(c.text).length) throw new Error(`${c.what}: the reader read ${check.length} values`);
+  for (const way of WAYS) {
+    let spent = 0;
+    for (let calls = 0; calls < 2 || spent < WARM_MS; calls++) spent += cpuMs(ways[way]);
+  }
+  const ms: Record<Way, number[]> = { reader: [], readerTs: [], general: [], native: [] };
+  for (let i = 0; i < ROUNDS; i++) for (const way of WAYS) ms[way].push(roundMs(ways[way]));
+  return { reader: median(ms.reader), readerTs: median(ms.readerTs), general: median(ms.general), native: median(ms.native) };
 }
 
 const SHAPES: Array<[string, number[]]> = [
@@ -114,26 +149,32 @@ const SHAPES: Array<[string, number[]]> = [
 ];
 const DIGITS = [3, 9, 17, 0];
 
-process.stdout.write(`tensor reader vs JSON.parse + Float32Array fill (and the general parser), median of ${ROUNDS} rounds\n`);
 process.stdout.write(
-  `${'body'.padEnd(44)} ${'MB'.padStart(6)} ${'reader MB/s'.padStart(12)} ${'general MB/s'.padStart(13)} ${'JSON.parse+fill MB/s'.padStart(21)} ${'reader ÷ JSON.parse+fill'.padStart(25)}\n`,
+  `tensor reader vs JSON.parse + Float32Array fill (and the reader's TypeScript road alone, and the general parser), CPU time, median of ${ROUNDS} rounds, each way warmed ${WARM_MS} ms first\n`,
+);
+process.stdout.write(
+  `${'body'.padEnd(44)} ${'MB'.padStart(6)} ${'reader MB/s'.padStart(12)} ${'TS road MB/s'.padStart(13)} ${'general MB/s'.padStart(13)} ${'JSON.parse+fill MB/s'.padStart(21)} ${'reader ÷ JSON.parse+fill'.padStart(25)} ${'TS road ÷ JSON.parse+fill'.padStart(26)}\n`,
 );
 const ratios: Array<[string, number]> = [];
 for (const mb of SIZES_MB) {
   for (const [shapeName, shape] of SHAPES) {
     for (const digits of DIGITS) {
+      const what = `${shapeName}, ${digits === 0 ? '3–17' : digits} digits`;
+      if (!`${what}, ${mb} MB`.includes(ONLY)) continue;
       const text = body(mb * 1e6, shape, digits);
-      const c: Case = { what: `${shapeName}, ${digits === 0 ? '3–17' : digits} digits`, text, bytes: Buffer.from(text) };
+      const c: Case = { what, text, bytes: Buffer.from(text) };
       const t = time(c);
       const size = c.bytes.length / 1e6;
+      const mbs = (ms: number) => (size / (ms / 1e3)).toFixed(0);
       const ratio = t.native / t.reader;
       ratios.push([`${c.what}, ${mb} MB`, ratio]);
       process.stdout.write(
-        `${c.what.padEnd(44)} ${size.toFixed(2).padStart(6)} ${(size / (t.reader / 1e3)).toFixed(0).padStart(12)} ${(size / (t.general / 1e3)).toFixed(0).padStart(13)} ${(size / (t.native / 1e3)).toFixed(0).padStart(21)} ${`${ratio.toFixed(2)}×`.padStart(25)}\n`,
+        `${c.what.padEnd(44)} ${size.toFixed(2).padStart(6)} ${mbs(t.reader).padStart(12)} ${mbs(t.readerTs).padStart(13)} ${mbs(t.general).padStart(13)} ${mbs(t.native).padStart(21)} ${`${ratio.toFixed(2)}×`.padStart(25)} ${`${(t.native / t.readerTs).toFixed(2)}×`.padStart(26)}\n`,
       );
     }
   }
 }
+if (ratios.length === 0) throw new Error(`no body matches --only ${ONLY}`);
 const worst = ratios.reduce((a, b) => (b[1] < a[1] ? b : a));
 const met = ratios.filter(([, r]) => r >= TARGET).length;
 process.stdout.write(

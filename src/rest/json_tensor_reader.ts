@@ -42,6 +42,7 @@ import { decodedTensorBytes } from '../tensor/tensor_cost.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { MAX_DIGITS, W1_DIGITS, nearestDouble } from './decimal_double.js';
 import { tensorReadBytes } from './json_footprint.js';
+import { Float32Window } from './json_float32_kernel.js';
 import { base64DecodedBound, base64UnescapeBytes } from './base64.js';
 import type { ChargeMemory, JsonFormat, ParsedPredictRequest } from './json_tensor.js';
 
@@ -443,6 +444,14 @@ function readFloat32(b: Uint8Array, i: number, out: Float32Array, n: number): nu
   return i;
 }
 
+/** Float32 lists are read by the WebAssembly kernel (json_float32_kernel.ts), what it leaves by readFloat32 / float(). */
+let useKernel = true;
+
+/** Turns the kernel off (false) or on: tests compare the two roads bit for bit. */
+export function useFloat32Kernel(on: boolean): void {
+  useKernel = on;
+}
+
 /** A growing tensor's first capacity, in elements. */
 const FIRST_CAPACITY = 1024;
 
@@ -464,6 +473,8 @@ class Walk {
   private readonly text: Buffer;
   /** Numbers are checked to RapidJSON's grammar (filling, one pass), not only skipped (planning). */
   private readonly checks: boolean;
+  /** The body's window in the float32 kernel's memory, made when a float32 list is first read. */
+  private window: Float32Window | undefined;
 
   constructor(
     private readonly b: Uint8Array,
@@ -990,6 +1001,18 @@ class Walk {
     let n = t.n;
     const first = n;
     for (;;) {
+      if (useKernel) {
+        // The plain numbers from here on by the kernel; the item it leaves, if any, below.
+        const w = (this.window ??= new Float32Window(b));
+        i = w.read(i, fill, n, limit - (n - first), 0);
+        n += w.stored;
+        if (w.closed) {
+          this.i = i;
+          t.n = n;
+          t.leaves |= LEAF_NUMBER;
+          return n - first;
+        }
+      }
       if (n - first === limit) decline();
       if (n === fill.length) fill = this.grow(t, n, i) as Float32Array;
       const j = readFloat32(b, i, fill, n);
@@ -1027,6 +1050,20 @@ class Walk {
     let n = t.n;
     let rows = 0;
     for (;;) {
+      if (useKernel) {
+        // The plain lists from here on by the kernel; the list it leaves, if any, below.
+        const w = (this.window ??= new Float32Window(b));
+        i = w.read(i, fill, n, limit - rows, width);
+        n += w.stored;
+        rows += w.rows;
+        this.elements += w.rows * (width + 1);
+        if (this.elements >= this.maxElements) decline();
+        if (w.closed) {
+          this.i = i;
+          t.n = n;
+          return rows;
+        }
+      }
       if (rows === limit || b[i] !== LBRACKET) decline();
       let c = b[++i];
       while (c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) c = b[++i];

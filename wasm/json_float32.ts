@@ -1,0 +1,202 @@
+// Float32 numbers of a JSON list, read from a window of the body in memory [0, end)
+// (a 0 byte after it), stored as f32 from `out` on.
+const POW10: StaticArray<f64> = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+const EXACT_INTEGER: u64 = 9007199254740992;
+/** Veltkamp's splitting constant for doubles: 2^27 + 1. */
+const SPLIT: f64 = 134217729;
+/** 2^-80: the margin around a result within which its rounding is not trusted. */
+const MARGIN: f64 = 8.271806125530277e-25;
+
+/** Numbers stored by the last call. */
+let stored: i32 = 0;
+/** Lists of `width` read by the last rows() call. */
+let rowsRead: i32 = 0;
+/** 1 when the last call ended after the list's closing bracket, 0 when it stopped before an item. */
+let closed: i32 = 0;
+/** Where the last call gave up on the item it stopped before (the window's end: the item was cut). */
+let gaveUp: usize = 0;
+
+export function getStored(): i32 { return stored; }
+export function getRows(): i32 { return rowsRead; }
+export function getClosed(): i32 { return closed; }
+export function getGaveUp(): usize { return gaveUp; }
+
+/** x's high 26 bits (Veltkamp: x = hi + (x - hi) exactly). */
+@inline function high(x: f64): f64 {
+  const c = SPLIT * x;
+  return c - (c - x);
+}
+
+/**
+ * The double nearest to w / 10^q for 2^53 < w < 2^64, q ≤ 22, or NaN when not certain: as
+ * decimal_double.ts nearestDouble computes it (w split exactly into wh + wl; a first quotient,
+ * its exact remainder by Dekker's product, a second quotient; trusted only when the result is
+ * not within 2^-80 of a halfway point between two doubles).
+ */
+function nearest(w: u64, q: i32): f64 {
+  const wh = <f64>(w & 0xfffffffffffff800);
+  const wl = <f64>(w & 0x7ff);
+  if (q == 0) return wh + wl;
+  const P = unchecked(POW10[q]);
+  const q1 = wh / P;
+  const qh = high(q1);
+  const ql = q1 - qh;
+  const Ph = high(P);
+  const Pl = P - Ph;
+  const ph = q1 * P;
+  const pl = qh * Ph - ph + qh * Pl + ql * Ph + ql * Pl;
+  const remainder = wh - ph - pl + wl;
+  const l = remainder / P;
+  const r = q1 + l;
+  const t = l - (r - q1);
+  const m = r * MARGIN;
+  return r + (t + m) == r && r + (t - m) == r ? r : NaN;
+}
+
+@inline function isWs(c: u32): bool { return c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09; }
+
+/** A number at p stored at `at`; the position after it, or 0 (nothing certain stored). */
+@inline function num(p: usize, at: usize): usize {
+  let c = <u32>load<u8>(p);
+  const neg = c == 0x2d;
+  if (neg) c = <u32>load<u8>(++p);
+  let w: u64 = 0;
+  let digits: i32 = 0;
+  if (c == 0x30) {
+    c = <u32>load<u8>(++p);
+  } else {
+    if (c - 0x31 > 8) {
+      gaveUp = p;
+      return 0;
+    }
+    do {
+      w = w * 10 + <u64>(c - 0x30);
+      digits++;
+      c = <u32>load<u8>(++p);
+    } while (c - 0x30 <= 9);
+  }
+  let fraction: i32 = 0;
+  if (c == 0x2e) {
+    c = <u32>load<u8>(++p);
+    const start = p;
+    // Zeros before the first significant digit (0.000123) are not digits of w.
+    if (w == 0) while (c == 0x30) c = <u32>load<u8>(++p);
+    const significant = p;
+    while (c - 0x30 <= 9) {
+      w = w * 10 + <u64>(c - 0x30);
+      c = <u32>load<u8>(++p);
+    }
+    fraction = <i32>(p - start);
+    digits += <i32>(p - significant);
+    if (fraction == 0 || fraction > 22) {
+      gaveUp = p;
+      return 0;
+    }
+  }
+  gaveUp = p;
+  if (c == 0x65 || c == 0x45 || c - 0x30 <= 9 || digits > 19) return 0;
+  const v = w <= EXACT_INTEGER ? <f64>w / unchecked(POW10[fraction]) : nearest(w, fraction);
+  if (v != v) return 0;
+  const f = <f32>v;
+  store<f32>(at, neg && (w != 0 || fraction != 0) ? -f : f);
+  return p;
+}
+
+/**
+ * The numbers of a flat list from p (the start of an item) on, at most `limit`: returns where
+ * it ended (after the closing bracket: closed = 1) or the start of the item it left (closed = 0).
+ */
+export function flat(p: usize, out: usize, limit: i32): usize {
+  let n: i32 = 0;
+  closed = 0;
+  while (n < limit) {
+    const q = num(p, out + (<usize>n << 2));
+    if (q == 0) break;
+    let r = q;
+    let c = <u32>load<u8>(r);
+    while (isWs(c)) c = <u32>load<u8>(++r);
+    if (c == 0x2c) {
+      c = <u32>load<u8>(++r);
+      while (isWs(c)) c = <u32>load<u8>(++r);
+      n++;
+      p = r;
+      continue;
+    }
+    if (c == 0x5d) {
+      n++;
+      closed = 1;
+      p = r + 1;
+    } else gaveUp = r;
+    break;
+  }
+  stored = n;
+  return p;
+}
+
+/**
+ * Lists of exactly `width` numbers from p (a list's opening bracket) on, at most `limit` of
+ * them, up to the closing bracket of the list holding them (closed = 1, after it) or the
+ * start of the list it left (closed = 0).
+ */
+export function rows(p: usize, out: usize, limit: i32, width: i32): usize {
+  let n: i32 = 0;
+  let k: i32 = 0;
+  closed = 0;
+  while (k < limit) {
+    const r = row(p, out + (<usize>n << 2), width);
+    if (r == 0) break;
+    let c = <u32>load<u8>(r);
+    if (c == 0x2c) {
+      let s = r + 1;
+      c = <u32>load<u8>(s);
+      while (isWs(c)) c = <u32>load<u8>(++s);
+      n += width;
+      k++;
+      p = s;
+      continue;
+    }
+    if (c == 0x5d) {
+      n += width;
+      k++;
+      closed = 1;
+      p = r + 1;
+    } else gaveUp = r;
+    break;
+  }
+  stored = n;
+  rowsRead = k;
+  return p;
+}
+
+/** One list of `width` numbers at p stored from `at`: the position of what follows it (whitespace skipped), or 0. */
+@inline function row(p: usize, at: usize, width: i32): usize {
+  if (load<u8>(p) != 0x5b) {
+    gaveUp = p;
+    return 0;
+  }
+  let r = p + 1;
+  let c = <u32>load<u8>(r);
+  while (isWs(c)) c = <u32>load<u8>(++r);
+  for (let j = 1; ; j++) {
+    const q = num(r, at);
+    if (q == 0) return 0;
+    at += 4;
+    r = q;
+    c = <u32>load<u8>(r);
+    while (isWs(c)) c = <u32>load<u8>(++r);
+    if (j == width) break;
+    if (c != 0x2c) {
+      gaveUp = r;
+      return 0;
+    }
+    c = <u32>load<u8>(++r);
+    while (isWs(c)) c = <u32>load<u8>(++r);
+  }
+  if (c != 0x5d) {
+    gaveUp = r;
+    return 0;
+  }
+  c = <u32>load<u8>(++r);
+  while (isWs(c)) c = <u32>load<u8>(++r);
+  return r;
+}
