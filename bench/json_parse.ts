@@ -16,7 +16,7 @@
 // on one half-millisecond call each.
 //   npm run bench:json [-- --rounds 7] [-- --sizes 0.1,1,10] [-- --only vectors]
 import { readPredictBody } from '../src/rest/predict_body_reader.js';
-import { useFloat32Kernel } from '../src/rest/json_tensor_reader.js';
+import { readFloatBody, useFloat32Kernel } from '../src/rest/json_tensor_reader.js';
 import { parseJsonBody } from '../src/rest/json_parse.js';
 import { parsePredictRequest } from '../src/rest/json_tensor.js';
 import type { SignatureSpec } from '../src/savedmodel/signature_spec.js';
@@ -131,9 +131,15 @@ function time(c: Case): Record<Way, number> {
     general: () => parsePredictRequest(parseJsonBody(c.text, LIMITS), SIGNATURE),
     native: () => jsonParseAndFill(c.text),
   };
-  // The reader's answer is the general parser's (test/rest/json_tensor_reader.test.ts); here it must at least read the body.
-  const check = read().inputs.x.values as Float32Array;
-  if (check.length !== jsonParseAndFill(c.text).length) throw new Error(`${c.what}: the reader read ${check.length} values`);
+  // The reader's answer is the general parser's (test/rest/json_tensor_reader.test.ts); here it
+  // must read the body itself, in one pass, with and without the kernel (not leave it to the general parser).
+  for (const kernel of [true, false]) {
+    useFloat32Kernel(kernel);
+    const check = readFloatBody(c.bytes, LIMITS, SIGNATURE, () => {})?.inputs.x.values;
+    useFloat32Kernel(true);
+    if (check?.length !== jsonParseAndFill(c.text).length)
+      throw new Error(`${c.what}: the reader ${kernel ? 'with' : 'without'} its kernel did not read the body`);
+  }
   for (const way of WAYS) {
     let spent = 0;
     for (let calls = 0; calls < 2 || spent < WARM_MS; calls++) spent += cpuMs(ways[way]);

@@ -64,6 +64,8 @@ export class Float32Window {
         Math.floor(OUT_CAPACITY / size),
       );
       if (room <= 0) break;
+      // A window's end may have cut the whitespace before an item: the item is where the caller looks.
+      i = this.skipWhitespace(i);
       const fresh = cut || i < this.start || i >= this.end;
       if (fresh) this.load(i);
       const p = IN + i - this.start;
@@ -84,6 +86,12 @@ export class Float32Window {
     }
     this.stored = stored;
     this.rows = rows;
+    return this.closed ? i : this.skipWhitespace(i);
+  }
+
+  private skipWhitespace(i: number): number {
+    const b = this.b;
+    for (let c = b[i]; c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = b[++i]);
     return i;
   }
 

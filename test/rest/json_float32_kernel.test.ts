@@ -9,8 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { readPredictBody } from '../../src/rest/predict_body_reader.js';
-import { useFloat32Kernel } from '../../src/rest/json_tensor_reader.js';
+import { readFloatBody, useFloat32Kernel } from '../../src/rest/json_tensor_reader.js';
 import { Float32Window } from '../../src/rest/json_float32_kernel.js';
 import type { SignatureSpec } from '../../src/savedmodel/signature_spec.js';
 import { parseBothWays } from '../helpers/predict_both_ways.js';
@@ -24,7 +23,6 @@ const SIGNATURE: SignatureSpec = {
   outputs: {},
   defaults: {},
 };
-const LOOKAHEAD = { signature: () => SIGNATURE, charge: () => {} };
 
 function random(seed: number): () => number {
   let a = seed >>> 0;
@@ -37,11 +35,13 @@ function random(seed: number): () => number {
   };
 }
 
-/** The reader's float32 tensor of `body`, with the kernel or without it. */
+/** The reader's float32 tensor of `body` in one pass, with the kernel or without it: every body here is read, none declined. */
 function read(body: string, kernel: boolean): Uint32Array {
   useFloat32Kernel(kernel);
   try {
-    const values = readPredictBody(Buffer.from(body), LIMITS, LOOKAHEAD)!.tensors(SIGNATURE).inputs.x.values as Float32Array;
+    const read = readFloatBody(Buffer.from(body), LIMITS, SIGNATURE, () => {});
+    assert.ok(read, `declined ${kernel ? 'with' : 'without'} the kernel: ${body.slice(0, 120)}`);
+    const values = read.inputs.x.values as Float32Array;
     return new Uint32Array(values.buffer, values.byteOffset, values.length);
   } finally {
     useFloat32Kernel(true);
