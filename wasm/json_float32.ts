@@ -2,6 +2,9 @@
 // (a 0 byte after it), stored as f32 from `out` on.
 const POW10: StaticArray<f64> = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
 const EXACT_INTEGER: u64 = 9007199254740992;
+/** The bracket around an inexact quotient within which its float32 must not change: ±2^-47. */
+const BRACKET_LOW: f64 = 1 - 7.105427357601002e-15;
+const BRACKET_HIGH: f64 = 1 + 7.105427357601002e-15;
 /** Veltkamp's splitting constant for doubles: 2^27 + 1. */
 const SPLIT: f64 = 134217729;
 /** 2^-80: the margin around a result within which its rounding is not trusted. */
@@ -95,9 +98,18 @@ function nearest(w: u64, q: i32): f64 {
   }
   gaveUp = p;
   if (c == 0x65 || c == 0x45 || c - 0x30 <= 9 || digits > 19) return 0;
-  const v = w <= EXACT_INTEGER ? <f64>w / unchecked(POW10[fraction]) : nearest(w, fraction);
-  if (v != v) return 0;
-  const f = <f32>v;
+  let v = <f64>w / unchecked(POW10[fraction]);
+  let f = <f32>v;
+  if (w > EXACT_INTEGER) {
+    // v is within 2^-52 of the decimal (w rounded once, then the quotient): when every double
+    // within 2^-47 of it rounds to the same float32, so does the correctly rounded double.
+    // Else (near a float32 halfway point) that double itself, exactly.
+    if (<f32>(v * BRACKET_LOW) != f || <f32>(v * BRACKET_HIGH) != f) {
+      v = nearest(w, fraction);
+      if (v != v) return 0;
+      f = <f32>v;
+    }
+  }
   store<f32>(at, neg && (w != 0 || fraction != 0) ? -f : f);
   return p;
 }

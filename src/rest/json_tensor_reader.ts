@@ -1050,8 +1050,11 @@ class Walk {
     let n = t.n;
     let rows = 0;
     for (;;) {
-      if (useKernel) {
-        // The plain lists from here on by the kernel; the list it leaves, if any, below.
+      // The plain lists from here on by the kernel; the list it leaves, if any, below. (One
+      // pass: the storage grown whenever it has no room for a list, so that none is left to
+      // the loop below for want of room.)
+      while (useKernel) {
+        if (fill.length - n < width && this.direct !== undefined) fill = this.grow(t, n, i) as Float32Array;
         const w = (this.window ??= new Float32Window(b));
         i = w.read(i, fill, n, limit - rows, width);
         n += w.stored;
@@ -1063,6 +1066,7 @@ class Walk {
           t.n = n;
           return rows;
         }
+        if (w.rows === 0 || fill.length - n >= width || this.direct === undefined) break;
       }
       if (rows === limit || b[i] !== LBRACKET) decline();
       let c = b[++i];
