@@ -26,6 +26,13 @@ const WINDOW = 1 << 16;
 /** Where the window is copied (after the module's own data), and where its numbers are stored. */
 const IN = 4096;
 const OUT = IN + WINDOW + 64;
+/**
+ * A body whose numbers the kernel mostly leaves (exponents, 20 digits …) is read without it:
+ * after this many calls that read nothing, when they are more than GIVE_UP_RATIO times those
+ * that read something (each costs a call, then the item is read anyway).
+ */
+const GIVE_UP_MISSES = 16;
+const GIVE_UP_RATIO = 4;
 /** At most one number per two bytes of the window (a digit and a comma). */
 const OUT_CAPACITY = (WINDOW >> 1) + 1;
 
@@ -43,6 +50,9 @@ export class Float32Window {
   stored = 0;
   rows = 0;
   closed = false;
+  /** Calls that read something, and calls that read nothing (the body's numbers are not its kind: then it stops trying). */
+  private hits = 0;
+  private misses = 0;
 
   constructor(private readonly b: Uint8Array) {}
 
@@ -56,6 +66,10 @@ export class Float32Window {
     let rows = 0;
     let cut = false;
     this.closed = false;
+    if (this.misses >= GIVE_UP_MISSES && this.misses > GIVE_UP_RATIO * this.hits) {
+      this.stored = this.rows = 0;
+      return i;
+    }
     for (;;) {
       const size = width === 0 ? 1 : width;
       const room = Math.min(
@@ -86,6 +100,8 @@ export class Float32Window {
     }
     this.stored = stored;
     this.rows = rows;
+    if (stored === 0 && !this.closed) this.misses++;
+    else this.hits++;
     return this.closed ? i : this.skipWhitespace(i);
   }
 

@@ -129,6 +129,12 @@ describe('json_float32_kernel: float32 lists read by WebAssembly as by TypeScrip
     }
   });
 
+  it('reads a body whose numbers it mostly leaves (it then stops trying) as the TypeScript road does', () => {
+    const rows = (n: number, text: (k: number) => string) => Array.from({ length: n }, (_, k) => `[${text(k)}, ${text(k + 1)}, 0.5]`);
+    agree(`{"instances": [${[...rows(40, (k) => `${k}.5e-3`), ...rows(40, (k) => `0.${k}25`)].join(', ')}]}`);
+    agree(`{"instances": [${[...rows(40, (k) => `0.${k}25`), ...rows(40, (k) => `1.${k}234567890123456789`)].join(', ')}]}`);
+  });
+
   it('stops before an item it is not sure of, storing nothing for it, and after the list it closes', () => {
     const b = Buffer.from('1, -0.5, 2e3, 4]');
     const window = new Float32Window(b);
