@@ -129,8 +129,12 @@ class Packer {
       writeString(str, sizes[i], bytes, at);
       at += sizes[i];
     });
-    new Float64Array(flat, 0, HEADER_NUMBERS).set([this.layout.length, strings.length, at - stringsAt, tensorsAt]);
-    new Float64Array(flat, layoutAt, this.layout.length).set(this.layout);
+    const numbers = new Float64Array(flat, 0, HEADER_NUMBERS + this.layout.length);
+    numbers[0] = this.layout.length;
+    numbers[1] = strings.length;
+    numbers[2] = at - stringsAt;
+    numbers[3] = tensorsAt;
+    numbers.set(this.layout, HEADER_NUMBERS);
     at = tensorsAt;
     for (const v of this.parts) {
       bytes.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), at);
@@ -160,7 +164,9 @@ class Unpacker {
     this.flat = beside ? beside.flat : (p as ArrayBuffer);
     this.whole = beside?.whole ?? [];
     this.errors = beside?.errors ?? [];
-    const [layoutLength, stringCount, , tensorsAt] = new Float64Array(this.flat, 0, HEADER_NUMBERS);
+    const header = new Float64Array(this.flat, 0, HEADER_NUMBERS);
+    const layoutLength = header[0];
+    const stringCount = header[1];
     const layoutAt = HEADER_NUMBERS * 8;
     this.layout = new Float64Array(this.flat, layoutAt, layoutLength);
     const lengthsAt = layoutAt + layoutLength * 8;
@@ -171,7 +177,7 @@ class Unpacker {
       this.strings.push(readString(bytes, at, length));
       at += length;
     }
-    this.tensorsAt = tensorsAt;
+    this.tensorsAt = header[3];
   }
 
   num(): number {
