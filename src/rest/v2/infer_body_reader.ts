@@ -90,13 +90,17 @@ class Scan {
   /** What is built besides the tensors, as json_footprint.ts counts a parse. */
   private readonly built: JsonCounts = { elements: 0, containers: 0, members: 0, stringBytes: 0 };
   private readonly text: Buffer;
+  private readonly b: Uint8Array;
 
   constructor(
-    private readonly b: Uint8Array,
+    bytes: Uint8Array,
     private readonly limits: TensorReaderLimits,
     private readonly charge: ChargeMemory,
   ) {
-    this.text = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+    this.text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    // A plain Uint8Array, not a Buffer: the reader's strings are slice()s of it, copies (a
+    // Buffer's slice() is a view, which would hold the whole body for each string).
+    this.b = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   root(): JsonObject {

@@ -10,6 +10,7 @@ import { decodeInferInput, INFER_REQUEST_MEMBERS, parseInferRequest, type InferR
 import { splitInferenceBody } from '../../../src/rest/v2/binary_body.js';
 import { inferRequestHead, parseInferBody, type InferBody } from '../../../src/rest/v2/infer_body.js';
 import { readInferBody } from '../../../src/rest/v2/infer_body_reader.js';
+import { readTensorList } from '../../../src/rest/json_tensor_reader.js';
 import { BodyParserPool } from '../../../src/rest/body_parser_pool.js';
 import { MemoryBudget } from '../../../src/services/memory_budget.js';
 import { toStatusData } from '../../../src/errors/status.js';
@@ -27,13 +28,15 @@ const failure = (e: unknown) => {
   return `${s.code} ${s.message}`;
 };
 
-/** Values as bytes (bit for bit: -0, NaN payloads), strings as lists of bytes. */
+/** Values as bytes (bit for bit: -0, NaN payloads), strings as lists of bytes, each its own copy (not a view of the body). */
 function bits(tensors: Record<string, HostTensor>) {
   return Object.entries(tensors).map(([name, t]) => [
     name,
     t.dtype,
     t.shape,
-    Array.isArray(t.values) ? t.values.map((v) => [...v]) : [...new Uint8Array(t.values.buffer, t.values.byteOffset, t.values.byteLength)],
+    Array.isArray(t.values)
+      ? t.values.map((v) => [v.byteOffset, v.buffer.byteLength - v.byteLength, ...v])
+      : [...new Uint8Array(t.values.buffer, t.values.byteOffset, t.values.byteLength)],
   ]);
 }
 
@@ -214,6 +217,18 @@ describe('/v2 infer body: the tensor reader gives the general parser’s request
       readInferBody(bytes, { maxDepth: 16, maxElements: 100 }, () => {}),
       undefined,
     );
+  });
+
+  it('readTensorList: strings, not :predict\'s {"b64": …} objects; exactly the declared count', () => {
+    const limits = { maxDepth: 8, maxElements: 100 };
+    const list = (text: string, dtype: 'string' | 'float32', size: number) =>
+      readTensorList(new TextEncoder().encode(text), 0, limits, dtype, size, 3, 0);
+    assert.deepEqual(list('["a", "b"]', 'string', 2)?.values, [new Uint8Array([97]), new Uint8Array([98])]);
+    assert.equal(list('[{"b64": "YQ=="}]', 'string', 1), undefined);
+    assert.deepEqual(list('[[1], [2.5]] ', 'float32', 2)?.values, new Float32Array([1, 2.5]));
+    assert.equal(list('[[1], [2.5]]', 'float32', 2)?.end, 12);
+    assert.equal(list('[1, 2]', 'float32', 3), undefined);
+    assert.equal(list('[1, 2, 3]', 'float32', 2), undefined);
   });
 
   it('binary tensor data beside JSON data', async () => {
