@@ -1,4 +1,4 @@
-// Large :predict bodies parsed off the event loop. A body of at least `minBytes` goes, as
+// Large :predict and /v2 infer bodies parsed off the event loop. A body of at least `minBytes` goes, as
 // bytes moved (not copied), to one of a few parser threads (started when first needed, as
 // many as the executors); its tensors come back moved, or its error as data with the same
 // text and status. The event loop meanwhile only accepts, admits, reads and writes bytes, so

@@ -83,6 +83,11 @@ export function readInferBody(json: Uint8Array, limits: TensorReaderLimits, char
   }
 }
 
+/** A tensor read at once as a ReadData (made here: a closure made in Scan would hold the scan, and with it the body). */
+function readData(tensor: HostTensor): JsonValue {
+  return new ReadData(() => tensor) as unknown as JsonValue;
+}
+
 class Scan {
   private i = 0;
   /** List items and object members so far (--json_max_elements, as json_parse.ts counts them). */
@@ -149,8 +154,7 @@ class Scan {
     const read = readTensorList(this.b, this.i, this.limits, readAs, size, depth, this.elements) ?? decline();
     this.done(read.end, read.elements);
     const values = this.converted(dtype, read.values!);
-    const tensor: HostTensor = { dtype, shape: shape as number[], values };
-    return new ReadData(() => tensor) as unknown as JsonValue;
+    return readData({ dtype, shape: shape as number[], values });
   }
 
   private done(end: number, elements: number): void {
