@@ -5,10 +5,9 @@
 // the same.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ServingError } from '../errors/status.js';
-import { takeTransferList } from '../tensor/request_owned.js';
+import { markRequestOwned, takeTransferList } from '../tensor/request_owned.js';
 import { parsePredictBody, type PredictBody } from './predict_body.js';
 import { inferRequestHead, parseInferBody, type InferBody } from './v2/infer_body.js';
-import { markRequestOwned } from '../tensor/request_owned.js';
 import { predictResponseBytes } from './json_tensor_writer.js';
 import { releaseBuffer } from '../util/release_buffer.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';

@@ -379,13 +379,12 @@ export function readFloatBody(
 
 /** What readTensorList gives: the list's values, where it ends, the body's elements counted up to there. */
 export interface TensorListRead {
-  /** undefined when only planned (no dtype given). */
+  /** The leaves, stored; undefined when only counted (no dtype given). */
   values: TensorValues | undefined;
-  /** The list's leaves; planned: LEAF_* bits aside, they are all strings when `strings` is true. */
+  /** How many leaves the list holds. */
   leaves: number;
-  /** Planned: whether every leaf is a string without escapes; and their bytes' bound once UTF-8. */
+  /** Counted only: whether every leaf is a string (without escapes). */
   strings: boolean;
-  stringBytes: number;
   /** The index after the list's closing bracket. */
   end: number;
   /** `elements` plus the list's items (--json_max_elements, counted as json_parse.ts counts). */
@@ -627,7 +626,6 @@ class Walk {
       values: t.values,
       leaves,
       strings: t.leaves === LEAF_STRING,
-      stringBytes: t.stringBytes,
       end: this.i,
       elements: this.elements,
     };
