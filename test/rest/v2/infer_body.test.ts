@@ -106,6 +106,13 @@ const READ: Array<[string, string]> = [
     ),
   ],
   ['FP64 the same numbers', body(input('FP64', [8], '[-0, -0.0, 0.1, 1e-300, 1.7976931348623157e308, NaN, -Infinity, 9007199254740993]'))],
+  [
+    'FP64 and FP32 at the ends of the range',
+    body(
+      input('FP64', [7], '[1e-400, -1e-400, 4.9e-324, 2.4e-324, 1e308, 1.7976931348623159e308, 0.000000000000000000000000000001]'),
+      input('FP32', [4], '[1e-400, 1.4e-45, 3.4028236e38, 1e308]', 'y'),
+    ),
+  ],
   ['FP16 and BF16', body(input('FP16', [5], '[1.5, 65504, 1e6, 0.1, -0.0]'), input('BF16', [3], '[1.5, 3.4e38, 0.1]', 'y'))],
   [
     'INT8, INT16, UINT8, UINT16 at their bounds',
@@ -177,6 +184,8 @@ const DECLINED: Array<[string, string]> = [
   ['a missing item', body(input('FP32', [2], '[1,,2]'))],
   ['a bad number', body(input('FP32', [2], '[1, 2e]'))],
   ['a NUL inside', body(input('FP32', [2], '[1, \u00002]'))],
+  ['a number too big', body(input('FP64', [1], '[1e309]'))],
+  ['a leading zero', body(input('INT64', [1], '[00]'))],
   ['not JSON', 'not json'],
   ['empty', ''],
 ];
