@@ -4,14 +4,16 @@
 // name, datatype, shape, the outputs) is small and built as the general parser builds it, so
 // parseInferRequest checks it with its own errors. Each `data` becomes a ReadData:
 //   numbers and booleans   read at once, in one pass (the dtype and the element count are
-//                          declared, so the storage is allocated once, charged first);
+//                          declared, so the storage is allocated once, charged first); a
+//                          `data` before its input's datatype or shape is counted first and
+//                          read once the input's object is;
 //   BYTES (strings)        checked and counted now, read once the input has been checked
 //                          against the signature (each string is its own object: 192 bytes
 //                          a string would otherwise be charged for a request refused anyway).
 // The reader declines everything else, and every body with anything wrong or unusual in it
-// (escapes, duplicate members, `data` before its input's datatype or shape, ragged or empty
-// lists, a value out of its datatype's range, the limits reached, …): the general parser
-// (json_parse.ts) then reads the whole body, which gives the same request, or the error.
+// (escapes, duplicate members, ragged or empty lists, a value out of its datatype's range, the
+// limits reached, …): the general parser (json_parse.ts) then reads the whole body, which
+// gives the same request, or the error.
 import type { DType } from '../../tensor/dtype.js';
 import type { HostTensor, TensorValues } from '../../tensor/host_tensor.js';
 import { numElements } from '../../tensor/host_tensor.js';
@@ -123,12 +125,30 @@ class Scan {
     return this.array(depth + 1, (d) => {
       if (this.b[this.i] !== LBRACE) return this.value(d);
       const input: JsonObject = {};
-      return this.object(d + 1, (key, inner) => (key === 'data' ? this.data(input, inner) : this.value(inner)), input);
+      let early: number | undefined;
+      const read = this.object(
+        d + 1,
+        (key, inner) => {
+          if (key !== 'data') return this.value(inner);
+          if (input.datatype !== undefined && input.shape !== undefined) return this.data(input, inner, this.i, false);
+          // Before its datatype or shape: checked and counted now, read once the input's object is.
+          early = this.i;
+          const plan = readTensorList(this.b, this.i, this.limits, undefined, 0, inner, this.elements) ?? decline();
+          this.done(plan.end, plan.elements);
+          return null;
+        },
+        input,
+      );
+      if (early !== undefined) input.data = this.data(input, d + 1, early, true);
+      return read;
     });
   }
 
-  /** An input's `data` at this.i inside `depth` containers (the input object's depth), for the input's members read so far. */
-  private data(input: JsonObject, depth: number): JsonValue {
+  /**
+   * An input's `data` at `at` inside `depth` containers (the input object's depth), for the
+   * input's datatype and shape; `counted`: the list was counted already (this.i is past it).
+   */
+  private data(input: JsonObject, depth: number, at: number, counted: boolean): JsonValue {
     const dtype = typeof input.datatype === 'string' ? dtypeOfDatatype(input.datatype) : undefined;
     const readAs = dtype && READ_AS[dtype];
     const shape = input.shape;
@@ -136,13 +156,14 @@ class Scan {
       decline();
     const size = numElements(shape as number[]);
     // Each leaf takes two bytes at least ("1,"): a size the rest of the body cannot hold is not allocated.
-    if (size === 0 || size > this.limits.maxElements || size > (this.b.length - this.i + 1) / 2) decline();
+    if (size === 0 || size > this.limits.maxElements || size > (this.b.length - at + 1) / 2) decline();
+    // A list counted already is not counted again (its elements are in this.elements).
+    const elements = counted ? 0 : this.elements;
     if (readAs === 'string') {
       // Checked and counted now; read once the input is checked (ReadData.take).
-      const plan = readTensorList(this.b, this.i, this.limits, undefined, size, depth, this.elements) ?? decline();
+      const plan = readTensorList(this.b, at, this.limits, undefined, size, depth, elements) ?? decline();
       if (!plan.strings || plan.leaves !== size) decline();
-      const at = this.i;
-      this.done(plan.end, plan.elements);
+      if (!counted) this.done(plan.end, plan.elements);
       const dims = shape as number[];
       return new ReadData((charge) => ({
         dtype: 'string',
@@ -151,8 +172,8 @@ class Scan {
       })) as unknown as JsonValue;
     }
     this.charge(decodedTensorBytes(readAs, size));
-    const read = readTensorList(this.b, this.i, this.limits, readAs, size, depth, this.elements) ?? decline();
-    this.done(read.end, read.elements);
+    const read = readTensorList(this.b, at, this.limits, readAs, size, depth, elements) ?? decline();
+    if (!counted) this.done(read.end, read.elements);
     const values = this.converted(dtype, read.values!);
     return readData({ dtype, shape: shape as number[], values });
   }

@@ -140,6 +140,10 @@ const READ: Array<[string, string]> = [
        "outputs": [{"name": "y", "parameters": {"binary_data": true}}], "extra": [{"a": [1, {"b": 2}]}] } trailing text`,
   ],
   ['a shape of 2.0 (accepted: 2)', `{"inputs": [{"name": "x", "shape": [2.0], "datatype": "FP32", "data": [1, 2]}]}`],
+  [
+    'data before its datatype and shape (counted, then read)',
+    `{"inputs": [{"name": "x", "data": [[1, 2]], "shape": [1, 2], "datatype": "FP32"}, {"data": ["a"], "name": "s", "datatype": "BYTES", "shape": [1]}]}`,
+  ],
   ['an input named __proto__ and a shape of [1, 1]', body(input('FP32', [1, 1], '[7]', '__proto__'))],
   ['an id that is a number (refused as before)', `{"id": 1, "inputs": [${input('FP32', [1], '[1]')}]}`],
   ['inputs not a list (refused as before)', '{"inputs": {}}'],
@@ -174,7 +178,8 @@ const DECLINED: Array<[string, string]> = [
   ['an unknown datatype', body(input('FP8', [1], '[1]'))],
   ['a lower-case datatype', body(input('fp32', [1], '[1]'))],
   ['data not a list', body(input('FP32', [1], '1'))],
-  ['data before its datatype', `{"inputs": [{"name": "x", "data": [1, 2], "shape": [2], "datatype": "FP32"}]}`],
+  ['data before its datatype, one short', `{"inputs": [{"name": "x", "data": [1, 2], "shape": [3], "datatype": "FP32"}]}`],
+  ['data before its datatype, a bad number', `{"inputs": [{"name": "x", "data": [1, 2e], "shape": [2], "datatype": "FP32"}]}`],
   ['a negative shape', body(input('FP32', [-1], '[1]'))],
   ['a zero shape', body(input('FP32', [0], '[]'))],
   ['a duplicate data member', `{"inputs": [{"name": "x", "shape": [1], "datatype": "FP32", "data": [1], "data": [2]}]}`],
@@ -260,8 +265,18 @@ describe('/v2 infer body: the tensor reader gives the general parser’s request
         { jsonMaxDepth: 16, jsonMaxElements: 11 },
         { jsonMaxDepth: 16, jsonMaxElements: 12 },
       ]) {
-        const bytes = Buffer.from(body(input('FP32', [n], `[${Array(n).fill(1).join(', ')}]`)));
-        assert.deepEqual(await onLoop(bytes, undefined, limits), generalWay(bytes, undefined, limits), `${n} ${limits.jsonMaxElements}`);
+        const data = `[${Array(n).fill(1).join(', ')}]`;
+        for (const text of [
+          body(input('FP32', [n], data)),
+          `{"inputs": [{"data": ${data}, "name": "x", "shape": [${n}], "datatype": "FP32"}]}`,
+        ]) {
+          const bytes = Buffer.from(text);
+          assert.deepEqual(
+            await onLoop(bytes, undefined, limits),
+            generalWay(bytes, undefined, limits),
+            `${text} ${limits.jsonMaxElements}`,
+          );
+        }
       }
     }
     for (const depth of [3, 4, 5, 6]) {

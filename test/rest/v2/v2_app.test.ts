@@ -231,8 +231,12 @@ describe('/v2 infer: a large body on a body-parser thread, answered as on the ev
       ]),
     ],
     [
-      'FP32, data before its datatype (the general parser)',
+      'FP32, data before its datatype (counted, then read)',
       JSON.stringify({ inputs: [{ name: 'x', data: floats, shape: [n], datatype: 'FP32' }] }),
+    ],
+    [
+      'FP32, data before its datatype, an escape elsewhere (the general parser)',
+      JSON.stringify({ id: '\n', inputs: [{ name: 'x', data: floats, shape: [n], datatype: 'FP32' }] }),
     ],
     ['FP32, one element short', request([{ name: 'x', shape: [n + 1], datatype: 'FP32', data: floats }])],
     ['FP32, a string among the numbers', request([{ name: 'x', shape: [n + 1], datatype: 'FP32', data: [...floats, 'a'] }])],
