@@ -1,4 +1,4 @@
-// Large :predict bodies parsed off the event loop. A body of at least `minBytes` goes, as
+// Large :predict and /v2 infer bodies parsed off the event loop. A body of at least `minBytes` goes, as
 // bytes moved (not copied), to one of a few parser threads (started when first needed, as
 // many as the executors); its tensors come back moved, or its error as data with the same
 // text and status. The event loop meanwhile only accepts, admits, reads and writes bytes, so
@@ -16,6 +16,7 @@ import { DEFAULT_SIGNATURE_KEY } from '../services/prediction_service.js';
 import type { JsonFormat, ParsedPredictRequest } from './json_tensor.js';
 import type { HostTensor, TensorValues } from '../tensor/host_tensor.js';
 import type { PredictBody } from './predict_body.js';
+import type { InferBody } from './v2/infer_body.js';
 import {
   CHARGE_GRANTED,
   CHARGE_REFUSED,
@@ -152,6 +153,51 @@ export class BodyParserPool {
           // Each came over as its own buffer, the request's alone: moved again to the executor.
           for (const t of Object.values(r.inputs)) markRequestOwned(t);
           return { format: r.format, inputs: r.inputs };
+        } finally {
+          done();
+        }
+      },
+      drop: () => {
+        if (used) return;
+        used = true;
+        thread.worker.postMessage({ kind: 'drop', job } satisfies ToParser);
+        done();
+      },
+    };
+  }
+
+  /**
+   * parseInferBody (a /v2 infer body) on a thread, `body` moved there as parsePredict moves it;
+   * its tensors are built there too, once the request's inputs have been checked.
+   */
+  async parseInfer(body: Uint8Array, headerLength: string | undefined, limits: ParserLimits, claim: MemoryClaim): Promise<InferBody> {
+    const thread = this.pick();
+    const job = this.nextJob++;
+    const state: Job = { claim, thread };
+    this.jobs.set(job, state);
+    thread.jobs++;
+    const done = () => {
+      if (this.jobs.delete(job)) thread.jobs--;
+    };
+    const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
+    const bytes = whole ? body : body.slice();
+    let parsed: FromParser;
+    try {
+      parsed = await this.step(state, { kind: 'parseInfer', job, body: bytes, limits, headerLength }, [bytes.buffer as ArrayBuffer]);
+      if (parsed.kind !== 'inferParsed') throw new Error(`body parser thread answered ${parsed.kind} to parseInfer`);
+    } catch (e) {
+      done();
+      throw e;
+    }
+    let used = false;
+    return {
+      request: parsed.request,
+      tensors: async () => {
+        used = true;
+        try {
+          const r = await this.step(state, { kind: 'inferTensors', job });
+          if (r.kind !== 'inferTensors') throw new Error(`body parser thread answered ${r.kind} to inferTensors`);
+          return r.inputs;
         } finally {
           done();
         }

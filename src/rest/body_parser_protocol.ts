@@ -14,6 +14,7 @@ import type { StatusData, ErrorHints } from '../errors/status.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type { JsonFormat } from './json_tensor.js';
+import type { InferRequest } from './v2/infer_request.js';
 
 export interface ParserLimits {
   jsonMaxDepth: number;
@@ -26,6 +27,9 @@ export type ToParser =
   /** No signature: the one of `served` the body named (read in one pass when it could be). */
   | { kind: 'tensors'; job: number; signature?: SignatureSpec }
   | { kind: 'drop'; job: number }
+  /** A /v2 infer body (v2/infer_body.ts), in the same two steps: the request, then its tensors once its inputs are checked. */
+  | { kind: 'parseInfer'; job: number; body: Uint8Array; limits: ParserLimits; headerLength?: string }
+  | { kind: 'inferTensors'; job: number }
   /** A :predict answer to write as JSON bytes (a job of its own); the outputs' buffers are moved. */
   | { kind: 'format'; job: number; outputs: Record<string, HostTensor>; format: JsonFormat };
 
@@ -41,6 +45,9 @@ export type FromParser =
   | { kind: 'charge'; job: number; bytes: number }
   | { kind: 'parsed'; job: number; signatureName?: string }
   | { kind: 'tensors'; job: number; format: JsonFormat; inputs: Record<string, HostTensor> }
+  /** The request with its inputs declared only (inferRequestHead). */
+  | { kind: 'inferParsed'; job: number; request: InferRequest }
+  | { kind: 'inferTensors'; job: number; inputs: Record<string, HostTensor> }
   /** The answer's JSON as UTF-8, moved. */
   | { kind: 'formatted'; job: number; body: Uint8Array }
   | { kind: 'failed'; job: number; failure: ParserFailure };

@@ -5,8 +5,9 @@
 // the same.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ServingError } from '../errors/status.js';
-import { takeTransferList } from '../tensor/request_owned.js';
+import { markRequestOwned, takeTransferList } from '../tensor/request_owned.js';
 import { parsePredictBody, type PredictBody } from './predict_body.js';
+import { inferRequestHead, parseInferBody, type InferBody } from './v2/infer_body.js';
 import { predictResponseBytes } from './json_tensor_writer.js';
 import { releaseBuffer } from '../util/release_buffer.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
@@ -24,7 +25,7 @@ import {
 const port = parentPort!;
 const cell = new Int32Array((workerData as ParserThreadData).chargeCell);
 /** Parsed bodies waiting for their signature, by job, with the signatures they may have been read against. */
-const waiting = new Map<number, { bytes: Uint8Array; body: PredictBody; served?: Readonly<Record<string, SignatureSpec>> }>();
+const waiting = new Map<number, { bytes: Uint8Array; body: PredictBody | InferBody; served?: Readonly<Record<string, SignatureSpec>> }>();
 
 const post = (m: FromParser, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
@@ -67,10 +68,24 @@ async function handle(m: ToParser): Promise<void> {
       waiting.set(m.job, { bytes: m.body, body, served: m.served });
       used = [];
       post({ kind: 'parsed', job: m.job, signatureName: body.signatureName });
+    } else if (m.kind === 'parseInfer') {
+      used.push(m.body.buffer);
+      const body = await parseInferBody(m.body, m.headerLength, m.limits, charger(m.job), false);
+      waiting.set(m.job, { bytes: m.body, body });
+      used = [];
+      post({ kind: 'inferParsed', job: m.job, request: inferRequestHead(body.request) });
+    } else if (m.kind === 'inferTensors') {
+      const job = waiting.get(m.job);
+      waiting.delete(m.job);
+      if (!job || !('request' in job.body)) return;
+      used.push(job.bytes.buffer);
+      const inputs = await job.body.tensors();
+      const tensors = Object.values(inputs).map(markRequestOwned);
+      post({ kind: 'inferTensors', job: m.job, inputs }, takeTransferList(tensors));
     } else if (m.kind === 'tensors') {
       const job = waiting.get(m.job);
       waiting.delete(m.job);
-      if (!job) return;
+      if (!job || 'request' in job.body) return;
       used.push(job.bytes.buffer);
       const signature = m.signature ?? (job.served && ownValue(job.served, job.body.signatureName || DEFAULT_SIGNATURE_KEY));
       if (!signature) throw new Error('tensors asked for without a signature');

@@ -378,6 +378,62 @@ export function readFloatBody(
   return { format: plan.format, inputs };
 }
 
+/** What readTensorList gives: the list's values, where it ends, the body's elements counted up to there. */
+export interface TensorListRead {
+  /** The leaves, stored; undefined when only counted (no dtype given). */
+  values: TensorValues | undefined;
+  /** How many leaves the list holds. */
+  leaves: number;
+  /** Counted only: whether every leaf is a string (without escapes). */
+  strings: boolean;
+  /** The index after the list's closing bracket. */
+  end: number;
+  /** `elements` plus the list's items (--json_max_elements, counted as json_parse.ts counts). */
+  elements: number;
+}
+
+/** The dtypes readTensorList fills (FP16/BF16 and the narrow integers are the caller's to convert). */
+const LIST_KIND: Partial<Record<DType, number>> = {
+  float32: FLOAT,
+  float64: FLOAT,
+  int32: INT32,
+  uint32: UINT32,
+  int64: INT64,
+  uint64: UINT64,
+  bool: BOOL,
+  string: STRING,
+};
+
+/**
+ * The JSON list at bytes[at] as the values of a tensor whose dtype and element count a request
+ * declares (KServe v2 "data": flat, or nested to any dense shape, row-major), for a format that
+ * reads no {"b64": …} leaves: exactly `size` leaves stored in a new array of `dtype`'s storage
+ * (allocated here: charge it first), each checked as `dtype` takes it (numbers for float /
+ * double, integer literals in range for the integers, true / false, strings without escapes).
+ * Without a dtype the list is only checked and counted (no storage). `depth`: the containers
+ * around the list (the root object is 1); `elements`: the body's items counted before it.
+ * undefined where the reader declines (anything else, a ragged or empty list, the limits
+ * reached): the caller's general path then says what is wrong.
+ */
+export function readTensorList(
+  bytes: Uint8Array,
+  at: number,
+  limits: TensorReaderLimits,
+  dtype: DType | undefined,
+  size: number,
+  depth: number,
+  elements: number,
+): TensorListRead | undefined {
+  const kind = dtype === undefined ? COUNT : LIST_KIND[dtype];
+  if (!LITTLE_ENDIAN || kind === undefined || bytes[at] !== LBRACKET) return undefined;
+  try {
+    return new Walk(bytes, limits, undefined).list(at, dtype, kind, size, depth, elements);
+  } catch (e) {
+    if (e === DECLINE) return undefined;
+    throw e;
+  }
+}
+
 interface DirectSpec {
   signature: SignatureSpec;
   charge: ChargeMemory;
@@ -475,6 +531,8 @@ class Walk {
   private readonly checks: boolean;
   /** The body's window in the float32 kernel's memory, made when a float32 list is first read. */
   private window: Float32Window | undefined;
+  /** {"b64": …} leaves are binary strings (:predict), or declined (readTensorList). */
+  private b64Leaves = true;
 
   constructor(
     private readonly b: Uint8Array,
@@ -558,6 +616,30 @@ class Walk {
     grown.set(old);
     t.values = grown;
     return grown;
+  }
+
+  /** readTensorList's walk: one list at `at`, `outside` containers deep, `size` leaves of kind (COUNT: counted only). */
+  list(at: number, dtype: DType | undefined, kind: number, size: number, outside: number, elements: number): TensorListRead {
+    this.i = at;
+    this.elements = elements;
+    this.b64Leaves = false;
+    const t = newState(undefined);
+    t.kind = kind;
+    if (dtype === 'string') t.values = new Array<Uint8Array>(size);
+    else if (dtype !== undefined) {
+      t.values = new TYPED_ARRAY[dtype](size);
+      if (kind === INT64 || kind === UINT64) t.words = new Int32Array(t.values.buffer, 0, size * 2);
+    }
+    this.tensorValue(t, 0, outside);
+    const leaves = t.rank < 0 ? 0 : t.dims.slice(0, t.rank).reduce((a, d) => a * d, 1);
+    if (kind !== COUNT && (t.n !== size || leaves !== size)) decline();
+    return {
+      values: t.values,
+      leaves,
+      strings: t.leaves === LEAF_STRING,
+      end: this.i,
+      elements: this.elements,
+    };
   }
 
   plan(): TensorBodyPlan {
@@ -1152,7 +1234,7 @@ class Walk {
         (t.values as Uint8Array)[t.n++] = this.boolean() ? 1 : 0;
         return;
       case STRING:
-        (t.values as Uint8Array[])[t.n++] = c === LBRACE ? this.b64(depth) : this.utf8String();
+        (t.values as Uint8Array[])[t.n++] = c === LBRACE && this.b64Leaves ? this.b64(depth) : this.utf8String();
         return;
     }
     // Planning, or checking a member no input takes.
@@ -1170,6 +1252,7 @@ class Walk {
       t.stringBytes += bytes;
       this.i = end + 1;
     } else if (c === LBRACE) {
+      if (!this.b64Leaves) decline();
       const start = this.b64Span(depth);
       t.leaves |= LEAF_B64;
       t.stringBytes += base64DecodedBound(this.spanEnd - start - 1);

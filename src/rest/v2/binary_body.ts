@@ -6,16 +6,15 @@ import { invalidArgument } from '../../errors/status.js';
 export const HEADER_LENGTH = 'inference-header-content-length';
 
 export interface SplitBody {
-  json: string;
+  json: Uint8Array;
   binary: Uint8Array;
 }
 
 export function splitInferenceBody(body: Uint8Array, headerLength: string | undefined): SplitBody {
-  const text = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  if (headerLength === undefined) return { json: text(body), binary: new Uint8Array(0) };
+  if (headerLength === undefined) return { json: body, binary: new Uint8Array(0) };
   const n = /^\d+$/.test(headerLength.trim()) ? Number(headerLength.trim()) : NaN;
   if (!Number.isSafeInteger(n) || n > body.byteLength) {
     throw invalidArgument(`Inference-Header-Content-Length: ${headerLength} is not a length within the body's ${body.byteLength} bytes`);
   }
-  return { json: text(body.subarray(0, n)), binary: body.subarray(n) };
+  return { json: body.subarray(0, n), binary: body.subarray(n) };
 }

@@ -1,8 +1,8 @@
 // POST /v2/models/{name}[/versions/{v}]/infer: the body read and parsed under the same envelope
 // as :predict (request_envelope.ts: admission, --max_request_body_bytes, --json_max_depth /
-// --json_max_elements, the in-flight memory budget, the deadline, metrics), then run through
-// PredictionService — the batch queues and executor threads :predict uses — and answered in
-// the protocol's shape.
+// --json_max_elements, the in-flight memory budget, the deadline, metrics), a large one on a
+// body-parser thread as :predict's is, then run through PredictionService — the batch queues
+// and executor threads :predict uses — and answered in the protocol's shape.
 import { invalidArgument } from '../../errors/status.js';
 import { ownValue } from '../../util/own_property.js';
 import { dtypeFromTf } from '../../tensor/dtype.js';
@@ -10,11 +10,11 @@ import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { SignatureSpec } from '../../savedmodel/signature_spec.js';
 import type { PredictionService, PredictResult } from '../../services/prediction_service.js';
 import type { InferenceRoute } from '../request_envelope.js';
-import { parseJsonBodyYielding } from '../json_parse.js';
-import { chargeJsonParse } from '../json_footprint.js';
+import type { BodyParserPool } from '../body_parser_pool.js';
 import { datatypeOfDtype } from './datatypes.js';
-import { HEADER_LENGTH, splitInferenceBody } from './binary_body.js';
-import { decodeInferInput, INFER_REQUEST_MEMBERS, parseInferRequest, type InferInput, type InferRequest } from './infer_request.js';
+import { HEADER_LENGTH } from './binary_body.js';
+import type { InferInput } from './infer_request.js';
+import { parseInferBody, type InferBody } from './infer_body.js';
 import { inferResponseBody } from './infer_response.js';
 import { markRequestOwned } from '../../tensor/request_owned.js';
 
@@ -39,33 +39,42 @@ function checkInputs(model: string, signature: SignatureSpec, inputs: Record<str
   }
 }
 
-export function inferRoute(prediction: PredictionService): InferenceRoute<InferRequest, PredictResult> {
+/** `bodyParser`: where large bodies are parsed (none: all on the event loop, yielding). */
+export function inferRoute(prediction: PredictionService, bodyParser?: BodyParserPool): InferenceRoute<InferBody, PredictResult> {
   return {
     api: 'predict',
     runtimeApi: 'Predict',
-    parse: async (body, { limits, claim, header }) => {
-      const { json, binary } = splitInferenceBody(body, header(HEADER_LENGTH));
-      claim.add(json.length);
-      // The parse's memory, counted from the text and charged before anything is built.
-      const onGrowth = await chargeJsonParse(json, (bytes) => claim.add(bytes));
-      const parsed = await parseJsonBodyYielding(json, {
-        maxDepth: limits.jsonMaxDepth,
-        maxElements: limits.jsonMaxElements,
-        rootMembers: INFER_REQUEST_MEMBERS,
-        onGrowth,
-      });
-      return parseInferRequest(parsed, binary, limits.jsonMaxElements);
-    },
-    run: async (request, call) => {
-      const fill = (signature: SignatureSpec) => {
-        const inputs = decodeInputs(call.spec.name, signature, request, (bytes) => call.claim.add(bytes));
+    // A large body on a parser thread, the same parse; a small one here, yielding.
+    parse: (body, { limits, claim, header }) =>
+      bodyParser?.takes(body.byteLength)
+        ? bodyParser.parseInfer(body, header(HEADER_LENGTH), limits, claim)
+        : parseInferBody(body, header(HEADER_LENGTH), limits, (bytes) => claim.add(bytes)),
+    run: async (body, call) => {
+      const { request } = body;
+      const built = (tensors: Record<string, HostTensor>) => {
+        for (const t of Object.values(tensors)) markRequestOwned(t);
         call.inputsBuilt();
-        return { inputs, outputFilter: request.outputs?.map((o) => o.name) };
+        return { inputs: tensors, outputFilter: request.outputs?.map((o) => o.name) };
+      };
+      // The inputs checked against the signature, then decoded, each one's memory charged before it is taken.
+      const fill = (signature: SignatureSpec) => {
+        checkInputs(call.spec.name, signature, request.inputs);
+        const tensors = body.tensors();
+        return tensors instanceof Promise ? tensors.then(built) : built(tensors);
       };
       const signatureNotFound = (name: string) => invalidArgument(`Model '${call.spec.name}' has no signature '${name}'`);
-      return prediction.predict(call.spec, request.signatureName, fill, { deadline: call.deadline, signatureNotFound, claim: call.claim });
+      try {
+        return await prediction.predict(call.spec, request.signatureName, fill, {
+          deadline: call.deadline,
+          signatureNotFound,
+          claim: call.claim,
+        });
+      } finally {
+        // Refused before its tensors were asked for (an unknown signature, a wrong input): the parse goes.
+        body.drop?.();
+      }
     },
-    format: async ({ version, outputs }, request, { spec }) => {
+    format: async ({ version, outputs }, { request }, { spec }) => {
       const response = await inferResponseBody({ name: spec.name, version }, request.id, outputs, request.outputs, request.binaryOutputs);
       const headers: Record<string, string> =
         response.jsonBytes === undefined
@@ -74,26 +83,4 @@ export function inferRoute(prediction: PredictionService): InferenceRoute<InferR
       return { body: response.body, headers };
     },
   };
-}
-
-/** The inputs checked against the signature, then decoded, each one's memory charged before it is taken. */
-function decodeInputs(
-  model: string,
-  signature: SignatureSpec,
-  request: InferRequest,
-  charge: (bytes: number) => void,
-): Record<string, HostTensor> {
-  checkInputs(model, signature, request.inputs);
-  const inputs: Record<string, HostTensor> = {};
-  for (const [name, input] of Object.entries(request.inputs)) {
-    Object.defineProperty(inputs, name, {
-      value: markRequestOwned(decodeInferInput(input, charge)),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-    // The JSON it came from may go now (its charge stays until the answer).
-    input.data = undefined;
-  }
-  return inputs;
 }

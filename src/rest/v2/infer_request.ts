@@ -14,7 +14,7 @@ import type { DType } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
 import type { JsonObject, JsonValue } from '../json_parse.js';
 import { dtypeOfDatatype } from './datatypes.js';
-import { checkJsonData, tensorFromBytes, tensorFromJson, type ChargeMemory } from './tensor_data.js';
+import { checkJsonData, ReadData, tensorFromBytes, tensorFromJson, type ChargeMemory } from './tensor_data.js';
 
 /** Members of the request object the server reads (the JSON parser's depth check skips others). */
 export const INFER_REQUEST_MEMBERS: ReadonlySet<string> = new Set(['id', 'parameters', 'inputs', 'outputs']);
@@ -32,13 +32,15 @@ export interface InferInput {
   name: string;
   dtype: DType;
   shape: number[];
-  /** JSON `data` (an array), or the input's binary tensor data. */
+  /** JSON `data` (an array), `data` read from the body's bytes, or the input's binary tensor data. */
   data?: JsonValue;
+  read?: ReadData;
   bytes?: Uint8Array;
 }
 
 /** An input's values; `charge` is told of their memory before it is taken. */
 export function decodeInferInput(input: InferInput, charge?: ChargeMemory): HostTensor {
+  if (input.read) return input.read.take(charge ?? (() => {}));
   if (input.bytes) return tensorFromBytes(input.name, input.dtype, input.shape, input.bytes, charge);
   return tensorFromJson(input.name, input.dtype, input.shape, input.data!, charge);
 }
@@ -131,6 +133,7 @@ function parseInput(v: JsonValue, index: number, binary: BinaryCursor, maxElemen
   const data = member(v, 'data');
   if (size === undefined) {
     if (data === undefined) throw invalidArgument(`${where}: neither 'data' nor a binary_data_size parameter`);
+    if ((data as unknown) instanceof ReadData) return { name, dtype, shape, read: data as unknown as ReadData };
     checkJsonData(name, data);
     return { name, dtype, shape, data };
   }

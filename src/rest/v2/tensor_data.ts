@@ -99,6 +99,14 @@ let encodedStringBytes = 0;
  */
 export type ChargeMemory = (bytes: number) => void;
 
+/**
+ * An input's `data` already taken from the body's bytes (infer_body_reader.ts): take() gives
+ * its tensor, charging `charge` for whatever it still has to build.
+ */
+export class ReadData {
+  constructor(readonly take: (charge: ChargeMemory) => HostTensor) {}
+}
+
 /** JSON `data` must be an array (checked when the request is read, before anything is decoded). */
 export function checkJsonData(input: string, data: JsonValue): void {
   if (!Array.isArray(data)) throw invalidArgument(`Input '${input}': 'data' must be an array, not ${describe(data)}`);

@@ -57,7 +57,7 @@ function modelMetadataResponse(c: Context, spec: ModelSpec, deps: V2Deps): Respo
 
 /** Registers /v2 and /v2/* on `app`. */
 export function mountOpenInferenceRoutes<E extends object>(app: Hono<E>, deps: V2Deps): void {
-  const infer = inferRoute(deps.prediction);
+  const infer = inferRoute(deps.prediction, deps.bodyParser);
   const handler = async (c: Context): Promise<Response> => {
     // The path as sent: names are percent-decoded once, here, so an encoded "/" stays in a name.
     const path = new URL(c.req.url).pathname;

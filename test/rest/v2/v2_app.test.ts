@@ -15,6 +15,7 @@ import * as MSG from '../../../src/errors/messages.js';
 import { AdmissionCount } from '../../../src/executors/admission.js';
 import type { ModelSpec } from '../../../src/services/servable_version.js';
 import { FakeVersions, type FakeModel } from '../../helpers/fake_versions.js';
+import { BodyParserPool } from '../../../src/rest/body_parser_pool.js';
 
 const LIMITS = { maxBodyBytes: 1 << 20, jsonMaxDepth: 64, jsonMaxElements: 10_000 };
 
@@ -196,5 +197,112 @@ describe('/v2 infer in the same envelope as :predict', () => {
     const text = (await call('GET', '/metrics')).text;
     assert.match(text, /^:tensorflow:serving:request_count\{model_name="hp2",status="OK"\} 1$/m);
     assert.match(text, /^:tensorflow:serving:request_count\{model_name="hp2",status="INVALID_ARGUMENT"\} 1$/m);
+  });
+});
+
+describe('/v2 infer: a large body on a body-parser thread, answered as on the event loop', () => {
+  const spec = (name: string, dtype: string) => ({ name, dtype, shape: [-1] });
+  const signature = (key: string, input: string, dtype: string) => ({
+    key,
+    methodName: 'tensorflow/serving/predict',
+    inputs: { [input]: spec(`${input}:0`, dtype) },
+    outputs: { y: spec('y:0', dtype) },
+    defaults: {},
+  });
+  // Echoes its one input as `y`: the answer shows the tensor the body was read into.
+  const echo: FakeModel = {
+    signatures: {
+      serving_default: signature('serving_default', 'x', 'DT_FLOAT'),
+      ints: signature('ints', 'i', 'DT_INT64'),
+      bytes: signature('bytes', 's', 'DT_STRING'),
+    },
+    run: async (_s, inputs) => ({ y: Object.values(inputs)[0] }),
+  };
+  const n = 600;
+  const floats = Array.from({ length: n }, (_, i) => (i % 2 ? -i / 7 : i * 1e-3));
+  const request = (inputs: object[], signatureName?: string) =>
+    JSON.stringify({ ...(signatureName && { parameters: { signature_name: signatureName } }), inputs });
+  const BODIES: Array<[string, string, Record<string, string>?]> = [
+    ['FP32, flat', request([{ name: 'x', shape: [n], datatype: 'FP32', data: floats }])],
+    [
+      'FP32, nested',
+      request([
+        { name: 'x', shape: [n / 2, 2], datatype: 'FP32', data: Array.from({ length: n / 2 }, (_, i) => floats.slice(2 * i, 2 * i + 2)) },
+      ]),
+    ],
+    [
+      'FP32, data before its datatype (counted, then read)',
+      JSON.stringify({ inputs: [{ name: 'x', data: floats, shape: [n], datatype: 'FP32' }] }),
+    ],
+    [
+      'FP32, data before its datatype, an escape elsewhere (the general parser)',
+      JSON.stringify({ id: '\n', inputs: [{ name: 'x', data: floats, shape: [n], datatype: 'FP32' }] }),
+    ],
+    ['FP32, one element short', request([{ name: 'x', shape: [n + 1], datatype: 'FP32', data: floats }])],
+    ['FP32, a string among the numbers', request([{ name: 'x', shape: [n + 1], datatype: 'FP32', data: [...floats, 'a'] }])],
+    ['INT64 for the FP32 input', request([{ name: 'x', shape: [n], datatype: 'INT64', data: floats.map((_, i) => i) }])],
+    [
+      'INT64 past 2^53',
+      `{"parameters": {"signature_name": "ints"}, "inputs": [{"name": "i", "shape": [${n}], "datatype": "INT64", "data": [${floats.map((_, i) => `${2n ** 60n + BigInt(i)}`).join(',')}]}]}`,
+    ],
+    ['INT64 with a fraction', request([{ name: 'i', shape: [n], datatype: 'INT64', data: floats }], 'ints')],
+    ['BYTES', request([{ name: 's', shape: [n], datatype: 'BYTES', data: floats.map(String) }], 'bytes')],
+    ['BYTES for the FP32 input', request([{ name: 'x', shape: [n], datatype: 'BYTES', data: floats.map(String) }])],
+    ['an unknown input', request([{ name: 'z', shape: [n], datatype: 'FP32', data: floats }])],
+    ['not JSON', `${request([{ name: 'x', shape: [n], datatype: 'FP32', data: floats }]).slice(0, -3)}`],
+  ];
+  const binaryJson = request([{ name: 'x', shape: [n], datatype: 'FP32', parameters: { binary_data_size: 4 * n } }]);
+  const binaryBody = Buffer.concat([Buffer.from(binaryJson), Buffer.from(new Float32Array(floats).buffer)]);
+
+  it('the same status, headers and bytes; the claim given back; the body parsed by the pool', async () => {
+    const pool = new BodyParserPool(1, 1024);
+    let onThread = 0;
+    const parseInfer = pool.parseInfer.bind(pool);
+    pool.parseInfer = (...args) => {
+      onThread++;
+      return parseInfer(...args);
+    };
+    try {
+      const cases: Array<[string, BodyInit, Record<string, string>]> = [
+        ...BODIES.map(([name, text]): [string, BodyInit, Record<string, string>] => [name, text, {}]),
+        ['binary data', binaryBody, { 'Inference-Header-Content-Length': String(binaryJson.length) }],
+      ];
+      for (const [name, text, headers] of cases) {
+        const loopBudget = new MemoryBudget(1 << 30);
+        const threadBudget = new MemoryBudget(1 << 30);
+        const onLoop = await v2App({ models: { m: echo }, budget: loopBudget }).call('POST', '/v2/models/m/infer', text, headers);
+        const before = onThread;
+        const viaPool = v2App({ models: { m: echo }, budget: threadBudget, bodyParser: pool });
+        const threaded = await viaPool.call('POST', '/v2/models/m/infer', text, headers);
+        assert.equal(onThread, before + 1, `${name}: parsed by the pool`);
+        assert.equal(threaded.status, onLoop.status, `${name}: ${threaded.text.slice(0, 200)}`);
+        assert.equal(threaded.text, onLoop.text, name);
+        assert.equal(threaded.headers.get('content-type'), onLoop.headers.get('content-type'), name);
+        assert.equal(viaPool.versions.held, 0, name);
+        assert.deepEqual([loopBudget.inFlightBytes, threadBudget.inFlightBytes], [0, 0], name);
+      }
+    } finally {
+      pool.close();
+    }
+  });
+
+  it('a memory budget too small: the same 503 on the thread as on the loop, the claim given back', async () => {
+    const pool = new BodyParserPool(1, 1024);
+    try {
+      const text = BODIES[0][1];
+      // The body fits; its tensor does not.
+      const limit = Buffer.byteLength(text) + 1000;
+      const answers = [];
+      for (const bodyParser of [undefined, pool]) {
+        const budget = new MemoryBudget(limit);
+        const r = await v2App({ models: { m: echo }, budget, bodyParser }).call('POST', '/v2/models/m/infer', text);
+        answers.push([r.status, r.text]);
+        assert.equal(budget.inFlightBytes, 0);
+      }
+      assert.equal(answers[0][0], 503, String(answers[0][1]));
+      assert.deepEqual(answers[1], answers[0]);
+    } finally {
+      pool.close();
+    }
   });
 });
