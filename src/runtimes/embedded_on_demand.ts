@@ -11,11 +11,22 @@ export async function loadEmbeddedRuntime(preference: BackendPreference, log?: (
   return new EmbeddedRuntime(preference, log);
 }
 
-/** The embedded runtime, its module imported on its first load. */
-export function embeddedOnDemand(preference: BackendPreference, log?: (msg: string) => void): Runtime {
+/** The embedded runtime, its module imported on its first load (or when `ready` is called). */
+export interface EmbeddedOnDemand extends Runtime {
+  /**
+   * Imports the runtime now, its ops registered on tfjs-converter: for an engine in front of it
+   * that runs a TF.js graph in this thread (ONNX Runtime's table initializers and tf.Example
+   * steps), which then runs with the same ops as when the runtime was there from the start.
+   */
+  ready(): Promise<unknown>;
+}
+
+export function embeddedOnDemand(preference: BackendPreference, log?: (msg: string) => void): EmbeddedOnDemand {
   let runtime: Promise<Runtime> | undefined;
+  const ready = () => (runtime ??= loadEmbeddedRuntime(preference, log));
   return {
     name: 'embedded',
-    load: async (dir, options) => (await (runtime ??= loadEmbeddedRuntime(preference, log))).load(dir, options),
+    ready,
+    load: async (dir, options) => (await ready()).load(dir, options),
   };
 }

@@ -22,8 +22,10 @@ export async function createRuntime(
   switch (name) {
     case 'embedded':
       return loadEmbeddedRuntime('auto', log);
-    case 'onnx+embedded':
-      return new CompositeRuntime(new OnnxRuntime({ device: 'cpu', engine }), embeddedOnDemand('wasm', log), log);
+    case 'onnx+embedded': {
+      const embedded = embeddedOnDemand('wasm', log);
+      return new CompositeRuntime(new OnnxRuntime({ device: 'cpu', engine, beforeTfjs: embedded.ready }), embedded, log);
+    }
     case 'onnx':
       return new OnnxRuntime({ device: 'cpu', log, engine });
     case 'onnx-cuda':

@@ -22,7 +22,8 @@ import { packRequests, unpackReplies } from '../../src/executors/run_wire.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { example, parseExample, serialized } from '../helpers/sparse_examples.js';
-import { attr, f32, node, writeTinyModel } from '../helpers/tiny_graphs.js';
+import { attr, f32, i64, node, writeTinyModel } from '../helpers/tiny_graphs.js';
+import { find, staticHashTable, stringJoin } from '../helpers/table_graphs.js';
 import { tempDir } from '../helpers/temp.js';
 
 const here = fileURLToPath(import.meta.url);
@@ -82,9 +83,9 @@ class ExecutorThread {
       this.run.once('message', resolve);
       this.run.postMessage({ id, runs: packed } satisfies RunLineRequest, transfer);
     });
-    assert.equal(reply.ok && reply.kind, 'runMany', JSON.stringify(reply));
+    assert.equal(reply.ok && reply.kind, 'runMany', reply.ok ? reply.kind : reply.error.message);
     const [one] = unpackReplies((reply as Extract<ExecutorReply, { kind: 'runMany' }>).replies);
-    assert.ok(one.ok, JSON.stringify(one));
+    assert.ok(one.ok, one.ok ? '' : one.error.message);
     return one.kind === 'run' ? one.outputs : {};
   }
 
@@ -134,6 +135,20 @@ function regexReplaceModel(): Promise<string> {
   });
 }
 
+/** A string → id table whose keys the graph joins at load (StringJoin: x_1, y_2 → 0, 1), and a lookup of `k`. */
+function joinedKeysModel(): Promise<string> {
+  return writeTinyModel((g) => {
+    const strings = (v: string[]) => ({ dtype: 'string' as const, shape: [v.length], values: v.map((x) => Buffer.from(x)) });
+    const keys = stringJoin(g, 'joined', [g.constant('prefix', strings(['x', 'y'])), g.constant('suffix', strings(['1', '2']))], '_');
+    const { table, init } = staticHashTable(g, 'joined_table', 'string', 'int64', keys, g.constant('ids', i64([2], [0, 1])));
+    const k = g.placeholder('k', 'string', [-1]);
+    const ids = find(g, 'lookup', table, k, g.constant('default', i64([], [-1])), 'int64');
+    return { inputs: { k }, outputs: { ids }, nodeCollections: { table_initializer: [init] } };
+  });
+}
+
+const texts = (...v: string[]): HostTensor => ({ dtype: 'string', shape: [v.length], values: v.map((x) => Buffer.from(x)) });
+
 describe('executor threads import TF.js only for a version that needs it', () => {
   const threads: ExecutorThread[] = [];
   const start = async () => {
@@ -154,7 +169,7 @@ describe('executor threads import TF.js only for a version that needs it', () =>
       [2, await regressHalfPlusTwoModel()],
     ] as const) {
       const loaded = await thread.ask({ kind: 'load', id, load: { versionDir, tags: ['serve'] } });
-      assert.ok(loaded.ok && loaded.kind === 'describe', JSON.stringify(loaded));
+      assert.ok(loaded.ok && loaded.kind === 'describe', loaded.ok ? loaded.kind : loaded.error.message);
       assert.deepEqual(loaded.description.engines, { serving_default: { engine: 'onnxruntime' } });
     }
     const y = await thread.runOne(1, {
@@ -177,11 +192,11 @@ describe('executor threads import TF.js only for a version that needs it', () =>
     const thread = await start();
     assert.deepEqual(await thread.census(), []);
     const loaded = await thread.ask({ kind: 'load', id: 1, load: { versionDir: await regexReplaceModel(), tags: ['serve'] } });
-    assert.ok(loaded.ok && loaded.kind === 'describe', JSON.stringify(loaded));
+    assert.ok(loaded.ok && loaded.kind === 'describe', loaded.ok ? loaded.kind : loaded.error.message);
     assert.equal(loaded.description.engines.serving_default.engine, 'wasm');
     const out = await thread.runOne(1, {
       signature: 'serving_default',
-      inputs: { text: { dtype: 'string', shape: [2], values: ['AbCdEfG', 'HiJkLmN'].map((s) => Buffer.from(s)) } },
+      inputs: { text: texts('AbCdEfG', 'HiJkLmN') },
       outputKeys: [],
     });
     // regex_replace_op_test.py testForwarding (after its substr).
@@ -190,5 +205,13 @@ describe('executor threads import TF.js only for a version that needs it', () =>
       ['A.C.E.G', 'H.J.L.N'],
     );
     assert.ok((await thread.census()).includes('@tensorflow/tfjs-core'));
+  });
+
+  it("keys ONNX Runtime computes for a table at load run with the embedded runtime's ops (StringJoin, which tfjs-converter lacks)", async () => {
+    const thread = await start();
+    const loaded = await thread.ask({ kind: 'load', id: 1, load: { versionDir: await joinedKeysModel(), tags: ['serve'] } });
+    assert.ok(loaded.ok && loaded.kind === 'describe', loaded.ok ? loaded.kind : loaded.error.message);
+    const out = await thread.runOne(1, { signature: 'serving_default', inputs: { k: texts('x_1', 'y_2', 'x') }, outputKeys: [] });
+    assert.deepEqual(Array.from(out.ids.values as BigInt64Array, Number), [0, 1, -1]);
   });
 });

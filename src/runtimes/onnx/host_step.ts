@@ -127,7 +127,8 @@ function parseSpecOf(n: NodeDef, inputs: ReadonlyArray<HostTensor | undefined>):
  */
 export class HostStep {
   private readonly placeholders: Set<string>;
-  private readonly onHost: boolean;
+  /** The step holds ops besides parsing, placeholders, constants and Identity: it runs on TF.js. */
+  readonly runsOnTfjs: boolean;
   private tfjs?: Promise<TfjsHostStep>;
 
   constructor(
@@ -135,7 +136,7 @@ export class HostStep {
     private readonly outputs: Map<string, FeedSpec & { tensor: string }>,
   ) {
     this.placeholders = new Set(nodes.filter((n) => n.op === 'Placeholder').map((n) => n.name));
-    this.onHost = nodes.every((n) => HOST_OPS.has(n.op));
+    this.runsOnTfjs = !nodes.every((n) => HOST_OPS.has(n.op));
   }
 
   /** Is this placeholder fed to the step (rather than, or as well as, to the ONNX graph)? */
@@ -145,12 +146,12 @@ export class HostStep {
 
   /** Readies the step's engine: TF.js and its backend in this thread, when the step runs there. */
   async prepare(): Promise<void> {
-    if (!this.onHost) await this.tfjsStep();
+    if (this.runsOnTfjs) await this.tfjsStep();
   }
 
   /** Runs the step on `feeds` (placeholder → value); returns the ONNX graph's new inputs. */
   async run(feeds: ReadonlyMap<string, HostTensor>): Promise<Map<string, HostTensor>> {
-    if (this.onHost) return this.runOnHost(feeds);
+    if (!this.runsOnTfjs) return this.runOnHost(feeds);
     return (await this.tfjsStep()).run(feeds);
   }
 
