@@ -14,7 +14,7 @@ import type {
   ControlTask,
   ExecutorReply,
   ExecutorThreadData,
-  RunLineRequest,
+  RunLineReply,
   RunRequest,
   ThreadLinesOffer,
 } from '../../src/executors/protocol.js';
@@ -78,11 +78,13 @@ class ExecutorThread {
   }
 
   async runOne(id: number, r: RunRequest): Promise<Record<string, HostTensor>> {
-    const { packed, transfer } = packRequests([r], []);
-    const reply = await new Promise<ExecutorReply>((resolve) => {
+    const { packed, transfer } = packRequests(id, [r], []);
+    const answer = await new Promise<RunLineReply>((resolve) => {
       this.run.once('message', resolve);
-      this.run.postMessage({ id, runs: packed } satisfies RunLineRequest, transfer);
+      this.run.postMessage(packed, transfer);
     });
+    // The replies packed in one buffer, posted bare, or an ExecutorReply (protocol.ts).
+    const reply: ExecutorReply = answer instanceof ArrayBuffer ? { ok: true, kind: 'runMany', replies: answer } : answer;
     assert.equal(reply.ok && reply.kind, 'runMany', reply.ok ? reply.kind : reply.error.message);
     const [one] = unpackReplies((reply as Extract<ExecutorReply, { kind: 'runMany' }>).replies);
     assert.ok(one.ok, one.ok ? '' : one.error.message);
