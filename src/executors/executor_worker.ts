@@ -10,7 +10,7 @@ import { Code, ServingError, toStatusData } from '../errors/status.js';
 import { readWarmupRuns, WARMUP_FILE } from '../savedmodel/warmup_requests.js';
 import { createRuntime, type Runtime } from '../runtimes/index.js';
 import type { Servable } from '../runtimes/runtime.js';
-import { EmbeddedRuntime } from '../runtimes/embedded/embedded_runtime.js';
+import { loadEmbeddedRuntime } from '../runtimes/embedded_on_demand.js';
 import { verifySignatures, type VerificationReport } from '../runtimes/verify/verify_signatures.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import type {
@@ -152,7 +152,9 @@ async function verifyInThisThread(v: Hosted, signatures: string[]): Promise<Veri
     { engines, signatures: servable.signatures },
     load.versionDir,
     async () => {
-      const reference = await new EmbeddedRuntime('wasm').load(load.versionDir, {
+      const reference = await (
+        await loadEmbeddedRuntime('wasm')
+      ).load(load.versionDir, {
         tags: load.tags,
         signatures,
         memoryFloorMb: load.memoryFloorMb,

@@ -1,13 +1,14 @@
 // Creates the runtime an executor thread was told to use (resolved once on the main thread
-// by runtime_selection.ts). The tfjs-node packages are imported only here, only when chosen.
-import { EmbeddedRuntime } from './embedded/embedded_runtime.js';
+// by runtime_selection.ts). Engines are imported only here, only when chosen, and the embedded
+// runtime (TF.js, its backends and ops: ~0.6 s of CPU and tens of MB per thread) only when a
+// version needs it: an ONNX-only version never loads TF.js (see embedded_on_demand.ts).
 import { OnnxRuntime } from './onnx/onnx_runtime.js';
 import type { Runtime } from './runtime.js';
 import { CompositeRuntime } from './composite_runtime.js';
 import { importPackage, TFJS_NODE_PACKAGES, type PackageImporter, type ResolvedRuntime } from './runtime_selection.js';
-import { TfjsNodeRuntime } from './tfjs_node/tfjs_node_runtime.js';
 import type { TfjsNodeModule } from './tfjs_node/tfjs_node_module.js';
 import type { EngineSettings } from '../config/session_config.js';
+import { embeddedOnDemand, loadEmbeddedRuntime } from './embedded_on_demand.js';
 
 export type { Runtime } from './runtime.js';
 
@@ -20,19 +21,24 @@ export async function createRuntime(
 ): Promise<Runtime> {
   switch (name) {
     case 'embedded':
-      return new EmbeddedRuntime('auto', log);
-    case 'onnx+embedded':
-      return new CompositeRuntime(new OnnxRuntime({ device: 'cpu', engine }), new EmbeddedRuntime('wasm', log), log);
+      return loadEmbeddedRuntime('auto', log);
+    case 'onnx+embedded': {
+      const embedded = embeddedOnDemand('wasm', log);
+      return new CompositeRuntime(new OnnxRuntime({ device: 'cpu', engine, beforeTfjs: embedded.ready }), embedded, log);
+    }
     case 'onnx':
       return new OnnxRuntime({ device: 'cpu', log, engine });
     case 'onnx-cuda':
       return new OnnxRuntime({ device: 'cuda', log, engine });
     case 'wasm':
     case 'cpu':
-      return new EmbeddedRuntime(name, log);
+      return loadEmbeddedRuntime(name, log);
     case 'tfjs-node':
     case 'tfjs-node-gpu': {
-      const mod = (await importer(TFJS_NODE_PACKAGES[name])) as TfjsNodeModule & { default?: TfjsNodeModule };
+      const [mod, { TfjsNodeRuntime }] = await Promise.all([
+        importer(TFJS_NODE_PACKAGES[name]) as Promise<TfjsNodeModule & { default?: TfjsNodeModule }>,
+        import('./tfjs_node/tfjs_node_runtime.js'),
+      ]);
       // The packages are CommonJS: `import()` may put the API under `default`.
       return new TfjsNodeRuntime(mod.node ? mod : mod.default!, name);
     }

@@ -20,6 +20,7 @@ import { attr, GraphBuilder, i32, i64, node, writeTinyModel, type Tensor } from 
 import { writeSavedModel } from '../../test_util/savedmodel/saved_model_writer.js';
 import { opDefFromRegistration } from '../../test_util/savedmodel/writer/op_registration.js';
 import { tempDir } from '../helpers/temp.js';
+import { find, staticHashTable, stringJoin } from '../helpers/table_graphs.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -39,39 +40,6 @@ function positions(g: GraphBuilder, scope: string, x: Tensor): Tensor {
 const cast = (g: GraphBuilder, name: string, x: Tensor, to: DType): Tensor =>
   node(g, 'Cast', name, [x], { SrcT: attr.type(x.dtype), DstT: attr.type(to), Truncate: attr.b(false) }, to, x.shape);
 
-function staticHashTable(
-  g: GraphBuilder,
-  scope: string,
-  keyDtype: DType,
-  valueDtype: DType,
-  keys: Tensor,
-  values: Tensor,
-): { table: Tensor; init: string } {
-  const table = node(
-    g,
-    'HashTableV2',
-    `${scope}/hash_table`,
-    [],
-    {
-      container: attr.s(''),
-      shared_name: attr.s(''),
-      use_node_name_sharing: attr.b(false),
-      key_dtype: attr.type(keyDtype),
-      value_dtype: attr.type(valueDtype),
-    },
-    'string',
-    [],
-  );
-  const init = g.addNode('InitializeTableV2', `${scope}/table_init`, [table, keys, values], {
-    Tkey: attr.type(keyDtype),
-    Tval: attr.type(valueDtype),
-  });
-  return { table, init };
-}
-
-const stringJoin = (g: GraphBuilder, name: string, inputs: Tensor[], separator: string): Tensor =>
-  node(g, 'StringJoin', name, inputs, { N: attr.i(inputs.length), separator: attr.s(separator) }, 'string', inputs[0].shape);
-
 /** As in tensorflow/core/ops/string_ops.cc. */
 const UNICODE_TRANSCODE = `REGISTER_OP("UnicodeTranscode")
     .Input("input: string")
@@ -82,9 +50,6 @@ const UNICODE_TRANSCODE = `REGISTER_OP("UnicodeTranscode")
     .Attr("replacement_char: int = 65533")  // 0xFFFD unicode replacement char
     .Attr("replace_control_characters: bool = false")
     .SetShapeFn(shape_inference::UnchangedShape);`;
-
-const find = (g: GraphBuilder, name: string, table: Tensor, keys: Tensor, dflt: Tensor, valueDtype: DType): Tensor =>
-  node(g, 'LookupTableFindV2', name, [table, keys, dflt], { Tin: attr.type(keys.dtype), Tout: attr.type(valueDtype) }, valueDtype, null);
 
 /** TF1 `index_table_from_tensor(vocabulary_list=("brain", "salad", "surgery"), default_value=-42)` and a lookup of `k`. */
 const stringVocabulary = () =>

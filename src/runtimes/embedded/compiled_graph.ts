@@ -12,7 +12,7 @@ import { attrString } from '../../savedmodel/graph/types.js';
 import { parseTensorName } from '../../savedmodel/graph/graph_flattener.js';
 import { shapeFromProto } from '../../savedmodel/tensor_proto.js';
 import { dtypeFromTf } from '../../tensor/dtype.js';
-import { tfjsDtype } from '../shared/tensor_convert.js';
+import { tfjsDtype } from '../shared/tfjs_values.js';
 import { embeddedOp } from './ops/index.js';
 
 type Kernel = (inputs: tf.Tensor[]) => tf.Tensor;

@@ -1,23 +1,18 @@
 // ParseExample / ParseExampleV2 stay tfgate's own step in front of the ONNX graph: ONNX has
 // no op that decodes tf.Example protos, and classify/regress signatures (and Estimator
 // serving inputs) start with one. The prepared graph is cut after the parsing nodes: they,
-// with the placeholders and constants they read, run on tfjs-converter (tfgate's parsing ops,
-// TF's messages), and each parsed tensor the rest of the graph reads becomes an input of the
-// ONNX graph. Everything after the cut is converted as usual.
-import tf from '../tfjs_packages/tfjs_core.cjs';
-import tfjsConverter from '../tfjs_packages/tfjs_converter.cjs';
-import type { GraphModel } from '@tensorflow/tfjs-converter';
+// with the placeholders and constants they read, run on HostTensors (tfgate's parsing, TF's
+// messages; on tfjs-converter when the step holds other ops too, host_step_tfjs.ts), and each
+// parsed tensor the rest of the graph reads becomes an input of the ONNX graph. Everything
+// after the cut is converted as usual.
 import { parseTensorName } from '../../savedmodel/graph/graph_flattener.js';
 import type { NodeDef } from '../../savedmodel/graph/types.js';
 import { hostTensorFromProto, shapeFromProto } from '../../savedmodel/tensor_proto.js';
 import { dtypeFromTf, dtypeToTf, type DType } from '../../tensor/dtype.js';
 import type { HostTensor } from '../../tensor/host_tensor.js';
-import { toModelArtifacts } from '../shared/tfjs_artifacts.js';
-import { fromTfTensor, toTfTensor } from '../shared/tensor_convert.js';
-import { registerTfjsOps } from '../shared/tfjs_op_table.js';
-import { EXAMPLE_OPS } from '../shared/parse_example/index.js';
 import { keyStrings, parseExamples, type ParseSpec, type ParsingOp } from '../shared/parse_example/parse_example_op.js';
 import type { FeedSpec } from './tf_to_onnx.js';
+import type { TfjsHostStep } from './host_step_tfjs.js';
 
 const PARSING_OPS = new Set(['ParseExample', 'ParseExampleV2']);
 /** A step of only these runs on HostTensors, int64 exact; any other op in it runs on TF.js (int64 narrowed to int32). */
@@ -127,17 +122,21 @@ function parseSpecOf(n: NodeDef, inputs: ReadonlyArray<HostTensor | undefined>):
 /**
  * The parsing step: on HostTensors when it holds only placeholders, constants, Identity and the
  * parsing nodes (as serving input receivers make it), so int64 features reach ONNX Runtime with
- * all 64 bits; else on tfjs-converter's graph executor, in this thread's TF.js backend.
+ * all 64 bits; else on tfjs-converter's graph executor, in this thread's TF.js backend — TF.js
+ * imported only then (prepare, at load).
  */
 export class HostStep {
-  private model?: GraphModel<tf.io.IOHandlerSync>;
   private readonly placeholders: Set<string>;
+  /** The step holds ops besides parsing, placeholders, constants and Identity: it runs on TF.js. */
+  readonly runsOnTfjs: boolean;
+  private tfjs?: Promise<TfjsHostStep>;
 
   constructor(
     private readonly nodes: NodeDef[],
     private readonly outputs: Map<string, FeedSpec & { tensor: string }>,
   ) {
     this.placeholders = new Set(nodes.filter((n) => n.op === 'Placeholder').map((n) => n.name));
+    this.runsOnTfjs = !nodes.every((n) => HOST_OPS.has(n.op));
   }
 
   /** Is this placeholder fed to the step (rather than, or as well as, to the ONNX graph)? */
@@ -145,38 +144,20 @@ export class HostStep {
     return this.placeholders.has(placeholder);
   }
 
+  /** Readies the step's engine: TF.js and its backend in this thread, when the step runs there. */
+  async prepare(): Promise<void> {
+    if (this.runsOnTfjs) await this.tfjsStep();
+  }
+
   /** Runs the step on `feeds` (placeholder → value); returns the ONNX graph's new inputs. */
   async run(feeds: ReadonlyMap<string, HostTensor>): Promise<Map<string, HostTensor>> {
-    if (this.nodes.every((n) => HOST_OPS.has(n.op))) return this.runOnHost(feeds);
-    registerTfjsOps(EXAMPLE_OPS);
-    this.model ??= tfjsConverter.loadGraphModelSync(
-      toModelArtifacts({
-        signature: { key: '', methodName: '', inputs: {}, outputs: {}, defaults: {} },
-        nodes: this.nodes,
-        inputs: {},
-        outputs: {},
-      }),
-    );
-    const feed: Record<string, tf.Tensor> = {};
-    const owned: tf.Tensor[] = [];
-    try {
-      for (const [name, value] of feeds) {
-        if (!this.placeholders.has(name)) continue;
-        const t = toTfTensor(value, `input ${name}`);
-        owned.push(t);
-        feed[name] = t;
-      }
-      const names = [...this.outputs.values()].map((o) => o.tensor);
-      const results = this.model.execute(feed, names);
-      const list = Array.isArray(results) ? results : [results];
-      owned.push(...list);
-      const out = new Map<string, HostTensor>();
-      let i = 0;
-      for (const [placeholder, spec] of this.outputs) out.set(placeholder, await fromTfTensor(list[i++], dtypeToTf(spec.dtype)));
-      return out;
-    } finally {
-      tf.dispose(owned);
-    }
+    if (!this.runsOnTfjs) return this.runOnHost(feeds);
+    return (await this.tfjsStep()).run(feeds);
+  }
+
+  private tfjsStep(): Promise<TfjsHostStep> {
+    this.tfjs ??= import('./host_step_tfjs.js').then((m) => m.startTfjsHostStep(this.nodes, this.outputs, this.placeholders));
+    return this.tfjs;
   }
 
   private runOnHost(feeds: ReadonlyMap<string, HostTensor>): Map<string, HostTensor> {
@@ -206,6 +187,9 @@ export class HostStep {
   }
 
   dispose(): void {
-    this.model?.dispose();
+    void this.tfjs?.then(
+      (step) => step.dispose(),
+      () => {},
+    );
   }
 }

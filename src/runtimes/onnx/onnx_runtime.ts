@@ -24,8 +24,6 @@ import { OnnxSession, type OnnxDevice } from './onnx_session.js';
 import { convertToOnnx, OnnxConversionRefused, type FeedSpec } from './tf_to_onnx.js';
 import { ShapeSpecializedSessions } from './shape_specialized_sessions.js';
 import { splitHostStep, type HostSplit } from './host_step.js';
-import { initBackend } from '../shared/tfjs_backend.js';
-import { evaluateOnTfjs } from '../shared/tfjs_constant_evaluator.js';
 import { LoadRunCheck, sizeGraph } from '../../savedmodel/graph/tensor_sizes.js';
 import type { EngineSettings } from '../../config/session_config.js';
 
@@ -43,6 +41,12 @@ export interface OnnxRuntimeOptions {
   /** Thread counts and the CUDA device for every session. */
   engine?: EngineSettings;
   log?: (msg: string) => void;
+  /**
+   * Called before this engine first runs a graph on TF.js in this thread (a table initializer's
+   * computation, a tf.Example step holding more than parsing): behind the embedded runtime,
+   * that runtime's import, so that its ops are the ones registered.
+   */
+  beforeTfjs?: () => Promise<unknown>;
 }
 
 /**
@@ -71,11 +75,13 @@ async function loadSignature(
   device: OnnxDevice,
   memoryBound: LoadMemoryBound,
   engine?: EngineSettings,
+  beforeTfjs?: () => Promise<unknown>,
 ): Promise<OnnxSignature> {
   const prepared = prepareSignatureGraph(mg, key, variables, { isSupportedOp: () => true, tables, memoryBound });
   const split = splitHostStep(prepared.nodes);
-  // The parsing step runs on TF.js in this thread.
-  if (split.step) await initBackend('auto');
+  // The parsing step runs in this thread (on TF.js when it holds more than parsing).
+  if (split.step?.runsOnTfjs) await beforeTfjs?.();
+  await split.step?.prepare();
   const fetch = [...new Set(Object.values(prepared.outputs))];
   // The first build is for the declared shapes: its estimate is the signature's.
   let runCost: RunCost | undefined;
@@ -137,8 +143,13 @@ export class OnnxRuntime implements Runtime, SignatureEngine<OnnxVersion, OnnxSi
       );
     }
     const { metaGraph, variables, memoryBound } = await openSavedModelVersion(dir, options.tags, options.memoryFloorMb);
-    // What table initializers compute runs on TF.js in this thread, as the parsing step does.
+    // What table initializers compute runs on TF.js in this thread, imported only for such a table.
     const tables = await resolveTables(metaGraph, variables, dir, async (graph) => {
+      await this.options.beforeTfjs?.();
+      const [{ initBackend }, { evaluateOnTfjs }] = await Promise.all([
+        import('../shared/tfjs_backend.js'),
+        import('../shared/tfjs_constant_evaluator.js'),
+      ]);
       await initBackend('auto');
       return evaluateOnTfjs(graph);
     });
@@ -155,6 +166,7 @@ export class OnnxRuntime implements Runtime, SignatureEngine<OnnxVersion, OnnxSi
         this.options.device,
         version.memoryBound,
         this.options.engine,
+        this.options.beforeTfjs,
       );
     } catch (e) {
       // What ONNX Runtime cannot run another engine may (and it is no internal error).

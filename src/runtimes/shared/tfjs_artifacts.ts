@@ -7,7 +7,7 @@ import type { PreparedGraph } from '../../savedmodel/graph/prepare_signature_gra
 import type { PreparedFunction } from '../../savedmodel/graph/control_flow_functions.js';
 import type { AttrValue, NodeDef } from '../../savedmodel/graph/types.js';
 import { hostTensorFromProto } from '../../savedmodel/tensor_proto.js';
-import { tfjsDtype, tfjsValues } from './tensor_convert.js';
+import { tfjsDtype, tfjsValues } from './tfjs_values.js';
 
 /** The file that makes a version folder a TF.js graph model (the TF.js converter's output). */
 export const TFJS_MODEL_JSON = 'model.json';
