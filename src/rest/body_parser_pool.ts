@@ -11,6 +11,7 @@ import { ServingError } from '../errors/status.js';
 import type { MemoryClaim } from '../services/memory_budget.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { markRequestOwned } from '../tensor/request_owned.js';
+import { BodyReadGate, letGoOfBody } from './body_read_gate.js';
 import { ownValue } from '../util/own_property.js';
 import { DEFAULT_SIGNATURE_KEY } from '../services/prediction_service.js';
 import type { JsonFormat, ParsedPredictRequest } from './json_tensor.js';
@@ -93,6 +94,8 @@ export class BodyParserPool {
   private readonly threads: ParserThread[] = [];
   private readonly jobs = new Map<number, Job>();
   private nextJob = 1;
+  /** Large bodies are read one per thread (body_read_gate.ts); none without threads. */
+  readonly gate?: BodyReadGate;
 
   constructor(
     /** Most threads (--num_executors). */
@@ -101,7 +104,9 @@ export class BodyParserPool {
     private readonly minBytes = DEFAULT_MIN_BYTES,
     /** Answers of at least this many output values are written on a thread. */
     private readonly minValues = DEFAULT_MIN_VALUES,
-  ) {}
+  ) {
+    if (size > 0) this.gate = new BodyReadGate(size, minBytes);
+  }
 
   /** Whether a body of `bytes` is parsed here. */
   takes(bytes: number): boolean {
@@ -127,6 +132,8 @@ export class BodyParserPool {
     const done = () => {
       if (!this.jobs.delete(job)) return;
       thread.jobs--;
+      // The thread has freed the body: the next one may be read.
+      letGoOfBody(body);
     };
     // A Buffer from Node's pool shares its ArrayBuffer with others: never move that one.
     const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;

@@ -118,7 +118,7 @@ export async function serveInference<Request, Result extends { stats: RunStats }
         admitted();
       },
     };
-    const body = await readRequestBodyBytes(c, deps.limits.maxBodyBytes, claim);
+    const body = await readRequestBodyBytes(c, deps.limits.maxBodyBytes, claim, deps.bodyParser?.gate);
     const request = await route.parse(body, call);
     const result = await withTimeout(route.run(request, call), deps.timeoutMs);
     const answeredAt = performance.now();
