@@ -3,6 +3,8 @@
 // until a body still being read has stalled. In-process, with a real parser thread.
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { PassThrough } from 'node:stream';
 import type { Context } from 'hono';
 import { BodyReadGate } from '../../src/rest/body_read_gate.js';
 import { BodyParserPool } from '../../src/rest/body_parser_pool.js';
@@ -84,6 +86,26 @@ describe('large bodies read through the parser pool', { timeout: 10_000 }, () =>
     const small = new MemoryBudget(10);
     await assert.rejects(readRequestBodyBytes(context(large(20)), 1 << 20, small.claim(), gate), /max_inflight_request_bytes/);
     assert.equal(gate.queued, 0);
+    assert.equal(gate.held, 0);
+  });
+
+  it('a client that went away while its body waited is refused CANCELLED once its turn comes, its turn given back', async () => {
+    const gate = new BodyReadGate(1, 0);
+    const ahead = await gate.enter();
+    const budget = new MemoryBudget(1 << 30);
+    const claim = budget.claim();
+    const incoming = new PassThrough();
+    const c = {
+      req: { header: (name: string) => (name === 'content-length' ? '100' : undefined) },
+      env: { incoming },
+    } as unknown as Context;
+    const reading = readRequestBodyBytes(c, 1 << 20, claim, gate);
+    assert.equal(await settled(reading), false);
+    incoming.destroy();
+    await once(incoming, 'close');
+    ahead.leave();
+    await assert.rejects(reading, /the client closed the connection/);
+    claim.release();
     assert.equal(gate.held, 0);
   });
 
