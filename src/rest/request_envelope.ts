@@ -118,7 +118,9 @@ export async function serveInference<Request, Result extends { stats: RunStats }
         admitted();
       },
     };
-    const body = await readRequestBodyBytes(c, deps.limits.maxBodyBytes, claim, deps.bodyParser?.gate);
+    // A large body to be parsed on a parser thread is read when one is free for it (body_read_gate.ts).
+    const gate = route.api === 'predict' ? deps.bodyParser?.gate : undefined;
+    const body = await readRequestBodyBytes(c, deps.limits.maxBodyBytes, claim, gate);
     const request = await route.parse(body, call);
     const result = await withTimeout(route.run(request, call), deps.timeoutMs);
     const answeredAt = performance.now();
