@@ -5,12 +5,13 @@
 // load error, after unloading it).
 import { Code, ServingError, internal, queuedPastDeadline } from '../errors/status.js';
 import type { HostTensor } from '../tensor/host_tensor.js';
-import type { ExecutorReply, LoadReport, ModelDescription, RunReply, RunRequest, VersionLoad } from './protocol.js';
+import type { ExecutorReply, LoadReport, ModelDescription, RunRequest, VersionLoad } from './protocol.js';
 import type { EngineSettings } from '../config/session_config.js';
 import { takeTransferList } from '../tensor/request_owned.js';
 import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
 import { AdmissionCount, type Release } from './admission.js';
 import { ExecutorHost, type ExecutorHostOptions, type HostTenant } from './executor_host.js';
+import type { RunLine } from './run_line.js';
 import { WidthChoice } from './core_sizing.js';
 import { unpackReplies } from './run_wire.js';
 
@@ -217,17 +218,24 @@ export class ExecutorPool implements HostTenant {
       });
       if (!group.length) continue;
       this.inFlight++;
-      const requests = group.map((w) => w.request);
+      const requests: RunRequest[] = [];
+      const inputs: HostTensor[] = [];
+      for (const w of group) {
+        requests.push(w.request);
+        for (const name in w.request.inputs) inputs.push(w.request.inputs[name]);
+      }
       // Tensors their request alone holds move to the thread; the rest are copied.
-      const transferList = takeTransferList(requests.flatMap((r) => Object.values(r.inputs)));
+      const transferList = takeTransferList(inputs);
       this.host.countRuns(line, requests.length);
-      const learn = lone ? (ms: number) => this.width.record(this.host.widthOf(line), ms) : undefined;
-      void this.deliver(group, line.send(this.id, requests, transferList), learn).finally(() => {
-        if (--this.inFlight === 0) for (const w of this.drainedWaiters.splice(0)) w();
-        if (this.waiting.length && !this.flushScheduled) this.flush();
-        this.host.lineFreed();
-      });
+      void this.deliver(group, line.send(this.id, requests, transferList), lone ? line : undefined);
     }
+  }
+
+  /** A message's line is free again: what waits goes, and close() is told when nothing is in flight. */
+  private delivered(): void {
+    if (--this.inFlight === 0) for (const w of this.drainedWaiters.splice(0)) w();
+    if (this.waiting.length && !this.flushScheduled) this.flush();
+    this.host.lineFreed();
   }
 
   /**
@@ -242,37 +250,42 @@ export class ExecutorPool implements HostTenant {
     }
   }
 
-  /** `learn`: told each run's compute time (a lone message's, for WidthChoice). */
-  private async deliver(group: Waiting[], sent: Promise<ExecutorReply>, learn?: (computeMs: number) => void): Promise<void> {
-    let reply: ExecutorReply;
+  /** `loneLine`: the line of a lone message, whose run's compute time WidthChoice learns from. */
+  private async deliver(group: Waiting[], sent: Promise<ExecutorReply>, loneLine?: RunLine): Promise<void> {
     try {
-      reply = await sent;
-    } catch (e) {
-      // The thread died (out of memory, abort): only these requests fail; piscina replaces the thread.
-      const err = internal(`executor thread failed: ${(e as Error).message}`);
-      this.onThreadDeath?.(err);
-      for (const w of group) w.reject(err);
-      return;
+      let reply: ExecutorReply;
+      try {
+        reply = await sent;
+      } catch (e) {
+        // The thread died (out of memory, abort): only these requests fail; piscina replaces the thread.
+        const err = internal(`executor thread failed: ${(e as Error).message}`);
+        this.onThreadDeath?.(err);
+        for (const w of group) w.reject(err);
+        return;
+      }
+      if (!reply.ok || reply.kind !== 'runMany') {
+        const err = reply.ok ? internal('executor answered runMany with another reply') : ServingError.fromData(reply.error);
+        for (const w of group) w.reject(err);
+        return;
+      }
+      const receivedAt = performance.timeOrigin + performance.now();
+      const replies = unpackReplies(reply.replies);
+      for (let i = 0; i < group.length; i++) {
+        const w = group[i];
+        const r = replies[i];
+        if (r.ok) {
+          if (loneLine) this.width.record(this.host.widthOf(loneLine), r.computeMs);
+          if (w.timing) {
+            w.timing.computeMs = r.computeMs;
+            w.timing.handoffMs = r.startedAt - w.enqueuedAt;
+            w.timing.handbackMs = receivedAt - r.endedAt;
+          }
+          w.resolve(r.outputs);
+        } else w.reject(ServingError.fromData(r.error));
+      }
+    } finally {
+      this.delivered();
     }
-    if (!reply.ok || reply.kind !== 'runMany') {
-      const err = reply.ok ? internal('executor answered runMany with another reply') : ServingError.fromData(reply.error);
-      for (const w of group) w.reject(err);
-      return;
-    }
-    const receivedAt = performance.timeOrigin + performance.now();
-    const replies = unpackReplies(reply.replies);
-    group.forEach((w, i) => {
-      const r = replies[i] as RunReply;
-      if (r.ok) {
-        learn?.(r.computeMs);
-        if (w.timing) {
-          w.timing.computeMs = r.computeMs;
-          w.timing.handoffMs = r.startedAt - w.enqueuedAt;
-          w.timing.handbackMs = receivedAt - r.endedAt;
-        }
-        w.resolve(r.outputs);
-      } else w.reject(ServingError.fromData(r.error));
-    });
   }
 
   /** Every intermediate tensor of one run of `signature` (see Servable.trace). */

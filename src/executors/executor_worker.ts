@@ -20,6 +20,7 @@ import type {
   ExecutorReply,
   ExecutorThreadData,
   LoadReport,
+  RunLineReply,
   RunLineRequest,
   RunReply,
   RunRequest,
@@ -27,7 +28,7 @@ import type {
   VersionLoad,
 } from './protocol.js';
 import { routeEngineChatter } from '../runtimes/engine_chatter.js';
-import { packReplies, unpackRequests } from './run_wire.js';
+import { packedBytes, packReplies, unpackRequests } from './run_wire.js';
 
 // The engines' own prints (TF.js banners, XNNPACK errors) join the server's JSON-lines log.
 routeEngineChatter();
@@ -213,20 +214,15 @@ async function control(task: ControlTask): Promise<ExecutorReply> {
  */
 const LARGE_RUN_BYTES = 16 * 2 ** 20;
 
-function packedInputBytes(m: RunLineRequest): number {
-  let n = m.runs.bytes.byteLength;
-  for (const t of m.runs.whole) if (!Array.isArray(t.values)) n += t.values.byteLength;
-  return n;
-}
-
 /** Runs a message's requests one after another; the answer and the buffers it moves. */
-async function runMany(m: RunLineRequest): Promise<[ExecutorReply, ArrayBuffer[]]> {
+async function runMany(m: RunLineRequest): Promise<[RunLineReply, ArrayBuffer[]]> {
   try {
-    const { servable } = versionOf(m.id);
+    const { id, requests } = unpackRequests(m);
+    const { servable } = versionOf(id);
     const replies: RunReply[] = [];
-    for (const r of unpackRequests(m.runs)) replies.push(await runOne(servable, r));
+    for (const r of requests) replies.push(await runOne(servable, r));
     const { packed, transfer } = packReplies(replies);
-    return [{ ok: true, kind: 'runMany', replies: packed }, transfer];
+    return [packed instanceof ArrayBuffer ? packed : { ok: true, kind: 'runMany', replies: packed }, transfer];
   } catch (e) {
     return [{ ok: false, error: toStatusData(e) }, []];
   }
@@ -241,7 +237,7 @@ function serveRunLine(port: MessagePort): void {
       const moved = transfer.reduce((n, b) => n + b.byteLength, 0);
       port.postMessage(reply, transfer);
       // On the next turn: this message (its inputs) is let go of first.
-      if (moved + packedInputBytes(m) >= LARGE_RUN_BYTES) setImmediate(collectGarbage);
+      if (moved + packedBytes(m) >= LARGE_RUN_BYTES) setImmediate(collectGarbage);
     });
   });
 }

@@ -128,23 +128,23 @@ export interface ThreadLinesOffer {
   control: MessagePort;
 }
 
-/** The requests of one event-loop turn for the version `id` (run one after another, unbatched). */
-export interface RunLineRequest {
-  id: number;
-  /** RunRequests, packed (run_wire.ts). */
-  runs: PackedTensors;
-}
+/**
+ * The requests of one event-loop turn for one version of the thread (run one after another,
+ * unbatched), packed (run_wire.ts): the version's id first.
+ */
+export type RunLineRequest = PackedTensors;
 
-/** Tensors and strings of one run-line message, flat (run_wire.ts): read back in the order written. */
-export interface PackedTensors {
-  /** Numbers: counts, string indices, dims, byte offsets, times. */
-  layout: Float64Array;
-  /** Strings named in the layout by index: signature keys, tensor names, dtypes, output keys. */
-  strings: string[];
-  /** The numeric tensors' bytes, each starting on an 8-byte boundary. */
-  bytes: ArrayBuffer;
-  /** Tensors sent as they are (a layout entry names them by index). */
-  whole: HostTensor[];
-  /** Errors of failed replies. */
-  errors: StatusData[];
-}
+/**
+ * What a run line answers: the replies packed in one buffer (run_wire.ts), posted bare; an
+ * ExecutorReply when anything travels beside it (runMany) or the message failed as a whole.
+ */
+export type RunLineReply = ArrayBuffer | ExecutorReply;
+
+/**
+ * Tensors and strings of one run-line message, read back in the order written (run_wire.ts):
+ * one buffer holding a layout of numbers (counts, string indices, dims, byte offsets, times),
+ * the strings it names (signature keys, tensor names, dtypes, output keys) and the numeric
+ * tensors' bytes; with it, when there are any, the tensors sent as they are and the errors of
+ * failed replies (each named in the layout by index).
+ */
+export type PackedTensors = ArrayBuffer | { flat: ArrayBuffer; whole: HostTensor[]; errors: StatusData[] };

@@ -2,7 +2,7 @@
 // message in flight at a time. When the thread dies its port closes, and the message it held
 // fails as a thread death; piscina starts a replacement, which offers a line of its own.
 import type { MessagePort } from 'node:worker_threads';
-import type { ExecutorReply, RunLineRequest, RunRequest } from './protocol.js';
+import type { ExecutorReply, RunLineReply, RunRequest } from './protocol.js';
 import { packRequests } from './run_wire.js';
 
 export class RunLine {
@@ -14,7 +14,9 @@ export class RunLine {
     /** Told once, when the line closes (its thread exited). */
     onClose: (line: RunLine) => void,
   ) {
-    port.on('message', (reply: ExecutorReply) => this.settle((a) => a.resolve(reply)));
+    port.on('message', (reply: RunLineReply) =>
+      this.settle((a) => a.resolve(reply instanceof ArrayBuffer ? { ok: true, kind: 'runMany', replies: reply } : reply)),
+    );
     port.once('close', () => {
       this.closed = true;
       this.settle((a) => a.reject(new Error('the executor thread exited')));
@@ -34,8 +36,8 @@ export class RunLine {
     return new Promise((resolve, reject) => {
       this.answer = { resolve, reject };
       this.port.ref();
-      const { packed, transfer: moved } = packRequests(requests, transfer);
-      this.port.postMessage({ id, runs: packed } satisfies RunLineRequest, moved);
+      const { packed, transfer: moved } = packRequests(id, requests, transfer);
+      this.port.postMessage(packed, moved);
     });
   }
 

@@ -53,34 +53,46 @@ export class Metrics {
    * when the request arrived.
    */
   requestRecorder(model: string, api: string, entrypoint: 'REST' | 'GRPC', started: number): (status: string) => void {
-    return (status) => {
-      const label = this.modelLabel(model);
-      this.series(this.requestCount, [label, status]).inc();
-      // http_server.cc and prediction_service_impl.cc time successful requests only.
-      if (status === 'OK') this.series(this.requestLatency, [label, api, entrypoint]).observe((performance.now() - started) * 1000);
-    };
+    return (status) => this.recordRequest(model, api, entrypoint, started, status);
+  }
+
+  /** requestRecorder's record without the closure: the request for `model` answered now with `status`. */
+  recordRequest(model: string, api: string, entrypoint: 'REST' | 'GRPC', started: number, status: string): void {
+    const label = this.modelLabel(model);
+    this.series(this.requestCount, label, status).inc();
+    // http_server.cc and prediction_service_impl.cc time successful requests only.
+    if (status === 'OK') this.series(this.requestLatency, label, api, entrypoint).observe((performance.now() - started) * 1000);
   }
 
   /** runtime_latency of one Predict / Classify / Regress run (predict_util.cc, classifier.cc, regressor.cc). */
   recordRuntimeLatency(model: string, api: 'Predict' | 'Classify' | 'Regress', inferMs: number | undefined): void {
-    if (inferMs !== undefined) this.series(this.runtimeLatency, [this.modelLabel(model), api, RUNTIME_LABEL]).observe(inferMs * 1000);
+    if (inferMs !== undefined) this.series(this.runtimeLatency, this.modelLabel(model), api, RUNTIME_LABEL).observe(inferMs * 1000);
   }
 
   /**
-   * The series of `metric` for `values`, kept once looked up: every request records three, and
-   * prom-client's labels() builds, checks and wraps a label object on each call. Bounded as
-   * the label values are (known model names, status names, APIs).
+   * The series of `metric` for these label values, kept once looked up: every request records
+   * three, and prom-client's labels() builds, checks and wraps a label object on each call.
+   * One map per label, nested (no key string built per request). Bounded as the label values
+   * are (known model names, status names, APIs).
    */
-  private series<S>(metric: { labels(...values: string[]): S }, values: string[]): S {
-    let byValues = this.seriesCache.get(metric);
-    if (!byValues) this.seriesCache.set(metric, (byValues = new Map()));
-    const key = values.join('\u0000');
-    let s = byValues.get(key) as S | undefined;
-    if (!s) byValues.set(key, (s = metric.labels(...values)));
+  private series<S>(metric: { labels(...values: string[]): S }, a: string, b: string, c?: string): S {
+    let byA = this.seriesCache.get(metric) as Map<string, Map<string, unknown>> | undefined;
+    if (!byA) this.seriesCache.set(metric, (byA = new Map()));
+    let byB = byA.get(a);
+    if (!byB) byA.set(a, (byB = new Map()));
+    if (c === undefined) {
+      let s = byB.get(b) as S | undefined;
+      if (!s) byB.set(b, (s = metric.labels(a, b)));
+      return s;
+    }
+    let byC = byB.get(b) as Map<string, S> | undefined;
+    if (!byC) byB.set(b, (byC = new Map()));
+    let s = byC.get(c);
+    if (!s) byC.set(c, (s = metric.labels(a, b, c)));
     return s;
   }
 
-  private readonly seriesCache = new Map<object, Map<string, unknown>>();
+  private readonly seriesCache = new Map<object, unknown>();
 
   /** The examples of one MultiInference request (multi_inference.cc's RecordRequestExampleCount). */
   recordExampleCount(model: string, examples: number): void {

@@ -60,7 +60,8 @@ export function predictRoute(
           signatureNotFound,
           claim: call.claim,
         });
-        return { ...result, format };
+        // predict()'s result is this call's own: given its format rather than copied with it.
+        return Object.assign(result, { format });
       } finally {
         // Refused before its tensors were asked for (an unknown model or signature): the parse goes.
         body.drop?.();

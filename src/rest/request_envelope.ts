@@ -63,7 +63,7 @@ export interface InferenceRoute<Request, Result extends { stats: RunStats }> {
   api: 'predict' | 'classify' | 'regress';
   /** runtime_latency's API label. */
   runtimeApi: 'Predict' | 'Classify' | 'Regress';
-  parse(body: Uint8Array, call: InferenceCall): Promise<Request>;
+  parse(body: Uint8Array, call: InferenceCall): Promise<Request> | Request;
   run(request: Request, call: InferenceCall): Promise<Result>;
   format(result: Result, request: Request, call: InferenceCall): Promise<Answer> | Answer;
 }
@@ -75,8 +75,11 @@ export interface InferenceRoute<Request, Result extends { stats: RunStats }> {
  * rows after padding.
  */
 function serverTiming(s: RunStats): string {
-  const parts: string[] = [];
-  const dur = (name: string, ms: number | undefined) => ms !== undefined && parts.push(`${name};dur=${ms.toFixed(3)}`);
+  // Written straight into one string: this runs for every answer.
+  let out = '';
+  const dur = (name: string, ms: number | undefined) => {
+    if (ms !== undefined) out += `${out ? ', ' : ''}${name};dur=${ms.toFixed(3)}`;
+  };
   dur('parse', s.parseMs);
   dur('queue', s.queueMs);
   dur('handoff', s.handoffMs);
@@ -84,8 +87,8 @@ function serverTiming(s: RunStats): string {
   dur('handback', s.handbackMs);
   dur('infer', s.inferMs);
   dur('serialise', s.serialiseMs);
-  if (s.batchSize !== undefined) parts.push(`batch;desc="${s.batchSize}/${s.paddedBatchSize ?? s.batchSize}"`);
-  return parts.join(', ');
+  if (s.batchSize !== undefined) out += `${out ? ', ' : ''}batch;desc="${s.batchSize}/${s.paddedBatchSize ?? s.batchSize}"`;
+  return out;
 }
 
 /** Serves one inference call of `route` for `spec`; throws what failed (counted) for the app's error answer. */
@@ -96,7 +99,6 @@ export async function serveInference<Request, Result extends { stats: RunStats }
   route: InferenceRoute<Request, Result>,
 ): Promise<Response> {
   const started = performance.now();
-  const record = deps.metrics.requestRecorder(spec.name, route.api, 'REST', started);
   let release: Release | undefined;
   let claim: MemoryClaim | undefined;
   try {
@@ -121,14 +123,17 @@ export async function serveInference<Request, Result extends { stats: RunStats }
     // A large body to be parsed on a parser thread is read when one is free for it (body_read_gate.ts).
     const gate = route.api === 'predict' ? deps.bodyParser?.gate : undefined;
     const body = await readRequestBodyBytes(c, deps.limits.maxBodyBytes, claim, gate);
-    const request = await route.parse(body, call);
+    // Steps that answer at once are not awaited: each await of a value costs a turn of the microtask queue.
+    const parsed = route.parse(body, call);
+    const request = parsed instanceof Promise ? await parsed : parsed;
     const result = await withTimeout(route.run(request, call), deps.timeoutMs);
     const answeredAt = performance.now();
-    const answer = await route.format(result, request, call);
+    const formatted = route.format(result, request, call);
+    const answer = formatted instanceof Promise ? await formatted : formatted;
     result.stats.parseMs = (parsedAt ?? answeredAt) - started;
     result.stats.serialiseMs = performance.now() - answeredAt;
     deps.metrics.recordRuntimeLatency(spec.name, route.runtimeApi, result.stats.inferMs);
-    record('OK');
+    deps.metrics.recordRequest(spec.name, route.api, 'REST', started, 'OK');
     // A Response with plain headers: @hono/node-server writes them as they are, where c.body()
     // with two or more builds a Headers object (set, sort, iterate) for every answer.
     const response = new Response(answer.body as string, {
@@ -138,7 +143,7 @@ export async function serveInference<Request, Result extends { stats: RunStats }
     if (answer.ownsBuffer && answer.body instanceof Uint8Array) releaseWhenSent(c, answer.body);
     return response;
   } catch (e) {
-    record(Code[toStatusData(e).code]);
+    deps.metrics.recordRequest(spec.name, route.api, 'REST', started, Code[toStatusData(e).code]);
     throw e;
   } finally {
     release?.();

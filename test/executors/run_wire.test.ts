@@ -29,8 +29,9 @@ describe('run line wire', () => {
       { signature: 'other', inputs: { f: { dtype: 'float32', shape: [1], values: Float32Array.of(7) } }, outputKeys: [] },
     ];
     const expected = structuredClone(requests);
-    const { packed, transfer } = packRequests(requests, []);
-    const got = unpackRequests(post(packed, transfer));
+    const { packed, transfer } = packRequests(7, requests, []);
+    const { id, requests: got } = unpackRequests(post(packed, transfer));
+    assert.equal(id, 7);
     assert.deepEqual(got, expected);
     for (const t of Object.values(got[0].inputs)) {
       if (Array.isArray(t.values)) continue;
@@ -38,11 +39,30 @@ describe('run line wire', () => {
     }
   });
 
+  it('numeric tensors alone travel as one bare buffer; names outside ASCII arrive as sent', () => {
+    const requests: RunRequest[] = [
+      {
+        signature: 'señal_😀',
+        inputs: { entrée: { dtype: 'float32', shape: [3], values: Float32Array.of(1, 2, 5) }, x: tensors().big },
+        outputKeys: ['y', 'sortie_ß', '\ud800'],
+      },
+    ];
+    const expected = structuredClone(requests);
+    expected[0].outputKeys[2] = '\ufffd';
+    const { packed, transfer } = packRequests(2 ** 31, requests, []);
+    assert.ok(packed instanceof ArrayBuffer);
+    assert.deepEqual(unpackRequests(post(packed, transfer)), { id: 2 ** 31, requests: expected });
+    const replies: RunReply[] = [{ ok: true, kind: 'run', outputs: { ÿ: tensors().h }, computeMs: 1.5, startedAt: 3, endedAt: 4.5 }];
+    const packedReplies = packReplies(replies);
+    assert.ok(packedReplies.packed instanceof ArrayBuffer);
+    assert.deepEqual(unpackReplies(post(packedReplies.packed, packedReplies.transfer)), structuredClone(replies));
+  });
+
   it('a buffer the caller moves travels whole and leaves this side detached', () => {
     const moved = new Float32Array(300).fill(2.5);
     const requests: RunRequest[] = [{ signature: 's', inputs: { x: { dtype: 'float32', shape: [300], values: moved } }, outputKeys: [] }];
-    const { packed, transfer } = packRequests(requests, [moved.buffer]);
-    const got = unpackRequests(post(packed, transfer));
+    const { packed, transfer } = packRequests(1, requests, [moved.buffer]);
+    const { requests: got } = unpackRequests(post(packed, transfer));
     assert.equal(moved.byteLength, 0);
     assert.deepEqual(Array.from(got[0].inputs.x.values as Float32Array), new Array(300).fill(2.5));
   });
@@ -52,8 +72,8 @@ describe('run line wire', () => {
     const requests: RunRequest[] = [
       { signature: 's', inputs: { x: { dtype: 'float32', shape: [2], values: all.subarray(1, 3) } }, outputKeys: [] },
     ];
-    const { packed, transfer } = packRequests(requests, []);
-    assert.deepEqual(Array.from(unpackRequests(post(packed, transfer))[0].inputs.x.values as Float32Array), [2, 3]);
+    const { packed, transfer } = packRequests(1, requests, []);
+    assert.deepEqual(Array.from(unpackRequests(post(packed, transfer)).requests[0].inputs.x.values as Float32Array), [2, 3]);
     assert.deepEqual(Array.from(all), [1, 2, 3, 4, 5], 'the sender keeps its buffer');
   });
 

@@ -10,7 +10,7 @@ import { MessageChannel, parentPort, type MessagePort, type TransferListItem } f
 import type {
   ControlAnswer,
   ControlRequest,
-  ExecutorReply,
+  RunLineReply,
   RunLineRequest,
   RunRequest,
   ThreadLinesOffer,
@@ -26,10 +26,10 @@ const isLinesOffer = (m: unknown): m is ThreadLinesOffer => typeof m === 'object
 function watchedLine(real: MessagePort): MessagePort {
   const { port1, port2 } = new MessageChannel();
   port1.on('message', (m: RunLineRequest) => {
-    if (unpackRequests(m.runs).some(poisoned)) process.exit(70);
+    if (unpackRequests(m).requests.some(poisoned)) process.exit(70);
     real.postMessage(m);
   });
-  real.on('message', (reply: ExecutorReply) => port1.postMessage(reply));
+  real.on('message', (reply: RunLineReply) => port1.postMessage(reply));
   return port2;
 }
 

@@ -30,12 +30,28 @@ export interface OnnxSignature {
   sizes: SizeGraph;
 }
 
+function indexer(names: readonly string[]): (name: string) => number {
+  const index = new Map(names.map((n, i) => [n, i]));
+  return (name) => index.get(name)!;
+}
+
+interface RunPlan {
+  inputKeys: string[];
+  outputKeys: string[];
+  /** Input key → placeholder (OnnxSignature.inputs). */
+  feeds: Array<[string, string | null]>;
+  /** The graph's tensors every output key names, each once: what a run without an output filter fetches. */
+  allTensors: string[];
+}
+
 export class OnnxServable implements Servable {
   readonly backend = ONNX_ENGINE;
   readonly signatures: Record<string, SignatureSpec>;
   readonly refusals: Record<string, string>;
   readonly engines: Record<string, EngineChoice>;
   readonly runCosts: Record<string, RunCost>;
+  /** What every run of a signature reads the same way, listed once. */
+  private readonly plans = new Map<OnnxSignature, RunPlan>();
 
   constructor(
     private readonly graphs: ReadonlyMap<string, OnnxSignature>,
@@ -52,6 +68,15 @@ export class OnnxServable implements Servable {
     this.refusals = Object.fromEntries([...refused].map(([k, r]) => [k, r.error.message]));
     this.engines = Object.fromEntries([...graphs.keys()].map((k) => [k, { engine: ONNX_ENGINE }]));
     this.runCosts = Object.fromEntries([...graphs].map(([k, g]) => [k, g.runCost]));
+    for (const g of graphs.values()) {
+      const outputKeys = Object.keys(g.outputs);
+      this.plans.set(g, {
+        inputKeys: Object.keys(g.inputs),
+        outputKeys,
+        feeds: Object.entries(g.inputs),
+        allTensors: [...new Set(outputKeys.map((k) => g.outputs[k]))],
+      });
+    }
   }
 
   checkLoadRun(key: string, inputs: Record<string, HostTensor>): void {
@@ -60,19 +85,24 @@ export class OnnxServable implements Servable {
 
   async run(key: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {
     const graph = servableSignature(key, this.graphs, this.refused);
-    const keys = checkAliases(Object.keys(graph.inputs), Object.keys(graph.outputs), inputs, outputKeys);
+    const plan = this.plans.get(graph)!;
+    const keys = checkAliases(plan.inputKeys, plan.outputKeys, inputs, outputKeys);
     const feeds = new Map<string, HostTensor>();
-    for (const [k, placeholder] of Object.entries(graph.inputs)) {
+    for (const [k, placeholder] of plan.feeds) {
       const value = inputs[k] ?? graph.spec.defaults[k];
       if (!value) throw invalidArgument(`Missing input tensor alias: ${k}`);
       if (placeholder !== null) feeds.set(placeholder, value);
     }
-    const tensors = [...new Set(keys.map((k) => graph.outputs[k]))];
+    const tensors = outputKeys.length ? [...new Set(keys.map((k) => graph.outputs[k]))] : plan.allTensors;
     if (graph.step) for (const [name, value] of await graph.step.run(feeds)) feeds.set(name, value);
-    const session = await graph.sessions.sessionFor(feeds);
+    const found = graph.sessions.sessionFor(feeds);
+    const session = found instanceof Promise ? await found : found;
     const results = await session.run(feeds, tensors);
-    const byTensor = new Map(tensors.map((t, i) => [t, results[i]]));
-    return Object.fromEntries(keys.map((k) => [k, byTensor.get(graph.outputs[k])!]));
+    const outputs: Record<string, HostTensor> = {};
+    // A few outputs (nearly always): found by a scan, no map built per run.
+    const at = tensors.length <= 16 ? (t: string) => tensors.indexOf(t) : indexer(tensors);
+    for (const k of keys) outputs[k] = results[at(graph.outputs[k])];
+    return outputs;
   }
 
   async trace(key: string, inputs: Record<string, HostTensor>): Promise<Array<[string, HostTensor]>> {

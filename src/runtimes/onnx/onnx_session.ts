@@ -87,7 +87,9 @@ export class OnnxSession {
     const guards = this.model.guards;
     let results: Record<string, ort.Tensor>;
     try {
-      results = await this.session.run(inputs, [...names, ...guards.map((g) => g.value)]);
+      const ran = this.session.run(inputs, guards.length ? [...names, ...guards.map((g) => g.value)] : names);
+      // The binding answers at once: no turn of the microtask queue for it.
+      results = ran instanceof Promise ? await ran : ran;
     } catch (e) {
       // ORT rejects feeds whose shapes do not fit the graph, and kernels fail on bad values
       // (e.g. an index out of range): the request is at fault. JS's own errors are not (INTERNAL).

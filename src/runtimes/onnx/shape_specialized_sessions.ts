@@ -24,10 +24,22 @@ function specializedShape(declared: number[] | null, actual: number[]): number[]
   return actual.map((d, i) => (i === 0 ? -1 : d));
 }
 
+function sameShape(a: readonly number[] | undefined, b: readonly number[] | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export class ShapeSpecializedSessions {
   private readonly specialized = new Map<string, Promise<OnnxSession>>();
   /** The key used last (already the most recent in `specialized`). */
   private lastKey?: string;
+  /**
+   * The specialized session built and used last, with the feeds' shapes it served (declared
+   * order): requests of one shape in a row take it at once, no key string built, no promise.
+   */
+  private last?: { shapes: Array<readonly number[] | undefined>; session: OnnxSession };
 
   constructor(
     private readonly declared: ReadonlyMap<string, FeedSpec>,
@@ -35,20 +47,33 @@ export class ShapeSpecializedSessions {
     private readonly build: SessionBuilder,
   ) {}
 
-  /** The session for these feeds (placeholder → value). */
-  async sessionFor(feeds: ReadonlyMap<string, HostTensor>): Promise<OnnxSession> {
+  /** The session for these feeds (placeholder → value); at once when it is built already and was the last used. */
+  sessionFor(feeds: ReadonlyMap<string, HostTensor>): OnnxSession | Promise<OnnxSession> {
     let fitsAll = true;
     for (const [name, spec] of this.declared) {
       const t = feeds.get(name);
       if (t && !fits(spec.shape, t.shape)) fitsAll = false;
     }
     if (fitsAll) return this.main;
+    const last = this.last;
+    if (last) {
+      let same = true;
+      let i = 0;
+      for (const name of this.declared.keys()) if (!sameShape(last.shapes[i++], feeds.get(name)?.shape)) same = false;
+      if (same) return last.session;
+    }
     // The key from the shapes alone: a request of a shape seen before builds no specs.
     let key = '';
     for (const [name, spec] of this.declared) {
       const t = feeds.get(name);
       key += `${name}\u0000${t ? specializedShape(spec.shape, t.shape).join(',') : String(spec.shape)}\u0000`;
     }
+    const fedShapes = [...this.declared.keys()].map((name) => feeds.get(name)?.shape);
+    const remember = (session: OnnxSession) => {
+      // Still in the cache (not evicted meanwhile): the next request of these shapes takes it at once.
+      if (this.specialized.has(key)) this.last = { shapes: fedShapes, session };
+      return session;
+    };
     let session = this.specialized.get(key);
     if (session) {
       // Most recently used last.
@@ -57,7 +82,7 @@ export class ShapeSpecializedSessions {
         this.specialized.set(key, session);
         this.lastKey = key;
       }
-      return session;
+      return session.then(remember);
     }
     const specs = new Map<string, FeedSpec>();
     for (const [name, spec] of this.declared) {
@@ -76,6 +101,8 @@ export class ShapeSpecializedSessions {
     });
     this.specialized.set(key, session);
     this.lastKey = key;
+    // A new session may evict another: the last one is taken at once again only once this one is built.
+    this.last = undefined;
     if (this.specialized.size > MAX_SPECIALIZED) {
       const [oldestKey, oldest] = this.specialized.entries().next().value as [string, Promise<OnnxSession>];
       this.specialized.delete(oldestKey);
@@ -84,7 +111,7 @@ export class ShapeSpecializedSessions {
         () => {},
       );
     }
-    return session;
+    return session.then(remember);
   }
 
   dispose(): void {

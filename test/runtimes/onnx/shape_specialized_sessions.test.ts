@@ -26,7 +26,12 @@ function sessions() {
     const x: HostTensor = { dtype: 'float32', shape, values: new Float32Array(shape.reduce((a, d) => a * d, 1)) };
     return ((await s.sessionFor(new Map([['x', x]]))) as unknown as StandIn).shape;
   };
-  return { built, shapeOf };
+  /** Whether sessionFor answered at once (no promise) for this shape. */
+  const atOnce = (shape: number[]) => {
+    const x: HostTensor = { dtype: 'float32', shape, values: new Float32Array(shape.reduce((a, d) => a * d, 1)) };
+    return !(s.sessionFor(new Map([['x', x]])) instanceof Promise);
+  };
+  return { built, shapeOf, atOnce };
 }
 
 describe('sessions by feed shape', () => {
@@ -56,5 +61,22 @@ describe('sessions by feed shape', () => {
     assert.equal(built.filter((b) => b.shape === '-1,1,1').length, 1, 'kept: not built again');
     await shapeOf([1, 2]);
     assert.equal(built.filter((b) => b.shape === '-1,2').length, 2, 'built again');
+  });
+
+  it('the shapes served last take their session at once; any other shape goes through the cache', async () => {
+    const { built, shapeOf, atOnce } = sessions();
+    assert.equal(atOnce([4, 1]), true, 'the declared shapes: the main session');
+    assert.equal(await shapeOf([3]), '-1');
+    assert.equal(atOnce([3]), true);
+    assert.equal(await shapeOf([2, 3]), '-1,3');
+    assert.equal(atOnce([3]), false, 'not the last shapes');
+    assert.equal(await shapeOf([3]), '-1');
+    assert.equal(atOnce([3]), true);
+    assert.equal(atOnce([5]), false, 'same session, other shapes: looked up');
+    assert.equal(await shapeOf([5]), '-1');
+    assert.deepEqual(
+      built.map((b) => b.shape),
+      ['-1', '-1,3'],
+    );
   });
 });
