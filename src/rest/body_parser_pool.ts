@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { ServingError } from '../errors/status.js';
 import type { MemoryClaim } from '../services/memory_budget.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
-import { markRequestOwned } from '../tensor/request_owned.js';
+import { isReplyAlone, markRequestOwned } from '../tensor/request_owned.js';
 import { BodyReadGate, letGoOfBody } from './body_read_gate.js';
 import { ownValue } from '../util/own_property.js';
 import { DEFAULT_SIGNATURE_KEY } from '../services/prediction_service.js';
@@ -179,8 +179,8 @@ export class BodyParserPool {
 
   /**
    * predictResponseBytes on a thread; the bytes come back moved. The outputs go to it moved when
-   * `movable` (nothing reads them here afterwards) and each owns its whole buffer (a reply alone
-   * in its message), else copied: the request log may still read them, and a view would take its
+   * `movable` (nothing reads them here afterwards) and each owns its whole buffer or is a view into
+   * the packed reply of its request alone (run_wire.ts), else copied: the request log may still read them, and a view would take its
    * message's other replies along.
    */
   async formatPredict(outputs: Record<string, HostTensor>, format: JsonFormat, movable = false): Promise<Uint8Array> {
@@ -188,8 +188,12 @@ export class BodyParserPool {
     const transfer: ArrayBuffer[] = [];
     for (const [name, t] of Object.entries(outputs)) {
       const v = t.values;
-      const whole = !Array.isArray(v) && v.buffer instanceof ArrayBuffer && v.byteOffset === 0 && v.byteLength === v.buffer.byteLength;
-      const values = Array.isArray(v) || (movable && whole) ? v : await copyYielding(v);
+      // Its own buffer, or the packed reply of this request alone (its outputs are views into it).
+      const own =
+        !Array.isArray(v) &&
+        v.buffer instanceof ArrayBuffer &&
+        ((v.byteOffset === 0 && v.byteLength === v.buffer.byteLength) || isReplyAlone(v.buffer));
+      const values = Array.isArray(v) || (movable && own) ? v : await copyYielding(v);
       // Two outputs may be one tensor: its buffer is listed once.
       if (!Array.isArray(values) && !transfer.includes(values.buffer as ArrayBuffer)) transfer.push(values.buffer as ArrayBuffer);
       copies[name] = { ...t, values };
