@@ -19,7 +19,7 @@ import type { StatusData } from '../errors/status.js';
 import type { DType } from '../tensor/dtype.js';
 import type { HostTensor, TensorValues } from '../tensor/host_tensor.js';
 import type { PackedTensors, RunLineRequest, RunReply, RunRequest } from './protocol.js';
-import { MIN_MOVED_BYTES } from '../tensor/request_owned.js';
+import { markReplyAlone, MIN_MOVED_BYTES } from '../tensor/request_owned.js';
 
 /** Storage classes packed (any other, e.g. a Buffer, goes as it is: structured clone decides). */
 const ARRAY_KINDS: Array<new (buffer: ArrayBuffer, byteOffset: number, length: number) => Exclude<TensorValues, Uint8Array[]>> = [
@@ -304,5 +304,8 @@ export function unpackReplies(packed: PackedTensors): RunReply[] {
     }
     replies.push({ ok: true, kind: 'run', outputs, computeMs, startedAt, endedAt });
   }
+  // One reply: its outputs are all that is read of the buffer (the layout has been), so the
+  // answer's writer may move it (body_parser_pool.ts) instead of copying 20 MB out of it.
+  if (replies.length === 1) markReplyAlone(packed instanceof ArrayBuffer ? packed : packed.flat);
   return replies;
 }

@@ -10,7 +10,8 @@ import { Worker } from 'node:worker_threads';
 import { ServingError } from '../errors/status.js';
 import type { MemoryClaim } from '../services/memory_budget.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
-import { markRequestOwned } from '../tensor/request_owned.js';
+import { isReplyAlone, markRequestOwned } from '../tensor/request_owned.js';
+import { BodyReadGate, letGoOfBody } from './body_read_gate.js';
 import { ownValue } from '../util/own_property.js';
 import { DEFAULT_SIGNATURE_KEY } from '../services/prediction_service.js';
 import type { JsonFormat, ParsedPredictRequest } from './json_tensor.js';
@@ -94,6 +95,8 @@ export class BodyParserPool {
   private readonly threads: ParserThread[] = [];
   private readonly jobs = new Map<number, Job>();
   private nextJob = 1;
+  /** Large bodies are read one per thread (body_read_gate.ts); none without threads. */
+  readonly gate?: BodyReadGate;
 
   constructor(
     /** Most threads (--num_executors). */
@@ -102,7 +105,9 @@ export class BodyParserPool {
     private readonly minBytes = DEFAULT_MIN_BYTES,
     /** Answers of at least this many output values are written on a thread. */
     private readonly minValues = DEFAULT_MIN_VALUES,
-  ) {}
+  ) {
+    if (size > 0) this.gate = new BodyReadGate(size, minBytes);
+  }
 
   /** Whether a body of `bytes` is parsed here. */
   takes(bytes: number): boolean {
@@ -128,6 +133,8 @@ export class BodyParserPool {
     const done = () => {
       if (!this.jobs.delete(job)) return;
       thread.jobs--;
+      // The thread has freed the body: the next one may be read.
+      letGoOfBody(body);
     };
     // A Buffer from Node's pool shares its ArrayBuffer with others: never move that one.
     const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
@@ -218,8 +225,8 @@ export class BodyParserPool {
 
   /**
    * predictResponseBytes on a thread; the bytes come back moved. The outputs go to it moved when
-   * `movable` (nothing reads them here afterwards) and each owns its whole buffer (a reply alone
-   * in its message), else copied: the request log may still read them, and a view would take its
+   * `movable` (nothing reads them here afterwards) and each owns its whole buffer or is a view into
+   * the packed reply of its request alone (run_wire.ts), else copied: the request log may still read them, and a view would take its
    * message's other replies along.
    */
   async formatPredict(outputs: Record<string, HostTensor>, format: JsonFormat, movable = false): Promise<Uint8Array> {
@@ -227,8 +234,12 @@ export class BodyParserPool {
     const transfer: ArrayBuffer[] = [];
     for (const [name, t] of Object.entries(outputs)) {
       const v = t.values;
-      const whole = !Array.isArray(v) && v.buffer instanceof ArrayBuffer && v.byteOffset === 0 && v.byteLength === v.buffer.byteLength;
-      const values = Array.isArray(v) || (movable && whole) ? v : await copyYielding(v);
+      // Its own buffer, or the packed reply of this request alone (its outputs are views into it).
+      const own =
+        !Array.isArray(v) &&
+        v.buffer instanceof ArrayBuffer &&
+        ((v.byteOffset === 0 && v.byteLength === v.buffer.byteLength) || isReplyAlone(v.buffer));
+      const values = Array.isArray(v) || (movable && own) ? v : await copyYielding(v);
       // Two outputs may be one tensor: its buffer is listed once.
       if (!Array.isArray(values) && !transfer.includes(values.buffer as ArrayBuffer)) transfer.push(values.buffer as ArrayBuffer);
       copies[name] = { ...t, values };

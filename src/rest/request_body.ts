@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { Code, ServingError } from '../errors/status.js';
 import type { MemoryClaim } from '../services/memory_budget.js';
+import { holdsSlot, type BodyReadGate, type BodySlot } from './body_read_gate.js';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -25,21 +26,32 @@ class BodyTooLarge extends ServingError {
  * reading; a chunked body is read as a stream and cut off at the limit. (Hono's bodyLimit
  * middleware does the same but makes every request build a web stream: 4× slower here.)
  */
-async function readBytes(c: Context, max: number, claim?: MemoryClaim): Promise<Uint8Array> {
+async function readBytes(c: Context, max: number, claim?: MemoryClaim, gate?: BodyReadGate): Promise<[Uint8Array, BodySlot?]> {
   const declared = c.req.header('content-length');
   if (declared !== undefined) {
     if (Number(declared) > max) throw new BodyTooLarge(max);
     // Claimed before reading: a body the budget has no room for is not even buffered.
     claim?.add(Number(declared));
+    // A large body waits for its turn unread (body_read_gate.ts); its slot is given back by the
+    // parser (letGoOfBody) or, at the latest, when the request's claim is.
+    let slot: BodySlot | undefined;
+    if (claim && gate?.applies(Number(declared))) {
+      slot = await gate.enter();
+      const taken = slot;
+      claim.whenReleased(() => taken.leave());
+    }
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     // Straight from Node's request: one copy of the chunks. Request#arrayBuffer copies twice
     // more (its Buffer, then an ArrayBuffer slice of it): a second per 20 MB body, measured.
-    if (incoming && !incoming.readableEnded && incoming.readableLength === 0 && !incoming.readableDidRead)
-      return readIncoming(incoming, Number(declared));
-    return new Uint8Array(await c.req.arrayBuffer());
+    // (What arrived while the body waited for its turn is buffered there, and read first.)
+    if (incoming && !incoming.readableEnded && !incoming.readableDidRead)
+      return [await readIncoming(incoming, Number(declared), slot), slot];
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    slot?.read();
+    return [bytes, slot];
   }
   const reader = c.req.raw.body?.getReader();
-  if (!reader) return new Uint8Array(0);
+  if (!reader) return [new Uint8Array(0)];
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -58,7 +70,7 @@ async function readBytes(c: Context, max: number, claim?: MemoryClaim): Promise<
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks);
+  return [Buffer.concat(chunks)];
 }
 
 /**
@@ -66,8 +78,10 @@ async function readBytes(c: Context, max: number, claim?: MemoryClaim): Promise<
  * buffer of its own, so a parser thread can be given it): chunks kept until the end and then
  * joined held the body twice (5 Mi rows: 40 MB for a 20 MB body until the GC took the chunks).
  */
-function readIncoming(incoming: IncomingMessage, declared: number): Promise<Uint8Array> {
+function readIncoming(incoming: IncomingMessage, declared: number, slot?: BodySlot): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
+    // The client may have gone while the body waited for its turn: its events have been and gone.
+    if (incoming.destroyed) return reject(new ServingError(Code.CANCELLED, 'the client closed the connection'));
     // Not zeroed first: only the bytes received are ever read.
     let body: Uint8Array = Buffer.allocUnsafeSlow(declared);
     let size = 0;
@@ -80,10 +94,17 @@ function readIncoming(incoming: IncomingMessage, declared: number): Promise<Uint
       }
       body.set(chunk, size);
       size += chunk.length;
+      slot?.data();
     });
-    incoming.once('end', () => resolve(size === body.length ? body : body.subarray(0, size)));
+    incoming.once('end', () => {
+      slot?.read();
+      resolve(size === body.length ? body : body.subarray(0, size));
+    });
     incoming.once('error', reject);
-    incoming.once('aborted', () => reject(new ServingError(Code.CANCELLED, 'the client closed the connection')));
+    const gone = () => reject(new ServingError(Code.CANCELLED, 'the client closed the connection'));
+    incoming.once('aborted', gone);
+    // Closed before its end (settled already otherwise).
+    incoming.once('close', gone);
   });
 }
 
@@ -111,14 +132,16 @@ export function bodyText(body: Uint8Array, claim?: MemoryClaim): string {
 
 /**
  * The request body's bytes, inflated when Content-Encoding names gzip; at most `max` bytes
- * either way. The bytes held (raw, inflated) are added to `claim`.
+ * either way. The bytes held (raw, inflated) are added to `claim`. A large body is read through
+ * `gate` (a parser thread's turn), holding its slot until letGoOfBody(body) or the claim's release.
  */
-export async function readRequestBodyBytes(c: Context, max: number, claim?: MemoryClaim): Promise<Uint8Array> {
-  let body = await readBytes(c, max, claim);
+export async function readRequestBodyBytes(c: Context, max: number, claim?: MemoryClaim, gate?: BodyReadGate): Promise<Uint8Array> {
+  let [body, slot] = await readBytes(c, max, claim, gate);
   // net_http matches the header by substring, case-sensitively ("gzip", "x-gzip").
   if (c.req.header('content-encoding')?.includes('gzip')) {
     body = await inflate(body, max);
     claim?.add(body.byteLength);
   }
+  if (slot) holdsSlot(body, slot);
   return body;
 }

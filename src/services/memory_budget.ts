@@ -45,6 +45,7 @@ export class MemoryBudget {
 export class MemoryClaim {
   private held = 0;
   private released = false;
+  private readonly onRelease: Array<() => void> = [];
 
   constructor(private readonly budget: MemoryBudget) {}
 
@@ -59,11 +60,18 @@ export class MemoryClaim {
     this.held += bytes;
   }
 
+  /** Calls `fn` when the claim is released (at once if it is): what the request holds besides bytes. */
+  whenReleased(fn: () => void): void {
+    if (this.released) fn();
+    else this.onRelease.push(fn);
+  }
+
   release(): void {
     if (this.released) return;
     this.released = true;
     this.budget.give(this.held);
     this.held = 0;
+    for (const fn of this.onRelease.splice(0)) fn();
   }
 }
 

@@ -45,3 +45,18 @@ export function takeTransferList(tensors: Iterable<HostTensor>): ArrayBuffer[] {
   }
   return list;
 }
+
+const repliesAlone = new WeakSet<ArrayBuffer>();
+
+/**
+ * Says that `buffer` (a run-line reply's packed bytes) holds the outputs of one request and
+ * nothing else anyone reads: a view of it may take it along when it is moved.
+ */
+export function markReplyAlone(buffer: ArrayBuffer): void {
+  repliesAlone.add(buffer);
+}
+
+/** Whether `buffer` was marked by markReplyAlone. */
+export function isReplyAlone(buffer: ArrayBufferLike): boolean {
+  return buffer instanceof ArrayBuffer && repliesAlone.has(buffer);
+}

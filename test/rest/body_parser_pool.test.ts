@@ -12,6 +12,7 @@ import { MemoryBudget, MemoryClaim } from '../../src/services/memory_budget.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { halfPlusTwoSignatures, FakeVersions, type FakeModel } from '../helpers/fake_versions.js';
 import { predictResponseJson } from '../../src/rest/json_tensor_writer.js';
+import { markReplyAlone } from '../../src/tensor/request_owned.js';
 
 const LIMITS = { maxBodyBytes: 1 << 20, jsonMaxDepth: 8, jsonMaxElements: 10_000 };
 const pool = new BodyParserPool(1, 0);
@@ -199,5 +200,19 @@ describe('a large :predict answer written on a parser thread', () => {
     const bytes = await writer.formatPredict({ y }, 'row', true);
     assert.equal(Buffer.from(bytes).toString('utf8'), predictResponseJson({ y }, 'row'));
     assert.equal(message.length, 20_000, 'not moved');
+  });
+
+  it("moves the packed reply of a request alone in its message, its outputs' views into it with it", async () => {
+    const { pool: writer } = writingPool();
+    after(() => writer.close());
+    const reply = new ArrayBuffer(64 + 2 * 40_000);
+    new Float32Array(reply, 64).fill(2.5);
+    markReplyAlone(reply);
+    const y: HostTensor = { dtype: 'float32', shape: [10_000], values: new Float32Array(reply, 64, 10_000) };
+    const z: HostTensor = { dtype: 'float32', shape: [10_000], values: new Float32Array(reply, 40_064, 10_000) };
+    const expected = predictResponseJson({ y, z }, 'row');
+    const bytes = await writer.formatPredict({ y, z }, 'row', true);
+    assert.equal(Buffer.from(bytes).toString('utf8'), expected);
+    assert.equal(reply.byteLength, 0, 'moved');
   });
 });
