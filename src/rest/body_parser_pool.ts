@@ -115,16 +115,10 @@ export class BodyParserPool {
   }
 
   /**
-   * parsePredictBody on a thread; `body` is moved there when it owns its whole buffer (else
-   * copied). `served`: the signatures the body may be read against in one pass (a copy goes
-   * with the body; tensors() for one of these very objects then takes what was read).
+   * A job for `body` on the least busy thread: the bytes to move there (the body itself when it
+   * owns its whole buffer, else a copy) and `done`, which ends the job once.
    */
-  async parsePredict(
-    body: Uint8Array,
-    limits: ParserLimits,
-    claim: MemoryClaim,
-    served?: Readonly<Record<string, SignatureSpec>>,
-  ): Promise<PredictBody> {
+  private open(body: Uint8Array, claim: MemoryClaim) {
     const thread = this.pick();
     const job = this.nextJob++;
     const state: Job = { claim, thread };
@@ -139,6 +133,21 @@ export class BodyParserPool {
     // A Buffer from Node's pool shares its ArrayBuffer with others: never move that one.
     const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
     const bytes = whole ? body : body.slice();
+    return { job, state, thread, bytes, done };
+  }
+
+  /**
+   * parsePredictBody on a thread; `body` is moved there when it owns its whole buffer (else
+   * copied). `served`: the signatures the body may be read against in one pass (a copy goes
+   * with the body; tensors() for one of these very objects then takes what was read).
+   */
+  async parsePredict(
+    body: Uint8Array,
+    limits: ParserLimits,
+    claim: MemoryClaim,
+    served?: Readonly<Record<string, SignatureSpec>>,
+  ): Promise<PredictBody> {
+    const { job, state, thread, bytes, done } = this.open(body, claim);
     let parsed: FromParser;
     try {
       parsed = await this.step(state, { kind: 'parse', job, body: bytes, limits, served }, [bytes.buffer as ArrayBuffer]);
@@ -178,16 +187,7 @@ export class BodyParserPool {
    * its tensors are built there too, once the request's inputs have been checked.
    */
   async parseInfer(body: Uint8Array, headerLength: string | undefined, limits: ParserLimits, claim: MemoryClaim): Promise<InferBody> {
-    const thread = this.pick();
-    const job = this.nextJob++;
-    const state: Job = { claim, thread };
-    this.jobs.set(job, state);
-    thread.jobs++;
-    const done = () => {
-      if (this.jobs.delete(job)) thread.jobs--;
-    };
-    const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
-    const bytes = whole ? body : body.slice();
+    const { job, state, thread, bytes, done } = this.open(body, claim);
     let parsed: FromParser;
     try {
       parsed = await this.step(state, { kind: 'parseInfer', job, body: bytes, limits, headerLength }, [bytes.buffer as ArrayBuffer]);
