@@ -6,23 +6,30 @@
 //
 // A slot is taken before the body is read and given back once the body is let go of (the parser
 // thread freed it, letGoOfBody), or when the request ends, whichever comes first. A body that is
-// still being read but has received nothing for STALL_MS does not count (a slow or stalled
-// client holds no other body back for longer than that); nor does a body without a declared
-// size (it is read as it comes, bounded by --max_request_body_bytes).
+// still being read but has received less than PROGRESS_BYTES in the last STALL_MS does not count:
+// a stalled client, or one trickling a byte at a time, holds no other body back for longer than
+// that; nor does a body without a declared size (it is read as it comes, bounded by
+// --max_request_body_bytes).
 
-/** A body whose client has sent nothing for this long no longer holds its slot's place. */
+/** A body whose client has sent less than PROGRESS_BYTES for this long no longer holds its slot's place. */
 const STALL_MS = 200;
+/** What a body being read must receive per STALL_MS to hold its place (320 KB/s). */
+const PROGRESS_BYTES = 64 * 1024;
 
 export class BodySlot {
   private reading = true;
-  private lastData = performance.now();
+  private lastProgress = performance.now();
+  private sinceProgress = 0;
   private left = false;
 
   constructor(private readonly gate: BodyReadGate) {}
 
-  /** Bytes arrived. */
-  data(): void {
-    this.lastData = performance.now();
+  /** `bytes` arrived. */
+  data(bytes: number): void {
+    this.sinceProgress += bytes;
+    if (this.sinceProgress < PROGRESS_BYTES) return;
+    this.sinceProgress = 0;
+    this.lastProgress = performance.now();
   }
 
   /** The whole body is read: held now, until leave(). */
@@ -39,7 +46,7 @@ export class BodySlot {
 
   /** @internal Whether it holds its place now. */
   counts(now: number): boolean {
-    return !this.reading || now - this.lastData < STALL_MS;
+    return !this.reading || now - this.lastProgress < STALL_MS;
   }
 }
 

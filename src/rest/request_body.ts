@@ -94,7 +94,7 @@ function readIncoming(incoming: IncomingMessage, declared: number, slot?: BodySl
       }
       body.set(chunk, size);
       size += chunk.length;
-      slot?.data();
+      slot?.data(chunk.length);
     });
     incoming.once('end', () => {
       slot?.read();

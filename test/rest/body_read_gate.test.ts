@@ -125,4 +125,25 @@ describe('large bodies read through the parser pool', { timeout: 10_000 }, () =>
     (await after).leave();
     assert.equal(gate.held, 0);
   });
+
+  it('a body trickling in a few bytes at a time lets the next one in; one arriving fast holds its place', async () => {
+    const gate = new BodyReadGate(1, 0);
+    const trickling = await gate.enter();
+    const fast = gate.enter();
+    const drip = setInterval(() => trickling.data(100), 20);
+    try {
+      const slot = await fast; // within ~STALL_MS, though bytes kept coming
+      const next = gate.enter();
+      const flood = setInterval(() => slot.data(64 * 1024), 20);
+      await new Promise((r) => setTimeout(r, 500));
+      clearInterval(flood);
+      assert.equal(await settled(next), false, 'a body arriving at 3 MB/s holds its place');
+      slot.leave();
+      (await next).leave();
+    } finally {
+      clearInterval(drip);
+    }
+    trickling.leave();
+    assert.equal(gate.held, 0);
+  });
 });
