@@ -10,6 +10,7 @@ import { RuntimeUnavailableError, selectRuntime } from './runtimes/runtime_selec
 import { readEngineConfigFiles } from './server/engine_config_files.js';
 import { checkEngineForRuntime, EngineSettingRefused } from './config/session_config.js';
 import { libtensorflowEnvironment } from './runtimes/tfjs_node/libtensorflow_environment.js';
+import { onnxRuntimeEnvironment } from './runtimes/onnx/ort_environment.js';
 import { armExitWatchdog } from './server/exit_watchdog.js';
 
 function version(): string {
@@ -53,6 +54,7 @@ async function subcommand(command: 'show' | 'run', args: string[], out: (s: stri
 /** What tests substitute (ModelServer's seams); the binary gives none. */
 export async function main(argv: string[], seams: { executorWorkerFile?: string } = {}): Promise<void> {
   const out = (s: string) => process.stdout.write(s);
+  Object.assign(process.env, onnxRuntimeEnvironment());
   if (argv[0] === 'show' || argv[0] === 'run') return subcommand(argv[0], argv.slice(1), out);
 
   let server: ModelServer;
