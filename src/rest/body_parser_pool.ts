@@ -116,7 +116,7 @@ export class BodyParserPool {
 
   /**
    * A job for `body` on the least busy thread: the bytes to move there (the body itself when it
-   * owns its whole buffer, else a copy) and `done`, which ends the job once.
+   * owns its whole buffer, else a copy), `done`, which ends the job once, and `use`/`drop`.
    */
   private open(body: Uint8Array, claim: MemoryClaim) {
     const thread = this.pick();
@@ -133,7 +133,18 @@ export class BodyParserPool {
     // A Buffer from Node's pool shares its ArrayBuffer with others: never move that one.
     const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
     const bytes = whole ? body : body.slice();
-    return { job, state, thread, bytes, done };
+    // The job's result is used (its tensors asked for) or dropped, whichever comes first.
+    let used = false;
+    const use = () => {
+      used = true;
+    };
+    const drop = () => {
+      if (used) return;
+      used = true;
+      thread.worker.postMessage({ kind: 'drop', job } satisfies ToParser);
+      done();
+    };
+    return { job, state, bytes, done, use, drop };
   }
 
   /**
@@ -147,7 +158,7 @@ export class BodyParserPool {
     claim: MemoryClaim,
     served?: Readonly<Record<string, SignatureSpec>>,
   ): Promise<PredictBody> {
-    const { job, state, thread, bytes, done } = this.open(body, claim);
+    const { job, state, bytes, done, use, drop } = this.open(body, claim);
     let parsed: FromParser;
     try {
       parsed = await this.step(state, { kind: 'parse', job, body: bytes, limits, served }, [bytes.buffer as ArrayBuffer]);
@@ -155,11 +166,10 @@ export class BodyParserPool {
       done();
       throw e;
     }
-    let used = false;
     return {
       signatureName: parsed.kind === 'parsed' ? parsed.signatureName : undefined,
       tensors: async (signature: SignatureSpec): Promise<ParsedPredictRequest> => {
-        used = true;
+        use();
         try {
           const signatureName = parsed.kind === 'parsed' ? parsed.signatureName : undefined;
           // The signature the thread read ahead for: not sent again (its copy there is the one it compares).
@@ -173,12 +183,7 @@ export class BodyParserPool {
           done();
         }
       },
-      drop: () => {
-        if (used) return;
-        used = true;
-        thread.worker.postMessage({ kind: 'drop', job } satisfies ToParser);
-        done();
-      },
+      drop,
     };
   }
 
@@ -187,7 +192,7 @@ export class BodyParserPool {
    * its tensors are built there too, once the request's inputs have been checked.
    */
   async parseInfer(body: Uint8Array, headerLength: string | undefined, limits: ParserLimits, claim: MemoryClaim): Promise<InferBody> {
-    const { job, state, thread, bytes, done } = this.open(body, claim);
+    const { job, state, bytes, done, use, drop } = this.open(body, claim);
     let parsed: FromParser;
     try {
       parsed = await this.step(state, { kind: 'parseInfer', job, body: bytes, limits, headerLength }, [bytes.buffer as ArrayBuffer]);
@@ -196,11 +201,10 @@ export class BodyParserPool {
       done();
       throw e;
     }
-    let used = false;
     return {
       request: parsed.request,
       tensors: async () => {
-        used = true;
+        use();
         try {
           const r = await this.step(state, { kind: 'inferTensors', job });
           if (r.kind !== 'inferTensors') throw new Error(`body parser thread answered ${r.kind} to inferTensors`);
@@ -209,12 +213,7 @@ export class BodyParserPool {
           done();
         }
       },
-      drop: () => {
-        if (used) return;
-        used = true;
-        thread.worker.postMessage({ kind: 'drop', job } satisfies ToParser);
-        done();
-      },
+      drop,
     };
   }
 

@@ -14,6 +14,7 @@ import { Float32Window } from '../../src/rest/json_float32_kernel.js';
 import type { SignatureSpec } from '../../src/savedmodel/signature_spec.js';
 import { parseBothWays } from '../helpers/predict_both_ways.js';
 import { REPO_ROOT } from '../helpers/paths.js';
+import { seededRandom } from '../../test_util/savedmodel/model_zoo.js';
 
 const LIMITS = { maxDepth: 64, maxElements: 1 << 24 };
 const SIGNATURE: SignatureSpec = {
@@ -23,17 +24,6 @@ const SIGNATURE: SignatureSpec = {
   outputs: {},
   defaults: {},
 };
-
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The reader's float32 tensor of `body` in one pass, with the kernel or without it: every body here is read, none declined. */
 function read(body: string, kernel: boolean): Uint32Array {
@@ -97,7 +87,7 @@ function edgeTexts(next: () => number): string[] {
 
 describe('json_float32_kernel: float32 lists read by WebAssembly as by TypeScript', () => {
   it('reads decimals at and next to float32 halfway points, 15–23 digit numbers, exponents, subnormals, -0, NaN and Infinity bit for bit as the TypeScript road and the general path do', () => {
-    const next = random(5);
+    const next = seededRandom(5);
     const texts = [...edgeTexts(next), ...halfwayTexts(next, 400)];
     // The kernel's own double rounding: "1.0000000596046448" is 1 in float32, not 1 + 2^-23.
     assert.equal(Math.fround(Number('1.0000000596046448')), 1);
@@ -114,7 +104,7 @@ describe('json_float32_kernel: float32 lists read by WebAssembly as by TypeScrip
   });
 
   it('reads bodies past its 64 KiB window, items cut by the window at every offset, as the TypeScript road does', () => {
-    const next = random(9);
+    const next = seededRandom(9);
     const space = () => [' ', '', '\n', '\t ', '  \r\n   '][Math.floor(next() * 5)].repeat(1 + Math.floor(next() * 3));
     const num = () => String(Number(((next() * 2 - 1) * 10 ** Math.floor(next() * 3 - 2)).toPrecision(1 + Math.floor(next() * 17))));
     for (const width of [512, 3]) {
