@@ -306,8 +306,8 @@ async function main() {
         `engine busy: the executor's time in the engine ÷ wall; executor thread: its CPU ÷ wall. ` +
         `CPU per request: the executor thread's, the event loop's (per request / per batch), and the offline engine's per item at the same batches. ` +
         `wrk and server: CPU as a share of the machine (${cores} cores). ` +
-        `CPU bound ÷ offline: what the CPU time per request allows on this machine with nothing else running — the lesser of one core ÷ the executor's CPU per request ` +
-        `and ${cores} cores ÷ the server's and wrk's CPU per request — over one core ÷ the offline engine's CPU per item (on a shared machine wall-clock ratios follow the other load; CPU times move with it too, less).`,
+        `CPU bound ÷ offline: what the CPU time per request allows on this machine with nothing else running — the least of one core ÷ the executor's CPU per request, ` +
+        `one core ÷ the event loop's, and ${cores} cores ÷ the server's and wrk's — over one core ÷ the offline engine's CPU per item (on a shared machine wall-clock ratios follow the other load; CPU times move with it too, less).`,
     );
     console.log(
       '| set-up | served req/s | rows per batch: mean / row-weighted median / batches at max | offline items/s, same batches | served ÷ offline | engine busy | executor thread busy | CPU µs per request: executor / event loop (per batch) / whole server / offline per item | wrk CPU | server CPU | CPU bound ÷ offline |',
@@ -332,6 +332,7 @@ async function main() {
       const cpuPerRequest = (f: (x: Inside) => number) => sum(f) / requests;
       const cpuBound = Math.min(
         1 / cpuPerRequest((x) => x.executorThreadCpuMs),
+        1 / cpuPerRequest((x) => x.mainCpuMs),
         cores / cpuPerRequest((x) => x.processCpuMs + x.clientCpuMs),
       );
       cpuRatios.set(s.label, cpuBound * (offCpuUs / 1000));
