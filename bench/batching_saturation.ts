@@ -1,13 +1,13 @@
 // Batching saturation bench: batching on a model whose per-item cost falls steeply with batch size (a deep,
 // narrow MLP: per-op dispatch dominates at batch 1, as kernel launches do on a GPU).
-//  1. the model's offline T(batch) curve at every batch size up to max_batch_size, in this
-//     process, on the runtime and session settings of one executor thread (the same runtime
-//     classes), measured before and after the rounds;
+//  1. the model's offline T(batch) curve, in this process, on the runtime and session settings
+//     of one executor thread (the same runtime classes the executors load it with);
 //  2. closed-loop users at light, medium and saturating load against tfgate with batching
 //     off, TF Serving-style fixed batch_timeout_micros (a sweep) and tfgate's adaptive mode;
 //  3. each saturated cell as the server saw it, from its Prometheus metrics and /proc read
 //     before and after: the batch sizes it formed, its executor's time in the engine, its
 //     event loop's CPU per request and per batch, and the client's (wrk's) share of the machine;
+//     then that engine alone, right after the cell, running the batch sizes the cell ran;
 //  4. the targets: saturated throughput ≥ 0.9 × the offline throughput at the batch sizes the
 //     server formed in that cell; adaptive at one user ≤ batch-1 latency + 2 ms; adaptive
 //     mean ≤ 1.0 × the best fixed timeout at each load.
