@@ -50,11 +50,14 @@ function fromOrtTensor(t: ort.Tensor): HostTensor {
   return { dtype, shape: [...t.dims], values: t.data as TensorValues };
 }
 
+/** What a run needs of the converted model: not its bytes, which ONNX Runtime copied (a model's weights, held per session per thread). */
+type ModelIo = Pick<OnnxModel, 'inputs' | 'outputs' | 'guards'>;
+
 export class OnnxSession {
   private constructor(
     private readonly ort: Ort,
     private readonly session: OrtSessionRunner,
-    private readonly model: OnnxModel,
+    private readonly model: ModelIo,
   ) {}
 
   /** How runs reach ONNX Runtime: its native binding directly, or its public API. */
@@ -65,7 +68,7 @@ export class OnnxSession {
   static async create(model: OnnxModel, options: OnnxSessionOptions): Promise<OnnxSession> {
     const ort = await loadOrt();
     const session = await createOrtSessionRunner(ort, model.bytes, ortSessionOptions(options.device, options.engine), options.via);
-    return new OnnxSession(ort, session, model);
+    return new OnnxSession(ort, session, { inputs: model.inputs, outputs: model.outputs, guards: model.guards });
   }
 
   /** Runs with `feeds` keyed by placeholder name; returns the TF tensors `fetch` in order. */
