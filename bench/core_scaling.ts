@@ -35,17 +35,22 @@ const MCUNET = path.join(REPO, 'test', 'corpus', 'models', 'mcunet');
 interface Server {
   name: string;
   pid: number;
+  /** Runs so far on wide and on narrow executor threads (tfgate_executor_runs_total). */
+  runs(): Promise<{ wide: number; narrow: number }>;
   clients: Clients;
   stop(): Promise<void>;
 }
 
-async function start(name: string, prefix: string[], flags: string[]): Promise<Server> {
+const METRICS = '/monitoring/prometheus/metrics';
+
+async function start(name: string, prefix: string[], flags: string[], monitoring: string): Promise<Server> {
   const [rest, grpcPort] = [await freePort(), await freePort()];
   const argv = [
     process.execPath,
     TFGATE_BIN,
     ...flags,
     `--rest_api_port=${rest}`,
+    `--monitoring_config_file=${monitoring}`,
     '--rest_api_host=127.0.0.1',
     `--port=${grpcPort}`,
     '--grpc_api_host=127.0.0.1',
@@ -62,9 +67,15 @@ async function start(name: string, prefix: string[], flags: string[]): Promise<S
     await new Promise((r) => setTimeout(r, 200));
   }
   const clients = connect(`127.0.0.1:${grpcPort}`);
+  const runs = async () => {
+    const text = await (await fetch(`http://127.0.0.1:${rest}${METRICS}`)).text();
+    const count = (width: string) => Number(new RegExp(`tfgate_executor_runs_total\\{width="${width}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+    return { wide: count('wide'), narrow: count('narrow') };
+  };
   return {
     name,
     pid: proc.pid!,
+    runs,
     clients,
     stop: async () => {
       clients.close();
@@ -271,20 +282,23 @@ async function main() {
       `model_config_list {\n  config { name: "mcunet" base_path: "${MCUNET}" model_platform: "tensorflow" }\n  config { name: "mlp" base_path: "${path.join(root, 'mlp')}" model_platform: "tensorflow" }\n}\n`,
     );
     const runtime = '--runtime=onnx';
+    const monitoring = path.join(root, 'monitoring.cfg');
+    fs.writeFileSync(monitoring, `prometheus_config { enable: true path: "${METRICS}" }\n`);
     console.log(
       `${CORES} cores; load before: ${os
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')}`,
     );
-    const one = await start('one core', ['taskset', '-c', '0'], [runtime, `--model_config_file=${config}`]);
+    const one = await start('one core', ['taskset', '-c', '0'], [runtime, `--model_config_file=${config}`], monitoring);
     servers.push(one);
-    const all = await start('all cores', [], [runtime, `--model_config_file=${config}`]);
+    const all = await start('all cores', [], [runtime, `--model_config_file=${config}`], monitoring);
     servers.push(all);
     const old = await start(
       'former defaults',
       [],
       [runtime, `--model_config_file=${config}`, `--num_executors=${OLD_EXECUTORS}`, '--tensorflow_intra_op_parallelism=1'],
+      monitoring,
     );
     servers.push(old);
     console.log(
@@ -300,13 +314,16 @@ async function main() {
     for (const s of servers) for (let i = 0; i < 5; i++) await predict(s, 'mcunet');
     for (const s of [all, old]) for (let i = 0; i < 5; i++) await predict(s, 'mlp');
 
+    const before = await all.runs();
     const [lone1, loneAll, loneOld] = await loneLatency([one, all, old], 'mcunet');
+    const loneRuns = await all.runs();
     const [mlpAll, mlpOld] = await loneLatency([all, old], 'mlp');
 
     const sums = new Map<Server, { done: number; failed: number; seconds: number; cpu: CellCpu[] }>([
       [one, { done: 0, failed: 0, seconds: 0, cpu: [] }],
       [all, { done: 0, failed: 0, seconds: 0, cpu: [] }],
     ]);
+    const beforeSaturated = await all.runs();
     for (let r = 0; r < ROUNDS; r++) {
       for (const s of r % 2 ? [all, one] : [one, all]) {
         const got = await saturated(s, 'mcunet');
@@ -320,6 +337,7 @@ async function main() {
     console.log(
       `\nRSS after the saturated cells (MB): one core ${rssMb(one.pid).toFixed(0)}, all cores ${rssMb(all.pid).toFixed(0)}, former defaults ${rssMb(old.pid).toFixed(0)} (MCUNet's threads ran; the MLP's idle since their warm-up calls)`,
     );
+    const saturatedRuns = await all.runs();
     const rps = (s: Server) => sums.get(s)!.done / sums.get(s)!.seconds;
     const failures = [...sums.values()].reduce((n, s) => n + s.failed, 0);
 
@@ -328,6 +346,9 @@ async function main() {
       `  one core ${rps(one).toFixed(1)} req/s, all ${CORES} cores ${rps(all).toFixed(1)} req/s${failures ? `, ${failures} calls failed` : ''}`,
     );
     for (const s of [one, all]) console.log(cpuLine(s.name, sums.get(s)!.done, sums.get(s)!.cpu));
+    console.log(
+      `  all cores' MCUNet runs meanwhile: ${saturatedRuns.wide - beforeSaturated.wide} on the wide thread, ${saturatedRuns.narrow - beforeSaturated.narrow} on narrow ones`,
+    );
     const scaling = rps(all) / rps(one);
     console.log(
       `  all ÷ one = ${scaling.toFixed(2)} (target ≥ 0.8 × ${CORES} = ${(0.8 * CORES).toFixed(1)}): ${verdict(scaling >= 0.8 * CORES && failures === 0)}`,
@@ -353,6 +374,10 @@ async function main() {
     );
     console.log(`\nMCUNet batch 1, one user (median of ${REQUESTS} lone calls each, alternating):`);
     const latencyRatio = loneAll / lone1;
+    // A version up to --shared_executors_max_mb shares narrow threads and has no wide one.
+    console.log(
+      `  all cores' lone MCUNet calls ran ${loneRuns.wide - before.wide} times on the wide thread, ${loneRuns.narrow - before.narrow} on narrow ones`,
+    );
     console.log(
       `  one core ${lone1.toFixed(2)} ms, all cores ${loneAll.toFixed(2)} ms: all ÷ one = ${latencyRatio.toFixed(2)} (target ≤ 0.6 on 4+ cores): ${CORES >= 4 ? verdict(latencyRatio <= 0.6) : `not judged on ${CORES} cores`}`,
     );
