@@ -8,7 +8,8 @@
 //  - lone batch-1 latency of MCUNet and the bench MLP (256 wide, 192 deep) with tfgate's
 //    defaults against the former ones (one executor fewer than the cores, at most 4, each
 //    session on one intra-op thread, no wide thread), printed.
-// gRPC with tensor_content, so that the event loop's share is small beside the model's.
+// gRPC with tensor_content, the cheapest request to read (the event loop still takes about a
+// quarter of the server's CPU per request: printed with the rest).
 // The callers run in this process, on the same cores as the servers: each saturated cell
 // prints where the CPU went (the server's event loop and busy threads, with the time they
 // waited for a core; the callers; other processes), read from /proc. The one-core server
