@@ -121,22 +121,32 @@ async function loadVersion(id: number, load: VersionLoad, report: { load?: LoadR
   return v;
 }
 
-async function runOne(servable: Servable, r: RunRequest): Promise<RunReply> {
+/** One request's run: answered at once when the servable answers at once (servable.runNow). */
+function runOne(servable: Servable, r: RunRequest): RunReply | Promise<RunReply> {
+  const t0 = performance.now();
+  let ran: Record<string, HostTensor> | Promise<Record<string, HostTensor>>;
   try {
-    const t0 = performance.now();
-    const outputs = await servable.run(r.signature, r.inputs, r.outputKeys);
-    const t1 = performance.now();
-    return {
-      ok: true,
-      kind: 'run',
-      outputs,
-      computeMs: t1 - t0,
-      startedAt: performance.timeOrigin + t0,
-      endedAt: performance.timeOrigin + t1,
-    };
+    ran = servable.runNow ? servable.runNow(r.signature, r.inputs, r.outputKeys) : servable.run(r.signature, r.inputs, r.outputKeys);
   } catch (e) {
-    return { ok: false, error: toStatusData(e) };
+    return failed(e);
   }
+  return ran instanceof Promise ? ran.then((outputs) => ranReply(outputs, t0), failed) : ranReply(ran, t0);
+}
+
+function ranReply(outputs: Record<string, HostTensor>, t0: number): RunReply {
+  const t1 = performance.now();
+  return {
+    ok: true,
+    kind: 'run',
+    outputs,
+    computeMs: t1 - t0,
+    startedAt: performance.timeOrigin + t0,
+    endedAt: performance.timeOrigin + t1,
+  };
+}
+
+function failed(e: unknown): RunReply {
+  return { ok: false, error: toStatusData(e) };
 }
 
 /** The WASM runtime, loaded here for the check only, as the reference for these signatures. */
@@ -216,13 +226,43 @@ async function control(task: ControlTask): Promise<ExecutorReply> {
  */
 const LARGE_RUN_BYTES = 16 * 2 ** 20;
 
-/** Runs a message's requests one after another; the answer and the buffers it moves. */
-async function runMany(m: RunLineRequest): Promise<[RunLineReply, ArrayBuffer[]]> {
+type RunLineAnswer = [RunLineReply, ArrayBuffer[]];
+
+/** Runs a message's requests one after another; the answer and the buffers it moves, at once when every run answered at once. */
+function runMany(m: RunLineRequest): RunLineAnswer | Promise<RunLineAnswer> {
+  let requests: RunRequest[];
+  let servable: Servable;
   try {
-    const { id, requests } = unpackRequests(m);
-    const { servable } = versionOf(id);
-    const replies: RunReply[] = [];
-    for (const r of requests) replies.push(await runOne(servable, r));
+    const unpacked = unpackRequests(m);
+    requests = unpacked.requests;
+    servable = versionOf(unpacked.id).servable;
+  } catch (e) {
+    return [{ ok: false, error: toStatusData(e) }, []];
+  }
+  const replies: RunReply[] = [];
+  for (let i = 0; i < requests.length; i++) {
+    const reply = runOne(servable, requests[i]);
+    if (reply instanceof Promise) return finishLater(servable, requests, i, reply, replies);
+    replies.push(reply);
+  }
+  return packed(replies);
+}
+
+/** The rest of runMany once a run (request `i`, `pending`) has to be waited for. */
+async function finishLater(
+  servable: Servable,
+  requests: RunRequest[],
+  i: number,
+  pending: Promise<RunReply>,
+  replies: RunReply[],
+): Promise<RunLineAnswer> {
+  replies.push(await pending);
+  for (let k = i + 1; k < requests.length; k++) replies.push(await runOne(servable, requests[k]));
+  return packed(replies);
+}
+
+function packed(replies: RunReply[]): RunLineAnswer {
+  try {
     const { packed, transfer } = packReplies(replies);
     return [packed instanceof ArrayBuffer ? packed : { ok: true, kind: 'runMany', replies: packed }, transfer];
   } catch (e) {
@@ -230,17 +270,40 @@ async function runMany(m: RunLineRequest): Promise<[RunLineReply, ArrayBuffer[]]
   }
 }
 
-/** Messages on the run line run one after another: a thread that dies loses only the one it was running. */
+/**
+ * Messages on the run line run one after another: a thread that dies loses only the one it was
+ * running. A message whose runs all answer at once is answered within its own event, no
+ * promise made; one that waits holds the next ones back until it is answered.
+ */
 function serveRunLine(port: MessagePort): void {
-  let previous: Promise<unknown> = Promise.resolve();
+  const waiting: RunLineRequest[] = [];
+  let busy = false;
+  const answer = ([reply, transfer]: RunLineAnswer, m: RunLineRequest): void => {
+    const moved = transfer.reduce((n, b) => n + b.byteLength, 0);
+    port.postMessage(reply, transfer);
+    // On the next turn: this message (its inputs) is let go of first.
+    if (moved + packedBytes(m) >= LARGE_RUN_BYTES) setImmediate(collectGarbage);
+  };
+  const serveWaiting = (): void => {
+    while (!busy && waiting.length) {
+      const m = waiting.shift()!;
+      const result = runMany(m);
+      if (!(result instanceof Promise)) {
+        answer(result, m);
+        continue;
+      }
+      busy = true;
+      void result
+        .then((r) => answer(r, m))
+        .finally(() => {
+          busy = false;
+          serveWaiting();
+        });
+    }
+  };
   port.on('message', (m: RunLineRequest) => {
-    previous = previous.then(async () => {
-      const [reply, transfer] = await runMany(m);
-      const moved = transfer.reduce((n, b) => n + b.byteLength, 0);
-      port.postMessage(reply, transfer);
-      // On the next turn: this message (its inputs) is let go of first.
-      if (moved + packedBytes(m) >= LARGE_RUN_BYTES) setImmediate(collectGarbage);
-    });
+    waiting.push(m);
+    serveWaiting();
   });
 }
 

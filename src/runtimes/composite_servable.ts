@@ -48,6 +48,15 @@ export class CompositeServable implements Servable {
     return servableSignature(key, this.owner, this.refused).run(key, inputs, outputKeys);
   }
 
+  runNow(
+    key: string,
+    inputs: Record<string, HostTensor>,
+    outputKeys?: string[],
+  ): Record<string, HostTensor> | Promise<Record<string, HostTensor>> {
+    const part = servableSignature(key, this.owner, this.refused);
+    return part.runNow ? part.runNow(key, inputs, outputKeys) : part.run(key, inputs, outputKeys);
+  }
+
   async trace(key: string, inputs: Record<string, HostTensor>): Promise<Array<[string, HostTensor]>> {
     const part = servableSignature(key, this.owner, this.refused);
     return part.trace ? part.trace(key, inputs) : [];

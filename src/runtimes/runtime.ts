@@ -40,6 +40,16 @@ export interface Servable {
    */
   run(signatureKey: string, inputs: Record<string, HostTensor>, outputKeys?: string[]): Promise<Record<string, HostTensor>>;
   /**
+   * As run, but answered at once where the engine can (a promise where it cannot), a refusal
+   * thrown rather than rejected: the executor thread's path, with no promise and no microtask
+   * turn per run when the engine answers synchronously.
+   */
+  runNow?(
+    signatureKey: string,
+    inputs: Record<string, HostTensor>,
+    outputKeys?: string[],
+  ): Record<string, HostTensor> | Promise<Record<string, HostTensor>>;
+  /**
    * Every intermediate tensor of a run ('node:0' → value, in the prepared graph's dependency
    * order), for locating where two engines part ways. Costly; used only on a disagreement.
    */

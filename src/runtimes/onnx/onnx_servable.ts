@@ -84,6 +84,15 @@ export class OnnxServable implements Servable {
   }
 
   async run(key: string, inputs: Record<string, HostTensor>, outputKeys: string[] = []): Promise<Record<string, HostTensor>> {
+    return this.runNow(key, inputs, outputKeys);
+  }
+
+  /** As run, but answered at once when nothing in the way waits (a promise otherwise); a refusal is thrown. */
+  runNow(
+    key: string,
+    inputs: Record<string, HostTensor>,
+    outputKeys: string[] = [],
+  ): Record<string, HostTensor> | Promise<Record<string, HostTensor>> {
     const graph = servableSignature(key, this.graphs, this.refused);
     const plan = this.plans.get(graph)!;
     const keys = checkAliases(plan.inputKeys, plan.outputKeys, inputs, outputKeys);
@@ -94,10 +103,32 @@ export class OnnxServable implements Servable {
       if (placeholder !== null) feeds.set(placeholder, value);
     }
     const tensors = outputKeys.length ? [...new Set(keys.map((k) => graph.outputs[k]))] : plan.allTensors;
-    if (graph.step) for (const [name, value] of await graph.step.run(feeds)) feeds.set(name, value);
+    if (graph.step) return this.afterStep(graph, feeds, tensors, keys);
+    const found = graph.sessions.sessionFor(feeds);
+    if (found instanceof Promise) return found.then((session) => this.outputs(graph, keys, tensors, session.runNow(feeds, tensors)));
+    return this.outputs(graph, keys, tensors, found.runNow(feeds, tensors));
+  }
+
+  /** A run whose signature parses tf.Examples first (host_step.ts). */
+  private async afterStep(
+    graph: OnnxSignature,
+    feeds: Map<string, HostTensor>,
+    tensors: readonly string[],
+    keys: string[],
+  ): Promise<Record<string, HostTensor>> {
+    for (const [name, value] of await graph.step!.run(feeds)) feeds.set(name, value);
     const found = graph.sessions.sessionFor(feeds);
     const session = found instanceof Promise ? await found : found;
-    const results = await session.run(feeds, tensors);
+    return this.outputs(graph, keys, tensors, await session.runNow(feeds, tensors));
+  }
+
+  private outputs(
+    graph: OnnxSignature,
+    keys: string[],
+    tensors: readonly string[],
+    results: HostTensor[] | Promise<HostTensor[]>,
+  ): Record<string, HostTensor> | Promise<Record<string, HostTensor>> {
+    if (results instanceof Promise) return results.then((r) => this.outputs(graph, keys, tensors, r));
     const outputs: Record<string, HostTensor> = {};
     // A few outputs (nearly always): found by a scan, no map built per run.
     const at = tensors.length <= 16 ? (t: string) => tensors.indexOf(t) : indexer(tensors);

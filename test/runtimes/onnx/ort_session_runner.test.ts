@@ -89,4 +89,35 @@ describe('ONNX Runtime session runners', () => {
       assert.equal(await turnsDuringRuns(direct), 0);
       assert.ok((await turnsDuringRuns(viaPublic)) >= 4);
     }));
+
+  it('answers runNow at once on the binding (a promise through the public API), the same tensors as run', () =>
+    withBothRunners(async ({ fetch, direct, viaPublic }) => {
+      const feeds = new Map([['x', randomF32([2, 3], 4)]]);
+      const now = direct.runNow(feeds, fetch);
+      assert.ok(Array.isArray(now));
+      assert.ok(viaPublic.runNow(feeds, fetch) instanceof Promise);
+      assert.deepEqual(now, await viaPublic.run(feeds, fetch));
+    }));
+
+  it('refuses values that do not match their shape or dtype as ort.Tensor does, on either runner', () =>
+    withBothRunners(async ({ fetch, direct, viaPublic }) => {
+      const x = randomF32([2, 3], 5);
+      const cases = [
+        // More values than the shape holds: the binding alone would read the first six.
+        { ...x, values: new Float32Array(12) },
+        { ...x, values: new Float32Array(3) },
+        { ...x, shape: [-2, -3] },
+        { ...x, values: new Float64Array(6) },
+      ];
+      for (const t of cases) {
+        const error = (s: OnnxSession) =>
+          s.run(new Map([['x', t]]), fetch).then(
+            () => assert.fail(`ran ${String(t.values.constructor.name)} [${t.shape}]`),
+            (e: unknown) => e as Error,
+          );
+        const [got, want] = [await error(direct), await error(viaPublic)];
+        assert.equal(got.constructor, want.constructor);
+        assert.equal(got.message, want.message);
+      }
+    }));
 });
