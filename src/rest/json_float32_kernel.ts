@@ -33,6 +33,8 @@ const OUT = IN + WINDOW + 64;
  */
 const GIVE_UP_MISSES = 16;
 const GIVE_UP_RATIO = 4;
+/** Spans up to this many bytes are copied (into the window, out of it) one by one: a subarray to copy them by would cost more. */
+const SHORT_COPY = 256;
 /** At most one number per two bytes of the window (a digit and a comma). */
 const OUT_CAPACITY = (WINDOW >> 1) + 1;
 
@@ -85,7 +87,8 @@ export class Float32Window {
       const p = IN + i - this.start;
       const q = width === 0 ? kernel.flat(p, OUT, room) : kernel.rows(p, OUT, room, width);
       const n = kernel.getStored();
-      if (n > 0) out.set(floats.subarray(OUT >> 2, (OUT >> 2) + n), at + stored);
+      if (n > SHORT_COPY >> 2) out.set(floats.subarray(OUT >> 2, (OUT >> 2) + n), at + stored);
+      else for (let k = 0; k < n; k++) out[at + stored + k] = floats[(OUT >> 2) + k];
       stored += n;
       if (width !== 0) rows += kernel.getRows();
       i += q - p;
@@ -112,8 +115,10 @@ export class Float32Window {
   }
 
   private load(i: number): void {
-    const end = Math.min(this.b.length, i + WINDOW);
-    bytes.set(this.b.subarray(i, end), IN);
+    const b = this.b;
+    const end = Math.min(b.length, i + WINDOW);
+    if (end - i <= SHORT_COPY) for (let k = i; k < end; k++) bytes[IN + k - i] = b[k];
+    else bytes.set(b.subarray(i, end), IN);
     bytes[IN + end - i] = 0;
     this.start = i;
     this.end = end;

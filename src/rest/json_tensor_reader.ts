@@ -103,6 +103,13 @@ const DOT = 0x2e;
 const ZERO = 0x30;
 const NINE = 0x39;
 
+/** The root members :predict reads, as rootKey() tells them (by index), and any other. */
+const ROOT_KEYS = ['signature_name', 'instances', 'inputs'].map((k) => new TextEncoder().encode(k));
+const ROOT_SIGNATURE_NAME = 0;
+const ROOT_INSTANCES = 1;
+const ROOT_INPUTS = 2;
+const ROOT_OTHER = -1;
+
 /** Thrown inside the reader to decline the body (caught at its entry points, never escapes). */
 const DECLINE: unique symbol = Symbol('tfgate.tensorReader.decline');
 function decline(): never {
@@ -155,8 +162,9 @@ function newState(key: string | undefined): TensorState {
   return {
     key,
     rank: -1,
-    dims: [],
-    counts: [],
+    // Room for four levels at first (most tensors have no more): an empty list grows to 17.
+    dims: [-1, -1, -1, -1],
+    counts: [0, 0, 0, 0],
     leaves: 0,
     stringBytes: 0,
     instance: -1,
@@ -191,7 +199,7 @@ export interface TensorBinding {
   /** Parallel to plan.tensors: the input and dtype it fills, or undefined (a member that names no input: checked, not built). */
   targets: Array<{ name: string; dtype: DType; kind: number } | undefined>;
   /** Inputs left out that take the signature's default. */
-  defaults: string[];
+  defaults: readonly string[];
 }
 
 /**
@@ -200,31 +208,63 @@ export interface TensorBinding {
  * says why).
  */
 export function bindTensorBody(plan: TensorBodyPlan, signature: SignatureSpec): TensorBinding | undefined {
-  const names = Object.keys(signature.inputs).sort();
+  const inputs = signatureInputs(signature);
+  const names = inputs.names;
   if (names.length === 0) return undefined;
-  const hasDefault = (n: string) => Object.hasOwn(signature.defaults, n);
-  const required = names.filter((n) => !hasDefault(n));
-  const plainTarget = names.length === 1 ? names[0] : required.length === 1 ? required[0] : undefined;
-  const targets: TensorBinding['targets'] = [];
-  const filled = new Set<string>();
-  for (const t of plan.tensors) {
-    const name = t.key === undefined ? plainTarget : t.key;
+  const targets: TensorBinding['targets'] = new Array(plan.tensors.length);
+  let filled = 0;
+  for (let k = 0; k < plan.tensors.length; k++) {
+    const t = plan.tensors[k];
+    const name = t.key === undefined ? inputs.plainTarget : t.key;
     if (name === undefined) return undefined;
-    if (!Object.hasOwn(signature.inputs, name)) {
+    const input = inputs.byName.get(name);
+    if (input === undefined) {
       // Row format: an instance naming no input is an error; columnar: ignored.
       if (plan.format === 'row') return undefined;
-      targets.push(undefined);
+      targets[k] = undefined;
       continue;
     }
+    if (input.dtype === undefined || input.kind === undefined || !leavesFit(t.leaves, input.kind)) return undefined;
+    targets[k] = input.target;
+    filled++;
+  }
+  // Each input is filled at most once (a key twice is declined): all filled, none defaulted.
+  if (filled === names.length) return { format: plan.format, targets, defaults: NO_DEFAULTS };
+  const isFilled = (n: string) => targets.some((target) => target?.name === n);
+  // Every input without a default given (row format checks every instance gives the same ones).
+  if (inputs.required.some((n) => !isFilled(n))) return undefined;
+  return { format: plan.format, targets, defaults: names.filter((n) => !isFilled(n)) };
+}
+
+const NO_DEFAULTS: readonly string[] = [];
+
+/** What the reader needs of a signature's inputs, worked out once per signature (a SignatureSpec is not changed once made). */
+interface SignatureInputs {
+  /** Sorted. */
+  names: string[];
+  /** Those without a default. */
+  required: string[];
+  /** The input a plain value feeds (json_tensor.ts plainTarget), if any. */
+  plainTarget: string | undefined;
+  byName: Map<string, { dtype: DType | undefined; kind: number | undefined; target: { name: string; dtype: DType; kind: number } }>;
+}
+
+const signatureInputsCache = new WeakMap<SignatureSpec, SignatureInputs>();
+
+function signatureInputs(signature: SignatureSpec): SignatureInputs {
+  let inputs = signatureInputsCache.get(signature);
+  if (inputs !== undefined) return inputs;
+  const names = Object.keys(signature.inputs).sort();
+  const required = names.filter((n) => !Object.hasOwn(signature.defaults, n));
+  const byName: SignatureInputs['byName'] = new Map();
+  for (const name of names) {
     const dtype = dtypeFromTf(signature.inputs[name].dtype);
     const kind = fillKind(signature.inputs[name].dtype);
-    if (dtype === undefined || kind === undefined || !leavesFit(t.leaves, kind)) return undefined;
-    targets.push({ name, dtype, kind });
-    filled.add(name);
+    byName.set(name, { dtype, kind, target: { name, dtype: dtype!, kind: kind! } });
   }
-  // Every input without a default given (row format checks every instance gives the same ones).
-  if (required.some((n) => !filled.has(n))) return undefined;
-  return { format: plan.format, targets, defaults: names.filter((n) => !filled.has(n)) };
+  inputs = { names, required, plainTarget: names.length === 1 ? names[0] : required.length === 1 ? required[0] : undefined, byName };
+  signatureInputsCache.set(signature, inputs);
+  return inputs;
 }
 
 /** The reader's storage kind for a TF dtype (json_tensor.ts inputType), or undefined (not read here). */
@@ -263,10 +303,10 @@ function leavesFit(leaves: number, kind: number): boolean {
 /** What the reader will hold for a bound plan: its tensors and its own state (json_footprint.ts). */
 export function boundTensorBytes(plan: TensorBodyPlan, binding: TensorBinding): number {
   const tensors: Array<{ dtype: DType; size: number; stringBytes: number }> = [];
-  plan.tensors.forEach((t, k) => {
+  for (let k = 0; k < plan.tensors.length; k++) {
     const target = binding.targets[k];
-    if (target) tensors.push({ dtype: target.dtype, size: t.size, stringBytes: t.stringBytes });
-  });
+    if (target) tensors.push({ dtype: target.dtype, size: plan.tensors[k].size, stringBytes: plan.tensors[k].stringBytes });
+  }
   return tensorReadBytes(tensors);
 }
 
@@ -290,14 +330,20 @@ export function readTensorBody(
     throw e;
   }
   const inputs: Record<string, HostTensor> = {};
-  walk.tensorStates().forEach((state, k) => {
+  const states = walk.tensorStates();
+  for (let k = 0; k < states.length; k++) {
     const target = binding.targets[k];
-    if (!target) return;
-    const tensor: HostTensor = { dtype: target.dtype, shape: plan.tensors[k].shape, values: state.values! };
-    Object.defineProperty(inputs, target.name, { value: markRequestOwned(tensor), enumerable: true, writable: true, configurable: true });
-  });
+    if (target) setInput(inputs, target.name, { dtype: target.dtype, shape: plan.tensors[k].shape, values: states[k].values! });
+  }
   for (const name of binding.defaults) inputs[name] = signature.defaults[name];
   return { format: plan.format, inputs };
+}
+
+/** inputs[name] = tensor, marked the request's own; "__proto__" too as an own member. */
+function setInput(inputs: Record<string, HostTensor>, name: string, tensor: HostTensor): void {
+  if (name === '__proto__')
+    Object.defineProperty(inputs, name, { value: markRequestOwned(tensor), enumerable: true, writable: true, configurable: true });
+  else inputs[name] = markRequestOwned(tensor);
 }
 
 interface FillSpec {
@@ -321,14 +367,6 @@ export function signatureNameAhead(bytes: Uint8Array, limits: TensorReaderLimits
   }
 }
 
-/** The input a plain value feeds (json_tensor.ts plainTarget): the only input, or the only one without a default. */
-function plainTarget(signature: SignatureSpec): string | undefined {
-  const names = Object.keys(signature.inputs);
-  if (names.length === 1) return names[0];
-  const required = names.filter((n) => !Object.hasOwn(signature.defaults, n));
-  return required.length === 1 ? required[0] : undefined;
-}
-
 /**
  * One pass, for bodies whose inputs are all float / double: each tensor's storage grows as
  * its numbers are read (charged before each allocation: at most twice the tensor, then its
@@ -342,7 +380,7 @@ export function readFloatBody(
   charge: ChargeMemory,
 ): ParsedPredictRequest | undefined {
   if (!LITTLE_ENDIAN || Object.keys(signature.inputs).length === 0) return undefined;
-  const walk = new Walk(bytes, limits, undefined, { signature, charge, plainTarget: plainTarget(signature) });
+  const walk = new Walk(bytes, limits, undefined, { signature, charge, plainTarget: signatureInputs(signature).plainTarget });
   try {
     walk.body();
   } catch (e) {
@@ -363,12 +401,7 @@ export function readFloatBody(
       charge(decodedTensorBytes(target.dtype, size));
       values = grown.slice(0, size);
     }
-    Object.defineProperty(inputs, target.name, {
-      value: markRequestOwned({ dtype: target.dtype, shape, values }),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setInput(inputs, target.name, { dtype: target.dtype, shape, values });
   }
   for (const name of Object.keys(signature.inputs)) {
     if (Object.hasOwn(inputs, name)) continue;
@@ -508,6 +541,9 @@ export function useFloat32Kernel(on: boolean): void {
   useKernel = on;
 }
 
+/** Tensors looked up by key through their list up to this many, then by a Map. */
+const LINEAR_KEYS = 16;
+
 /** A growing tensor's first capacity, in elements. */
 const FIRST_CAPACITY = 1024;
 
@@ -520,13 +556,15 @@ class Walk {
   private signatureName: string | undefined;
   private format: JsonFormat | undefined;
   private readonly tensors: TensorState[] = [];
-  private readonly byKey = new Map<string | undefined, TensorState>();
+  /** The tensors by key, once there are too many to look through (most bodies have one to a few). */
+  private byKey: Map<string | undefined, TensorState> | undefined;
   /** Set by integer(): the literal had more than 15 digits; its text is [longStart, i). */
   private longInt = false;
   private longStart = 0;
   /** Set by b64Span: the index of the b64 string's closing quote. */
   private spanEnd = 0;
-  private readonly text: Buffer;
+  /** The body as a Buffer, for its texts (made when first needed: most small bodies need none). */
+  private textBuffer: Buffer | undefined;
   /** Numbers are checked to RapidJSON's grammar (filling, one pass), not only skipped (planning). */
   private readonly checks: boolean;
   /** The body's window in the float32 kernel's memory, made when a float32 list is first read. */
@@ -542,8 +580,11 @@ class Walk {
   ) {
     this.maxDepth = limits.maxDepth;
     this.maxElements = limits.maxElements;
-    this.text = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
     this.checks = fill !== undefined || direct !== undefined;
+  }
+
+  private get text(): Buffer {
+    return (this.textBuffer ??= Buffer.from(this.b.buffer, this.b.byteOffset, this.b.byteLength));
   }
 
   /** signatureNameAhead's walk over the root object's members up to the tensors. */
@@ -556,15 +597,15 @@ class Walk {
     let seen = false;
     for (;;) {
       this.i = i;
-      const key = this.key();
+      const key = this.rootKey();
       i = this.i;
-      if (key === 'signature_name') {
+      if (key === ROOT_SIGNATURE_NAME) {
         if (seen || b[i] !== QUOTE) decline();
         const end = this.stringEnd(i);
         name = this.asciiText(i + 1, end, false);
         seen = true;
         this.i = end + 1;
-      } else if (key === 'instances' || key === 'inputs') {
+      } else if (key === ROOT_INSTANCES || key === ROOT_INPUTS) {
         if (seen) return name;
         if (b.indexOf(BACKSLASH, i) >= 0 || this.text.indexOf('"signature_name"', i, 'latin1') >= 0) decline();
         return undefined;
@@ -587,8 +628,8 @@ class Walk {
       if (this.format === 'row') decline();
       return;
     }
-    const dtype = dtypeFromTf(signature.inputs[name].dtype);
-    if (fillKind(signature.inputs[name].dtype) !== FLOAT || (dtype !== 'float32' && dtype !== 'float64')) decline();
+    const { dtype, kind } = signatureInputs(signature).byName.get(name)!;
+    if (kind !== FLOAT || (dtype !== 'float32' && dtype !== 'float64')) decline();
     t.kind = FLOAT;
     t.target = { name, dtype };
     t.values = dtype === 'float64' ? new Float64Array(0) : new Float32Array(0);
@@ -648,7 +689,9 @@ class Walk {
       format: this.format!,
       tensors: this.tensors.map((t) => {
         const shape = t.dims.slice(0, t.rank);
-        return { key: t.key, shape, size: shape.reduce((a, d) => a * d, 1), leaves: t.leaves, stringBytes: t.stringBytes };
+        let size = 1;
+        for (let k = 0; k < shape.length; k++) size *= shape[k];
+        return { key: t.key, shape, size, leaves: t.leaves, stringBytes: t.stringBytes };
       }),
     };
   }
@@ -668,18 +711,18 @@ class Walk {
     let seenSignature = false;
     for (;;) {
       this.i = i;
-      const key = this.key();
+      const key = this.rootKey();
       i = this.i;
-      if (key === 'signature_name') {
+      if (key === ROOT_SIGNATURE_NAME) {
         if (seenSignature || b[i] !== QUOTE) decline();
         seenSignature = true;
         const end = this.stringEnd(i);
         if (this.fill === undefined) this.signatureName = this.asciiText(i + 1, end, true);
         this.i = end + 1;
-      } else if (key === 'instances' || key === 'inputs') {
+      } else if (key === ROOT_INSTANCES || key === ROOT_INPUTS) {
         if (this.format !== undefined) decline();
-        this.format = key === 'instances' ? 'row' : 'columnar';
-        if (key === 'instances') this.instances();
+        this.format = key === ROOT_INSTANCES ? 'row' : 'columnar';
+        if (key === ROOT_INSTANCES) this.instances();
         else this.inputs();
       } else {
         this.skipValue(1);
@@ -705,15 +748,37 @@ class Walk {
 
   /** A member key at i (ASCII, no escapes), its colon and the whitespace before the value; i ends at the value. */
   private key(): string {
+    const start = this.i + 1;
+    const end = this.keyEnd();
+    return this.text.toString('latin1', start, end);
+  }
+
+  /** A root member's key as ROOT_* (no string made for it). */
+  private rootKey(): number {
+    const b = this.b;
+    const start = this.i + 1;
+    const end = this.keyEnd();
+    for (let r = 0; r < ROOT_KEYS.length; r++) {
+      const key = ROOT_KEYS[r];
+      if (end - start !== key.length) continue;
+      let k = 0;
+      while (k < key.length && b[start + k] === key[k]) k++;
+      if (k === key.length) return r;
+    }
+    return ROOT_OTHER;
+  }
+
+  /** Checks a member key at i as key() does (ASCII, no escapes), its text not made: returns the index of its closing quote. */
+  private keyEnd(): number {
     const b = this.b;
     let i = this.i;
     if (b[i] !== QUOTE) decline();
     const end = this.stringEnd(i);
-    const key = this.asciiText(i + 1, end, false)!;
+    for (let k = i + 1; k < end; k++) if (b[k] >= 0x80) decline();
     i = this.ws(end + 1);
     if (b[i] !== COLON) decline();
     this.i = this.ws(i + 1);
-    return key;
+    return end;
   }
 
   /** A string's text when it is all printable ASCII; else undefined (`orUndefined`) or declined. */
@@ -754,20 +819,33 @@ class Walk {
 
   /** The state of the tensor an input key (undefined: the plain value) names, made when planning. */
   private state(key: string | undefined, instance: number): TensorState {
-    let t = this.byKey.get(key);
+    let t = this.find(key);
     if (t === undefined) {
       // Filling meets the keys the plan met, in the same order.
       if (this.fill !== undefined || instance > 0) decline();
       t = newState(key);
       t.instance = instance;
-      this.byKey.set(key, t);
-      this.tensors.push(t);
+      this.add(t);
       if (this.direct !== undefined) this.bindDirect(t);
       return t;
     }
     if (t.instance === instance) decline(); // the same input twice in one object
     t.instance = instance;
     return t;
+  }
+
+  private find(key: string | undefined): TensorState | undefined {
+    if (this.byKey !== undefined) return this.byKey.get(key);
+    const tensors = this.tensors;
+    for (let k = 0; k < tensors.length; k++) if (tensors[k].key === key) return tensors[k];
+    return undefined;
+  }
+
+  private add(t: TensorState): void {
+    const tensors = this.tensors;
+    if (this.byKey === undefined && tensors.length === LINEAR_KEYS) this.byKey = new Map(tensors.map((s) => [s.key, s]));
+    this.byKey?.set(t.key, t);
+    tensors.push(t);
   }
 
   /** Filling: a tensor's storage at its planned size (charged by the caller: boundTensorBytes). */
@@ -791,11 +869,7 @@ class Walk {
   private startFill(): void {
     if (this.fill === undefined) return;
     // The plan's tensors, made in the plan's order, before the walk meets them.
-    for (const p of this.fill.plan.tensors) {
-      const t = newState(p.key);
-      this.byKey.set(p.key, t);
-      this.tensors.push(t);
-    }
+    for (const p of this.fill.plan.tensors) this.add(newState(p.key));
     this.tensors.forEach((t, k) => this.prepare(t, k));
   }
 
@@ -1304,7 +1378,7 @@ class Walk {
     const b = this.b;
     if (depth + 1 > this.maxDepth || !this.isB64(this.i)) decline();
     this.i = this.ws(this.i + 1);
-    this.key();
+    this.keyEnd();
     const i = this.i;
     if (b[i] !== QUOTE) decline();
     const end = this.stringEnd(i);
@@ -1535,7 +1609,7 @@ class Walk {
       }
       for (;;) {
         this.i = i;
-        if (close === RBRACE) this.key();
+        if (close === RBRACE) this.keyEnd();
         this.skipValue(depth + 1);
         this.count();
         i = this.ws(this.i);
