@@ -37,7 +37,8 @@
 // from the signature: a type a leaf does not fit, an integer out of range, an input missing.
 import { dtypeFromTf, type DType } from '../tensor/dtype.js';
 import { TYPED_ARRAY, type HostTensor, type TensorValues } from '../tensor/host_tensor.js';
-import { markRequestOwned } from '../tensor/request_owned.js';
+import { isMainThread } from 'node:worker_threads';
+import { MIN_MOVED_BYTES, markRequestOwned } from '../tensor/request_owned.js';
 import { decodedTensorBytes } from '../tensor/tensor_cost.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { MAX_DIGITS, W1_DIGITS, nearestDouble } from './decimal_double.js';
@@ -339,6 +340,31 @@ export function readTensorBody(
   return { format: plan.format, inputs };
 }
 
+/**
+ * Storage of more than 64 bytes (V8 keeps smaller typed arrays on its heap) up to
+ * MIN_MOVED_BYTES is a view into a shared slab, as Node's Buffer pool does: an ArrayBuffer of
+ * its own costs 0.3–1 µs to allocate and collect, a view 35 ns. Such tensors are copied, never
+ * moved, when sent (request_owned.ts); only on the main thread, where a parser thread's answer
+ * would clone the whole slab.
+ */
+const SLAB_BYTES = 8192;
+const HEAP_TYPED_ARRAY_BYTES = 64;
+let slab = new ArrayBuffer(0);
+let slabUsed = 0;
+
+function smallStorage(dtype: Exclude<DType, 'string'>, size: number): Exclude<TensorValues, Uint8Array[]> | undefined {
+  const Kind = TYPED_ARRAY[dtype];
+  const bytes = size * Kind.BYTES_PER_ELEMENT;
+  if (bytes <= HEAP_TYPED_ARRAY_BYTES || bytes >= MIN_MOVED_BYTES || !isMainThread) return undefined;
+  if (slabUsed + bytes > slab.byteLength) {
+    slab = new ArrayBuffer(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const values = new Kind(slab, slabUsed, size);
+  slabUsed += (bytes + 7) & ~7;
+  return values;
+}
+
 /** inputs[name] = tensor, marked the request's own; "__proto__" too as an own member. */
 function setInput(inputs: Record<string, HostTensor>, name: string, tensor: HostTensor): void {
   if (name === '__proto__')
@@ -399,7 +425,9 @@ export function readFloatBody(
     let values = grown;
     if (grown.length !== size) {
       charge(decodedTensorBytes(target.dtype, size));
-      values = grown.slice(0, size);
+      values =
+        (smallStorage(target.dtype as 'float32' | 'float64', size) as Float32Array | Float64Array | undefined) ?? grown.slice(0, size);
+      if (values.buffer !== grown.buffer) values.set(grown.subarray(0, size));
     }
     setInput(inputs, target.name, { dtype: target.dtype, shape, values });
   }
@@ -533,12 +561,23 @@ function readFloat32(b: Uint8Array, i: number, out: Float32Array, n: number): nu
   return i;
 }
 
-/** Float32 lists are read by the WebAssembly kernel (json_float32_kernel.ts), what it leaves by readFloat32 / float(). */
+/**
+ * Float32 lists are read by the WebAssembly kernel (json_float32_kernel.ts), what it leaves by
+ * readFloat32 / float(); in bodies shorter than this, by those alone: setting up the kernel's
+ * window costs more than it saves on a few numbers (a row of 3 or 10: 0.25–0.5 µs more per
+ * body with it; about even at 30).
+ */
+const KERNEL_MIN_BYTES = 256;
 let useKernel = true;
+let kernelMinBytes = KERNEL_MIN_BYTES;
 
-/** Turns the kernel off (false) or on: tests compare the two roads bit for bit. */
-export function useFloat32Kernel(on: boolean): void {
+/**
+ * Turns the kernel off (false) or on, for bodies of at least `minBytes`: tests compare the two
+ * roads bit for bit (with the kernel on every body: minBytes 0).
+ */
+export function useFloat32Kernel(on: boolean, minBytes = KERNEL_MIN_BYTES): void {
   useKernel = on;
+  kernelMinBytes = minBytes;
 }
 
 /** Tensors looked up by key through their list up to this many, then by a Map. */
@@ -569,6 +608,8 @@ class Walk {
   private readonly checks: boolean;
   /** The body's window in the float32 kernel's memory, made when a float32 list is first read. */
   private window: Float32Window | undefined;
+  /** Float32 lists are read by the kernel (useFloat32Kernel). */
+  private readonly kernel: boolean;
   /** {"b64": …} leaves are binary strings (:predict), or declined (readTensorList). */
   private b64Leaves = true;
 
@@ -581,6 +622,7 @@ class Walk {
     this.maxDepth = limits.maxDepth;
     this.maxElements = limits.maxElements;
     this.checks = fill !== undefined || direct !== undefined;
+    this.kernel = useKernel && b.length >= kernelMinBytes;
   }
 
   private get text(): Buffer {
@@ -860,6 +902,8 @@ class Walk {
     if (!target) return; // checked, not built
     t.kind = target.kind;
     if (target.dtype === 'string') t.values = new Array<Uint8Array>(planned.size);
+    else if (target.kind !== INT64 && target.kind !== UINT64)
+      t.values = smallStorage(target.dtype, planned.size) ?? new TYPED_ARRAY[target.dtype](planned.size);
     else {
       t.values = new TYPED_ARRAY[target.dtype](planned.size);
       if (target.kind === INT64 || target.kind === UINT64) t.words = new Int32Array(t.values.buffer, 0, planned.size * 2);
@@ -1157,7 +1201,7 @@ class Walk {
     let n = t.n;
     const first = n;
     for (;;) {
-      if (useKernel) {
+      if (this.kernel) {
         // The plain numbers from here on by the kernel; the item it leaves, if any, below.
         const w = (this.window ??= new Float32Window(b));
         i = w.read(i, fill, n, limit - (n - first), 0);
@@ -1209,7 +1253,7 @@ class Walk {
       // The plain lists from here on by the kernel; the list it leaves, if any, below. (One
       // pass: the storage grown whenever it has no room for a list, so that none is left to
       // the loop below for want of room.)
-      while (useKernel) {
+      while (this.kernel) {
         if (fill.length - n < width && this.direct !== undefined) fill = this.grow(t, n, i) as Float32Array;
         const w = (this.window ??= new Float32Window(b));
         i = w.read(i, fill, n, limit - rows, width);

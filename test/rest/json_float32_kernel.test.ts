@@ -25,9 +25,9 @@ const SIGNATURE: SignatureSpec = {
   defaults: {},
 };
 
-/** The reader's float32 tensor of `body` in one pass, with the kernel or without it: every body here is read, none declined. */
+/** The reader's float32 tensor of `body` in one pass, with the kernel (on bodies of any size) or without it: every body here is read, none declined. */
 function read(body: string, kernel: boolean): Uint32Array {
-  useFloat32Kernel(kernel);
+  useFloat32Kernel(kernel, 0);
   try {
     const read = readFloatBody(Buffer.from(body), LIMITS, SIGNATURE, () => {});
     assert.ok(read, `declined ${kernel ? 'with' : 'without'} the kernel: ${body.slice(0, 120)}`);
