@@ -57,14 +57,37 @@ function writeString(s: string, length: number, into: Uint8Array, at: number): v
   for (let i = 0; i < length; i++) into[at + i] = s.charCodeAt(i);
 }
 
+/**
+ * ASCII strings read lately (signature keys, tensor names, dtypes come again in every
+ * message): the same string back instead of a new one, already hashed and internalized where
+ * it was used as a key, so looking it up costs no rehash.
+ */
+const recentStrings: string[] = [];
+const RECENT_STRINGS = 32;
+
+function recentString(from: Uint8Array, at: number, length: number): string | undefined {
+  for (let k = 0; k < recentStrings.length; k++) {
+    const s = recentStrings[k];
+    if (s.length !== length) continue;
+    let i = 0;
+    while (i < length && s.charCodeAt(i) === from[at + i]) i++;
+    if (i === length) return s;
+  }
+  return undefined;
+}
+
 function readString(from: Uint8Array, at: number, length: number): string {
   if (length > 64) return fromUtf8.decode(from.subarray(at, at + length));
+  const seen = recentString(from, at, length);
+  if (seen !== undefined) return seen;
   let s = '';
   for (let i = 0; i < length; i++) {
     const c = from[at + i];
     if (c >= 0x80) return fromUtf8.decode(from.subarray(at, at + length));
     s += String.fromCharCode(c);
   }
+  if (recentStrings.length === RECENT_STRINGS) recentStrings.shift();
+  recentStrings.push(s);
   return s;
 }
 
