@@ -8,6 +8,7 @@
 // writes `{}` after a metric without labels and large bucket bounds in exponent form
 // (le="1.27482e+06" where this page says le="1274820"); it writes no # HELP lines.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
+import { CountedCounter, CountedHistogram } from './counted_metrics.js';
 
 /**
  * TF's monitoring::Buckets::Exponential(scale, growth, count): `count` bounds scale·growthⁱ,
@@ -59,40 +60,15 @@ export class Metrics {
   /** requestRecorder's record without the closure: the request for `model` answered now with `status`. */
   recordRequest(model: string, api: string, entrypoint: 'REST' | 'GRPC', started: number, status: string): void {
     const label = this.modelLabel(model);
-    this.series(this.requestCount, label, status).inc();
+    this.requestCount.series(label, status).inc();
     // http_server.cc and prediction_service_impl.cc time successful requests only.
-    if (status === 'OK') this.series(this.requestLatency, label, api, entrypoint).observe((performance.now() - started) * 1000);
+    if (status === 'OK') this.requestLatency.series(label, api, entrypoint).observe((performance.now() - started) * 1000);
   }
 
   /** runtime_latency of one Predict / Classify / Regress run (predict_util.cc, classifier.cc, regressor.cc). */
   recordRuntimeLatency(model: string, api: 'Predict' | 'Classify' | 'Regress', inferMs: number | undefined): void {
-    if (inferMs !== undefined) this.series(this.runtimeLatency, this.modelLabel(model), api, RUNTIME_LABEL).observe(inferMs * 1000);
+    if (inferMs !== undefined) this.runtimeLatency.series(this.modelLabel(model), api, RUNTIME_LABEL).observe(inferMs * 1000);
   }
-
-  /**
-   * The series of `metric` for these label values, kept once looked up: every request records
-   * three, and prom-client's labels() builds, checks and wraps a label object on each call.
-   * One map per label, nested (no key string built per request). Bounded as the label values
-   * are (known model names, status names, APIs).
-   */
-  private series<S>(metric: { labels(...values: string[]): S }, a: string, b: string, c?: string): S {
-    let byA = this.seriesCache.get(metric) as Map<string, Map<string, unknown>> | undefined;
-    if (!byA) this.seriesCache.set(metric, (byA = new Map()));
-    let byB = byA.get(a);
-    if (!byB) byA.set(a, (byB = new Map()));
-    if (c === undefined) {
-      let s = byB.get(b) as S | undefined;
-      if (!s) byB.set(b, (s = metric.labels(a, b)));
-      return s;
-    }
-    let byC = byB.get(b) as Map<string, S> | undefined;
-    if (!byC) byB.set(b, (byC = new Map()));
-    let s = byC.get(c);
-    if (!s) byC.set(c, (s = metric.labels(a, b, c)));
-    return s;
-  }
-
-  private readonly seriesCache = new Map<object, unknown>();
 
   /** The examples of one MultiInference request (multi_inference.cc's RecordRequestExampleCount). */
   recordExampleCount(model: string, examples: number): void {
@@ -101,14 +77,15 @@ export class Metrics {
     this.requestExampleCountTotal.labels(label).inc(examples);
   }
 
-  readonly requestCount = new Counter({
+  // The three every request records: counted in plain numbers (counted_metrics.ts).
+  readonly requestCount = new CountedCounter({
     name: ':tensorflow:serving:request_count',
     help: 'The total number of requests.',
     labelNames: ['model_name', 'status'] as const,
     registers: [this.registry],
   });
 
-  readonly requestLatency = new Histogram({
+  readonly requestLatency = new CountedHistogram({
     name: ':tensorflow:serving:request_latency',
     help: 'Distribution of wall time (in microseconds) for Tensorflow Serving request.',
     labelNames: ['model_name', 'API', 'entrypoint'] as const,
@@ -116,7 +93,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly runtimeLatency = new Histogram({
+  readonly runtimeLatency = new CountedHistogram({
     name: ':tensorflow:serving:runtime_latency',
     help: 'Distribution of wall time (in microseconds) for Tensorflow runtime.',
     labelNames: ['model_name', 'API', 'runtime'] as const,

@@ -7,6 +7,8 @@ import type { InferenceRoute } from './request_envelope.js';
 import type { JsonFormat, ParsedPredictRequest } from './json_tensor.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { writeAnswer } from './predict_answer.js';
+import { predictResponseJson } from './json_tensor_writer.js';
+import type { HostTensor } from '../tensor/host_tensor.js';
 import { parsePredictBody, type PredictBody } from './predict_body.js';
 import type { BodyParserPool } from './body_parser_pool.js';
 
@@ -23,6 +25,25 @@ const ONE_PASS_MAX_BYTES = 4 * 2 ** 20;
  */
 const ONE_PASS_MIN_BYTES = 256;
 const signatureNotFound = (name: string) => invalidArgument(MSG.restSignatureNotFound(name));
+
+/**
+ * Answers of at most this many values and rows, and not for a parser thread to write
+ * (BodyParserPool.writes), are written at once on the event loop: far below what the yielding
+ * writer gives the loop back after or writes as bytes (predictResponseJsonYielding), so the
+ * text is the one it would write.
+ */
+const SMALL_ANSWER_VALUES = 1024;
+
+function isSmall(outputs: Record<string, HostTensor>, bodyParser?: BodyParserPool): boolean {
+  let values = 0;
+  for (const name in outputs) {
+    const t = outputs[name];
+    values += t.values.length;
+    // Rows, not values, decide how the yielding writer writes (a [100000, 0] output has none).
+    if (values > SMALL_ANSWER_VALUES || (t.shape.length > 0 && t.shape[0] > SMALL_ANSWER_VALUES)) return false;
+  }
+  return !bodyParser?.writes(values);
+}
 
 /** `bodyParser`: where large bodies are parsed (none: all on the event loop, yielding). */
 export function predictRoute(
@@ -67,9 +88,14 @@ export function predictRoute(
         body.drop?.();
       }
     },
-    format: async (result) => {
-      const body = await writeAnswer(result.outputs, result.format, bodyParser, !result.logged);
-      return { body, headers: JSON_HEADERS, ownsBuffer: typeof body !== 'string' };
+    format: (result) => {
+      // A small answer written at once, as the yielding writer would write it: no promise, no turn.
+      if (isSmall(result.outputs, bodyParser)) return { body: predictResponseJson(result.outputs, result.format), headers: JSON_HEADERS };
+      return writeAnswer(result.outputs, result.format, bodyParser, !result.logged).then((body) => ({
+        body,
+        headers: JSON_HEADERS,
+        ownsBuffer: typeof body !== 'string',
+      }));
     },
   };
 }

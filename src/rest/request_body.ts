@@ -83,10 +83,21 @@ function readIncoming(incoming: IncomingMessage, declared: number, slot?: BodySl
   return new Promise((resolve, reject) => {
     // The client may have gone while the body waited for its turn: its events have been and gone.
     if (incoming.destroyed) return reject(new ServingError(Code.CANCELLED, 'the client closed the connection'));
-    // Not zeroed first: only the bytes received are ever read.
-    let body: Uint8Array = Buffer.allocUnsafeSlow(declared);
+    let body: Uint8Array | undefined;
     let size = 0;
     incoming.on('data', (chunk: Buffer) => {
+      if (body === undefined) {
+        // The whole body in one chunk (a small one nearly always): Node's parser gives each chunk
+        // a buffer of its own (the socket's is reused), so it is the body as it is, not copied.
+        if (chunk.length === declared && chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength) {
+          body = chunk;
+          size = chunk.length;
+          slot?.data(chunk.length);
+          return;
+        }
+        // Not zeroed first: only the bytes received are ever read.
+        body = Buffer.allocUnsafeSlow(declared);
+      }
       // Node's HTTP parser gives no more than Content-Length; grown all the same if it did.
       if (size + chunk.length > body.length) {
         const grown = Buffer.allocUnsafeSlow(Math.max(size + chunk.length, 2 * body.length));
@@ -101,7 +112,8 @@ function readIncoming(incoming: IncomingMessage, declared: number, slot?: BodySl
     incoming.once('end', () => {
       ended = true;
       slot?.read();
-      resolve(size === body.length ? body : body.subarray(0, size));
+      if (body === undefined) resolve(new Uint8Array(0));
+      else resolve(size === body.length ? body : body.subarray(0, size));
     });
     incoming.once('error', reject);
     // 'close' follows every request's end too: the error (its stack) is made only when it did not end.

@@ -75,20 +75,40 @@ export interface InferenceRoute<Request, Result extends { stats: RunStats }> {
  * rows after padding.
  */
 function serverTiming(s: RunStats): string {
-  // Written straight into one string: this runs for every answer.
+  // Written straight into one string, no closure: this runs for every answer.
   let out = '';
-  const dur = (name: string, ms: number | undefined) => {
-    if (ms !== undefined) out += `${out ? ', ' : ''}${name};dur=${ms.toFixed(3)}`;
-  };
-  dur('parse', s.parseMs);
-  dur('queue', s.queueMs);
-  dur('handoff', s.handoffMs);
-  dur('run', s.computeMs);
-  dur('handback', s.handbackMs);
-  dur('infer', s.inferMs);
-  dur('serialise', s.serialiseMs);
+  if (s.parseMs !== undefined) out = `parse;dur=${s.parseMs.toFixed(3)}`;
+  if (s.queueMs !== undefined) out += `${out ? ', ' : ''}queue;dur=${s.queueMs.toFixed(3)}`;
+  if (s.handoffMs !== undefined) out += `${out ? ', ' : ''}handoff;dur=${s.handoffMs.toFixed(3)}`;
+  if (s.computeMs !== undefined) out += `${out ? ', ' : ''}run;dur=${s.computeMs.toFixed(3)}`;
+  if (s.handbackMs !== undefined) out += `${out ? ', ' : ''}handback;dur=${s.handbackMs.toFixed(3)}`;
+  if (s.inferMs !== undefined) out += `${out ? ', ' : ''}infer;dur=${s.inferMs.toFixed(3)}`;
+  if (s.serialiseMs !== undefined) out += `${out ? ', ' : ''}serialise;dur=${s.serialiseMs.toFixed(3)}`;
   if (s.batchSize !== undefined) out += `${out ? ', ' : ''}batch;desc="${s.batchSize}/${s.paddedBatchSize ?? s.batchSize}"`;
   return out;
+}
+
+/** An InferenceCall whose inputsBuilt is a method, not a closure made for each request. */
+class EnvelopeCall implements InferenceCall {
+  /** performance.now() when the tensors were built. */
+  parsedAt?: number;
+
+  constructor(
+    private readonly c: Context,
+    readonly spec: ModelSpec,
+    readonly claim: MemoryClaim,
+    readonly deadline: number | undefined,
+    readonly limits: EnvelopeDeps['limits'],
+    private readonly admitted: Release,
+  ) {}
+
+  /** Bound: a route may take it out of the call (v2's parse does). */
+  readonly header = (name: string): string | undefined => this.c.req.header(name);
+
+  inputsBuilt(): void {
+    this.parsedAt ??= performance.now();
+    this.admitted();
+  }
 }
 
 /** Serves one inference call of `route` for `spec`; throws what failed (counted) for the app's error answer. */
@@ -107,19 +127,7 @@ export async function serveInference<Request, Result extends { stats: RunStats }
     release = deps.prediction.admit(spec);
     // Body, parse and tensors are charged as they are taken, and given back once answered.
     claim = (deps.budget ?? UNLIMITED_BUDGET).claim();
-    let parsedAt: number | undefined;
-    const admitted = release;
-    const call: InferenceCall = {
-      spec,
-      claim,
-      deadline: deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined,
-      limits: deps.limits,
-      header: (name) => c.req.header(name),
-      inputsBuilt: () => {
-        parsedAt ??= performance.now();
-        admitted();
-      },
-    };
+    const call = new EnvelopeCall(c, spec, claim, deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined, deps.limits, release);
     // A large body to be parsed on a parser thread is read when one is free for it (body_read_gate.ts).
     const gate = route.api === 'predict' ? deps.bodyParser?.gate : undefined;
     const body = await readRequestBodyBytes(c, deps.limits.maxBodyBytes, claim, gate);
@@ -130,7 +138,7 @@ export async function serveInference<Request, Result extends { stats: RunStats }
     const answeredAt = performance.now();
     const formatted = route.format(result, request, call);
     const answer = formatted instanceof Promise ? await formatted : formatted;
-    result.stats.parseMs = (parsedAt ?? answeredAt) - started;
+    result.stats.parseMs = (call.parsedAt ?? answeredAt) - started;
     result.stats.serialiseMs = performance.now() - answeredAt;
     deps.metrics.recordRuntimeLatency(spec.name, route.runtimeApi, result.stats.inferMs);
     deps.metrics.recordRequest(spec.name, route.api, 'REST', started, 'OK');
