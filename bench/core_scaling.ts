@@ -1,6 +1,6 @@
 // Core scaling: the same loads on tfgate pinned to one core (`taskset -c 0`) and on every core,
-// servers side by side, measured in one run with calls and rounds alternating between them so
-// that a noisy spell hits both:
+// servers side by side (the same models and flags), measured in one run with calls and rounds
+// alternating between them so that a noisy spell hits both:
 //  - saturated gRPC Predict requests/s on MCUNet (a 160×160×3 conv net, batch 1) from
 //    --concurrency callers: target all cores ÷ one core ≥ 0.8 × cores;
 //  - 1-user latency (one call at a time) of MCUNet: target all cores ÷ one core ≤ 0.6 on a
@@ -8,7 +8,13 @@
 //  - lone batch-1 latency of MCUNet and the bench MLP (256 wide, 192 deep) with tfgate's
 //    defaults against the former ones (one executor fewer than the cores, at most 4, each
 //    session on one intra-op thread, no wide thread), printed.
-// gRPC with tensor_content, so that the event loop's share is small beside the model's.
+// gRPC with tensor_content, the cheapest request to read (the event loop still takes about a
+// quarter of the server's CPU per request: printed with the rest).
+// The callers run in this process, on the same cores as the servers: each saturated cell
+// prints where the CPU went (the server's event loop and busy threads, with the time they
+// waited for a core; the callers; other processes), read from /proc. The one-core server
+// leaves the callers a core of their own; the all-cores server shares its cores with them, so
+// the callers' CPU per request bounds the ratio below the core count (printed as the ceiling).
 //   npm run bench:cores [-- --seconds 4 --rounds 3 --concurrency 16 --requests 40]
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,7 +23,7 @@ import path from 'node:path';
 import { numberArg } from './load/args.js';
 import { freePort, REPO, TFGATE_BIN } from './report/processes.js';
 import { writeMlpSavedModel } from '../test_util/savedmodel/model_zoo.js';
-import { call, connect, type Clients } from '../test/helpers/grpc_client.js';
+import { connect, type Clients } from '../test/helpers/grpc_client.js';
 
 const SECONDS = numberArg('seconds', 4);
 const ROUNDS = numberArg('rounds', 3);
@@ -30,17 +36,22 @@ const MCUNET = path.join(REPO, 'test', 'corpus', 'models', 'mcunet');
 interface Server {
   name: string;
   pid: number;
+  /** Runs so far on wide and on narrow executor threads (tfgate_executor_runs_total). */
+  runs(): Promise<{ wide: number; narrow: number }>;
   clients: Clients;
   stop(): Promise<void>;
 }
 
-async function start(name: string, prefix: string[], flags: string[]): Promise<Server> {
+const METRICS = '/monitoring/prometheus/metrics';
+
+async function start(name: string, prefix: string[], flags: string[], monitoring: string): Promise<Server> {
   const [rest, grpcPort] = [await freePort(), await freePort()];
   const argv = [
     process.execPath,
     TFGATE_BIN,
     ...flags,
     `--rest_api_port=${rest}`,
+    `--monitoring_config_file=${monitoring}`,
     '--rest_api_host=127.0.0.1',
     `--port=${grpcPort}`,
     '--grpc_api_host=127.0.0.1',
@@ -57,9 +68,15 @@ async function start(name: string, prefix: string[], flags: string[]): Promise<S
     await new Promise((r) => setTimeout(r, 200));
   }
   const clients = connect(`127.0.0.1:${grpcPort}`);
+  const runs = async () => {
+    const text = await (await fetch(`http://127.0.0.1:${rest}${METRICS}`)).text();
+    const count = (width: string) => Number(new RegExp(`tfgate_executor_runs_total\\{width="${width}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+    return { wide: count('wide'), narrow: count('narrow') };
+  };
   return {
     name,
     pid: proc.pid!,
+    runs,
     clients,
     stop: async () => {
       clients.close();
@@ -88,7 +105,28 @@ const MODELS = {
 };
 type ModelName = keyof typeof MODELS;
 
-const predict = (s: Server, model: ModelName) => call(s.clients.prediction, 'Predict', MODELS[model], 120_000);
+// Each request is encoded once and sent as those bytes, and the answer is not decoded: the
+// bench's callers share the machine with the server measured, so they do as little as a
+// client can (the server reads and answers the same bytes either way).
+const PREDICT = '/tensorflow.serving.PredictionService/Predict';
+const encoded = new Map<ModelName, Buffer>();
+function predict(s: Server, model: ModelName): Promise<Buffer> {
+  const client = s.clients.prediction;
+  let bytes = encoded.get(model);
+  if (!bytes) {
+    bytes = (client.constructor as unknown as PredictionClient).service.Predict.requestSerialize(MODELS[model]);
+    encoded.set(model, bytes);
+  }
+  const asIs = (b: Buffer) => b;
+  return new Promise((resolve, reject) =>
+    client.makeUnaryRequest(PREDICT, asIs, asIs, bytes, { deadline: Date.now() + 120_000 }, (err, res) =>
+      err ? reject(err) : resolve(res!),
+    ),
+  );
+}
+interface PredictionClient {
+  service: { Predict: { requestSerialize(m: unknown): Buffer } };
+}
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Median ms of lone calls, the servers taking turns call by call. */
@@ -104,10 +142,11 @@ async function loneLatency(servers: Server[], model: ModelName): Promise<number[
   return ms.map(median);
 }
 
-/** Requests/s of CONCURRENCY callers for SECONDS, and the failures. */
-async function saturated(s: Server, model: ModelName): Promise<{ done: number; failed: number; seconds: number }> {
+/** Requests/s of CONCURRENCY callers for SECONDS, the failures, and where the CPU went meanwhile. */
+async function saturated(s: Server, model: ModelName): Promise<{ done: number; failed: number; seconds: number; cpu: CellCpu }> {
   let done = 0;
   let failed = 0;
+  const split = new CpuSplit(s.pid);
   const t0 = performance.now();
   const end = t0 + SECONDS * 1000;
   await Promise.all(
@@ -120,9 +159,110 @@ async function saturated(s: Server, model: ModelName): Promise<{ done: number; f
       }
     }),
   );
-  return { done, failed, seconds: (performance.now() - t0) / 1000 };
+  return { done, failed, seconds: (performance.now() - t0) / 1000, cpu: split.end() };
 }
 
+/** One thread's scheduler times (ms): on a core, and runnable but waiting for one; its nice value. */
+interface ThreadTimes {
+  runMs: number;
+  waitMs: number;
+  nice: number;
+}
+
+function threadTimes(pid: number): Map<number, ThreadTimes> {
+  const out = new Map<number, ThreadTimes>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const [run, wait] = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const nice = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      out.set(Number(tid), { runMs: run / 1e6, waitMs: wait / 1e6, nice });
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+}
+
+/** Busy CPU time of the whole machine (every process), ms. */
+function machineBusyMs(): number {
+  const [, ...f] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const [user, nice, system, , , irq, softirq, steal] = f.map(Number);
+  return ((user + nice + system + irq + softirq + steal) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
+
+/** Where the CPU went over one saturated cell: the server's threads, the bench's callers, everything else. */
+class CpuSplit {
+  private readonly server: Map<number, ThreadTimes>;
+  private readonly client = process.cpuUsage();
+  private readonly machine = machineBusyMs();
+  private readonly t0 = performance.now();
+
+  constructor(private readonly pid: number) {
+    this.server = threadTimes(pid);
+  }
+
+  end(): CellCpu {
+    const wallMs = performance.now() - this.t0;
+    const client = process.cpuUsage(this.client);
+    const threads: Array<ThreadTimes & { tid: number }> = [];
+    for (const [tid, t] of threadTimes(this.pid)) {
+      const b = this.server.get(tid) ?? { runMs: 0, waitMs: 0, nice: t.nice };
+      threads.push({ tid, runMs: t.runMs - b.runMs, waitMs: t.waitMs - b.waitMs, nice: t.nice });
+    }
+    const sum = (ts: typeof threads, k: 'runMs' | 'waitMs') => ts.reduce((n, t) => n + t[k], 0);
+    const main = threads.filter((t) => t.tid === this.pid);
+    // Executor threads (and ONNX Runtime's intra-op threads they start) are the ones that ran
+    // for more than 5 % of the cell besides the event loop; the rest is Node's helpers and GC.
+    const workers = threads.filter((t) => t.tid !== this.pid && t.runMs > 0.05 * wallMs);
+    const rest = threads.filter((t) => t.tid !== this.pid && t.runMs <= 0.05 * wallMs);
+    return {
+      wallMs,
+      serverMs: sum(threads, 'runMs'),
+      loopMs: sum(main, 'runMs'),
+      workers: workers.map((t) => ({ runMs: t.runMs, waitMs: t.waitMs, nice: t.nice })).sort((a, b) => b.runMs - a.runMs),
+      restMs: sum(rest, 'runMs'),
+      clientMs: (client.user + client.system) / 1000,
+      machineMs: machineBusyMs() - this.machine,
+    };
+  }
+}
+
+interface CellCpu {
+  wallMs: number;
+  serverMs: number;
+  loopMs: number;
+  workers: ThreadTimes[];
+  restMs: number;
+  clientMs: number;
+  machineMs: number;
+}
+
+/** Cores' worth of CPU (CPU time ÷ wall time) summed over a server's cells, as a line. */
+function cpuLine(name: string, requests: number, cells: CellCpu[]): string {
+  const total = (f: (c: CellCpu) => number) => cells.reduce((n, c) => n + f(c), 0);
+  const wall = total((c) => c.wallMs);
+  const cores = (ms: number) => (ms / wall).toFixed(2);
+  const width = Math.max(...cells.map((c) => c.workers.length));
+  const workers = Array.from({ length: width }, (_, i) => {
+    const run = total((c) => c.workers[i]?.runMs ?? 0);
+    const wait = total((c) => c.workers[i]?.waitMs ?? 0);
+    const nice = cells.find((c) => c.workers[i])?.workers[i].nice ?? 0;
+    return `${cores(run)} on a core + ${cores(wait)} waiting for one${nice ? ` (nice ${nice})` : ''}`;
+  });
+  const server = total((c) => c.serverMs);
+  const client = total((c) => c.clientMs);
+  const machine = total((c) => c.machineMs);
+  return [
+    `  ${name}: cores' worth of CPU (CPU time ÷ wall time) over its cells:`,
+    `    server ${cores(server)} = event loop ${cores(total((c) => c.loopMs))} + busy threads [${workers.join('; ')}] + other threads ${cores(total((c) => c.restMs))}`,
+    `    bench's gRPC callers ${cores(client)} (${((client / machine) * 100).toFixed(0)} % of the machine's busy CPU), other processes ${cores(machine - server - client)}; machine busy ${cores(machine)} of ${CORES}`,
+    `    server CPU per request ${(server / requests).toFixed(2)} ms, callers' ${(client / requests).toFixed(2)} ms`,
+  ].join('\n');
+}
+
+const threadCount = (pid: number) => fs.readdirSync(`/proc/${pid}/task`).length;
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
 const verdict = (ok: boolean) => (ok ? 'met' : 'missed');
 
@@ -143,24 +283,27 @@ async function main() {
       `model_config_list {\n  config { name: "mcunet" base_path: "${MCUNET}" model_platform: "tensorflow" }\n  config { name: "mlp" base_path: "${path.join(root, 'mlp')}" model_platform: "tensorflow" }\n}\n`,
     );
     const runtime = '--runtime=onnx';
+    const monitoring = path.join(root, 'monitoring.cfg');
+    fs.writeFileSync(monitoring, `prometheus_config { enable: true path: "${METRICS}" }\n`);
     console.log(
       `${CORES} cores; load before: ${os
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')}`,
     );
-    const one = await start('one core', ['taskset', '-c', '0'], [runtime, `--model_base_path=${MCUNET}`, '--model_name=mcunet']);
+    const one = await start('one core', ['taskset', '-c', '0'], [runtime, `--model_config_file=${config}`], monitoring);
     servers.push(one);
-    const all = await start('all cores', [], [runtime, `--model_config_file=${config}`]);
+    const all = await start('all cores', [], [runtime, `--model_config_file=${config}`], monitoring);
     servers.push(all);
     const old = await start(
       'former defaults',
       [],
       [runtime, `--model_config_file=${config}`, `--num_executors=${OLD_EXECUTORS}`, '--tensorflow_intra_op_parallelism=1'],
+      monitoring,
     );
     servers.push(old);
     console.log(
-      `RSS after load (MB): one core ${rssMb(one.pid).toFixed(0)} (MCUNet only), all cores ${rssMb(all.pid).toFixed(0)}, former defaults ${rssMb(old.pid).toFixed(0)}`,
+      `RSS after load of MCUNet and the bench MLP (MB): one core ${rssMb(one.pid).toFixed(0)}, all cores ${rssMb(all.pid).toFixed(0)}, former defaults ${rssMb(old.pid).toFixed(0)}; threads ${servers.map((s) => threadCount(s.pid)).join(', ')}`,
     );
     console.log(
       `pinned server sees ${
@@ -172,13 +315,16 @@ async function main() {
     for (const s of servers) for (let i = 0; i < 5; i++) await predict(s, 'mcunet');
     for (const s of [all, old]) for (let i = 0; i < 5; i++) await predict(s, 'mlp');
 
+    const before = await all.runs();
     const [lone1, loneAll, loneOld] = await loneLatency([one, all, old], 'mcunet');
+    const loneRuns = await all.runs();
     const [mlpAll, mlpOld] = await loneLatency([all, old], 'mlp');
 
-    const sums = new Map<Server, { done: number; failed: number; seconds: number }>([
-      [one, { done: 0, failed: 0, seconds: 0 }],
-      [all, { done: 0, failed: 0, seconds: 0 }],
+    const sums = new Map<Server, { done: number; failed: number; seconds: number; cpu: CellCpu[] }>([
+      [one, { done: 0, failed: 0, seconds: 0, cpu: [] }],
+      [all, { done: 0, failed: 0, seconds: 0, cpu: [] }],
     ]);
+    const beforeSaturated = await all.runs();
     for (let r = 0; r < ROUNDS; r++) {
       for (const s of r % 2 ? [all, one] : [one, all]) {
         const got = await saturated(s, 'mcunet');
@@ -186,8 +332,13 @@ async function main() {
         sum.done += got.done;
         sum.failed += got.failed;
         sum.seconds += got.seconds;
+        sum.cpu.push(got.cpu);
       }
     }
+    console.log(
+      `\nRSS after the saturated cells (MB): one core ${rssMb(one.pid).toFixed(0)}, all cores ${rssMb(all.pid).toFixed(0)}, former defaults ${rssMb(old.pid).toFixed(0)} (MCUNet's threads ran; the MLP's idle since their warm-up calls)`,
+    );
+    const saturatedRuns = await all.runs();
     const rps = (s: Server) => sums.get(s)!.done / sums.get(s)!.seconds;
     const failures = [...sums.values()].reduce((n, s) => n + s.failed, 0);
 
@@ -195,12 +346,39 @@ async function main() {
     console.log(
       `  one core ${rps(one).toFixed(1)} req/s, all ${CORES} cores ${rps(all).toFixed(1)} req/s${failures ? `, ${failures} calls failed` : ''}`,
     );
+    for (const s of [one, all]) console.log(cpuLine(s.name, sums.get(s)!.done, sums.get(s)!.cpu));
+    console.log(
+      `  all cores' MCUNet runs meanwhile: ${saturatedRuns.wide - beforeSaturated.wide} on the wide thread, ${saturatedRuns.narrow - beforeSaturated.narrow} on narrow ones`,
+    );
     const scaling = rps(all) / rps(one);
     console.log(
       `  all ÷ one = ${scaling.toFixed(2)} (target ≥ 0.8 × ${CORES} = ${(0.8 * CORES).toFixed(1)}): ${verdict(scaling >= 0.8 * CORES && failures === 0)}`,
     );
+    const got = (s: Server) => {
+      const cells = sums.get(s)!.cpu;
+      const total = (f: (c: CellCpu) => number) => cells.reduce((n, c) => n + f(c), 0);
+      const done = sums.get(s)!.done;
+      return {
+        cores: total((c) => c.serverMs) / total((c) => c.wallMs),
+        perRequest: total((c) => c.serverMs) / done,
+        callers: total((c) => c.clientMs) / done,
+      };
+    };
+    const [g1, gAll] = [got(one), got(all)];
+    console.log(
+      `  = CPU the servers got, all ÷ one ${(gAll.cores / g1.cores).toFixed(2)}, ÷ server CPU per request, all ÷ one ${(gAll.perRequest / g1.perRequest).toFixed(2)}`,
+    );
+    // With the machine to themselves: the one-core server's core does its work alone (the callers
+    // have the other cores); the all-cores server's cores do its work and the callers'.
+    console.log(
+      `  ceiling with no other process: ${CORES} × ${g1.perRequest.toFixed(2)} ÷ (${gAll.perRequest.toFixed(2)} + callers' ${gAll.callers.toFixed(2)}) ms = ${((CORES * g1.perRequest) / (gAll.perRequest + gAll.callers)).toFixed(2)}`,
+    );
     console.log(`\nMCUNet batch 1, one user (median of ${REQUESTS} lone calls each, alternating):`);
     const latencyRatio = loneAll / lone1;
+    // A version up to --shared_executors_max_mb shares narrow threads and has no wide one.
+    console.log(
+      `  all cores' lone MCUNet calls ran ${loneRuns.wide - before.wide} times on the wide thread, ${loneRuns.narrow - before.narrow} on narrow ones`,
+    );
     console.log(
       `  one core ${lone1.toFixed(2)} ms, all cores ${loneAll.toFixed(2)} ms: all ÷ one = ${latencyRatio.toFixed(2)} (target ≤ 0.6 on 4+ cores): ${CORES >= 4 ? verdict(latencyRatio <= 0.6) : `not judged on ${CORES} cores`}`,
     );

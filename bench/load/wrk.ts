@@ -17,6 +17,8 @@ export interface WrkResult {
   meanMs: number;
   p99Ms: number;
   non2xx: number;
+  /** wrk's own CPU time (user + system), ms: the client's share of a machine it shares with the server. */
+  clientCpuMs: number;
 }
 
 /** wrk's durations: `812.00us`, `3.21ms`, `1.02s`. */
@@ -26,10 +28,22 @@ function toMs(text: string | undefined): number {
   return Number(m[1]) * { us: 1e-3, ms: 1, s: 1e3, m: 60e3 }[m[2] as 'us' | 'ms' | 's' | 'm'];
 }
 
+/** cutime + cstime of a /proc/<pid>/stat line, ms (clock ticks of 10 ms); NaN when absent. */
+function childrenCpuMs(stat: string): number {
+  const fields = /\) (.*)$/m.exec(stat)?.[1].split(' ');
+  return fields ? (Number(fields[13]) + Number(fields[14])) * 10 : NaN;
+}
+
 export function runWrk(url: string, body: string, connections: number, seconds: number): WrkResult {
   const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-wrk-')), 'post.lua');
   fs.writeFileSync(script, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "application/json"\n`);
-  const r = spawnSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
+  // Through a shell that prints its own /proc stat once wrk has exited: its children's times
+  // (cutime, cstime) are then wrk's whole CPU time, which nothing else can read after the exit.
+  const r = spawnSync(
+    'sh',
+    ['-c', 'wrk "$@" && cat /proc/$$/stat >&2', 'sh', '-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, url],
+    { encoding: 'utf8' },
+  );
   fs.rmSync(path.dirname(script), { recursive: true, force: true });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.stdout)?.[1]);
   if (!Number.isFinite(rps)) throw new Error(`wrk failed: ${r.stderr || r.stdout}`);
@@ -43,5 +57,6 @@ export function runWrk(url: string, body: string, connections: number, seconds: 
     meanMs: toMs(latency?.[1]),
     p99Ms: toMs(p99),
     non2xx: Number(non2xx),
+    clientCpuMs: childrenCpuMs(r.stderr),
   };
 }

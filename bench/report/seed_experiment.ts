@@ -10,7 +10,7 @@ import { hasWrk, runWrk } from '../load/wrk.js';
 import { alone, peakRssSampler } from './processes.js';
 import { roundOrder } from './round_order.js';
 import type { StartedSetup } from './setups.js';
-import { withServerView, type ServerView } from './server_metrics.js';
+import { withBatchSizes, withServerView, type ServerView } from './server_metrics.js';
 
 export interface SeedOptions {
   users: number[];
@@ -37,6 +37,8 @@ interface SaturationCell {
   meanMs: number;
   p99Ms: number;
   errors: number;
+  /** Batches the server ran during the cell, by size (tfgate set-ups with batching): what the offline comparison runs. */
+  batches?: Record<string, number>;
 }
 
 export interface SeedResults {
@@ -116,7 +118,9 @@ export async function runSeedExperiment(servers: StartedSetup[], o: SeedOptions,
         const best: SaturationCell[] = [];
         for (let round = 0; round < o.rounds; round++) {
           if (useWrk) {
-            const w = runWrk(s.url, o.body, o.saturatingConnections, o.cellSeconds);
+            const { result: w, batches } = await withBatchSizes(s.metricsUrl, async () =>
+              runWrk(s.url, o.body, o.saturatingConnections, o.cellSeconds),
+            );
             best.push({
               setup: s.setup.key,
               client: `wrk, ${o.saturatingConnections} connections`,
@@ -124,6 +128,7 @@ export async function runSeedExperiment(servers: StartedSetup[], o: SeedOptions,
               meanMs: w.meanMs,
               p99Ms: w.p99Ms,
               errors: w.non2xx,
+              ...(batches && { batches }),
             });
           } else {
             const r = await runLoadInWorker({

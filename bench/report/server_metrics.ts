@@ -49,6 +49,19 @@ export function serverView(before: Counters, after: Counters): ServerView {
   };
 }
 
+/** Executed batches by their size after padding (TF Serving's padding_size histogram, one label per execution batch size). */
+export function batchesBySize(text: string): Map<number, number> {
+  const counts = new Map<number, number>();
+  const re = /^:tensorflow:serving:batching_session:padding_size_count\{execution_batch_size="(\d+)"\} (\S+)$/gm;
+  for (const m of text.matchAll(re)) counts.set(Number(m[1]), (counts.get(Number(m[1])) ?? 0) + Number(m[2]));
+  return counts;
+}
+
+/** Executor compute time spent on batches, seconds (tfgate_executor_busy_seconds_total, all models). */
+export function executorBusySeconds(text: string): number {
+  return sumOf(text, 'tfgate_executor_busy_seconds_total');
+}
+
 /** Runs `measure` between two reads of the server's counters (none when there is no metrics URL). */
 export async function withServerView<T>(
   metricsUrl: string | undefined,
@@ -58,4 +71,18 @@ export async function withServerView<T>(
   const before = await readCounters(metricsUrl);
   const result = await measure();
   return { result, server: serverView(before, await readCounters(metricsUrl)) };
+}
+
+/** Runs `measure` between two reads of the batches the server ran, by size (none without a metrics URL or batching). */
+export async function withBatchSizes<T>(
+  metricsUrl: string | undefined,
+  measure: () => Promise<T>,
+): Promise<{ result: T; batches?: Record<string, number> }> {
+  if (!metricsUrl) return { result: await measure() };
+  const read = async () => batchesBySize(await fetch(metricsUrl, { headers: { connection: 'close' } }).then((r) => r.text()));
+  const before = await read();
+  const result = await measure();
+  const batches: Record<string, number> = {};
+  for (const [size, n] of await read()) if (n > (before.get(size) ?? 0)) batches[size] = n - (before.get(size) ?? 0);
+  return { result, ...(Object.keys(batches).length && { batches }) };
 }

@@ -105,28 +105,39 @@ export class BatchCostModel {
 
 /** Rows per ms over the last arrivals, decaying as the time since the newest grows. */
 export class ArrivalRate {
-  private readonly at: number[] = [];
-  private readonly rows: number[] = [];
+  // A ring of the last `window` arrivals, and the sum of their rows: one is recorded for every
+  // request, so neither recording nor reading walks the window.
+  private readonly at: Float64Array;
+  private readonly rows: Float64Array;
+  /** Arrivals held (≤ window), and where the oldest is. */
+  private count = 0;
+  private oldest = 0;
+  private rowSum = 0;
 
-  constructor(private readonly window = 64) {}
+  constructor(private readonly window = 64) {
+    this.at = new Float64Array(window);
+    this.rows = new Float64Array(window);
+  }
 
   record(now: number, rows: number): void {
-    this.at.push(now);
-    this.rows.push(rows);
-    if (this.at.length > this.window) {
-      this.at.shift();
-      this.rows.shift();
+    let slot: number;
+    if (this.count < this.window) slot = (this.oldest + this.count++) % this.window;
+    else {
+      slot = this.oldest;
+      this.rowSum -= this.rows[slot];
+      this.oldest = (this.oldest + 1) % this.window;
     }
+    this.at[slot] = now;
+    this.rows[slot] = rows;
+    this.rowSum += rows;
   }
 
   rowsPerMs(now: number): number {
-    if (this.at.length < 2) return 0;
-    const span = now - this.at[0];
+    if (this.count < 2) return 0;
+    const span = now - this.at[this.oldest];
     if (span <= 0) return 0;
     // The oldest arrival opens the interval; the rows after it arrived within it.
-    let rows = 0;
-    for (let i = 1; i < this.rows.length; i++) rows += this.rows[i];
-    return rows / span;
+    return (this.rowSum - this.rows[this.oldest]) / span;
   }
 }
 

@@ -18,8 +18,8 @@ export interface BatchTask {
   outputKeys: string[];
   inputs: Record<string, HostTensor>;
   size: number;
-  /** Output slices by the row offset they start at (several when the task was split). */
-  parts: Map<number, Record<string, HostTensor>>;
+  /** A task split over batches: its output slices by the row offset they start at, made with its first slice. */
+  parts?: Map<number, Record<string, HostTensor>>;
   received: number;
   done: boolean;
   /** When it was scheduled (performance.now()), and where its stats go. */
@@ -50,19 +50,24 @@ function taskSize(inputs: Record<string, HostTensor>): number {
  * inputs are padded).
  */
 function queueKey(signature: string, outputKeys: string[], inputs: Record<string, HostTensor>, padVariable: boolean): string {
-  const shapes = Object.keys(inputs)
-    .sort()
-    .map((k) => `${k}:${inputs[k].dtype}[${padVariable ? inputs[k].shape.length : inputs[k].shape.slice(1)}]`);
-  return `${signature}|${[...outputKeys].sort()}|${shapes}`;
+  // Built for every request: no sort or copy where there is one name, no intermediate arrays.
+  const names = Object.keys(inputs);
+  if (names.length > 1) names.sort();
+  let key = `${signature}|${outputKeys.length > 1 ? [...outputKeys].sort().join(',') : (outputKeys[0] ?? '')}|`;
+  for (let i = 0; i < names.length; i++) {
+    const t = inputs[names[i]];
+    key += `${i ? ',' : ''}${names[i]}:${t.dtype}[${padVariable ? t.shape.length : t.shape.slice(1).join(',')}]`;
+  }
+  return key;
 }
 
-function finish(task: BatchTask): void {
+/** Answers a task whose outputs came in slices from several batches, once the last is in. */
+function finishSplit(task: BatchTask, parts: Map<number, Record<string, HostTensor>>): void {
   if (task.done) return;
   task.done = true;
-  const offsets = [...task.parts.keys()].sort((a, b) => a - b);
-  if (offsets.length === 1) return task.resolve(task.parts.get(offsets[0])!);
-  const keys = Object.keys(task.parts.get(offsets[0])!);
-  task.resolve(Object.fromEntries(keys.map((k) => [k, concatRows(offsets.map((o) => task.parts.get(o)![k]))])));
+  const offsets = [...parts.keys()].sort((a, b) => a - b);
+  const keys = Object.keys(parts.get(offsets[0])!);
+  task.resolve(Object.fromEntries(keys.map((k) => [k, concatRows(offsets.map((o) => parts.get(o)![k]))])));
 }
 
 export class BatchingSession implements ServableVersion {
@@ -125,7 +130,6 @@ export class BatchingSession implements ServableVersion {
         outputKeys,
         inputs,
         size,
-        parts: new Map(),
         received: 0,
         done: false,
         enqueuedAt: performance.now(),
@@ -231,12 +235,23 @@ export async function processBatch(queue: BatchQueue<BatchTask>, batch: Batch<Ba
     failAll(batch, e instanceof Error ? e : new ServingError(2, String(e)));
     return;
   }
+  const names = Object.keys(outputs);
   let row = 0;
   for (const p of pieces) {
-    const slice = Object.fromEntries(Object.entries(outputs).map(([k, t]) => [k, sliceRows(t, row, p.size)]));
+    const slice: Record<string, HostTensor> = {};
+    for (const k of names) slice[k] = sliceRows(outputs[k], row, p.size);
     row += p.size;
-    p.task.parts.set(p.offset, slice);
-    p.task.received += p.size;
-    if (p.task.received === p.task.size) finish(p.task);
+    const task = p.task;
+    if (p.size === p.taskSize) {
+      // The whole task in this batch (the common case): answered with its slice at once.
+      if (!task.done) {
+        task.done = true;
+        task.resolve(slice);
+      }
+      continue;
+    }
+    (task.parts ??= new Map()).set(p.offset, slice);
+    task.received += p.size;
+    if (task.received === task.size) finishSplit(task, task.parts);
   }
 }

@@ -188,6 +188,9 @@ async function control(task: ControlTask): Promise<ExecutorReply> {
     if (task.kind === 'load') {
       const { servable, warmupRecords } = await loadVersion(task.id, task.load, report);
       const { backend, engines, signatures, refusals, signatureDefs, runCosts } = servable;
+      // What the load left (the converted graphs' bytes ONNX Runtime copied, the files read)
+      // goes back now: a thread idle after its load collects nothing.
+      setImmediate(collectGarbage);
       return {
         ok: true,
         kind: 'describe',

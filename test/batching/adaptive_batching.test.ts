@@ -89,6 +89,15 @@ describe('arrival rate', () => {
     assert.equal(r.rowsPerMs(2), 2);
     assert.equal(r.rowsPerMs(8), 0.5);
   });
+
+  it('holds the last `window` arrivals only, however many came before', () => {
+    const r = new ArrivalRate(3);
+    r.record(0, 100);
+    r.record(1, 50);
+    for (let t = 10; t <= 14; t++) r.record(t, 2); // the window now holds t = 12, 13, 14
+    assert.equal(r.rowsPerMs(14), 2);
+    assert.equal(r.rowsPerMs(16), 1);
+  });
 });
 
 describe('adaptive policy decisions', () => {

@@ -148,6 +148,25 @@ describe('batching session', () => {
     assert.equal(seen.length, 2);
   });
 
+  it('inputs and output filters named in another order share a queue; another output filter does not', async () => {
+    const clock = new ManualClock();
+    const scheduler = new SharedBatchScheduler<BatchTask>(2, processBatch, clock);
+    const { seen, version } = recordingVersion();
+    const session = new BatchingSession('m/1', version, scheduler, {
+      maxBatchSize: 8,
+      batchTimeoutMicros: 1000,
+      maxEnqueuedBatches: 10,
+      allowedBatchSizes: [],
+      enableLargeBatchSplitting: false,
+    });
+    const a = session.run('serving_default', { x: col(1), z: col(7) }, ['y', 'w']);
+    const b = session.run('serving_default', { z: col(8), x: col(2) }, ['w', 'y']);
+    const c = session.run('serving_default', { x: col(3), z: col(9) }, ['y']);
+    clock.advance(1);
+    await Promise.all([a, b, c]);
+    assert.deepEqual(seen, [[1, 2], [3]]);
+  });
+
   it('pad_variable_length_inputs: inputs of other lengths share a batch, zero-padded to the longest', async () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);

@@ -55,6 +55,9 @@ function fromOrtOutput(t: OrtOutput): HostTensor {
   return { dtype, shape: outputShape(t), values: t.data as TensorValues };
 }
 
+/** What a run needs of the converted model: not its bytes, which ONNX Runtime copied (a model's weights, held per session per thread). */
+type ModelIo = Pick<OnnxModel, 'inputs' | 'outputs' | 'guards'>;
+
 /** The ONNX names of the graph tensors a run fetches, with the guards' values after them. */
 interface FetchPlan {
   fetch: readonly string[];
@@ -72,7 +75,7 @@ export class OnnxSession {
 
   private constructor(
     private readonly session: OrtSessionRunner,
-    private readonly model: OnnxModel,
+    private readonly model: ModelIo,
   ) {
     this.inputs = [...model.inputs].map(([placeholder, input]) => ({ placeholder, name: input.name, dtype: input.dtype }));
     this.inputNames = this.inputs.map((i) => i.name);
@@ -86,7 +89,7 @@ export class OnnxSession {
   static async create(model: OnnxModel, options: OnnxSessionOptions): Promise<OnnxSession> {
     const ort = await loadOrt();
     const session = await createOrtSessionRunner(ort, model.bytes, ortSessionOptions(options.device, options.engine), options.via);
-    return new OnnxSession(session, model);
+    return new OnnxSession(session, { inputs: model.inputs, outputs: model.outputs, guards: model.guards });
   }
 
   /** Runs with `feeds` keyed by placeholder name; returns the TF tensors `fetch` in order. */

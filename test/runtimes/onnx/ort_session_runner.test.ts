@@ -3,6 +3,8 @@
 // event loop per run.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { OnnxSession } from '../../../src/runtimes/onnx/onnx_session.js';
 import { convertToOnnx } from '../../../src/runtimes/onnx/tf_to_onnx.js';
 import { Code, ServingError } from '../../../src/errors/status.js';
@@ -89,6 +91,28 @@ describe('ONNX Runtime session runners', () => {
       assert.equal(await turnsDuringRuns(direct), 0);
       assert.ok((await turnsDuringRuns(viaPublic)) >= 4);
     }));
+
+  it("lets the converted model's bytes go once ONNX Runtime has its copy (a model's weights, per session per thread)", async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    // Weights larger than Node's pooled buffers, so that the bytes have an ArrayBuffer of their own.
+    const g = new GraphCase();
+    const x = g.placeholder('x', 'float32', [-1, 64]);
+    const y = g.op('MatMul', 'y', [x, g.const('w', randomF32([64, 64], 3))], { T: a.type('float32') });
+    const model = convertToOnnx(g.nodes, g.feeds, [y]);
+    assert.ok(model.bytes.buffer.byteLength >= 64 * 64 * 4 && model.bytes.byteLength === model.bytes.buffer.byteLength);
+    const bytes = new WeakRef(model.bytes.buffer);
+    const session = await OnnxSession.create({ ...model }, { device: 'cpu' });
+    model.bytes = new Uint8Array(0);
+    try {
+      await new Promise(setImmediate);
+      gc();
+      assert.equal(bytes.deref(), undefined, 'the session still holds the bytes');
+      assert.deepEqual((await session.run(new Map([['x', randomF32([2, 64], 1)]]), [y]))[0].shape, [2, 64]);
+    } finally {
+      session.dispose();
+    }
+  });
 
   it('answers runNow at once on the binding (a promise through the public API), the same tensors as run', () =>
     withBothRunners(async ({ fetch, direct, viaPublic }) => {
