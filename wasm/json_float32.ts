@@ -56,10 +56,109 @@ function nearest(w: u64, q: i32): f64 {
   return r + (t + m) == r && r + (t - m) == r ? r : NaN;
 }
 
-@inline function isWs(c: u32): bool { return c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09; }
+/** Space, \n, \r and \t as bits of a u64 (bit c for byte c). */
+const WHITESPACE: u64 = 0x100002600;
+@inline function isWs(c: u32): bool { return c <= 0x20 && ((WHITESPACE >> <u64>c) & 1) != 0; }
 
-/** A number at p stored at `at`; the position after it, or 0 (nothing certain stored). */
+/** 8 bytes less '0' each: a digit byte is then 0 to 9. */
+const ASCII_ZEROS: u64 = 0x3030303030303030;
+const POW10_U64: StaticArray<u64> = [1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000];
+
+/**
+ * How many of t's first bytes (the lowest first; each a byte less '0') are digits, 0 to 8. A
+ * byte below '0' sets its own top bit (and borrows from the bytes after it), one above '9'
+ * reaches the top bit once 0x76 is added (and may carry into the bytes after it): either way
+ * only bytes after the first non-digit are disturbed, and those are not counted.
+ */
+@inline function digitCount(t: u64): i32 {
+  return <i32>(ctz(((t + 0x7676767676767676) | t) & 0x8080808080808080) >> 3);
+}
+
+/** The value of t's first n digits (1 ≤ n ≤ 8): moved to the top bytes, zeros below them, then summed pairwise (fast_float's eight-digit step). */
+@inline function digitsValue(t: u64, n: i32): u64 {
+  let v = t << (<u64>(64 - (n << 3)));
+  v = v * 10 + (v >> 8);
+  return (((v & 0x000000ff000000ff) * 0x000f424000000064 + ((v >> 16) & 0x000000ff000000ff) * 0x0000271000000001) >> 32);
+}
+
+/**
+ * A number at p stored at `at`; the position after it, or 0 (nothing certain stored). The
+ * common form, -?(0|[1-9][0-9]*)(.[0-9]+)? of at most 19 digits after the integer part's
+ * leading zero, is read with its fraction 8 bytes at a time and its sign without a branch (a
+ * fraction's length and a sign vary from number to number: each mispredicted branch costs
+ * more than the digit it reads); anything else by numByDigit, which stores or leaves it as the
+ * digit-by-digit reading always has (w and the fraction's length are the same either way).
+ */
 @inline function num(p: usize, at: usize): usize {
+  const start = p;
+  let c = <u32>load<u8>(p);
+  const neg = c == 0x2d;
+  p += <usize>neg;
+  c = <u32>load<u8>(p);
+  let w: u64 = 0;
+  let digits: i32 = 0;
+  if (c == 0x30) {
+    c = <u32>load<u8>(++p);
+  } else {
+    if (c - 0x31 > 8) return numByDigit(start, at);
+    do {
+      w = w * 10 + <u64>(c - 0x30);
+      digits++;
+      c = <u32>load<u8>(++p);
+    } while (c - 0x30 <= 9);
+  }
+  let fraction: i32 = 0;
+  if (c == 0x2e) {
+    ++p;
+    // The first 16 bytes loaded at once (the second 8 do not wait for the first's count).
+    const t = load<u64>(p) - ASCII_ZEROS;
+    const u = load<u64>(p, 8) - ASCII_ZEROS;
+    let n = digitCount(t);
+    fraction = n;
+    if (n == 0 || fraction + digits > 19) return numByDigit(start, at);
+    w = w * unchecked(POW10_U64[n]) + digitsValue(t, n);
+    p += <usize>n;
+    if (n == 8) {
+      n = digitCount(u);
+      fraction += n;
+      if (fraction + digits > 19) return numByDigit(start, at);
+      if (n != 0) {
+        w = w * unchecked(POW10_U64[n]) + digitsValue(u, n);
+        p += <usize>n;
+      }
+      while (n == 8) {
+        const v = load<u64>(p) - ASCII_ZEROS;
+        n = digitCount(v);
+        fraction += n;
+        if (fraction + digits > 19) return numByDigit(start, at);
+        if (n == 0) break;
+        w = w * unchecked(POW10_U64[n]) + digitsValue(v, n);
+        p += <usize>n;
+      }
+    }
+    c = <u32>load<u8>(p);
+  }
+  if ((c | 0x20) == 0x65 || c - 0x30 <= 9 || digits > 19) return numByDigit(start, at);
+  let v: f64;
+  let f: f32;
+  if (w <= EXACT_INTEGER) {
+    v = <f64>(<i64>w) / unchecked(POW10[fraction]);
+    f = <f32>v;
+  } else {
+    v = <f64>w / unchecked(POW10[fraction]);
+    f = <f32>v;
+    if (<f32>(v * BRACKET_LOW) != f || <f32>(v * BRACKET_HIGH) != f) {
+      v = nearest(w, fraction);
+      if (v != v) return numByDigit(start, at);
+      f = <f32>v;
+    }
+  }
+  store<f32>(at, select<f32>(-f, f, neg && (w != 0 || fraction != 0)));
+  return p;
+}
+
+/** A number at p stored at `at`, a digit at a time: the position after it, or 0 (nothing certain stored). Its leading zeros after the point are not counted as digits. */
+function numByDigit(p: usize, at: usize): usize {
   let c = <u32>load<u8>(p);
   const neg = c == 0x2d;
   if (neg) c = <u32>load<u8>(++p);

@@ -4,8 +4,8 @@
 // a series is looked up once by its label values (nested maps, no key built) and counted in a
 // Float64Array; at scrape time the metric hands the registry the same values prom-client's own
 // Counter and Histogram would, so the page is the same, series in the order first recorded.
-// Only series() records into these: the prom-client methods they inherit (inc, observe, labels)
-// are refused, not left to count where nothing reads.
+// Only series() records into these: the prom-client methods they inherit that record (inc,
+// observe, labels, startTimer, zero, remove) are refused, not left to count where nothing reads.
 import { Counter, Histogram, type CounterConfiguration, type HistogramConfiguration } from 'prom-client';
 
 /** Series by two or three label values, nested maps; `all` in the order first asked for. */
@@ -70,6 +70,7 @@ export class CountedCounter<T extends string> extends Counter<T> {
     super(config);
     this.inc = notHere(config.name);
     this.labels = notHere(config.name);
+    this.remove = notHere(config.name);
   }
 
   series(a: string, b: string, c?: string): CounterSeries {
@@ -127,6 +128,8 @@ export class CountedHistogram<T extends string> extends Histogram<T> {
     this.observe = notHere(config.name);
     this.labels = notHere(config.name);
     this.startTimer = notHere(config.name);
+    this.zero = notHere(config.name);
+    this.remove = notHere(config.name);
   }
 
   series(a: string, b: string, c?: string): HistogramSeries {

@@ -40,15 +40,16 @@ function signatureNameOf(doc: JsonValue | undefined): string | undefined {
  * limits and `charge` (told of memory before it is taken), so it runs alike on the event loop
  * (`yielding` to other clients) and on a parser thread (in one go).
  */
-export async function parsePredictBody(
+export function parsePredictBody(
   bytes: Uint8Array,
   limits: ParserLimits,
   charge: ChargeMemory,
   yielding = true,
   served?: Readonly<Record<string, SignatureSpec>>,
-): Promise<PredictBody> {
+): PredictBody | Promise<PredictBody> {
   // Dense lists of plain values are read straight into their tensors, no JSON tree built: in
-  // one pass when the body names its signature certainly and `served` has it.
+  // one pass when the body names its signature certainly and `served` has it. Returned as it
+  // is, not as a promise: the event loop's caller then needs no turn to take it.
   const lookahead = served && { signature: (name: string | undefined) => ownValue(served, name || DEFAULT_SIGNATURE_KEY), charge };
   const read = readPredictBody(
     bytes,
@@ -56,6 +57,11 @@ export async function parsePredictBody(
     lookahead,
   );
   if (read) return { signatureName: read.signatureName, tensors: (signature) => read.tensors(signature, charge) };
+  return parseJsonTree(bytes, limits, charge, yielding);
+}
+
+/** parsePredictBody for what the tensor reader leaves: the JSON tree first, its tensors built from it. */
+async function parseJsonTree(bytes: Uint8Array, limits: ParserLimits, charge: ChargeMemory, yielding: boolean): Promise<PredictBody> {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   charge(text.length);
   const jsonLimits: JsonLimits = {

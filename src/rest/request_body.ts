@@ -109,20 +109,22 @@ function readIncoming(incoming: IncomingMessage, declared: number, slot?: BodySl
       slot?.data(chunk.length);
     });
     let ended = false;
-    incoming.once('end', () => {
+    // `on`, not `once`: each of these comes at most once to a request, and once() wraps every
+    // listener and takes it off again when it fires, for each request.
+    incoming.on('end', () => {
       ended = true;
       slot?.read();
       if (body === undefined) resolve(new Uint8Array(0));
       else resolve(size === body.length ? body : body.subarray(0, size));
     });
-    incoming.once('error', reject);
+    incoming.on('error', reject);
     // 'close' follows every request's end too: the error (its stack) is made only when it did not end.
     const gone = () => {
       if (!ended) reject(new ServingError(Code.CANCELLED, 'the client closed the connection'));
     };
-    incoming.once('aborted', gone);
+    incoming.on('aborted', gone);
     // Closed before its end (settled already otherwise).
-    incoming.once('close', gone);
+    incoming.on('close', gone);
   });
 }
 

@@ -45,6 +45,7 @@ describe('metrics counted in plain numbers', () => {
     const histogram = new CountedHistogram({ name: 'h', help: 'H.', labelNames: LABELS, buckets: BUCKETS, registers: [] });
     assert.throws(() => histogram.series('m', 'predict', 'REST').observe(NaN), TypeError);
     assert.throws(() => histogram.labels('m', 'predict', 'REST'), /recorded through series/);
+    assert.throws(() => histogram.zero({ model_name: 'm', API: 'predict', entrypoint: 'REST' }), /recorded through series/);
     assert.throws(() => histogram.series('m', 'predict'), /3 label values expected/);
     const counter = new CountedCounter({ name: 'c', help: 'C.', labelNames: ['model_name', 'status'] as const, registers: [] });
     assert.throws(() => counter.inc(), /recorded through series/);

@@ -103,6 +103,36 @@ describe('json_float32_kernel: float32 lists read by WebAssembly as by TypeScrip
     }
   });
 
+  it('reads fractions of every length (its 8-byte steps end anywhere) and whatever follows them, bit for bit as the TypeScript road does', () => {
+    // Fractions of 1 to 24 digits after integer parts of 0 to 7 digits (up to 20 digits in
+    // all, past the 19 the kernel reads itself), leading zeros, and each byte a number may
+    // end at: a separator, whitespace, a bracket, an exponent.
+    const digits = '7340981265873409812658734';
+    const texts: string[] = [];
+    for (let fraction = 1; fraction <= 24; fraction++)
+      for (const int of ['0', '1', '-0', '-93', '4096', '-8765432'])
+        for (const zeros of ['', '00', '0000000']) texts.push(`${int}.${(zeros + digits).slice(0, fraction)}`);
+    const ends = [', ', ',', ' , ', '\n,', '\t, '];
+    const rows = (width: number) =>
+      Array.from(
+        { length: Math.floor(texts.length / width) },
+        (_, r) =>
+          `[${texts
+            .slice(r * width, r * width + width)
+            .map((t, k) => t + (k === width - 1 ? ' ' : ends[k % ends.length]))
+            .join('')}]`,
+      );
+    agree(`{"instances": [${rows(texts.length).join(', ')}]}`);
+    agree(`{"instances": [${rows(4).join(',')}]}`);
+    for (const exponent of ['e3', 'E-2', 'e+1'])
+      agree(
+        `{"instances": [${texts
+          .filter((_, k) => k % 7 === 0)
+          .map((t) => t + exponent)
+          .join(', ')}]}`,
+      );
+  });
+
   it('reads bodies past its 64 KiB window, items cut by the window at every offset, as the TypeScript road does', () => {
     const next = seededRandom(9);
     const space = () => [' ', '', '\n', '\t ', '  \r\n   '][Math.floor(next() * 5)].repeat(1 + Math.floor(next() * 3));
