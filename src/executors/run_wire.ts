@@ -57,21 +57,56 @@ function writeString(s: string, length: number, into: Uint8Array, at: number): v
   for (let i = 0; i < length; i++) into[at + i] = s.charCodeAt(i);
 }
 
+/**
+ * ASCII strings read lately (signature keys, tensor names, dtypes come again in every
+ * message): the same string back instead of a new one, already hashed and internalized where
+ * it was used as a key, so looking it up costs no rehash.
+ */
+const recentStrings: string[] = [];
+const RECENT_STRINGS = 32;
+
+function recentString(from: Uint8Array, at: number, length: number): string | undefined {
+  for (let k = 0; k < recentStrings.length; k++) {
+    const s = recentStrings[k];
+    if (s.length !== length) continue;
+    let i = 0;
+    while (i < length && s.charCodeAt(i) === from[at + i]) i++;
+    if (i === length) return s;
+  }
+  return undefined;
+}
+
 function readString(from: Uint8Array, at: number, length: number): string {
   if (length > 64) return fromUtf8.decode(from.subarray(at, at + length));
+  const seen = recentString(from, at, length);
+  if (seen !== undefined) return seen;
   let s = '';
   for (let i = 0; i < length; i++) {
     const c = from[at + i];
     if (c >= 0x80) return fromUtf8.decode(from.subarray(at, at + length));
     s += String.fromCharCode(c);
   }
+  if (recentStrings.length === RECENT_STRINGS) recentStrings.shift();
+  recentStrings.push(s);
   return s;
 }
 
+/** UTF-8 length of `s`: its length when ASCII (names nearly always are), else Buffer's count. */
+function utf8Length(s: string): number {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return Buffer.byteLength(s);
+  return s.length;
+}
+
+/**
+ * Written with plain loops, arrays searched linearly and one view of each kind over the
+ * result: a lone request after the thread sat idle runs this code cold, where each builtin
+ * and helper it reaches costs cache misses (Map, findIndex, spread, TypedArray.prototype.set
+ * from an array, Buffer.byteLength measured 70 µs for one request of 3 floats after 200 ms idle).
+ */
 class Packer {
   private readonly layout: number[] = [];
-  private readonly stringIndex = new Map<string, number>();
-  private readonly parts: ArrayBufferView[] = [];
+  private readonly strings: string[] = [];
+  private readonly parts: Array<Exclude<TensorValues, Uint8Array[]>> = [];
   private size = 0;
   private readonly whole: HostTensor[] = [];
   private readonly errors: StatusData[] = [];
@@ -81,8 +116,8 @@ class Packer {
   }
 
   str(s: string): void {
-    let i = this.stringIndex.get(s);
-    if (i === undefined) this.stringIndex.set(s, (i = this.stringIndex.size));
+    let i = this.strings.indexOf(s);
+    if (i < 0) i = this.strings.push(s) - 1;
     this.layout.push(i);
   }
 
@@ -94,56 +129,67 @@ class Packer {
   tensor(name: string, t: HostTensor, asIs: boolean): void {
     this.str(name);
     const v = t.values;
-    if (asIs || Array.isArray(v)) {
+    // The storage class as sent (not derived from the dtype): what arrives is what was sent.
+    let kind = -1;
+    if (!asIs && !Array.isArray(v)) for (let k = 0; k < ARRAY_KINDS.length && kind < 0; k++) if (v.constructor === ARRAY_KINDS[k]) kind = k;
+    if (kind < 0) {
       // -1 - index: a tensor of `whole`.
       this.layout.push(-1 - (this.whole.push(t) - 1));
       return;
     }
-    // The storage class as sent (not derived from the dtype): what arrives is what was sent.
-    const kind = ARRAY_KINDS.findIndex((K) => v.constructor === K);
-    if (kind < 0) {
-      this.layout.push(-1 - (this.whole.push(t) - 1));
-      return;
-    }
-    this.layout.push(kind);
+    const values = v as Exclude<TensorValues, Uint8Array[]>;
+    const layout = this.layout;
+    layout.push(kind);
     this.str(t.dtype);
-    this.layout.push(t.shape.length, ...t.shape, this.size, v.length);
-    this.parts.push(v);
-    this.size += aligned(v.byteLength);
+    layout.push(t.shape.length);
+    for (let d = 0; d < t.shape.length; d++) layout.push(t.shape[d]);
+    layout.push(this.size, values.length);
+    this.parts.push(values);
+    this.size += aligned(values.byteLength);
   }
 
   finish(): { packed: PackedTensors; transfer: ArrayBuffer[] } {
-    const strings = [...this.stringIndex.keys()];
+    const { layout, strings } = this;
     const layoutAt = HEADER_NUMBERS * 8;
-    const lengthsAt = layoutAt + this.layout.length * 8;
+    const lengthsAt = layoutAt + layout.length * 8;
     const stringsAt = lengthsAt + 4 * strings.length;
-    const sizes = strings.map((str) => Buffer.byteLength(str));
+    const sizes: number[] = [];
     let at = stringsAt;
-    for (const size of sizes) at += size;
+    for (let i = 0; i < strings.length; i++) at += sizes[i] = utf8Length(strings[i]);
     const tensorsAt = aligned(at);
     const flat = new ArrayBuffer(tensorsAt + this.size);
-    const bytes = new Uint8Array(flat);
-    new Uint32Array(flat, lengthsAt, strings.length).set(sizes);
-    at = stringsAt;
-    strings.forEach((str, i) => {
-      writeString(str, sizes[i], bytes, at);
-      at += sizes[i];
-    });
-    const numbers = new Float64Array(flat, 0, HEADER_NUMBERS + this.layout.length);
-    numbers[0] = this.layout.length;
+    const numbers = new Float64Array(flat, 0, HEADER_NUMBERS + layout.length);
+    numbers[0] = layout.length;
     numbers[1] = strings.length;
     numbers[2] = at - stringsAt;
     numbers[3] = tensorsAt;
-    numbers.set(this.layout, HEADER_NUMBERS);
+    for (let i = 0; i < layout.length; i++) numbers[HEADER_NUMBERS + i] = layout[i];
+    const lengths = new Uint32Array(flat, lengthsAt, strings.length);
+    const bytes = new Uint8Array(flat);
+    at = stringsAt;
+    for (let i = 0; i < strings.length; i++) {
+      lengths[i] = sizes[i];
+      writeString(strings[i], sizes[i], bytes, at);
+      at += sizes[i];
+    }
     at = tensorsAt;
     for (const v of this.parts) {
-      bytes.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), at);
+      copyBytes(v, bytes, at);
       at += aligned(v.byteLength);
     }
     const packed = this.whole.length || this.errors.length ? { flat, whole: this.whole, errors: this.errors } : flat;
     // Moving a small buffer costs more than copying it (request_owned.ts).
     return { packed, transfer: flat.byteLength >= MIN_MOVED_BYTES ? [flat] : [] };
   }
+}
+
+/** Below this many bytes a tensor is copied by a loop (no view made, no builtin reached). */
+const LOOP_COPY_BYTES = 64;
+
+function copyBytes(v: Exclude<TensorValues, Uint8Array[]>, into: Uint8Array, at: number): void {
+  const from = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  if (v.byteLength >= LOOP_COPY_BYTES) into.set(from, at);
+  else for (let i = 0; i < from.length; i++) into[at + i] = from[i];
 }
 
 class Unpacker {
@@ -173,9 +219,9 @@ class Unpacker {
     const lengths = new Uint32Array(this.flat, lengthsAt, stringCount);
     const bytes = new Uint8Array(this.flat);
     let at = lengthsAt + 4 * stringCount;
-    for (const length of lengths) {
-      this.strings.push(readString(bytes, at, length));
-      at += length;
+    for (let i = 0; i < stringCount; i++) {
+      this.strings.push(readString(bytes, at, lengths[i]));
+      at += lengths[i];
     }
     this.tensorsAt = header[3];
   }
@@ -218,7 +264,6 @@ export function packRequests(
   moved: ArrayBuffer[],
 ): { packed: RunLineRequest; transfer: ArrayBuffer[] } {
   const p = new Packer();
-  const movedSet = new Set(moved);
   p.num(id);
   p.num(requests.length);
   for (const r of requests) {
@@ -227,7 +272,7 @@ export function packRequests(
     p.num(names.length);
     for (const n of names) {
       const v = r.inputs[n].values;
-      p.tensor(n, r.inputs[n], !Array.isArray(v) && movedSet.has(v.buffer as ArrayBuffer));
+      p.tensor(n, r.inputs[n], moved.length > 0 && !Array.isArray(v) && moved.includes(v.buffer as ArrayBuffer));
     }
     p.num(r.outputKeys.length);
     for (const k of r.outputKeys) p.str(k);

@@ -7,7 +7,7 @@ import { dtypeToTf, type DType } from '../../tensor/dtype.js';
 import type { HostTensor, TensorValues } from '../../tensor/host_tensor.js';
 import { dtypeFromOrt } from './onnx_dtype.js';
 import type { OnnxModel } from './tf_to_onnx.js';
-import { createOrtSessionRunner, type OrtOutput, type OrtSessionRunner } from './ort_session_runner.js';
+import { createOrtSessionRunner, outputShape, type OrtOutput, type OrtSessionRunner } from './ort_session_runner.js';
 import { ortSessionOptions, type OnnxDevice } from './ort_session_options.js';
 import type { EngineSettings } from '../../config/session_config.js';
 
@@ -52,7 +52,7 @@ function loadOrt(): Promise<Ort> {
 function fromOrtOutput(t: OrtOutput): HostTensor {
   const dtype = dtypeFromOrt(t.type);
   if (!dtype || dtype === 'string') throw new ServingError(Code.INTERNAL, `ONNX Runtime returned a ${t.type} tensor`);
-  return { dtype, shape: [...t.dims], values: t.data as TensorValues };
+  return { dtype, shape: outputShape(t), values: t.data as TensorValues };
 }
 
 /** What a run needs of the converted model: not its bytes, which ONNX Runtime copied (a model's weights, held per session per thread). */

@@ -84,6 +84,11 @@ class NativeOutput implements OrtOutput {
   ) {}
 }
 
+/** An output's dims as a shape of its own: the binding's own array (made for this output), else a copy. */
+export function outputShape(t: OrtOutput): number[] {
+  return t instanceof NativeOutput ? t.dims : [...t.dims];
+}
+
 /** onnxruntime-common's log level names, as binding.js maps them. */
 const LOG_LEVELS: Record<string, number> = { verbose: 0, info: 1, warning: 2, error: 3, fatal: 4 };
 
