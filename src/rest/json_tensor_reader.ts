@@ -425,9 +425,9 @@ export function readFloatBody(
     let values = grown;
     if (grown.length !== size) {
       charge(decodedTensorBytes(target.dtype, size));
-      values =
-        (smallStorage(target.dtype as 'float32' | 'float64', size) as Float32Array | Float64Array | undefined) ?? grown.slice(0, size);
-      if (values.buffer !== grown.buffer) values.set(grown.subarray(0, size));
+      const small = smallStorage(target.dtype as 'float32' | 'float64', size) as Float32Array | Float64Array | undefined;
+      if (small !== undefined) small.set(grown.subarray(0, size));
+      values = small ?? grown.slice(0, size);
     }
     setInput(inputs, target.name, { dtype: target.dtype, shape, values });
   }
@@ -649,7 +649,7 @@ class Walk {
         this.i = end + 1;
       } else if (key === ROOT_INSTANCES || key === ROOT_INPUTS) {
         if (seen) return name;
-        if (b.indexOf(BACKSLASH, i) >= 0 || this.text.indexOf('"signature_name"', i, 'latin1') >= 0) decline();
+        if (b.indexOf(BACKSLASH, i) >= 0 || this.quoted(ROOT_KEYS[ROOT_SIGNATURE_NAME], i)) decline();
         return undefined;
       } else {
         this.skipValue(1);
@@ -658,6 +658,17 @@ class Walk {
       if (b[i] !== COMMA) decline();
       i = this.ws(i + 1);
     }
+  }
+
+  /** Whether '"' + key + '"' is in the body from byte `from` on (no Buffer or string made for it). */
+  private quoted(key: Uint8Array, from: number): boolean {
+    const b = this.b;
+    for (let q = b.indexOf(QUOTE, from); q >= 0; q = b.indexOf(QUOTE, q + 1)) {
+      let k = 0;
+      while (k < key.length && b[q + 1 + k] === key[k]) k++;
+      if (k === key.length && b[q + 1 + k] === QUOTE) return true;
+    }
+    return false;
   }
 
   /** One pass: the input a new tensor fills, its storage started (or none: a member no input takes). */
@@ -695,7 +706,9 @@ class Walk {
     const estimate = n === 0 ? FIRST_CAPACITY : Math.min(16 * old.length, n + Math.ceil(((rest * n) / Math.max(1, at - t.from)) * 1.0625));
     const capacity = Math.min(Math.max(estimate, old.length + (old.length >> 1), n + 1), n + 1 + (rest >> 1));
     this.direct.charge(decodedTensorBytes(t.target!.dtype, capacity));
-    const grown = new (old.constructor as Float32ArrayConstructor | Float64ArrayConstructor)(capacity);
+    const grown =
+      (smallStorage(t.target!.dtype as 'float32' | 'float64', capacity) as Float32Array | Float64Array | undefined) ??
+      new (old.constructor as Float32ArrayConstructor | Float64ArrayConstructor)(capacity);
     grown.set(old);
     t.values = grown;
     return grown;

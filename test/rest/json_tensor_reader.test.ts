@@ -636,6 +636,31 @@ describe('readPredictBody: the entry the :predict handler calls', () => {
     }
   });
 
+  it('small tensors (their storage shared by many bodies) each keep their own values, in two passes and in one', () => {
+    const s = sig({ x: 'DT_FLOAT', y: 'DT_INT32' });
+    const kept: Array<{ k: number; x: Float32Array; y: Int32Array }> = [];
+    for (let k = 0; k < 300; k++) {
+      const xs = Array.from({ length: 20 + (k % 50) }, (_, j) => k + j / 4);
+      const ys = Array.from({ length: 17 + (k % 9) }, (_, j) => k * 100 + j);
+      const body = new TextEncoder().encode(`{"inputs": {"x": [${xs.join(', ')}], "y": [${ys.join(', ')}]}}`);
+      const onePass = k % 2 === 1 ? { signature: () => sig({ x: 'DT_FLOAT' }), charge: () => {} } : undefined;
+      const { inputs } = readPredictBody(body, LIMITS, onePass)!.tensors(k % 2 === 1 ? sig({ x: 'DT_FLOAT' }) : s);
+      kept.push({ k, x: inputs.x.values as Float32Array, y: (inputs.y?.values ?? new Int32Array(ys)) as Int32Array });
+    }
+    for (const { k, x, y } of kept) {
+      assert.deepEqual(
+        Array.from(x),
+        Array.from({ length: 20 + (k % 50) }, (_, j) => k + j / 4),
+        `body ${k}: x`,
+      );
+      assert.deepEqual(
+        Array.from(y),
+        Array.from({ length: 17 + (k % 9) }, (_, j) => k * 100 + j),
+        `body ${k}: y`,
+      );
+    }
+  });
+
   it("answers what the reader does not take with the general path's error, verbatim; leaves what is no JSON to the caller", () => {
     const lookahead = { signature: () => sig({ x: 'DT_INT32' }), charge: () => {} };
     const read = readPredictBody(new TextEncoder().encode('{"instances": [[1.5, 2]]}'), LIMITS, lookahead)!;
