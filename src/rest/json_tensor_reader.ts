@@ -580,6 +580,9 @@ export function useFloat32Kernel(on: boolean, minBytes = KERNEL_MIN_BYTES): void
   kernelMinBytes = minBytes;
 }
 
+/** Keys up to this long are made from their bytes one by one (V8 keeps them flat: no rope to flatten for a lookup). */
+const SHORT_KEY = 12;
+
 /** Tensors looked up by key through their list up to this many, then by a Map. */
 const LINEAR_KEYS = 16;
 
@@ -805,7 +808,11 @@ class Walk {
   private key(): string {
     const start = this.i + 1;
     const end = this.keyEnd();
-    return this.text.toString('latin1', start, end);
+    if (end - start > SHORT_KEY) return this.text.toString('latin1', start, end);
+    // A short key from its bytes: no Buffer view of the body, no call out of JavaScript.
+    let key = '';
+    for (let k = start; k < end; k++) key += String.fromCharCode(this.b[k]);
+    return key;
   }
 
   /** A root member's key as ROOT_* (no string made for it). */
@@ -909,7 +916,9 @@ class Walk {
     const planned = fill.plan.tensors[index];
     const target = fill.binding.targets[index];
     // Planned dims are enforced while filling, so a tensor is never written past its size.
-    t.dims = [...planned.shape];
+    // Into the room newState made for four levels (past it, a copy of the shape).
+    if (planned.shape.length <= t.dims.length) for (let k = 0; k < planned.shape.length; k++) t.dims[k] = planned.shape[k];
+    else t.dims = [...planned.shape];
     t.rank = planned.shape.length;
     if (fill.plan.format === 'row' && fill.plan.tensors.length > 0 && planned.key !== undefined) t.dims[0] = -1;
     if (!target) return; // checked, not built
