@@ -36,7 +36,7 @@ export function numElements(shape: readonly number[]): number {
   return n;
 }
 
-type NumericArrayConstructor =
+export type NumericArrayConstructor =
   | Float32ArrayConstructor
   | Float64ArrayConstructor
   | Int32ArrayConstructor

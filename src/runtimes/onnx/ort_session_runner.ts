@@ -20,7 +20,8 @@
 import { createRequire } from 'node:module';
 import { isMainThread } from 'node:worker_threads';
 import type ort from 'onnxruntime-node';
-import type { HostTensor } from '../../tensor/host_tensor.js';
+import { TYPED_ARRAY, type HostTensor, type NumericArrayConstructor } from '../../tensor/host_tensor.js';
+import type { DType } from '../../tensor/dtype.js';
 import { ORT_TYPE } from './onnx_dtype.js';
 
 /** ONNX Runtime session options, as both the binding and InferenceSession.create take them. */
@@ -118,21 +119,10 @@ function initialise(binding: BindingModule, logLevel: string | undefined): void 
   else binding.initOrt();
 }
 
-/** The typed array each type's data must be, as ort.Tensor requires it. */
-const STORAGE: Partial<Record<string, abstract new (...args: never[]) => unknown>> = {
-  float32: Float32Array,
-  float64: Float64Array,
-  int32: Int32Array,
-  int64: BigInt64Array,
-  uint64: BigUint64Array,
-  uint32: Uint32Array,
-  int16: Int16Array,
-  uint16: Uint16Array,
-  int8: Int8Array,
-  uint8: Uint8Array,
-  bool: Uint8Array,
-  float16: Uint16Array,
-};
+/** The typed array each type's data must be, as ort.Tensor requires it: tfgate's own storage (ort.Tensor has no bfloat16). */
+function storageOf(dtype: DType): NumericArrayConstructor | undefined {
+  return dtype === 'string' || dtype === 'bfloat16' ? undefined : TYPED_ARRAY[dtype];
+}
 
 /** The elements `shape` holds; -1 when a dim is not a non-negative integer (ort.Tensor refuses it). */
 function elements(shape: readonly number[]): number {
@@ -157,7 +147,7 @@ function publicTensor(ortModule: typeof ort, t: HostTensor): ort.Tensor {
 function nativeFeed(ortModule: typeof ort, t: HostTensor): NativeFeed | ort.Tensor {
   const type = ORT_TYPE[t.dtype];
   const v = t.values;
-  const storage = STORAGE[type];
+  const storage = storageOf(t.dtype);
   if (storage && v.constructor === storage && (v as Float32Array).length === elements(t.shape))
     return { dims: t.shape, location: 'cpu', type, data: v };
   return publicTensor(ortModule, t);
