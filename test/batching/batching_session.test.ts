@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/batching/clock.js';
 import { SharedBatchScheduler } from '../../src/batching/batch_scheduler.js';
 import { BatchingSession, processBatch, type BatchTask } from '../../src/batching/batching_session.js';
+import type { QueueOptions } from '../../src/batching/queue_options.js';
 import type { ServableVersion } from '../../src/services/servable_version.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { concatRows, padDims, padRows, sliceRows } from '../../src/tensor/batch_rows.js';
@@ -15,6 +16,18 @@ const col = (...v: number[]): HostTensor => ({ dtype: 'float32', shape: [v.lengt
 const rows = (t: HostTensor) => Array.from(t.values as Float32Array);
 
 /** A version computing y = 10·x that records the batches it ran. */
+/** A session on `scheduler` with these tests' usual queue (8 rows, 1 ms, 10 batches, no splitting), changed by `options`. */
+function sessionOf(version: ServableVersion, scheduler: SharedBatchScheduler<BatchTask>, options: Partial<QueueOptions> = {}) {
+  return new BatchingSession('m/1', version, scheduler, {
+    maxBatchSize: 8,
+    batchTimeoutMicros: 1000,
+    maxEnqueuedBatches: 10,
+    allowedBatchSizes: [],
+    enableLargeBatchSplitting: false,
+    ...options,
+  });
+}
+
 function recordingVersion() {
   const seen: number[][] = [];
   const version: ServableVersion = {
@@ -53,13 +66,7 @@ describe('admission before a request is read', () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(1, () => new Promise<void>(() => {}), clock);
     const { version } = recordingVersion();
-    const session = new BatchingSession('m/1', version, scheduler, {
-      maxBatchSize: 2,
-      batchTimeoutMicros: 1000,
-      maxEnqueuedBatches: 2,
-      allowedBatchSizes: [],
-      enableLargeBatchSplitting: false,
-    });
+    const session = sessionOf(version, scheduler, { maxBatchSize: 2, maxEnqueuedBatches: 2 });
     const releases = Array.from({ length: 5 }, () => session.admit());
     assert.equal(releases.length, 5, 'no queue yet (its signature and shape are known only once parsed): nothing is refused');
     releases.forEach((r) => r());
@@ -91,13 +98,7 @@ describe('batching session', () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);
     const { seen, version } = recordingVersion();
-    const session = new BatchingSession('m/1', version, scheduler, {
-      maxBatchSize: 8,
-      batchTimeoutMicros: 1000,
-      maxEnqueuedBatches: 10,
-      allowedBatchSizes: [2, 4, 8],
-      enableLargeBatchSplitting: false,
-    });
+    const session = sessionOf(version, scheduler, { allowedBatchSizes: [2, 4, 8] });
     const late = session.run('serving_default', { x: col(1, 2) }, [], { deadline: performance.now() - 1 });
     const live = session.run('serving_default', { x: col(3) }, [], { deadline: performance.now() + 60_000 });
     const open = session.run('serving_default', { x: col(4) }, []);
@@ -115,13 +116,7 @@ describe('batching session', () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);
     const { seen, version } = recordingVersion();
-    const session = new BatchingSession('m/1', version, scheduler, {
-      maxBatchSize: 8,
-      batchTimeoutMicros: 1000,
-      maxEnqueuedBatches: 10,
-      allowedBatchSizes: [4, 8],
-      enableLargeBatchSplitting: false,
-    });
+    const session = sessionOf(version, scheduler, { allowedBatchSizes: [4, 8] });
     const a = session.run('serving_default', { x: col(1) }, []);
     const b = session.run('serving_default', { x: col(2, 3) }, []);
     clock.advance(1);
@@ -134,13 +129,7 @@ describe('batching session', () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(2, processBatch, clock);
     const { seen, version } = recordingVersion();
-    const session = new BatchingSession('m/1', version, scheduler, {
-      maxBatchSize: 8,
-      batchTimeoutMicros: 1000,
-      maxEnqueuedBatches: 10,
-      allowedBatchSizes: [],
-      enableLargeBatchSplitting: false,
-    });
+    const session = sessionOf(version, scheduler);
     const a = session.run('serving_default', { x: col(1) }, []);
     const b = session.run('serving_default', { x: { dtype: 'float32', shape: [1, 2], values: Float32Array.of(5, 6) } }, []);
     clock.advance(1);
@@ -152,13 +141,7 @@ describe('batching session', () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(2, processBatch, clock);
     const { seen, version } = recordingVersion();
-    const session = new BatchingSession('m/1', version, scheduler, {
-      maxBatchSize: 8,
-      batchTimeoutMicros: 1000,
-      maxEnqueuedBatches: 10,
-      allowedBatchSizes: [],
-      enableLargeBatchSplitting: false,
-    });
+    const session = sessionOf(version, scheduler);
     const a = session.run('serving_default', { x: col(1), z: col(7) }, ['y', 'w']);
     const b = session.run('serving_default', { z: col(8), x: col(2) }, ['w', 'y']);
     const c = session.run('serving_default', { x: col(3), z: col(9) }, ['y']);
@@ -179,14 +162,7 @@ describe('batching session', () => {
         return { y: x };
       },
     };
-    const session = new BatchingSession('m/1', version, scheduler, {
-      maxBatchSize: 8,
-      batchTimeoutMicros: 1000,
-      maxEnqueuedBatches: 10,
-      allowedBatchSizes: [],
-      enableLargeBatchSplitting: false,
-      padVariableLengthInputs: true,
-    });
+    const session = sessionOf(version, scheduler, { padVariableLengthInputs: true });
     const a = session.run('s', { x: { dtype: 'float32', shape: [1, 2], values: Float32Array.of(1, 2) } }, []);
     const b = session.run('s', { x: { dtype: 'float32', shape: [1, 3], values: Float32Array.of(3, 4, 5) } }, []);
     clock.advance(1);
@@ -204,12 +180,10 @@ describe('batching session', () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);
     const { seen, version } = recordingVersion();
-    const session = new BatchingSession('m/1', version, scheduler, {
+    const session = sessionOf(version, scheduler, {
       maxBatchSize: 16,
       maxExecutionBatchSize: 4,
       batchTimeoutMicros: 0,
-      maxEnqueuedBatches: 10,
-      allowedBatchSizes: [],
       enableLargeBatchSplitting: true,
     });
     const out = await session.run('serving_default', { x: col(1, 2, 3, 4, 5, 6, 7, 8, 9, 10) }, []);
