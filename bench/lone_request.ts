@@ -8,9 +8,10 @@
 //     the same ONNX Runtime session (the same runtime classes, one intra-op thread) and
 //     answers with JSON.stringify — what the machine charges every such server;
 //   - the engine alone, in this process, batch 1, runs spaced by the same think time.
-// Rounds alternate the set-ups, so that a noisy spell of this shared machine hits all alike.
+// Rounds alternate the set-ups (short rounds, the order rotated each round), so that a noisy
+// spell of this shared machine hits all alike.
 // Printed: each part's mean and median per request, and each server's CPU per request.
-//   npm run bench:lone [-- --rounds 4 --requests 150 --think 15 --other-bin ../main/bin/tfgate --tfgate <flags>]
+//   npm run bench:lone [-- --rounds 20 --requests 25 --think 15 --other-bin ../main/bin/tfgate --tfgate <flags>]
 import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -116,6 +117,23 @@ function post(port: number, body: string): Promise<Sample> {
   });
 }
 
+/** CPU time (ns, from schedstat) of a process's main thread and of its other threads together. */
+function threadCpuNs(pid: number): { main: number; others: number } {
+  let main = 0;
+  let others = 0;
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    let ns = 0;
+    try {
+      ns = Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      continue; // a thread that ended meanwhile
+    }
+    if (Number(tid) === pid) main += ns;
+    else others += ns;
+  }
+  return { main, others };
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Arm {
@@ -125,6 +143,9 @@ interface Arm {
   pid?: number;
   samples: Sample[];
   cpuMs: number;
+  /** Servers: CPU ns of the main thread and of the other threads (executor, engine, GC helpers) over the measured requests. */
+  mainNs: number;
+  othersNs: number;
 }
 
 function stats(xs: number[]): { mean: number; median: number } {
@@ -133,8 +154,8 @@ function stats(xs: number[]): { mean: number; median: number } {
 }
 
 async function main(): Promise<void> {
-  const rounds = numberArg('rounds', 4);
-  const requests = numberArg('requests', 150);
+  const rounds = numberArg('rounds', 20);
+  const requests = numberArg('requests', 25);
   const thinkMean = numberArg('think', 15);
   const portBase = numberArg('port-base', 8740);
   const otherBins = stringArg('other-bin', '')
@@ -183,16 +204,21 @@ async function main(): Promise<void> {
       const s = await startTfgate('mlp', path.join(dir, 'mlp'), ['--num_executors=1', ...extra, ...flags, `--rest_api_port=${p}`], bin);
       procs.push(s.proc);
       await waitModelAvailable(s.port, 'mlp');
-      arms.push({ label, once: () => post(s.port, body), pid: s.proc.pid, samples: [], cpuMs: 0 });
+      arms.push({ label, once: () => post(s.port, body), pid: s.proc.pid, samples: [], cpuMs: 0, mainNs: 0, othersNs: 0 });
     }
     const fp = port++;
     const floor = await startNodeProcess([here, '--floor-server', version, String(fp)], /listening (\d+)/);
     procs.push(floor.proc);
-    arms.push({ label: 'floor (Hono + engine worker)', once: () => post(floor.port, body), pid: floor.proc.pid, samples: [], cpuMs: 0 });
-    for (const [label, intra] of [
-      ['engine alone, 1 thread', 1],
-      ['engine alone, all cores', os.availableParallelism()],
-    ] as const) {
+    arms.push({
+      label: 'floor (Hono + engine worker)',
+      once: () => post(floor.port, body),
+      pid: floor.proc.pid,
+      samples: [],
+      cpuMs: 0,
+      mainNs: 0,
+      othersNs: 0,
+    });
+    for (const [label, intra] of [['engine alone, 1 thread', 1]] as const) {
       const servable = await loadServable(version, intra);
       arms.push({
         label,
@@ -205,13 +231,18 @@ async function main(): Promise<void> {
         },
         samples: [],
         cpuMs: 0,
+        mainNs: 0,
+        othersNs: 0,
       });
     }
     for (const a of arms) for (let i = 0; i < 20; i++) await a.once();
     const think = between(0.5 * thinkMean, 1.5 * thinkMean);
+    // Each round runs every set-up for `requests` requests, in an order rotated each round.
     for (let r = 0; r < rounds; r++) {
-      for (const a of arms) {
+      for (let k = 0; k < arms.length; k++) {
+        const a = arms[(k + r) % arms.length];
         const cpu0 = a.pid ? processCpuMs(a.pid) : 0;
+        const threads0 = a.pid ? threadCpuNs(a.pid) : undefined;
         const self0 = process.cpuUsage();
         for (let i = 0; i < requests; i++) {
           await sleep(think());
@@ -219,6 +250,11 @@ async function main(): Promise<void> {
         }
         const self = process.cpuUsage(self0);
         a.cpuMs += a.pid ? processCpuMs(a.pid) - cpu0 : (self.user + self.system) / 1000;
+        if (threads0) {
+          const threads = threadCpuNs(a.pid!);
+          a.mainNs += threads.main - threads0.main;
+          a.othersNs += threads.others - threads0.others;
+        }
       }
     }
     console.log(
@@ -227,14 +263,16 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(1))
         .join(' ')}`,
     );
-    console.log(`| set-up | total mean | total median | ${PARTS.join(' | ')} | rest (HTTP, client) | CPU ms/req |`);
-    console.log(`|---|---:|---:|${PARTS.map(() => '---:|').join('')}---:|---:|`);
+    console.log(
+      `| set-up | total mean | total median | ${PARTS.join(' | ')} | rest (HTTP, client) | CPU ms/req | main thread µs/req | other threads µs/req |`,
+    );
+    console.log(`|---|---:|---:|${PARTS.map(() => '---:|').join('')}---:|---:|---:|---:|`);
     for (const a of arms) {
       const total = stats(a.samples.map((s) => s.totalMs));
       const part = (k: string) => stats(a.samples.map((s) => s.parts[k] ?? 0)).mean;
       const rest = stats(a.samples.map((s) => s.totalMs - PARTS.reduce((t, k) => t + (s.parts[k] ?? 0), 0))).mean;
       console.log(
-        `| ${a.label} | ${total.mean.toFixed(3)} | ${total.median.toFixed(3)} | ${PARTS.map((k) => part(k).toFixed(3)).join(' | ')} | ${rest.toFixed(3)} | ${(a.cpuMs / a.samples.length).toFixed(3)} |`,
+        `| ${a.label} | ${total.mean.toFixed(3)} | ${total.median.toFixed(3)} | ${PARTS.map((k) => part(k).toFixed(3)).join(' | ')} | ${rest.toFixed(3)} | ${(a.cpuMs / a.samples.length).toFixed(3)} | ${a.pid ? (a.mainNs / 1000 / a.samples.length).toFixed(0) : ''} | ${a.pid ? (a.othersNs / 1000 / a.samples.length).toFixed(0) : ''} |`,
       );
     }
   } finally {
