@@ -180,7 +180,7 @@ export class ExecutorHost {
       return;
     }
     const t: HostThread = {
-      run: new RunLine(offer.run, () => this.removeThread(t)),
+      run: new RunLine(offer.run, () => this.removeThread(t), offer.room),
       wide,
       control: new ControlLine(offer.control),
       loaded: new Set(),

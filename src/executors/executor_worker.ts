@@ -229,6 +229,10 @@ async function control(task: ControlTask): Promise<ExecutorReply> {
  */
 const LARGE_RUN_BYTES = 16 * 2 ** 20;
 
+/** The run line's room (protocol.ts, ThreadLinesOffer): a message of up to this many bytes travels through it. */
+const ROOM_BYTES = 64 * 1024;
+const room = new SharedArrayBuffer(ROOM_BYTES);
+
 type RunLineAnswer = [RunLineReply, ArrayBuffer[]];
 
 /** Runs a message's requests one after another; the answer and the buffers it moves, at once when every run answered at once. */
@@ -236,7 +240,8 @@ function runMany(m: RunLineRequest): RunLineAnswer | Promise<RunLineAnswer> {
   let requests: RunRequest[];
   let servable: Servable;
   try {
-    const unpacked = unpackRequests(m);
+    // Read in full (each tensor copied out of the room) before anything runs: the answer may be written there.
+    const unpacked = unpackRequests(m, room);
     requests = unpacked.requests;
     servable = versionOf(unpacked.id).servable;
   } catch (e) {
@@ -266,8 +271,11 @@ async function finishLater(
 
 function packed(replies: RunReply[]): RunLineAnswer {
   try {
-    const { packed, transfer } = packReplies(replies);
-    return [packed instanceof ArrayBuffer ? packed : { ok: true, kind: 'runMany', replies: packed }, transfer];
+    const { packed, transfer } = packReplies(replies, room);
+    return [
+      typeof packed === 'number' || packed instanceof ArrayBuffer ? packed : { ok: true, kind: 'runMany', replies: packed },
+      transfer,
+    ];
   } catch (e) {
     return [{ ok: false, error: toStatusData(e) }, []];
   }
@@ -325,4 +333,4 @@ const run = new MessageChannel();
 const ctl = new MessageChannel();
 serveRunLine(run.port1);
 serveControlLine(ctl.port1);
-parentPort!.postMessage({ kind: 'lines', run: run.port2, control: ctl.port2 } satisfies ThreadLinesOffer, [run.port2, ctl.port2]);
+parentPort!.postMessage({ kind: 'lines', run: run.port2, control: ctl.port2, room } satisfies ThreadLinesOffer, [run.port2, ctl.port2]);

@@ -3,7 +3,7 @@
 // fails as a thread death; piscina starts a replacement, which offers a line of its own.
 import type { MessagePort } from 'node:worker_threads';
 import type { ExecutorReply, RunLineReply, RunRequest } from './protocol.js';
-import { packRequests } from './run_wire.js';
+import { packRequests, takeFromRoom } from './run_wire.js';
 
 export class RunLine {
   private answer?: { resolve: (reply: ExecutorReply) => void; reject: (e: Error) => void };
@@ -13,10 +13,14 @@ export class RunLine {
     private readonly port: MessagePort,
     /** Told once, when the line closes (its thread exited). */
     onClose: (line: RunLine) => void,
+    /** The line's room (protocol.ts, ThreadLinesOffer); none: every message travels as buffers. */
+    private readonly room?: SharedArrayBuffer,
   ) {
-    port.on('message', (reply: RunLineReply) =>
-      this.settle((a) => a.resolve(reply instanceof ArrayBuffer ? { ok: true, kind: 'runMany', replies: reply } : reply)),
-    );
+    port.on('message', (reply: RunLineReply) => {
+      // Replies in the room are copied out now, before anything else can send on the line.
+      if (typeof reply === 'number') reply = takeFromRoom(this.room!, reply);
+      this.settle((a) => a.resolve(reply instanceof ArrayBuffer ? { ok: true, kind: 'runMany', replies: reply } : reply));
+    });
     port.once('close', () => {
       this.closed = true;
       this.settle((a) => a.reject(new Error('the executor thread exited')));
@@ -36,7 +40,7 @@ export class RunLine {
     return new Promise((resolve, reject) => {
       this.answer = { resolve, reject };
       this.port.ref();
-      const { packed, transfer: moved } = packRequests(id, requests, transfer);
+      const { packed, transfer: moved } = packRequests(id, requests, transfer, this.room);
       this.port.postMessage(packed, moved);
     });
   }
