@@ -118,7 +118,7 @@ export class BatchCostModel {
  * (the real scheduler on a fake clock, 32 users, hold 0.3 / 1 / 3 ms) it costs under 1 %
  * against counting the run alone (3.050 vs 3.029, 4.261 vs 4.252, 7.663 vs 7.660 ms).
  */
-export class HoldOverhead {
+class HoldOverhead {
   private readonly samples: Float64Array;
   private count = 0;
   private next = 0;
