@@ -97,7 +97,15 @@ function readIncoming(incoming: IncomingMessage, declared: number, slot?: BodySl
     if (incoming.destroyed) return reject(new ServingError(Code.CANCELLED, 'the client closed the connection'));
     let body: Uint8Array | undefined;
     let size = 0;
+    let ended = false;
+    const end = () => {
+      ended = true;
+      slot?.read();
+      if (body === undefined) resolve(new Uint8Array(0));
+      else resolve(size === body.length ? body : body.subarray(0, size));
+    };
     incoming.on('data', (chunk: Buffer) => {
+      if (ended) return;
       if (body === undefined) {
         // The whole body in one chunk (a small one nearly always): Node's parser gives each chunk
         // a buffer of its own (the socket's is reused), so it is the body as it is, not copied.
@@ -105,7 +113,7 @@ function readIncoming(incoming: IncomingMessage, declared: number, slot?: BodySl
           body = chunk;
           size = chunk.length;
           slot?.data(chunk.length);
-          return;
+          return end();
         }
         // Not zeroed first: only the bytes received are ever read.
         body = Buffer.allocUnsafeSlow(declared);
@@ -119,24 +127,19 @@ function readIncoming(incoming: IncomingMessage, declared: number, slot?: BodySl
       body.set(chunk, size);
       size += chunk.length;
       slot?.data(chunk.length);
+      // Whole once Content-Length bytes are in: 'end' is not waited for (a listener fewer per request).
+      if (size >= declared) end();
     });
-    let ended = false;
     // `on`, not `once`: each of these comes at most once to a request, and once() wraps every
     // listener and takes it off again when it fires, for each request.
-    incoming.on('end', () => {
-      ended = true;
-      slot?.read();
-      if (body === undefined) resolve(new Uint8Array(0));
-      else resolve(size === body.length ? body : body.subarray(0, size));
-    });
-    incoming.on('error', reject);
+    if (declared === 0) incoming.on('end', end);
+    // Node's request emits 'error' only to a listener, and 'close' after it and after 'aborted'
+    // (a client gone mid-body): 'close' alone tells. Another stream may throw without a listener.
+    if (!(incoming instanceof IncomingMessage)) (incoming as NodeJS.ReadableStream).on('error', reject);
     // 'close' follows every request's end too: the error (its stack) is made only when it did not end.
-    const gone = () => {
+    incoming.on('close', () => {
       if (!ended) reject(new ServingError(Code.CANCELLED, 'the client closed the connection'));
-    };
-    incoming.on('aborted', gone);
-    // Closed before its end (settled already otherwise).
-    incoming.on('close', gone);
+    });
   });
 }
 
