@@ -262,7 +262,7 @@ export async function processBatch(queue: BatchQueue<BatchTask>, batch: Batch<Ba
     // The batch is wanted while any of its tasks is: until the last deadline (none if one has none).
     const deadlines = pieces.map((p) => p.task.deadline);
     const deadline = deadlines.includes(undefined) ? undefined : Math.max(...(deadlines as number[]));
-    outputs = await first.target.run(first.signature, stacked, first.outputKeys, { stats: batchStats, deadline });
+    outputs = await first.target.run(first.signature, stacked, first.outputKeys, { stats: batchStats, deadline, queueBehind: true });
     batch.costMs = batchStats.computeMs;
     const inferMs = performance.now() - started;
     for (const p of pieces) {
