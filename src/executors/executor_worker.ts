@@ -235,6 +235,14 @@ const room = new SharedArrayBuffer(ROOM_BYTES);
 
 type RunLineAnswer = [RunLineReply, ArrayBuffer[]];
 
+/**
+ * Where a message's replies may go: the room when the message came in it (the main thread sent
+ * it on an idle line and reads the room again only once answered), else buffers — a message
+ * sent behind another must not overwrite a reply the main thread may not have read yet.
+ */
+const replyRoom = (m: RunLineRequest): SharedArrayBuffer | undefined =>
+  typeof m === 'number' || (!(m instanceof ArrayBuffer) && 'moved' in m) ? room : undefined;
+
 /** Runs a message's requests one after another; the answer and the buffers it moves, at once when every run answered at once. */
 function runMany(m: RunLineRequest): RunLineAnswer | Promise<RunLineAnswer> {
   let requests: RunRequest[];
@@ -250,10 +258,10 @@ function runMany(m: RunLineRequest): RunLineAnswer | Promise<RunLineAnswer> {
   const replies: RunReply[] = [];
   for (let i = 0; i < requests.length; i++) {
     const reply = runOne(servable, requests[i]);
-    if (reply instanceof Promise) return finishLater(servable, requests, i, reply, replies);
+    if (reply instanceof Promise) return finishLater(servable, requests, i, reply, replies, replyRoom(m));
     replies.push(reply);
   }
-  return packed(replies);
+  return packed(replies, replyRoom(m));
 }
 
 /** The rest of runMany once a run (request `i`, `pending`) has to be waited for. */
@@ -263,15 +271,17 @@ async function finishLater(
   i: number,
   pending: Promise<RunReply>,
   replies: RunReply[],
+  into: SharedArrayBuffer | undefined,
 ): Promise<RunLineAnswer> {
   replies.push(await pending);
   for (let k = i + 1; k < requests.length; k++) replies.push(await runOne(servable, requests[k]));
-  return packed(replies);
+  return packed(replies, into);
 }
 
-function packed(replies: RunReply[]): RunLineAnswer {
+/** The replies packed, in `into` (the room) when they fit there. */
+function packed(replies: RunReply[], into: SharedArrayBuffer | undefined): RunLineAnswer {
   try {
-    const { packed, transfer } = packReplies(replies, room);
+    const { packed, transfer } = into ? packReplies(replies, into) : packReplies(replies);
     return [
       typeof packed === 'number' || packed instanceof ArrayBuffer ? packed : { ok: true, kind: 'runMany', replies: packed },
       transfer,
