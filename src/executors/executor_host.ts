@@ -180,7 +180,7 @@ export class ExecutorHost {
       return;
     }
     const t: HostThread = {
-      run: new RunLine(offer.run, () => this.removeThread(t), offer.room),
+      run: new RunLine(offer.run, () => this.removeThread(t)),
       wide,
       control: new ControlLine(offer.control),
       loaded: new Set(),

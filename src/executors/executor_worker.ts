@@ -229,27 +229,14 @@ async function control(task: ControlTask): Promise<ExecutorReply> {
  */
 const LARGE_RUN_BYTES = 16 * 2 ** 20;
 
-/** The run line's room (protocol.ts, ThreadLinesOffer): a message of up to this many bytes travels through it. */
-const ROOM_BYTES = 64 * 1024;
-const room = new SharedArrayBuffer(ROOM_BYTES);
-
 type RunLineAnswer = [RunLineReply, ArrayBuffer[]];
-
-/**
- * Where a message's replies may go: the room when the message came in it (the main thread sent
- * it on an idle line and reads the room again only once answered), else buffers — a message
- * sent behind another must not overwrite a reply the main thread may not have read yet.
- */
-const replyRoom = (m: RunLineRequest): SharedArrayBuffer | undefined =>
-  typeof m === 'number' || (!(m instanceof ArrayBuffer) && 'moved' in m) ? room : undefined;
 
 /** Runs a message's requests one after another; the answer and the buffers it moves, at once when every run answered at once. */
 function runMany(m: RunLineRequest): RunLineAnswer | Promise<RunLineAnswer> {
   let requests: RunRequest[];
   let servable: Servable;
   try {
-    // Read in full (each tensor copied out of the room) before anything runs: the answer may be written there.
-    const unpacked = unpackRequests(m, room);
+    const unpacked = unpackRequests(m);
     requests = unpacked.requests;
     servable = versionOf(unpacked.id).servable;
   } catch (e) {
@@ -258,10 +245,10 @@ function runMany(m: RunLineRequest): RunLineAnswer | Promise<RunLineAnswer> {
   const replies: RunReply[] = [];
   for (let i = 0; i < requests.length; i++) {
     const reply = runOne(servable, requests[i]);
-    if (reply instanceof Promise) return finishLater(servable, requests, i, reply, replies, replyRoom(m));
+    if (reply instanceof Promise) return finishLater(servable, requests, i, reply, replies);
     replies.push(reply);
   }
-  return packed(replies, replyRoom(m));
+  return packed(replies);
 }
 
 /** The rest of runMany once a run (request `i`, `pending`) has to be waited for. */
@@ -271,21 +258,16 @@ async function finishLater(
   i: number,
   pending: Promise<RunReply>,
   replies: RunReply[],
-  into: SharedArrayBuffer | undefined,
 ): Promise<RunLineAnswer> {
   replies.push(await pending);
   for (let k = i + 1; k < requests.length; k++) replies.push(await runOne(servable, requests[k]));
-  return packed(replies, into);
+  return packed(replies);
 }
 
-/** The replies packed, in `into` (the room) when they fit there. */
-function packed(replies: RunReply[], into: SharedArrayBuffer | undefined): RunLineAnswer {
+function packed(replies: RunReply[]): RunLineAnswer {
   try {
-    const { packed, transfer } = into ? packReplies(replies, into) : packReplies(replies);
-    return [
-      typeof packed === 'number' || packed instanceof ArrayBuffer ? packed : { ok: true, kind: 'runMany', replies: packed },
-      transfer,
-    ];
+    const { packed, transfer } = packReplies(replies);
+    return [packed instanceof ArrayBuffer ? packed : { ok: true, kind: 'runMany', replies: packed }, transfer];
   } catch (e) {
     return [{ ok: false, error: toStatusData(e) }, []];
   }
@@ -343,4 +325,4 @@ const run = new MessageChannel();
 const ctl = new MessageChannel();
 serveRunLine(run.port1);
 serveControlLine(ctl.port1);
-parentPort!.postMessage({ kind: 'lines', run: run.port2, control: ctl.port2, room } satisfies ThreadLinesOffer, [run.port2, ctl.port2]);
+parentPort!.postMessage({ kind: 'lines', run: run.port2, control: ctl.port2 } satisfies ThreadLinesOffer, [run.port2, ctl.port2]);

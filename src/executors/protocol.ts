@@ -126,33 +126,19 @@ export interface ThreadLinesOffer {
   run: MessagePort;
   /** Takes ControlRequests, answered with ControlAnswers, in any order. */
   control: MessagePort;
-  /**
-   * The run line's room: memory both threads see, where a small message and its replies are
-   * written (run_wire.ts). Only one side uses it at a time: the main thread until it posts a
-   * message, the thread until it answers, the main thread again until it has copied the answer.
-   */
-  room: SharedArrayBuffer;
 }
 
 /**
  * The requests of one event-loop turn for one version of the thread (run one after another,
- * unbatched), packed (run_wire.ts): the version's id first. A number: the packed bytes' length,
- * written into the line's room.
+ * unbatched), packed (run_wire.ts): the version's id first.
  */
-export type RunLineRequest = PackedTensors | RoomMessage;
+export type RunLineRequest = PackedTensors;
 
 /**
- * A message written into a run line's room: its length, and the buffers moved beside it when
- * there are any (each named in its layout).
+ * What a run line answers: the replies packed in one buffer (run_wire.ts), posted bare; an
+ * ExecutorReply when anything travels beside it (runMany) or the message failed as a whole.
  */
-export type RoomMessage = number | { length: number; moved: ArrayBuffer[] };
-
-/**
- * What a run line answers: the replies packed in one buffer (run_wire.ts), posted bare, or
- * written into the line's room (their length posted); an ExecutorReply when anything travels
- * beside it (runMany) or the message failed as a whole.
- */
-export type RunLineReply = ArrayBuffer | number | ExecutorReply;
+export type RunLineReply = ArrayBuffer | ExecutorReply;
 
 /**
  * Tensors and strings of one run-line message, read back in the order written (run_wire.ts):

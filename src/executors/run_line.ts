@@ -6,7 +6,7 @@
 // starts a replacement, which offers a line of its own.
 import type { MessagePort } from 'node:worker_threads';
 import type { ExecutorReply, RunLineReply, RunRequest } from './protocol.js';
-import { packRequests, takeFromRoom } from './run_wire.js';
+import { packRequests } from './run_wire.js';
 
 type Answer = { resolve: (reply: ExecutorReply) => void; reject: (e: Error) => void };
 
@@ -26,12 +26,8 @@ export class RunLine {
     private readonly port: MessagePort,
     /** Told once, when the line closes (its thread exited). */
     onClose: (line: RunLine) => void,
-    /** The line's room (protocol.ts, ThreadLinesOffer); none: every message travels as buffers. */
-    private readonly room?: SharedArrayBuffer,
   ) {
     port.on('message', (reply: RunLineReply) => {
-      // Replies in the room are copied out now, before the line can take a message bound for it.
-      if (typeof reply === 'number') reply = takeFromRoom(this.room!, reply);
       const a = this.answers.shift();
       if (!this.answers.length && !this.closed) this.port.unref();
       a?.resolve(reply instanceof ArrayBuffer ? { ok: true, kind: 'runMany', replies: reply } : reply);
@@ -63,11 +59,9 @@ export class RunLine {
   send(id: number, requests: RunRequest[], transfer: ArrayBuffer[] = []): Promise<ExecutorReply> {
     if (!this.idle && !this.canQueue) return Promise.reject(new Error('run line busy or closed'));
     return new Promise((resolve, reject) => {
-      this.port.ref();
-      // The room only on an idle line: a message waiting behind another (and its reply) goes as
-      // buffers, since the thread may still be reading the room or writing the running one's reply there.
-      const { packed, transfer: moved } = packRequests(id, requests, transfer, this.answers.length ? undefined : this.room);
       this.answers.push({ resolve, reject });
+      this.port.ref();
+      const { packed, transfer: moved } = packRequests(id, requests, transfer);
       this.port.postMessage(packed, moved);
     });
   }

@@ -15,20 +15,10 @@
 //
 // Tensors that cannot or should not be packed travel as they are, beside the buffer: string
 // tensors, and the request-owned buffers the caller moves (request_owned.ts).
-//
-// A message that fits the line's room (a SharedArrayBuffer the thread and the main thread
-// share, one message in flight at a time) is written there instead, and only its length is
-// posted (with the buffers it moves, if any): no buffer made for it, none cloned on the way,
-// none made on arrival. After an idle spell each allocation runs cold (a 1 KB ArrayBuffer
-// measured 25 µs against 3 back to back). Measured through the executor pool on the bench MLP
-// (batch 1, one thread, same process, builds alternating): the main thread's CPU per request
-// 704–716 → 684–708 µs with 7.5–22.5 ms between requests, 78–79 → 75–77 µs in bursts of 32;
-// the wall-clock difference is within this shared machine's noise. Larger messages, and those
-// with string tensors or errors, go as before.
 import type { StatusData } from '../errors/status.js';
 import type { DType } from '../tensor/dtype.js';
 import type { HostTensor, TensorValues } from '../tensor/host_tensor.js';
-import type { PackedTensors, RoomMessage, RunLineRequest, RunReply, RunRequest } from './protocol.js';
+import type { PackedTensors, RunLineRequest, RunReply, RunRequest } from './protocol.js';
 import { markReplyAlone, MIN_MOVED_BYTES } from '../tensor/request_owned.js';
 
 /** Storage classes packed (any other, e.g. a Buffer, goes as it is: structured clone decides). */
@@ -120,13 +110,6 @@ class Packer {
   private size = 0;
   private readonly whole: HostTensor[] = [];
   private readonly errors: StatusData[] = [];
-  /** Moved buffers of a message bound for the room: each named in the layout by index, its tensor's dtype and shape there too. */
-  private readonly moved: ArrayBuffer[] = [];
-
-  constructor(
-    /** Bound for the room: moved tensors travel as bare buffers beside it (not as tensors beside the buffer). */
-    private readonly forRoom = false,
-  ) {}
 
   num(n: number): void {
     this.layout.push(n);
@@ -148,8 +131,7 @@ class Packer {
     const v = t.values;
     // The storage class as sent (not derived from the dtype): what arrives is what was sent.
     let kind = -1;
-    if ((!asIs || this.forRoom) && !Array.isArray(v))
-      for (let k = 0; k < ARRAY_KINDS.length && kind < 0; k++) if (v.constructor === ARRAY_KINDS[k]) kind = k;
+    if (!asIs && !Array.isArray(v)) for (let k = 0; k < ARRAY_KINDS.length && kind < 0; k++) if (v.constructor === ARRAY_KINDS[k]) kind = k;
     if (kind < 0) {
       // -1 - index: a tensor of `whole`.
       this.layout.push(-1 - (this.whole.push(t) - 1));
@@ -161,30 +143,12 @@ class Packer {
     this.str(t.dtype);
     layout.push(t.shape.length);
     for (let d = 0; d < t.shape.length; d++) layout.push(t.shape[d]);
-    if (asIs) {
-      // -1 - index: a moved buffer (each once in the transfer list), then the tensor's length and where it starts there.
-      let i = this.moved.indexOf(values.buffer as ArrayBuffer);
-      if (i < 0) i = this.moved.push(values.buffer as ArrayBuffer) - 1;
-      layout.push(-1 - i, values.length, values.byteOffset);
-      return;
-    }
     layout.push(this.size, values.length);
     this.parts.push(values);
     this.size += aligned(values.byteLength);
   }
 
-  /**
-   * The message bound for `room` (a RoomMessage), or undefined when it does not fit there or
-   * anything but moved buffers would travel beside it.
-   */
-  finishInRoom(room: SharedArrayBuffer): { packed: RoomMessage; transfer: ArrayBuffer[] } | undefined {
-    const out = this.finish(room);
-    if (typeof out.packed !== 'number') return undefined;
-    return { packed: this.moved.length ? { length: out.packed, moved: this.moved } : out.packed, transfer: this.moved };
-  }
-
-  /** The packed message: in `room` when it fits there and nothing travels beside it (then its length), else a buffer of its own. */
-  finish(room?: SharedArrayBuffer): { packed: PackedTensors | number; transfer: ArrayBuffer[] } {
+  finish(): { packed: PackedTensors; transfer: ArrayBuffer[] } {
     const { layout, strings } = this;
     const layoutAt = HEADER_NUMBERS * 8;
     const lengthsAt = layoutAt + layout.length * 8;
@@ -193,10 +157,7 @@ class Packer {
     let at = stringsAt;
     for (let i = 0; i < strings.length; i++) at += sizes[i] = utf8Length(strings[i]);
     const tensorsAt = aligned(at);
-    const length = tensorsAt + this.size;
-    const inRoom = room !== undefined && length <= room.byteLength && !this.whole.length && !this.errors.length;
-    if (!inRoom && this.forRoom) return { packed: {} as PackedTensors, transfer: [] };
-    const flat = inRoom ? room : new ArrayBuffer(length);
+    const flat = new ArrayBuffer(tensorsAt + this.size);
     const numbers = new Float64Array(flat, 0, HEADER_NUMBERS + layout.length);
     numbers[0] = layout.length;
     numbers[1] = strings.length;
@@ -216,11 +177,9 @@ class Packer {
       copyBytes(v, bytes, at);
       at += aligned(v.byteLength);
     }
-    if (inRoom) return { packed: length, transfer: [] };
-    const own = flat as ArrayBuffer;
-    const packed = this.whole.length || this.errors.length ? { flat: own, whole: this.whole, errors: this.errors } : own;
+    const packed = this.whole.length || this.errors.length ? { flat, whole: this.whole, errors: this.errors } : flat;
     // Moving a small buffer costs more than copying it (request_owned.ts).
-    return { packed, transfer: own.byteLength >= MIN_MOVED_BYTES ? [own] : [] };
+    return { packed, transfer: flat.byteLength >= MIN_MOVED_BYTES ? [flat] : [] };
   }
 }
 
@@ -237,29 +196,20 @@ class Unpacker {
   private at = 0;
   private readonly layout: Float64Array;
   private readonly strings: string[] = [];
-  private readonly flat: ArrayBufferLike;
+  private readonly flat: ArrayBuffer;
   private readonly tensorsAt: number;
   private readonly whole: HostTensor[];
   private readonly errors: StatusData[];
-  private readonly moved: ArrayBuffer[];
-  /** Views into the packed bytes (never into the room, which the next message overwrites). */
-  private readonly views: boolean;
 
   constructor(
-    /** The packed message, or one written into `room`. */
-    p: PackedTensors | RoomMessage,
+    p: PackedTensors,
     /** Views into the packed bytes (the receiver keeps them); false: each tensor gets a buffer of its own. */
-    views: boolean,
-    room?: SharedArrayBuffer,
+    private readonly views: boolean,
   ) {
-    const inRoom = typeof p === 'number' || 'moved' in p;
-    if (inRoom && !room) throw new Error('a message in the room, and no room');
-    this.views = views && !inRoom;
-    const beside = p instanceof ArrayBuffer || inRoom ? undefined : p;
-    this.flat = inRoom ? room! : beside ? beside.flat : (p as ArrayBuffer);
+    const beside = p instanceof ArrayBuffer ? undefined : p;
+    this.flat = beside ? beside.flat : (p as ArrayBuffer);
     this.whole = beside?.whole ?? [];
     this.errors = beside?.errors ?? [];
-    this.moved = typeof p === 'object' && 'moved' in p ? p.moved : [];
     const header = new Float64Array(this.flat, 0, HEADER_NUMBERS);
     const layoutLength = header[0];
     const stringCount = header[1];
@@ -298,54 +248,22 @@ class Unpacker {
     const shape: number[] = [];
     for (let d = 0; d < rank; d++) shape.push(this.num());
     const offset = this.num();
-    if (offset < 0) {
-      const length = this.num();
-      return [name, { dtype, shape, values: new ARRAY_KINDS[kind](this.moved[-1 - offset], this.num(), length) }];
-    }
-    // Over the room (shared memory) only to be sliced: see views.
-    const view = new ARRAY_KINDS[kind](this.flat as ArrayBuffer, this.tensorsAt + offset, this.num());
+    const view = new ARRAY_KINDS[kind](this.flat, this.tensorsAt + offset, this.num());
     return [name, { dtype, shape, values: this.views ? view : view.slice() }];
   }
-}
-
-/** Room left in a line's room for a message's layout and strings beside its tensors' bytes. */
-const ROOM_LAYOUT_BYTES = 4096;
-
-/** The bytes `requests` would take in a room, their moved buffers aside (infinite with a string tensor, which cannot go there). */
-function roomBytes(requests: RunRequest[], moved: ArrayBuffer[]): number {
-  let n = 0;
-  for (const r of requests)
-    for (const name in r.inputs) {
-      const v = r.inputs[name].values;
-      if (Array.isArray(v)) return Number.POSITIVE_INFINITY;
-      if (!moved.length || !moved.includes(v.buffer as ArrayBuffer)) n += aligned(v.byteLength);
-    }
-  return n;
 }
 
 /**
  * The requests of one run-line message, for version `id` of the thread. `moved`: buffers to move to the thread (their
  * tensors go as they are, in the transfer list); every other numeric tensor is copied into
- * the packed bytes. `room`: the line's shared room; a message that fits there is written there
- * (its moved buffers copied too, since copying a few KB costs less than moving them) and its
- * length is what to post.
+ * the packed bytes.
  */
 export function packRequests(
   id: number,
   requests: RunRequest[],
   moved: ArrayBuffer[],
-  room?: SharedArrayBuffer,
 ): { packed: RunLineRequest; transfer: ArrayBuffer[] } {
-  if (room && roomBytes(requests, moved) + ROOM_LAYOUT_BYTES <= room.byteLength) {
-    const inRoom = packRequestsWith(new Packer(true), id, requests, moved).finishInRoom(room);
-    if (inRoom) return inRoom;
-  }
-  const out = packRequestsWith(new Packer(), id, requests, moved).finish();
-  out.transfer.push(...moved);
-  return out as { packed: RunLineRequest; transfer: ArrayBuffer[] };
-}
-
-function packRequestsWith(p: Packer, id: number, requests: RunRequest[], moved: ArrayBuffer[]): Packer {
+  const p = new Packer();
   p.num(id);
   p.num(requests.length);
   for (const r of requests) {
@@ -359,15 +277,14 @@ function packRequestsWith(p: Packer, id: number, requests: RunRequest[], moved: 
     p.num(r.outputKeys.length);
     for (const k of r.outputKeys) p.str(k);
   }
-  return p;
+  const out = p.finish();
+  out.transfer.push(...moved);
+  return out;
 }
 
-/**
- * The version id and the requests as sent (a length: the message in `room`); each tensor owns its buffer (the runtimes may keep
- * or hand them on).
- */
-export function unpackRequests(packed: RunLineRequest, room?: SharedArrayBuffer): { id: number; requests: RunRequest[] } {
-  const u = new Unpacker(packed, false, room);
+/** The version id and the requests as sent; each tensor owns its buffer (the runtimes may keep or hand them on). */
+export function unpackRequests(packed: RunLineRequest): { id: number; requests: RunRequest[] } {
+  const u = new Unpacker(packed, false);
   const id = u.num();
   const requests: RunRequest[] = [];
   for (let i = u.num(); i > 0; i--) {
@@ -384,23 +301,16 @@ export function unpackRequests(packed: RunLineRequest, room?: SharedArrayBuffer)
   return { id, requests };
 }
 
-/** The bytes of tensors a message carries: its buffer's (or its length in the room) and those beside it. */
-export function packedBytes(packed: PackedTensors | RoomMessage): number {
-  if (typeof packed === 'number') return packed;
-  if ('moved' in packed) return packed.moved.reduce((n, b) => n + b.byteLength, packed.length);
+/** The bytes of tensors a message carries: its buffer's and those beside it. */
+export function packedBytes(packed: PackedTensors): number {
   if (packed instanceof ArrayBuffer) return packed.byteLength;
   let n = packed.flat.byteLength;
   for (const t of packed.whole) if (!Array.isArray(t.values)) n += t.values.byteLength;
   return n;
 }
 
-/**
- * The replies to one message; outputs are copied into the packed bytes (a runtime may still hold theirs), in `room` when they fit
- * there (then `packed` is their length).
- */
-export function packReplies(replies: RunReply[]): { packed: PackedTensors; transfer: ArrayBuffer[] };
-export function packReplies(replies: RunReply[], room: SharedArrayBuffer): { packed: PackedTensors | number; transfer: ArrayBuffer[] };
-export function packReplies(replies: RunReply[], room?: SharedArrayBuffer): { packed: PackedTensors | number; transfer: ArrayBuffer[] } {
+/** The replies to one message; outputs are copied into the packed bytes (a runtime may still hold theirs). */
+export function packReplies(replies: RunReply[]): { packed: PackedTensors; transfer: ArrayBuffer[] } {
   const p = new Packer();
   p.num(replies.length);
   for (const r of replies) {
@@ -417,14 +327,7 @@ export function packReplies(replies: RunReply[], room?: SharedArrayBuffer): { pa
     p.num(names.length);
     for (const n of names) p.tensor(n, r.outputs[n], false);
   }
-  return p.finish(room);
-}
-
-/** Replies of `length` bytes written into `room`, copied into a buffer of their own (before the line takes its next message). */
-export function takeFromRoom(room: SharedArrayBuffer, length: number): ArrayBuffer {
-  const own = new ArrayBuffer(length);
-  new Uint8Array(own).set(new Uint8Array(room, 0, length));
-  return own;
+  return p.finish();
 }
 
 /** The replies as the thread gave them; their numeric outputs are views into the one packed buffer. */

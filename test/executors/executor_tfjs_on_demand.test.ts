@@ -18,7 +18,7 @@ import type {
   RunRequest,
   ThreadLinesOffer,
 } from '../../src/executors/protocol.js';
-import { packRequests, takeFromRoom, unpackReplies } from '../../src/executors/run_wire.js';
+import { packRequests, unpackReplies } from '../../src/executors/run_wire.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 import { example, parseExample, serialized } from '../helpers/sparse_examples.js';
@@ -51,7 +51,6 @@ class ExecutorThread {
     private readonly worker: Worker,
     private readonly run: MessagePort,
     private readonly control: MessagePort,
-    private readonly room: SharedArrayBuffer,
   ) {}
 
   static async start(data: ExecutorThreadData): Promise<ExecutorThread> {
@@ -62,7 +61,7 @@ class ExecutorThread {
         if (m.kind === 'lines') resolve(m);
       });
     });
-    return new ExecutorThread(worker, offer.run, offer.control, offer.room);
+    return new ExecutorThread(worker, offer.run, offer.control);
   }
 
   ask(task: ControlTask): Promise<ExecutorReply> {
@@ -79,14 +78,13 @@ class ExecutorThread {
   }
 
   async runOne(id: number, r: RunRequest): Promise<Record<string, HostTensor>> {
-    const { packed, transfer } = packRequests(id, [r], [], this.room);
+    const { packed, transfer } = packRequests(id, [r], []);
     const answer = await new Promise<RunLineReply>((resolve) => {
       this.run.once('message', resolve);
       this.run.postMessage(packed, transfer);
     });
-    // The replies packed in one buffer, posted bare or written into the line's room, or an ExecutorReply (protocol.ts).
-    const replies = typeof answer === 'number' ? takeFromRoom(this.room, answer) : answer;
-    const reply: ExecutorReply = replies instanceof ArrayBuffer ? { ok: true, kind: 'runMany', replies } : replies;
+    // The replies packed in one buffer, posted bare, or an ExecutorReply (protocol.ts).
+    const reply: ExecutorReply = answer instanceof ArrayBuffer ? { ok: true, kind: 'runMany', replies: answer } : answer;
     assert.equal(reply.ok && reply.kind, 'runMany', reply.ok ? reply.kind : reply.error.message);
     const [one] = unpackReplies((reply as Extract<ExecutorReply, { kind: 'runMany' }>).replies);
     assert.ok(one.ok, one.ok ? '' : one.error.message);

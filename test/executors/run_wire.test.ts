@@ -3,7 +3,7 @@
 // class, whatever the dtypes, shapes and byte lengths; buffers the caller moves arrive whole.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { packReplies, packRequests, takeFromRoom, unpackReplies, unpackRequests } from '../../src/executors/run_wire.js';
+import { packReplies, packRequests, unpackReplies, unpackRequests } from '../../src/executors/run_wire.js';
 import type { RunReply, RunRequest } from '../../src/executors/protocol.js';
 import type { HostTensor } from '../../src/tensor/host_tensor.js';
 import { Code } from '../../src/errors/status.js';
@@ -91,72 +91,5 @@ describe('run line wire', () => {
       [Math.fround(0.1), Math.fround(-3.5e38)],
       "the thread's outputs stay usable",
     );
-  });
-
-  describe("through the line's room (shared memory)", () => {
-    const room = () => new SharedArrayBuffer(64 * 1024);
-
-    it('a small message goes as its length; what arrives owns plain buffers, untouched when the room is written again', () => {
-      const r = room();
-      const requests: RunRequest[] = [{ signature: 'serving_default', inputs: tensors(), outputKeys: ['y'] }];
-      delete requests[0].inputs.s; // a string tensor cannot go into the room
-      const expected = structuredClone(requests);
-      const { packed, transfer } = packRequests(3, requests, [], r);
-      assert.equal(typeof packed, 'number');
-      assert.deepEqual(transfer, []);
-      const got = unpackRequests(post(packed, transfer), r);
-      new Uint8Array(r).fill(0xff);
-      assert.deepEqual(got, { id: 3, requests: expected });
-      for (const t of Object.values(got.requests[0].inputs))
-        assert.ok(!Array.isArray(t.values) && t.values.buffer instanceof ArrayBuffer && t.values.byteLength === t.values.buffer.byteLength);
-
-      const replies: RunReply[] = [
-        { ok: true, kind: 'run', outputs: { y: tensors().f, ÿ: tensors().big }, computeMs: 1, startedAt: 2, endedAt: 3 },
-      ];
-      const packedReplies = packReplies(replies, r);
-      assert.equal(typeof packedReplies.packed, 'number');
-      const taken = takeFromRoom(r, packedReplies.packed as number);
-      new Uint8Array(r).fill(0);
-      assert.deepEqual(unpackReplies(taken), structuredClone(replies));
-    });
-
-    it('moved buffers travel beside it, whole, each once, each tensor where it was in its buffer', () => {
-      const r = room();
-      const buffer = new ArrayBuffer(4096);
-      const a = new Float32Array(buffer, 0, 2).fill(1.5);
-      const b = new Float32Array(buffer, 8, 3).fill(-2);
-      const requests: RunRequest[] = [
-        {
-          signature: 's',
-          inputs: { a: { dtype: 'float32', shape: [2], values: a }, b: { dtype: 'float32', shape: [3], values: b } },
-          outputKeys: [],
-        },
-        { signature: 's', inputs: { c: { dtype: 'float32', shape: [1], values: Float32Array.of(7) } }, outputKeys: [] },
-      ];
-      const { packed, transfer } = packRequests(1, requests, [buffer], r);
-      assert.equal(typeof packed, 'object');
-      assert.deepEqual(transfer, [buffer]);
-      const got = unpackRequests(post(packed, transfer), r).requests;
-      assert.equal(buffer.byteLength, 0, 'moved: detached on this side');
-      assert.deepEqual(Array.from(got[0].inputs.a.values as Float32Array), [1.5, 1.5]);
-      assert.deepEqual(Array.from(got[0].inputs.b.values as Float32Array), [-2, -2, -2]);
-      assert.deepEqual(Array.from(got[1].inputs.c.values as Float32Array), [7]);
-    });
-
-    it('a message larger than the room, or with a string tensor or an error, goes as buffers', () => {
-      const r = new SharedArrayBuffer(1024);
-      const big: RunRequest[] = [
-        { signature: 's', inputs: { x: { dtype: 'float64', shape: [200], values: new Float64Array(200).fill(0.5) } }, outputKeys: [] },
-      ];
-      const expected = structuredClone(big);
-      const sent = packRequests(1, big, [], r);
-      assert.ok(sent.packed instanceof ArrayBuffer);
-      assert.deepEqual(unpackRequests(post(sent.packed, sent.transfer), r).requests, expected);
-      const strings = packRequests(1, [{ signature: 's', inputs: { s: tensors().s }, outputKeys: [] }], [], r);
-      assert.equal(typeof strings.packed, 'object');
-      assert.ok(!('moved' in (strings.packed as object)));
-      const failed = packReplies([{ ok: false, error: { code: Code.INTERNAL, message: 'x' } }], r);
-      assert.notEqual(typeof failed.packed, 'number');
-    });
   });
 });

@@ -23,10 +23,10 @@ const poisoned = (r: RunRequest) => Object.values(r.inputs).some((t) => t.values
 const isLinesOffer = (m: unknown): m is ThreadLinesOffer => typeof m === 'object' && m !== null && (m as ThreadLinesOffer).kind === 'lines';
 
 /** A line to the real one that ends the thread on a poisoned message before passing it on. */
-function watchedLine(real: MessagePort, room: SharedArrayBuffer): MessagePort {
+function watchedLine(real: MessagePort): MessagePort {
   const { port1, port2 } = new MessageChannel();
   port1.on('message', (m: RunLineRequest) => {
-    if (unpackRequests(m, room).requests.some(poisoned)) process.exit(70);
+    if (unpackRequests(m).requests.some(poisoned)) process.exit(70);
     real.postMessage(m);
   });
   real.on('message', (reply: RunLineReply) => port1.postMessage(reply));
@@ -54,9 +54,9 @@ const parent = parentPort!;
 const post = parent.postMessage.bind(parent);
 parent.postMessage = (message: unknown, transfer?: readonly TransferListItem[]) => {
   if (!isLinesOffer(message)) return post(message, transfer);
-  const run = watchedLine(message.run, message.room);
+  const run = watchedLine(message.run);
   const control = watchedControl(message.control);
-  return post({ kind: 'lines', run, control, room: message.room } satisfies ThreadLinesOffer, [run, control]);
+  return post({ kind: 'lines', run, control } satisfies ThreadLinesOffer, [run, control]);
 };
 
 // Imported after the watch is in place: the production module offers its lines as it loads.

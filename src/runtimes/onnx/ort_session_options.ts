@@ -12,7 +12,11 @@
 // 2 busy shared cores (load 17), MCUNet batch 1 with two intra-op threads: 15–22 ms of CPU
 // per request with spinning against 6.6–8.5 without (one thread: 5.5), and slower answers
 // with it (median 48 ms against 18 back to back, 32 against 15 with 20 ms between requests),
-// as the spinning thread keeps the core its partner needs.
+// as the spinning thread keeps the core its partner needs. Nor does it pay a lone user who
+// thinks between requests: the bench MLP (256-512×16-16) at batch 1 with two intra-op threads,
+// runs 7.5–22.5 ms apart in one process (2 shared cores, load 9–11): 12.1 ms of CPU per run
+// with spinning against 3.1 without, answers no sooner (median 2.59 ms against 2.64, mean
+// 4.89 against 3.40) — the spinning threads spin through most of the think time.
 //
 // The CUDA provider gets its deviceId only: onnxruntime-node's binding passes nothing else
 // to it (js/node/src/session_options_helper.cc), which is why a GPU memory fraction is
