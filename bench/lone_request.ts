@@ -58,6 +58,8 @@ async function floorWorker(): Promise<void> {
 
 /** The floor server: Hono, JSON.parse, one worker thread running the engine, JSON.stringify. */
 async function floorServer(versionDir: string, port: number): Promise<void> {
+  // Exits normally on SIGINT/SIGTERM (so that --cpu-prof writes its profile).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0));
   const { Hono } = await import('hono');
   const { serve } = await import('@hono/node-server');
   const worker = new Worker(here, { workerData: versionDir });
@@ -275,6 +277,15 @@ async function main(): Promise<void> {
         `| ${a.label} | ${total.mean.toFixed(3)} | ${total.median.toFixed(3)} | ${PARTS.map((k) => part(k).toFixed(3)).join(' | ')} | ${rest.toFixed(3)} | ${(a.cpuMs / a.samples.length).toFixed(3)} | ${a.pid ? (a.mainNs / 1000 / a.samples.length).toFixed(0) : ''} | ${a.pid ? (a.othersNs / 1000 / a.samples.length).toFixed(0) : ''} |`,
       );
     }
+    // The split: what the engine alone pays with this think time, what the machine adds for
+    // any off-loop server (floor − engine), what tfgate adds beyond that (tfgate − floor).
+    const byLabel = (l: string) => stats(arms.find((a) => a.label.startsWith(l))!.samples.map((s) => s.totalMs));
+    const [engine, floorMs, tfgate] = [byLabel('engine alone'), byLabel('floor'), byLabel('tfgate')];
+    const diff = (x: { mean: number; median: number }, y: { mean: number; median: number }) =>
+      `${(x.mean - y.mean).toFixed(3)} ms mean, ${(x.median - y.median).toFixed(3)} median`;
+    console.log(`\nengine alone (think time): ${engine.mean.toFixed(3)} ms mean, ${engine.median.toFixed(3)} median`);
+    console.log(`any off-loop server adds (floor − engine alone): ${diff(floorMs, engine)}`);
+    console.log(`tfgate adds (tfgate − floor): ${diff(tfgate, floorMs)}`);
   } finally {
     for (const p of procs) await stopProcess(p);
     agent.destroy();
