@@ -16,6 +16,8 @@ const outputs: Record<string, HostTensor> = {
   // A view into a larger buffer, as a sliced batch row can be.
   row: { dtype: 'float32', shape: [2], values: new Float32Array(Float32Array.of(9, 1, 2, 9).buffer, 4, 2) },
   none: { dtype: 'float32', shape: [0, 4], values: new Float32Array(0) },
+  // Sizes of two-byte varints.
+  long: { dtype: 'float32', shape: [1, 300], values: Float32Array.from({ length: 300 }, (_, i) => i / 7) },
   scalar: { dtype: 'float64', shape: [], values: Float64Array.of(2.5) },
   ids: { dtype: 'int32', shape: [3], values: Int32Array.of(-1, 0, 2 ** 31 - 1) },
   big: { dtype: 'int64', shape: [1], values: BigInt64Array.of(-(2n ** 62n)) },
