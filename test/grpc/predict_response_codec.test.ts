@@ -39,6 +39,33 @@ describe('PredictResponse serializer', () => {
     assert.deepEqual(serializePredictResponse({ modelSpec }), generic.responseSerialize({ modelSpec }));
   });
 
+  it("writes protobufjs' bytes for answers of float and double outputs only, as Predict gives them (numeric version)", () => {
+    const floats = Object.fromEntries(Object.entries(outputs).filter(([, t]) => t.dtype === 'float32' || t.dtype === 'float64'));
+    const plain = Object.fromEntries(Object.entries(floats).map(([k, t]) => [k, hostTensorToProtoFields(t)]));
+    const packed = Object.fromEntries(Object.entries(floats).map(([k, t]) => [k, outputTensorProto(t)]));
+    const specs = [
+      { name: 'half_plus_two', version: { value: 123 }, signatureName: 'serving_default' },
+      { name: '', version: { value: 0 }, signatureName: '' },
+      { name: 'm', version: { value: 2 ** 40 + 3 }, signatureName: 'x' },
+      { name: 'modèle', version: { value: 1 }, signatureName: 'serving_default' },
+    ];
+    for (const spec of specs) {
+      assert.deepEqual(
+        serializePredictResponse({ modelSpec: spec, outputs: packed }),
+        generic.responseSerialize({ modelSpec: spec, outputs: plain }),
+      );
+      assert.deepEqual(serializePredictResponse({ modelSpec: spec }), generic.responseSerialize({ modelSpec: spec }));
+    }
+    assert.deepEqual(serializePredictResponse({ outputs: packed }), generic.responseSerialize({ outputs: plain }));
+    const one = { y: outputTensorProto({ dtype: 'float32', shape: [3, 1], values: Float32Array.of(2.5, 3, 4.5) }) };
+    const onePlain = { y: hostTensorToProtoFields({ dtype: 'float32', shape: [3, 1], values: Float32Array.of(2.5, 3, 4.5) }) };
+    assert.deepEqual(
+      serializePredictResponse({ modelSpec: specs[0], outputs: one }),
+      generic.responseSerialize({ modelSpec: specs[0], outputs: onePlain }),
+    );
+    assert.deepEqual(serializePredictResponse({ outputs: {} }), generic.responseSerialize({ outputs: {} }));
+  });
+
   it('decodes to the outputs it was given', () => {
     const bytes = serializePredictResponse({
       modelSpec,
