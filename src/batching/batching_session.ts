@@ -61,6 +61,35 @@ function queueKey(signature: string, outputKeys: string[], inputs: Record<string
   return key;
 }
 
+/** What a queue was last chosen by: the next request like it (the common case) takes the same queue without its key built. */
+interface QueueChoice {
+  signature: string;
+  outputKeys: readonly string[];
+  inputs: ReadonlyArray<{ name: string; dtype: string; shape: readonly number[] }>;
+  queue: BatchQueue<BatchTask>;
+}
+
+/** Whether queueKey would give this request the key `choice` was made with: the same names, in any order, with the same dtypes and shapes beyond dimension 0 (ranks, when padded). */
+function sameKey(
+  choice: QueueChoice,
+  signature: string,
+  outputKeys: string[],
+  inputs: Record<string, HostTensor>,
+  padVariable: boolean,
+): boolean {
+  if (choice.signature !== signature || choice.outputKeys.length !== outputKeys.length) return false;
+  for (let i = 0; i < outputKeys.length; i++) if (choice.outputKeys[i] !== outputKeys[i]) return false;
+  let count = 0;
+  for (const name in inputs) {
+    count++;
+    const was = choice.inputs.find((c) => c.name === name);
+    const t = inputs[name];
+    if (!was || was.dtype !== t.dtype || was.shape.length !== t.shape.length) return false;
+    if (!padVariable) for (let d = 1; d < t.shape.length; d++) if (was.shape[d] !== t.shape[d]) return false;
+  }
+  return count === choice.inputs.length;
+}
+
 /** Answers a task whose outputs came in slices from several batches, once the last is in. */
 function finishSplit(task: BatchTask, parts: Map<number, Record<string, HostTensor>>): void {
   if (task.done) return;
@@ -72,6 +101,8 @@ function finishSplit(task: BatchTask, parts: Map<number, Record<string, HostTens
 
 export class BatchingSession implements ServableVersion {
   private readonly queues = new Map<string, BatchQueue<BatchTask>>();
+  /** The queue the last request took, and what it was chosen by. */
+  private lastChoice?: QueueChoice;
   /** Requests admitted and not yet scheduled (being read or parsed). */
   private readonly admitted = new AdmissionCount();
 
@@ -85,6 +116,8 @@ export class BatchingSession implements ServableVersion {
   /** New batching parameters for this version's queues, present and future. */
   reconfigure(options: QueueOptions): void {
     this.options = options;
+    // pad_variable_length_inputs may have changed what a key compares.
+    this.lastChoice = undefined;
     for (const q of this.queues.values()) q.reconfigure(options);
   }
 
@@ -117,12 +150,7 @@ export class BatchingSession implements ServableVersion {
     options: RunOptions = {},
   ): Promise<Record<string, HostTensor>> {
     const size = taskSize(inputs);
-    const key = queueKey(signature, outputKeys, inputs, this.options.padVariableLengthInputs ?? false);
-    let queue = this.queues.get(key);
-    if (!queue) {
-      queue = this.scheduler.addQueue(`${this.name}/${key}`, this.options);
-      this.queues.set(key, queue);
-    }
+    const queue = this.queueFor(signature, outputKeys, inputs);
     return new Promise((resolve, reject) => {
       const task: BatchTask = {
         target: this.inner,
@@ -142,7 +170,28 @@ export class BatchingSession implements ServableVersion {
     });
   }
 
+  /** The queue of requests batching with this one, made on first use. */
+  private queueFor(signature: string, outputKeys: string[], inputs: Record<string, HostTensor>): BatchQueue<BatchTask> {
+    const padVariable = this.options.padVariableLengthInputs ?? false;
+    const last = this.lastChoice;
+    if (last && sameKey(last, signature, outputKeys, inputs, padVariable)) return last.queue;
+    const key = queueKey(signature, outputKeys, inputs, padVariable);
+    let queue = this.queues.get(key);
+    if (!queue) {
+      queue = this.scheduler.addQueue(`${this.name}/${key}`, this.options);
+      this.queues.set(key, queue);
+    }
+    this.lastChoice = {
+      signature,
+      outputKeys: [...outputKeys],
+      inputs: Object.keys(inputs).map((name) => ({ name, dtype: inputs[name].dtype, shape: [...inputs[name].shape] })),
+      queue,
+    };
+    return queue;
+  }
+
   close(): void {
+    this.lastChoice = undefined;
     for (const q of this.queues.values()) this.scheduler.removeQueue(q);
     this.queues.clear();
   }
@@ -213,7 +262,7 @@ export async function processBatch(queue: BatchQueue<BatchTask>, batch: Batch<Ba
     // The batch is wanted while any of its tasks is: until the last deadline (none if one has none).
     const deadlines = pieces.map((p) => p.task.deadline);
     const deadline = deadlines.includes(undefined) ? undefined : Math.max(...(deadlines as number[]));
-    outputs = await first.target.run(first.signature, stacked, first.outputKeys, { stats: batchStats, deadline });
+    outputs = await first.target.run(first.signature, stacked, first.outputKeys, { stats: batchStats, deadline, queueBehind: true });
     batch.costMs = batchStats.computeMs;
     const inferMs = performance.now() - started;
     for (const p of pieces) {

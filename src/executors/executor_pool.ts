@@ -11,7 +11,7 @@ import { takeTransferList } from '../tensor/request_owned.js';
 import type { VerificationReport } from '../runtimes/verify/verify_signatures.js';
 import { AdmissionCount, type Release } from './admission.js';
 import { ExecutorHost, type ExecutorHostOptions, type HostTenant } from './executor_host.js';
-import type { RunLine } from './run_line.js';
+import { NotStarted, type RunLine } from './run_line.js';
 import { WidthChoice } from './core_sizing.js';
 import { unpackReplies } from './run_wire.js';
 
@@ -69,6 +69,8 @@ interface Waiting {
   enqueuedAt: number;
   /** performance.now() ms after which nobody waits for the answer: then it is not sent. */
   deadline?: number;
+  /** It may wait on a busy thread's line behind the message running there (see run). */
+  queueBehind?: boolean;
   resolve: (outputs: Record<string, HostTensor>) => void;
   reject: (e: Error) => void;
 }
@@ -79,6 +81,8 @@ export class ExecutorPool implements HostTenant {
   private flushScheduled = false;
   /** Messages sent and not yet answered. */
   private inFlight = 0;
+  /** The lines those messages went to, and how many each holds. */
+  private readonly linesInFlight = new Map<RunLine, number>();
   /** Told when inFlight falls to 0 (close waits for it). */
   private drainedWaiters: Array<() => void> = [];
   private waitHold?: NodeJS.Timeout;
@@ -160,12 +164,18 @@ export class ExecutorPool implements HostTenant {
    * Runs one request on some executor thread. Requests that arrive in the same event-loop
    * turn travel in one message (each still runs on its own, unbatched): under load this
    * removes most of the per-request cost of crossing threads.
+   *
+   * `queueBehind` (a batch, which can no longer grow): with no thread free, it is sent at
+   * once to wait on a thread's line behind the message running there, so that the thread
+   * starts it the moment it is done, not once the event loop has taken that answer and sent
+   * the next message — which under load waits for whatever the loop is doing, then for the
+   * thread to wake. Saturated, the engine idled between batches for that hand-off.
    */
   run(
     signature: string,
     inputs: Record<string, HostTensor>,
     outputKeys: string[] = [],
-    options: { timing?: ExecutorTiming; deadline?: number } = {},
+    options: { timing?: ExecutorTiming; deadline?: number; queueBehind?: boolean } = {},
   ): Promise<Record<string, HostTensor>> {
     // Without batching nothing else bounds what waits here (each request holds its tensors):
     // refuse at once rather than queue without end.
@@ -176,13 +186,15 @@ export class ExecutorPool implements HostTenant {
         timing: options.timing,
         enqueuedAt: performance.timeOrigin + performance.now(),
         deadline: options.deadline,
+        queueBehind: options.queueBehind,
         resolve,
         reject,
       });
+      if (options.queueBehind) this.flush();
       // Quiet (nothing in flight) and a thread free: send now. Waiting for the end of the turn
       // to gather company would add a loop turn to a lone request. Under load, requests gather
       // until the end of the turn: one message for many saves the main thread more than the turn costs.
-      if (this.inFlight === 0 && this.host.idleLine(this.id)) this.flush();
+      else if (this.inFlight === 0 && this.host.idleLine(this.id)) this.flush();
       else if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -203,7 +215,8 @@ export class ExecutorPool implements HostTenant {
       if (!this.waiting.length) return this.holdWhileWaiting();
       // A message sent while nothing runs anywhere may take the wide thread, if it has proved the faster here.
       const lone = this.host.processIdle();
-      const line = this.host.idleLine(this.id, !lone || this.width.tryWide());
+      const idle = this.host.idleLine(this.id, !lone || this.width.tryWide());
+      const line = idle ?? (this.waiting[0].queueBehind ? this.lineToQueueOn() : undefined);
       if (!line) {
         const why = this.host.unservable(this.id);
         if (why) for (const w of this.waiting.splice(0)) w.reject(why);
@@ -211,13 +224,15 @@ export class ExecutorPool implements HostTenant {
         return this.holdWhileWaiting();
       }
       const now = performance.now();
-      const group = this.waiting.splice(0, MAX_REQUESTS_PER_MESSAGE).filter((w) => {
+      const take = idle ? MAX_REQUESTS_PER_MESSAGE : this.leadingQueueBehind();
+      const group = this.waiting.splice(0, take).filter((w) => {
         if (w.deadline === undefined || w.deadline > now) return true;
         w.reject(queuedPastDeadline());
         return false;
       });
       if (!group.length) continue;
       this.inFlight++;
+      this.linesInFlight.set(line, (this.linesInFlight.get(line) ?? 0) + 1);
       const requests: RunRequest[] = [];
       const inputs: HostTensor[] = [];
       for (const w of group) {
@@ -227,12 +242,28 @@ export class ExecutorPool implements HostTenant {
       // Tensors their request alone holds move to the thread; the rest are copied.
       const transferList = takeTransferList(inputs);
       this.host.countRuns(line, requests.length);
-      void this.deliver(group, line.send(this.id, requests, transferList), lone ? line : undefined);
+      void this.deliver(group, line, line.send(this.id, requests, transferList), lone ? line : undefined);
     }
   }
 
-  /** A message's line is free again: what waits goes, and close() is told when nothing is in flight. */
-  private delivered(): void {
+  /** A line of this version's running one message and none behind it. */
+  private lineToQueueOn(): RunLine | undefined {
+    for (const line of this.linesInFlight.keys()) if (line.canQueue) return line;
+    return undefined;
+  }
+
+  /** How many of the first waiting requests may wait behind a running message (at most a message's worth). */
+  private leadingQueueBehind(): number {
+    let n = 0;
+    while (n < this.waiting.length && n < MAX_REQUESTS_PER_MESSAGE && this.waiting[n].queueBehind) n++;
+    return n;
+  }
+
+  /** A message on `line` was answered: what waits goes, and close() is told when nothing is in flight. */
+  private delivered(line: RunLine): void {
+    const left = (this.linesInFlight.get(line) ?? 1) - 1;
+    if (left > 0) this.linesInFlight.set(line, left);
+    else this.linesInFlight.delete(line);
     if (--this.inFlight === 0) for (const w of this.drainedWaiters.splice(0)) w();
     if (this.waiting.length && !this.flushScheduled) this.flush();
     this.host.lineFreed();
@@ -251,15 +282,17 @@ export class ExecutorPool implements HostTenant {
   }
 
   /** `loneLine`: the line of a lone message, whose run's compute time WidthChoice learns from. */
-  private async deliver(group: Waiting[], sent: Promise<ExecutorReply>, loneLine?: RunLine): Promise<void> {
+  private async deliver(group: Waiting[], line: RunLine, sent: Promise<ExecutorReply>, loneLine?: RunLine): Promise<void> {
     try {
       let reply: ExecutorReply;
       try {
         reply = await sent;
       } catch (e) {
-        // The thread died (out of memory, abort): only these requests fail; piscina replaces the thread.
+        // The thread died (out of memory, abort): only these requests fail; piscina replaces the
+        // thread. A batch that waited behind the message it died on fails with it (its inputs
+        // were moved there); the death is counted once.
         const err = internal(`executor thread failed: ${(e as Error).message}`);
-        this.onThreadDeath?.(err);
+        if (!(e instanceof NotStarted)) this.onThreadDeath?.(err);
         for (const w of group) w.reject(err);
         return;
       }
@@ -284,7 +317,7 @@ export class ExecutorPool implements HostTenant {
         } else w.reject(ServingError.fromData(r.error));
       }
     } finally {
-      this.delivered();
+      this.delivered(line);
     }
   }
 

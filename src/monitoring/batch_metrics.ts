@@ -1,6 +1,8 @@
 // What every batch reports to the metrics: its size and padding as it starts, each task's
 // time in the queue, and the executor time it took once done. TF Serving's batching-session
-// metrics (batching_session.cc, batching_util.h) carry no model; tfgate's own do.
+// metrics (batching_session.cc, batching_util.h) carry no model; tfgate's own do. The ones
+// recorded for every task are counted in plain numbers (counted_metrics.ts): their series are
+// looked up once per batch, not once per task.
 import type { BatchingSetup } from '../servables/batching_version_loader.js';
 import type { Metrics } from './metrics.js';
 
@@ -12,13 +14,17 @@ export function batchMetrics(metrics: Metrics, threadPoolName: string): Required
       metrics.wrappedRunCount.inc();
       metrics.processedBatchSize.observe(batch.paddedSize);
       metrics.paddingSize.labels(String(batch.paddedSize)).observe(batch.paddedSize - batch.size);
+      const inputSizes = metrics.inputBatchSize.series();
+      const queuingMicros = metrics.queuingLatency.series(threadPoolName);
+      const queuingSeconds = metrics.batchQueuingDelay.series(model);
       const now = performance.now();
       for (const p of batch.pieces) {
         // TF Serving records a request's rows once per input tensor when it enters the queue;
         // here, when its first rows start (a request split over batches counts once).
-        if (p.offset === 0) for (let i = Object.keys(p.task.inputs).length; i > 0; i--) metrics.inputBatchSize.observe(p.taskSize);
-        metrics.queuingLatency.labels(threadPoolName).observe((now - p.task.enqueuedAt) * 1000);
-        metrics.batchQueuingDelay.labels(model).observe((now - p.task.enqueuedAt) / 1000);
+        if (p.offset === 0) for (const _ in p.task.inputs) inputSizes.observe(p.taskSize);
+        const waitedMs = now - p.task.enqueuedAt;
+        queuingMicros.observe(waitedMs * 1000);
+        queuingSeconds.observe(waitedMs / 1000);
       }
     },
     onBatchDone: (model, batch) => {

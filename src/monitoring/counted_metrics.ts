@@ -1,5 +1,5 @@
-// Metrics every request records (request_count, request_latency, runtime_latency), counted in
-// plain numbers: prom-client's inc() and observe() build a label object, check it and join it
+// Metrics every request records (request_count, request_latency, runtime_latency, and the
+// batching session's queuing and input-size ones), counted in plain numbers: prom-client's inc() and observe() build a label object, check it and join it
 // into a key string on every call, and a histogram's bucket is then found by a string key. Here
 // a series is looked up once by its label values (nested maps, no key built) and counted in a
 // Float64Array; at scrape time the metric hands the registry the same values prom-client's own
@@ -8,9 +8,11 @@
 // observe, labels, startTimer, zero, remove) are refused, not left to count where nothing reads.
 import { Counter, Histogram, type CounterConfiguration, type HistogramConfiguration } from 'prom-client';
 
-/** Series by two or three label values, nested maps; `all` in the order first asked for. */
+/** Series by up to three label values, nested maps; `all` in the order first asked for. */
 class SeriesTable<S> {
-  private readonly byFirst = new Map<string, Map<string, unknown>>();
+  private readonly byFirst = new Map<string, unknown>();
+  /** The one series of a metric without labels. */
+  private only?: S;
   readonly all: S[] = [];
 
   constructor(
@@ -18,10 +20,12 @@ class SeriesTable<S> {
     private readonly make: (labels: Record<string, string>) => S,
   ) {}
 
-  get(a: string, b: string, c?: string): S {
-    if ((c === undefined ? 2 : 3) !== this.labelNames.length)
-      throw new Error(`${this.labelNames.length} label values expected, got ${c === undefined ? 2 : 3}`);
-    let byB = this.byFirst.get(a);
+  get(a?: string, b?: string, c?: string): S {
+    const given = c !== undefined ? 3 : b !== undefined ? 2 : a !== undefined ? 1 : 0;
+    if (given !== this.labelNames.length) throw new Error(`${this.labelNames.length} label values expected, got ${given}`);
+    if (a === undefined) return (this.only ??= this.add(undefined, '', []));
+    if (b === undefined) return (this.byFirst.get(a) as S | undefined) ?? this.add(this.byFirst, a, [a]);
+    let byB = this.byFirst.get(a) as Map<string, unknown> | undefined;
     if (!byB) this.byFirst.set(a, (byB = new Map()));
     if (c === undefined) return (byB.get(b) as S | undefined) ?? this.add(byB, b, [a, b]);
     let byC = byB.get(b) as Map<string, unknown> | undefined;
@@ -29,17 +33,18 @@ class SeriesTable<S> {
     return (byC.get(c) as S | undefined) ?? this.add(byC, c, [a, b, c]);
   }
 
-  private add(into: Map<string, unknown>, key: string, values: string[]): S {
+  private add(into: Map<string, unknown> | undefined, key: string, values: string[]): S {
     const labels: Record<string, string> = {};
     this.labelNames.forEach((name, i) => (labels[name] = values[i]));
     const s = this.make(labels);
-    into.set(key, s);
+    into?.set(key, s);
     this.all.push(s);
     return s;
   }
 
   clear(): void {
     this.byFirst.clear();
+    this.only = undefined;
     this.all.length = 0;
   }
 }
@@ -61,7 +66,7 @@ export class CounterSeries {
   }
 }
 
-/** A prom-client Counter with labels, counted in plain numbers (see the top of this file). */
+/** A prom-client Counter, counted in plain numbers (see the top of this file). */
 export class CountedCounter<T extends string> extends Counter<T> {
   // Made on first use: prom-client's constructor calls reset() before fields are set.
   private table?: SeriesTable<CounterSeries>;
@@ -71,9 +76,11 @@ export class CountedCounter<T extends string> extends Counter<T> {
     this.inc = notHere(config.name);
     this.labels = notHere(config.name);
     this.remove = notHere(config.name);
+    // prom-client's counter without labels shows its zero before the first inc, and after a reset.
+    if (!labelNamesOf(this).length) this.series();
   }
 
-  series(a: string, b: string, c?: string): CounterSeries {
+  series(a?: string, b?: string, c?: string): CounterSeries {
     this.table ??= new SeriesTable(labelNamesOf(this), (labels) => new CounterSeries(labels));
     return this.table.get(a, b, c);
   }
@@ -88,7 +95,9 @@ export class CountedCounter<T extends string> extends Counter<T> {
 
   override reset(): void {
     super.reset();
-    this.table?.clear();
+    if (!this.table) return;
+    this.table.clear();
+    if (!labelNamesOf(this).length) this.series();
   }
 }
 
@@ -117,7 +126,7 @@ export class HistogramSeries {
   }
 }
 
-/** A prom-client Histogram with labels, counted in plain numbers (see the top of this file). */
+/** A prom-client Histogram, counted in plain numbers (see the top of this file). */
 export class CountedHistogram<T extends string> extends Histogram<T> {
   private table?: SeriesTable<HistogramSeries>;
   private readonly bounds: readonly number[];
@@ -130,9 +139,11 @@ export class CountedHistogram<T extends string> extends Histogram<T> {
     this.startTimer = notHere(config.name);
     this.zero = notHere(config.name);
     this.remove = notHere(config.name);
+    // prom-client's histogram without labels shows its zeros before the first observe (not after a reset).
+    if (!labelNamesOf(this).length) this.series();
   }
 
-  series(a: string, b: string, c?: string): HistogramSeries {
+  series(a?: string, b?: string, c?: string): HistogramSeries {
     const bounds = this.bounds;
     this.table ??= new SeriesTable(labelNamesOf(this), (labels) => new HistogramSeries(labels, bounds));
     return this.table.get(a, b, c);

@@ -140,7 +140,8 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly queuingLatency = new Histogram({
+  // The batching session's three recorded for every request: counted in plain numbers too.
+  readonly queuingLatency = new CountedHistogram({
     name: ':tensorflow:serving:batching_session:queuing_latency',
     help: 'Distribution of wall time spent (in microseconds) in queuing',
     labelNames: ['thread_pool_name'] as const,
@@ -156,7 +157,7 @@ export class Metrics {
   });
 
   /** Rows of each request entering a batch queue, once per input tensor (batching_session.cc's ComputeInputSize). */
-  readonly inputBatchSize = new Histogram({
+  readonly inputBatchSize = new CountedHistogram({
     name: ':tensorflow:serving:batching_session:input_batch_size',
     help: 'Tracks the batch size distribution on the inputs.',
     buckets: TF_BATCH_SIZE_BUCKETS,
@@ -211,7 +212,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly batchQueuingDelay = new Histogram({
+  readonly batchQueuingDelay = new CountedHistogram({
     name: 'tfgate_batch_queuing_delay_seconds',
     help: 'Time a request waited in its batch queue before its batch started, by model.',
     labelNames: ['model_name'] as const,

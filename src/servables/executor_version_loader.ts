@@ -67,7 +67,11 @@ export class ExecutorServableVersion implements ServableVersion {
     options: RunOptions = {},
   ): Promise<Record<string, HostTensor>> {
     const t0 = performance.now();
-    const outputs = await this.pool.run(signature, inputs, outputKeys, { timing: options.stats, deadline: options.deadline });
+    const outputs = await this.pool.run(signature, inputs, outputKeys, {
+      timing: options.stats,
+      deadline: options.deadline,
+      queueBehind: options.queueBehind,
+    });
     if (options.stats) options.stats.inferMs = performance.now() - t0;
     return outputs;
   }

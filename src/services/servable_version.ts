@@ -37,6 +37,11 @@ export interface RunOptions {
    * gRPC deadline. Work not started by then is answered DEADLINE_EXCEEDED and never run.
    */
   deadline?: number;
+  /**
+   * A batch, which can no longer grow: with no executor thread free it may wait on a busy
+   * thread behind the run there, to start the moment that run ends (ExecutorPool.run).
+   */
+  queueBehind?: boolean;
 }
 
 /** A loaded version: its description and the executors that run it. */

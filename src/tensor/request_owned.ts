@@ -32,6 +32,17 @@ export function markRequestOwned(t: HostTensor): HostTensor {
 }
 
 /**
+ * Says that `t`'s values, a view, are the only part of their buffer anyone reads once its
+ * request's tensors are decoded (a gRPC message grpc-js joined for this request alone): to be
+ * moved, the rest of the buffer along with them unread, instead of a copy of the values made.
+ */
+export function markRequestOwnedView(t: HostTensor): HostTensor {
+  const v = t.values;
+  if (!Array.isArray(v) && v.byteLength >= MIN_MOVED_BYTES && v.buffer instanceof ArrayBuffer) owned.add(v.buffer);
+  return t;
+}
+
+/**
  * The buffers among `tensors` that were marked, each once (a transfer list naming one twice
  * fails), and no longer marked: once moved they are gone from this thread.
  */

@@ -150,6 +150,38 @@ describe('batching session', () => {
     assert.deepEqual(seen, [[1, 2], [3]]);
   });
 
+  it('a request like the last one joins its queue; one of another signature, dtype, input set or shape does not', async () => {
+    const clock = new ManualClock();
+    const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);
+    const { seen, version } = recordingVersion();
+    const session = sessionOf(version, scheduler);
+    const int = (v: number): HostTensor => ({ dtype: 'int32', shape: [1, 1], values: Int32Array.of(v) });
+    // Each request unlike the first queue's comes between two of them: it is compared with one
+    // like them, and the next one with it.
+    const like = (v: number) => session.run('serving_default', { x: col(v) }, []);
+    const runs = [
+      like(1),
+      session.run('serving_default', { x: col(10), z: col(0) }, []),
+      like(2),
+      session.run('other', { x: col(20) }, []),
+      like(3),
+      session.run('serving_default', { x: int(30) }, []),
+      like(4),
+      session.run('serving_default', { x: { dtype: 'float32', shape: [1, 2], values: Float32Array.of(40, 40) } }, []),
+      like(5),
+      session.run('serving_default', { x: col(50) }, ['y']),
+      session.run('serving_default', { x: col(60) }, ['w']),
+      like(6),
+    ];
+    clock.advance(1);
+    await Promise.all(runs);
+    assert.deepEqual(
+      seen.map((r) => r.join(' ')).sort(),
+      ['1 2 3 4 5 6', '10', '20', '30', '40 40', '50', '60'],
+      'one batch per queue; the first queue found again after the others',
+    );
+  });
+
   it('pad_variable_length_inputs: inputs of other lengths share a batch, zero-padded to the longest', async () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);

@@ -51,6 +51,22 @@ describe('executor pool', () => {
     assert.deepEqual(Array.from((await pool.run('serving_default', { x: shared })).y.values as Float32Array), [4.5]);
   });
 
+  it('a batch that cannot start waits on the busy thread behind the running one, not for the event loop to hand it over', async () => {
+    const first: ExecutorTiming = {};
+    const second: ExecutorTiming = {};
+    const a = pool.run('serving_default', x(1), [], { timing: first, queueBehind: true });
+    const b = pool.run('serving_default', x(2), [], { timing: second, queueBehind: true });
+    // The event loop busy meanwhile: nothing can be handed over until it is done.
+    const busyMs = 250;
+    const until = performance.now() + busyMs;
+    while (performance.now() < until);
+    assert.deepEqual(
+      (await Promise.all([a, b])).map((out) => Array.from(out.y.values as Float32Array)),
+      [[2.5], [3]],
+    );
+    assert.ok(second.handoffMs! < busyMs, `the second started ${second.handoffMs} ms after its run() (the loop was busy ${busyMs} ms)`);
+  });
+
   it('a request whose deadline passed before it left the queue is answered DEADLINE_EXCEEDED and not sent', async () => {
     const timing: { computeMs?: number } = {};
     const late = pool.run('serving_default', x(1), [], { timing, deadline: performance.now() - 1 });

@@ -49,6 +49,31 @@ describe('executor pool: faults', () => {
     }
   });
 
+  it('a batch waiting behind the message its thread dies on fails with it; the death is counted once', async () => {
+    const dir = path.join(tempDir(), '1');
+    await writeHalfPlusTwoSavedModel(dir);
+    const pool = await ExecutorPool.open({
+      versionDir: dir,
+      tags: ['serve'],
+      runtime: 'embedded',
+      threads: 1,
+      workerFile: FAULTY_EXECUTOR_WORKER,
+    });
+    const deaths: string[] = [];
+    pool.onThreadDeath = (e) => deaths.push(e.message);
+    try {
+      const poisoned = pool.run('serving_default', x(POISON), [], { queueBehind: true });
+      const behind = pool.run('serving_default', x(1), [], { queueBehind: true });
+      const failed = (why: RegExp) => (e: unknown) => e instanceof ServingError && e.code === Code.INTERNAL && why.test(e.message);
+      await assert.rejects(poisoned, failed(/^executor thread failed: the executor thread exited$/));
+      await assert.rejects(behind, failed(/^executor thread failed: the executor thread exited before it started this message$/));
+      assert.equal(deaths.length, 1);
+      assert.deepEqual(ys(await pool.run('serving_default', x(2), [], { queueBehind: true })), [3]);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('the production worker is untouched by the poison value', async () => {
     const dir = path.join(tempDir(), '1');
     await writeHalfPlusTwoSavedModel(dir);

@@ -41,6 +41,32 @@ describe('metrics counted in plain numbers', () => {
     assert.equal(await counted.metrics(), await reference.metrics());
   });
 
+  it("write prom-client's page with one label or none, before the first record and after a reset", async () => {
+    const reference = new Registry();
+    const counted = new Registry();
+    const refNone = new Histogram({ name: 'n', help: 'N.', buckets: BUCKETS, registers: [reference] });
+    const refOne = new Histogram({ name: 'o', help: 'O.', labelNames: ['pool'] as const, buckets: BUCKETS, registers: [reference] });
+    const refCount = new Counter({ name: 'c', help: 'C.', registers: [reference] });
+    const none = new CountedHistogram({ name: 'n', help: 'N.', buckets: BUCKETS, registers: [counted] });
+    const one = new CountedHistogram({ name: 'o', help: 'O.', labelNames: ['pool'] as const, buckets: BUCKETS, registers: [counted] });
+    const count = new CountedCounter({ name: 'c', help: 'C.', registers: [counted] });
+    assert.equal(await counted.metrics(), await reference.metrics());
+    for (const [pool, , , value] of RECORDS) {
+      refNone.observe(value);
+      none.series().observe(value);
+      refOne.labels(pool).observe(value);
+      one.series(pool).observe(value);
+      refCount.inc();
+      count.series().inc();
+    }
+    assert.equal(await counted.metrics(), await reference.metrics());
+    assert.deepEqual(await counted.getMetricsAsJSON(), await reference.getMetricsAsJSON());
+    counted.resetMetrics();
+    reference.resetMetrics();
+    assert.equal(await counted.metrics(), await reference.metrics());
+    assert.throws(() => one.series(), /1 label values expected, got 0/);
+  });
+
   it('refuse what is not a number, and records made other than through series()', () => {
     const histogram = new CountedHistogram({ name: 'h', help: 'H.', labelNames: LABELS, buckets: BUCKETS, registers: [] });
     assert.throws(() => histogram.series('m', 'predict', 'REST').observe(NaN), TypeError);
