@@ -26,6 +26,8 @@ export interface SeedCell {
   users: number;
   rps: number;
   latency: LatencySummary;
+  /** Each round's mean latency (ms), in round order: what a comparison held out from its choice reads (held_out.ts). */
+  roundMeansMs?: number[];
   /** tfgate's own figures for the cell (single-process tfgate set-ups only). */
   server?: ServerView;
 }
@@ -53,6 +55,7 @@ export async function runSeedExperiment(servers: StartedSetup[], o: SeedOptions,
   const samplers = new Map(servers.map((s) => [s.setup.key, peakRssSampler(s.proc.pid!, 500)]));
   const recorders = new Map<string, LatencyRecorder>();
   const rates = new Map<string, number[]>();
+  const roundMeans = new Map<string, number[]>();
   const views = new Map<string, ServerView[]>();
   const thinkMean = (o.thinkMs[0] + o.thinkMs[1]) / 2;
 
@@ -87,6 +90,7 @@ export async function runSeedExperiment(servers: StartedSetup[], o: SeedOptions,
         if (recorders.has(key)) recorders.get(key)!.add(r.recorder);
         else recorders.set(key, r.recorder);
         rates.set(key, [...(rates.get(key) ?? []), r.rps]);
+        roundMeans.set(key, [...(roundMeans.get(key) ?? []), r.recorder.summary().meanMs]);
       }
     }
   }
@@ -100,6 +104,7 @@ export async function runSeedExperiment(servers: StartedSetup[], o: SeedOptions,
         users,
         rps: rs.reduce((a, b) => a + b, 0) / rs.length,
         latency: recorders.get(key)!.summary(),
+        roundMeansMs: roundMeans.get(key),
         server: combineViews(views.get(key)),
       };
     }),

@@ -36,6 +36,26 @@ export interface PredictRequestWire {
   /** Strings of output_filter, and their total length. */
   outputFilterEntries: number;
   outputFilterBytes: number;
+  /**
+   * Whether `bytes`' ArrayBuffer holds this message and at most a gRPC frame header: one that
+   * grpc-js allocated for it alone (it joins a message's frames into a fresh buffer of the
+   * message and its 5-byte header), which a tensor may then view and take to the executor
+   * thread instead of a copy. Never Node's shared Buffer pool (a buffer larger than a slab).
+   */
+  bufferAlone: boolean;
+}
+
+/** The bytes grpc-js puts before a message in the buffer it joins (compressed flag, length). */
+const FRAME_HEADER_BYTES = 5;
+
+function ownsItsBuffer(message: Uint8Array): boolean {
+  const buffer = message.buffer;
+  return (
+    buffer instanceof ArrayBuffer &&
+    buffer.byteLength > Buffer.poolSize &&
+    buffer.byteLength - message.byteLength <= FRAME_HEADER_BYTES &&
+    message.byteOffset + message.byteLength === buffer.byteLength
+  );
 }
 
 const isInputEntry = (tag: number) => tag >>> 3 === REQUEST_INPUTS && (tag & 7) === WIRE_LENGTH_DELIMITED;
@@ -100,7 +120,7 @@ export function deserializePredictRequest(message: Buffer | Uint8Array): Predict
   }
   requestType ??= protoRoot().lookupType('tensorflow.serving.PredictRequest');
   const { modelSpec } = requestType.toObject(requestType.decode(rest), OPTIONS) as { modelSpec?: ModelSpecMessage };
-  return { modelSpec, bytes, inputEntries, inputKeyBytes, outputFilterEntries, outputFilterBytes };
+  return { modelSpec, bytes, inputEntries, inputKeyBytes, outputFilterEntries, outputFilterBytes, bufferAlone: ownsItsBuffer(bytes) };
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   type ExampleApi,
 } from '../services/example_inference.js';
 import type { ModelSpec, RunStats } from '../services/servable_version.js';
-import { markRequestOwned } from '../tensor/request_owned.js';
+import { markRequestOwned, markRequestOwnedView, MIN_MOVED_BYTES } from '../tensor/request_owned.js';
 import { hostTensorToProto } from '../savedmodel/tensor_proto.js';
 import { readInputEntries, readOutputFilter, type PredictRequestWire } from './predict_request_codec.js';
 import { checkTensorProto, decodeTensorProto, summarizeTensorProto } from './tensor_proto_wire.js';
@@ -59,7 +59,7 @@ const OUTPUT_FILTER_ENTRY_BYTES = 64;
  * a float input is "Expects arg[0] to be float but string is provided" after one walk over
  * its bytes, and for a string input RESOURCE_EXHAUSTED unless the budget holds its 3 GB.
  */
-function predictInputs(
+export function predictInputs(
   request: PredictRequestWire,
   signature: SignatureSpec,
   claim: MemoryClaim,
@@ -96,9 +96,15 @@ function predictInputs(
   for (const r of read) tensorBytes += r.check.bytes;
   claim.add(tensorBytes);
   const inputs: Record<string, HostTensor> = {};
+  // One tensor may view the message, when grpc-js allocated its buffer for it alone: that
+  // tensor then takes the whole buffer to the executor thread (a move, not a copy of its
+  // values); the others get storage of their own, as they may be moved too.
+  let mayView = request.bufferAlone;
   for (const r of read) {
-    // Fresh storage, not views of the message: it may be moved to the executor thread.
-    setOwn(inputs, r.alias, markRequestOwned(decodeTensorProto(bytes, r.start, r.end, r.summary, r.check.dtype!)));
+    const t = decodeTensorProto(bytes, r.start, r.end, r.summary, r.check.dtype!, mayView && r.check.bytes >= MIN_MOVED_BYTES);
+    const viewed = !Array.isArray(t.values) && t.values.buffer === bytes.buffer;
+    if (viewed) mayView = false;
+    setOwn(inputs, r.alias, viewed ? markRequestOwnedView(t) : markRequestOwned(t));
   }
   return { inputs, outputFilter };
 }

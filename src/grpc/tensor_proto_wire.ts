@@ -330,13 +330,26 @@ function copyBytes(bytes: Uint8Array, start: number, end: number): Uint8Array<Ar
 /**
  * The HostTensor of a TensorProto that checkTensorProto passed, for its dtype. Values are
  * read up to the element count; fewer values than elements repeat the last one.
+ * `mayView`: the values may be a view of `bytes` (tensor_content on an element boundary of
+ * its buffer) instead of a copy; whether they are is
+ * `values.buffer === bytes.buffer`.
  */
-export function decodeTensorProto(bytes: Uint8Array, start: number, end: number, s: TensorProtoSummary, dtype: DType): HostTensor {
+export function decodeTensorProto(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  s: TensorProtoSummary,
+  dtype: DType,
+  mayView = false,
+): HostTensor {
   const shape = s.shape!;
   const n = numElements(shape);
   if (s.content && dtype !== 'string') {
+    const Values = TYPED_ARRAY[dtype];
+    const at = bytes.byteOffset + s.content[0];
+    if (mayView && at % Values.BYTES_PER_ELEMENT === 0) return { dtype, shape, values: new Values(bytes.buffer as ArrayBuffer, at, n) };
     // Copied, so that the values are aligned and own their buffer (they may be moved to the executor thread).
-    return { dtype, shape, values: new TYPED_ARRAY[dtype](copyBytes(bytes, s.content[0], s.content[1]).buffer) };
+    return { dtype, shape, values: new Values(copyBytes(bytes, s.content[0], s.content[1]).buffer) };
   }
   const field = VAL_FIELD[dtype];
   const kind = FIELD_KIND[field];

@@ -149,6 +149,8 @@ interface TensorState {
   instance: number;
   /** One pass: the byte where its first number was stored (to estimate how many follow). */
   from: number;
+  /** One pass: its first storage, in elements (the signature's row, see firstCapacity). */
+  firstCapacity: number;
   // ---- filling ----
   kind: number;
   values: TensorValues | undefined;
@@ -170,6 +172,7 @@ function newState(key: string | undefined): TensorState {
     stringBytes: 0,
     instance: -1,
     from: 0,
+    firstCapacity: FIRST_CAPACITY,
     kind: COUNT,
     values: undefined,
     words: undefined,
@@ -247,7 +250,27 @@ interface SignatureInputs {
   required: string[];
   /** The input a plain value feeds (json_tensor.ts plainTarget), if any. */
   plainTarget: string | undefined;
-  byName: Map<string, { dtype: DType | undefined; kind: number | undefined; target: { name: string; dtype: DType; kind: number } }>;
+  byName: Map<
+    string,
+    { dtype: DType | undefined; kind: number | undefined; target: { name: string; dtype: DType; kind: number }; firstCapacity: number }
+  >;
+}
+
+/**
+ * One pass: a tensor's first storage, in elements. Where the signature fixes every dimension
+ * after the first (an MLP's [-1, 256], an image's [-1, 224, 224, 3]), one row of them: a
+ * one-row body is then stored once, at its size (FIRST_CAPACITY and the exact copy after it
+ * were two allocations, one of 4 KB, for a row of 256 floats), a longer one grows from there by
+ * the bytes per number. Otherwise, or for rows under 16 numbers, FIRST_CAPACITY.
+ */
+function firstCapacity(shape: readonly number[] | null): number {
+  if (shape === null || shape.length < 2) return FIRST_CAPACITY;
+  let row = 1;
+  for (let d = 1; d < shape.length; d++) {
+    if (!(shape[d] >= 0)) return FIRST_CAPACITY;
+    row *= shape[d];
+  }
+  return row >= 16 ? row : FIRST_CAPACITY;
 }
 
 const signatureInputsCache = new WeakMap<SignatureSpec, SignatureInputs>();
@@ -261,7 +284,12 @@ function signatureInputs(signature: SignatureSpec): SignatureInputs {
   for (const name of names) {
     const dtype = dtypeFromTf(signature.inputs[name].dtype);
     const kind = fillKind(signature.inputs[name].dtype);
-    byName.set(name, { dtype, kind, target: { name, dtype: dtype!, kind: kind! } });
+    byName.set(name, {
+      dtype,
+      kind,
+      target: { name, dtype: dtype!, kind: kind! },
+      firstCapacity: firstCapacity(signature.inputs[name].shape),
+    });
   }
   inputs = { names, required, plainTarget: names.length === 1 ? names[0] : required.length === 1 ? required[0] : undefined, byName };
   signatureInputsCache.set(signature, inputs);
@@ -684,9 +712,10 @@ class Walk {
       if (this.format === 'row') decline();
       return;
     }
-    const { dtype, kind } = signatureInputs(signature).byName.get(name)!;
+    const { dtype, kind, firstCapacity } = signatureInputs(signature).byName.get(name)!;
     if (kind !== FLOAT || (dtype !== 'float32' && dtype !== 'float64')) decline();
     t.kind = FLOAT;
+    t.firstCapacity = firstCapacity;
     t.target = { name, dtype };
     t.values = dtype === 'float64' ? new Float64Array(0) : new Float32Array(0);
   }
@@ -698,7 +727,7 @@ class Walk {
   private grow(t: TensorState, n: number, at: number): Float32Array | Float64Array {
     if (this.direct === undefined) decline();
     const old = t.values as Float32Array | Float64Array;
-    // First FIRST_CAPACITY; then as many more as the rest of the body holds at the bytes per
+    // First t.firstCapacity; then as many more as the rest of the body holds at the bytes per
     // number seen so far, and a sixteenth (a dense body grows once or twice, not log n times:
     // what is charged stays charged), at least half as much again, at most 16 times as much
     // (the rest may hold other things). No more than the rest of the body can hold (a number
@@ -706,7 +735,7 @@ class Walk {
     // its size. `n`: the numbers already stored (at least one more fits either way).
     const rest = this.b.length - at;
     if (n === 0) t.from = at;
-    const estimate = n === 0 ? FIRST_CAPACITY : Math.min(16 * old.length, n + Math.ceil(((rest * n) / Math.max(1, at - t.from)) * 1.0625));
+    const estimate = n === 0 ? t.firstCapacity : Math.min(16 * old.length, n + Math.ceil(((rest * n) / Math.max(1, at - t.from)) * 1.0625));
     const capacity = Math.min(Math.max(estimate, old.length + (old.length >> 1), n + 1), n + 1 + (rest >> 1));
     this.direct.charge(decodedTensorBytes(t.target!.dtype, capacity));
     const grown =

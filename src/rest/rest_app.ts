@@ -5,7 +5,7 @@ import { Code, ServingError } from '../errors/status.js';
 import * as MSG from '../errors/messages.js';
 import type { ModelSpec } from '../services/servable_version.js';
 import { httpStatusFor } from './http_status.js';
-import { checkModelRef, parseRestPath, REST_API_PATH } from './rest_paths.js';
+import { REST_API_PATH, restCall } from './rest_paths.js';
 import { mountOpenInferenceRoutes } from './v2/index.js';
 import { ERROR_KEY, errorResponse, noteError, type RestEnv } from './error_response.js';
 import { serveInference, type EnvelopeDeps } from './request_envelope.js';
@@ -109,8 +109,7 @@ export function createRestApp(deps: RestDeps): Hono<RestEnv> {
       return errorResponse(c, new ServingError(Code.NOT_FOUND, `Not found: ${c.req.method} ${c.req.path}`), 'pretty');
     if (c.req.method === 'OPTIONS') return corsPreflight(c);
     try {
-      const call = parseRestPath(c.req.method, uriPath);
-      checkModelRef(call.model);
+      const call = restCall(c.req.method, uriPath);
       switch (call.kind) {
         case 'status':
           return c.body(JSON.stringify(deps.modelStatus(call.model), null, 1), 200, JSON_HEADERS);

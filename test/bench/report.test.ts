@@ -189,6 +189,23 @@ describe('bench report', () => {
     assert.equal(verdict(bad, 'saturated throughput'), false); // 0.88
   });
 
+  it('judges adaptive against the fixed timeout chosen on the other rounds when the cells kept their rounds', () => {
+    const r = syntheticResults({ 1: 11.5, 20: 10 }, { 1: 11, 20: 200 }, { 1: 11, 20: 10 }, 460);
+    const rounds: Record<string, number[]> = { adaptive: [10, 10, 10, 10], fixed_0: [10, 10, 10, 10], fixed_942: [6, 11, 11, 11] };
+    const f942 = { ...r.seed.cells.find((c) => c.setup === 'fixed_0' && c.users === 20)!, setup: 'fixed_942', latency: summary(9.75) };
+    r.seed.cells.push(f942);
+    r.seed.setups.push({ ...r.seed.setups.find((s) => s.key === 'fixed_0')!, key: 'fixed_942' });
+    for (const c of r.seed.cells) if (c.users === 20 && rounds[c.setup]) c.roundMeansMs = rounds[c.setup];
+    const t = evaluateTargets(r).find((x) => x.name.startsWith('20 users: adaptive mean ÷ best fixed'))!;
+    // After the fact fixed_942's lucky round (9.75 ms mean) would make adaptive miss; chosen on the other rounds: 10 / 10.5.
+    assert.equal(t.name, '20 users: adaptive mean ÷ best fixed timeout (fixed_942 / fixed_0, chosen on the other rounds)');
+    assert.equal(t.met, true);
+    assert.match(
+      t.measured,
+      /^0\.952 \(10\.00 \/ 10\.50 ms; per round 1\.00, 0\.91, 1\.00, 0\.91; picked after the fact: fixed_942, 1\.026\)$/,
+    );
+  });
+
   it('writes the JSON, three SVG charts and the Markdown with every table', async () => {
     const bench = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-report-'));
     try {

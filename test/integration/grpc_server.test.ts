@@ -110,6 +110,32 @@ batching:
     }
   }
 
+  it('Predict reads a large tensor_content wherever it lies in the message (each offset mod 4 in what gRPC receives)', async () => {
+    // tensor_content on a 4-byte boundary of the received buffer reaches the model as a view
+    // of the message; elsewhere as a copy. The message's layout moves it: the signature name
+    // (17 bytes) by one, each length of the entry, the TensorProto and tensor_content that
+    // passes 16 KB (a 3-byte varint) by one more. One row of n (batches hold up to 1000 rows).
+    const pb = new protobuf.Root();
+    pb.resolvePath = (_o, t) => (t.startsWith('google/protobuf/') ? t : path.join(CLIENT_PROTOS, t));
+    pb.loadSync('prediction_service.proto', { keepCase: true });
+    const PredictRequest = pb.lookupType('tensorflow.serving.PredictRequest');
+    const offsets = new Set<number>();
+    for (const n of [3000, 4094, 5000]) {
+      for (const signature_name of [undefined, 'serving_default']) {
+        const xs = Array.from({ length: n }, (_, i) => (i % 1000) - 499.75);
+        const request = { model_spec: { name: 'hp2', signature_name }, inputs: { x: tensor([1, n], xs, true) } };
+        // gRPC puts a 5-byte header before the message it receives.
+        offsets.add((5 + Buffer.from(PredictRequest.encode(PredictRequest.fromObject(request)).finish()).indexOf(floatBytes(xs))) % 4);
+        const res = await call(clients.prediction, 'Predict', request);
+        assert.deepEqual(
+          floatsOf(res.outputs.y),
+          xs.map((x) => x / 2 + 2),
+        );
+      }
+    }
+    assert.equal(offsets.size, 4, 'every offset mod 4 sent');
+  });
+
   it("Predict answers with typed *_val fields (TF Serving's default), a batch of 3, and one float_val filling the shape", async () => {
     const res = await call(clients.prediction, 'Predict', {
       model_spec: { name: 'hp2', version: { value: 123 }, signature_name: 'serving_default' },

@@ -26,7 +26,7 @@ async function parseHere(body: string, signatures = served, signature = served.s
   const parsed = await parsePredictBody(bytes(body), LIMITS, (n) => charged.push(n), false, signatures);
   const atParse = charged.length;
   const { inputs } = await parsed.tensors(signature);
-  return { atParse, atTensors: charged.length - atParse, values: valuesOf(inputs) };
+  return { atParse, atTensors: charged.length - atParse, values: valuesOf(inputs), charged };
 }
 
 describe('a :predict body read in one pass', () => {
@@ -37,6 +37,19 @@ describe('a :predict body read in one pass', () => {
       assert.equal(r.atTensors, 0, `${body}: nothing more read`);
       assert.deepEqual(r.values[1], [1, 2, 5]);
     }
+  });
+
+  it("a signature fixing every dimension but the first: a one-row body's tensor is stored once, at its size", async () => {
+    const rows = structuredClone(served);
+    rows.serving_default.inputs.x.shape = [-1, 32];
+    const row = (k: number) => `[${Array.from({ length: 32 }, (_, j) => k + j / 8).join(', ')}]`;
+    const one = await parseHere(`{"instances": [${row(0)}]}`, rows, rows.serving_default);
+    assert.deepEqual(one.values, [[1, 32], Array.from({ length: 32 }, (_, j) => j / 8)]);
+    assert.equal(one.charged.length, 1, `one allocation, charged once: ${one.charged}`);
+    assert.equal(one.charged[0], 32 * 4);
+    // More rows grow from there, to the same tensor.
+    const three = await parseHere(`{"instances": [${row(0)}, ${row(1)}, ${row(2)}]}`, rows, rows.serving_default);
+    assert.deepEqual(three.values, [[3, 32], [0, 1, 2].flatMap((k) => Array.from({ length: 32 }, (_, j) => k + j / 8))]);
   });
 
   it('a name that is not certain before the tensors, or a signature not served: two passes, the same tensors', async () => {

@@ -5,6 +5,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRestApp, type RestDeps } from '../../src/rest/rest_app.js';
+import { fixed3 } from '../../src/rest/request_envelope.js';
+import { restCall } from '../../src/rest/rest_paths.js';
 import { PredictionService } from '../../src/services/prediction_service.js';
 import { Metrics } from '../../src/monitoring/metrics.js';
 import { MemoryBudget } from '../../src/services/memory_budget.js';
@@ -243,6 +245,20 @@ describe('REST app: CORS', () => {
   });
 });
 
+describe('REST paths parsed once', () => {
+  it('the same method and path give the same call, kept; others their own; what is refused is refused again', () => {
+    const predict = restCall('POST', '/v1/models/m/versions/3:predict');
+    assert.deepEqual(predict, { kind: 'predict', model: { name: 'm', version: 3 } });
+    assert.equal(restCall('POST', '/v1/models/m/versions/3:predict'), predict, 'kept');
+    assert.deepEqual(restCall('GET', '/v1/models/m/versions/3'), { kind: 'status', model: { name: 'm', version: 3 } });
+    assert.deepEqual(restCall('POST', '/v1/models/m/labels/x:regress'), { kind: 'regress', model: { name: 'm', label: 'x' } });
+    for (let k = 0; k < 2; k++) assert.throws(() => restCall('GET', '/v1/models/m:predict'), /Malformed request/);
+    // Past the paths kept, each still gets its own answer.
+    for (let k = 0; k < 600; k++) assert.equal(restCall('POST', `/v1/models/m${k}:predict`).model.name, `m${k}`);
+    assert.deepEqual(restCall('POST', '/v1/models/m/versions/3:predict'), predict);
+  });
+});
+
 describe('REST app: Server-Timing, metrics, status page, access log', () => {
   it('predict answers carry Server-Timing from the stats the layers below filled in', async () => {
     const timed: FakeModel['run'] = async (_s, inputs, _k, options) => {
@@ -264,6 +280,13 @@ describe('REST app: Server-Timing, metrics, status page, access log', () => {
       r.headers.get('server-timing') ?? '',
       /^parse;dur=\d+\.\d{3}, queue;dur=0\.800, handoff;dur=0\.050, run;dur=2\.000, handback;dur=0\.040, infer;dur=2\.100, serialise;dur=\d+\.\d{3}, batch;desc="7\/8"$/,
     );
+  });
+
+  it("Server-Timing's durations are written as toFixed(3) writes them, halves and all", () => {
+    const values = [0, -0, -1e-12, -0.5, 1e9, 1e21, NaN, Infinity, 5e-324, 0.0005, 1.0005, 2.0015, 999999999.9995];
+    // Every half-thousandth up to 25 ms (ties of the decimal text, on either side in binary), and spread values.
+    for (let k = 0; k < 50_000; k++) values.push(k / 2000, k / 1000 + 1e-9, k * 7.77e-3, 1e-4 * 1.3 ** (k % 90));
+    for (const v of values) if (fixed3(v) !== v.toFixed(3)) assert.equal(fixed3(v), v.toFixed(3), String(v));
   });
 
   it('requests are counted by model and status on metricsPath', async () => {

@@ -22,6 +22,12 @@ describe('request-owned tensors', () => {
     assert.deepEqual(takeTransferList([small]), []);
   });
 
+  it("a small tensor's buffer is not asked for (V8 would make one for a typed array it keeps on its heap)", () => {
+    const small = new Float32Array(3);
+    Object.defineProperty(small, 'buffer', { get: () => assert.fail('.buffer read') });
+    assert.deepEqual(takeTransferList([f32(small)]), []);
+  });
+
   it('unmarked tensors, views into a larger buffer, shared memory and strings are never listed', () => {
     const whole = new Float32Array(8);
     const view = markRequestOwned(f32(whole.subarray(2, 4)));
