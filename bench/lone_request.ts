@@ -119,21 +119,27 @@ function post(port: number, body: string): Promise<Sample> {
   });
 }
 
-/** CPU time (ns, from schedstat) of a process's main thread and of its other threads together. */
-function threadCpuNs(pid: number): { main: number; others: number } {
+/**
+ * CPU time (ns, from schedstat) of a process's main thread and of its other threads together,
+ * and the main thread's time runnable but waiting for a CPU (preempted, or woken and not yet run).
+ */
+function threadCpuNs(pid: number): { main: number; others: number; mainWait: number } {
   let main = 0;
   let others = 0;
+  let mainWait = 0;
   for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-    let ns = 0;
+    let fields: string[];
     try {
-      ns = Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      fields = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ');
     } catch {
       continue; // a thread that ended meanwhile
     }
-    if (Number(tid) === pid) main += ns;
-    else others += ns;
+    if (Number(tid) === pid) {
+      main += Number(fields[0]);
+      mainWait += Number(fields[1]);
+    } else others += Number(fields[0]);
   }
-  return { main, others };
+  return { main, others, mainWait };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -148,6 +154,7 @@ interface Arm {
   /** Servers: CPU ns of the main thread and of the other threads (executor, engine, GC helpers) over the measured requests. */
   mainNs: number;
   othersNs: number;
+  mainWaitNs: number;
 }
 
 function stats(xs: number[]): { mean: number; median: number } {
@@ -206,7 +213,7 @@ async function main(): Promise<void> {
       const s = await startTfgate('mlp', path.join(dir, 'mlp'), ['--num_executors=1', ...extra, ...flags, `--rest_api_port=${p}`], bin);
       procs.push(s.proc);
       await waitModelAvailable(s.port, 'mlp');
-      arms.push({ label, once: () => post(s.port, body), pid: s.proc.pid, samples: [], cpuMs: 0, mainNs: 0, othersNs: 0 });
+      arms.push({ label, once: () => post(s.port, body), pid: s.proc.pid, samples: [], cpuMs: 0, mainNs: 0, othersNs: 0, mainWaitNs: 0 });
     }
     const fp = port++;
     const floor = await startNodeProcess([here, '--floor-server', version, String(fp)], /listening (\d+)/);
@@ -219,6 +226,7 @@ async function main(): Promise<void> {
       cpuMs: 0,
       mainNs: 0,
       othersNs: 0,
+      mainWaitNs: 0,
     });
     for (const [label, intra] of [['engine alone, 1 thread', 1]] as const) {
       const servable = await loadServable(version, intra);
@@ -235,6 +243,7 @@ async function main(): Promise<void> {
         cpuMs: 0,
         mainNs: 0,
         othersNs: 0,
+        mainWaitNs: 0,
       });
     }
     for (const a of arms) for (let i = 0; i < 20; i++) await a.once();
@@ -256,6 +265,7 @@ async function main(): Promise<void> {
           const threads = threadCpuNs(a.pid!);
           a.mainNs += threads.main - threads0.main;
           a.othersNs += threads.others - threads0.others;
+          a.mainWaitNs += threads.mainWait - threads0.mainWait;
         }
       }
     }
@@ -266,15 +276,15 @@ async function main(): Promise<void> {
         .join(' ')}`,
     );
     console.log(
-      `| set-up | total mean | total median | ${PARTS.join(' | ')} | rest (HTTP, client) | CPU ms/req | main thread µs/req | other threads µs/req |`,
+      `| set-up | total mean | total median | ${PARTS.join(' | ')} | rest (HTTP, client) | CPU ms/req | main thread µs/req | main thread waiting for a CPU µs/req | other threads µs/req |`,
     );
-    console.log(`|---|---:|---:|${PARTS.map(() => '---:|').join('')}---:|---:|---:|---:|`);
+    console.log(`|---|---:|---:|${PARTS.map(() => '---:|').join('')}---:|---:|---:|---:|---:|`);
     for (const a of arms) {
       const total = stats(a.samples.map((s) => s.totalMs));
       const part = (k: string) => stats(a.samples.map((s) => s.parts[k] ?? 0)).mean;
       const rest = stats(a.samples.map((s) => s.totalMs - PARTS.reduce((t, k) => t + (s.parts[k] ?? 0), 0))).mean;
       console.log(
-        `| ${a.label} | ${total.mean.toFixed(3)} | ${total.median.toFixed(3)} | ${PARTS.map((k) => part(k).toFixed(3)).join(' | ')} | ${rest.toFixed(3)} | ${(a.cpuMs / a.samples.length).toFixed(3)} | ${a.pid ? (a.mainNs / 1000 / a.samples.length).toFixed(0) : ''} | ${a.pid ? (a.othersNs / 1000 / a.samples.length).toFixed(0) : ''} |`,
+        `| ${a.label} | ${total.mean.toFixed(3)} | ${total.median.toFixed(3)} | ${PARTS.map((k) => part(k).toFixed(3)).join(' | ')} | ${rest.toFixed(3)} | ${(a.cpuMs / a.samples.length).toFixed(3)} | ${a.pid ? (a.mainNs / 1000 / a.samples.length).toFixed(0) : ''} | ${a.pid ? (a.mainWaitNs / 1000 / a.samples.length).toFixed(0) : ''} | ${a.pid ? (a.othersNs / 1000 / a.samples.length).toFixed(0) : ''} |`,
       );
     }
     // The split: what the engine alone pays with this think time, what the machine adds for
