@@ -112,11 +112,14 @@ export class BatchCostModel {
  * On a shared 2-core host (the batching bench's MLP, 32 users at ~150 % of batch-1 capacity,
  * batches of 5–8 rows) it was 1.4–2× the run itself. Counting only the run, a model that runs
  * batch 1 in 1.5 ms looks as if batch 1 kept up at that load: the policy never waited, and
- * served as a zero timeout did, slower there than a ~1 ms one. With the hold counted it
- * batches more when the host is crowded (the hold grows as the event loop falls behind), which
- * saves each merged batch's CPU for the event loop; where the executor has a core of its own
- * (the real scheduler on a fake clock, 32 users, hold 0.3 / 1 / 3 ms) it costs under 1 %
- * against counting the run alone (3.050 vs 3.029, 4.261 vs 4.252, 7.663 vs 7.660 ms).
+ * served as a zero timeout did. With the hold counted it batches more when the host is
+ * crowded (the hold grows as the event loop falls behind), which leaves each merged batch's
+ * CPU to the event loop: interleaved against counting the run alone on that host (load 6–13),
+ * 32 users read 0.89× and 0.77× the mean latency, with 8 % less server CPU per request (9 of
+ * 10 rounds) — within that host's noise, as the same build against itself read up to 1.34×
+ * there. Where the executor has a core of its own (the real scheduler on a fake clock, 32
+ * users, hold 0.3 / 1 / 3 ms) it costs under 1 % (3.050 vs 3.029, 4.261 vs 4.252, 7.663 vs
+ * 7.660 ms), and greedy (a zero timeout) is as good as any wait there.
  */
 class HoldOverhead {
   private readonly samples: Float64Array;
