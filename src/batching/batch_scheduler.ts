@@ -41,7 +41,12 @@ export interface Batch<T> {
   costMs?: number;
 }
 
-export type ProcessBatch<T> = (queue: BatchQueue<T>, batch: Batch<T>) => Promise<void>;
+/**
+ * Runs a batch. `executorFree`, when called, says the batch no longer holds its executor (its
+ * outputs are back): the next batch may start while this one's tasks are still being answered.
+ * The scheduler takes the promise's end for it when it is not called.
+ */
+export type ProcessBatch<T> = (queue: BatchQueue<T>, batch: Batch<T>, executorFree: () => void) => Promise<void>;
 
 function queueFullMessage(enqueued: number, max: number): string {
   return `The batch scheduling queue to which this task was submitted is full; currently ${enqueued} batches enqueued and max_enqueued_batches is ${max}`;
@@ -341,13 +346,18 @@ export class SharedBatchScheduler<T> {
       const q = queue;
       const b = batch;
       const started = this.clock.now();
-      void this.processBatch(q, b)
+      let freed = false;
+      // What the batch held its executor: until its outputs are back (processBatch says so), or its end.
+      const executorFree = () => {
+        if (freed) return;
+        freed = true;
+        this.busy--;
+        q.batchDone(b, b.costMs ?? this.clock.now() - started);
+        this.pump();
+      };
+      void this.processBatch(q, b, executorFree)
         .catch(() => {})
-        .finally(() => {
-          this.busy--;
-          q.batchDone(b, b.costMs ?? this.clock.now() - started);
-          this.pump();
-        });
+        .finally(executorFree);
     }
   }
 }

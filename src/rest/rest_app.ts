@@ -103,7 +103,9 @@ export function createRestApp(deps: RestDeps): Hono<RestEnv> {
   const classify = examplesRoute('classify', deps.prediction, deps.checkMethodName);
   const regress = examplesRoute('regress', deps.prediction, deps.checkMethodName);
 
-  app.all('*', async (c) => {
+  // Not an async function: an inference call's promise is handed back as it is, its failure
+  // answered by a catch on it, without an await (and a function resumed) for every request.
+  app.all('*', (c): Response | Promise<Response> => {
     const uriPath = rawUriPath(c.req.url);
     if (!REST_API_PATH.test(uriPath))
       return errorResponse(c, new ServingError(Code.NOT_FOUND, `Not found: ${c.req.method} ${c.req.path}`), 'pretty');
@@ -116,11 +118,11 @@ export function createRestApp(deps: RestDeps): Hono<RestEnv> {
         case 'metadata':
           return c.body(JSON.stringify(deps.modelMetadata(call.model), null, 1), 200, JSON_HEADERS);
         case 'classify':
-          return await serveInference(c, call.model, deps, classify);
+          return serveInference(c, call.model, deps, classify).catch((e: unknown) => errorResponse(c, e, 'pretty'));
         case 'regress':
-          return await serveInference(c, call.model, deps, regress);
+          return serveInference(c, call.model, deps, regress).catch((e: unknown) => errorResponse(c, e, 'pretty'));
         case 'predict':
-          return await serveInference(c, call.model, deps, predict);
+          return serveInference(c, call.model, deps, predict).catch((e: unknown) => errorResponse(c, e, 'pretty'));
       }
     } catch (e) {
       return errorResponse(c, e, 'pretty');

@@ -13,7 +13,7 @@ const VERBS = new Set(['classify', 'regress', 'predict']);
 /** Every URL TF Serving's REST dispatcher takes (http_rest_api_util.h), any method. */
 export const REST_API_PATH = /^\/v1\//i;
 
-export interface ModelRef {
+interface ModelRef {
   name: string;
   version?: number;
   label?: string;

@@ -98,13 +98,13 @@ export class BatchingVersionLoader<T extends ServableVersion> implements Version
     const onBatch = setup?.onBatch;
     const onBatchDone = setup?.onBatchDone;
     this.scheduler = setup
-      ? new SharedBatchScheduler<BatchTask>(setup.global.num_batch_threads, async (queue, batch) => {
+      ? new SharedBatchScheduler<BatchTask>(setup.global.num_batch_threads, async (queue, batch, executorFree) => {
           const model = modelOf(queue.name);
           // Tasks past their deadline leave first: metrics see only batches that run.
           dropUnwanted(queue, batch);
           if (!batch.size) return;
           onBatch?.(model, batch);
-          await processBatch(queue, batch);
+          await processBatch(queue, batch, executorFree);
           onBatchDone?.(model, batch);
         })
       : undefined;

@@ -226,6 +226,30 @@ describe('batching session', () => {
     );
   });
 
+  it("the next batch goes to the executor once this one's outputs are in, before its requests are answered", async () => {
+    const clock = new ManualClock();
+    const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);
+    const order: string[] = [];
+    let finishFirst!: () => void;
+    const version: ServableVersion = {
+      description: { backend: 'fake', engines: {}, signatures: {}, refusals: {}, signatureDefs: {}, warmupRecords: 0 },
+      run: async (_s, inputs) => {
+        const x = rows(inputs.x)[0];
+        order.push(`run ${x}`);
+        if (x === 1) await new Promise<void>((r) => (finishFirst = r));
+        return { y: inputs.x };
+      },
+    };
+    const session = sessionOf(version, scheduler);
+    const first = session.run('s', { x: col(1) }, []).then(() => order.push('answer 1'));
+    clock.advance(1);
+    const second = session.run('s', { x: col(2) }, []).then(() => order.push('answer 2'));
+    clock.advance(1); // due, but the one executor is busy
+    finishFirst();
+    await Promise.all([first, second]);
+    assert.deepEqual(order, ['run 1', 'run 2', 'answer 1', 'answer 2']);
+  });
+
   it('a failing batch fails every request in it, and only those', async () => {
     const clock = new ManualClock();
     const scheduler = new SharedBatchScheduler<BatchTask>(1, processBatch, clock);

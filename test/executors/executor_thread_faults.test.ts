@@ -1,6 +1,6 @@
 // The executor pool when things go wrong: a version that cannot load fails open() with the
-// load's own error; a thread that dies mid-message fails that message only, is reported once
-// and replaced. The fault comes from test_util's faulty worker; the production one has none.
+// load's own error; a thread that dies mid-message fails that message only (and a batch
+// waiting behind it, which never started), is reported once and replaced. The fault comes from test_util's faulty worker; the production one has none.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -22,7 +22,7 @@ describe('executor pool: faults', () => {
     );
   });
 
-  it('a thread that dies: its message fails INTERNAL, onThreadDeath hears once, the next request is served', async () => {
+  it('a thread that dies: its message fails INTERNAL (and a batch waiting behind it), onThreadDeath hears once per death, the next request is served', async () => {
     const dir = path.join(tempDir(), '1');
     await writeHalfPlusTwoSavedModel(dir);
     const pool = await ExecutorPool.open({
@@ -44,30 +44,14 @@ describe('executor pool: faults', () => {
       assert.match(deaths[0], /^executor thread failed: /);
       // piscina starts a new thread, which loads the version again before it answers.
       assert.deepEqual(ys(await pool.run('serving_default', x(2))), [3]);
-    } finally {
-      await pool.close();
-    }
-  });
-
-  it('a batch waiting behind the message its thread dies on fails with it; the death is counted once', async () => {
-    const dir = path.join(tempDir(), '1');
-    await writeHalfPlusTwoSavedModel(dir);
-    const pool = await ExecutorPool.open({
-      versionDir: dir,
-      tags: ['serve'],
-      runtime: 'embedded',
-      threads: 1,
-      workerFile: FAULTY_EXECUTOR_WORKER,
-    });
-    const deaths: string[] = [];
-    pool.onThreadDeath = (e) => deaths.push(e.message);
-    try {
+      // A batch waiting on the thread behind the message it dies on never started: it fails
+      // with it, and the death is counted once.
       const poisoned = pool.run('serving_default', x(POISON), [], { queueBehind: true });
       const behind = pool.run('serving_default', x(1), [], { queueBehind: true });
       const failed = (why: RegExp) => (e: unknown) => e instanceof ServingError && e.code === Code.INTERNAL && why.test(e.message);
       await assert.rejects(poisoned, failed(/^executor thread failed: the executor thread exited$/));
       await assert.rejects(behind, failed(/^executor thread failed: the executor thread exited before it started this message$/));
-      assert.equal(deaths.length, 1);
+      assert.equal(deaths.length, 2);
       assert.deepEqual(ys(await pool.run('serving_default', x(2), [], { queueBehind: true })), [3]);
     } finally {
       await pool.close();

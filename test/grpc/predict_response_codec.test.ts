@@ -16,6 +16,8 @@ const outputs: Record<string, HostTensor> = {
   // A view into a larger buffer, as a sliced batch row can be.
   row: { dtype: 'float32', shape: [2], values: new Float32Array(Float32Array.of(9, 1, 2, 9).buffer, 4, 2) },
   none: { dtype: 'float32', shape: [0, 4], values: new Float32Array(0) },
+  // Sizes of two-byte varints.
+  long: { dtype: 'float32', shape: [1, 300], values: Float32Array.from({ length: 300 }, (_, i) => i / 7) },
   scalar: { dtype: 'float64', shape: [], values: Float64Array.of(2.5) },
   ids: { dtype: 'int32', shape: [3], values: Int32Array.of(-1, 0, 2 ** 31 - 1) },
   big: { dtype: 'int64', shape: [1], values: BigInt64Array.of(-(2n ** 62n)) },
@@ -35,6 +37,33 @@ describe('PredictResponse serializer', () => {
     assert.deepEqual(serializePredictResponse({ modelSpec, outputs: packed }), generic.responseSerialize({ modelSpec, outputs: plain }));
     assert.deepEqual(serializePredictResponse({ outputs: packed }), generic.responseSerialize({ outputs: plain }));
     assert.deepEqual(serializePredictResponse({ modelSpec }), generic.responseSerialize({ modelSpec }));
+  });
+
+  it("writes protobufjs' bytes for answers of float and double outputs only, as Predict gives them (numeric version)", () => {
+    const floats = Object.fromEntries(Object.entries(outputs).filter(([, t]) => t.dtype === 'float32' || t.dtype === 'float64'));
+    const plain = Object.fromEntries(Object.entries(floats).map(([k, t]) => [k, hostTensorToProtoFields(t)]));
+    const packed = Object.fromEntries(Object.entries(floats).map(([k, t]) => [k, outputTensorProto(t)]));
+    const specs = [
+      { name: 'half_plus_two', version: { value: 123 }, signatureName: 'serving_default' },
+      { name: '', version: { value: 0 }, signatureName: '' },
+      { name: 'm', version: { value: 2 ** 40 + 3 }, signatureName: 'x' },
+      { name: 'modèle', version: { value: 1 }, signatureName: 'serving_default' },
+    ];
+    for (const spec of specs) {
+      assert.deepEqual(
+        serializePredictResponse({ modelSpec: spec, outputs: packed }),
+        generic.responseSerialize({ modelSpec: spec, outputs: plain }),
+      );
+      assert.deepEqual(serializePredictResponse({ modelSpec: spec }), generic.responseSerialize({ modelSpec: spec }));
+    }
+    assert.deepEqual(serializePredictResponse({ outputs: packed }), generic.responseSerialize({ outputs: plain }));
+    const one = { y: outputTensorProto({ dtype: 'float32', shape: [3, 1], values: Float32Array.of(2.5, 3, 4.5) }) };
+    const onePlain = { y: hostTensorToProtoFields({ dtype: 'float32', shape: [3, 1], values: Float32Array.of(2.5, 3, 4.5) }) };
+    assert.deepEqual(
+      serializePredictResponse({ modelSpec: specs[0], outputs: one }),
+      generic.responseSerialize({ modelSpec: specs[0], outputs: onePlain }),
+    );
+    assert.deepEqual(serializePredictResponse({ outputs: {} }), generic.responseSerialize({ outputs: {} }));
   });
 
   it('decodes to the outputs it was given', () => {

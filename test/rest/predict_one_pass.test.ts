@@ -62,6 +62,16 @@ describe('a :predict body read in one pass', () => {
       assert.ok(r.atTensors > 0);
       assert.deepEqual(r.values, [[3], [1, 2, 5]]);
     }
+    // The same on a long body (its rest searched natively): the name after the tensors, or an
+    // escape that may spell it (then the general parser reads the body, charged as it parses).
+    const long = Array.from({ length: 200 }, (_, k) => k / 4).join(', ');
+    const named = await parseHere(`{"instances": [${long}], "signature_name": "serving_default"}`);
+    assert.equal(named.atParse, 0, 'nothing read by the parse');
+    assert.equal(named.values[1].length, 200);
+    const escaped = await parseHere(`{"instances": [${long}], "signature\\u005fname": "serving_default"}`);
+    assert.ok(escaped.atParse > 0 && escaped.atTensors > 0, 'read by the general parser');
+    assert.equal(escaped.values[1].length, 200);
+    assert.ok((await parseHere(`{"instances": [${long}]}`)).atParse > 0, 'no name anywhere: one pass');
     const unserved = await parseHere('{"instances": [1.0, 2.0, 5.0]}', {});
     assert.equal(unserved.atParse, 0);
   });
