@@ -4,10 +4,7 @@
 //
 // The cost of a batch of b rows is modelled as τ(b) = c + a·b (c: what every batch pays
 // whatever its size — dispatch, kernel launches, reading the weights; a: the cost per row),
-// refitted by least squares over the last batches' time on the executor thread. A batch also
-// holds its executor while it travels there and back and its answers go out (o, the mean of
-// that over recent batches handed to a free executor), which the next batch cannot use either:
-// the fixed cost a batch saves is c + o, and in what follows c stands for that sum. With requests arriving at λ rows/ms over
+// refitted by least squares over the last batches. With requests arriving at λ rows/ms over
 // k executors, an executor that runs a batch every τ(b) keeps up when it collects the rows
 // that arrived meanwhile: b = (λ/k)·τ(b), so b* = (λ/k)·c / (1 − (λ/k)·a). A free executor
 // runs the open batch at once when it holds b* rows; otherwise it waits for the rows still
@@ -106,44 +103,6 @@ export class BatchCostModel {
   }
 }
 
-/**
- * What a batch holds its executor beyond its run (ms): the hop to the executor thread and back
- * and the answers written before the next batch can go, the mean over recent batches.
- * On a shared 2-core host (the batching bench's MLP, 32 users at ~150 % of batch-1 capacity,
- * batches of 5–8 rows) it was 1.4–2× the run itself. Counting only the run, a model that runs
- * batch 1 in 1.5 ms looks as if batch 1 kept up at that load: the policy never waited, and
- * served as a zero timeout did, slower there than a ~1 ms one. With the hold counted it
- * batches more when the host is crowded (the hold grows as the event loop falls behind), which
- * saves each merged batch's CPU for the event loop; where the executor has a core of its own
- * (the real scheduler on a fake clock, 32 users, hold 0.3 / 1 / 3 ms) it costs under 1 %
- * against counting the run alone (3.050 vs 3.029, 4.261 vs 4.252, 7.663 vs 7.660 ms).
- */
-class HoldOverhead {
-  private readonly samples: Float64Array;
-  private count = 0;
-  private next = 0;
-  private sum = 0;
-
-  constructor(private readonly window = 64) {
-    this.samples = new Float64Array(window);
-  }
-
-  record(heldMs: number, runMs: number): void {
-    const extra = Math.max(0, heldMs - runMs);
-    if (!Number.isFinite(extra)) return;
-    if (this.count === this.window) this.sum -= this.samples[this.next];
-    else this.count++;
-    this.samples[this.next] = extra;
-    this.sum += extra;
-    this.next = (this.next + 1) % this.window;
-  }
-
-  /** Mean ms over the window; 0 before any batch. */
-  get ms(): number {
-    return this.count ? this.sum / this.count : 0;
-  }
-}
-
 /** Rows per ms over the last arrivals, decaying as the time since the newest grows. */
 export class ArrivalRate {
   // A ring of the last `window` arrivals, and the sum of their rows: one is recorded for every
@@ -220,7 +179,6 @@ type AdaptiveHost = Pick<PolicyContext, 'numBatchThreads' | 'cores'> & { readonl
 
 export class AdaptiveBatchPolicy implements BatchPolicy {
   readonly cost = new BatchCostModel();
-  readonly overhead = new HoldOverhead();
   readonly arrivals = new ArrivalRate();
 
   constructor(private readonly host: AdaptiveHost) {}
@@ -244,9 +202,8 @@ export class AdaptiveBatchPolicy implements BatchPolicy {
     return this.decide(queue.now, open.size, open.openedAt, queue.executionBatchSize);
   }
 
-  batchDone(rows: number, ms: number, heldMs?: number): void {
+  batchDone(rows: number, ms: number): void {
     this.recordBatch(rows, ms);
-    if (heldMs !== undefined) this.overhead.record(heldMs, ms);
   }
 
   recordArrival(now: number, rows: number): void {
@@ -270,16 +227,16 @@ export class AdaptiveBatchPolicy implements BatchPolicy {
   targetRows(now: number, cap: number): number {
     const { c, a } = this.cost.coefficients();
     const perExecutor = this.arrivals.rowsPerMs(now) / parallelExecutors(this.host.numBatchThreads, this.host.cores);
-    // c and a from the executor thread's own time, where the main thread's delays do not count;
-    // o only from batches that went to a free executor, where no earlier batch's run counts.
+    // Batches cost c measured on the executor thread, where the main thread's own delays do not count.
+    // Adding what a batch holds its executor beyond its run (the hops, the answers: 1.4–2× the run
+    // on the bench MLP on a crowded 2-core host) made it wait more and serve no better: at 32 users
+    // 2.82 ms in the batch queue against a zero timeout's 2.19 and 10.20 against 8.15 ms in tfgate
+    // (the server's metrics, 4 interleaved rounds); with the real scheduler on a fake clock and an
+    // executor of its own (hold 0.3–3 ms), no fixed wait beat greedy (a zero timeout) by more than
+    // 0.5 % at 1–64 users.
     if (c <= 0 || perExecutor <= 0) return 0;
     if (perExecutor * a >= 1) return Infinity; // saturated: see decide()
-    return Math.min(cap, (perExecutor * this.fixedCost(c)) / (1 - perExecutor * a));
-  }
-
-  /** What every batch pays whatever its size: its run's c and the executor hold o around it (ms). */
-  private fixedCost(c: number): number {
-    return c + this.overhead.ms;
+    return Math.min(cap, (perExecutor * c) / (1 - perExecutor * a));
   }
 
   /** A free executor asks: run the open batch of `rows` (opened at `openedAt`) now, or wait? */
@@ -289,8 +246,9 @@ export class AdaptiveBatchPolicy implements BatchPolicy {
     // Saturated (arrivals outpace even full batches): an idle executor is lost capacity, and
     // in a closed loop the rows it would wait for are the replies it is holding back.
     if (rows >= want || want === Infinity) return RUN_NOW;
+    const { c } = this.cost.coefficients();
     const rate = this.arrivals.rowsPerMs(now);
-    let wakeAt = Math.min(openedAt + this.fixedCost(this.cost.coefficients().c), now + (want - rows) / rate);
+    let wakeAt = Math.min(openedAt + c, now + (want - rows) / rate);
     const target = this.options.latencyTargetMs;
     if (target !== undefined) wakeAt = Math.min(wakeAt, openedAt + target - this.cost.predict(Math.ceil(want)));
     return wakeAt - now < MIN_WAIT_MS ? RUN_NOW : { run: false, wakeAt };

@@ -8,8 +8,7 @@
 //   whenToRun  a free executor asks about the open, partial batch: run it now, or when to
 //              wake it (the queue's one wake-up timer serves every policy; a time already
 //              past means now);
-//   batchDone  what running a batch cost, and how long it held its executor slot, for a
-//              policy that learns.
+//   batchDone  what running a batch cost, for a policy that learns.
 // The policies, each with a worked example: fixed_timeout_policy.ts (TF Serving's),
 // adaptive_batch_policy.ts (tfgate's); batch_policies.ts maps each --batching_mode to one.
 import type { ServingError } from '../errors/status.js';
@@ -44,13 +43,8 @@ export interface BatchPolicy {
   batchCap(max: number): number;
   /** A free executor asks about the open batch of `queue` (not full): run it now, or wake it at `wakeAt` (then it runs, or the policy is asked again with more rows). */
   whenToRun(open: OpenBatch, queue: QueueView): Decision;
-  /**
-   * A batch of `rows` (padded) took `ms` on its executor. `heldMs`: from its hand-off to a free
-   * executor until the queue could hand that executor the next batch (the hops there and back
-   * and the answers included); undefined when it was handed ahead to a busy one, where that
-   * time also holds the wait for the batch before it.
-   */
-  batchDone(rows: number, ms: number, heldMs?: number): void;
+  /** A batch of `rows` (padded) took `ms` on its executor. */
+  batchDone(rows: number, ms: number): void;
 }
 
 /**

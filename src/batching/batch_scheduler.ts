@@ -249,9 +249,9 @@ export class BatchQueue<T> {
     this.wake = undefined;
   }
 
-  /** A batch of this queue finished after `ms`, having held its executor `heldMs` (what a learning policy learns from). */
-  batchDone(batch: Batch<T>, ms: number, heldMs?: number): void {
-    this.policy.batchDone(batch.paddedSize, ms, heldMs);
+  /** A batch of this queue finished after `ms` (what a learning policy learns from). */
+  batchDone(batch: Batch<T>, ms: number): void {
+    this.policy.batchDone(batch.paddedSize, ms);
   }
 
   /** Stops accepting tasks; what is enqueued still runs (open batch included, at once). */
@@ -346,15 +346,13 @@ export class SharedBatchScheduler<T> {
       const q = queue;
       const b = batch;
       const started = this.clock.now();
-      const handedToFree = free;
       let freed = false;
       // What the batch held its executor: until its outputs are back (processBatch says so), or its end.
       const executorFree = () => {
         if (freed) return;
         freed = true;
         this.busy--;
-        const held = this.clock.now() - started;
-        q.batchDone(b, b.costMs ?? held, handedToFree ? held : undefined);
+        q.batchDone(b, b.costMs ?? this.clock.now() - started);
         this.pump();
       };
       void this.processBatch(q, b, executorFree)

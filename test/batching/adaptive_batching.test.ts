@@ -150,59 +150,6 @@ describe('adaptive policy decisions', () => {
   });
 });
 
-describe('what a batch holds its executor beyond its run', () => {
-  it('counts as fixed cost: a cheap model whose batches hold the executor longer than they run waits at medium load', () => {
-    // The bench MLP on 2 cores: a run of c = 1.4 ms + 0.15 ms/row, the executor held 1.2 ms more
-    // per batch (the hops there and back, the answers); 0.8 rows/ms arriving.
-    const policy = (held: (run: number) => number | undefined) => {
-      const p = new AdaptiveBatchPolicy({ options: {}, numBatchThreads: 1, cores: 2 });
-      for (const b of [1, 2, 4, 8]) p.batchDone(b, 1.4 + 0.15 * b, held(1.4 + 0.15 * b));
-      for (let t = 0; t <= 40; t += 1.25) p.recordArrival(t, 1);
-      return p;
-    };
-    const p = policy((run) => run + 1.2);
-    assert.ok(Math.abs(p.overhead.ms - 1.2) < 1e-9);
-    // b* = 0.8·(1.4 + 1.2) / (1 − 0.8·0.15) ≈ 2.36 rows: a lone row waits ~1.7 ms for more.
-    // Counting the run alone, b* = 0.8·1.4 / 0.88 ≈ 1.27: 0.34 ms, under a timer's half: at once.
-    const want = (0.8 * 2.6) / (1 - 0.8 * 0.15);
-    assert.ok(Math.abs(p.targetRows(40, 32) - want) < 1e-9, String(p.targetRows(40, 32)));
-    const decision = p.decide(40, 1, 40, 32);
-    assert.ok(!decision.run && Math.abs(decision.wakeAt - (40 + (want - 1) / 0.8)) < 1e-9, JSON.stringify(decision));
-    assert.deepEqual(policy(() => undefined).decide(40, 1, 40, 32), { run: true }, 'handed ahead: the hold is not known');
-  });
-
-  it('is learned from batches handed to a free executor only, not from one that waited at a busy one', async () => {
-    const clock = new ManualClock();
-    const done: Array<(costMs: number) => void> = [];
-    const scheduler = new SharedBatchScheduler<string>(
-      1,
-      (_q, b) => new Promise<void>((finish) => done.push((costMs) => ((b.costMs = costMs), finish()))),
-      clock,
-      2,
-    );
-    const q = scheduler.addQueue('q', {
-      maxBatchSize: 2,
-      batchTimeoutMicros: 0,
-      maxEnqueuedBatches: 10,
-      allowedBatchSizes: [],
-      enableLargeBatchSplitting: false,
-      mode: 'adaptive',
-    });
-    q.schedule('a', 1); // a free executor: runs at once
-    q.schedule('b', 1);
-    q.schedule('c', 1); // [b c] is full: handed ahead to the busy executor
-    assert.equal(done.length, 2);
-    clock.advance(3);
-    done[0](1); // ran 1 ms, held the executor 3
-    await settle();
-    clock.advance(2);
-    done[1](1.5); // ran 1.5 ms, but 5 ms passed since its hand-off: 3 of them behind [a]
-    await settle();
-    assert.equal(adaptive(q).overhead.ms, 2);
-    assert.equal(adaptive(q).cost.samples, 2);
-  });
-});
-
 describe('adaptive batching in the shared scheduler', () => {
   it('follows a num_batch_threads change: a policy counts the executors the scheduler has now, keeping what it learned', () => {
     const scheduler = new SharedBatchScheduler<string>(1, () => Promise.resolve(), new ManualClock(), 8);
