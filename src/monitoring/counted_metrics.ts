@@ -1,6 +1,7 @@
 // Metrics every request records (request_count, request_latency, runtime_latency, and the
-// batching session's queuing and input-size ones), counted in plain numbers: prom-client's inc() and observe() build a label object, check it and join it
-// into a key string on every call, and a histogram's bucket is then found by a string key. Here
+// batching session's queuing and input-size ones), counted in plain numbers: prom-client's
+// inc() and observe() build a label object, check it and join it into a key string on every
+// call, and a histogram's bucket is then found by a string key. Here
 // a series is looked up once by its label values (nested maps, no key built) and counted in a
 // Float64Array; at scrape time the metric hands the registry the same values prom-client's own
 // Counter and Histogram would, so the page is the same, series in the order first recorded.
