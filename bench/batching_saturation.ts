@@ -31,7 +31,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeMlpSavedModel } from '../test_util/savedmodel/model_zoo.js';
+import { sinRowBody, writeDeepMlp } from './report/deep_mlp.js';
 import { selectRuntime } from '../src/runtimes/runtime_selection.js';
 import { runLoad } from './load/generator.js';
 import { hasWrk, runWrk } from './load/wrk.js';
@@ -201,13 +201,7 @@ function rowQuantile(batches: Map<number, number>, share: number): number {
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-batching-'));
   const version = path.join(dir, 'mlp', '1');
-  await writeMlpSavedModel(version, {
-    inputDim: INPUT,
-    hiddenSizes: new Array(DEPTH).fill(WIDTH),
-    outputDim: 16,
-    activation: 'relu',
-    seed: 3,
-  });
+  await writeDeepMlp(version, { input: INPUT, width: WIDTH, depth: DEPTH });
 
   // 1. Offline T(batch): the runtime the servers resolve (--runtime=auto, theirs by default),
   // loaded by the same classes with the session settings of one executor thread, in this
@@ -253,7 +247,7 @@ async function main() {
     { label: 'medium (32 users, ~150 % of batch-1 capacity)', users: 32, thinkMs: think(32, 1.5) },
     { label: `saturating (${SATURATING_CLIENTS} users, no think time)`, users: SATURATING_CLIENTS },
   ];
-  const body = JSON.stringify({ instances: [Array.from({ length: INPUT }, (_, i) => Math.sin(i))] });
+  const body = sinRowBody(INPUT);
   const useWrk = hasWrk();
   const monitoring = path.join(dir, 'monitoring.cfg');
   fs.writeFileSync(monitoring, `prometheus_config { enable: true path: "${METRICS_PATH}" }\n`);

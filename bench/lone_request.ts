@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { writeMlpSavedModel } from '../test_util/savedmodel/model_zoo.js';
+import { sinRow, sinRowBody, writeDeepMlp } from './report/deep_mlp.js';
 import { createRuntime } from '../src/runtimes/index.js';
 import { selectRuntime } from '../src/runtimes/runtime_selection.js';
 import { DEFAULT_ENGINE_SETTINGS } from '../src/config/session_config.js';
@@ -175,15 +175,9 @@ async function main(): Promise<void> {
   if (extra.includes('--variant')) throw new Error('--variant goes before --tfgate');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-lone-'));
   const version = path.join(dir, 'mlp', '1');
-  await writeMlpSavedModel(version, {
-    inputDim: INPUT,
-    hiddenSizes: new Array(DEPTH).fill(WIDTH),
-    outputDim: 16,
-    activation: 'relu',
-    seed: 3,
-  });
-  const body = JSON.stringify({ instances: [Array.from({ length: INPUT }, (_, i) => Math.sin(i))] });
-  const values = new Float32Array(INPUT).map((_, i) => Math.sin(i));
+  await writeDeepMlp(version, { input: INPUT, width: WIDTH, depth: DEPTH });
+  const body = sinRowBody(INPUT);
+  const values = Float32Array.from(sinRow(INPUT));
   const x: HostTensor = { dtype: 'float32', shape: [1, INPUT], values };
 
   const arms: Arm[] = [];

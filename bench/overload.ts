@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeMlpSavedModel } from '../test_util/savedmodel/model_zoo.js';
+import { sinRowBody, writeDeepMlp } from './report/deep_mlp.js';
 import { flagArg, numberArg, stringArg } from './load/args.js';
 import { runRawLoadInWorker, type RawLoadResult } from './load/raw_http_load.js';
 import { startTfgate, stopProcess, waitModelAvailable, type RunningServer } from './report/processes.js';
@@ -154,14 +154,8 @@ const f = (x: number, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : '
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfgate-bench-overload-'));
   const modelBase = path.join(dir, MODEL);
-  await writeMlpSavedModel(path.join(modelBase, '1'), {
-    inputDim: INPUT,
-    hiddenSizes: new Array(DEPTH).fill(WIDTH),
-    outputDim: 16,
-    activation: 'relu',
-    seed: 3,
-  });
-  const body = JSON.stringify({ instances: [Array.from({ length: INPUT }, (_, i) => Math.sin(i))] });
+  await writeDeepMlp(path.join(modelBase, '1'), { input: INPUT, width: WIDTH, depth: DEPTH });
+  const body = sinRowBody(INPUT);
   const monitoring = path.join(dir, 'monitoring.cfg');
   fs.writeFileSync(monitoring, `prometheus_config { enable: true path: "${METRICS_PATH}" }\n`);
 
