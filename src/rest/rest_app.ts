@@ -103,11 +103,14 @@ export function createRestApp(deps: RestDeps): Hono<RestEnv> {
   const classify = examplesRoute('classify', deps.prediction, deps.checkMethodName);
   const regress = examplesRoute('regress', deps.prediction, deps.checkMethodName);
 
-  /** One /v1 call, `uriPath` its path and query as sent (REST_API_PATH matched). */
-  const serveRest = (c: Context, uriPath: string): Response | Promise<Response> => {
-    if (c.req.method === 'OPTIONS') return corsPreflight(c);
+  /**
+   * One /v1 call, `uriPath` its path and query as sent (REST_API_PATH matched). The method is
+   * given: c.req, made on first use, is then not made for a :predict at all.
+   */
+  const serveRest = (c: Context, method: string, uriPath: string): Response | Promise<Response> => {
+    if (method === 'OPTIONS') return corsPreflight(c);
     try {
-      const call = restCall(c.req.method, uriPath);
+      const call = restCall(method, uriPath);
       switch (call.kind) {
         case 'status':
           return c.body(JSON.stringify(deps.modelStatus(call.model), null, 1), 200, JSON_HEADERS);
@@ -131,7 +134,7 @@ export function createRestApp(deps: RestDeps): Hono<RestEnv> {
     const uriPath = rawUriPath(c.req.url);
     if (!REST_API_PATH.test(uriPath))
       return errorResponse(c, new ServingError(Code.NOT_FOUND, `Not found: ${c.req.method} ${c.req.path}`), 'pretty');
-    return serveRest(c, uriPath);
+    return serveRest(c, c.req.method, uriPath);
   });
 
   // A POST under /v1/ reaches only the catch-all above (every other route is a GET, or under
@@ -144,7 +147,7 @@ export function createRestApp(deps: RestDeps): Hono<RestEnv> {
       if (request.method !== 'POST') return routed(request, env, executionCtx);
       const uriPath = rawUriPath(request.url);
       if (!REST_API_PATH.test(uriPath)) return routed(request, env, executionCtx);
-      return serveRest(new Context(request, { path: app.getPath(request, { env }), env, executionCtx }), uriPath);
+      return serveRest(new Context(request, { path: app.getPath(request, { env }), env, executionCtx }), 'POST', uriPath);
     };
   }
 
