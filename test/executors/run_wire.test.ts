@@ -23,7 +23,7 @@ const tensors = (): Record<string, HostTensor> => ({
 });
 
 describe('run line wire', () => {
-  it('requests arrive as sent; a small message\'s numeric tensors are views into its buffer', () => {
+  it("requests arrive as sent; a small message's numeric tensors are views into its buffer", () => {
     const requests: RunRequest[] = [
       { signature: 'serving_default', inputs: tensors(), outputKeys: ['y', 'z'] },
       { signature: 'other', inputs: { f: { dtype: 'float32', shape: [1], values: Float32Array.of(7) } }, outputKeys: [] },
@@ -41,7 +41,7 @@ describe('run line wire', () => {
     }
   });
 
-  it('a large message\'s numeric tensors arrive in buffers of their own', () => {
+  it("a large message's numeric tensors arrive in buffers of their own", () => {
     // Copied, not moved (no transfer list): packed into the message beside a small tensor.
     const large = new Float32Array(20_000).map((_, i) => i / 7);
     const requests: RunRequest[] = [
