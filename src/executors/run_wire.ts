@@ -282,9 +282,19 @@ export function packRequests(
   return out;
 }
 
-/** The version id and the requests as sent; each tensor owns its buffer (the runtimes may keep or hand them on). */
+/**
+ * A message's tensors are views into its buffer below this size (they pin no more than this
+ * many bytes, whatever a runtime keeps); from it on each tensor gets a buffer of its own.
+ * A copy made per tensor costs more than the copy: ONNX Runtime's binding reads a typed array
+ * of up to 64 bytes (V8 keeps those on its heap) only after V8 has moved it to a buffer of its
+ * own. Measured on half_plus_two in one process (a [3] float feed, best of 15 rounds of 4 000
+ * runs, twice): 11.6–12.4 µs per run on a view into a buffer against 14.8–16.0 on a copy.
+ */
+const VIEWS_BELOW_BYTES = 64 * 1024;
+
+/** The version id and the requests as sent; numeric tensors are views into the message when it is small (VIEWS_BELOW_BYTES). */
 export function unpackRequests(packed: RunLineRequest): { id: number; requests: RunRequest[] } {
-  const u = new Unpacker(packed, false);
+  const u = new Unpacker(packed, (packed instanceof ArrayBuffer ? packed : packed.flat).byteLength < VIEWS_BELOW_BYTES);
   const id = u.num();
   const requests: RunRequest[] = [];
   for (let i = u.num(); i > 0; i--) {

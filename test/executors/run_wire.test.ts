@@ -23,19 +23,37 @@ const tensors = (): Record<string, HostTensor> => ({
 });
 
 describe('run line wire', () => {
-  it('requests arrive as sent, each numeric tensor in a buffer of its own', () => {
+  it("requests arrive as sent; a small message's numeric tensors are views into its buffer", () => {
     const requests: RunRequest[] = [
       { signature: 'serving_default', inputs: tensors(), outputKeys: ['y', 'z'] },
       { signature: 'other', inputs: { f: { dtype: 'float32', shape: [1], values: Float32Array.of(7) } }, outputKeys: [] },
     ];
     const expected = structuredClone(requests);
     const { packed, transfer } = packRequests(7, requests, []);
-    const { id, requests: got } = unpackRequests(post(packed, transfer));
+    const arrived = post(packed, transfer);
+    const { id, requests: got } = unpackRequests(arrived);
     assert.equal(id, 7);
+    assert.deepEqual(got, expected);
+    const message = arrived instanceof ArrayBuffer ? arrived : arrived.flat;
+    for (const t of [...Object.values(got[0].inputs), ...Object.values(got[1].inputs)]) {
+      if (Array.isArray(t.values)) continue;
+      assert.equal(t.values.buffer, message, `${t.dtype}: a view into the message, no buffer of its own`);
+    }
+  });
+
+  it("a large message's numeric tensors arrive in buffers of their own", () => {
+    // Copied, not moved (no transfer list): packed into the message beside a small tensor.
+    const large = new Float32Array(20_000).map((_, i) => i / 7);
+    const requests: RunRequest[] = [
+      { signature: 's', inputs: { large: { dtype: 'float32', shape: [20_000], values: large }, small: tensors().f }, outputKeys: [] },
+    ];
+    const expected = structuredClone(requests);
+    const { packed, transfer } = packRequests(1, requests, []);
+    const { requests: got } = unpackRequests(post(packed, transfer));
     assert.deepEqual(got, expected);
     for (const t of Object.values(got[0].inputs)) {
       if (Array.isArray(t.values)) continue;
-      assert.equal(t.values.byteLength, t.values.buffer.byteLength, `${t.dtype}: a whole buffer, not a view into the message`);
+      assert.equal(t.values.byteLength, t.values.buffer.byteLength, `${t.dtype}: a whole buffer, not a view pinning the message`);
     }
   });
 
