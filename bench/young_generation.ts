@@ -10,9 +10,10 @@
 // hold. A larger semi-space means fewer scavenges for the same garbage. It can only be set when
 // node starts (`node --max-semi-space-size=…` or NODE_OPTIONS): V8 sizes a heap when it makes it.
 // The semi-space grows to that maximum only as objects survive, so each set-up is warmed up
-// (`--warmup` seconds under wrk) before its rounds; V8 also shrinks it when a collection finds
-// allocation slow, as the first one after a server's wait between its rounds does: these
-// figures are those of a load that pauses, not of one that never stops.
+// (`--warmup` seconds under wrk) before its rounds. Each server waits (stopped) while the others
+// run: here the default semi-space then stayed below its maximum (42–49 scavenges per 10 000
+// requests, against ~21 in one continuous run of the same load), so these are the figures of a
+// load that pauses, not of one that never stops.
 //   npm run bench:gc [-- --sizes 32,64 --rounds 3 --seconds 5 --warmup 10 --connections 32 --mlp --tfgate --enable_batching]
 // `--mlp`: the deep MLP and 5 KB body of bench:batching (256 inputs, 16 layers of 512) instead of half_plus_two.
 import { spawn, type ChildProcess } from 'node:child_process';
