@@ -370,11 +370,12 @@ function cpuLine(name: string, requests: number, cells: CellCpu[]): string {
   const server = total((c) => c.serverMs);
   const client = total((c) => c.clientMs);
   const machine = total((c) => c.machineMs);
+  const perRequest = (ms: number) => (ms / requests).toFixed(2);
   return [
     `  ${name}: cores' worth of CPU (CPU time ÷ wall time) over its cells:`,
     `    server ${cores(server)} = event loop ${cores(total((c) => c.loopMs))} + busy threads [${workers.join('; ')}] + other threads ${cores(total((c) => c.restMs))}`,
     `    bench's gRPC callers ${cores(client)} (${((client / machine) * 100).toFixed(0)} % of the machine's busy CPU), other processes ${cores(machine - server - client)}; machine busy ${cores(machine)} of ${CORES}`,
-    `    server CPU per request ${(server / requests).toFixed(2)} ms, callers' ${(client / requests).toFixed(2)} ms`,
+    `    server CPU per request ${perRequest(server)} ms (event loop ${perRequest(total((c) => c.loopMs))} + busy threads ${perRequest(total((c) => c.workers.reduce((n, w) => n + w.runMs, 0)))} + other threads ${perRequest(total((c) => c.restMs))}), callers' ${perRequest(client)} ms`,
   ].join('\n');
 }
 

@@ -1,6 +1,6 @@
 // A gRPC unary caller that costs its machine as little as a client can: the request is framed
 // once (the 5-byte gRPC prefix and the encoded message, a Buffer sent as is on every call) and
-// goes out on Node's own HTTP/2 client with the headers @grpc/grpc-js sends, so the server
+// goes out on Node's own HTTP/2 client with the headers @grpc/grpc-js sends (in its order), so the server
 // reads the same headers and bytes as from a grpc-js client; the answer's bytes are only
 // counted unless the caller asks for them. For benches whose callers share the cores with the
 // server they measure (a real deployment's clients run on other machines): grpc-js's client
@@ -21,7 +21,7 @@ export function grpcFrame(message: Buffer): Buffer {
 }
 
 /** A call's failure: its gRPC status (or -1 when the stream broke) and message. */
-export class LeanCallError extends Error {
+class LeanCallError extends Error {
   constructor(
     readonly code: number,
     details: string,
@@ -51,10 +51,10 @@ export class LeanGrpcCaller {
   call(method: string, framed: Buffer, deadlineMs: number, keep = false): Promise<Buffer | number> {
     return new Promise((resolve, reject) => {
       const stream = this.session.request({
+        ':authority': this.authority,
         ':method': 'POST',
         ':path': method,
         ':scheme': 'http',
-        ':authority': this.authority,
         'grpc-accept-encoding': 'identity,deflate,gzip',
         'accept-encoding': 'identity',
         'grpc-timeout': `${deadlineMs}m`,
