@@ -356,7 +356,7 @@ interface CellCpu {
 }
 
 /** Cores' worth of CPU (CPU time ÷ wall time) summed over a server's cells, as a line. */
-function cpuLine(name: string, requests: number, cells: CellCpu[]): string {
+function cpuLine(name: string, requests: number, cells: CellCpu[], executors: number): string {
   const total = (f: (c: CellCpu) => number) => cells.reduce((n, c) => n + f(c), 0);
   const wall = total((c) => c.wallMs);
   const cores = (ms: number) => (ms / wall).toFixed(2);
@@ -371,11 +371,15 @@ function cpuLine(name: string, requests: number, cells: CellCpu[]): string {
   const client = total((c) => c.clientMs);
   const machine = total((c) => c.machineMs);
   const perRequest = (ms: number) => (ms / requests).toFixed(2);
+  const loop = total((c) => c.loopMs);
+  // The busiest threads but the event loop are the executors (MCUNet's narrow ones): the rest
+  // are V8's helpers (garbage collection), libuv's and ONNX Runtime's.
+  const executorMs = total((c) => c.workers.slice(0, executors).reduce((n, w) => n + w.runMs, 0));
   return [
     `  ${name}: cores' worth of CPU (CPU time ÷ wall time) over its cells:`,
     `    server ${cores(server)} = event loop ${cores(total((c) => c.loopMs))} + busy threads [${workers.join('; ')}] + other threads ${cores(total((c) => c.restMs))}`,
     `    bench's gRPC callers ${cores(client)} (${((client / machine) * 100).toFixed(0)} % of the machine's busy CPU), other processes ${cores(machine - server - client)}; machine busy ${cores(machine)} of ${CORES}`,
-    `    server CPU per request ${perRequest(server)} ms (event loop ${perRequest(total((c) => c.loopMs))} + busy threads ${perRequest(total((c) => c.workers.reduce((n, w) => n + w.runMs, 0)))} + other threads ${perRequest(total((c) => c.restMs))}), callers' ${perRequest(client)} ms`,
+    `    server CPU per request ${perRequest(server)} ms (event loop ${perRequest(loop)} + ${executors} executor thread${executors > 1 ? 's' : ''} ${perRequest(executorMs)} + other threads ${perRequest(server - loop - executorMs)}), callers' ${perRequest(client)} ms`,
   ].join('\n');
 }
 
@@ -479,7 +483,7 @@ async function main() {
       `\nMCUNet batch 1, saturated (${CONCURRENCY} lean gRPC callers, ${ROUNDS} rounds of ${SECONDS} s each, alternating; ${servers.reduce((n, s) => n + s.checked, 0)} answers decoded and compared, the others' sizes):`,
     );
     console.log(`  one core ${rps(sums, one).toFixed(1)} req/s, all ${CORES} cores ${rps(sums, all).toFixed(1)} req/s${failuresOf(sums)}`);
-    for (const s of [one, all]) console.log(cpuLine(s.name, sums.get(s)!.done, sums.get(s)!.cpu));
+    for (const s of [one, all]) console.log(cpuLine(s.name, sums.get(s)!.done, sums.get(s)!.cpu, s === one ? 1 : CORES));
     console.log(
       `  all cores' MCUNet runs meanwhile: ${saturatedRuns.wide - beforeSaturated.wide} on the wide thread, ${saturatedRuns.narrow - beforeSaturated.narrow} on narrow ones`,
     );
