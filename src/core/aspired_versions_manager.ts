@@ -51,6 +51,31 @@ interface ModelEntry<T> {
   labels: Record<string, number>;
 }
 
+/**
+ * A ServableHandle as a class: its release is a method, not a closure made (with its context)
+ * for every acquire, of which a REST :predict makes three.
+ */
+class VersionHandle<T> implements ServableHandle<T> {
+  readonly version: number;
+  readonly servable: T;
+  private released = false;
+
+  constructor(
+    readonly modelName: string,
+    private readonly held: VersionEntry<T>,
+  ) {
+    this.version = held.version;
+    this.servable = held.loaded!;
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.held.refs--;
+    if (this.held.refs === 0 && this.held.drained) this.held.drained();
+  }
+}
+
 export interface ManagerOptions {
   allowVersionLabelsForUnavailableModels: boolean;
   /** Retries after a failed load (TF Serving: --max_num_load_retries, default 5). */
@@ -277,20 +302,8 @@ export class AspiredVersionsManager<T> {
       }
     }
     if (!chosen || chosen.loaded === undefined) throw notFound(`Servable not found for request: ${this.describeRequest(req, version)}`);
-    const held = chosen;
-    held.refs++;
-    let released = false;
-    return {
-      modelName: req.name,
-      version: held.version,
-      servable: held.loaded!,
-      release: () => {
-        if (released) return;
-        released = true;
-        held.refs--;
-        if (held.refs === 0 && held.drained) held.drained();
-      },
-    };
+    chosen.refs++;
+    return new VersionHandle(req.name, chosen);
   }
 
   /**

@@ -271,14 +271,14 @@ export class ExecutorPool implements HostTenant {
 
   /**
    * Requests waiting here for a line (a dead thread's replacement still loading) keep the
-   * process alive: nothing else of the pool is referenced meanwhile.
+   * process alive: nothing else of the pool is referenced meanwhile. One interval, made once,
+   * ref'd while requests wait and unref'd when none do: under load requests wait for the busy
+   * line at every flush, and an interval set and cleared each time was a timer list made,
+   * queued and dropped again.
    */
   private holdWhileWaiting(): void {
-    if (this.waiting.length && !this.waitHold) this.waitHold = setInterval(() => {}, 1 << 30);
-    else if (!this.waiting.length && this.waitHold) {
-      clearInterval(this.waitHold);
-      this.waitHold = undefined;
-    }
+    if (this.waiting.length) (this.waitHold ??= setInterval(() => {}, 1 << 30)).ref();
+    else this.waitHold?.unref();
   }
 
   /** `loneLine`: the line of a lone message, whose run's compute time WidthChoice learns from. */
@@ -349,6 +349,7 @@ export class ExecutorPool implements HostTenant {
     this.closed = true;
     while (this.inFlight > 0) await new Promise<void>((r) => this.drainedWaiters.push(r));
     clearInterval(this.waitHold);
+    this.waitHold = undefined;
     if (this.ownsHost) await this.host.close();
     else await this.host.unload(this.id);
   }

@@ -28,8 +28,13 @@ interface InFlight {
 }
 
 export class HttpDrain {
-  /** Every open connection, with its requests not yet fully answered. */
-  private readonly sockets = new Map<net.Socket, Set<InFlight>>();
+  /**
+   * Every open connection, with its requests not yet known to be answered, oldest first. An
+   * answer is not watched for as it closes (a listener made, added and taken off again for
+   * every request): its request leaves the list when the next one on the connection comes, or
+   * is found answered (`res.closed`) when the drain looks. Only the drain watches answers.
+   */
+  private readonly sockets = new Map<net.Socket, InFlight[]>();
   private draining = false;
   private onEmpty?: () => void;
 
@@ -40,7 +45,7 @@ export class HttpDrain {
     const connectionEvent = server instanceof tls.Server ? 'secureConnection' : 'connection';
     server.on(connectionEvent, (socket: net.Socket) => {
       if (this.draining) return void socket.destroy(); // accepted just before listening stopped
-      this.sockets.set(socket, new Set());
+      this.sockets.set(socket, []);
       socket.once('close', () => {
         this.sockets.delete(socket);
         this.checkEmpty();
@@ -52,14 +57,20 @@ export class HttpDrain {
 
   private track(req: IncomingMessage, res: ServerResponse): void {
     const socket = req.socket;
-    const entry: InFlight = { req, res, started: performance.now() };
     const running = this.sockets.get(socket);
-    running?.add(entry);
-    if (this.draining) this.askToClose(res);
+    if (running === undefined) return;
+    // A connection answers its requests in order: those answered are at the front.
+    while (running.length > 0 && running[0].res.closed) running.shift();
+    running.push({ req, res, started: performance.now() });
+    if (this.draining) this.endWhenAnswered(socket, running, res);
+  }
+
+  /** Draining: asks for `res` to be the connection's last, and ends it once every answer on it has closed. */
+  private endWhenAnswered(socket: net.Socket, running: InFlight[], res: ServerResponse): void {
+    this.askToClose(res);
     // 'close' comes after 'finish' (the last byte handed to the kernel) or when the socket dies.
     res.once('close', () => {
-      running?.delete(entry);
-      if (this.draining && running?.size === 0) endSocket(socket);
+      if (running.every((r) => r.res.closed)) endSocket(socket);
     });
   }
 
@@ -74,7 +85,7 @@ export class HttpDrain {
   /** Requests received and not yet fully answered. */
   get inFlight(): number {
     let n = 0;
-    for (const running of this.sockets.values()) n += running.size;
+    for (const running of this.sockets.values()) for (const r of running) if (!r.res.closed) n++;
     return n;
   }
 
@@ -86,8 +97,9 @@ export class HttpDrain {
     // net.Server's close, not http.Server's: only stop listening (see the top of the file).
     if (this.server.listening) net.Server.prototype.close.call(this.server);
     for (const [socket, running] of this.sockets) {
-      if (running.size === 0) endSocket(socket);
-      else for (const { res } of running) this.askToClose(res);
+      const open = running.filter((r) => !r.res.closed);
+      if (open.length === 0) endSocket(socket);
+      else for (const { res } of open) this.endWhenAnswered(socket, running, res);
     }
     this.checkEmpty();
     return done;
@@ -99,6 +111,7 @@ export class HttpDrain {
     const cut: CutRequest[] = [];
     for (const [socket, running] of this.sockets) {
       for (const { req, res, started } of running) {
+        if (res.closed) continue;
         cut.push({
           method: req.method ?? '',
           path: req.url ?? '',
