@@ -8,13 +8,18 @@
 //  - lone batch-1 latency of MCUNet and the bench MLP (256 wide, 192 deep) with tfgate's
 //    defaults against the former ones (one executor fewer than the cores, at most 4, each
 //    session on one intra-op thread, no wide thread), printed.
-// gRPC with tensor_content, the cheapest request to read (the event loop still takes about a
-// quarter of the server's CPU per request: printed with the rest).
-// The callers run in this process, on the same cores as the servers: each saturated cell
-// prints where the CPU went (the server's event loop and busy threads, with the time they
-// waited for a core; the callers; other processes), read from /proc. The one-core server
-// leaves the callers a core of their own; the all-cores server shares its cores with them, so
-// the callers' CPU per request bounds the ratio below the core count (printed as the ceiling).
+// gRPC with tensor_content, the cheapest request to read (the event loop still takes a share
+// of the server's CPU per request: printed with the rest).
+// The callers run in this process, on the same cores as the servers, where a real deployment's
+// clients run on other machines: so they do as little as a client can (each request framed
+// once and sent as those bytes on Node's HTTP/2 client with grpc-js's headers; the answers'
+// sizes checked, one in 16 decoded and compared with the server's first answer, read by
+// grpc-js). The server reads and answers the same bytes as from a grpc-js client. Each
+// saturated cell prints where the CPU went (the server's event loop and busy threads, with the
+// time they waited for a core; the callers; other processes), read from /proc. The one-core
+// server leaves the callers a core of their own; the all-cores server shares its cores with
+// them, so the callers' CPU per request bounds the ratio below the core count (printed as the
+// ceiling). One more pair of cells runs grpc-js callers, for their CPU per call beside these.
 //   npm run bench:cores [-- --seconds 4 --rounds 3 --concurrency 16 --requests 40]
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,6 +29,7 @@ import { numberArg } from './load/args.js';
 import { freePort, REPO, TFGATE_BIN } from './report/processes.js';
 import { writeMlpSavedModel } from '../test_util/savedmodel/model_zoo.js';
 import { connect, type Clients } from '../test/helpers/grpc_client.js';
+import { grpcFrame, LeanGrpcCaller } from './load/lean_grpc_caller.js';
 
 const SECONDS = numberArg('seconds', 4);
 const ROUNDS = numberArg('rounds', 3);
@@ -39,6 +45,12 @@ interface Server {
   /** Runs so far on wide and on narrow executor threads (tfgate_executor_runs_total). */
   runs(): Promise<{ wide: number; narrow: number }>;
   clients: Clients;
+  /** The saturated cells' callers: one HTTP/2 connection, as grpc-js's one channel. */
+  lean: LeanGrpcCaller;
+  /** Each model's first answer from this server (read by grpc-js), which later answers must match. */
+  answers: Map<ModelName, Answer>;
+  /** Answers decoded and compared so far. */
+  checked: number;
   stop(): Promise<void>;
 }
 
@@ -68,6 +80,7 @@ async function start(name: string, prefix: string[], flags: string[], monitoring
     await new Promise((r) => setTimeout(r, 200));
   }
   const clients = connect(`127.0.0.1:${grpcPort}`);
+  const lean = new LeanGrpcCaller(`127.0.0.1:${grpcPort}`);
   const runs = async () => {
     const text = await (await fetch(`http://127.0.0.1:${rest}${METRICS}`)).text();
     const count = (width: string) => Number(new RegExp(`tfgate_executor_runs_total\\{width="${width}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
@@ -78,8 +91,12 @@ async function start(name: string, prefix: string[], flags: string[], monitoring
     pid: proc.pid!,
     runs,
     clients,
+    lean,
+    answers: new Map(),
+    checked: 0,
     stop: async () => {
       clients.close();
+      lean.close();
       if (proc.exitCode === null) proc.kill('SIGTERM');
       await exited;
     },
@@ -105,27 +122,105 @@ const MODELS = {
 };
 type ModelName = keyof typeof MODELS;
 
-// Each request is encoded once and sent as those bytes, and the answer is not decoded: the
-// bench's callers share the machine with the server measured, so they do as little as a
-// client can (the server reads and answers the same bytes either way).
+// The saturated cells' callers (bench/load/lean_grpc_caller.ts) send each request as bytes
+// framed once, on Node's HTTP/2 client with grpc-js's headers, and count the answer's bytes;
+// one answer in CHECK_EVERY (and every lone call's) is decoded and compared with the server's
+// first answer, read by a grpc-js client. The callers share the cores measured, where a real
+// deployment's clients run on other machines: the server reads and answers the same bytes
+// either way, and the former callers (grpc-js, request pre-encoded, answer not decoded) run
+// one more pair of cells, so that both callers' CPU per call is printed side by side.
 const PREDICT = '/tensorflow.serving.PredictionService/Predict';
+const DEADLINE_MS = 120_000;
+const CHECK_EVERY = 16;
 const encoded = new Map<ModelName, Buffer>();
-function predict(s: Server, model: ModelName): Promise<Buffer> {
-  const client = s.clients.prediction;
+const framed = new Map<ModelName, Buffer>();
+function requestBytes(s: Server, model: ModelName): Buffer {
   let bytes = encoded.get(model);
   if (!bytes) {
-    bytes = (client.constructor as unknown as PredictionClient).service.Predict.requestSerialize(MODELS[model]);
+    bytes = predictionCodec(s).requestSerialize(MODELS[model]);
     encoded.set(model, bytes);
+    framed.set(model, grpcFrame(bytes));
   }
+  return bytes;
+}
+
+/** The former callers' way: grpc-js, the request encoded once, the answer not decoded. */
+function predictViaGrpcJs(s: Server, model: ModelName): Promise<Buffer> {
   const asIs = (b: Buffer) => b;
   return new Promise((resolve, reject) =>
-    client.makeUnaryRequest(PREDICT, asIs, asIs, bytes, { deadline: Date.now() + 120_000 }, (err, res) =>
-      err ? reject(err) : resolve(res!),
+    s.clients.prediction.makeUnaryRequest(
+      PREDICT,
+      asIs,
+      asIs,
+      requestBytes(s, model),
+      { deadline: Date.now() + DEADLINE_MS },
+      (err, res) => (err ? reject(err) : resolve(res!)),
     ),
   );
 }
-interface PredictionClient {
-  service: { Predict: { requestSerialize(m: unknown): Buffer } };
+
+let calls = 0;
+/** A lean call; the answer's size is checked, and its values on every CHECK_EVERY-th call (or when `check`). */
+async function predict(s: Server, model: ModelName, check = false): Promise<void> {
+  requestBytes(s, model);
+  const reference = s.answers.get(model)!;
+  if (check || calls++ % CHECK_EVERY === 0) {
+    compareAnswer(
+      reference,
+      predictionCodec(s).responseDeserialize(await s.lean.call(PREDICT, framed.get(model)!, DEADLINE_MS, true)),
+      s.name,
+    );
+    s.checked++;
+    return;
+  }
+  const size = await s.lean.call(PREDICT, framed.get(model)!, DEADLINE_MS);
+  if (size !== reference.size) throw new Error(`${s.name}: a ${model} answer of ${size} bytes, not ${reference.size}`);
+}
+
+interface PredictionCodec {
+  requestSerialize(m: unknown): Buffer;
+  responseDeserialize(b: Buffer): PredictResponse;
+}
+const predictionCodec = (s: Server) =>
+  (s.clients.prediction.constructor as unknown as { service: { Predict: PredictionCodec } }).service.Predict;
+
+interface PredictResponse {
+  outputs: Record<string, { tensor_content?: Buffer; float_val?: number[] }>;
+}
+interface Answer {
+  size: number;
+  outputs: Map<string, Float32Array>;
+}
+function floatsOf(r: PredictResponse): Map<string, Float32Array> {
+  const out = new Map<string, Float32Array>();
+  for (const [name, t] of Object.entries(r.outputs)) {
+    const c = t.tensor_content;
+    out.set(
+      name,
+      c?.length ? new Float32Array(c.buffer.slice(c.byteOffset, c.byteOffset + c.length)) : Float32Array.from(t.float_val ?? []),
+    );
+  }
+  return out;
+}
+
+/** The server's first answer, read the way a user's grpc-js client reads it. */
+async function referenceAnswer(s: Server, model: ModelName): Promise<Answer> {
+  const raw = await predictViaGrpcJs(s, model);
+  return { size: raw.length, outputs: floatsOf(predictionCodec(s).responseDeserialize(raw)) };
+}
+
+/** Throws unless `got` has the reference's outputs, each value within float32 rounding of a differently ordered sum. */
+function compareAnswer(reference: Answer, got: PredictResponse, who: string): void {
+  const outputs = floatsOf(got);
+  if (outputs.size !== reference.outputs.size)
+    throw new Error(`${who}: outputs ${[...outputs.keys()]}, expected ${[...reference.outputs.keys()]}`);
+  for (const [name, want] of reference.outputs) {
+    const have = outputs.get(name);
+    if (!have || have.length !== want.length) throw new Error(`${who}: output ${name} has ${have?.length} values, expected ${want.length}`);
+    for (let i = 0; i < want.length; i++)
+      if (!(Math.abs(have[i] - want[i]) <= 1e-4 * (1 + Math.abs(want[i]))))
+        throw new Error(`${who}: output ${name}[${i}] = ${have[i]}, expected ${want[i]}`);
+  }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -142,24 +237,45 @@ async function loneLatency(servers: Server[], model: ModelName): Promise<number[
   return ms.map(median);
 }
 
+type Callers = 'lean' | 'grpc-js';
+/** The former callers' call: the answer's size checked, not its values. */
+async function predictGrpcJs(s: Server, model: ModelName): Promise<void> {
+  const size = (await predictViaGrpcJs(s, model)).length;
+  const want = s.answers.get(model)!.size;
+  if (size !== want) throw new Error(`${s.name}: a ${model} answer of ${size} bytes, not ${want}`);
+}
+
+interface Cell {
+  done: number;
+  failed: number;
+  firstFailure?: string;
+  seconds: number;
+  cpu: CellCpu;
+}
+
 /** Requests/s of CONCURRENCY callers for SECONDS, the failures, and where the CPU went meanwhile. */
-async function saturated(s: Server, model: ModelName): Promise<{ done: number; failed: number; seconds: number; cpu: CellCpu }> {
+async function saturated(s: Server, model: ModelName, callers: Callers = 'lean'): Promise<Cell> {
   let done = 0;
   let failed = 0;
+  let firstFailure: string | undefined;
+  const call = callers === 'lean' ? predict : predictGrpcJs;
   const split = new CpuSplit(s.pid);
   const t0 = performance.now();
   const end = t0 + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (performance.now() < end) {
-        await predict(s, model).then(
+        await call(s, model).then(
           () => done++,
-          () => failed++,
+          (e: Error) => {
+            failed++;
+            firstFailure ??= e.message;
+          },
         );
       }
     }),
   );
-  return { done, failed, seconds: (performance.now() - t0) / 1000, cpu: split.end() };
+  return { done, failed, firstFailure, seconds: (performance.now() - t0) / 1000, cpu: split.end() };
 }
 
 /** One thread's scheduler times (ms): on a core, and runnable but waiting for one; its nice value. */
@@ -240,7 +356,7 @@ interface CellCpu {
 }
 
 /** Cores' worth of CPU (CPU time ÷ wall time) summed over a server's cells, as a line. */
-function cpuLine(name: string, requests: number, cells: CellCpu[]): string {
+function cpuLine(name: string, requests: number, cells: CellCpu[], executors: number): string {
   const total = (f: (c: CellCpu) => number) => cells.reduce((n, c) => n + f(c), 0);
   const wall = total((c) => c.wallMs);
   const cores = (ms: number) => (ms / wall).toFixed(2);
@@ -254,11 +370,16 @@ function cpuLine(name: string, requests: number, cells: CellCpu[]): string {
   const server = total((c) => c.serverMs);
   const client = total((c) => c.clientMs);
   const machine = total((c) => c.machineMs);
+  const perRequest = (ms: number) => (ms / requests).toFixed(2);
+  const loop = total((c) => c.loopMs);
+  // The busiest threads but the event loop are the executors (MCUNet's narrow ones): the rest
+  // are V8's helpers (garbage collection), libuv's and ONNX Runtime's.
+  const executorMs = total((c) => c.workers.slice(0, executors).reduce((n, w) => n + w.runMs, 0));
   return [
     `  ${name}: cores' worth of CPU (CPU time ÷ wall time) over its cells:`,
     `    server ${cores(server)} = event loop ${cores(total((c) => c.loopMs))} + busy threads [${workers.join('; ')}] + other threads ${cores(total((c) => c.restMs))}`,
     `    bench's gRPC callers ${cores(client)} (${((client / machine) * 100).toFixed(0)} % of the machine's busy CPU), other processes ${cores(machine - server - client)}; machine busy ${cores(machine)} of ${CORES}`,
-    `    server CPU per request ${(server / requests).toFixed(2)} ms, callers' ${(client / requests).toFixed(2)} ms`,
+    `    server CPU per request ${perRequest(server)} ms (event loop ${perRequest(loop)} + ${executors} executor thread${executors > 1 ? 's' : ''} ${perRequest(executorMs)} + other threads ${perRequest(server - loop - executorMs)}), callers' ${perRequest(client)} ms`,
   ].join('\n');
 }
 
@@ -312,49 +433,65 @@ async function main() {
           .split(': ')[1]
       } (cores ${CORES} for the others)`,
     );
-    for (const s of servers) for (let i = 0; i < 5; i++) await predict(s, 'mcunet');
-    for (const s of [all, old]) for (let i = 0; i < 5; i++) await predict(s, 'mlp');
+    for (const s of servers) s.answers.set('mcunet', await referenceAnswer(s, 'mcunet'));
+    for (const s of [all, old]) s.answers.set('mlp', await referenceAnswer(s, 'mlp'));
+    // The servers agree with each other too (the same model on other threads).
+    for (const s of [all, old])
+      compareAnswer(one.answers.get('mcunet')!, predictionCodec(s).responseDeserialize(await predictViaGrpcJs(s, 'mcunet')), s.name);
+    compareAnswer(all.answers.get('mlp')!, predictionCodec(old).responseDeserialize(await predictViaGrpcJs(old, 'mlp')), old.name);
+    for (const s of servers) for (let i = 0; i < 5; i++) await predict(s, 'mcunet', true);
+    for (const s of [all, old]) for (let i = 0; i < 5; i++) await predict(s, 'mlp', true);
 
     const before = await all.runs();
     const [lone1, loneAll, loneOld] = await loneLatency([one, all, old], 'mcunet');
     const loneRuns = await all.runs();
     const [mlpAll, mlpOld] = await loneLatency([all, old], 'mlp');
 
-    const sums = new Map<Server, { done: number; failed: number; seconds: number; cpu: CellCpu[] }>([
-      [one, { done: 0, failed: 0, seconds: 0, cpu: [] }],
-      [all, { done: 0, failed: 0, seconds: 0, cpu: [] }],
-    ]);
+    type Sum = { done: number; failed: number; firstFailure?: string; seconds: number; cpu: CellCpu[] };
+    const sumsOf = () =>
+      new Map<Server, Sum>([
+        [one, { done: 0, failed: 0, seconds: 0, cpu: [] }],
+        [all, { done: 0, failed: 0, seconds: 0, cpu: [] }],
+      ]);
+    const sumsBy: Record<Callers, Map<Server, Sum>> = { lean: sumsOf(), 'grpc-js': sumsOf() };
+    const cell = async (s: Server, callers: Callers) => {
+      const got = await saturated(s, 'mcunet', callers);
+      const sum = sumsBy[callers].get(s)!;
+      sum.done += got.done;
+      sum.failed += got.failed;
+      sum.firstFailure ??= got.firstFailure;
+      sum.seconds += got.seconds;
+      sum.cpu.push(got.cpu);
+    };
     const beforeSaturated = await all.runs();
-    for (let r = 0; r < ROUNDS; r++) {
-      for (const s of r % 2 ? [all, one] : [one, all]) {
-        const got = await saturated(s, 'mcunet');
-        const sum = sums.get(s)!;
-        sum.done += got.done;
-        sum.failed += got.failed;
-        sum.seconds += got.seconds;
-        sum.cpu.push(got.cpu);
-      }
-    }
+    for (let r = 0; r < ROUNDS; r++) for (const s of r % 2 ? [all, one] : [one, all]) await cell(s, 'lean');
+    const saturatedRuns = await all.runs();
+    // The former callers, for their CPU per call beside the lean ones' (and the ratio they leave).
+    for (const s of ROUNDS % 2 ? [all, one] : [one, all]) await cell(s, 'grpc-js');
     console.log(
       `\nRSS after the saturated cells (MB): one core ${rssMb(one.pid).toFixed(0)}, all cores ${rssMb(all.pid).toFixed(0)}, former defaults ${rssMb(old.pid).toFixed(0)} (MCUNet's threads ran; the MLP's idle since their warm-up calls)`,
     );
-    const saturatedRuns = await all.runs();
-    const rps = (s: Server) => sums.get(s)!.done / sums.get(s)!.seconds;
-    const failures = [...sums.values()].reduce((n, s) => n + s.failed, 0);
+    const sums = sumsBy.lean;
+    const rps = (sums: Map<Server, Sum>, s: Server) => sums.get(s)!.done / sums.get(s)!.seconds;
+    const failuresOf = (sums: Map<Server, Sum>) => {
+      const failed = [...sums.values()].filter((s) => s.failed);
+      return failed.length ? `, ${failed.reduce((n, s) => n + s.failed, 0)} calls failed (first: ${failed[0].firstFailure})` : '';
+    };
+    const failures = [...sumsBy.lean.values(), ...sumsBy['grpc-js'].values()].reduce((n, s) => n + s.failed, 0);
 
-    console.log(`\nMCUNet batch 1, saturated (${CONCURRENCY} gRPC callers, ${ROUNDS} rounds of ${SECONDS} s each, alternating):`);
     console.log(
-      `  one core ${rps(one).toFixed(1)} req/s, all ${CORES} cores ${rps(all).toFixed(1)} req/s${failures ? `, ${failures} calls failed` : ''}`,
+      `\nMCUNet batch 1, saturated (${CONCURRENCY} lean gRPC callers, ${ROUNDS} rounds of ${SECONDS} s each, alternating; ${servers.reduce((n, s) => n + s.checked, 0)} answers decoded and compared, the others' sizes):`,
     );
-    for (const s of [one, all]) console.log(cpuLine(s.name, sums.get(s)!.done, sums.get(s)!.cpu));
+    console.log(`  one core ${rps(sums, one).toFixed(1)} req/s, all ${CORES} cores ${rps(sums, all).toFixed(1)} req/s${failuresOf(sums)}`);
+    for (const s of [one, all]) console.log(cpuLine(s.name, sums.get(s)!.done, sums.get(s)!.cpu, s === one ? 1 : CORES));
     console.log(
       `  all cores' MCUNet runs meanwhile: ${saturatedRuns.wide - beforeSaturated.wide} on the wide thread, ${saturatedRuns.narrow - beforeSaturated.narrow} on narrow ones`,
     );
-    const scaling = rps(all) / rps(one);
+    const scaling = rps(sums, all) / rps(sums, one);
     console.log(
       `  all ÷ one = ${scaling.toFixed(2)} (target ≥ 0.8 × ${CORES} = ${(0.8 * CORES).toFixed(1)}): ${verdict(scaling >= 0.8 * CORES && failures === 0)}`,
     );
-    const got = (s: Server) => {
+    const got = (sums: Map<Server, Sum>, s: Server) => {
       const cells = sums.get(s)!.cpu;
       const total = (f: (c: CellCpu) => number) => cells.reduce((n, c) => n + f(c), 0);
       const done = sums.get(s)!.done;
@@ -364,14 +501,22 @@ async function main() {
         callers: total((c) => c.clientMs) / done,
       };
     };
-    const [g1, gAll] = [got(one), got(all)];
+    const [g1, gAll] = [got(sums, one), got(sums, all)];
     console.log(
       `  = CPU the servers got, all ÷ one ${(gAll.cores / g1.cores).toFixed(2)}, ÷ server CPU per request, all ÷ one ${(gAll.perRequest / g1.perRequest).toFixed(2)}`,
     );
     // With the machine to themselves: the one-core server's core does its work alone (the callers
     // have the other cores); the all-cores server's cores do its work and the callers'.
+    const ceiling = (g1: ReturnType<typeof got>, gAll: ReturnType<typeof got>) =>
+      `${CORES} × ${g1.perRequest.toFixed(2)} ÷ (${gAll.perRequest.toFixed(2)} + callers' ${gAll.callers.toFixed(2)}) ms = ${((CORES * g1.perRequest) / (gAll.perRequest + gAll.callers)).toFixed(2)}`;
+    console.log(`  ceiling with no other process: ${ceiling(g1, gAll)}`);
+    const former = sumsBy['grpc-js'];
+    const [f1, fAll] = [got(former, one), got(former, all)];
     console.log(
-      `  ceiling with no other process: ${CORES} × ${g1.perRequest.toFixed(2)} ÷ (${gAll.perRequest.toFixed(2)} + callers' ${gAll.callers.toFixed(2)}) ms = ${((CORES * g1.perRequest) / (gAll.perRequest + gAll.callers)).toFixed(2)}`,
+      `  the former callers (grpc-js client, request encoded once, answer's size checked), one round: one core ${rps(former, one).toFixed(1)} req/s, all cores ${rps(former, all).toFixed(1)} req/s${failuresOf(former)}, all ÷ one = ${(rps(former, all) / rps(former, one)).toFixed(2)}, ceiling ${ceiling(f1, fAll)}`,
+    );
+    console.log(
+      `  callers' CPU per call: lean ${g1.callers.toFixed(2)} ms (one-core cells) and ${gAll.callers.toFixed(2)} ms (all-cores cells), grpc-js ${f1.callers.toFixed(2)} and ${fAll.callers.toFixed(2)} ms; server CPU per request meanwhile: lean ${g1.perRequest.toFixed(2)} and ${gAll.perRequest.toFixed(2)} ms, grpc-js ${f1.perRequest.toFixed(2)} and ${fAll.perRequest.toFixed(2)} ms`,
     );
     console.log(`\nMCUNet batch 1, one user (median of ${REQUESTS} lone calls each, alternating):`);
     const latencyRatio = loneAll / lone1;
