@@ -26,7 +26,7 @@
 // (held_out.ts): the least of five noisy means, picked after the fact, would favour the fixed
 // side by chance alone. The per-round ratios are printed beside the verdict, so a miss within
 // their spread reads as what it is; the figure picked after the fact is printed for reference.
-//   npm run bench:batching [-- --seconds 1 --rounds 4 --depth 16 --width 512]
+//   npm run bench:batching [-- --seconds 1 --rounds 4 --warmup-seconds 8 --depth 16 --width 512]
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -50,6 +50,14 @@ const WIDTH = numberArg('width', 512);
 const DEPTH = numberArg('depth', 16);
 const MAX_BATCH = 32;
 const SATURATING_CLIENTS = 64;
+/**
+ * Saturated warm-up of each server before any cell (wrk, 64 connections): V8 keeps optimising
+ * the request path for tens of thousands of requests, its compiler threads busy 15–35 s into a
+ * saturated run; measured from a fresh server in 5 s windows, the bench MLP served 3 740 req/s
+ * in the first and 4 200–4 340 from the third on (server CPU 452 → 384–400 µs a request). A
+ * long-running server is the warm one. 0: only the short warm-up at 8 connections.
+ */
+const WARMUP_SECONDS = numberArg('warmup-seconds', 8);
 /** How long the engine replays a saturated cell's batches offline after it. */
 const REPLAY_MS = numberArg('replay-ms', 600);
 const METRICS_PATH = '/monitoring/prometheus/metrics';
@@ -265,6 +273,7 @@ async function main() {
     });
     await waitModelAvailable(server.port, 'mlp');
     await runLoad({ url: servers.get(s.label)!.url, method: 'POST', body, mode: { kind: 'concurrency', connections: 8 }, durationMs: 500 }); // warm up
+    if (useWrk && WARMUP_SECONDS > 0) runWrk(servers.get(s.label)!.url, body, SATURATING_CLIENTS, WARMUP_SECONDS);
   }
   const procs = [...servers.values()].map((s) => s.proc);
   // results[setup][load] = one measurement per round.

@@ -8,7 +8,8 @@
 //     (target: tfgate's median ≤ the floor's + 0.2 ms).
 // `--other-bin` adds other builds (e.g. a checkout of main; several, comma-separated, to bisect)
 // to the same rounds, to tell a change's effect from the machine's noise. Extra tfgate flags after `--tfgate`.
-//   npm run bench:floor [-- --rounds 3 --seconds 5 --requests 1000 --idle-requests 60 --other-bin ../main/bin/tfgate --tfgate --enable_batching]
+// Each server first takes --warmup-seconds of wrk (JIT), the others frozen.
+//   npm run bench:floor [-- --rounds 3 --seconds 5 --requests 1000 --idle-requests 60 --warmup-seconds 8 --other-bin ../main/bin/tfgate --tfgate --enable_batching]
 import os from 'node:os';
 import path from 'node:path';
 import { numberArg, stringArg } from './load/args.js';
@@ -40,6 +41,12 @@ const OTHER_BINS = stringArg('other-bin', '')
   .split(',')
   .filter((b) => b.length > 0);
 const BODY = JSON.stringify({ instances: [1.0, 2.0, 5.0] });
+/**
+ * wrk on each server before the rounds: V8 keeps optimising a request path for tens of
+ * thousands of requests, and tfgate's path is longer than the floor's, so a short warm-up
+ * measures tfgate's JIT warm-up more than the floor's. 0: only each round's 200 requests.
+ */
+const WARMUP_SECONDS = numberArg('warmup-seconds', 8);
 
 interface Cell {
   rps: number[];
@@ -88,6 +95,7 @@ async function main() {
       [floor, `http://127.0.0.1:${floor.port}/echo`],
     ]);
     const cells = new Map<RunningServer, Cell>(servers.map((s) => [s, { rps: [], loopUs: [], cpuUs: [], backToBack: [], afterIdle: [] }]));
+    for (const s of servers) await alone(servers, s, async () => void runWrk(urls.get(s)!, BODY, CONNECTIONS, WARMUP_SECONDS));
     const load0 = os.loadavg()[0];
     for (let round = 0; round < ROUNDS; round++) {
       for (const s of roundOrder(servers, round)) {
