@@ -3,7 +3,9 @@
 // turn (the others frozen), rounds alternating. Per request it prints the event loop thread's
 // scavenges and their pause, the main thread's and the whole process's CPU, and the process's
 // RSS under load and at its peak. The collections are tallied in the server by a preloaded
-// observer (bench/gc/gc_tally.ts).
+// observer (bench/gc/gc_tally.ts), with the bytes the event loop allocated per request.
+// `--other-bin` adds other builds (comma-separated, e.g. a checkout of main) to the same rounds,
+// each at every heap setting, to tell a change's effect from the machine's noise.
 // A server that answers thousands of requests a second allocates tens of KB of short-lived
 // objects per request on its main thread; V8's semi-space (16 MiB at most by default on 64-bit)
 // then fills every few hundred requests, and each scavenge copies what requests in flight still
@@ -14,7 +16,8 @@
 // run: here the default semi-space then stayed below its maximum (42–49 scavenges per 10 000
 // requests, against ~21 in one continuous run of the same load), so these are the figures of a
 // load that pauses, not of one that never stops.
-//   npm run bench:gc [-- --sizes 32,64 --rounds 3 --seconds 5 --warmup 10 --connections 32 --mlp --tfgate --enable_batching]
+//   npm run bench:gc [-- --sizes 32,64 --rounds 3 --seconds 5 --warmup 10 --connections 32 --mlp --other-bin ../main/bin/tfgate --tfgate --enable_batching]
+// (`--sizes ''`: the default heap setting only.)
 // `--mlp`: the deep MLP and 5 KB body of bench:batching (256 inputs, 16 layers of 512) instead of half_plus_two.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -48,10 +51,14 @@ const WARMUP_SECONDS = numberArg('warmup', 10);
 const CONNECTIONS = numberArg('connections', 32);
 const MLP = flagArg('mlp');
 const MLP_INPUT = 256;
+const OTHER_BINS = stringArg('other-bin', '')
+  .split(',')
+  .filter((b) => b.length > 0);
 const TFGATE_FLAGS = process.argv.includes('--tfgate') ? process.argv.slice(process.argv.indexOf('--tfgate') + 1) : [];
 
 interface SetUp {
   label: string;
+  bin: string;
   nodeFlags: string[];
   server?: RunningServer;
   output?: ServerOutput;
@@ -67,6 +74,7 @@ interface Cell {
   loopCpuMs: number;
   processCpuMs: number;
   rssMb: number;
+  allocatedBytes: number;
 }
 
 /** What bench/gc/gc_tally.ts reports: the main thread's collections so far. */
@@ -75,6 +83,8 @@ interface Tally {
   scavengeMs: number;
   markCompacts: number;
   markCompactMs: number;
+  /** Bytes the main thread allocated so far (since the observer started). */
+  allocatedBytes: number;
 }
 
 /** Reads a server's stderr: its log (where it listens) and the tallies it writes on SIGUSR2. */
@@ -126,7 +136,7 @@ async function startSetUp(s: SetUp, model: { name: string; base: string }): Prom
   const args = [
     `--import=${pathToFileURL(path.join(here, 'gc', 'gc_tally.js')).href}`,
     ...s.nodeFlags,
-    TFGATE_BIN,
+    s.bin,
     `--model_name=${model.name}`,
     `--model_base_path=${model.base}`,
     '--rest_api_host=127.0.0.1',
@@ -160,6 +170,7 @@ async function measure(s: SetUp, url: string, body: string): Promise<Cell> {
     loopCpuMs,
     processCpuMs: cpuMs,
     rssMb: procStatusMb(pid, 'VmRSS'),
+    allocatedBytes: gc.allocatedBytes - gc0.allocatedBytes,
   };
 }
 
@@ -174,10 +185,14 @@ async function main() {
     model = { name: 'mlp', base: path.join(dir, 'mlp') };
     body = sinRowBody(MLP_INPUT);
   }
-  const setUps: SetUp[] = [
-    { label: 'default', nodeFlags: [], cells: [] },
-    ...SIZES.map((mb) => ({ label: `--max-semi-space-size=${mb}`, nodeFlags: [`--max-semi-space-size=${mb}`], cells: [] })),
+  const heaps = [
+    { label: 'default', nodeFlags: [] as string[] },
+    ...SIZES.map((mb) => ({ label: `--max-semi-space-size=${mb}`, nodeFlags: [`--max-semi-space-size=${mb}`] })),
   ];
+  const bins = [TFGATE_BIN, ...OTHER_BINS.map((b) => path.resolve(b))];
+  const setUps: SetUp[] = bins.flatMap((bin) =>
+    heaps.map((h) => ({ label: bins.length > 1 ? `${bin} ${h.label}` : h.label, bin, nodeFlags: h.nodeFlags, cells: [] })),
+  );
   const servers = () => setUps.map((s) => s.server!);
   try {
     for (const s of setUps) await startSetUp(s, model);
@@ -198,6 +213,7 @@ async function main() {
         `  node ${s.label}: ${median(s.cells.map((c) => c.rps)).toFixed(0)} req/s; ` +
           `scavenges ${per((c) => c.scavenges, 1e4).toFixed(1)} per 10 000 requests, their pause ${per((c) => c.scavengeMs, 1e3).toFixed(1)} µs/request; ` +
           `mark-compacts ${per((c) => c.markCompacts, 1e4).toFixed(1)} per 10 000; ` +
+          `allocated ${per((c) => c.allocatedBytes, 1 / 1024).toFixed(1)} KB/request; ` +
           `CPU: event loop ${per((c) => c.loopCpuMs, 1e3).toFixed(1)} µs/request, process ${per((c) => c.processCpuMs, 1e3).toFixed(1)}; ` +
           `RSS idle ${idleRss.get(s)!.toFixed(0)} MB, under load ${median(s.cells.map((c) => c.rssMb)).toFixed(0)} MB, peak ${procStatusMb(s.server!.proc.pid!, 'VmHWM').toFixed(0)} MB`,
       );
