@@ -4,7 +4,6 @@
 // → parse → run under the deadline → format → record (metrics, Server-Timing) → release.
 // A route supplies only its own three steps (InferenceRoute); whatever fails is thrown to the
 // app's one error answer (error_response.ts) after it is counted here.
-import type { Context } from 'hono';
 import { Code, toStatusData } from '../errors/status.js';
 import { UNLIMITED_BUDGET, type MemoryBudget, type MemoryClaim } from '../services/memory_budget.js';
 import type { PredictionService } from '../services/prediction_service.js';
@@ -14,6 +13,7 @@ import { readRequestBodyBytes } from './request_body.js';
 import { withTimeout } from './request_timeout.js';
 import type { BodyParserPool } from './body_parser_pool.js';
 import { releaseWhenSent } from './predict_answer.js';
+import type { RestExchange } from './rest_exchange.js';
 
 /** What the envelope needs from the server: a subset of RestDeps and V2Deps. */
 export interface EnvelopeDeps {
@@ -110,7 +110,7 @@ class EnvelopeCall implements InferenceCall {
   parsedAt?: number;
 
   constructor(
-    private readonly c: Context,
+    private readonly c: RestExchange,
     readonly spec: ModelSpec,
     readonly claim: MemoryClaim,
     readonly deadline: number | undefined,
@@ -118,8 +118,14 @@ class EnvelopeCall implements InferenceCall {
     private readonly admitted: Release,
   ) {}
 
-  /** Bound: a route may take it out of the call (v2's parse does). */
-  readonly header = (name: string): string | undefined => this.c.req.header(name);
+  /**
+   * Bound: a route may take it out of the call (v2's parse does). Made when read, not for every
+   * call: a :predict reads no header here, and the bound function would be garbage of each.
+   */
+  get header(): (name: string) => string | undefined {
+    const c = this.c;
+    return (name) => c.req.header(name);
+  }
 
   inputsBuilt(): void {
     this.parsedAt ??= performance.now();
@@ -129,7 +135,7 @@ class EnvelopeCall implements InferenceCall {
 
 /** Serves one inference call of `route` for `spec`; throws what failed (counted) for the app's error answer. */
 export async function serveInference<Request, Result extends { stats: RunStats }>(
-  c: Context,
+  c: RestExchange,
   spec: ModelSpec,
   deps: EnvelopeDeps,
   route: InferenceRoute<Request, Result>,
