@@ -14,6 +14,7 @@ import { withTimeout } from './request_timeout.js';
 import type { BodyParserPool } from './body_parser_pool.js';
 import { releaseWhenSent } from './predict_answer.js';
 import type { RestExchange } from './rest_exchange.js';
+import { serverTiming } from './server_timing.js';
 
 /** What the envelope needs from the server: a subset of RestDeps and V2Deps. */
 export interface EnvelopeDeps {
@@ -66,42 +67,6 @@ export interface InferenceRoute<Request, Result extends { stats: RunStats }> {
   parse(body: Uint8Array, call: InferenceCall): Promise<Request> | Request;
   run(request: Request, call: InferenceCall): Promise<Result>;
   format(result: Result, request: Request, call: InferenceCall): Promise<Answer> | Answer;
-}
-
-/**
- * `Server-Timing: parse;dur=0.1, queue;dur=0.8, handoff;dur=0.05, run;dur=2.0, handback;dur=0.04,
- * infer;dur=2.1, serialise;dur=0.02, batch;desc="7/8"`: where the request's time went. infer
- * (the executors as the main thread sees them) holds handoff, run and handback; batch is rows /
- * rows after padding.
- */
-function serverTiming(s: RunStats): string {
-  // Written straight into one string, no closure, no template per part: this runs for every answer.
-  let out = '';
-  if (s.parseMs !== undefined) out = 'parse;dur=' + fixed3(s.parseMs);
-  if (s.queueMs !== undefined) out += (out ? ', queue;dur=' : 'queue;dur=') + fixed3(s.queueMs);
-  if (s.handoffMs !== undefined) out += (out ? ', handoff;dur=' : 'handoff;dur=') + fixed3(s.handoffMs);
-  if (s.computeMs !== undefined) out += (out ? ', run;dur=' : 'run;dur=') + fixed3(s.computeMs);
-  if (s.handbackMs !== undefined) out += (out ? ', handback;dur=' : 'handback;dur=') + fixed3(s.handbackMs);
-  if (s.inferMs !== undefined) out += (out ? ', infer;dur=' : 'infer;dur=') + fixed3(s.inferMs);
-  if (s.serialiseMs !== undefined) out += (out ? ', serialise;dur=' : 'serialise;dur=') + fixed3(s.serialiseMs);
-  if (s.batchSize !== undefined) out += `${out ? ', ' : ''}batch;desc="${s.batchSize}/${s.paddedBatchSize ?? s.batchSize}"`;
-  return out;
-}
-
-/**
- * `ms.toFixed(3)`, the same text, without toFixed's runtime call (about 0.2 µs each, seven per
- * answer) for the durations answers carry: 0 to 10^9 ms. Their thousandths are the product
- * rounded unless it lies near a half (the product's own rounding error is under 10^-4 there),
- * which, like anything negative or larger, toFixed writes.
- */
-export function fixed3(ms: number): string {
-  if (!(ms >= 0 && ms < 1e9)) return ms.toFixed(3);
-  const k = Math.round(ms * 1000);
-  const off = ms * 1000 - k;
-  if (off > 0.49 || off < -0.49) return ms.toFixed(3);
-  const whole = Math.floor(k / 1000);
-  const frac = k - whole * 1000;
-  return whole + (frac < 10 ? '.00' : frac < 100 ? '.0' : '.') + frac;
 }
 
 /** An InferenceCall whose inputsBuilt is a method, not a closure made for each request. */
