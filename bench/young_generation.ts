@@ -209,6 +209,8 @@ async function main() {
     console.log('medians of rounds; scavenges and mark-compacts: the event loop thread’s (Node’s gc performance entries); CPU from /proc');
     for (const s of setUps) {
       const per = (f: (c: Cell) => number, scale: number) => median(s.cells.map((c) => (f(c) * scale) / c.requests));
+      // Each round's figures, for the spread behind the medians.
+      const rounds = (f: (c: Cell) => number, digits: number) => s.cells.map((c) => f(c).toFixed(digits)).join(' ');
       console.log(
         `  node ${s.label}: ${median(s.cells.map((c) => c.rps)).toFixed(0)} req/s; ` +
           `scavenges ${per((c) => c.scavenges, 1e4).toFixed(1)} per 10 000 requests, their pause ${per((c) => c.scavengeMs, 1e3).toFixed(1)} µs/request; ` +
@@ -216,6 +218,10 @@ async function main() {
           `allocated ${per((c) => c.allocatedBytes, 1 / 1024).toFixed(1)} KB/request; ` +
           `CPU: event loop ${per((c) => c.loopCpuMs, 1e3).toFixed(1)} µs/request, process ${per((c) => c.processCpuMs, 1e3).toFixed(1)}; ` +
           `RSS idle ${idleRss.get(s)!.toFixed(0)} MB, under load ${median(s.cells.map((c) => c.rssMb)).toFixed(0)} MB, peak ${procStatusMb(s.server!.proc.pid!, 'VmHWM').toFixed(0)} MB`,
+      );
+      console.log(
+        `    rounds: req/s ${rounds((c) => c.rps, 0)}; KB/request ${rounds((c) => c.allocatedBytes / 1024 / c.requests, 1)}; ` +
+          `event loop µs/request ${rounds((c) => (c.loopCpuMs * 1e3) / c.requests, 1)}; scavenges per 10 000 ${rounds((c) => (c.scavenges * 1e4) / c.requests, 1)}`,
       );
     }
   } finally {
