@@ -36,6 +36,15 @@ export class ControlLine {
     });
   }
 
+  /**
+   * Sends a task whose answer nobody waits for (seq 0: the thread answers none), nor does it
+   * keep the process alive: a prewarm, whose answer would wake the event loop once more in the
+   * middle of the request it warms for.
+   */
+  post(task: ControlTask): void {
+    if (!this.closed) this.port.postMessage({ seq: 0, task } satisfies ControlRequest);
+  }
+
   close(): void {
     this.port.close();
   }

@@ -28,6 +28,7 @@ import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../config/session_
 import { RunLine } from './run_line.js';
 import { ControlLine } from './control_line.js';
 import { chooseLine, wideThreadWidth } from './core_sizing.js';
+import { onPostArrival, PREWARM_AFTER_IDLE_MS } from './lone_prewarm.js';
 
 const here = fileURLToPath(import.meta.url);
 // Same extension as this module: .js when compiled, .ts under tsx in development.
@@ -58,6 +59,10 @@ export interface ExecutorHostOptions {
    * (core_sizing.ts); serving hosts do, one-off ones (verification, load probes) do not.
    */
   wide?: boolean;
+  /** Tests: the longest run a prewarm replays (default PREWARM_MAX_MS), so that what is replayed does not hang on timings. */
+  prewarmMaxMs?: number;
+  /** Tests: the idle time after which a prewarm is sent (default PREWARM_AFTER_IDLE_MS), likewise. */
+  prewarmAfterIdleMs?: number;
 }
 
 /** Requests run on executor threads of this process, by the width of the thread that ran them. */
@@ -70,6 +75,23 @@ function busyLines(): number {
   let busy = 0;
   for (const host of liveHosts) busy += host.busyLines();
   return busy;
+}
+
+/** While any host lives: a POST arriving while no executor thread runs prewarms each host's lone thread (lone_prewarm.ts). */
+let stopPrewarming: (() => void) | undefined;
+
+function hostOpened(host: ExecutorHost): void {
+  liveHosts.add(host);
+  stopPrewarming ??= onPostArrival(() => {
+    if (busyLines() === 0) for (const h of liveHosts) void h.prewarm();
+  });
+}
+
+function hostClosed(host: ExecutorHost): void {
+  liveHosts.delete(host);
+  if (liveHosts.size) return;
+  stopPrewarming?.();
+  stopPrewarming = undefined;
 }
 
 /** One executor thread as the host sees it. */
@@ -113,6 +135,10 @@ export class ExecutorHost {
   private readonly hungry = new Set<HostTenant>();
   private nextId = 1;
   private closing = false;
+  /** The thread that took the last lone message (sent while no executor thread ran): the one a prewarm warms. */
+  private lastLone?: HostThread;
+  /** See PREWARM_AFTER_IDLE_MS. */
+  private prewarmAfterIdleMs = PREWARM_AFTER_IDLE_MS;
   /** A thread failed with no run on it (e.g. it could not start at the fd limit). */
   onThreadError?: (e: Error) => void;
 
@@ -131,7 +157,8 @@ export class ExecutorHost {
     const wide =
       width > 0 ? ExecutorHost.threadPool(options, 1, { ...DEFAULT_ENGINE_SETTINGS, ...options.engine, intraOpThreads: width }) : undefined;
     const host = new ExecutorHost(wide ? [narrow, wide] : [narrow], options.threads, options.threads + (wide ? 1 : 0));
-    liveHosts.add(host);
+    if (options.prewarmAfterIdleMs !== undefined) host.prewarmAfterIdleMs = options.prewarmAfterIdleMs;
+    hostOpened(host);
     for (const pool of host.pools) {
       const isWide = pool === wide;
       pool.on('message', (m: ThreadLinesOffer) => {
@@ -157,7 +184,11 @@ export class ExecutorHost {
       atomics: 'disabled',
       // Via piscina's optional @napi-rs/nice; see executorNiceIncrement.
       niceIncrement: executorNiceIncrement(options.threads),
-      workerData: { runtime: options.runtime, ...(engine && { engine }) } satisfies ExecutorThreadData,
+      workerData: {
+        runtime: options.runtime,
+        ...(engine && { engine }),
+        ...(options.prewarmMaxMs !== undefined && { prewarmMaxMs: options.prewarmMaxMs }),
+      } satisfies ExecutorThreadData,
     });
   }
 
@@ -336,6 +367,22 @@ export class ExecutorHost {
   /** Counts `requests` sent on `line` by its width (tfgate_executor_runs_total). */
   countRuns(line: RunLine, requests: number): void {
     executorRuns[this.widthOf(line)] += requests;
+    // Called as the message is sent: nothing running anywhere makes it a lone one.
+    if (busyLines() === 0) this.lastLone = this.threads.find((t) => t.run === line);
+  }
+
+  /**
+   * Replays the last lone run on the thread that ran it, unanswered (lone_prewarm.ts). Whether
+   * it was sent: not when there is nothing to warm (no lone run yet, its thread busy, gone or
+   * still warm from its last answer, its version unloaded).
+   */
+  prewarm(): boolean {
+    const t = this.lastLone;
+    const id = t?.run.lastId;
+    if (!t || t.closed || !t.run.idle || id === undefined || !t.loaded.has(id)) return false;
+    if (performance.now() - t.run.lastAnsweredAt < this.prewarmAfterIdleMs) return false;
+    t.control.post({ kind: 'prewarm', id });
+    return true;
   }
 
   /** Why `id` cannot run anywhere: every thread left failed to load it again (else undefined). */
@@ -370,7 +417,7 @@ export class ExecutorHost {
   /** Ends the threads (after the versions' runs have ended). */
   async close(): Promise<void> {
     this.closing = true;
-    liveHosts.delete(this);
+    hostClosed(this);
     for (const t of this.threads) {
       t.run.close();
       t.control.close();
@@ -381,7 +428,7 @@ export class ExecutorHost {
   /** Ends the threads at once, whatever they run (a load abandoned at shutdown). */
   async destroy(): Promise<void> {
     this.closing = true;
-    liveHosts.delete(this);
+    hostClosed(this);
     await Promise.all(this.pools.map((p) => p.destroy()));
   }
 }

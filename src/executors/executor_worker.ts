@@ -29,6 +29,7 @@ import type {
 } from './protocol.js';
 import { routeEngineChatter } from '../runtimes/engine_chatter.js';
 import { packedBytes, packReplies, unpackRequests } from './run_wire.js';
+import { keepForReplay, replayable } from './lone_prewarm.js';
 
 // The engines' own prints (TF.js banners, XNNPACK errors) join the server's JSON-lines log.
 routeEngineChatter();
@@ -54,6 +55,8 @@ interface Hosted {
   load: VersionLoad;
   servable: Servable;
   warmupRecords: number;
+  /** Its last small lone run, replayed by a prewarm (lone_prewarm.ts), and the fastest such run's time. */
+  lastRun?: { request: RunRequest; fastestMs: number };
 }
 
 /** The versions loaded on this thread, by id. */
@@ -205,6 +208,7 @@ async function control(task: ControlTask): Promise<ExecutorReply> {
       collectGarbage();
       return { ok: true, kind: 'unloaded' };
     }
+    if (task.kind === 'prewarm') return { ok: true, kind: 'prewarmed', ran: prewarm(task.id) };
     const v = versionOf(task.id);
     if (task.kind === 'trace') {
       if (!v.servable.trace)
@@ -234,21 +238,43 @@ type RunLineAnswer = [RunLineReply, ArrayBuffer[]];
 /** Runs a message's requests one after another; the answer and the buffers it moves, at once when every run answered at once. */
 function runMany(m: RunLineRequest): RunLineAnswer | Promise<RunLineAnswer> {
   let requests: RunRequest[];
-  let servable: Servable;
+  let v: Hosted;
   try {
     const unpacked = unpackRequests(m);
     requests = unpacked.requests;
-    servable = versionOf(unpacked.id).servable;
+    v = versionOf(unpacked.id);
   } catch (e) {
     return [{ ok: false, error: toStatusData(e) }, []];
   }
   const replies: RunReply[] = [];
   for (let i = 0; i < requests.length; i++) {
-    const reply = runOne(servable, requests[i]);
-    if (reply instanceof Promise) return finishLater(servable, requests, i, reply, replies);
+    const reply = runOne(v.servable, requests[i]);
+    if (reply instanceof Promise) return finishLater(v.servable, requests, i, reply, replies);
     replies.push(reply);
   }
+  // A lone request that answered at once (so will its replay): kept for a prewarm.
+  const first = replies[0];
+  if (requests.length === 1 && first.ok && keepForReplay(m))
+    v.lastRun = { request: requests[0], fastestMs: Math.min(first.computeMs, v.lastRun?.fastestMs ?? Infinity) };
   return packed(replies);
+}
+
+/**
+ * Replays the version's kept run, its answer dropped (lone_prewarm.ts): only one that answers at
+ * once (runNow), which cannot overlap a run of the run line, and only a short one.
+ */
+function prewarm(id: number): boolean {
+  const v = hosted.get(id);
+  const last = v?.lastRun;
+  if (!v?.servable.runNow || !last || !replayable(last.fastestMs, data.prewarmMaxMs)) return false;
+  try {
+    const out = v.servable.runNow(last.request.signature, last.request.inputs, last.request.outputKeys);
+    // Kept runs answered at once; should this one not, it is let finish on its own.
+    if (out instanceof Promise) out.catch(() => {});
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The rest of runMany once a run (request `i`, `pending`) has to be waited for. */
@@ -312,7 +338,9 @@ function serveRunLine(port: MessagePort): void {
 
 function serveControlLine(port: MessagePort): void {
   port.on('message', (m: ControlRequest) => {
-    void control(m.task).then((reply) => port.postMessage({ seq: m.seq, reply } satisfies ControlAnswer));
+    const done = control(m.task);
+    // seq 0: no answer wanted (ControlLine.post).
+    if (m.seq !== 0) void done.then((reply) => port.postMessage({ seq: m.seq, reply } satisfies ControlAnswer));
   });
 }
 

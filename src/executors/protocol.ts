@@ -21,6 +21,8 @@ export interface ExecutorThreadData {
   runtime: RuntimeName;
   /** Thread counts and GPU options for the runtime's sessions. */
   engine?: EngineSettings;
+  /** The longest run a prewarm replays (lone_prewarm.ts; tests set it). */
+  prewarmMaxMs?: number;
 }
 
 /** What a version is loaded from, and how. */
@@ -54,10 +56,12 @@ export type ControlTask =
   | { kind: 'trace'; id: number; signature: string; inputs: Record<string, HostTensor> }
   | { kind: 'verify'; id: number; signatures: string[] }
   /** Refuses a run the load itself would make (verification) when its tensors exceed the load's memory bound (Servable.checkLoadRun). */
-  | { kind: 'checkLoadRun'; id: number; signature: string; inputs: Record<string, HostTensor> };
+  | { kind: 'checkLoadRun'; id: number; signature: string; inputs: Record<string, HostTensor> }
+  /** Replays the version's last small lone run, its answer dropped, so that the next one finds the thread warm (lone_prewarm.ts). */
+  | { kind: 'prewarm'; id: number };
 
 export interface ControlRequest {
-  /** Echoed in the answer: several control tasks may be under way at once. */
+  /** Echoed in the answer: several control tasks may be under way at once. 0: no answer wanted. */
   seq: number;
   task: ControlTask;
 }
@@ -113,7 +117,9 @@ export type ExecutorReply =
   | { ok: true; kind: 'runMany'; replies: PackedTensors }
   | { ok: true; kind: 'trace'; tensors: Array<[string, HostTensor]> }
   | { ok: true; kind: 'verify'; report: VerificationReport }
-  | { ok: true; kind: 'checkLoadRun' };
+  | { ok: true; kind: 'checkLoadRun' }
+  /** `ran`: whether there was a run to replay (none kept, or too slow to replay). */
+  | { ok: true; kind: 'prewarmed'; ran: boolean };
 
 /**
  * A thread's own lines, posted on its parentPort once its modules have loaded. Runs skip
