@@ -77,18 +77,30 @@ function busyLines(): number {
   return busy;
 }
 
-/** While any host lives: a POST arriving while no executor thread runs prewarms each host's lone thread (lone_prewarm.ts). */
+/** The host that sent the process's last lone message: the one whose thread a POST arriving while nothing runs prewarms. */
+let lastLoneHost: ExecutorHost | undefined;
+/** While any host lives: POST arrivals are heard (lone_prewarm.ts). */
 let stopPrewarming: (() => void) | undefined;
+
+/**
+ * A POST arrived: when no executor thread of the process runs, the host of the last lone message
+ * prewarms its thread — one host, betting that the request is for the version the last lone one
+ * was for (on a server of many models, a POST for another costs one short run, not one per host).
+ * Returns the host told to, for tests.
+ */
+export function prewarmForArrival(): ExecutorHost | undefined {
+  if (busyLines() !== 0 || !lastLoneHost?.prewarm()) return undefined;
+  return lastLoneHost;
+}
 
 function hostOpened(host: ExecutorHost): void {
   liveHosts.add(host);
-  stopPrewarming ??= onPostArrival(() => {
-    if (busyLines() === 0) for (const h of liveHosts) void h.prewarm();
-  });
+  stopPrewarming ??= onPostArrival(() => void prewarmForArrival());
 }
 
 function hostClosed(host: ExecutorHost): void {
   liveHosts.delete(host);
+  if (lastLoneHost === host) lastLoneHost = undefined;
   if (liveHosts.size) return;
   stopPrewarming?.();
   stopPrewarming = undefined;
@@ -368,7 +380,10 @@ export class ExecutorHost {
   countRuns(line: RunLine, requests: number): void {
     executorRuns[this.widthOf(line)] += requests;
     // Called as the message is sent: nothing running anywhere makes it a lone one.
-    if (busyLines() === 0) this.lastLone = this.threads.find((t) => t.run === line);
+    if (busyLines() === 0) {
+      this.lastLone = this.threads.find((t) => t.run === line);
+      lastLoneHost = this;
+    }
   }
 
   /**

@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import diagnostics from 'node:diagnostics_channel';
 import path from 'node:path';
-import { ExecutorHost } from '../../src/executors/executor_host.js';
+import { ExecutorHost, prewarmForArrival } from '../../src/executors/executor_host.js';
 import { keepForReplay, onPostArrival, PREWARM_MAX_BYTES, PREWARM_MAX_MS, replayable } from '../../src/executors/lone_prewarm.js';
 import type { RunRequest } from '../../src/executors/protocol.js';
 import { writeHalfPlusTwoSavedModel } from '../../test_util/savedmodel/model_zoo.js';
@@ -85,6 +85,19 @@ describe('lone prewarm on executor threads (ONNX Runtime)', () => {
     assert.equal(host.prewarm(), true);
     await host.unload(id);
     assert.equal(host.prewarm(), false, 'the version was unloaded');
+  });
+
+  it('an arrival prewarms the host of the last lone message only', async () => {
+    const a = await hostWithHalfPlusTwo();
+    const b = await hostWithHalfPlusTwo();
+    await a.send(Float32Array.of(1));
+    await b.send(Float32Array.of(2));
+    assert.equal(prewarmForArrival(), b.host);
+    await a.send(Float32Array.of(3));
+    assert.equal(prewarmForArrival(), a.host);
+    const running = a.send(Float32Array.of(4));
+    assert.equal(prewarmForArrival(), undefined, 'a thread of the process is running');
+    await running;
   });
 
   it('no prewarm while the thread is still warm from its last answer', async () => {
