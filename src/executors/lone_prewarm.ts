@@ -1,22 +1,21 @@
 // Warming the executor thread of a lone request while the event loop reads that request.
 // After idle, everything a request touches has gone cold: on 2 shared cores, half_plus_two's run
 // on its executor thread took 250–300 µs 200 ms after the last one against 25–75 µs back to back
-// (bench/cold_run.ts), with no system call in it (strace): cache misses along ONNX
-// Runtime's run path, the same on one intra-op thread as on two. It sets in within milliseconds
-// (about 70 µs 1 ms after the last run, 115–145 µs after 5 ms), so no periodic keep-warm short
-// of spinning would hold it off. It can be overlapped instead: the event loop takes about 1 ms
-// from a request's arrival to handing it to the thread (perf sched, after 200 ms idle). So when
-// a POST's headers arrive while no executor thread runs anything, the thread that took the
-// process's last lone run replays it (its answer dropped; executor_host.ts, prewarmForArrival):
-// the thread wakes and runs cold then, and the real
-// run ~1 ms later finds it awake and warm — in cold_run, with the replay 1 ms ahead, wake plus
-// run 200–290 µs against 440–530.
+// (bench/cold_run.ts), with no system call in it (strace): cache misses along ONNX Runtime's run
+// path, the same on one intra-op thread as on two. It sets in within milliseconds (about 70 µs
+// 1 ms after the last run, 115–145 µs after 5 ms), so no periodic keep-warm short of spinning
+// would hold it off. It can be overlapped instead: the event loop takes about 1 ms from a
+// request's arrival to handing it to the thread (perf sched, after 200 ms idle). So when a POST's
+// headers arrive while no executor thread runs anything, the thread that took the process's last
+// lone run replays it, its answer dropped (executor_host.ts, prewarmForArrival): the thread wakes
+// and runs cold then, and the real run ~1 ms later finds it awake and warm — in cold_run, with
+// the replay 1 ms ahead, wake plus run 200–290 µs against 440–530.
 // Cost: one more run per POST that finds the process idle for 2 ms or more (none back to back or
-// under load), on one thread, whichever model the POST is for. Only runs of
-// at most PREWARM_MAX_MS are replayed, so that the replay ends before the request it warms for
-// reaches the thread; only messages of one request up to PREWARM_MAX_BYTES are kept for it.
-// Node publishes a request's start on a diagnostics channel (REST over node:http; gRPC's
-// HTTP/2 server publishes nothing there, so gRPC requests are not prewarmed).
+// under load), on one thread, whichever model the POST is for. Only runs of at most
+// PREWARM_MAX_MS are replayed, so that the replay ends before the request it warms for reaches
+// the thread; only messages of one request up to PREWARM_MAX_BYTES are kept for it.
+// Node publishes a request's start on a diagnostics channel (REST over node:http; gRPC's HTTP/2
+// server publishes nothing there, so gRPC requests are not prewarmed).
 import diagnostics from 'node:diagnostics_channel';
 import type { PackedTensors } from './protocol.js';
 import { packedBytes } from './run_wire.js';
