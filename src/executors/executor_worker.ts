@@ -1,7 +1,7 @@
 // Entry of an executor thread: hosts the model versions the main thread loads on it (each
 // under its id) and runs requests on them. Inference happens here, never on the main
 // thread's event loop. See protocol.ts for the two lines it offers.
-import { MessageChannel, parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -264,6 +264,8 @@ function runMany(m: RunLineRequest): RunLineAnswer | Promise<RunLineAnswer> {
  * once (runNow), which cannot overlap a run of the run line, and only a short one.
  */
 function prewarm(id: number): boolean {
+  // The run it warms for is here already (the thread woke late): that run goes first, no replay.
+  if (takeWaitingRun()) return false;
   const v = hosted.get(id);
   const last = v?.lastRun;
   if (!v?.servable.runNow || !last || !replayable(last.fastestMs, data.prewarmMaxMs)) return false;
@@ -330,11 +332,20 @@ function serveRunLine(port: MessagePort): void {
         });
     }
   };
-  port.on('message', (m: RunLineRequest) => {
+  const take = (m: RunLineRequest): void => {
     waiting.push(m);
     serveWaiting();
-  });
+  };
+  port.on('message', take);
+  takeWaitingRun = () => {
+    const queued = receiveMessageOnPort(port);
+    if (queued) take(queued.message as RunLineRequest);
+    return queued !== undefined;
+  };
 }
+
+/** Takes a message waiting on the run line now, out of turn with the control line's: whether there was one. */
+let takeWaitingRun: () => boolean = () => false;
 
 function serveControlLine(port: MessagePort): void {
   port.on('message', (m: ControlRequest) => {
