@@ -11,17 +11,23 @@
 // and runs cold then, and the real run ~1 ms later finds it awake and warm — in cold_run, with
 // the replay 1 ms ahead, wake plus run 200–290 µs against 440–530.
 // Cost: one more run per POST that finds the process idle for 2 ms or more (none back to back or
-// under load), on one thread, whichever model the POST is for. Only runs of at most
-// PREWARM_MAX_MS are replayed, so that the replay ends before the request it warms for reaches
-// the thread; only messages of one request up to PREWARM_MAX_BYTES are kept for it.
+// under load), on one thread, whichever model the POST is for. Only versions whose runs can take
+// at most PREWARM_MAX_MS are replayed: the replay must end well before the request it warms for
+// reaches the thread, and its CPU comes from a core others need; only messages of one request up
+// to PREWARM_MAX_BYTES are kept for it.
 // Node publishes a request's start on a diagnostics channel (REST over node:http; gRPC's HTTP/2
 // server publishes nothing there, so gRPC requests are not prewarmed).
 import diagnostics from 'node:diagnostics_channel';
 import type { PackedTensors } from './protocol.js';
 import { packedBytes } from './run_wire.js';
 
-/** Longest run (ms, the version's fastest lone run on the thread) replayed: the event loop's ~1 ms from a request's headers to its hand-off. */
-export const PREWARM_MAX_MS = 1;
+/**
+ * Longest run replayed (ms, the version's fastest lone run on the thread). The replay takes a core
+ * the event loop and the client may need: on 2 shared cores, the bench MLP (fastest run ~0.55 ms)
+ * replayed gained 0.29 ms of run and lost 0.97 ms elsewhere (bench:lone, median 4.35 ms against
+ * 3.58, +1.0 ms CPU per request); half_plus_two (~0.02 ms warm, 0.25 cold) gained. So tiny runs only.
+ */
+export const PREWARM_MAX_MS = 0.1;
 /**
  * Idle time (ms since the thread's last answer) after which a prewarm is sent: back to back, a
  * thread is still warm and a replay would be a run and a wake for nothing (in cold_run, a run
