@@ -129,7 +129,7 @@ async function main() {
     for (const [s, name] of names) {
       const c = cells.get(s)!;
       console.log(
-        `  ${name}: ${median(c.rps).toFixed(0)} req/s (wrk, ${CONNECTIONS} connections; rounds ${c.rps.map((r) => r.toFixed(0)).join(' ')}), event loop ${median(c.loopUs).toFixed(1)} µs/request, process ${median(c.cpuUs).toFixed(1)} µs/request; one at a time: back to back ${median(c.backToBack).toFixed(3)} ms, after ${IDLE_MS} ms idle ${median(c.afterIdle).toFixed(3)} ms`,
+        `  ${name}: ${median(c.rps).toFixed(0)} req/s (wrk, ${CONNECTIONS} connections; rounds ${c.rps.map((r) => r.toFixed(0)).join(' ')}), event loop ${median(c.loopUs).toFixed(1)} µs/request, process ${median(c.cpuUs).toFixed(1)} µs/request; one at a time: back to back ${median(c.backToBack).toFixed(3)} ms (rounds ${c.backToBack.map((m) => m.toFixed(3)).join(' ')}), after ${IDLE_MS} ms idle ${median(c.afterIdle).toFixed(3)} ms (rounds ${c.afterIdle.map((m) => m.toFixed(3)).join(' ')})`,
       );
     }
     for (const b of builds) {
