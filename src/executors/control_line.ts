@@ -9,8 +9,13 @@ export class ControlLine {
   private readonly pending = new Map<number, { resolve: (reply: ExecutorReply) => void; reject: (e: Error) => void }>();
   private closed = false;
 
-  constructor(private readonly port: MessagePort) {
+  constructor(
+    private readonly port: MessagePort,
+    /** Told what the thread sends unasked (seq 0). */
+    onNotice: (reply: ExecutorReply) => void = () => {},
+  ) {
     port.on('message', (answer: ControlAnswer) => {
+      if (answer.seq === 0) return onNotice(answer.reply);
       const p = this.pending.get(answer.seq);
       if (!p) return;
       this.pending.delete(answer.seq);

@@ -116,6 +116,8 @@ export interface HostThread {
   readonly loaded: Set<number>;
   /** Versions whose load failed on it (a replacement thread that could not load one again). */
   readonly failed: Map<number, ServingError>;
+  /** Versions the thread said a prewarm would replay a run of (lone_prewarm.ts). */
+  readonly prewarmable: Set<number>;
   /** Loads on one thread run one after another. */
   loads: Promise<unknown>;
   closed: boolean;
@@ -222,12 +224,16 @@ export class ExecutorHost {
       offer.control.close();
       return;
     }
+    const prewarmable = new Set<number>();
     const t: HostThread = {
       run: new RunLine(offer.run, () => this.removeThread(t)),
       wide,
-      control: new ControlLine(offer.control),
+      control: new ControlLine(offer.control, (notice) => {
+        if (notice.ok && notice.kind === 'prewarmable') prewarmable.add(notice.id);
+      }),
       loaded: new Set(),
       failed: new Map(),
+      prewarmable,
       loads: Promise.resolve(),
       closed: false,
     };
@@ -345,6 +351,7 @@ export class ExecutorHost {
     await Promise.all(
       this.threads.map((t) => {
         t.failed.delete(id);
+        t.prewarmable.delete(id);
         const unloaded = t.loads.then(async () => {
           if (!t.loaded.delete(id) || t.closed) return;
           await t.control.request({ kind: 'unload', id }).catch(() => {});
@@ -388,13 +395,13 @@ export class ExecutorHost {
 
   /**
    * Replays the last lone run on the thread that ran it, unanswered (lone_prewarm.ts). Whether
-   * it was sent: not when there is nothing to warm (no lone run yet, its thread busy, gone or
-   * still warm from its last answer, its version unloaded).
+   * it was sent: not when there is nothing to warm (no lone run yet, or none the thread would
+   * replay; its thread busy, gone or still warm from its last answer; its version unloaded).
    */
   prewarm(): boolean {
     const t = this.lastLone;
     const id = t?.run.lastId;
-    if (!t || t.closed || !t.run.idle || id === undefined || !t.loaded.has(id)) return false;
+    if (!t || t.closed || !t.run.idle || id === undefined || !t.loaded.has(id) || !t.prewarmable.has(id)) return false;
     if (performance.now() - t.run.lastAnsweredAt < this.prewarmAfterIdleMs) return false;
     t.control.post({ kind: 'prewarm', id });
     return true;

@@ -57,6 +57,8 @@ interface Hosted {
   warmupRecords: number;
   /** Its last small lone run, replayed by a prewarm (lone_prewarm.ts), and the fastest such run's time. */
   lastRun?: { request: RunRequest; fastestMs: number };
+  /** The main thread was told that a prewarm would replay a run of it. */
+  toldPrewarmable?: boolean;
 }
 
 /** The versions loaded on this thread, by id. */
@@ -238,11 +240,13 @@ type RunLineAnswer = [RunLineReply, ArrayBuffer[]];
 /** Runs a message's requests one after another; the answer and the buffers it moves, at once when every run answered at once. */
 function runMany(m: RunLineRequest): RunLineAnswer | Promise<RunLineAnswer> {
   let requests: RunRequest[];
+  let id: number;
   let v: Hosted;
   try {
     const unpacked = unpackRequests(m);
     requests = unpacked.requests;
-    v = versionOf(unpacked.id);
+    id = unpacked.id;
+    v = versionOf(id);
   } catch (e) {
     return [{ ok: false, error: toStatusData(e) }, []];
   }
@@ -254,8 +258,14 @@ function runMany(m: RunLineRequest): RunLineAnswer | Promise<RunLineAnswer> {
   }
   // A lone request that answered at once (so will its replay): kept for a prewarm.
   const first = replies[0];
-  if (requests.length === 1 && first.ok && keepForReplay(m))
+  if (requests.length === 1 && first.ok && keepForReplay(m)) {
     v.lastRun = { request: requests[0], fastestMs: Math.min(first.computeMs, v.lastRun?.fastestMs ?? Infinity) };
+    // Once (its fastest run only falls): from now on the host sends it prewarms, and no other version's.
+    if (!v.toldPrewarmable && v.servable.runNow && replayable(v.lastRun.fastestMs, data.prewarmMaxMs)) {
+      v.toldPrewarmable = true;
+      notice({ ok: true, kind: 'prewarmable', id });
+    }
+  }
   return packed(replies);
 }
 
@@ -347,7 +357,11 @@ function serveRunLine(port: MessagePort): void {
 /** Takes a message waiting on the run line now, out of turn with the control line's: whether there was one. */
 let takeWaitingRun: () => boolean = () => false;
 
+/** Tells the main thread something unasked, on the control line (seq 0). */
+let notice: (reply: ExecutorReply) => void = () => {};
+
 function serveControlLine(port: MessagePort): void {
+  notice = (reply) => port.postMessage({ seq: 0, reply } satisfies ControlAnswer);
   port.on('message', (m: ControlRequest) => {
     const done = control(m.task);
     // seq 0: no answer wanted (ControlLine.post).

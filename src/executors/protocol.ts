@@ -67,6 +67,7 @@ export interface ControlRequest {
 }
 
 export interface ControlAnswer {
+  /** 0: a notice the thread sends unasked. */
   seq: number;
   reply: ExecutorReply;
 }
@@ -119,7 +120,9 @@ export type ExecutorReply =
   | { ok: true; kind: 'verify'; report: VerificationReport }
   | { ok: true; kind: 'checkLoadRun' }
   /** `ran`: whether there was a run to replay (none kept, or too slow to replay). */
-  | { ok: true; kind: 'prewarmed'; ran: boolean };
+  | { ok: true; kind: 'prewarmed'; ran: boolean }
+  /** Told unasked (seq 0) once a version on the thread has a run a prewarm would replay. */
+  | { ok: true; kind: 'prewarmable'; id: number };
 
 /**
  * A thread's own lines, posted on its parentPort once its modules have loaded. Runs skip

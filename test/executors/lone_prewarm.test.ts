@@ -92,6 +92,9 @@ describe('lone prewarm on executor threads (ONNX Runtime)', () => {
     const b = await hostWithHalfPlusTwo();
     await a.send(Float32Array.of(1));
     await b.send(Float32Array.of(2));
+    // A control round trip on each: the thread's notice that it has a run to replay, sent before, has arrived.
+    await a.replayed();
+    await b.replayed();
     assert.equal(prewarmForArrival(), b.host);
     await a.send(Float32Array.of(3));
     assert.equal(prewarmForArrival(), a.host);
@@ -101,8 +104,23 @@ describe('lone prewarm on executor threads (ONNX Runtime)', () => {
   });
 
   it('no prewarm while the thread is still warm from its last answer', async () => {
-    const { host, send } = await hostWithHalfPlusTwo(Infinity);
+    const { host, send, replayed } = await hostWithHalfPlusTwo(Infinity);
     await send(Float32Array.of(1));
+    await replayed();
+    assert.equal(host.prewarm(), false);
+  });
+
+  it('no prewarm for a version whose runs take longer than the bound: the thread never says it has one to replay', async () => {
+    const versionDir = path.join(tempDir(), '1');
+    await writeHalfPlusTwoSavedModel(versionDir);
+    const host = ExecutorHost.start({ threads: 1, runtime: 'onnx', prewarmMaxMs: -1, prewarmAfterIdleMs: 0 });
+    closing.push(host);
+    const { id } = await host.open({ versionDir, tags: ['serve'] });
+    const line = host.idleLine(id)!;
+    host.countRuns(line, 1);
+    await line.send(id, [request(Float32Array.of(1))]);
+    const reply = await host.control(id, { kind: 'prewarm', id });
+    assert.deepEqual(reply, { ok: true, kind: 'prewarmed', ran: false });
     assert.equal(host.prewarm(), false);
   });
 
