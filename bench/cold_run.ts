@@ -6,7 +6,7 @@
 // both threads: performance.timeOrigin differs per thread, so each side adds its own.
 // Set-ups: one intra-op thread and every core, on half_plus_two and the benches' MLP.
 // --prewarm-ms N: N ms before each measured message, a message that runs the model once,
-// unanswered, as tfgate's prewarm does when a lone request's headers arrive.
+// unanswered: what a replay sent as a lone request's headers arrive would buy the run after it.
 //   node dist/bench/cold_run.js [--runs 40 --idle 1,5,200 --model half_plus_two|mlp|both --prewarm-ms 1]
 import fs from 'node:fs';
 import os from 'node:os';

@@ -9,13 +9,8 @@ export class ControlLine {
   private readonly pending = new Map<number, { resolve: (reply: ExecutorReply) => void; reject: (e: Error) => void }>();
   private closed = false;
 
-  constructor(
-    private readonly port: MessagePort,
-    /** Told what the thread sends unasked (seq 0). */
-    onNotice: (reply: ExecutorReply) => void = () => {},
-  ) {
+  constructor(private readonly port: MessagePort) {
     port.on('message', (answer: ControlAnswer) => {
-      if (answer.seq === 0) return onNotice(answer.reply);
       const p = this.pending.get(answer.seq);
       if (!p) return;
       this.pending.delete(answer.seq);
@@ -39,15 +34,6 @@ export class ControlLine {
       this.port.ref();
       this.port.postMessage({ seq, task } satisfies ControlRequest);
     });
-  }
-
-  /**
-   * Sends a task whose answer nobody waits for (seq 0: the thread answers none), nor does it
-   * keep the process alive: a prewarm, whose answer would wake the event loop once more in the
-   * middle of the request it warms for.
-   */
-  post(task: ControlTask): void {
-    if (!this.closed) this.port.postMessage({ seq: 0, task } satisfies ControlRequest);
   }
 
   close(): void {

@@ -28,7 +28,6 @@ import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../config/session_
 import { RunLine } from './run_line.js';
 import { ControlLine } from './control_line.js';
 import { chooseLine, wideThreadWidth } from './core_sizing.js';
-import { onPostArrival, PREWARM_AFTER_IDLE_MS } from './lone_prewarm.js';
 
 const here = fileURLToPath(import.meta.url);
 // Same extension as this module: .js when compiled, .ts under tsx in development.
@@ -59,10 +58,6 @@ export interface ExecutorHostOptions {
    * (core_sizing.ts); serving hosts do, one-off ones (verification, load probes) do not.
    */
   wide?: boolean;
-  /** Tests: the longest run a prewarm replays (default PREWARM_MAX_MS), so that what is replayed does not hang on timings. */
-  prewarmMaxMs?: number;
-  /** Tests: the idle time after which a prewarm is sent (default PREWARM_AFTER_IDLE_MS), likewise. */
-  prewarmAfterIdleMs?: number;
 }
 
 /** Requests run on executor threads of this process, by the width of the thread that ran them. */
@@ -77,35 +72,6 @@ function busyLines(): number {
   return busy;
 }
 
-/** The host that sent the process's last lone message: the one whose thread a POST arriving while nothing runs prewarms. */
-let lastLoneHost: ExecutorHost | undefined;
-/** While any host lives: POST arrivals are heard (lone_prewarm.ts). */
-let stopPrewarming: (() => void) | undefined;
-
-/**
- * A POST arrived: when no executor thread of the process runs, the host of the last lone message
- * prewarms its thread — one host, betting that the request is for the version the last lone one
- * was for (on a server of many models, a POST for another costs one short run, not one per host).
- * Returns the host told to, for tests.
- */
-export function prewarmForArrival(): ExecutorHost | undefined {
-  if (busyLines() !== 0 || !lastLoneHost?.prewarm()) return undefined;
-  return lastLoneHost;
-}
-
-function hostOpened(host: ExecutorHost): void {
-  liveHosts.add(host);
-  stopPrewarming ??= onPostArrival(() => void prewarmForArrival());
-}
-
-function hostClosed(host: ExecutorHost): void {
-  liveHosts.delete(host);
-  if (lastLoneHost === host) lastLoneHost = undefined;
-  if (liveHosts.size) return;
-  stopPrewarming?.();
-  stopPrewarming = undefined;
-}
-
 /** One executor thread as the host sees it. */
 export interface HostThread {
   readonly run: RunLine;
@@ -116,8 +82,6 @@ export interface HostThread {
   readonly loaded: Set<number>;
   /** Versions whose load failed on it (a replacement thread that could not load one again). */
   readonly failed: Map<number, ServingError>;
-  /** Versions the thread said a prewarm would replay a run of (lone_prewarm.ts). */
-  readonly prewarmable: Set<number>;
   /** Loads on one thread run one after another. */
   loads: Promise<unknown>;
   closed: boolean;
@@ -149,10 +113,6 @@ export class ExecutorHost {
   private readonly hungry = new Set<HostTenant>();
   private nextId = 1;
   private closing = false;
-  /** The thread that took the last lone message (sent while no executor thread ran): the one a prewarm warms. */
-  private lastLone?: HostThread;
-  /** See PREWARM_AFTER_IDLE_MS. */
-  private prewarmAfterIdleMs = PREWARM_AFTER_IDLE_MS;
   /** A thread failed with no run on it (e.g. it could not start at the fd limit). */
   onThreadError?: (e: Error) => void;
 
@@ -171,8 +131,7 @@ export class ExecutorHost {
     const wide =
       width > 0 ? ExecutorHost.threadPool(options, 1, { ...DEFAULT_ENGINE_SETTINGS, ...options.engine, intraOpThreads: width }) : undefined;
     const host = new ExecutorHost(wide ? [narrow, wide] : [narrow], options.threads, options.threads + (wide ? 1 : 0));
-    if (options.prewarmAfterIdleMs !== undefined) host.prewarmAfterIdleMs = options.prewarmAfterIdleMs;
-    hostOpened(host);
+    liveHosts.add(host);
     for (const pool of host.pools) {
       const isWide = pool === wide;
       pool.on('message', (m: ThreadLinesOffer) => {
@@ -198,11 +157,7 @@ export class ExecutorHost {
       atomics: 'disabled',
       // Via piscina's optional @napi-rs/nice; see executorNiceIncrement.
       niceIncrement: executorNiceIncrement(options.threads),
-      workerData: {
-        runtime: options.runtime,
-        ...(engine && { engine }),
-        ...(options.prewarmMaxMs !== undefined && { prewarmMaxMs: options.prewarmMaxMs }),
-      } satisfies ExecutorThreadData,
+      workerData: { runtime: options.runtime, ...(engine && { engine }) } satisfies ExecutorThreadData,
     });
   }
 
@@ -224,16 +179,12 @@ export class ExecutorHost {
       offer.control.close();
       return;
     }
-    const prewarmable = new Set<number>();
     const t: HostThread = {
       run: new RunLine(offer.run, () => this.removeThread(t)),
       wide,
-      control: new ControlLine(offer.control, (notice) => {
-        if (notice.ok && notice.kind === 'prewarmable') prewarmable.add(notice.id);
-      }),
+      control: new ControlLine(offer.control),
       loaded: new Set(),
       failed: new Map(),
-      prewarmable,
       loads: Promise.resolve(),
       closed: false,
     };
@@ -351,7 +302,6 @@ export class ExecutorHost {
     await Promise.all(
       this.threads.map((t) => {
         t.failed.delete(id);
-        t.prewarmable.delete(id);
         const unloaded = t.loads.then(async () => {
           if (!t.loaded.delete(id) || t.closed) return;
           await t.control.request({ kind: 'unload', id }).catch(() => {});
@@ -386,25 +336,6 @@ export class ExecutorHost {
   /** Counts `requests` sent on `line` by its width (tfgate_executor_runs_total). */
   countRuns(line: RunLine, requests: number): void {
     executorRuns[this.widthOf(line)] += requests;
-    // Called as the message is sent: nothing running anywhere makes it a lone one.
-    if (busyLines() === 0) {
-      this.lastLone = this.threads.find((t) => t.run === line);
-      lastLoneHost = this;
-    }
-  }
-
-  /**
-   * Replays the last lone run on the thread that ran it, unanswered (lone_prewarm.ts). Whether
-   * it was sent: not when there is nothing to warm (no lone run yet, or none the thread would
-   * replay; its thread busy, gone or still warm from its last answer; its version unloaded).
-   */
-  prewarm(): boolean {
-    const t = this.lastLone;
-    const id = t?.run.lastId;
-    if (!t || t.closed || !t.run.idle || id === undefined || !t.loaded.has(id) || !t.prewarmable.has(id)) return false;
-    if (performance.now() - t.run.lastAnsweredAt < this.prewarmAfterIdleMs) return false;
-    t.control.post({ kind: 'prewarm', id });
-    return true;
   }
 
   /** Why `id` cannot run anywhere: every thread left failed to load it again (else undefined). */
@@ -439,7 +370,7 @@ export class ExecutorHost {
   /** Ends the threads (after the versions' runs have ended). */
   async close(): Promise<void> {
     this.closing = true;
-    hostClosed(this);
+    liveHosts.delete(this);
     for (const t of this.threads) {
       t.run.close();
       t.control.close();
@@ -450,7 +381,7 @@ export class ExecutorHost {
   /** Ends the threads at once, whatever they run (a load abandoned at shutdown). */
   async destroy(): Promise<void> {
     this.closing = true;
-    hostClosed(this);
+    liveHosts.delete(this);
     await Promise.all(this.pools.map((p) => p.destroy()));
   }
 }

@@ -1,7 +1,7 @@
 // Entry of an executor thread: hosts the model versions the main thread loads on it (each
 // under its id) and runs requests on them. Inference happens here, never on the main
 // thread's event loop. See protocol.ts for the two lines it offers.
-import { MessageChannel, parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -29,7 +29,6 @@ import type {
 } from './protocol.js';
 import { routeEngineChatter } from '../runtimes/engine_chatter.js';
 import { packedBytes, packReplies, unpackRequests } from './run_wire.js';
-import { keepForReplay, replayable } from './lone_prewarm.js';
 
 // The engines' own prints (TF.js banners, XNNPACK errors) join the server's JSON-lines log.
 routeEngineChatter();
@@ -55,10 +54,6 @@ interface Hosted {
   load: VersionLoad;
   servable: Servable;
   warmupRecords: number;
-  /** Its last small lone run, replayed by a prewarm (lone_prewarm.ts), and the fastest such run's time. */
-  lastRun?: { request: RunRequest; fastestMs: number };
-  /** The main thread was told that a prewarm would replay a run of it. */
-  toldPrewarmable?: boolean;
 }
 
 /** The versions loaded on this thread, by id. */
@@ -210,7 +205,6 @@ async function control(task: ControlTask): Promise<ExecutorReply> {
       collectGarbage();
       return { ok: true, kind: 'unloaded' };
     }
-    if (task.kind === 'prewarm') return { ok: true, kind: 'prewarmed', ran: prewarm(task.id) };
     const v = versionOf(task.id);
     if (task.kind === 'trace') {
       if (!v.servable.trace)
@@ -240,53 +234,21 @@ type RunLineAnswer = [RunLineReply, ArrayBuffer[]];
 /** Runs a message's requests one after another; the answer and the buffers it moves, at once when every run answered at once. */
 function runMany(m: RunLineRequest): RunLineAnswer | Promise<RunLineAnswer> {
   let requests: RunRequest[];
-  let id: number;
-  let v: Hosted;
+  let servable: Servable;
   try {
     const unpacked = unpackRequests(m);
     requests = unpacked.requests;
-    id = unpacked.id;
-    v = versionOf(id);
+    servable = versionOf(unpacked.id).servable;
   } catch (e) {
     return [{ ok: false, error: toStatusData(e) }, []];
   }
   const replies: RunReply[] = [];
   for (let i = 0; i < requests.length; i++) {
-    const reply = runOne(v.servable, requests[i]);
-    if (reply instanceof Promise) return finishLater(v.servable, requests, i, reply, replies);
+    const reply = runOne(servable, requests[i]);
+    if (reply instanceof Promise) return finishLater(servable, requests, i, reply, replies);
     replies.push(reply);
   }
-  // A lone request that answered at once (so will its replay): kept for a prewarm.
-  const first = replies[0];
-  if (requests.length === 1 && first.ok && keepForReplay(m)) {
-    v.lastRun = { request: requests[0], fastestMs: Math.min(first.computeMs, v.lastRun?.fastestMs ?? Infinity) };
-    // Once (its fastest run only falls): from now on the host sends it prewarms, and no other version's.
-    if (!v.toldPrewarmable && v.servable.runNow && replayable(v.lastRun.fastestMs, data.prewarmMaxMs)) {
-      v.toldPrewarmable = true;
-      notice({ ok: true, kind: 'prewarmable', id });
-    }
-  }
   return packed(replies);
-}
-
-/**
- * Replays the version's kept run, its answer dropped (lone_prewarm.ts): only one that answers at
- * once (runNow), which cannot overlap a run of the run line, and only a short one.
- */
-function prewarm(id: number): boolean {
-  // The run it warms for is here already (the thread woke late): that run goes first, no replay.
-  if (takeWaitingRun()) return false;
-  const v = hosted.get(id);
-  const last = v?.lastRun;
-  if (!v?.servable.runNow || !last || !replayable(last.fastestMs, data.prewarmMaxMs)) return false;
-  try {
-    const out = v.servable.runNow(last.request.signature, last.request.inputs, last.request.outputKeys);
-    // Kept runs answered at once; should this one not, it is let finish on its own.
-    if (out instanceof Promise) out.catch(() => {});
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The rest of runMany once a run (request `i`, `pending`) has to be waited for. */
@@ -342,30 +304,15 @@ function serveRunLine(port: MessagePort): void {
         });
     }
   };
-  const take = (m: RunLineRequest): void => {
+  port.on('message', (m: RunLineRequest) => {
     waiting.push(m);
     serveWaiting();
-  };
-  port.on('message', take);
-  takeWaitingRun = () => {
-    const queued = receiveMessageOnPort(port);
-    if (queued) take(queued.message as RunLineRequest);
-    return queued !== undefined;
-  };
+  });
 }
 
-/** Takes a message waiting on the run line now, out of turn with the control line's: whether there was one. */
-let takeWaitingRun: () => boolean = () => false;
-
-/** Tells the main thread something unasked, on the control line (seq 0). */
-let notice: (reply: ExecutorReply) => void = () => {};
-
 function serveControlLine(port: MessagePort): void {
-  notice = (reply) => port.postMessage({ seq: 0, reply } satisfies ControlAnswer);
   port.on('message', (m: ControlRequest) => {
-    const done = control(m.task);
-    // seq 0: no answer wanted (ControlLine.post).
-    if (m.seq !== 0) void done.then((reply) => port.postMessage({ seq: m.seq, reply } satisfies ControlAnswer));
+    void control(m.task).then((reply) => port.postMessage({ seq: m.seq, reply } satisfies ControlAnswer));
   });
 }
 

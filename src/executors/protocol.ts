@@ -21,8 +21,6 @@ export interface ExecutorThreadData {
   runtime: RuntimeName;
   /** Thread counts and GPU options for the runtime's sessions. */
   engine?: EngineSettings;
-  /** The longest run a prewarm replays (lone_prewarm.ts; tests set it). */
-  prewarmMaxMs?: number;
 }
 
 /** What a version is loaded from, and how. */
@@ -56,18 +54,15 @@ export type ControlTask =
   | { kind: 'trace'; id: number; signature: string; inputs: Record<string, HostTensor> }
   | { kind: 'verify'; id: number; signatures: string[] }
   /** Refuses a run the load itself would make (verification) when its tensors exceed the load's memory bound (Servable.checkLoadRun). */
-  | { kind: 'checkLoadRun'; id: number; signature: string; inputs: Record<string, HostTensor> }
-  /** Replays the version's last small lone run, its answer dropped, so that the next one finds the thread warm (lone_prewarm.ts). */
-  | { kind: 'prewarm'; id: number };
+  | { kind: 'checkLoadRun'; id: number; signature: string; inputs: Record<string, HostTensor> };
 
 export interface ControlRequest {
-  /** Echoed in the answer: several control tasks may be under way at once. 0: no answer wanted. */
+  /** Echoed in the answer: several control tasks may be under way at once. */
   seq: number;
   task: ControlTask;
 }
 
 export interface ControlAnswer {
-  /** 0: a notice the thread sends unasked. */
   seq: number;
   reply: ExecutorReply;
 }
@@ -118,11 +113,7 @@ export type ExecutorReply =
   | { ok: true; kind: 'runMany'; replies: PackedTensors }
   | { ok: true; kind: 'trace'; tensors: Array<[string, HostTensor]> }
   | { ok: true; kind: 'verify'; report: VerificationReport }
-  | { ok: true; kind: 'checkLoadRun' }
-  /** `ran`: whether there was a run to replay (none kept, or too slow to replay). */
-  | { ok: true; kind: 'prewarmed'; ran: boolean }
-  /** Told unasked (seq 0) once a version on the thread has a run a prewarm would replay. */
-  | { ok: true; kind: 'prewarmable'; id: number };
+  | { ok: true; kind: 'checkLoadRun' };
 
 /**
  * A thread's own lines, posted on its parentPort once its modules have loaded. Runs skip

@@ -21,10 +21,6 @@ export class RunLine {
   /** The messages sent and not yet answered, oldest (the running one) first. */
   private readonly answers: Answer[] = [];
   private closed = false;
-  /** The version of the last message sent (what a prewarm replays). */
-  lastId?: number;
-  /** When (performance.now()) the thread last answered: how long it has been idle. */
-  lastAnsweredAt = 0;
 
   constructor(
     private readonly port: MessagePort,
@@ -32,7 +28,6 @@ export class RunLine {
     onClose: (line: RunLine) => void,
   ) {
     port.on('message', (reply: RunLineReply) => {
-      this.lastAnsweredAt = performance.now();
       const a = this.answers.shift();
       if (!this.answers.length && !this.closed) this.port.unref();
       a?.resolve(reply instanceof ArrayBuffer ? { ok: true, kind: 'runMany', replies: reply } : reply);
@@ -65,7 +60,6 @@ export class RunLine {
     if (!this.idle && !this.canQueue) return Promise.reject(new Error('run line busy or closed'));
     return new Promise((resolve, reject) => {
       this.answers.push({ resolve, reject });
-      this.lastId = id;
       this.port.ref();
       const { packed, transfer: moved } = packRequests(id, requests, transfer);
       this.port.postMessage(packed, moved);
