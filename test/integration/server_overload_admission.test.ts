@@ -101,7 +101,12 @@ function overloadCase(label: string, serverArgs: (root: string) => string[], ref
           // The tail goes after the I/O the hold let in has been read (setImmediate runs after the
           // poll phase): on a loaded machine the timer can fire late, after the server answered
           // unread and hono closed the connection it stopped draining (500 ms) — writing then was
-          // an EPIPE for an answer already in the socket (a fresh-clone run failed so).
+          // an EPIPE for an answer already in the socket (a fresh-clone run failed so). That
+          // narrows the race without closing it: an answer that comes while that poll phase still
+          // runs is not seen, and a starved client's poll phase ran ~1 s here (5 CPU hogs, two
+          // copies): in one such run 167 tails went out 0.5-1.1 s after the server's 503 on their
+          // connection, past its 500 ms drain, and held only because the server's drain timer
+          // ran as late.
           setTimeout(
             () =>
               setImmediate(() => {
