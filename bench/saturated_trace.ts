@@ -239,6 +239,7 @@ async function main() {
     delete process.env.TFGATE_BATCH_TRACE;
     const c = await cell(s, [], body, undefined);
     await stopProcess(s.proc);
+    if (!fs.existsSync(traceFile)) throw new Error(`${bins[0].bin} wrote no batch trace: a build without TFGATE_BATCH_TRACE?`);
     const trace = JSON.parse(fs.readFileSync(traceFile, 'utf8')) as TraceFile;
     let profile: unknown;
     if (flagArg('profile')) {
