@@ -55,6 +55,8 @@ interface Cell {
   cpuUs: number[];
   backToBack: number[];
   afterIdle: number[];
+  /** tfgate's own account (Server-Timing, mean per round) of the requests after idle: where the time went. */
+  afterIdleParts: Array<Record<string, number>>;
 }
 
 const median = (xs: number[]) => {
@@ -77,7 +79,9 @@ async function measure(server: RunningServer, url: string, cell: Cell): Promise<
     return r;
   };
   cell.backToBack.push((await probe(REQUESTS, 0)).medianMs);
-  cell.afterIdle.push((await probe(IDLE_REQUESTS, IDLE_MS)).medianMs);
+  const idle = await probe(IDLE_REQUESTS, IDLE_MS);
+  cell.afterIdle.push(idle.medianMs);
+  cell.afterIdleParts.push(idle.serverMs);
 }
 
 async function main() {
@@ -94,7 +98,9 @@ async function main() {
       ...builds.map((b): [RunningServer, string] => [b, `http://127.0.0.1:${b.port}/v1/models/half_plus_two:predict`]),
       [floor, `http://127.0.0.1:${floor.port}/echo`],
     ]);
-    const cells = new Map<RunningServer, Cell>(servers.map((s) => [s, { rps: [], loopUs: [], cpuUs: [], backToBack: [], afterIdle: [] }]));
+    const cells = new Map<RunningServer, Cell>(
+      servers.map((s) => [s, { rps: [], loopUs: [], cpuUs: [], backToBack: [], afterIdle: [], afterIdleParts: [] }]),
+    );
     for (const s of servers) await alone(servers, s, async () => void runWrk(urls.get(s)!, BODY, CONNECTIONS, WARMUP_SECONDS));
     const load0 = os.loadavg()[0];
     for (let round = 0; round < ROUNDS; round++) {
@@ -123,7 +129,7 @@ async function main() {
     for (const [s, name] of names) {
       const c = cells.get(s)!;
       console.log(
-        `  ${name}: ${median(c.rps).toFixed(0)} req/s (wrk, ${CONNECTIONS} connections; rounds ${c.rps.map((r) => r.toFixed(0)).join(' ')}), event loop ${median(c.loopUs).toFixed(1)} µs/request, process ${median(c.cpuUs).toFixed(1)} µs/request; one at a time: back to back ${median(c.backToBack).toFixed(3)} ms, after ${IDLE_MS} ms idle ${median(c.afterIdle).toFixed(3)} ms`,
+        `  ${name}: ${median(c.rps).toFixed(0)} req/s (wrk, ${CONNECTIONS} connections; rounds ${c.rps.map((r) => r.toFixed(0)).join(' ')}), event loop ${median(c.loopUs).toFixed(1)} µs/request, process ${median(c.cpuUs).toFixed(1)} µs/request; one at a time: back to back ${median(c.backToBack).toFixed(3)} ms (rounds ${c.backToBack.map((m) => m.toFixed(3)).join(' ')}), after ${IDLE_MS} ms idle ${median(c.afterIdle).toFixed(3)} ms (rounds ${c.afterIdle.map((m) => m.toFixed(3)).join(' ')})`,
       );
     }
     for (const b of builds) {
@@ -135,6 +141,11 @@ async function main() {
       console.log(`  req/s ÷ floor (per round, median): ${ratio.toFixed(2)}  (goal ≥ 0.8)  ${verdict(ratio >= 0.8)}`);
       console.log(`  back to back, median − floor: ${signed(b2b)}  (goal ≤ +0.2 ms)  ${verdict(b2b <= 0.2)}`);
       console.log(`  after ${IDLE_MS} ms idle, median − floor: ${signed(idle)}  (goal ≤ +0.2 ms)  ${verdict(idle <= 0.2)}`);
+      const parts = Object.keys(t.afterIdleParts[0] ?? {});
+      if (parts.length)
+        console.log(
+          `  after idle, its own account (Server-Timing, median of rounds' means): ${parts.map((k) => `${k} ${median(t.afterIdleParts.map((p) => p[k] ?? 0)).toFixed(3)}`).join(', ')} ms`,
+        );
     }
   } finally {
     await Promise.all(servers.map((s) => stopProcess(s.proc)));

@@ -14,6 +14,7 @@ import type { BatchPolicy, PolicyContext } from './batch_policy.js';
 import type { QueueOptions } from './queue_options.js';
 import { BATCH_POLICIES, type PolicyTable } from './batch_policies.js';
 import { systemClock, type Clock } from './clock.js';
+import { batchTrace, type BatchTimes } from './batch_trace.js';
 
 export type { QueueOptions } from './queue_options.js';
 
@@ -39,6 +40,8 @@ export interface Batch<T> {
   waitOver?: boolean;
   /** What running it cost the executor (ms), when processBatch learns it. */
   costMs?: number;
+  /** Its times, when the batch trace is on (batch_trace.ts). */
+  trace?: BatchTimes;
 }
 
 /**
@@ -179,6 +182,7 @@ export class BatchQueue<T> {
       if (!this.open || this.open.size + size > cap) this.startBatch();
       this.add({ task, offset: 0, size, taskSize: size });
     }
+    if (batchTrace) batchTrace.arrived();
     this.scheduler.pump();
   }
 
@@ -345,12 +349,14 @@ export class SharedBatchScheduler<T> {
       this.busy++;
       const q = queue;
       const b = batch;
+      if (batchTrace) b.trace = batchTrace.taken(b.size, b.openedAt, !free, q.queuedRows);
       const started = this.clock.now();
       let freed = false;
       // What the batch held its executor: until its outputs are back (processBatch says so), or its end.
       const executorFree = () => {
         if (freed) return;
         freed = true;
+        if (b.trace) b.trace.freedAt = performance.now();
         this.busy--;
         q.batchDone(b, b.costMs ?? this.clock.now() - started);
         this.pump();

@@ -10,6 +10,7 @@ import { AdmissionCount, type Release } from '../executors/admission.js';
 import type { RunOptions, RunStats, ServableVersion } from '../services/servable_version.js';
 import { paddedSize, type Batch, type BatchQueue, type QueueOptions, type SharedBatchScheduler } from './batch_scheduler.js';
 import { markRequestOwned } from '../tensor/request_owned.js';
+import type { BatchTimes } from './batch_trace.js';
 
 export interface BatchTask {
   /** The loaded version that runs the batch. */
@@ -267,8 +268,10 @@ export async function processBatch(queue: BatchQueue<BatchTask>, batch: Batch<Ba
     // The batch is wanted while any of its tasks is: until the last deadline (none if one has none).
     const deadlines = pieces.map((p) => p.task.deadline);
     const deadline = deadlines.includes(undefined) ? undefined : Math.max(...(deadlines as number[]));
+    if (batch.trace) batch.trace.sentAt = performance.now();
     outputs = await first.target.run(first.signature, stacked, first.outputKeys, { stats: batchStats, deadline, queueBehind: true });
     batch.costMs = batchStats.computeMs;
+    if (batch.trace) traceRun(batch.trace, batchStats);
     executorFree?.();
     const inferMs = performance.now() - started;
     for (const p of pieces) {
@@ -309,4 +312,17 @@ export async function processBatch(queue: BatchQueue<BatchTask>, batch: Batch<Ba
     task.received += p.size;
     if (task.received === task.size) finishSplit(task, task.parts);
   }
+  if (batch.trace) traceAnswered(batch.trace);
+}
+
+/** The run's times on the thread, from its hand-off and hand-back as the pool measured them. */
+function traceRun(t: BatchTimes, stats: RunStats): void {
+  t.outputsAt = performance.now();
+  t.threadStart = t.sentAt + (stats.handoffMs ?? NaN);
+  t.threadEnd = t.outputsAt - (stats.handbackMs ?? NaN);
+}
+
+function traceAnswered(t: BatchTimes): void {
+  t.answeredAt = performance.now();
+  setImmediate(() => (t.afterAnswersAt = performance.now()));
 }

@@ -71,7 +71,11 @@ const ALPHA = 0.2;
  * with one, the bench MLP 31 against 21 (a parallel section waits for its slowest thread, and
  * that thread waits for a core). So the wide thread is tried first; then one lone request in
  * EXPLORE_EVERY runs on the other width, and the faster on average (compute time on the
- * thread) takes the rest.
+ * thread) takes the rest. That time spans the run, which returns only once its intra-op threads
+ * have finished their shares, so waking them is in it; the executor thread's own wake is not, and
+ * costs both widths alike. After idle the wide thread lost on this machine too: the bench MLP's
+ * first run after 200 ms idle took 1.40 ms on two intra-op threads against 1.26 on one
+ * (bench/cold_run.ts, load 7), so the average learns it from lone requests spaced by think time.
  */
 export class WidthChoice {
   private wideMs?: number;
