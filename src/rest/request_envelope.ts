@@ -99,40 +99,15 @@ class EnvelopeCall implements InferenceCall {
 }
 
 /** Serves one inference call of `route` for `spec`; throws what failed (counted) for the app's error answer. */
-export function serveInference<Request, Result extends { stats: RunStats }>(
+export async function serveInference<Request, Result extends { stats: RunStats }>(
   c: RestExchange,
   spec: ModelSpec,
   deps: EnvelopeDeps,
   route: InferenceRoute<Request, Result>,
 ): Promise<Response> {
-  return answerInference(c, spec, deps, route, asResponse);
-}
-
-/** An answer's 200 as it is written: the body, and plain headers (Server-Timing last). */
-export type Respond<X extends RestExchange, Out> = (c: X, body: string | Uint8Array, headers: Record<string, string>) => Out;
-
-/**
- * A Response with plain headers: @hono/node-server writes them as they are, where c.body()
- * with two or more builds a Headers object (set, sort, iterate) for every answer.
- */
-const asResponse: Respond<RestExchange, Response> = (_c, body, headers) => new Response(body as string, { status: 200, headers });
-
-/**
- * serveInference, its 200 given to `respond` (Hono's Response, or written straight to Node's
- * response by direct_predict.ts) once the call has let go of its admission and memory.
- */
-export async function answerInference<X extends RestExchange, Request, Result extends { stats: RunStats }, Out>(
-  c: X,
-  spec: ModelSpec,
-  deps: EnvelopeDeps,
-  route: InferenceRoute<Request, Result>,
-  respond: Respond<X, Out>,
-): Promise<Out> {
   const started = performance.now();
   let release: Release | undefined;
   let claim: MemoryClaim | undefined;
-  let body: string | Uint8Array;
-  let headers: Record<string, string>;
   try {
     // Under overload the excess is refused here, before its body is read and parsed: that
     // work would otherwise take the CPU the executors need for the requests admitted.
@@ -142,9 +117,9 @@ export async function answerInference<X extends RestExchange, Request, Result ex
     const call = new EnvelopeCall(c, spec, claim, deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined, deps.limits, release);
     // A large body to be parsed on a parser thread is read when one is free for it (body_read_gate.ts).
     const gate = route.api === 'predict' ? deps.bodyParser?.gate : undefined;
-    const bytes = await readRequestBodyBytes(c, deps.limits.maxBodyBytes, claim, gate);
+    const body = await readRequestBodyBytes(c, deps.limits.maxBodyBytes, claim, gate);
     // Steps that answer at once are not awaited: each await of a value costs a turn of the microtask queue.
-    const parsed = route.parse(bytes, call);
+    const parsed = route.parse(body, call);
     const request = parsed instanceof Promise ? await parsed : parsed;
     const result = await withTimeout(route.run(request, call), deps.timeoutMs);
     const answeredAt = performance.now();
@@ -154,12 +129,15 @@ export async function answerInference<X extends RestExchange, Request, Result ex
     result.stats.serialiseMs = performance.now() - answeredAt;
     deps.metrics.recordRuntimeLatency(spec.name, route.runtimeApi, result.stats.inferMs);
     deps.metrics.recordRequest(spec.name, route.api, 'REST', started, 'OK');
-    // Copied member by member: a spread with a member after it ({...h, k: v}) took V8 1.7 µs, this 0.08.
-    headers = {};
+    // A Response with plain headers: @hono/node-server writes them as they are, where c.body()
+    // with two or more builds a Headers object (set, sort, iterate) for every answer. Copied
+    // member by member: a spread with a member after it ({...h, k: v}) took V8 1.7 µs, this 0.08.
+    const headers: Record<string, string> = {};
     for (const name in answer.headers) headers[name] = answer.headers[name];
     headers['Server-Timing'] = serverTiming(result.stats);
-    body = answer.body;
+    const response = new Response(answer.body as string, { status: 200, headers });
     if (answer.ownsBuffer && answer.body instanceof Uint8Array) releaseWhenSent(c, answer.body);
+    return response;
   } catch (e) {
     deps.metrics.recordRequest(spec.name, route.api, 'REST', started, Code[toStatusData(e).code]);
     throw e;
@@ -167,5 +145,4 @@ export async function answerInference<X extends RestExchange, Request, Result ex
     release?.();
     claim?.release();
   }
-  return respond(c, body, headers);
 }

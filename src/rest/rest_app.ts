@@ -12,8 +12,6 @@ import { serveInference, type EnvelopeDeps } from './request_envelope.js';
 import { predictRoute } from './predict_route.js';
 import { examplesRoute } from './examples_route.js';
 import type { RestExchange } from './rest_exchange.js';
-import { failedDirectly, servePredictsDirectly } from './direct_predict.js';
-import type { Server, ServerResponse } from 'node:http';
 
 export interface RestDeps extends EnvelopeDeps {
   /** GetModelStatus as TF Serving's JSON object. */
@@ -190,9 +188,6 @@ export function createRestApp(deps: RestDeps): Hono<RestEnv> {
     const routed = app.fetch;
     app.fetch = (request, env, executionCtx) => {
       if (request.method !== 'POST') return routed(request, env, executionCtx);
-      // A :predict served from Node directly that failed: answered here, as it would have been.
-      const failed = failedDirectly((env as { outgoing?: ServerResponse } | undefined)?.outgoing);
-      if (failed) return Promise.resolve(errorResponse(new DirectCall(app, request, env, executionCtx).context(), failed.error, 'pretty'));
       const uriPath = rawUriPath(request.url);
       if (!REST_API_PATH.test(uriPath)) return routed(request, env, executionCtx);
       return serveRest(new DirectCall(app, request, env, executionCtx), 'POST', uriPath);
@@ -200,14 +195,4 @@ export function createRestApp(deps: RestDeps): Hono<RestEnv> {
   }
 
   return app;
-}
-
-/**
- * Has `server`, which serves createRestApp(deps) through @hono/node-server, take each POST
- * …:predict it can straight from Node's request (direct_predict.ts), when nothing but the
- * route would see it (no access log, no CORS: the app's direct dispatch applies).
- */
-export function takePredictsDirectly(server: Server, deps: RestDeps): void {
-  if (deps.accessLog || deps.enableCors) return;
-  servePredictsDirectly(server, deps, predictRoute(deps.prediction, deps.bodyParser));
 }

@@ -23,7 +23,7 @@ import { executorRuns } from '../executors/executor_host.js';
 import { parseMonitoringConfigText } from '../config/monitoring_config.js';
 import { PredictionService } from '../services/prediction_service.js';
 import { ModelService } from '../services/model_service.js';
-import { createRestApp, takePredictsDirectly, type RestDeps } from '../rest/rest_app.js';
+import { createRestApp } from '../rest/rest_app.js';
 import { BodyParserPool } from '../rest/body_parser_pool.js';
 import { modelMetadataJson } from '../rest/model_metadata_json.js';
 import { modelStatusJson } from './model_status_json.js';
@@ -292,7 +292,7 @@ export class ModelServer {
     for (const h of this.options.harmlessSettingsGiven)
       this.log(`${h.name} changes nothing here: ${h.why}`, 'info', { event: 'harmless_setting' });
     const prediction = new PredictionService(this.manager, this.requestLogger);
-    const restDeps: RestDeps = {
+    const app = createRestApp({
       prediction,
       modelStatus: (spec) => modelStatusJson(this.models.status(spec)),
       modelMetadata: (spec) => {
@@ -330,8 +330,7 @@ export class ModelServer {
           this.stopped,
         ),
       accessLog: this.options.accessLog ? (entry) => this.log('request', 'info', entry) : undefined,
-    };
-    const app = createRestApp(restDeps);
+    });
     const port = await new Promise<number>((resolve, reject) => {
       const server = serve(
         { fetch: app.fetch, port: this.options.restApiPort, hostname: this.options.restApiHost, ...httpsServeOptions(this.restTls) },
@@ -341,8 +340,6 @@ export class ModelServer {
       this.http = server;
     });
     const http = this.http as import('node:http').Server;
-    // A :predict past @hono/node-server's Request/Response bridging where it can be (direct_predict.ts).
-    takePredictsDirectly(http, restDeps);
     // Past the cap Node closes a new connection as soon as it is accepted; the ones open keep being served.
     http.maxConnections = this.options.restMaxConnections;
     this.httpDrain = new HttpDrain(http);
