@@ -37,8 +37,9 @@ import { runLoad } from './load/generator.js';
 import { hasWrk, runWrk } from './load/wrk.js';
 import { numberArg } from './load/args.js';
 import { openOfflineEngine, type OfflineEngine } from './report/model_curve.js';
-import { mainThreadCpuMs, processCpuMs, setTreeFrozen, startTfgate, stopProcess, waitModelAvailable } from './report/processes.js';
-import { batchesBySize, executorBusySeconds, readCounters, withServerView, type ServerView } from './report/server_metrics.js';
+import { startTfgate, stopProcess, waitModelAvailable } from './report/processes.js';
+import { withServerView, type ServerView } from './report/server_metrics.js';
+import { saturatedCell, type SaturatedServer } from './report/saturated_cell.js';
 import { roundOrder } from './report/round_order.js';
 import { heldOutComparison } from './report/held_out.js';
 
@@ -100,98 +101,40 @@ interface Inside {
   offline: { itemsPerSec: number; cpuMsPerItem: number };
 }
 
-/** CPU ms of each thread of a process, by thread id. */
-function threadCpuMs(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const fields = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
-      out.set(tid, (Number(fields[11]) + Number(fields[12])) * 10);
-    } catch {
-      // The thread ended.
-    }
-  }
-  return out;
-}
-
-async function serverSnapshot(metricsUrl: string, pid: number) {
-  const text = await fetch(metricsUrl, { headers: { connection: 'close' } }).then((r) => r.text());
-  return {
-    batches: batchesBySize(text),
-    engineMs: executorBusySeconds(text) * 1000,
-    main: mainThreadCpuMs(pid),
-    threads: threadCpuMs(pid),
-    process: processCpuMs(pid),
-  };
-}
-
 /** wrk against `url` with every other server frozen, and the server's own view of it. */
-async function saturatedCell(
-  server: { proc: ChildProcess; url: string; metricsUrl: string },
+async function saturatedCellMeasured(
+  server: SaturatedServer,
   others: ChildProcess[],
   body: string,
   connections: number,
   offline: OfflineEngine,
 ): Promise<Measured> {
-  const pid = server.proc.pid!;
-  for (const o of others) setTreeFrozen(o.pid!, true);
-  try {
-    await new Promise((r) => setTimeout(r, 200)); // the frozen ones' last timers out of the way
-    const before = await serverSnapshot(server.metricsUrl, pid);
-    const t0 = performance.now();
-    const w = runWrk(server.url, body, connections, SECONDS);
-    const wallMs = performance.now() - t0;
-    const after = await serverSnapshot(server.metricsUrl, pid);
-    const batches = new Map<number, number>();
-    for (const [b, n] of after.batches) if (n - (before.batches.get(b) ?? 0) > 0) batches.set(b, n - (before.batches.get(b) ?? 0));
-    let executorThreadCpuMs = 0;
-    for (const [tid, ms] of after.threads)
-      if (tid !== String(pid)) executorThreadCpuMs = Math.max(executorThreadCpuMs, ms - (before.threads.get(tid) ?? 0));
+  const c = await saturatedCell(server, others, {
+    body,
+    connections,
+    seconds: SECONDS,
+    offline,
+    replayMs: REPLAY_MS,
     // Batching off: each request ran alone, a batch of 1.
-    const mix = batches.size ? batches : new Map([[1, w.requests]]);
-    setTreeFrozen(pid, true);
-    let replayed;
-    try {
-      replayed = await offline.replay(mix, REPLAY_MS);
-    } finally {
-      setTreeFrozen(pid, false);
-    }
-    return {
-      rps: w.rps,
-      errors: w.non2xx,
-      meanMs: w.meanMs,
-      p99Ms: w.p99Ms,
-      inside: {
-        wallMs,
-        requests: w.requests,
-        batches,
-        engineMs: after.engineMs - before.engineMs,
-        mainCpuMs: after.main - before.main,
-        executorThreadCpuMs,
-        processCpuMs: after.process - before.process,
-        clientCpuMs: w.clientCpuMs,
-        offline: replayed,
-      },
-    };
-  } finally {
-    for (const o of others) setTreeFrozen(o.pid!, false);
-    await drained(server.metricsUrl);
-  }
-}
-
-/**
- * Waits until the server has answered what wrk left in flight (its answered-request count still
- * for 100 ms): the requests queued when wrk stopped, and frozen with the server for the replay,
- * would otherwise be served during the next cell and count in its server view.
- */
-async function drained(metricsUrl: string): Promise<void> {
-  let last = -1;
-  for (let i = 0; i < 50; i++) {
-    const { latencyCount } = await readCounters(metricsUrl);
-    if (latencyCount === last) return;
-    last = latencyCount;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    replayMix: (batches, requests) => (batches.size ? batches : new Map([[1, requests]])),
+  });
+  return {
+    rps: c.wrk.rps,
+    errors: c.wrk.non2xx,
+    meanMs: c.wrk.meanMs,
+    p99Ms: c.wrk.p99Ms,
+    inside: {
+      wallMs: c.wallMs,
+      requests: c.wrk.requests,
+      batches: c.batches,
+      engineMs: c.engineMs,
+      mainCpuMs: c.mainCpuMs,
+      executorThreadCpuMs: c.executorThreadCpuMs,
+      processCpuMs: c.processCpuMs,
+      clientCpuMs: c.wrk.clientCpuMs,
+      offline: c.offline,
+    },
+  };
 }
 
 /** The row count below which `share` of the rows ran (rows weighted: what a request sees). */
@@ -285,7 +228,7 @@ async function main() {
           const server = servers.get(s.label)!;
           let r: Measured;
           if (l.thinkMs === undefined && useWrk) {
-            r = await saturatedCell(
+            r = await saturatedCellMeasured(
               server,
               procs.filter((p) => p !== server.proc),
               body,

@@ -20,17 +20,8 @@ import { selectRuntime } from '../src/runtimes/runtime_selection.js';
 import { runWrk } from './load/wrk.js';
 import { flagArg, numberArg, stringArg } from './load/args.js';
 import { openOfflineEngine, type OfflineEngine } from './report/model_curve.js';
-import {
-  TFGATE_BIN,
-  freePort,
-  mainThreadCpuMs,
-  processCpuMs,
-  setTreeFrozen,
-  startNodeProcess,
-  stopProcess,
-  waitModelAvailable,
-} from './report/processes.js';
-import { batchesBySize, executorBusySeconds, readCounters } from './report/server_metrics.js';
+import { TFGATE_BIN, freePort, startNodeProcess, stopProcess, waitModelAvailable } from './report/processes.js';
+import { drained, saturatedCell } from './report/saturated_cell.js';
 import { roundOrder } from './report/round_order.js';
 import { analyseTrace, type TraceFile } from './report/batch_gaps.js';
 
@@ -61,87 +52,38 @@ interface Cell {
   offline: { itemsPerSec: number; cpuMsPerItem: number };
 }
 
-function threadCpuMs(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const f = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
-      out.set(tid, (Number(f[11]) + Number(f[12])) * 10);
-    } catch {
-      // The thread ended.
-    }
-  }
-  return out;
-}
-
-async function snapshot(s: Server) {
-  const text = await fetch(s.metricsUrl, { headers: { connection: 'close' } }).then((r) => r.text());
-  const pid = s.proc.pid!;
-  return {
-    batches: batchesBySize(text),
-    engineMs: executorBusySeconds(text) * 1000,
-    main: mainThreadCpuMs(pid),
-    threads: threadCpuMs(pid),
-    process: processCpuMs(pid),
-  };
-}
-
-async function drained(metricsUrl: string): Promise<void> {
-  let last = -1;
-  for (let i = 0; i < 50; i++) {
-    const { latencyCount } = await readCounters(metricsUrl);
-    if (latencyCount === last) return;
-    last = latencyCount;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function cell(
   s: Server,
   others: Server[],
   body: string,
   offline: OfflineEngine | undefined,
 ): Promise<Cell & { hrStart: number; hrEnd: number }> {
-  for (const o of others) setTreeFrozen(o.proc.pid!, true);
-  try {
-    await new Promise((r) => setTimeout(r, 200));
-    const before = await snapshot(s);
-    const hrStart = Number(process.hrtime.bigint()) / 1e6;
-    const w = runWrk(s.url, body, CONNECTIONS, SECONDS);
-    const hrEnd = Number(process.hrtime.bigint()) / 1e6;
-    const after = await snapshot(s);
-    const batches = new Map<number, number>();
-    for (const [b, n] of after.batches) if (n - (before.batches.get(b) ?? 0) > 0) batches.set(b, n - (before.batches.get(b) ?? 0));
-    let executorCpuMs = 0;
-    for (const [tid, ms] of after.threads)
-      if (tid !== String(s.proc.pid)) executorCpuMs = Math.max(executorCpuMs, ms - (before.threads.get(tid) ?? 0));
-    let replayed = { itemsPerSec: NaN, cpuMsPerItem: NaN };
-    if (offline && batches.size) {
-      setTreeFrozen(s.proc.pid!, true);
-      try {
-        replayed = await offline.replay(batches, 600);
-      } finally {
-        setTreeFrozen(s.proc.pid!, false);
-      }
-    }
-    return {
-      rps: w.rps,
-      requests: w.requests,
-      wallMs: hrEnd - hrStart,
-      batches,
-      engineMs: after.engineMs - before.engineMs,
-      mainCpuMs: after.main - before.main,
-      executorCpuMs,
-      processCpuMs: after.process - before.process,
-      clientCpuMs: w.clientCpuMs,
-      offline: replayed,
-      hrStart,
-      hrEnd,
-    };
-  } finally {
-    for (const o of others) setTreeFrozen(o.proc.pid!, false);
-    await drained(s.metricsUrl);
-  }
+  const c = await saturatedCell(
+    s,
+    others.map((o) => o.proc),
+    {
+      body,
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      offline,
+      replayMs: 600,
+      replayMix: (batches) => (batches.size ? batches : undefined),
+    },
+  );
+  return {
+    rps: c.wrk.rps,
+    requests: c.wrk.requests,
+    wallMs: c.wallMs,
+    batches: c.batches,
+    engineMs: c.engineMs,
+    mainCpuMs: c.mainCpuMs,
+    executorCpuMs: c.executorThreadCpuMs,
+    processCpuMs: c.processCpuMs,
+    clientCpuMs: c.wrk.clientCpuMs,
+    offline: c.offline,
+    hrStart: c.startMs,
+    hrEnd: c.endMs,
+  };
 }
 
 async function start(
