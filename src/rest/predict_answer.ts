@@ -3,12 +3,12 @@
 // Bytes written for one answer are its alone: freed once sent, not at the event loop's next
 // full collection (which let four 30 MB answers pile up there).
 import type { ServerResponse } from 'node:http';
+import type { Context } from 'hono';
 import type { HostTensor } from '../tensor/host_tensor.js';
 import { releaseBuffer } from '../util/release_buffer.js';
 import type { JsonFormat } from './json_tensor.js';
 import { predictResponseJsonYielding } from './json_tensor_writer.js';
 import type { BodyParserPool } from './body_parser_pool.js';
-import type { RestExchange } from './rest_exchange.js';
 
 /**
  * `bodyParser`: where large answers are written (none: all here). As bytes, in a buffer of their
@@ -30,7 +30,7 @@ export function writeAnswer(
  * on 'close' without it (a write still pending reads the buffer). Without Node's response (an
  * in-process request) the GC frees it.
  */
-export function releaseWhenSent(c: RestExchange, body: Uint8Array): void {
+export function releaseWhenSent(c: Context, body: Uint8Array): void {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
   outgoing?.once('finish', () => releaseBuffer(body.buffer));
 }

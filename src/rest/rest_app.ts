@@ -1,6 +1,6 @@
 // The REST transport: TF Serving's /v1 API on Hono. It parses, routes and answers; all
 // inference runs on executor threads behind PredictionService.
-import { Context, Hono, type ExecutionContext } from 'hono';
+import { Context, Hono } from 'hono';
 import { Code, ServingError } from '../errors/status.js';
 import * as MSG from '../errors/messages.js';
 import type { ModelSpec } from '../services/servable_version.js';
@@ -11,7 +11,6 @@ import { ERROR_KEY, errorResponse, noteError, type RestEnv } from './error_respo
 import { serveInference, type EnvelopeDeps } from './request_envelope.js';
 import { predictRoute } from './predict_route.js';
 import { examplesRoute } from './examples_route.js';
-import type { RestExchange } from './rest_exchange.js';
 
 export interface RestDeps extends EnvelopeDeps {
   /** GetModelStatus as TF Serving's JSON object. */
@@ -51,47 +50,6 @@ function corsPreflight(c: Context): Response {
   if (/https?:\/\//.test(c.req.header('origin') ?? '')) return c.body(null, 200);
   noteError(c, MSG.ORIGIN_HEADER_MISSING);
   return c.body(null, httpStatusFor(Code.FAILED_PRECONDITION) as 400);
-}
-
-/** A /v1 call's request: what the envelope reads, and the Context an answer is made with. */
-interface RestCall extends RestExchange {
-  context(): Context;
-}
-
-/** A Context the router made: the call reads it. */
-class RoutedCall implements RestCall {
-  constructor(private readonly c: Context) {}
-  get env(): unknown {
-    return this.c.env;
-  }
-  get req(): Context['req'] {
-    return this.c.req;
-  }
-  context(): Context {
-    return this.c;
-  }
-}
-
-/**
- * A POST under /v1/ taken straight from app.fetch: its Context made as Hono makes it, but only
- * when asked for (an error answer, Hono's request view). A :predict answered 200 reads only
- * Node's request, and never makes one (a Context and its path: about 1 KB of garbage a request).
- */
-class DirectCall implements RestCall {
-  private made?: Context;
-  constructor(
-    private readonly app: Hono<RestEnv>,
-    private readonly request: Request,
-    readonly env: unknown,
-    private readonly executionCtx: ExecutionContext | undefined,
-  ) {}
-  get req(): Context['req'] {
-    return this.context().req;
-  }
-  context(): Context {
-    const { request, env, executionCtx } = this;
-    return (this.made ??= new Context(request, { path: this.app.getPath(request, { env }), env, executionCtx }));
-  }
 }
 
 export function createRestApp(deps: RestDeps): Hono<RestEnv> {
@@ -149,24 +107,24 @@ export function createRestApp(deps: RestDeps): Hono<RestEnv> {
    * One /v1 call, `uriPath` its path and query as sent (REST_API_PATH matched). The method is
    * given: c.req, made on first use, is then not made for a :predict at all.
    */
-  const serveRest = (x: RestCall, method: string, uriPath: string): Response | Promise<Response> => {
-    if (method === 'OPTIONS') return corsPreflight(x.context());
+  const serveRest = (c: Context, method: string, uriPath: string): Response | Promise<Response> => {
+    if (method === 'OPTIONS') return corsPreflight(c);
     try {
       const call = restCall(method, uriPath);
       switch (call.kind) {
         case 'status':
-          return x.context().body(JSON.stringify(deps.modelStatus(call.model), null, 1), 200, JSON_HEADERS);
+          return c.body(JSON.stringify(deps.modelStatus(call.model), null, 1), 200, JSON_HEADERS);
         case 'metadata':
-          return x.context().body(JSON.stringify(deps.modelMetadata(call.model), null, 1), 200, JSON_HEADERS);
+          return c.body(JSON.stringify(deps.modelMetadata(call.model), null, 1), 200, JSON_HEADERS);
         case 'classify':
-          return serveInference(x, call.model, deps, classify).catch((e: unknown) => errorResponse(x.context(), e, 'pretty'));
+          return serveInference(c, call.model, deps, classify).catch((e: unknown) => errorResponse(c, e, 'pretty'));
         case 'regress':
-          return serveInference(x, call.model, deps, regress).catch((e: unknown) => errorResponse(x.context(), e, 'pretty'));
+          return serveInference(c, call.model, deps, regress).catch((e: unknown) => errorResponse(c, e, 'pretty'));
         case 'predict':
-          return serveInference(x, call.model, deps, predict).catch((e: unknown) => errorResponse(x.context(), e, 'pretty'));
+          return serveInference(c, call.model, deps, predict).catch((e: unknown) => errorResponse(c, e, 'pretty'));
       }
     } catch (e) {
-      return errorResponse(x.context(), e, 'pretty');
+      return errorResponse(c, e, 'pretty');
     }
   };
 
@@ -176,21 +134,20 @@ export function createRestApp(deps: RestDeps): Hono<RestEnv> {
     const uriPath = rawUriPath(c.req.url);
     if (!REST_API_PATH.test(uriPath))
       return errorResponse(c, new ServingError(Code.NOT_FOUND, `Not found: ${c.req.method} ${c.req.path}`), 'pretty');
-    return serveRest(new RoutedCall(c), c.req.method, uriPath);
+    return serveRest(c, c.req.method, uriPath);
   });
 
   // A POST under /v1/ reaches only the catch-all above (every other route is a GET, or under
   // /v2 or /monitoring): with no middleware to run it is served without Hono's router, its
   // Context made as Hono makes it. That skips the route match, the dispatch's two promises
-  // (then, catch) on every answer and the URL read twice (1.2 µs a request in a loop); and its
-  // Context is made only if the answer needs one (DirectCall).
+  // (then, catch) on every answer and the URL read twice (1.2 µs a request in a loop).
   if (!accessLog && !deps.enableCors) {
     const routed = app.fetch;
     app.fetch = (request, env, executionCtx) => {
       if (request.method !== 'POST') return routed(request, env, executionCtx);
       const uriPath = rawUriPath(request.url);
       if (!REST_API_PATH.test(uriPath)) return routed(request, env, executionCtx);
-      return serveRest(new DirectCall(app, request, env, executionCtx), 'POST', uriPath);
+      return serveRest(new Context(request, { path: app.getPath(request, { env }), env, executionCtx }), 'POST', uriPath);
     };
   }
 

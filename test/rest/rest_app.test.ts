@@ -5,8 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRestApp, type RestDeps } from '../../src/rest/rest_app.js';
-import { fixed3, serverTiming } from '../../src/rest/server_timing.js';
-import type { RunStats } from '../../src/services/servable_version.js';
+import { fixed3 } from '../../src/rest/request_envelope.js';
 import { restCall } from '../../src/rest/rest_paths.js';
 import { PredictionService } from '../../src/services/prediction_service.js';
 import { Metrics } from '../../src/monitoring/metrics.js';
@@ -288,41 +287,6 @@ describe('REST app: Server-Timing, metrics, status page, access log', () => {
     // Every half-thousandth up to 25 ms (ties of the decimal text, on either side in binary), and spread values.
     for (let k = 0; k < 50_000; k++) values.push(k / 2000, k / 1000 + 1e-9, k * 7.77e-3, 1e-4 * 1.3 ** (k % 90));
     for (const v of values) if (fixed3(v) !== v.toFixed(3)) assert.equal(fixed3(v), v.toFixed(3), String(v));
-  });
-
-  it('Server-Timing is the parts present, in order, each duration as toFixed(3) writes it', () => {
-    /** The header as written with + and toFixed: what serverTiming must give. */
-    const reference = (s: RunStats) => {
-      const parts: string[] = [];
-      const named: Array<[string, number | undefined]> = [
-        ['parse', s.parseMs],
-        ['queue', s.queueMs],
-        ['handoff', s.handoffMs],
-        ['run', s.computeMs],
-        ['handback', s.handbackMs],
-        ['infer', s.inferMs],
-        ['serialise', s.serialiseMs],
-      ];
-      for (const [name, ms] of named) if (ms !== undefined) parts.push(`${name};dur=${ms.toFixed(3)}`);
-      if (s.batchSize !== undefined) parts.push(`batch;desc="${s.batchSize}/${s.paddedBatchSize ?? s.batchSize}"`);
-      return parts.join(', ');
-    };
-    const odd = [0, -0, -1.5, 0.0005, 1.0005, 999999999.9995, 1e9, 1e21, 1.5e300, NaN, Infinity, -Infinity, 5e-324, 123456.789];
-    const keys = ['parseMs', 'queueMs', 'handoffMs', 'computeMs', 'handbackMs', 'inferMs', 'serialiseMs'] as const;
-    let seed = 7;
-    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
-    for (let k = 0; k < 20_000; k++) {
-      const s: RunStats = {};
-      for (const key of keys) {
-        const r = random();
-        if (r < 0.3) continue;
-        s[key] = r < 0.4 ? odd[Math.floor(random() * odd.length)] : random() * 10 ** Math.floor(random() * 10 - 3);
-      }
-      if (random() < 0.4) s.batchSize = Math.floor(random() * 1000);
-      if (random() < 0.3) s.paddedBatchSize = Math.floor(random() * 1000);
-      if (serverTiming(s) !== reference(s)) assert.equal(serverTiming(s), reference(s), JSON.stringify(s));
-    }
-    assert.equal(serverTiming({}), '');
   });
 
   it('requests are counted by model and status on metricsPath', async () => {
