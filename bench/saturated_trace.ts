@@ -21,7 +21,7 @@ import { runWrk } from './load/wrk.js';
 import { flagArg, numberArg, stringArg } from './load/args.js';
 import { openOfflineEngine, type OfflineEngine } from './report/model_curve.js';
 import { TFGATE_BIN, freePort, startNodeProcess, stopProcess, waitModelAvailable } from './report/processes.js';
-import { drained, saturatedCell } from './report/saturated_cell.js';
+import { drained, saturatedCell, type SaturatedCell } from './report/saturated_cell.js';
 import { roundOrder } from './report/round_order.js';
 import { analyseTrace, type TraceFile } from './report/batch_gaps.js';
 
@@ -39,26 +39,9 @@ interface Server {
   metricsUrl: string;
 }
 
-interface Cell {
-  rps: number;
-  requests: number;
-  wallMs: number;
-  batches: Map<number, number>;
-  engineMs: number;
-  mainCpuMs: number;
-  executorCpuMs: number;
-  processCpuMs: number;
-  clientCpuMs: number;
-  offline: { itemsPerSec: number; cpuMsPerItem: number };
-}
-
-async function cell(
-  s: Server,
-  others: Server[],
-  body: string,
-  offline: OfflineEngine | undefined,
-): Promise<Cell & { hrStart: number; hrEnd: number }> {
-  const c = await saturatedCell(
+/** One saturated cell of `s`, the other servers frozen; replayed offline when an engine is given and batches ran. */
+function cell(s: Server, others: Server[], body: string, offline: OfflineEngine | undefined): Promise<SaturatedCell> {
+  return saturatedCell(
     s,
     others.map((o) => o.proc),
     {
@@ -70,20 +53,6 @@ async function cell(
       replayMix: (batches) => (batches.size ? batches : undefined),
     },
   );
-  return {
-    rps: c.wrk.rps,
-    requests: c.wrk.requests,
-    wallMs: c.wallMs,
-    batches: c.batches,
-    engineMs: c.engineMs,
-    mainCpuMs: c.mainCpuMs,
-    executorCpuMs: c.executorThreadCpuMs,
-    processCpuMs: c.processCpuMs,
-    clientCpuMs: c.wrk.clientCpuMs,
-    offline: c.offline,
-    hrStart: c.startMs,
-    hrEnd: c.endMs,
-  };
 }
 
 async function start(
@@ -125,9 +94,9 @@ async function start(
   return s;
 }
 
-function summary(cells: Cell[]) {
-  const sum = (f: (c: Cell) => number) => cells.reduce((t, c) => t + f(c), 0);
-  const requests = sum((c) => c.requests);
+function summary(cells: SaturatedCell[]) {
+  const sum = (f: (c: SaturatedCell) => number) => cells.reduce((t, c) => t + f(c), 0);
+  const requests = sum((c) => c.wrk.requests);
   const wall = sum((c) => c.wallMs);
   const batches = new Map<number, number>();
   for (const c of cells) for (const [b, n] of c.batches) batches.set(b, (batches.get(b) ?? 0) + n);
@@ -135,21 +104,22 @@ function summary(cells: Cell[]) {
   const rows = [...batches].reduce((t, [b, n]) => t + b * n, 0);
   const perCell = cells.map((c) => {
     const offCpu = c.offline.cpuMsPerItem;
-    const bound = Math.min(c.requests / c.executorCpuMs, c.requests / c.mainCpuMs, (2 * c.requests) / (c.processCpuMs + c.clientCpuMs));
-    return { ratio: c.rps / c.offline.itemsPerSec, cpuRatio: bound * offCpu, rps: c.rps };
+    const n = c.wrk.requests;
+    const bound = Math.min(n / c.executorThreadCpuMs, n / c.mainCpuMs, (2 * n) / (c.processCpuMs + c.wrk.clientCpuMs));
+    return { ratio: c.wrk.rps / c.offline.itemsPerSec, cpuRatio: bound * offCpu, rps: c.wrk.rps };
   });
   return {
-    rps: sum((c) => c.rps) / cells.length,
+    rps: sum((c) => c.wrk.rps) / cells.length,
     perCell,
     meanBatch: rows / Math.max(1, batchCount),
     atMax: (batches.get(32) ?? 0) / Math.max(1, batchCount),
     engineBusy: sum((c) => c.engineMs) / wall,
-    executorBusy: sum((c) => c.executorCpuMs) / wall,
+    executorBusy: sum((c) => c.executorThreadCpuMs) / wall,
     loopBusy: sum((c) => c.mainCpuMs) / wall,
     loopUsPerRequest: (sum((c) => c.mainCpuMs) * 1000) / requests,
-    executorUsPerRequest: (sum((c) => c.executorCpuMs) * 1000) / requests,
+    executorUsPerRequest: (sum((c) => c.executorThreadCpuMs) * 1000) / requests,
     serverUsPerRequest: (sum((c) => c.processCpuMs) * 1000) / requests,
-    wrkShare: sum((c) => c.clientCpuMs) / wall / os.cpus().length,
+    wrkShare: sum((c) => c.wrk.clientCpuMs) / wall / os.cpus().length,
   };
 }
 
@@ -189,8 +159,8 @@ async function main() {
       const main = fs.readdirSync(profileDir).find((f) => f.split('.')[4] === '0');
       if (main) profile = JSON.parse(fs.readFileSync(path.join(profileDir, main), 'utf8'));
     }
-    console.log(`${bins[0].label}: ${c.rps.toFixed(0)} req/s over ${SECONDS} s (uptime load ${os.loadavg()[0].toFixed(2)})`);
-    console.log(analyseTrace(trace, c.hrStart, c.hrEnd, profile));
+    console.log(`${bins[0].label}: ${c.wrk.rps.toFixed(0)} req/s over ${SECONDS} s (uptime load ${os.loadavg()[0].toFixed(2)})`);
+    console.log(analyseTrace(trace, c.startMs, c.endMs, profile));
     fs.rmSync(dir, { recursive: true, force: true });
     return;
   }
@@ -199,7 +169,7 @@ async function main() {
   const offline = await openOfflineEngine(version, INPUT, selection.runtime);
   const servers: Server[] = [];
   for (const b of bins) servers.push(await start(b.label, b.bin, path.join(dir, 'mlp'), cfgFile, monitoring, body));
-  const results = new Map<string, Cell[]>(servers.map((s) => [s.label, []]));
+  const results = new Map<string, SaturatedCell[]>(servers.map((s) => [s.label, []]));
   try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const s of roundOrder(servers, round)) {
@@ -210,7 +180,9 @@ async function main() {
           offline,
         );
         results.get(s.label)!.push(c);
-        process.stderr.write(`round ${round + 1}/${ROUNDS} ${s.label}: ${c.rps.toFixed(0)} req/s, load ${os.loadavg()[0].toFixed(2)}\n`);
+        process.stderr.write(
+          `round ${round + 1}/${ROUNDS} ${s.label}: ${c.wrk.rps.toFixed(0)} req/s, load ${os.loadavg()[0].toFixed(2)}\n`,
+        );
       }
     }
   } finally {
