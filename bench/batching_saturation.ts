@@ -10,7 +10,12 @@
 //     then that engine alone, right after the cell, running the batch sizes the cell ran;
 //  4. the targets: saturated throughput ≥ 0.9 × the offline throughput at the batch sizes the
 //     server formed in that cell; adaptive at one user ≤ batch-1 latency + 2 ms; adaptive
-//     mean ≤ 1.0 × the best fixed timeout at each load.
+//     mean ≤ 1.0 × the best fixed timeout at each load;
+//  5. beside the saturated cells, two framework floors (report/framework_floor.ts): a bare Hono
+//     route reading the same body (with JSON.parse, or its bytes only) and answering the
+//     model's 16 outputs' worth of values, under the same wrk; its CPU per request, plus the
+//     engine's per item and wrk's, bounds what a server on this framework could serve ÷ offline
+//     on this machine.
 // Every server is a separate tfgate process with one executor and num_batch_threads 1, all
 // started up front (an idle server costs nothing) so that rounds can interleave them: a noisy
 // spell on this shared machine then hits every set-up, not whichever ran during it. Rounds
@@ -31,7 +36,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sinRowBody, writeDeepMlp } from './report/deep_mlp.js';
+import { DEEP_MLP_OUTPUTS, sinRowBody, writeDeepMlp } from './report/deep_mlp.js';
 import { selectRuntime } from '../src/runtimes/runtime_selection.js';
 import { runLoad } from './load/generator.js';
 import { hasWrk, runWrk } from './load/wrk.js';
@@ -42,6 +47,7 @@ import { withServerView, type ServerView } from './report/server_metrics.js';
 import { saturatedCell, type SaturatedServer } from './report/saturated_cell.js';
 import { roundOrder } from './report/round_order.js';
 import { heldOutComparison } from './report/held_out.js';
+import { floorCeilingPerSec, frameworkFloorCell, startFrameworkFloor, type FloorCell } from './report/framework_floor.js';
 
 const SECONDS = numberArg('seconds', 1);
 /** Even and odd rounds are the two folds of the held-out comparison: at least 2. */
@@ -218,7 +224,16 @@ async function main() {
     await runLoad({ url: servers.get(s.label)!.url, method: 'POST', body, mode: { kind: 'concurrency', connections: 8 }, durationMs: 500 }); // warm up
     if (useWrk && WARMUP_SECONDS > 0) runWrk(servers.get(s.label)!.url, body, SATURATING_CLIENTS, WARMUP_SECONDS);
   }
-  const procs = [...servers.values()].map((s) => s.proc);
+  // The framework floors beside them (saturated cells only, where wrk runs): the body parsed by
+  // JSON.parse, and its bytes taken unparsed.
+  const floors = useWrk
+    ? [
+        { label: 'parsed by JSON.parse', server: await startFrameworkFloor(DEEP_MLP_OUTPUTS), cells: [] as FloorCell[] },
+        { label: 'bytes taken, not parsed', server: await startFrameworkFloor(DEEP_MLP_OUTPUTS, true), cells: [] as FloorCell[] },
+      ]
+    : [];
+  if (WARMUP_SECONDS > 0) for (const f of floors) runWrk(f.server.url, body, SATURATING_CLIENTS, WARMUP_SECONDS);
+  const procs = [...servers.values()].map((s) => s.proc).concat(floors.map((f) => f.server.proc));
   // results[setup][load] = one measurement per round.
   const results = new Map<string, Map<string, Measured[]>>(setups.map((s) => [s.label, new Map(loads.map((l) => [l.label, []]))]));
   try {
@@ -252,6 +267,17 @@ async function main() {
           }
           results.get(s.label)!.get(l.label)!.push(r);
         }
+        if (l.thinkMs === undefined)
+          for (const f of floors)
+            f.cells.push(
+              await frameworkFloorCell(
+                f.server,
+                procs.filter((p) => p !== f.server.proc),
+                body,
+                l.users,
+                SECONDS,
+              ),
+            );
         process.stderr.write(`round ${round + 1}/${ROUNDS}: ${l.label} measured on every set-up\n`);
       }
     }
@@ -302,6 +328,7 @@ async function main() {
   const cores = os.cpus().length;
   const ratios = new Map<string, number>();
   const cpuRatios = new Map<string, number>();
+  let floorCeiling = NaN;
   if (useWrk) {
     console.log(
       `\nsaturated (${SATURATING_CLIENTS} wrk connections) as the server saw it, from its metrics and /proc before and after each cell, ${ROUNDS} rounds pooled. ` +
@@ -348,6 +375,29 @@ async function main() {
         `| ${s.label} | ${served.toFixed(0)} | ${sizes} | ${off.toFixed(0)} | ${(served / off).toFixed(2)} | ${batchCount ? pct(sum((x) => x.engineMs) / wall) : '–'} | ${pct(sum((x) => x.executorThreadCpuMs) / wall)} | ${perRequest(sum((x) => x.executorThreadCpuMs))} / ${perRequest(loop)} (${batchCount ? ((loop * 1000) / batchCount).toFixed(0) : '–'}) / ${perRequest(sum((x) => x.processCpuMs))} / ${offCpuUs.toFixed(0)} | ${pct(sum((x) => x.clientCpuMs) / wall / cores)} | ${pct(sum((x) => x.processCpuMs) / wall / cores)} | ${cpuRatios.get(s.label)!.toFixed(2)} |`,
       );
     }
+    // The engine at the batch sizes adaptive formed: the ratio the target judges.
+    const replays = results
+      .get('adaptive')!
+      .get(saturating)!
+      .flatMap((r) => (r.inside ? [r.inside.offline] : []));
+    const engineUs = mean(replays.map((o) => o.cpuMsPerItem)) * 1000;
+    const offlineRate = mean(replays.map((o) => o.itemsPerSec));
+    if (floors.length)
+      console.log(
+        `\nframework floors: a bare Hono route reading the same body and answering ${DEEP_MLP_OUTPUTS} values (no model, thread, batching or checks), same wrk, ${ROUNDS} rounds. ` +
+          `Ceiling ÷ offline: what a server adding nothing to the floor but the engine's ${engineUs.toFixed(0)} µs per item could serve — the least of one core ÷ the floor's event loop ` +
+          `and ${cores} cores ÷ (its process + the engine + wrk) per request — over the offline rate.\n` +
+          '| floor | req/s | CPU µs per request: event loop / whole process / wrk | ceiling ÷ offline |\n|---|---:|---:|---:|',
+      );
+    for (const f of floors) {
+      const requests = f.cells.reduce((t, c) => t + c.requests, 0);
+      const perRequest = (g: (c: FloorCell) => number) => ((f.cells.reduce((t, c) => t + g(c), 0) * 1000) / requests).toFixed(0);
+      const ceiling = floorCeilingPerSec(f.cells, engineUs, cores) / offlineRate;
+      floorCeiling = Number.isFinite(floorCeiling) ? Math.max(floorCeiling, ceiling) : ceiling;
+      console.log(
+        `| ${f.label} | ${mean(f.cells.map((c) => c.rps)).toFixed(0)} | ${perRequest((c) => c.mainCpuMs)} / ${perRequest((c) => c.processCpuMs)} / ${perRequest((c) => c.clientCpuMs)} | ${ceiling.toFixed(2)} |`,
+      );
+    }
     console.log(`(machine load: ${os.loadavg()[0].toFixed(1)} at the end, on ${cores} cores; /proc counts CPU in 10 ms ticks)`);
   }
 
@@ -365,6 +415,10 @@ async function main() {
     console.log(
       `  from CPU time, which the machine's other load moves less: ${cpuRatios.get('adaptive')!.toFixed(2)} (${cpuRatios.get('adaptive')! >= 0.9 ? 'met' : 'missed'} so measured)`,
     );
+    if (Number.isFinite(floorCeiling))
+      console.log(
+        `  the framework floors' higher ceiling on this machine: ${floorCeiling.toFixed(2)} (${floorCeiling >= 0.9 ? 'the target is within it' : 'the target is beyond what the bare framework allows here'})`,
+      );
     const fixed = timeoutsMicros.map((t) => [t, ratios.get(`fixed timeout ${t} µs`) ?? 0] as const).reduce((x, y) => (y[1] > x[1] ? y : x));
     console.log(
       `- the same for the best fixed timeout (${fixed[0]} µs): ${fixed[1].toFixed(2)}; from CPU time ${cpuRatios.get(`fixed timeout ${fixed[0]} µs`)!.toFixed(2)}`,

@@ -2,6 +2,9 @@
 // batch-1 run, so batching pays, as kernel launches make it pay on a GPU.
 import { writeMlpSavedModel } from '../../test_util/savedmodel/model_zoo.js';
 
+/** Its output width. */
+export const DEEP_MLP_OUTPUTS = 16;
+
 export interface DeepMlpShape {
   input: number;
   width: number;
@@ -13,7 +16,7 @@ export async function writeDeepMlp(versionDir: string, shape: DeepMlpShape): Pro
   await writeMlpSavedModel(versionDir, {
     inputDim: shape.input,
     hiddenSizes: new Array(shape.depth).fill(shape.width),
-    outputDim: 16,
+    outputDim: DEEP_MLP_OUTPUTS,
     activation: 'relu',
     seed: 3,
   });
