@@ -12,6 +12,7 @@ import type { MemoryClaim } from '../services/memory_budget.js';
 import type { SignatureSpec } from '../savedmodel/signature_spec.js';
 import { isReplyAlone, markRequestOwned } from '../tensor/request_owned.js';
 import { BodyReadGate, letGoOfBody } from './body_read_gate.js';
+import { BodyBuffers } from './body_buffers.js';
 import { ownValue } from '../util/own_property.js';
 import { DEFAULT_SIGNATURE_KEY } from '../services/prediction_service.js';
 import type { JsonFormat, ParsedPredictRequest } from './json_tensor.js';
@@ -97,6 +98,8 @@ export class BodyParserPool {
   private nextJob = 1;
   /** Large bodies are read one per thread (body_read_gate.ts); none without threads. */
   readonly gate?: BodyReadGate;
+  /** What large bodies are read into: the buffers of bodies the threads are done with. */
+  readonly buffers = new BodyBuffers();
 
   constructor(
     /** Most threads (--num_executors). */
@@ -130,8 +133,11 @@ export class BodyParserPool {
       // The thread has freed the body: the next one may be read.
       letGoOfBody(body);
     };
-    // A Buffer from Node's pool shares its ArrayBuffer with others: never move that one.
-    const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
+    // A Buffer from Node's pool shares its ArrayBuffer with others: never move that one. One of
+    // `buffers` is the body's alone, past its end too.
+    const whole =
+      (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer) ||
+      this.buffers.lentBuffer(body);
     const bytes = whole ? body : body.slice();
     // The job's result is used (its tensors asked for) or dropped, whichever comes first.
     let used = false;
@@ -260,6 +266,7 @@ export class BodyParserPool {
   /** Ends the threads (server shutdown). */
   close(): void {
     for (const t of this.threads.splice(0)) void t.worker.terminate();
+    this.buffers.clear();
   }
 
   private step(job: Job, m: ToParser, transfer: ArrayBuffer[] = []): Promise<FromParser> {
@@ -302,6 +309,10 @@ export class BodyParserPool {
   }
 
   private received(thread: ParserThread, m: FromParser): void {
+    if (m.kind === 'bodiesFreed') {
+      for (const b of m.buffers) this.buffers.give(b);
+      return;
+    }
     const job = this.jobs.get(m.job);
     if (m.kind === 'charge') {
       // Answered at once: the thread waits on the cell.

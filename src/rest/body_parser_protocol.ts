@@ -50,7 +50,9 @@ export type FromParser =
   | { kind: 'inferTensors'; job: number; inputs: Record<string, HostTensor> }
   /** The answer's JSON as UTF-8, moved. */
   | { kind: 'formatted'; job: number; body: Uint8Array }
-  | { kind: 'failed'; job: number; failure: ParserFailure };
+  | { kind: 'failed'; job: number; failure: ParserFailure }
+  /** Bodies the thread is done with, moved back to be read into again (body_buffers.ts); after the job's answer. */
+  | { kind: 'bodiesFreed'; buffers: ArrayBuffer[] };
 
 /** The shared cell's values (Int32Array of one element per thread). */
 export const CHARGE_PENDING = 0;

@@ -50,35 +50,37 @@ function failure(e: unknown): ParserFailure {
 }
 
 async function handle(m: ToParser): Promise<void> {
-  // The body and the outputs were moved here, the job's alone: freed as soon as they are used
-  // (once what was built from them is posted: strings are copied into the message).
+  // The body and the outputs were moved here, the job's alone: given up as soon as they are
+  // used (once what was built from them is posted: strings are copied into the message). The
+  // outputs are freed; the body goes back to be read into again (body_buffers.ts).
   let used: Array<ArrayBufferLike> = [];
+  let body: ArrayBufferLike | undefined;
   if (m.kind === 'drop') {
-    used.push(waiting.get(m.job)?.bytes.buffer ?? new ArrayBuffer(0));
+    body = waiting.get(m.job)?.bytes.buffer;
     waiting.delete(m.job);
   }
   try {
     if (m.kind === 'format') {
       used = Object.values(m.outputs).flatMap((t) => (Array.isArray(t.values) ? [] : [t.values.buffer]));
-      const body = predictResponseBytes(m.outputs, m.format);
-      post({ kind: 'formatted', job: m.job, body }, [body.buffer as ArrayBuffer]);
+      const answer = predictResponseBytes(m.outputs, m.format);
+      post({ kind: 'formatted', job: m.job, body: answer }, [answer.buffer as ArrayBuffer]);
     } else if (m.kind === 'parse') {
-      used.push(m.body.buffer);
-      const body = await parsePredictBody(m.body, m.limits, charger(m.job), false, m.served);
-      waiting.set(m.job, { bytes: m.body, body, served: m.served });
-      used = [];
-      post({ kind: 'parsed', job: m.job, signatureName: body.signatureName });
+      body = m.body.buffer;
+      const parsed = await parsePredictBody(m.body, m.limits, charger(m.job), false, m.served);
+      waiting.set(m.job, { bytes: m.body, body: parsed, served: m.served });
+      body = undefined;
+      post({ kind: 'parsed', job: m.job, signatureName: parsed.signatureName });
     } else if (m.kind === 'parseInfer') {
-      used.push(m.body.buffer);
-      const body = await parseInferBody(m.body, m.headerLength, m.limits, charger(m.job), false);
-      waiting.set(m.job, { bytes: m.body, body });
-      used = [];
-      post({ kind: 'inferParsed', job: m.job, request: inferRequestHead(body.request) });
+      body = m.body.buffer;
+      const parsed = await parseInferBody(m.body, m.headerLength, m.limits, charger(m.job), false);
+      waiting.set(m.job, { bytes: m.body, body: parsed });
+      body = undefined;
+      post({ kind: 'inferParsed', job: m.job, request: inferRequestHead(parsed.request) });
     } else if (m.kind === 'inferTensors') {
       const job = waiting.get(m.job);
       waiting.delete(m.job);
       if (!job || !('request' in job.body)) return;
-      used.push(job.bytes.buffer);
+      body = job.bytes.buffer;
       const inputs = await job.body.tensors();
       const tensors = Object.values(inputs).map(markRequestOwned);
       post({ kind: 'inferTensors', job: m.job, inputs }, takeTransferList(tensors));
@@ -86,7 +88,7 @@ async function handle(m: ToParser): Promise<void> {
       const job = waiting.get(m.job);
       waiting.delete(m.job);
       if (!job || 'request' in job.body) return;
-      used.push(job.bytes.buffer);
+      body = job.bytes.buffer;
       const signature = m.signature ?? (job.served && ownValue(job.served, job.body.signatureName || DEFAULT_SIGNATURE_KEY));
       if (!signature) throw new Error('tensors asked for without a signature');
       const parsed = await job.body.tensors(signature);
@@ -94,11 +96,13 @@ async function handle(m: ToParser): Promise<void> {
     }
   } catch (e) {
     const job = waiting.get(m.job);
-    if (job) used.push(job.bytes.buffer);
+    if (job) body = job.bytes.buffer;
     waiting.delete(m.job);
     post({ kind: 'failed', job: m.job, failure: failure(e) });
   } finally {
     for (const b of used) releaseBuffer(b);
+    // A tensor may have been moved with the body's buffer: then it reads 0 bytes here, and stays away.
+    if (body instanceof ArrayBuffer && body.byteLength > 0) post({ kind: 'bodiesFreed', buffers: [body] }, [body]);
   }
 }
 

@@ -146,7 +146,7 @@ export async function serveInference<Request, Result extends { stats: RunStats }
     const call = new EnvelopeCall(c, spec, claim, deps.timeoutMs > 0 ? started + deps.timeoutMs : undefined, deps.limits, release);
     // A large body to be parsed on a parser thread is read when one is free for it (body_read_gate.ts).
     const gate = route.api === 'predict' ? deps.bodyParser?.gate : undefined;
-    const body = await readRequestBodyBytes(c, deps.limits.maxBodyBytes, claim, gate);
+    const body = await readRequestBodyBytes(c, deps.limits.maxBodyBytes, claim, gate, gate && deps.bodyParser?.buffers);
     // Steps that answer at once are not awaited: each await of a value costs a turn of the microtask queue.
     const parsed = route.parse(body, call);
     const request = parsed instanceof Promise ? await parsed : parsed;
