@@ -471,7 +471,7 @@ export function readFloatBody(
       const small = smallStorage(target.dtype as 'float32' | 'float64', size) as Float32Array | Float64Array | undefined;
       if (small !== undefined) small.set(grown.subarray(0, size));
       values = small ?? grown.slice(0, size);
-    } else if (grown.buffer === growthScratch) {
+    } else if (walk.inScratch(states[k])) {
       // Its size already (and charged as such): copied out of the scratch all the same.
       values = grown.slice();
     }
@@ -661,8 +661,9 @@ class Walk {
   private readonly kernel: boolean;
   /** {"b64": …} leaves are binary strings (:predict), or declined (readTensorList). */
   private b64Leaves = true;
-  /** One pass on a parser thread: the tensor growing in growthScratch. */
+  /** One pass on a parser thread: the tensor growing in growthScratch, and its storage there. */
   private scratchOwner: TensorState | undefined;
+  private scratchView: Float32Array | Float64Array | undefined;
 
   constructor(
     private readonly b: Uint8Array,
@@ -763,24 +764,42 @@ class Walk {
     const capacity = Math.min(Math.max(estimate, old.length + (old.length >> 1), n + 1), n + 1 + (rest >> 1));
     this.direct.charge(decodedTensorBytes(t.target!.dtype, capacity));
     const Kind = old.constructor as Float32ArrayConstructor | Float64ArrayConstructor;
+    // (Never .buffer of a small array here: V8 keeps it on its heap until asked for its buffer,
+    // then moves it off: that tripled the read of a 3-number body.)
+    const scratch = isMainThread ? undefined : this.scratchStorage(t, old, Kind, capacity);
+    if (scratch !== undefined) return (t.values = scratch);
     const grown =
-      (smallStorage(t.target!.dtype as 'float32' | 'float64', capacity) as Float32Array | Float64Array | undefined) ??
-      this.scratchStorage(t, Kind, capacity) ??
-      new Kind(capacity);
-    // The scratch grown in place: its first n are already there (slab views share a buffer too).
-    if (grown.buffer !== old.buffer || grown.byteOffset !== old.byteOffset) grown.set(old);
+      (smallStorage(t.target!.dtype as 'float32' | 'float64', capacity) as Float32Array | Float64Array | undefined) ?? new Kind(capacity);
+    grown.set(old);
     t.values = grown;
     return grown;
   }
 
-  /** Storage for `capacity` of t's numbers in growthScratch, when t may use it (see there). */
-  private scratchStorage(t: TensorState, Kind: Float32ArrayConstructor | Float64ArrayConstructor, capacity: number) {
+  /** Storage for `capacity` of t's numbers in growthScratch, holding its `old` ones, when t may use it (see there). */
+  private scratchStorage(
+    t: TensorState,
+    old: Float32Array | Float64Array,
+    Kind: Float32ArrayConstructor | Float64ArrayConstructor,
+    capacity: number,
+  ) {
     const bytes = capacity * Kind.BYTES_PER_ELEMENT;
-    if (isMainThread || bytes > GROWTH_SCRATCH_MAX_BYTES || (this.scratchOwner !== undefined && this.scratchOwner !== t)) return undefined;
+    if (bytes > GROWTH_SCRATCH_MAX_BYTES || (this.scratchOwner !== undefined && this.scratchOwner !== t)) return undefined;
     this.scratchOwner = t;
-    if (growthScratch.byteLength < bytes)
+    // Grown in place: its numbers are there already.
+    let inPlace = old === this.scratchView;
+    if (growthScratch.byteLength < bytes) {
       growthScratch = new ArrayBuffer(Math.min(GROWTH_SCRATCH_MAX_BYTES, 2 ** Math.ceil(Math.log2(bytes))));
-    return new Kind(growthScratch, 0, capacity);
+      inPlace = false;
+    }
+    const grown = new Kind(growthScratch, 0, capacity);
+    if (!inPlace) grown.set(old);
+    this.scratchView = grown;
+    return grown;
+  }
+
+  /** Whether t's storage is growthScratch (copied out before it is handed over). */
+  inScratch(t: TensorState): boolean {
+    return this.scratchView !== undefined && t.values === this.scratchView;
   }
 
   /** readTensorList's walk: one list at `at`, `outside` containers deep, `size` leaves of kind (COUNT: counted only). */
