@@ -5,15 +5,16 @@
 // into a buffer already written 0.2 ms. A body parsed on a parser thread comes back from it
 // (body_parser_thread.ts) once its tensors are built, and the next large body is read into it.
 //
-// Bounded: at most MAX_KEPT buffers and MAX_KEPT_BYTES are kept, none larger than
-// MAX_BUFFER_BYTES, and all are let go after IDLE_MS without a large body, so a burst of large
-// bodies does not hold its memory afterwards.
+// Bounded: at most MAX_KEPT buffers and MAX_KEPT_BYTES (counted at their capacity) are kept,
+// none larger than MAX_BUFFER_BYTES, and all are let go after IDLE_MS without a large body, so
+// a burst of large bodies does not hold its memory afterwards. (What is kept is charged to no
+// request: --max_inflight_request_bytes counts the requests in flight.)
 
 /** Bodies this large or larger are read into kept buffers (smaller ones come from malloc's heap, already touched). */
 export const MIN_BUFFER_BYTES = 256 * 1024;
-const MAX_BUFFER_BYTES = 64 * 1024 * 1024;
+const MAX_BUFFER_BYTES = 32 * 1024 * 1024;
 const MAX_KEPT = 8;
-const MAX_KEPT_BYTES = 128 * 1024 * 1024;
+const MAX_KEPT_BYTES = 64 * 1024 * 1024;
 const IDLE_MS = 30_000;
 
 /** A buffer's size for a body of `bytes`: the next power of two, so that bodies of about one size share buffers (pages never written cost nothing). */
@@ -32,7 +33,7 @@ export class BodyBuffers {
 
   /** Whether a body of `bytes` is read into one of these buffers. */
   takes(bytes: number): boolean {
-    return bytes >= MIN_BUFFER_BYTES && bytes <= MAX_BUFFER_BYTES;
+    return bytes >= MIN_BUFFER_BYTES && capacityFor(bytes) <= MAX_BUFFER_BYTES;
   }
 
   /** `bytes` bytes (not zeroed) at the start of a kept buffer, the smallest that fits, or of a new one. */

@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ServingError } from '../errors/status.js';
 import { markRequestOwned, takeTransferList } from '../tensor/request_owned.js';
 import { parsePredictBody, type PredictBody } from './predict_body.js';
+import { releaseGrowthScratch } from './json_tensor_reader.js';
 import { inferRequestHead, parseInferBody, type InferBody } from './v2/infer_body.js';
 import { predictResponseBytes } from './json_tensor_writer.js';
 import { releaseBuffer } from '../util/release_buffer.js';
@@ -110,6 +111,10 @@ async function handle(m: ToParser): Promise<void> {
 // the event loop) do not let another body's work in between, so a body's tensors, asked for
 // once its version is resolved, wait only for the steps already queued.
 let queue = Promise.resolve();
+/** The reader's growth scratch let go once no body has come for this long. */
+const SCRATCH_IDLE_MS = 30_000;
+const scratchIdle = setTimeout(releaseGrowthScratch, SCRATCH_IDLE_MS).unref();
 port.on('message', (m: ToParser) => {
   queue = queue.then(() => handle(m));
+  scratchIdle.refresh();
 });

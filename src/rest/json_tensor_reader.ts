@@ -391,6 +391,11 @@ const SLAB_BYTES = 8192;
  */
 const GROWTH_SCRATCH_MAX_BYTES = 16 * 1024 * 1024;
 let growthScratch = new ArrayBuffer(0);
+
+/** Lets this thread's growth scratch go (its parser thread, once idle a while). */
+export function releaseGrowthScratch(): void {
+  growthScratch = new ArrayBuffer(0);
+}
 const HEAP_TYPED_ARRAY_BYTES = 64;
 let slab = new ArrayBuffer(0);
 let slabUsed = 0;
