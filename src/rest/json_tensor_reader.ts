@@ -381,21 +381,6 @@ export function readTensorBody(
  * thread's answer would clone the whole slab.
  */
 const SLAB_BYTES = 8192;
-
-/**
- * A parser thread's storage for the tensor a body grows in one pass, kept from body to body:
- * readFloatBody copies the tensor out at its exact size at the end anyway, and memory fresh from
- * the kernel costs a page fault per 4 KiB the first time it is written (on a 2-core VM, 310
- * faults, about 4 of the 9.5 ms, when a 3.37 MB body of 153 600 floats grew in new buffers).
- * Not on the main thread (it parses small bodies only), and one tensor of a body at a time.
- */
-const GROWTH_SCRATCH_MAX_BYTES = 16 * 1024 * 1024;
-let growthScratch = new ArrayBuffer(0);
-
-/** Lets this thread's growth scratch go (its parser thread, once idle a while). */
-export function releaseGrowthScratch(): void {
-  growthScratch = new ArrayBuffer(0);
-}
 const HEAP_TYPED_ARRAY_BYTES = 64;
 let slab = new ArrayBuffer(0);
 let slabUsed = 0;
@@ -411,6 +396,21 @@ function smallStorage(dtype: Exclude<DType, 'string'>, size: number): Exclude<Te
   const values = new Kind(slab, slabUsed, size);
   slabUsed += (bytes + 7) & ~7;
   return values;
+}
+
+/**
+ * A parser thread's storage for the tensor a body grows in one pass, kept from body to body:
+ * readFloatBody copies the tensor out at its exact size at the end anyway, and memory fresh from
+ * the kernel costs a page fault per 4 KiB the first time it is written (on a 2-core VM, 310
+ * faults, about 4 of the 9.5 ms, when a 3.37 MB body of 153 600 floats grew in new buffers).
+ * Not on the main thread (it parses small bodies only), and one tensor of a body at a time.
+ */
+const GROWTH_SCRATCH_MAX_BYTES = 16 * 1024 * 1024;
+let growthScratch = new ArrayBuffer(0);
+
+/** Lets this thread's growth scratch go (its parser thread, once idle a while). */
+export function releaseGrowthScratch(): void {
+  growthScratch = new ArrayBuffer(0);
 }
 
 /** inputs[name] = tensor, marked the request's own; "__proto__" too as an own member. */
