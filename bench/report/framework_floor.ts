@@ -7,7 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { runWrk } from '../load/wrk.js';
-import { REPO, mainThreadCpuMs, processCpuMs, setTreeFrozen, startNodeProcess, type RunningServer } from './processes.js';
+import { REPO, alone, mainThreadCpuMs, processCpuMs, startNodeProcess, type RunningServer } from './processes.js';
 
 export interface FloorCell {
   rps: number;
@@ -37,9 +37,7 @@ export async function frameworkFloorCell(
   seconds: number,
 ): Promise<FloorCell> {
   const pid = floor.proc.pid!;
-  for (const other of others) setTreeFrozen(other.pid!, true);
-  try {
-    await new Promise((r) => setTimeout(r, 200)); // the frozen ones' last timers out of the way
+  return alone([...others.map((proc) => ({ proc })), floor], floor, async () => {
     const main0 = mainThreadCpuMs(pid);
     const proc0 = processCpuMs(pid);
     const t0 = performance.now();
@@ -53,9 +51,7 @@ export async function frameworkFloorCell(
       processCpuMs: processCpuMs(pid) - proc0,
       clientCpuMs: wrk.clientCpuMs,
     };
-  } finally {
-    for (const other of others) setTreeFrozen(other.pid!, false);
-  }
+  });
 }
 
 /**
